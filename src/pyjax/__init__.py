@@ -1,0 +1,1 @@
+"""pyjax: JAX's tracing machine in Python."""
