@@ -1,0 +1,167 @@
+"""The tracing core against facts recorded from JAX 0.11.0.
+
+Every program of ``tests/golden/programs_core.py`` is run here with
+``jax = pyjax``, ``jnp = pyjax.numpy``, ``lax = pyjax.lax`` and its outcome
+compared with what JAX 0.11.0 did (``tests/golden/core.json``):
+
+* jaxpr text: byte for byte (a unified diff is shown on mismatch);
+* values: shape, then dtype, then weak type, then the values (exact for
+  integers and bools, a tight tolerance for floats);
+* text (reprs, printed avals): exactly;
+* errors: the same exception class name and the same message, after both
+  sides went through ``programs_core.normalise_message`` (file paths, line
+  and column numbers replaced);
+* whatever the program printed: exactly, after the same normalisation.
+
+Set ``PYJAX_GOLDEN_IMPL=jax`` to run the same programs against real JAX
+(e.g. ``/tmp/jax-ref/bin/python -m pytest tests/test_golden_core.py``): that
+run must pass 100% and proves the harness and the recording agree.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
+GOLDEN_FILE = GOLDEN_DIR / "core.json"
+REFERENCE_VERSION = "0.11.0"
+
+# Float tolerance for recorded values: float32 results from another backend
+# may differ from XLA's by an ulp or two, nothing more.
+FLOAT_RTOL = 2e-6
+FLOAT_ATOL = 1e-7
+
+
+def _load_programs_module():
+  spec = importlib.util.spec_from_file_location(
+      "golden_programs_core", GOLDEN_DIR / "programs_core.py")
+  module = importlib.util.module_from_spec(spec)
+  sys.modules[spec.name] = module  # dataclasses resolve types through it
+  spec.loader.exec_module(module)
+  return module
+
+
+programs_core = _load_programs_module()
+PROGRAMS = {p.name: p for p in programs_core.PROGRAMS}
+GOLDEN = json.loads(GOLDEN_FILE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def implementation():
+  """(jax, jnp, lax) of the implementation under test."""
+  which = os.environ.get("PYJAX_GOLDEN_IMPL", "pyjax")
+  if which == "jax":
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    jax = importlib.import_module("jax")
+    jax.config.update("jax_pprint_use_color", False)
+    return jax, importlib.import_module("jax.numpy"), importlib.import_module("jax.lax")
+  if which != "pyjax":
+    raise ValueError(f"PYJAX_GOLDEN_IMPL must be 'pyjax' or 'jax', not {which!r}")
+  jax = importlib.import_module("pyjax")
+  return jax, importlib.import_module("pyjax.numpy"), importlib.import_module("pyjax.lax")
+
+
+def test_recording_is_from_the_reference_and_complete():
+  assert GOLDEN["meta"]["jax_version"] == REFERENCE_VERSION
+  assert GOLDEN["meta"]["x64"] is False
+  recorded, listed = set(GOLDEN["programs"]), set(PROGRAMS)
+  assert not listed - recorded, (
+      f"programs not recorded (run tests/golden/record_core.py): "
+      f"{sorted(listed - recorded)}")
+  assert not recorded - listed, (
+      f"recorded programs no longer listed: {sorted(recorded - listed)}")
+
+
+def test_normaliser():
+  normalise = programs_core.normalise_message
+  assert (normalise('File "/x/y.py", line 12, in f') ==
+          'File "<file>", line <N>, in f')
+  assert (normalise("the function f at /tmp/a_b.py:10 for jit") ==
+          "the function f at <file>:<N> for jit")
+  assert normalise("<golden-core:x>:4:6 (f)") == "<file>:<N> (f)"
+  assert (normalise("function <lambda> at <golden-core:y>:2 for jit") ==
+          "function <lambda> at <file>:<N> for jit")
+  untouched = ("shape float32[2,3]; see https://docs.jax.dev/en/latest/"
+               "errors.html#jax.errors.TracerBoolConversionError")
+  assert normalise(untouched) == untouched
+
+
+def _describe(record: dict) -> str:
+  kind = record["kind"]
+  if kind in ("jaxpr", "text"):
+    return f"{kind}:\n{record['text']}"
+  if kind == "error":
+    return f"error {record['type']}: {record['message']}"
+  return (f"value shape={record['shape']} dtype={record['dtype']} "
+          f"weak_type={record['weak_type']} value={record['value']!r}")
+
+
+def _text_diff(expected: str, actual: str, what: str) -> str:
+  diff = difflib.unified_diff(
+      expected.splitlines(keepends=True), actual.splitlines(keepends=True),
+      fromfile=f"{what} (jax {REFERENCE_VERSION})", tofile=f"{what} (under test)")
+  # Make trailing blanks and a missing final newline visible in the diff.
+  return "".join(line if line.endswith("\n") else line + "\n" for line in diff)
+
+
+def _compare_values(name: str, expected: dict, actual: dict) -> None:
+  assert actual["shape"] == expected["shape"], (
+      f"{name}: shape {actual['shape']} != JAX's {expected['shape']}")
+  assert actual["dtype"] == expected["dtype"], (
+      f"{name}: dtype {actual['dtype']} != JAX's {expected['dtype']}")
+  assert actual["weak_type"] == expected["weak_type"], (
+      f"{name}: weak_type {actual['weak_type']} != JAX's {expected['weak_type']}")
+  want = np.asarray(expected["value"], dtype=np.float64 if expected["dtype"] in (
+      "bfloat16", "float16", "float32", "float64") else None)
+  got = np.asarray(actual["value"], dtype=want.dtype)
+  if want.dtype.kind == "f":
+    np.testing.assert_allclose(got, want, rtol=FLOAT_RTOL, atol=FLOAT_ATOL,
+                               equal_nan=True, err_msg=f"{name}: values differ")
+  else:
+    np.testing.assert_array_equal(got, want, err_msg=f"{name}: values differ")
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_matches_jax(name, implementation):
+  program = PROGRAMS[name]
+  expected = GOLDEN["programs"][name]
+  assert expected["source"] == program.source, (
+      f"{name}: the program changed since it was recorded; re-record with "
+      f"/tmp/jax-ref/bin/python tests/golden/record_core.py")
+  actual = programs_core.run_program(program, *implementation)
+
+  if actual["kind"] != expected["kind"]:
+    pytest.fail(f"{name}: JAX gave {_describe(expected)}\n\n"
+                f"but the implementation gave {_describe(actual)}\n\n"
+                f"program:\n{program.source}", pytrace=False)
+
+  kind = expected["kind"]
+  if kind in ("jaxpr", "text"):
+    if actual["text"] != expected["text"]:
+      pytest.fail(f"{name}: {kind} text differs from JAX's\n"
+                  + _text_diff(expected["text"], actual["text"], kind)
+                  + f"\nprogram:\n{program.source}", pytrace=False)
+  elif kind == "error":
+    assert actual["type"] == expected["type"], (
+        f"{name}: raised {actual['type']}, JAX raised {expected['type']}\n"
+        f"message: {actual['message']}")
+    if actual["message"] != expected["message"]:
+      pytest.fail(f"{name}: {expected['type']} message differs from JAX's\n"
+                  + _text_diff(expected["message"], actual["message"], "message"),
+                  pytrace=False)
+  else:
+    _compare_values(name, expected, actual)
+
+  want_out, got_out = expected.get("stdout", ""), actual.get("stdout", "")
+  if want_out != got_out:
+    pytest.fail(f"{name}: printed output differs from JAX's\n"
+                + _text_diff(want_out, got_out, "stdout"), pytrace=False)
