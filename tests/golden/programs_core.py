@@ -628,6 +628,10 @@ c = jnp.ones(2)
 result = jax.make_jaxpr(lambda x: (c, x))(1.0)
 """)
 
+program("empty_body_no_outputs", "jaxpr", """
+result = jax.make_jaxpr(lambda x: ())(1.0)
+""")
+
 # ---- layout: long jaxprs, widths, wrapping ----
 
 program("long_chain_50_eqns", "jaxpr", """
