@@ -36,10 +36,10 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class _Unset:
-  """Marker for "no context-local override"."""
+    """Marker for "no context-local override"."""
 
-  def __repr__(self) -> str:
-    return "<unset>"
+    def __repr__(self) -> str:
+        return "<unset>"
 
 
 _UNSET: Any = _Unset()
@@ -50,186 +50,205 @@ _FALSE_STRINGS = frozenset({"n", "no", "f", "false", "off", "0"})
 
 
 def bool_env(varname: str, default: bool) -> bool:
-  """Reads environment variable ``varname`` as a boolean.
+    """Reads environment variable ``varname`` as a boolean.
 
-  Accepts (case-insensitively) ``y, yes, t, true, on, 1`` and
-  ``n, no, f, false, off, 0``; anything else raises ``ValueError``.
-  """
-  text = os.getenv(varname, str(default)).lower()
-  if text in _TRUE_STRINGS:
-    return True
-  if text in _FALSE_STRINGS:
-    return False
-  raise ValueError(f"invalid truth value {text!r} for environment {varname!r}")
+    Accepts (case-insensitively) ``y, yes, t, true, on, 1`` and
+    ``n, no, f, false, off, 0``; anything else raises ``ValueError``.
+    """
+    text = os.getenv(varname, str(default)).lower()
+    if text in _TRUE_STRINGS:
+        return True
+    if text in _FALSE_STRINGS:
+        return False
+    raise ValueError(f"invalid truth value {text!r} for environment {varname!r}")
 
 
 def int_env(varname: str, default: int) -> int:
-  """Reads environment variable ``varname`` as an integer."""
-  return int(os.getenv(varname, str(default)))
+    """Reads environment variable ``varname`` as an integer."""
+    return int(os.getenv(varname, str(default)))
 
 
 class _TraceContextCache:
-  """Holds the cached ``trace_context()`` tuple and what it was computed from.
+    """Holds the cached ``trace_context()`` tuple and what it was computed from.
 
-  The tuple is valid for one global-update generation in one context: a global
-  ``config.update`` bumps ``generation``; entering or leaving an override of a
-  tracing option clears the context-local cached tuple.
-  """
+    The tuple is valid for one global-update generation in one context: a global
+    ``config.update`` bumps ``generation``; entering or leaving an override of a
+    tracing option clears the context-local cached tuple.
+    """
 
-  __slots__ = ("generation", "states", "cached")
+    __slots__ = ("cached", "generation", "states")
 
-  def __init__(self) -> None:
-    self.generation = 0
-    self.states: list[State] = []
-    self.cached: contextvars.ContextVar[tuple[int, tuple] | None] = (
-        contextvars.ContextVar("pyjax_trace_context", default=None))
+    def __init__(self) -> None:
+        self.generation = 0
+        self.states: list[State] = []
+        self.cached: contextvars.ContextVar[tuple[int, tuple] | None] = (
+            contextvars.ContextVar("pyjax_trace_context", default=None)
+        )
 
-  def invalidate_global(self) -> None:
-    self.generation += 1
+    def invalidate_global(self) -> None:
+        self.generation += 1
 
-  def invalidate_local(self) -> None:
-    self.cached.set(None)
+    def invalidate_local(self) -> None:
+        self.cached.set(None)
 
 
 _trace_context_cache = _TraceContextCache()
 
 
 class State(Generic[_T]):
-  """A configuration option with a global value and context-local overrides.
+    """A configuration option with a global value and context-local overrides.
 
-  ``state.value`` is the value in effect here; ``state(new_value)`` is a context
-  manager (and decorator) that overrides it within its dynamic extent, for the
-  current thread only.
-  """
+    ``state.value`` is the value in effect here; ``state(new_value)`` is a context
+    manager (and decorator) that overrides it within its dynamic extent, for the
+    current thread only.
+    """
 
-  __slots__ = ("_name", "_global", "_local", "_parser", "_default_context_value",
-               "_include_in_trace_context", "__dict__")
+    __slots__ = (
+        "__dict__",
+        "_default_context_value",
+        "_global",
+        "_include_in_trace_context",
+        "_local",
+        "_name",
+        "_parser",
+    )
 
-  def __init__(self, name: str, default: _T, help: str, *,
-               parser: Callable[[Any], _T] | None = None,
-               default_context_value: Any = _NO_DEFAULT,
-               include_in_trace_context: bool = False) -> None:
-    self._name = name
-    self._parser = parser
-    self._global = parser(default) if parser is not None else default
-    self._local: contextvars.ContextVar[Any] = contextvars.ContextVar(name)
-    self._default_context_value = default_context_value
-    self._include_in_trace_context = include_in_trace_context
-    self.__name__ = name[4:] if name.startswith("jax_") else name
-    self.__doc__ = f"Context manager for `{name}` config option.\n\n{help}"
-    if include_in_trace_context:
-      _trace_context_cache.states.append(self)
+    def __init__(
+        self,
+        name: str,
+        default: _T,
+        help: str,
+        *,
+        parser: Callable[[Any], _T] | None = None,
+        default_context_value: Any = _NO_DEFAULT,
+        include_in_trace_context: bool = False,
+    ) -> None:
+        self._name = name
+        self._parser = parser
+        self._global = parser(default) if parser is not None else default
+        self._local: contextvars.ContextVar[Any] = contextvars.ContextVar(name)
+        self._default_context_value = default_context_value
+        self._include_in_trace_context = include_in_trace_context
+        self.__name__ = name.removeprefix("jax_")
+        self.__doc__ = f"Context manager for `{name}` config option.\n\n{help}"
+        if include_in_trace_context:
+            _trace_context_cache.states.append(self)
 
-  @property
-  def name(self) -> str:
-    return self._name
+    @property
+    def name(self) -> str:
+        return self._name
 
-  @property
-  def value(self) -> _T:
-    local = self._local.get(_UNSET)
-    return self._global if local is _UNSET else local
+    @property
+    def value(self) -> _T:
+        local = self._local.get(_UNSET)
+        return self._global if local is _UNSET else local
 
-  def get_global(self) -> _T:
-    return self._global
+    def get_global(self) -> _T:
+        return self._global
 
-  def __bool__(self) -> NoReturn:
-    raise TypeError(
-        f"bool() not supported for instances of type '{type(self).__name__}' "
-        f"(did you mean to use '{type(self).__name__}.value' instead?)")
+    def __bool__(self) -> NoReturn:
+        raise TypeError(
+            f"bool() not supported for instances of type '{type(self).__name__}' "
+            f"(did you mean to use '{type(self).__name__}.value' instead?)"
+        )
 
-  def __repr__(self) -> str:
-    return f"State({self._name}={self.value!r})"
+    def __repr__(self) -> str:
+        return f"State({self._name}={self.value!r})"
 
-  def _set(self, value: Any) -> None:
-    """Sets the process-wide value (what ``config.update`` does)."""
-    self._global = self._parser(value) if self._parser is not None else value
-    if self._include_in_trace_context:
-      _trace_context_cache.invalidate_global()
+    def _set(self, value: Any) -> None:
+        """Sets the process-wide value (what ``config.update`` does)."""
+        self._global = self._parser(value) if self._parser is not None else value
+        if self._include_in_trace_context:
+            _trace_context_cache.invalidate_global()
 
-  def _swap_local(self, value: Any) -> Any:
-    previous = self._local.get(_UNSET)
-    self._local.set(value)
-    if self._include_in_trace_context:
-      _trace_context_cache.invalidate_local()
-    return previous
+    def _swap_local(self, value: Any) -> Any:
+        previous = self._local.get(_UNSET)
+        self._local.set(value)
+        if self._include_in_trace_context:
+            _trace_context_cache.invalidate_local()
+        return previous
 
-  def __call__(self, new_val: Any = _NO_DEFAULT) -> StateContextManager:
-    return StateContextManager(self, new_val)
+    def __call__(self, new_val: Any = _NO_DEFAULT) -> StateContextManager:
+        return StateContextManager(self, new_val)
 
 
 class StateContextManager:
-  """Overrides one ``State`` within a ``with`` block or a decorated function."""
+    """Overrides one ``State`` within a ``with`` block or a decorated function."""
 
-  __slots__ = ("state", "new_val", "_previous")
+    __slots__ = ("_previous", "new_val", "state")
 
-  def __init__(self, state: State, new_val: Any) -> None:
-    if new_val is _NO_DEFAULT:
-      if state._default_context_value is _NO_DEFAULT:
-        raise TypeError(f"Context manager for {state.__name__} config option "
-                        "requires an argument representing the new value for "
-                        "the config option.")
-      new_val = state._default_context_value
-    self.state = state
-    self.new_val = state._parser(new_val) if state._parser is not None else new_val
-    self._previous: list[Any] = []
+    def __init__(self, state: State, new_val: Any) -> None:
+        if new_val is _NO_DEFAULT:
+            if state._default_context_value is _NO_DEFAULT:
+                raise TypeError(
+                    f"Context manager for {state.__name__} config option "
+                    "requires an argument representing the new value for "
+                    "the config option."
+                )
+            new_val = state._default_context_value
+        self.state = state
+        self.new_val = state._parser(new_val) if state._parser is not None else new_val
+        self._previous: list[Any] = []
 
-  def __enter__(self) -> None:
-    self._previous.append(self.state._swap_local(self.new_val))
+    def __enter__(self) -> None:
+        self._previous.append(self.state._swap_local(self.new_val))
 
-  def __exit__(self, *exc_info: Any) -> None:
-    self.state._swap_local(self._previous.pop())
+    def __exit__(self, *exc_info: object) -> None:
+        self.state._swap_local(self._previous.pop())
 
-  def __call__(self, func: _F) -> _F:
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-      with StateContextManager(self.state, self.new_val):
-        return func(*args, **kwargs)
-    return wrapper  # type: ignore[return-value]
+    def __call__(self, func: _F) -> _F:
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with StateContextManager(self.state, self.new_val):
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
 
 
 class Config:
-  """The ``jax.config`` object: one read-only attribute per option.
+    """The ``jax.config`` object: one read-only attribute per option.
 
-  >>> config.update("jax_enable_x64", True)   # doctest: +SKIP
-  >>> config.jax_enable_x64                    # doctest: +SKIP
-  True
-  """
+    >>> config.update("jax_enable_x64", True)   # doctest: +SKIP
+    >>> config.jax_enable_x64                    # doctest: +SKIP
+    True
+    """
 
-  def __init__(self) -> None:
-    self._value_holders: dict[str, State] = {}
-    self._contextmanager_flags: set[str] = set()
+    def __init__(self) -> None:
+        self._value_holders: dict[str, State] = {}
+        self._contextmanager_flags: set[str] = set()
 
-  def update(self, name: str, val: Any) -> None:
-    """Sets option ``name`` to ``val`` for the whole process."""
-    if name not in self._value_holders:
-      raise AttributeError(f"Unrecognized config option: {name}")
-    self._value_holders[name]._set(val)
+    def update(self, name: str, val: Any) -> None:
+        """Sets option ``name`` to ``val`` for the whole process."""
+        if name not in self._value_holders:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        self._value_holders[name]._set(val)
 
-  def read(self, name: str) -> Any:
-    """Reads an option that has no context manager (e.g. ``jax_enable_x64``)."""
-    if name in self._contextmanager_flags:
-      raise AttributeError(
-          "For flags with a corresponding contextmanager, read their value "
-          f"via e.g. `config.{name}` rather than `config.FLAGS.{name}`.")
-    return self._read(name)
+    def read(self, name: str) -> Any:
+        """Reads an option that has no context manager (e.g. ``jax_enable_x64``)."""
+        if name in self._contextmanager_flags:
+            raise AttributeError(
+                "For flags with a corresponding contextmanager, read their value "
+                f"via e.g. `config.{name}` rather than `config.FLAGS.{name}`."
+            )
+        return self._read(name)
 
-  def _read(self, name: str) -> Any:
-    try:
-      return self._value_holders[name].value
-    except KeyError:
-      raise AttributeError(f"Unrecognized config option: {name}") from None
+    def _read(self, name: str) -> Any:
+        try:
+            return self._value_holders[name].value
+        except KeyError:
+            raise AttributeError(f"Unrecognized config option: {name}") from None
 
-  @property
-  def values(self) -> dict[str, Any]:
-    """A dict of every option's current value."""
-    return {name: holder.value for name, holder in self._value_holders.items()}
+    @property
+    def values(self) -> dict[str, Any]:
+        """A dict of every option's current value."""
+        return {name: holder.value for name, holder in self._value_holders.items()}
 
-  def add_option(self, name: str, holder: State) -> None:
-    if name in self._value_holders:
-      raise Exception(f"Config option {name} already defined")
-    self._value_holders[name] = holder
-    self._contextmanager_flags.add(name)
-    setattr(Config, name, property(lambda _: holder.value))
+    def add_option(self, name: str, holder: State) -> None:
+        if name in self._value_holders:
+            raise ValueError(f"Config option {name} already defined")
+        self._value_holders[name] = holder
+        self._contextmanager_flags.add(name)
+        setattr(Config, name, property(lambda _: holder.value))
 
 
 config = Config()
@@ -237,161 +256,243 @@ update = config.update
 
 
 def _register(state: State) -> State:
-  config.add_option(state.name, state)
-  return state
+    config.add_option(state.name, state)
+    return state
 
 
 def _type_name(value: Any) -> str:
-  return getattr(type(value), "__name__", str(type(value)))
+    return getattr(type(value), "__name__", str(type(value)))
 
 
-def bool_state(name: str, default: bool, help: str, *,
-               include_in_trace_context: bool = False) -> State[bool]:
-  """Defines a boolean option; ``JAX_<NAME>`` in the environment sets its default.
+def bool_state(
+    name: str, default: bool, help: str, *, include_in_trace_context: bool = False
+) -> State[bool]:
+    """Defines a boolean option; ``JAX_<NAME>`` in the environment sets its default.
 
-  ``state()`` with no argument is a context manager that sets it to True.
-  """
-  if not isinstance(default, bool):
-    raise TypeError(f"Default value must be of type bool, got {default} "
-                    f"of type {_type_name(default)}")
-  default = bool_env(name.upper(), default)
-  return _register(State(name, default, help, parser=bool, default_context_value=True,
-                         include_in_trace_context=include_in_trace_context))
-
-
-def enum_state(name: str, enum_values: Sequence[str], default: str, help: str, *,
-               include_in_trace_context: bool = False) -> State[str]:
-  """Defines an option whose value is one of the strings ``enum_values``."""
-  default = os.getenv(name.upper(), default)
-  if default not in enum_values:
-    raise ValueError(f'Invalid value "{default}" for JAX flag {name}')
-  allowed = list(enum_values)
-
-  def parse(new_val: Any) -> str:
-    if type(new_val) is not str or new_val not in allowed:
-      raise ValueError(f"new enum value must be in {allowed}, "
-                       f"got {new_val} of type {type(new_val)}.")
-    return new_val
-
-  return _register(State(name, default, help, parser=parse,
-                          include_in_trace_context=include_in_trace_context))
+    ``state()`` with no argument is a context manager that sets it to True.
+    """
+    if not isinstance(default, bool):
+        raise TypeError(
+            f"Default value must be of type bool, got {default} "
+            f"of type {_type_name(default)}"
+        )
+    default = bool_env(name.upper(), default)
+    return _register(
+        State(
+            name,
+            default,
+            help,
+            parser=bool,
+            default_context_value=True,
+            include_in_trace_context=include_in_trace_context,
+        )
+    )
 
 
-def optional_enum_state(name: str, enum_values: Sequence[str], default: str | None,
-                        help: str, *, include_in_trace_context: bool = False
-                        ) -> State[str | None]:
-  """Like ``enum_state``, but ``None`` is also a valid value."""
-  default = os.getenv(name.upper(), default)
-  if default is not None and default not in enum_values:
-    raise ValueError(f'Invalid value "{default}" for JAX flag {name}')
-  allowed = list(enum_values)
+def enum_state(
+    name: str,
+    enum_values: Sequence[str],
+    default: str,
+    help: str,
+    *,
+    include_in_trace_context: bool = False,
+) -> State[str]:
+    """Defines an option whose value is one of the strings ``enum_values``."""
+    default = os.getenv(name.upper(), default)
+    if default not in enum_values:
+        raise ValueError(f'Invalid value "{default}" for JAX flag {name}')
+    allowed = list(enum_values)
 
-  def parse(new_val: Any) -> str | None:
-    if new_val is not None and (type(new_val) is not str or new_val not in allowed):
-      raise ValueError(f"new enum value must be None or in {allowed}, "
-                       f"got {new_val} of type {type(new_val)}.")
-    return new_val
+    def parse(new_val: Any) -> str:
+        if type(new_val) is not str or new_val not in allowed:
+            raise ValueError(
+                f"new enum value must be in {allowed}, "
+                f"got {new_val} of type {type(new_val)}."
+            )
+        return new_val
 
-  return _register(State(name, default, help, parser=parse,
-                          include_in_trace_context=include_in_trace_context))
+    return _register(
+        State(
+            name,
+            default,
+            help,
+            parser=parse,
+            include_in_trace_context=include_in_trace_context,
+        )
+    )
+
+
+def optional_enum_state(
+    name: str,
+    enum_values: Sequence[str],
+    default: str | None,
+    help: str,
+    *,
+    include_in_trace_context: bool = False,
+) -> State[str | None]:
+    """Like ``enum_state``, but ``None`` is also a valid value."""
+    default = os.getenv(name.upper(), default)
+    if default is not None and default not in enum_values:
+        raise ValueError(f'Invalid value "{default}" for JAX flag {name}')
+    allowed = list(enum_values)
+
+    def parse(new_val: Any) -> str | None:
+        if new_val is not None and (type(new_val) is not str or new_val not in allowed):
+            raise ValueError(
+                f"new enum value must be None or in {allowed}, "
+                f"got {new_val} of type {type(new_val)}."
+            )
+        return new_val
+
+    return _register(
+        State(
+            name,
+            default,
+            help,
+            parser=parse,
+            include_in_trace_context=include_in_trace_context,
+        )
+    )
 
 
 _E = TypeVar("_E", bound=enum.Enum)
 
 
-def enum_class_state(name: str, enum_class: type[_E], default: _E, help: str, *,
-                     include_in_trace_context: bool = False) -> State[_E]:
-  """Defines an option whose value is a member of ``enum_class`` (strings convert)."""
-  env_text = os.getenv(name.upper())
-  if env_text is not None:
-    try:
-      default = enum_class(env_text)
-    except ValueError as err:
-      raise ValueError(f'Invalid value "{env_text}" for JAX flag {name}') from err
+def enum_class_state(
+    name: str,
+    enum_class: type[_E],
+    default: _E,
+    help: str,
+    *,
+    include_in_trace_context: bool = False,
+) -> State[_E]:
+    """Defines an option whose value is a member of ``enum_class`` (strings convert)."""
+    env_text = os.getenv(name.upper())
+    if env_text is not None:
+        try:
+            default = enum_class(env_text)
+        except ValueError as err:
+            raise ValueError(f'Invalid value "{env_text}" for JAX flag {name}') from err
 
-  def parse(new_val: Any) -> _E:
-    if isinstance(new_val, str):
-      return enum_class(new_val)
-    if not isinstance(new_val, enum_class):
-      raise TypeError(f"new enum value must be an instance of {enum_class}, got"
-                      f" {new_val} of type {type(new_val)}.")
-    return new_val
+    def parse(new_val: Any) -> _E:
+        if isinstance(new_val, str):
+            return enum_class(new_val)
+        if not isinstance(new_val, enum_class):
+            raise TypeError(
+                f"new enum value must be an instance of {enum_class}, got"
+                f" {new_val} of type {type(new_val)}."
+            )
+        return new_val
 
-  return _register(State(name, default, help, parser=parse,
-                          include_in_trace_context=include_in_trace_context))
-
-
-def int_state(name: str, default: int, help: str, *,
-              include_in_trace_context: bool = False) -> State[int]:
-  """Defines an integer option (``None`` is accepted by ``update``)."""
-  env_text = os.getenv(name.upper())
-  if env_text is not None:
-    try:
-      default = int(env_text)
-    except ValueError:
-      raise ValueError(f'Invalid value "{env_text}" for JAX flag {name}') from None
-
-  def parse(new_val: Any) -> int | None:
-    if new_val is not None and not isinstance(new_val, int):
-      raise ValueError("new int config value must be None or of type int, "
-                       f"got {new_val} of type {type(new_val)}")
-    return new_val
-
-  return _register(State(name, default, help, parser=parse,
-                          include_in_trace_context=include_in_trace_context))
+    return _register(
+        State(
+            name,
+            default,
+            help,
+            parser=parse,
+            include_in_trace_context=include_in_trace_context,
+        )
+    )
 
 
-def optional_string_state(name: str, default: str | None, help: str, *,
-                          include_in_trace_context: bool = False
-                          ) -> State[str | None]:
-  """Defines an option holding a string or ``None``."""
-  default = os.getenv(name.upper(), default)
+def int_state(
+    name: str, default: int, help: str, *, include_in_trace_context: bool = False
+) -> State[int]:
+    """Defines an integer option (``None`` is accepted by ``update``)."""
+    env_text = os.getenv(name.upper())
+    if env_text is not None:
+        try:
+            default = int(env_text)
+        except ValueError:
+            raise ValueError(
+                f'Invalid value "{env_text}" for JAX flag {name}'
+            ) from None
 
-  def parse(new_val: Any) -> str | None:
-    if new_val is not None and not isinstance(new_val, str):
-      raise ValueError("new string config value must be None or of type str,"
-                       f" got {new_val} of type {type(new_val)}.")
-    return new_val
+    def parse(new_val: Any) -> int | None:
+        if new_val is not None and not isinstance(new_val, int):
+            raise ValueError(
+                "new int config value must be None or of type int, "
+                f"got {new_val} of type {type(new_val)}"
+            )
+        return new_val
 
-  return _register(State(name, default, help, parser=parse,
-                          include_in_trace_context=include_in_trace_context))
+    return _register(
+        State(
+            name,
+            default,
+            help,
+            parser=parse,
+            include_in_trace_context=include_in_trace_context,
+        )
+    )
 
 
-def object_state(name: str, default: Any, help: str, *,
-                 include_in_trace_context: bool = False) -> State[Any]:
-  """Defines an option holding any object (the environment can only give strings)."""
-  default = os.getenv(name.upper(), default)
-  return _register(State(name, default, help,
-                          include_in_trace_context=include_in_trace_context))
+def optional_string_state(
+    name: str, default: str | None, help: str, *, include_in_trace_context: bool = False
+) -> State[str | None]:
+    """Defines an option holding a string or ``None``."""
+    default = os.getenv(name.upper(), default)
+
+    def parse(new_val: Any) -> str | None:
+        if new_val is not None and not isinstance(new_val, str):
+            raise ValueError(
+                "new string config value must be None or of type str,"
+                f" got {new_val} of type {type(new_val)}."
+            )
+        return new_val
+
+    return _register(
+        State(
+            name,
+            default,
+            help,
+            parser=parse,
+            include_in_trace_context=include_in_trace_context,
+        )
+    )
+
+
+def object_state(
+    name: str, default: Any, help: str, *, include_in_trace_context: bool = False
+) -> State[Any]:
+    """Defines an option holding any object (the environment can only give strings)."""
+    default = os.getenv(name.upper(), default)
+    return _register(
+        State(name, default, help, include_in_trace_context=include_in_trace_context)
+    )
 
 
 # --- enumerations used by option values -------------------------------------
 
+
 class NumpyDtypePromotion(enum.StrEnum):
-  """Values of ``jax_numpy_dtype_promotion``."""
-  STANDARD = "standard"
-  STRICT = "strict"
+    """Values of ``jax_numpy_dtype_promotion``."""
+
+    STANDARD = "standard"
+    STRICT = "strict"
 
 
 class ExplicitX64Mode(enum.IntEnum):
-  """Values of ``jax_explicit_x64_dtypes``: what an explicit 64-bit dtype does
-  while x64 is off."""
-  WARN = enum.auto()
-  ERROR = enum.auto()
-  ALLOW = enum.auto()
+    """Values of ``jax_explicit_x64_dtypes``: what an explicit 64-bit dtype does
+    while x64 is off."""
 
-  @classmethod
-  def _missing_(cls, value: object) -> ExplicitX64Mode | None:
-    if isinstance(value, str):
-      return cls.__members__.get(value.upper())
-    return None
+    WARN = enum.auto()
+    ERROR = enum.auto()
+    ALLOW = enum.auto()
+
+    @classmethod
+    def _missing_(cls, value: object) -> ExplicitX64Mode | None:
+        if isinstance(value, str):
+            return cls.__members__.get(value.upper())
+        return None
 
 
 class LegacyPrngKeyState(enum.StrEnum):
-  """Values of ``jax_legacy_prng_key``: what passing a raw uint32 key does."""
-  ALLOW = "allow"
-  WARN = "warn"
-  ERROR = "error"
+    """Values of ``jax_legacy_prng_key``: what passing a raw uint32 key does."""
+
+    ALLOW = "allow"
+    WARN = "warn"
+    ERROR = "error"
 
 
 # --- the options --------------------------------------------------------------
@@ -399,189 +500,261 @@ class LegacyPrngKeyState(enum.StrEnum):
 # are part of the jit cache key via trace_context().
 
 enable_x64 = bool_state(
-    "jax_enable_x64", False,
+    "jax_enable_x64",
+    False,
     "Allow 64-bit dtypes. When off, 64-bit requests are narrowed to 32 bits.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 # JAX lets config.read() see this one option despite its context manager.
 config._contextmanager_flags.discard("jax_enable_x64")
 Config.x64_enabled = property(lambda _: enable_x64.value)  # type: ignore[attr-defined]
 
 explicit_x64_dtypes = enum_class_state(
-    "jax_explicit_x64_dtypes", ExplicitX64Mode, ExplicitX64Mode.WARN,
+    "jax_explicit_x64_dtypes",
+    ExplicitX64Mode,
+    ExplicitX64Mode.WARN,
     "What an explicitly requested 64-bit dtype does while x64 is off: 'warn' "
     "(narrow it and warn), 'error' (raise) or 'allow' (keep it).",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 numpy_dtype_promotion = enum_class_state(
-    "jax_numpy_dtype_promotion", NumpyDtypePromotion, NumpyDtypePromotion.STANDARD,
+    "jax_numpy_dtype_promotion",
+    NumpyDtypePromotion,
+    NumpyDtypePromotion.STANDARD,
     "Implicit type promotion rules between arrays: 'standard' uses the JAX "
     "lattice; 'strict' refuses to mix differing strongly-typed dtypes.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 numpy_rank_promotion = enum_state(
-    "jax_numpy_rank_promotion", ["allow", "warn", "raise"], "allow",
+    "jax_numpy_rank_promotion",
+    ["allow", "warn", "raise"],
+    "allow",
     "What implicit NumPy-style rank promotion in broadcasting does: "
     "'allow', 'warn' or 'raise'.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 _MATMUL_PRECISIONS = [
-    "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
-    "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
-    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32",
-    "BF16_BF16_BF16", "BF16_BF16_F32", "BF16_BF16_F32_X3",
-    "BF16_BF16_F32_X6", "BF16_BF16_F32_X9", "TF32_TF32_F32",
-    "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64",
+    "default",
+    "high",
+    "highest",
+    "bfloat16",
+    "tensorfloat32",
+    "float32",
+    "ANY_F8_ANY_F8_F32",
+    "ANY_F8_ANY_F8_F32_FAST_ACCUM",
+    "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM",
+    "F16_F16_F16",
+    "F16_F16_F32",
+    "BF16_BF16_BF16",
+    "BF16_BF16_F32",
+    "BF16_BF16_F32_X3",
+    "BF16_BF16_F32_X6",
+    "BF16_BF16_F32_X9",
+    "TF32_TF32_F32",
+    "TF32_TF32_F32_X3",
+    "F32_F32_F32",
+    "F64_F64_F64",
 ]
 default_matmul_precision = optional_enum_state(
-    "jax_default_matmul_precision", _MATMUL_PRECISIONS, None,
+    "jax_default_matmul_precision",
+    _MATMUL_PRECISIONS,
+    None,
     "Default precision (or dot algorithm preset) for matmuls and convolutions "
     "on 32-bit inputs when an operation does not name one.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 disable_jit = bool_state(
-    "jax_disable_jit", False,
+    "jax_disable_jit",
+    False,
     "Run jit-decorated functions as plain Python instead of tracing them.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 enable_checks = bool_state(
-    "jax_enable_checks", False,
+    "jax_enable_checks",
+    False,
     "Check internal invariants (e.g. re-typecheck every jaxpr). Slower.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 debug_nans = bool_state(
-    "jax_debug_nans", False,
-    "Check every operation's output for NaNs and raise where one first appears.")
+    "jax_debug_nans",
+    False,
+    "Check every operation's output for NaNs and raise where one first appears.",
+)
 
 debug_infs = bool_state(
-    "jax_debug_infs", False,
-    "Check every operation's output for infs and raise where one first appears.")
+    "jax_debug_infs",
+    False,
+    "Check every operation's output for infs and raise where one first appears.",
+)
 
 log_compiles = bool_state(
-    "jax_log_compiles", False,
-    "Log (at WARNING level) each time jit traces and compiles a computation.")
+    "jax_log_compiles",
+    False,
+    "Log (at WARNING level) each time jit traces and compiles a computation.",
+)
 
 explain_cache_misses = bool_state(
-    "jax_explain_cache_misses", False,
-    "Log (at WARNING level) why each jit cache miss happened.")
+    "jax_explain_cache_misses",
+    False,
+    "Log (at WARNING level) why each jit cache miss happened.",
+)
 
 check_tracer_leaks = bool_state(
-    "jax_check_tracer_leaks", False,
-    "Check for tracers that outlive their trace as soon as the trace ends.")
+    "jax_check_tracer_leaks",
+    False,
+    "Check for tracers that outlive their trace as soon as the trace ends.",
+)
 checking_leaks = functools.partial(check_tracer_leaks, True)
 
 debug_key_reuse = bool_state(
-    "jax_debug_key_reuse", False,
+    "jax_debug_key_reuse",
+    False,
     "Track use of typed PRNG keys and raise when one is used twice.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 jax_platforms = optional_string_state(
-    "jax_platforms", None,
+    "jax_platforms",
+    None,
     "Comma-separated platform names to initialise; the first is the default "
-    "(e.g. 'cpu' or 'iree,cpu'). None picks every available platform.")
+    "(e.g. 'cpu' or 'iree,cpu'). None picks every available platform.",
+)
 
 default_device = object_state(
-    "jax_default_device", None,
+    "jax_default_device",
+    None,
     "The device (or platform name) used for un-placed computations; None means "
     "the platform's first device.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 num_cpu_devices = int_state(
-    "jax_num_cpu_devices", -1,
+    "jax_num_cpu_devices",
+    -1,
     "How many virtual CPU devices to create; -1 means one. Set it before the "
-    "first computation runs.")
+    "first computation runs.",
+)
 
 default_prng_impl = enum_state(
     "jax_default_prng_impl",
     ["threefry2x32", "threefry4x32", "rbg", "unsafe_rbg", "philox2x32", "philox4x32"],
     "threefry2x32",
     "The PRNG implementation used when a key is made without naming one.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 threefry_partitionable = bool_state(
-    "jax_threefry_partitionable", True,
+    "jax_threefry_partitionable",
+    True,
     "Generate threefry random bits in a layout that partitions without "
     "communication (changes the bits drawn for a given key and shape).",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 enable_custom_prng = bool_state(
-    "jax_enable_custom_prng", False,
-    "Allow user-defined PRNG implementations.")
+    "jax_enable_custom_prng", False, "Allow user-defined PRNG implementations."
+)
 
 legacy_prng_key = enum_class_state(
-    "jax_legacy_prng_key", LegacyPrngKeyState, LegacyPrngKeyState.ALLOW,
+    "jax_legacy_prng_key",
+    LegacyPrngKeyState,
+    LegacyPrngKeyState.ALLOW,
     "What passing a raw uint32 key array to jax.random does: 'allow', 'warn' "
-    "or 'error'.")
+    "or 'error'.",
+)
 
 random_seed_offset = int_state(
-    "jax_random_seed_offset", 0,
+    "jax_random_seed_offset",
+    0,
     "An offset added to every seed passed to jax.random.key / PRNGKey.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 softmax_custom_jvp = bool_state(
-    "jax_softmax_custom_jvp", False,
+    "jax_softmax_custom_jvp",
+    False,
     "Give jax.nn.softmax a custom JVP that keeps its derivative finite.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 allow_f16_reductions = bool_state(
-    "jax_allow_f16_reductions", True,
+    "jax_allow_f16_reductions",
+    True,
     "If False, summing float16/bfloat16 inputs raises an error.",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 traceback_filtering = enum_state(
     "jax_traceback_filtering",
     ["off", "tracebackhide", "remove_frames", "quiet_remove_frames", "auto"],
     "auto",
     "How internal frames are hidden from tracebacks: 'off', 'tracebackhide', "
-    "'remove_frames', 'quiet_remove_frames' or 'auto'.")
+    "'remove_frames', 'quiet_remove_frames' or 'auto'.",
+)
 
 dynamic_shapes = bool_state(
-    "jax_dynamic_shapes", False,
+    "jax_dynamic_shapes",
+    False,
     "Allow array dimensions that are only known at run time (unsupported; kept "
     "so that code which sets it to False keeps working).",
-    include_in_trace_context=True)
+    include_in_trace_context=True,
+)
 
 enable_compilation_cache = bool_state(
-    "jax_enable_compilation_cache", True,
-    "Allow the persistent compilation cache (used when a cache directory is set).")
+    "jax_enable_compilation_cache",
+    True,
+    "Allow the persistent compilation cache (used when a cache directory is set).",
+)
 
 compilation_cache_dir = optional_string_state(
-    "jax_compilation_cache_dir", None,
-    "Directory of the persistent compilation cache; None disables it.")
+    "jax_compilation_cache_dir",
+    None,
+    "Directory of the persistent compilation cache; None disables it.",
+)
 
 
 # --- trace context --------------------------------------------------------------
 
-def trace_context() -> tuple:
-  """Returns the current values of every option that changes tracing.
 
-  The tuple is hashable and cheap: it is cached per context and recomputed
-  only after ``config.update`` of such an option or a context-manager override.
-  """
-  cache = _trace_context_cache
-  entry = cache.cached.get()
-  if entry is not None and entry[0] == cache.generation:
-    return entry[1]
-  values = tuple(state.value for state in cache.states)
-  cache.cached.set((cache.generation, values))
-  return values
+def trace_context() -> tuple:
+    """Returns the current values of every option that changes tracing.
+
+    The tuple is hashable and cheap: it is cached per context and recomputed
+    only after ``config.update`` of such an option or a context-manager override.
+    """
+    cache = _trace_context_cache
+    entry = cache.cached.get()
+    if entry is not None and entry[0] == cache.generation:
+        return entry[1]
+    values = tuple(state.value for state in cache.states)
+    cache.cached.set((cache.generation, values))
+    return values
 
 
 def trace_context_names() -> tuple[str, ...]:
-  """The option names, in the order ``trace_context()`` lists their values."""
-  return tuple(state.name for state in _trace_context_cache.states)
+    """The option names, in the order ``trace_context()`` lists their values."""
+    return tuple(state.name for state in _trace_context_cache.states)
 
 
 # --- context managers re-exported from the package --------------------------------
 
+
 @contextlib.contextmanager
 def disable_jit_context(disable: bool = True) -> Iterator[None]:
-  """Context manager that disables :func:`jit` within its dynamic extent.
+    """Context manager that disables :func:`jit` within its dynamic extent.
 
-  Functions decorated with ``jit`` run as ordinary Python on concrete values, so
-  ``print`` shows values rather than tracers.
+    Functions decorated with ``jit`` run as ordinary Python on concrete values, so
+    ``print`` shows values rather than tracers.
 
-  >>> with disable_jit_context():   # doctest: +SKIP
-  ...   f(x)
-  """
-  with disable_jit(disable):
-    yield
+    >>> with disable_jit_context():   # doctest: +SKIP
+    ...   f(x)
+    """
+    with disable_jit(disable):
+        yield
