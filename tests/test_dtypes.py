@@ -510,3 +510,20 @@ def test_isdtype_kinds():
     assert dtypes.isdtype(np.float32, np.float32)
     with pytest.raises(ValueError, match="Unrecognized kind"):
         dtypes.isdtype(np.float32, "floaty")
+
+
+def test_tangent_dtype():
+    assert dtypes.tangent_dtype(np.dtype("int32")) == dtypes.float0
+    assert dtypes.tangent_dtype(np.dtype("bool")) == dtypes.float0
+    assert dtypes.tangent_dtype(np.dtype("float16")) == np.dtype("float16")
+    assert dtypes.tangent_dtype(np.dtype(dtypes.bfloat16)) == np.dtype(dtypes.bfloat16)
+    assert dtypes.tangent_dtype(np.dtype("complex64")) == np.dtype("complex64")
+
+
+def test_extended_dtypes_promote_only_with_themselves():
+    assert dtypes.binary_promote(_KEY_DTYPE, False, _KEY_DTYPE, False) == (
+        _KEY_DTYPE,
+        False,
+    )
+    with pytest.raises(ValueError, match="is not a valid dtype for JAX type promotion"):
+        dtypes.binary_promote(_KEY_DTYPE, False, np.dtype("float32"), False)

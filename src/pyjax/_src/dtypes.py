@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import abc
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import ml_dtypes
@@ -833,8 +833,15 @@ def binary_promote(
 
 
 def _dtype_and_weak_type(value: Any) -> tuple[DType, bool]:
-    weak = any(value is weak for weak in _WEAK_NODES) or is_weakly_typed(value)
+    weak = value is int or value is float or value is complex or is_weakly_typed(value)
     return dtype(value, canonicalize=True), weak
+
+
+def _promote_values(args: Iterable[Any]) -> tuple[DType, bool]:
+    pairs = [_dtype_and_weak_type(arg) for arg in args]
+    if len(pairs) == 2:  # the common case, memoised
+        return binary_promote(*pairs[0], *pairs[1])
+    return _promote_pairs(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs))
 
 
 def lattice_result_type(*args: Any) -> tuple[DType, bool]:
@@ -843,8 +850,7 @@ def lattice_result_type(*args: Any) -> tuple[DType, bool]:
     Unlike ``result_type``, a weak result keeps its lattice dtype (a weak
     float16 stays float16): this is what jax.numpy casts operands to.
     """
-    pairs = [_dtype_and_weak_type(arg) for arg in args]
-    return _promote_pairs(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs))
+    return _promote_values(args)
 
 
 def result_type(
@@ -866,12 +872,8 @@ def result_type(
     """
     if not args:
         raise ValueError("at least one array or dtype is required")
-    pairs = [
-        _dtype_and_weak_type(default_float_dtype() if arg is None else arg)
-        for arg in args
-    ]
-    out_dtype, weak_type = _promote_pairs(
-        tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+    out_dtype, weak_type = _promote_values(
+        default_float_dtype() if arg is None else arg for arg in args
     )
     if weak_type:
         kind = "f" if out_dtype in _custom_float_dtypes else out_dtype.kind
