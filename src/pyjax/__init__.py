@@ -1,1 +1,57 @@
-"""pyjax: JAX's tracing machine in Python."""
+"""pyjax: JAX's tracing machine, rebuilt from scratch in Python.
+
+    import pyjax as jax
+    import pyjax.numpy as jnp
+    from pyjax import lax
+
+Functions are traced once on abstract values into a jaxpr; jit, and the
+transformations built on it, are interpretations of that jaxpr.
+"""
+
+__version__ = "0.1.0"
+
+from pyjax._src import config as _config_module
+from pyjax._src import core as _core
+from pyjax._src import jit as _jit_module
+from pyjax._src.backends.numpy import impls as _numpy_impls
+from pyjax._src.backends.numpy import interpreter as _numpy_interpreter
+from pyjax._src.dispatch import EvalTrace as _EvalTrace
+from pyjax._src.numpy import array_methods as _array_methods
+
+# Wire the default backend into the layers that must not import it.
+_core.set_default_trace(_EvalTrace(_numpy_impls.IMPLS))
+_jit_module.set_compiler(lambda jaxpr: _numpy_interpreter.interpret(jaxpr, _numpy_impls.IMPLS))
+_array_methods.install()
+
+from pyjax._src.api import ShapeDtypeStruct, block_until_ready, device_get, eval_shape, make_jaxpr, typeof
+from pyjax._src.array import Array
+from pyjax._src.config import checking_leaks, config
+from pyjax._src.config import disable_jit_context as disable_jit
+from pyjax._src.custom_derivatives import custom_jvp
+from pyjax._src.jit import jit
+
+enable_x64 = _config_module.enable_x64
+numpy_dtype_promotion = _config_module.numpy_dtype_promotion
+numpy_rank_promotion = _config_module.numpy_rank_promotion
+default_matmul_precision = _config_module.default_matmul_precision
+log_compiles = _config_module.log_compiles
+debug_nans = _config_module.debug_nans
+debug_infs = _config_module.debug_infs
+explain_cache_misses = _config_module.explain_cache_misses
+
+from pyjax import dtypes, errors, lax, nn, numpy, tree, tree_util  # noqa: E402
+
+
+def devices(backend=None):
+    """The devices of the default backend."""
+    from pyjax._src.array import _DEFAULT_DEVICE
+
+    return [_DEFAULT_DEVICE]
+
+
+def device_count() -> int:
+    return 1
+
+
+def default_backend() -> str:
+    return "cpu"

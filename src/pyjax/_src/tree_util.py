@@ -652,3 +652,11 @@ register_pytree_with_keys(
     _flatten_defaultdict_with_keys,
     lambda aux, values: collections.defaultdict(aux[0], zip(aux[1], values, strict=True)),
 )
+
+
+# Public objects report the public module, as JAX's do (and pickle by it).
+for _name in __all__:
+    _obj = globals()[_name]
+    if getattr(_obj, "__module__", None) == __name__:
+        _obj.__module__ = "pyjax.tree_util"
+del _name, _obj

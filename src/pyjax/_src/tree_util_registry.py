@@ -55,6 +55,9 @@ registrations: dict[type, _Registration] = {}
 # registry when it grows too big so that throwaway classes do not pile up.
 kind_cache: dict[type, int] = dict(_BUILTIN_KINDS)
 _KIND_CACHE_LIMIT = 8192
+# The types memoized as leaves, as a set: ``leaf_types.issuperset(map(type,
+# children))`` tells in one C call that a container holds only leaves.
+leaf_types: set[type] = set()
 
 
 def classify(nodetype: type) -> int:
@@ -69,7 +72,10 @@ def classify(nodetype: type) -> int:
         kind_cache.clear()
         kind_cache.update(_BUILTIN_KINDS)
         kind_cache.update({t: r.kind for t, r in registrations.items()})
+        leaf_types.clear()
     kind_cache[nodetype] = kind
+    if kind is LEAF:
+        leaf_types.add(nodetype)
     return kind
 
 
@@ -80,6 +86,7 @@ def _register(registration: _Registration) -> None:
             f"Duplicate custom PyTreeDef type registration for {nodetype!r}.")
     registrations[nodetype] = registration
     kind_cache[nodetype] = registration.kind
+    leaf_types.discard(nodetype)
 
 
 def register_node(nodetype: type, flatten: Callable, unflatten: Callable,
@@ -102,18 +109,49 @@ def kind_of(nodetype: type) -> int:
 
 # ---- tokens ----------------------------------------------------------------
 
-SMALL = 64
+SMALL = 256
 TUPLE_TOKENS = [(TUPLE, n) for n in range(SMALL)]
+LEAF_RUNS = [(LEAF,) * n for n in range(SMALL)]
 LIST_TOKENS = [(LIST, n) for n in range(SMALL)]
 
 
-def sort_keys(mapping: dict) -> list:
+# Insertion-order key tuple -> the dict's token (DICT, n, sorted keys), for
+# dicts whose keys are all strings (parameter dicts), split by whether the
+# insertion order is already sorted (then the dict's values() are its
+# children in order). A hit replaces a sort by a hash lookup and hands every
+# treedef of that shape the same token, so comparing them is identity checks.
+# Other keys are sorted each time: 1 == 1.0 == True would let a cache hit
+# change which key objects the treedef holds.
+sorted_dict_tokens: dict[tuple, tuple] = {}
+unsorted_dict_tokens: dict[tuple, tuple] = {}
+_DICT_TOKENS_LIMIT = 4096
+
+
+def dict_token(order: tuple) -> tuple:
+    """The token of a dict whose keys, in insertion order, are ``order``."""
+    token = sorted_dict_tokens.get(order) or unsorted_dict_tokens.get(order)
+    if token is not None:
+        return token
     try:
-        return sorted(mapping)
+        keys = tuple(sorted(order))
     except Exception:
         raise ValueError(
             "Comparator raised exception while sorting pytree dictionary keys."
         ) from None
+    if keys == order:
+        keys = order
+    token = (DICT, len(keys), keys)
+    if all(type(k) is str for k in keys):
+        table = sorted_dict_tokens if keys is order else unsorted_dict_tokens
+        if len(table) >= _DICT_TOKENS_LIMIT:
+            table.clear()
+        table[order] = token
+    return token
+
+
+def sorted_keys(mapping: dict) -> tuple:
+    """The keys of ``mapping`` in sorted order, as a tuple."""
+    return dict_token(tuple(mapping))[2]
 
 
 def custom_children(x: Any, registration: _Registration) -> tuple[list, tuple]:
@@ -147,8 +185,8 @@ def node_children(x: Any, kind: int) -> tuple[Any, Any]:
         n = len(x)
         return x, (LIST_TOKENS[n] if n < SMALL else (LIST, n))
     if kind == DICT:
-        keys = sort_keys(x)
-        return [x[k] for k in keys], (DICT, len(keys), tuple(keys))
+        token = dict_token(tuple(x))
+        return [x[k] for k in token[2]], token
     if kind == NONE:
         return (), NONE
     if kind == NAMEDTUPLE:
@@ -192,8 +230,8 @@ def flatten_one_level(x: Any) -> tuple[Any, Any] | None:
     if kind == TUPLE or kind == LIST:
         return x, None
     if kind == DICT:
-        keys = sort_keys(x)
-        return tuple([x[k] for k in keys]), tuple(keys)
+        keys = sorted_keys(x)
+        return tuple([x[k] for k in keys]), keys
     if kind == NONE:
         return (), None
     if kind == NAMEDTUPLE:
@@ -305,19 +343,19 @@ def children_up_to(token: Any, x: Any) -> Any:
     if kind == DICT:
         if type(x) is not dict:
             raise ValueError(f"Expected dict, got {x!r}.")
-        keys = sort_keys(x)
-        if len(keys) != arity or tuple(keys) != token[2]:
+        keys = sorted_keys(x)
+        if keys != token[2]:
             raise ValueError(f"Dict key mismatch; expected keys: {list(token[2])!r}; "
-                             f"present keys: {keys!r}.")
+                             f"present keys: {list(keys)!r}.")
         return [x[k] for k in keys]
     if kind == NAMEDTUPLE:
         if not isinstance(x, tuple) or not hasattr(type(x), "_fields"):
             raise ValueError(f"Expected named tuple, got {x!r}.")
+        if len(x) != arity:
+            raise ValueError(f"Named tuple arity mismatch: {len(x)} != {arity}; tuple: {x!r}.")
         if type(x) is not token[2]:
             raise ValueError(f"Named tuple type mismatch: expected type: {token[2]!r}, "
                              f"tuple: {x!r}.")
-        if len(x) != arity:
-            raise ValueError(f"Named tuple arity mismatch: {len(x)} != {arity}; tuple: {x!r}.")
         return x
     what = "custom dataclass node" if kind == DATACLASS else "custom node"
     if type(x) is not token[2]:

@@ -26,6 +26,7 @@ from pyjax._src.tree_util_registry import (
     CUSTOM,
     DICT,
     LEAF,
+    LEAF_RUNS,
     LIST,
     LIST_TOKENS,
     NAMEDTUPLE,
@@ -38,41 +39,63 @@ from pyjax._src.tree_util_registry import (
     child_keys,
     children_up_to,
     classify,
+    dict_token,
     kind_cache,
     kind_of,
+    leaf_types,
     node_children,
     node_data_of,
     registrations,
-    sort_keys,
+    sorted_dict_tokens,
     token_for,
 )
 
 # ---- flattening --------------------------------------------------------------
 
-def _walk(x, kind, leaves, spec, kind_get=kind_cache.get):
-    # The default argument binds the memo's lookup as a local: it is the hot path.
-    if kind == TUPLE or kind == LIST:
-        children = x
+def _walk(x, kind, leaves, spec, kind_get=kind_cache.get,
+          sorted_dict_token=sorted_dict_tokens.get, all_leaf_types=leaf_types.issuperset):
+    # Defaults bind the memo lookups as locals: this is the hot path.
+    if kind is DICT:
+        order = tuple(x)
+        token = sorted_dict_token(order)
+        values = x.values()
+        if token is not None:
+            children = values
+        else:
+            token = dict_token(order)
+            keys = token[2]
+            children = values if keys == order else map(x.__getitem__, keys)
+    elif kind is TUPLE or kind is LIST:
+        children = values = x
         n = len(x)
         if n < SMALL:
-            token = TUPLE_TOKENS[n] if kind == TUPLE else LIST_TOKENS[n]
+            token = TUPLE_TOKENS[n] if kind is TUPLE else LIST_TOKENS[n]
         else:
             token = (kind, n)
-    elif kind == DICT:
-        keys = sort_keys(x)
-        children = [x[k] for k in keys]
-        token = (DICT, len(keys), tuple(keys))
+    elif kind is LEAF:  # only reached for a child whose type was not memoized yet
+        leaves.append(x)
+        spec.append(LEAF)
+        return
     else:
         children, token = node_children(x, kind)
+        values = children
+    n = token[1]
+    if n > 3 and all_leaf_types(map(type, values)):
+        # Many leaves in one container: no per-child Python work. (For two or
+        # three children the loop below is cheaper than this check.)
+        leaves.extend(children)
+        spec.extend(LEAF_RUNS[n] if n < SMALL else (LEAF,) * n)
+        spec.append(token)
+        return
     for child in children:
         child_kind = kind_get(type(child))
-        if child_kind is None:
-            child_kind = classify(type(child))
         if child_kind is LEAF:
             leaves.append(child)
             spec.append(LEAF)
         elif child_kind is NONE:
             spec.append(NONE)
+        elif child_kind is None:
+            _walk(child, classify(type(child)), leaves, spec)
         else:
             _walk(child, child_kind, leaves, spec)
     spec.append(token)
@@ -111,7 +134,7 @@ def flatten(tree: Any, is_leaf: Callable[[Any], Any] | None = None) -> tuple[lis
             kind = classify(type(tree))
         if kind is LEAF:
             return [tree], _LEAF_TREEDEF
-        if kind is TUPLE and len(tree) < SMALL:
+        if kind is TUPLE and len(tree) < _FAST_TUPLES:
             # Fast path: a short tuple of leaves has a shared, precompiled treedef.
             for child in tree:
                 if kind_cache.get(type(child)) is not LEAF:
@@ -319,8 +342,12 @@ def _hash_fallback(spec: tuple) -> int:
 
 
 
-def _flatten_up_to(node: _Node, x: Any, out: list) -> None:
-    token = node.token
+def _flatten_up_to(spec: tuple, position: int, x: Any, out: list) -> int:
+    # Reads the post-order spec backwards, which is a pre-order walk that
+    # visits children right to left: no parsed tree is needed. ``out`` comes
+    # out reversed; returns the position of the next token to read.
+    token = spec[position]
+    position -= 1
     if token is LEAF:
         out.append(x)
     elif token is NONE:
@@ -328,8 +355,34 @@ def _flatten_up_to(node: _Node, x: Any, out: list) -> None:
             raise ValueError(f"Expected None, got {x!r}.{NONE_PREFIX_HINT}")
     else:
         children = children_up_to(token, x)
-        for child_node, child in zip(node.children, children, strict=True):
-            _flatten_up_to(child_node, child, out)
+        if type(children) is not list and type(children) is not tuple:
+            children = list(children)
+        for child in reversed(children):
+            position = _flatten_up_to(spec, position, child, out)
+    return position
+
+
+# Compiled builders shared by equal treedefs, so a structure that is flattened
+# and unflattened over and over (tree_map in a training loop) is compiled
+# once. A treedef seen once maps to None; the second sighting compiles.
+_builders: dict[PyTreeDef, Callable[[Any], Any] | None] = {}
+_BUILDERS_LIMIT = 2048
+_MISSING = object()
+
+
+def _shared_builder(treedef: PyTreeDef) -> Callable[[Any], Any] | None:
+    try:
+        builder = _builders.get(treedef, _MISSING)
+    except Exception:  # aux data whose == or hash misbehaves: just interpret
+        return None
+    if builder is _MISSING:
+        if len(_builders) >= _BUILDERS_LIMIT:
+            _builders.clear()
+        _builders[treedef] = None
+        return None
+    if builder is None:
+        builder = _builders[treedef] = _compile_unflatten(treedef)
+    return builder
 
 
 class PyTreeDef:
@@ -374,17 +427,17 @@ class PyTreeDef:
         try:
             builder = self._builder
         except AttributeError:
-            # First use: interpret. Only a treedef that is reused gets compiled.
-            self._builder = None
-            return _unflatten_interpreted(self._spec, leaves)
-        if builder is None:
-            builder = self._builder = _compile_unflatten(self)
+            builder = _shared_builder(self)
+            if builder is None:
+                return _unflatten_interpreted(self._spec, leaves)
+            self._builder = builder
         return builder(leaves)
 
     def flatten_up_to(self, xs: Any, /) -> list[Any]:
         """Flattens ``xs`` down to this treedef's leaves (they may be subtrees)."""
         out: list = []
-        _flatten_up_to(self._root(), xs, out)
+        _flatten_up_to(self._spec, len(self._spec) - 1, xs, out)
+        out.reverse()
         return out
 
     def children(self) -> list[PyTreeDef]:
@@ -513,8 +566,9 @@ def _precompiled(spec: tuple, num_leaves: int) -> PyTreeDef:
 
 _LEAF_TREEDEF = _precompiled((LEAF,), 1)
 _NONE_TREEDEF = _precompiled((NONE,), 0)
+_FAST_TUPLES = 16
 _LEAF_TUPLE_TREEDEFS = [_precompiled((LEAF,) * n + (TUPLE_TOKENS[n],), n)
-                        for n in range(SMALL)]
+                        for n in range(_FAST_TUPLES)]
 
 
 def tuple_treedef(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:

@@ -1,0 +1,185 @@
+"""Array: the immutable, concrete value that eager code and jit return.
+
+On the NumPy backend an Array holds a NumPy buffer and its aval (the aval
+carries what NumPy cannot: the weak type and, later, the sharding). Arrays
+are never mutated; `np.asarray(x)` gives a read-only view. Operators and
+array methods (`x + 1`, `x.sum()`, `x.at[...]`) are installed by the numpy
+layer, the same set as on tracers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import core
+from pyjax._src.avals import ShapedArray
+
+
+class CpuDevice:
+    """A (virtual) CPU device."""
+
+    platform = "cpu"
+    device_kind = "cpu"
+    process_index = 0
+
+    def __init__(self, id: int = 0):
+        self.id = id
+
+    def __repr__(self):
+        return f"CpuDevice(id={self.id})"
+
+
+_DEFAULT_DEVICE = CpuDevice(0)
+
+
+class SingleDeviceSharding:
+    """The sharding of an array that lives whole on one device."""
+
+    def __init__(self, device: CpuDevice):
+        self.device_set = {device}
+        self._device = device
+
+    def __repr__(self):
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+
+    def __eq__(self, other):
+        return type(other) is SingleDeviceSharding and other._device is self._device
+
+    def __hash__(self):
+        return hash(self._device.id)
+
+
+_DEFAULT_SHARDING = SingleDeviceSharding(_DEFAULT_DEVICE)
+
+
+class _ArrayMeta(type):
+    # `isinstance(tracer, jax.Array)` is True in JAX: a traced value is an Array too.
+    def __instancecheck__(cls, instance):
+        return type.__instancecheck__(cls, instance) or isinstance(instance, core.Tracer)
+
+
+class Array(metaclass=_ArrayMeta):
+    """A concrete array: a NumPy buffer and its aval."""
+
+    __slots__ = ("_value", "aval", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, value, aval: ShapedArray):
+        self._value = value
+        self.aval = aval
+
+    # --- metadata
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+    sharding = property(lambda self: _DEFAULT_SHARDING)
+    nbytes = property(lambda self: self.aval.size * self.aval.dtype.itemsize)
+    itemsize = property(lambda self: self.aval.dtype.itemsize)
+
+    def devices(self) -> set:
+        return {_DEFAULT_DEVICE}
+
+    @property
+    def device(self) -> CpuDevice:
+        return _DEFAULT_DEVICE
+
+    def block_until_ready(self) -> Array:
+        return self
+
+    def is_fully_addressable(self) -> bool:
+        return True
+
+    is_fully_replicated = property(lambda self: True)
+
+    def copy_to_host_async(self) -> None:
+        return None
+
+    # --- conversions to Python and NumPy
+    def __array__(self, dtype=None, copy=None):
+        value = np.asarray(self._value)
+        if dtype is not None and value.dtype != dtype:
+            return value.astype(dtype)
+        if copy:
+            return value.copy()
+        view = value.view()
+        view.flags.writeable = False
+        return view
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        if not np.issubdtype(self.aval.dtype, np.integer):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        return int(self._value)
+
+    def item(self, *args):
+        return np.asarray(self._value).item(*args)
+
+    def tolist(self):
+        return np.asarray(self._value).tolist()
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'ArrayImpl'")
+
+    def __reduce__(self):
+        return _reconstruct, (np.asarray(self._value), self.aval.weak_type)
+
+    def __format__(self, spec):
+        if self.aval.shape:
+            return format(str(self), spec)
+        return format(np.asarray(self._value).item(), spec)
+
+    # --- printing
+    def __repr__(self):
+        prefix = "Array("
+        value = np.asarray(self._value)
+        dtype = self.aval.dtype
+        if value.size == 0 and value.shape != (0,):
+            body = f"[], shape={value.shape}"
+        else:
+            body = np.array2string(value, prefix=prefix, suffix=",", separator=", ")
+        weak = ", weak_type=True" if self.aval.weak_type else ""
+        return f"{prefix}{body}, dtype={dtype.name}{weak})"
+
+    def __str__(self):
+        return str(np.asarray(self._value))
+
+    def __setitem__(self, index, value):
+        raise TypeError(
+            "JAX arrays are immutable and do not support in-place item assignment. Instead of "
+            "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+            "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html"
+        )
+
+    # --- donation
+    def delete(self) -> None:
+        self._value = None
+
+    def is_deleted(self) -> bool:
+        return self._value is None
+
+
+def _reconstruct(value, weak_type):
+    return Array(value, ShapedArray(value.shape, value.dtype, weak_type))
+
+
+def device_put_numpy(value: np.ndarray, weak_type: bool = False) -> Array:
+    """Wraps a NumPy value (already of a canonical dtype) as an Array."""
+    return Array(value, ShapedArray(value.shape, value.dtype, weak_type))

@@ -1,0 +1,516 @@
+"""The NumPy backend's compiler: a jaxpr becomes one straight-line Python function.
+
+`compile_jaxpr(jaxpr, impls)` writes Python source with one line per
+equation, compiles it with `compile()` and `exec()`s it in a namespace that
+holds the impls, the constants and the literals:
+
+    def jaxpr_fn(a, b):
+        c = _np_add(a, b)
+        del a, b                        # a buffer is released after its last use
+        d = _np_multiply(c, _lit0, out=c)   # a dead intermediate is reused in place
+        e = _reduce_sum(d, axes=(0,), out_sharding=None)
+        del d
+        return [e]
+
+Three passes, each linear in the number of equations:
+
+1. *flatten* walks the jaxpr and turns each equation into an instruction over
+   `_Value`s. Equations with a code emitter (`EMITTERS`, keyed by primitive
+   name) are handled by it: `jit` splices its body in (renamed values, consts
+   hoisted); control flow can later emit Python `if`/`while`/`for` over
+   compiled bodies. Everything else calls `impls[primitive]`, except hot
+   elementwise primitives, which call their NumPy ufunc directly.
+2. *liveness* records each value's last use, so the code can `del` it there.
+3. *buffer reuse* lets a ufunc write into a dead intermediate of the same
+   shape and dtype (`out=`), when that buffer is provably ours and unaliased.
+
+Nothing is caught: an error raised by an impl propagates unchanged, and its
+traceback shows the generated line (the source is registered in linecache).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import keyword
+import linecache
+import weakref
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import scipy.special
+
+from pyjax._src.array import Array
+from pyjax._src.avals import ShapedArray
+from pyjax._src.backends.numpy.impls import IMPLS as DEFAULT_IMPLS
+from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
+from pyjax._src.rules import missing_rule_error
+
+__all__ = ["CompiledFunction", "compile_jaxpr", "EMITTERS", "ProgramBuilder"]
+
+
+# ---------------------------------------------------------------------------
+# Direct NumPy calls for hot elementwise primitives.
+#
+# These are exactly the ufuncs impls.py wraps in a params-dropping lambda;
+# calling the ufunc itself saves a Python frame per equation. The table is
+# used only when the impl handed in is impls.py's own (a caller with a custom
+# table keeps its impls), and tests/backends/test_numpy_compile.py checks
+# every entry against the impl so the two cannot drift apart silently.
+UFUNCS: dict[str, np.ufunc] = {
+    "neg": np.negative, "sign": np.sign, "abs": np.absolute, "floor": np.floor,
+    "ceil": np.ceil, "is_finite": np.isfinite, "square": np.square, "not": np.invert,
+    "conj": np.conjugate, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log1p": np.log1p,
+    "expm1": np.expm1, "sqrt": np.sqrt, "cbrt": np.cbrt, "sin": np.sin, "cos": np.cos,
+    "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+    "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
+    "atanh": np.arctanh, "logistic": scipy.special.expit,
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "rem": np.fmod, "pow": np.power,
+    "max": np.maximum, "min": np.minimum, "atan2": np.arctan2, "nextafter": np.nextafter,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor, "eq": np.equal,
+    "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+# Primitives whose default impl returns its operand: the output is renamed to
+# the input at compile time and no code is emitted.
+IDENTITIES = frozenset({"stop_gradient"})
+
+
+# ---------------------------------------------------------------------------
+# The compiled function
+
+
+class CompiledFunction(functools.partial):
+    """A compiled jaxpr: `compiled(*flat_input_buffers) -> list of outputs`.
+
+    A `functools.partial` subclass because partial's C `__call__` adds less
+    dispatch overhead than a Python `__call__` method; `.fn` is the generated
+    function itself. `.source` is its Python source (`Lowered.as_text()`),
+    `.num_eqns` the number of equations it executes after `jit` inlining.
+    """
+
+    source: str
+    num_eqns: int
+
+    @property
+    def fn(self) -> Callable:
+        return self.func
+
+    def __repr__(self):
+        return f"<CompiledFunction {self.func.__name__} ({self.num_eqns} eqns)>"
+
+
+def compile_jaxpr(
+    jaxpr: Jaxpr, impls: dict, *, name: str = "jaxpr_fn", reuse_buffers: bool = True
+) -> CompiledFunction:
+    """Compiles a closed jaxpr into a Python function over NumPy buffers.
+
+    Args:
+      jaxpr: a closed Jaxpr (its `consts` are the values of its constvars;
+        they are hoisted into the function's namespace once, here).
+      impls: the execution table, Primitive -> `impl(*values, **params)`.
+      name: the generated function's name (shown in `.source` and tracebacks).
+      reuse_buffers: let ufuncs write into dead intermediates (`out=`).
+
+    Returns:
+      A CompiledFunction: `compiled(*flat_inputs)` returns the list of outputs.
+
+    Example:
+      >>> compiled = compile_jaxpr(jaxpr, IMPLS)   # doctest: +SKIP
+      >>> compiled(np.ones(3, np.float32))          # doctest: +SKIP
+    """
+    builder = ProgramBuilder(impls)
+    in_values = [builder.new_value(v.aval, _INPUT) for v in jaxpr.invars]
+    out_values = builder.inline(jaxpr, in_values)
+    fn, source = builder.build(name, in_values, out_values, reuse_buffers=reuse_buffers)
+    compiled = CompiledFunction(fn)
+    compiled.source = source
+    compiled.num_eqns = len(builder.instrs)
+    return compiled
+
+
+# ---------------------------------------------------------------------------
+# Values and instructions
+
+_INPUT, _CONST, _LITERAL, _TEMP = range(4)
+_NEVER = -1  # last_use of a value nobody reads
+
+
+class _Value:
+    """One value of the flattened program: a local (input or temporary) or a
+    namespace global (const or literal). `root` is the buffer a ufunc result
+    lives in (None when we do not own the buffer); `aliases` the owned buffers
+    a value may share memory with; `alias_last_use` (on a root) the last use
+    of any value that may share its memory."""
+
+    __slots__ = ("name", "aval", "kind", "last_use", "root", "aliases", "alias_last_use")
+
+    def __init__(self, name: str, aval: ShapedArray, kind: int):
+        self.name = name
+        self.aval = aval
+        self.kind = kind
+        self.last_use = _NEVER
+        self.root: _Value | None = None
+        self.aliases: tuple = ()
+        self.alias_last_use = _NEVER
+
+    @property
+    def is_local(self) -> bool:
+        return self.kind == _INPUT or self.kind == _TEMP
+
+
+class _Instr:
+    """One emitted statement: a call `fn(ins..., kwargs)` binding `outs`
+    (None marks a dropped output), or a custom `render(in_names, out_names)`."""
+
+    __slots__ = ("fn", "ins", "outs", "kwargs", "multiple_results", "ufunc", "render", "out_buffer")
+
+    def __init__(self, fn, ins, outs, kwargs="", multiple_results=False, ufunc=None, render=None):
+        self.fn = fn
+        self.ins = ins
+        self.outs = outs
+        self.kwargs = kwargs
+        self.multiple_results = multiple_results
+        self.ufunc = ufunc
+        self.render = render
+        self.out_buffer: _Value | None = None
+
+
+def _local_names() -> Callable[[], str]:
+    """a, b, ..., z, ba, bb, ... (JAX's variable names), skipping keywords."""
+    counter = itertools.count()
+    letters = "abcdefghijklmnopqrstuvwxyz"
+
+    def next_name() -> str:
+        while True:
+            i = next(counter)
+            chars = [letters[i % 26]]
+            i //= 26
+            while i:
+                chars.append(letters[i % 26])
+                i //= 26
+            name = "".join(reversed(chars))
+            if not keyword.iskeyword(name):
+                return name
+
+    return next_name
+
+
+# Param values written into the source as Python literals (exact round trip).
+_SOURCE_SCALARS = (type(None), bool, int, str)
+
+
+def _is_source_literal(value) -> bool:
+    if type(value) in _SOURCE_SCALARS:
+        return True
+    return type(value) is tuple and all(_is_source_literal(v) for v in value)
+
+
+# ---------------------------------------------------------------------------
+# Pass 1: flatten the jaxpr into instructions
+
+
+class ProgramBuilder:
+    """Accumulates the flattened program; the interface code emitters use.
+
+    An emitter, `EMITTERS[primitive_name](builder, eqn, in_values)`, returns
+    one `_Value` (or None) per `eqn.outvars`, built with `inline`, `call`,
+    `statement`, `constant` and `compile_sub`.
+    """
+
+    def __init__(self, impls: dict):
+        self.impls = impls
+        self.namespace: dict[str, Any] = {"__name__": "pyjax._src.backends.numpy.compiled"}
+        self.instrs: list[_Instr] = []
+        self._local_name = _local_names()
+        self._counter = itertools.count()
+        self._const_values: dict[int, _Value] = {}  # id(const) -> hoisted value
+        self._literal_values: dict[int, _Value] = {}  # id(Literal) -> value
+        self._fn_names: dict[int, str] = {}  # id(callable) -> namespace name
+
+    # --- values
+    def new_value(self, aval: ShapedArray, kind: int = _TEMP) -> _Value:
+        return _Value(self._local_name(), aval, kind)
+
+    def constant(self, value: Any, hint: str = "c") -> str:
+        """Puts `value` in the namespace; returns the name the source uses."""
+        name = f"_{hint}{next(self._counter)}"
+        self.namespace[name] = value
+        return name
+
+    def _function(self, fn: Callable, hint: str) -> str:
+        name = self._fn_names.get(id(fn))
+        if name is None:
+            name = self._fn_names[id(fn)] = self.constant(fn, _identifier(hint) + "_")
+        return name
+
+    def const_value(self, value: Any, aval: ShapedArray) -> _Value:
+        """A jaxpr const, hoisted once per distinct object."""
+        hoisted = self._const_values.get(id(value))
+        if hoisted is None:
+            name = self.constant(_const_buffer(value, aval), "const")
+            hoisted = self._const_values[id(value)] = _Value(name, aval, _CONST)
+        return hoisted
+
+    def literal_value(self, literal: Literal) -> _Value:
+        # The literal's own object (a Python or NumPy scalar) goes in the
+        # namespace: impls see exactly what eval_jaxpr hands them, and no
+        # float32 repr has to round-trip through the source.
+        value = self._literal_values.get(id(literal))
+        if value is None:
+            name = self.constant(literal.val, "lit")
+            value = self._literal_values[id(literal)] = _Value(name, literal.aval, _LITERAL)
+        return value
+
+    # --- equations
+    def inline(self, jaxpr: Jaxpr, in_values: Sequence[_Value]) -> list[_Value]:
+        """Splices `jaxpr`'s equations into the program; returns its outputs.
+
+        Its consts are hoisted; its variables get fresh names, so one jaxpr
+        may be inlined any number of times."""
+        if len(jaxpr.consts) != len(jaxpr.constvars):
+            raise ValueError(
+                f"compile_jaxpr needs a closed jaxpr: {len(jaxpr.constvars)} constvars "
+                f"but {len(jaxpr.consts)} consts"
+            )
+        env: dict[Var, _Value] = {}
+        for var, const in zip(jaxpr.constvars, jaxpr.consts, strict=True):
+            env[var] = self.const_value(const, var.aval)
+        for var, value in zip(jaxpr.invars, in_values, strict=True):
+            env[var] = value
+        for eqn in jaxpr.eqns:
+            ins = [self.literal_value(v) if type(v) is Literal else env[v] for v in eqn.invars]
+            outs = self.emit_eqn(eqn, ins)
+            for var, value in zip(eqn.outvars, outs, strict=True):
+                if value is not None and type(var) is not DropVar:
+                    env[var] = value
+        return [self._output_value(v) if type(v) is Literal else env[v] for v in jaxpr.outvars]
+
+    def _output_value(self, literal: Literal) -> _Value:
+        # A literal output is returned as a NumPy value of its aval's dtype,
+        # read-only because every call returns the same object.
+        buffer = np.array(literal.val, dtype=literal.aval.dtype)
+        buffer.flags.writeable = False
+        return _Value(self.constant(buffer, "out"), literal.aval, _LITERAL)
+
+    def emit_eqn(self, eqn: JaxprEqn, ins: list[_Value]) -> list[_Value | None]:
+        primitive = eqn.primitive
+        emitter = EMITTERS.get(primitive.name)
+        if emitter is not None:
+            return emitter(self, eqn, ins)
+        impl = self.impls.get(primitive)
+        if impl is None:
+            raise missing_rule_error("impl", primitive.name)
+        is_default = impl is DEFAULT_IMPLS.get(primitive)
+        if is_default and primitive.name in IDENTITIES and ins[0].kind != _LITERAL:
+            return list(ins)
+        out_avals = [v.aval for v in eqn.outvars]
+        ufunc = UFUNCS.get(primitive.name) if is_default else None
+        if ufunc is not None:
+            outs = [self.new_value(out_avals[0])]
+            fn = self._function(ufunc, "np_" + ufunc.__name__)
+            self.instrs.append(_Instr(fn, ins, outs, ufunc=ufunc))
+            return outs
+        return self.call(impl, ins, out_avals, eqn.params, primitive.multiple_results, hint=primitive.name)
+
+    def call(
+        self, fn: Callable, ins: Sequence[_Value], out_avals: Sequence[ShapedArray],
+        params: dict | None = None, multiple_results: bool = False, hint: str = "fn",
+    ) -> list[_Value]:
+        """Emits `outs = fn(*ins, **params)`; params are static."""
+        outs = [self.new_value(a) for a in out_avals]
+        kwargs = self._kwargs_source(params or {})
+        self.instrs.append(_Instr(self._function(fn, hint), list(ins), outs, kwargs, multiple_results))
+        return outs
+
+    def statement(
+        self, render: Callable[[list[str], list[str]], list[str]], ins: Sequence[_Value],
+        out_avals: Sequence[ShapedArray],
+    ) -> list[_Value]:
+        """Emits custom source: `render(in_names, out_names)` returns lines
+        (relative indentation allowed) that read only `ins` and bind every
+        output name. Outputs are assumed to possibly alias the inputs."""
+        outs = [self.new_value(a) for a in out_avals]
+        self.instrs.append(_Instr(None, list(ins), outs, render=render))
+        return outs
+
+    def compile_sub(self, jaxpr: Jaxpr, hint: str = "body") -> str:
+        """Compiles `jaxpr` separately (a loop or branch body); returns its
+        namespace name. The body is called as `name(*values) -> list`."""
+        compiled = compile_jaxpr(jaxpr, self.impls, name=_identifier(hint))
+        return self.constant(compiled.func, hint)
+
+    def _kwargs_source(self, params: dict) -> str:
+        parts = []
+        for key, value in params.items():
+            if not (key.isidentifier() and not keyword.iskeyword(key)):
+                return ", **" + self.constant(dict(params), "params")
+            if _is_source_literal(value):
+                parts.append(f"{key}={value!r}")
+            else:
+                parts.append(f"{key}={self.constant(value, 'p')}")
+        return "".join(", " + p for p in parts)
+
+    # --- passes 2 and 3, and code generation
+    def build(
+        self, name: str, in_values: list[_Value], out_values: list[_Value], *, reuse_buffers: bool = True
+    ) -> tuple[Callable, str]:
+        _mark_last_uses(self.instrs, out_values)
+        if reuse_buffers:
+            _assign_out_buffers(self.instrs)
+        source = _generate_source(name, self.instrs, in_values, out_values)
+        filename = f"<pyjax compiled {name} #{next(_compile_ids)}>"
+        exec(compile(source, filename, "exec"), self.namespace)
+        fn = self.namespace[name]
+        _register_source(fn, filename, source)
+        return fn, source
+
+
+def _identifier(hint: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in hint)
+    return cleaned if cleaned and not cleaned[0].isdigit() else "f" + cleaned
+
+
+def _const_buffer(value: Any, aval: ShapedArray) -> Any:
+    """A const as the buffer the impls receive, cast to its aval's dtype the
+    way the eval trace would cast it (e.g. a float64 NumPy array, x64 off)."""
+    if isinstance(value, Array):
+        return value._value
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype != aval.dtype:
+        return value.astype(aval.dtype)
+    return value
+
+
+# ---------------------------------------------------------------------------
+# Pass 2: liveness
+
+
+def _mark_last_uses(instrs: list[_Instr], out_values: list[_Value]) -> None:
+    for i, instr in enumerate(instrs):
+        for value in instr.ins:
+            value.last_use = i
+    end = len(instrs)
+    for value in out_values:
+        value.last_use = end  # returned: never released
+
+
+# ---------------------------------------------------------------------------
+# Pass 3: in-place reuse of dead intermediates
+
+
+def _assign_out_buffers(instrs: list[_Instr]) -> None:
+    """Chooses, for each ufunc, a dead input buffer to write its result into.
+
+    A buffer qualifies only if this function allocated it (a ufunc result
+    with at least one dimension, hence a fresh writeable ndarray — never an
+    input, const, literal, view or impl result), its shape and dtype equal
+    the output's, and no value that may share its memory is read after this
+    instruction. Sharing is tracked conservatively: the result of anything
+    but a ufunc (a reshape, a broadcast, an identity, a custom statement) may
+    alias every owned buffer among its inputs.
+    """
+    for i, instr in enumerate(instrs):
+        if instr.ufunc is not None and instr.outs[0].aval.shape:
+            out = instr.outs[0]
+            for candidate in instr.ins:
+                root = candidate.root
+                if (
+                    root is not None
+                    and root.alias_last_use == i
+                    and candidate.aval.shape == out.aval.shape
+                    and candidate.aval.dtype == out.aval.dtype
+                ):
+                    instr.out_buffer = candidate
+                    out.root = root
+                    break
+            else:
+                out.root = out
+            out.aliases = (out.root,)
+            _note_aliases(out)
+        else:
+            aliases = _union_aliases(instr.ins)
+            for out in instr.outs:
+                if out is not None:
+                    out.aliases = aliases
+                    _note_aliases(out)
+
+
+def _union_aliases(values: list[_Value]) -> tuple:
+    found: dict[int, _Value] = {}
+    for value in values:
+        for root in value.aliases:
+            found[id(root)] = root
+    return tuple(found.values())
+
+
+def _note_aliases(value: _Value) -> None:
+    for root in value.aliases:
+        if value.last_use > root.alias_last_use:
+            root.alias_last_use = value.last_use
+
+
+# ---------------------------------------------------------------------------
+# Code generation
+
+
+_compile_ids = itertools.count()
+
+
+def _generate_source(name: str, instrs: list[_Instr], in_values: list[_Value],
+                     out_values: list[_Value]) -> str:
+    lines = [f"def {name}({', '.join(v.name for v in in_values)}):"]
+    for i, instr in enumerate(instrs):
+        lines.extend("    " + line for line in _instr_lines(instr))
+        dead: dict[str, None] = {}
+        for value in instr.ins:
+            if value.last_use == i and value.is_local:
+                dead[value.name] = None
+        if instr.render is not None:  # custom code binds every output name
+            for value in instr.outs:
+                if value.last_use == _NEVER:
+                    dead[value.name] = None
+        if dead:
+            lines.append(f"    del {', '.join(dead)}")
+    lines.append(f"    return [{', '.join(v.name for v in out_values)}]")
+    return "\n".join(lines) + "\n"
+
+
+def _instr_lines(instr: _Instr) -> list[str]:
+    if instr.render is not None:
+        return list(instr.render([v.name for v in instr.ins], [v.name for v in instr.outs]))
+    args = ", ".join(v.name for v in instr.ins)
+    if instr.out_buffer is not None:
+        call = f"{instr.fn}({args}, out={instr.out_buffer.name})"
+    else:
+        call = f"{instr.fn}({args}{instr.kwargs})"
+    used = [v is not None and v.last_use != _NEVER for v in instr.outs]
+    if not any(used):
+        return [call]  # run for its errors; the result is dropped at once
+    if not instr.multiple_results:
+        return [f"{instr.outs[0].name} = {call}"]
+    targets = [v.name if u else "_" for v, u in zip(instr.outs, used, strict=True)]
+    line = f"{', '.join(targets)}{',' if len(targets) == 1 else ''} = {call}"
+    return [line, "del _"] if not all(used) else [line]
+
+
+def _register_source(fn: Callable, filename: str, source: str) -> None:
+    # Tracebacks through generated code show its lines; the entry goes when
+    # the function does.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    weakref.finalize(fn, linecache.cache.pop, filename, None)
+
+
+# ---------------------------------------------------------------------------
+# Code emitters: primitives compiled by rewriting instead of an impl call.
+
+
+def _inline_jit(builder: ProgramBuilder, eqn: JaxprEqn, ins: list[_Value]) -> list[_Value]:
+    # jit's body runs in the caller's frame: no call, and its buffers are
+    # released and reused like the caller's own.
+    return builder.inline(eqn.params["jaxpr"], ins)
+
+
+EMITTERS: dict[str, Callable[[ProgramBuilder, JaxprEqn, list[_Value]], list[_Value | None]]] = {
+    "jit": _inline_jit,
+}

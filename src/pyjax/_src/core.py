@@ -1,0 +1,226 @@
+"""The tracing core: primitives, bind, traces and tracers.
+
+pyjax is stackless: one context variable holds the current trace, and
+`Primitive.bind` hands every operation to it. A trace decides what an
+operation means — run it now (the eval trace), record it (staging), push
+tangents through it (jvp), move a batch axis through it (batching). A trace
+that meets a value that is not one of its own tracers treats it as a
+constant; each tracer knows its trace, so values of different traces never
+get confused.
+
+    with set_current_trace(trace):   # run user code under `trace`
+        out = f(*tracers)
+
+Rules live on the primitive in fixed slots (see rules.py); execution rules
+live in the backends, which is why the eval trace is handed its impl table
+from above (`set_default_trace`) instead of importing a backend.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from contextvars import ContextVar
+from typing import Any, Callable
+
+from pyjax._src import dtypes, errors
+from pyjax._src.avals import ShapedArray
+from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR, Sentinel, missing_rule_error
+
+
+# ---------------------------------------------------------------------------
+# The current trace: the only global state on the tracing path.
+
+_trace_ctx: ContextVar = ContextVar("pyjax_current_trace", default=None)
+_default_trace: list = [None]  # the eval trace, installed once by the dispatch layer
+
+
+def set_default_trace(trace: Trace) -> None:
+    """Installs the trace used when no transformation is active (eager)."""
+    _default_trace[0] = trace
+
+
+def current_trace() -> Trace:
+    return _trace_ctx.get() or _default_trace[0]
+
+
+@contextlib.contextmanager
+def set_current_trace(trace: Trace | None):
+    token = _trace_ctx.set(trace)
+    try:
+        yield trace
+    finally:
+        _trace_ctx.reset(token)
+
+
+# ---------------------------------------------------------------------------
+# Primitives
+
+
+class Primitive:
+    """A named operation with its rule slots.
+
+    Semantic rules are stored on the primitive (abstract_eval, jvp, transpose,
+    batch); backends keep their own tables keyed by the primitive. Rules of
+    single-output primitives return one value; `multiple_results` primitives
+    return lists.
+    """
+
+    def __init__(self, name: str, *, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+        self.abstract_eval: Callable | Sentinel | None = None
+        self.jvp: Callable | Sentinel | None = None
+        self.transpose: Callable | Sentinel | None = None
+        self.batch: Callable | Sentinel | None = None
+        # Params JAX leaves out of the jaxpr text, or prints only when set.
+        self.pp_hidden: Callable[[str, Any], bool] | None = None
+        self._abstract_eval_cache: dict = {}
+
+    def __repr__(self):
+        return self.name
+
+    def bind(self, *args, **params):
+        return (_trace_ctx.get() or _default_trace[0]).process_primitive(self, args, params)
+
+    # --- definition helpers, each returns its argument so they stack as decorators
+    def def_abstract_eval(self, rule):
+        self.abstract_eval = rule
+        return rule
+
+    def def_jvp(self, rule):
+        self.jvp = rule
+        return rule
+
+    def def_transpose(self, rule):
+        self.transpose = rule
+        return rule
+
+    def def_batch(self, rule):
+        self.batch = rule
+        return rule
+
+    def rule(self, slot: str) -> Callable:
+        """The rule in `slot`, or JAX's missing-rule error naming this primitive."""
+        rule = getattr(self, slot)
+        if rule is None or isinstance(rule, Sentinel):
+            why = getattr(rule, "why", "")
+            if rule is NOT_LINEAR or rule is NOT_DIFFERENTIABLE:
+                why = ""
+            raise missing_rule_error(slot, self.name, why)
+        return rule
+
+    def out_avals(self, avals: tuple, params: dict):
+        """Abstract evaluation, memoised on (avals, params): interned avals make
+        the lookup an identity hash. Returns an aval, or a list of avals."""
+        try:
+            key = (avals, *params.values()) if params else avals
+            return self._abstract_eval_cache[key]
+        except KeyError:
+            out = self.rule("abstract_eval")(*avals, **params)
+            self._abstract_eval_cache[key] = out
+            return out
+        except TypeError:  # an unhashable param: no caching
+            return self.rule("abstract_eval")(*avals, **params)
+
+
+# ---------------------------------------------------------------------------
+# Traces and tracers
+
+
+class Trace:
+    """Gives primitives their meaning. Subclasses implement process_primitive
+    and, for higher-order primitives, the hooks they need."""
+
+    def process_primitive(self, primitive: Primitive, args: tuple, params: dict):
+        raise NotImplementedError
+
+    def is_valid(self) -> bool:
+        return True
+
+
+class Tracer:
+    """A stand-in for an array while a function is being traced.
+
+    Carries an aval and its trace. Operators and array methods are installed
+    by the numpy layer (the same set as on Array); conversions to concrete
+    Python values raise the tracer errors of `pyjax.errors`.
+    """
+
+    __slots__ = ("_trace", "__weakref__")
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def __len__(self):
+        if not self.aval.shape:
+            raise TypeError("len() of unsized object")
+        return self.aval.shape[0]
+
+    def __bool__(self):
+        raise errors.TracerBoolConversionError(self)
+
+    def __int__(self):
+        raise errors.ConcretizationTypeError(self, f"The problem arose with the `int` function. ")
+
+    def __float__(self):
+        raise errors.ConcretizationTypeError(self, f"The problem arose with the `float` function. ")
+
+    def __complex__(self):
+        raise errors.ConcretizationTypeError(self, f"The problem arose with the `complex` function. ")
+
+    def __index__(self):
+        raise errors.TracerIntegerConversionError(self)
+
+    def __array__(self, *args, **kwargs):
+        raise errors.TracerArrayConversionError(self)
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: '{type(self).__name__}'")
+
+    def item(self, *args):
+        raise errors.ConcretizationTypeError(self, "The problem arose with the `item` function. ")
+
+    def tolist(self):
+        raise errors.ConcretizationTypeError(self, "The problem arose with the `tolist` function. ")
+
+    def __repr__(self):
+        return f"{type(self).__name__}<{self.aval}>"
+
+    def __setitem__(self, index, value):
+        raise TypeError(
+            f"'{type(self).__name__}' object does not support item assignment. JAX arrays are "
+            "immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another "
+            ".at[] method: https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html"
+        )
+
+    def full_lower(self):
+        return self
+
+
+def get_aval(x) -> ShapedArray:
+    """The aval of an Array, a tracer, a NumPy value or a Python scalar."""
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    return concrete_aval(x)
+
+
+def concrete_aval(x) -> ShapedArray:
+    """The aval of a concrete value: Python scalars are weakly typed (except
+    bool), NumPy values are not; dtypes are canonicalized (x64 off: 32 bits)."""
+    tx = type(x)
+    scalar_dtype = dtypes.python_scalar_types_to_dtypes.get(tx)
+    if scalar_dtype is not None:
+        return ShapedArray((), dtypes.canonicalize_dtype(scalar_dtype), tx is not bool)
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        raise TypeError(f"Value {x!r} of type {tx} is not a valid JAX type")
+    return ShapedArray(getattr(x, "shape", ()), dtypes.canonicalize_dtype(dtype), False)

@@ -1,0 +1,210 @@
+"""Staging: the trace that records primitives into a jaxpr.
+
+`trace_to_jaxpr(f, avals, debug_info)` runs `f` once on DynamicJaxprTracers
+and returns the recorded Jaxpr with its constants. Values the function meets
+that are not its own tracers become constants: Python scalars, NumPy scalars
+and 0-d NumPy arrays are written inline as literals; anything else (Arrays,
+larger NumPy arrays, tracers of an enclosing trace) becomes a constvar.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src import core, dtypes, errors
+from pyjax._src.avals import ShapedArray
+from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var
+
+
+class DebugInfo:
+    """Where a trace came from, for error messages: the function, what it was
+    traced for (jit, make_jaxpr, ...), and the name of each flat argument."""
+
+    __slots__ = ("traced_for", "func_src_info", "arg_names", "result_paths")
+
+    def __init__(self, traced_for: str, func_src_info: str, arg_names: Sequence[str] | None, result_paths=None):
+        self.traced_for = traced_for
+        self.func_src_info = func_src_info
+        self.arg_names = tuple(arg_names) if arg_names is not None else None
+        self.result_paths = result_paths
+
+    @property
+    def func_name(self) -> str:
+        return self.func_src_info.split(" ")[0]
+
+
+def func_src_info(fun: Callable) -> str:
+    """`name at file:line` for a function, as JAX's messages show it."""
+    target = fun
+    while hasattr(target, "__wrapped__"):
+        target = target.__wrapped__
+    target = getattr(target, "func", target)  # functools.partial
+    name = getattr(target, "__name__", None) or type(target).__name__
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return name
+    return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+
+
+class DynamicJaxprTracer(core.Tracer):
+    """A tracer being recorded into a jaxpr: an aval and the variable it is."""
+
+    __slots__ = ("_aval", "_var")
+
+    def __init__(self, trace: DynamicJaxprTrace, aval: ShapedArray, var: Var):
+        self._trace = trace
+        self._aval = aval
+        self._var = var
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+    def __repr__(self):
+        return f"JitTracer({self._aval})"
+
+    __str__ = __repr__
+
+
+_LITERAL_TYPES = (bool, int, float, complex)
+
+
+class DynamicJaxprTrace(core.Trace):
+    """Records every primitive bound under it as an equation."""
+
+    def __init__(self, debug_info: DebugInfo | None = None):
+        self.eqns: list[JaxprEqn] = []
+        self.invars: list[Var] = []
+        self.constvars: list[Var] = []
+        self.consts: list[Any] = []
+        self._const_ids: dict[int, Var] = {}
+        self.debug_info = debug_info
+        self.valid = True
+
+    def is_valid(self) -> bool:
+        return self.valid
+
+    # --- values in
+    def new_arg(self, aval: ShapedArray) -> DynamicJaxprTracer:
+        var = Var(aval)
+        self.invars.append(var)
+        return DynamicJaxprTracer(self, aval, var)
+
+    def to_atom(self, x) -> Var | Literal:
+        if type(x) is DynamicJaxprTracer and x._trace is self:
+            return x._var
+        if isinstance(x, core.Tracer):
+            if not x._trace.is_valid():
+                raise errors.escaped_tracer_error(x)
+            return self._constvar(x, x.aval)
+        tx = type(x)
+        if tx in _LITERAL_TYPES:
+            return Literal(x, core.concrete_aval(x))
+        if isinstance(x, (np.ndarray, np.generic)):
+            if x.shape == ():
+                aval = ShapedArray((), dtypes.canonicalize_dtype(x.dtype), False)
+                return Literal(np.asarray(x, aval.dtype)[()], aval)
+            return self._constvar(x, ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype)))
+        aval = getattr(x, "aval", None)
+        if aval is None:
+            raise TypeError(f"Value {x!r} of type {tx} is not a valid JAX type")
+        return self._constvar(x, aval)
+
+    def lift_constant(self, value, aval: ShapedArray) -> DynamicJaxprTracer:
+        """A constant made inside the trace (jnp.array(2.0)): scalars become
+        literals, larger values constvars."""
+        if aval.shape == ():
+            return DynamicJaxprTracer(self, aval, Literal(np.asarray(value)[()], aval))
+        return DynamicJaxprTracer(self, aval, self._constvar(value, aval))
+
+    def _constvar(self, value, aval: ShapedArray) -> Var:
+        var = self._const_ids.get(id(value))
+        if var is None:
+            var = Var(aval)
+            self._const_ids[id(value)] = var
+            self.constvars.append(var)
+            self.consts.append(value)
+        return var
+
+    # --- primitives
+    def process_primitive(self, primitive, args, params):
+        atoms = [self.to_atom(x) for x in args]
+        out = primitive.out_avals(tuple(a.aval for a in atoms), params)
+        if primitive.multiple_results:
+            outvars = [Var(a) for a in out]
+            self.eqns.append(JaxprEqn(primitive, atoms, outvars, params))
+            return [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
+        var = Var(out)
+        self.eqns.append(JaxprEqn(primitive, atoms, [var], params))
+        return DynamicJaxprTracer(self, out, var)
+
+    def add_eqn(self, primitive, atoms, out_avals, params) -> list[DynamicJaxprTracer]:
+        """Records an equation whose output types the caller already knows."""
+        outvars = [Var(a) for a in out_avals]
+        self.eqns.append(JaxprEqn(primitive, atoms, outvars, params))
+        return [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
+
+    # --- result
+    def to_jaxpr(self, outs: Sequence[Any]) -> Jaxpr:
+        outvars = [self.to_atom(x) for x in outs]
+        return Jaxpr(self.constvars, self.invars, outvars, self.eqns, self.consts, debug_info=self.debug_info)
+
+    # --- error context
+    def describe_function(self) -> str:
+        info = self.debug_info
+        return f"{info.func_src_info} traced for {info.traced_for}" if info else ""
+
+    def origin_message(self, tracer: DynamicJaxprTracer) -> str:
+        info = self.debug_info
+        if info is None:
+            return ""
+        head = f"The error occurred while tracing the function {info.func_src_info} for {info.traced_for}. "
+        names = self._progenitor_arg_names(tracer)
+        if names:
+            if len(names) == 1:
+                return head + f"This concrete value was not available in Python because it depends on the value of the argument {names[0]}."
+            listed = " and ".join(names) if len(names) == 2 else ", ".join(names[:-1]) + f", and {names[-1]}"
+            return head + f"This concrete value was not available in Python because it depends on the values of the arguments {listed}."
+        return head + "This value became a tracer due to JAX operations on these lines:\n\n" + self._operation_lines(tracer)
+
+    def _progenitors(self, tracer: DynamicJaxprTracer) -> tuple[set, list]:
+        needed = {tracer._var}
+        eqns = []
+        for eqn in reversed(self.eqns):
+            if any(v in needed for v in eqn.outvars):
+                eqns.append(eqn)
+                needed.update(v for v in eqn.invars if type(v) is Var)
+        return needed, eqns[::-1]
+
+    def _progenitor_arg_names(self, tracer) -> list[str]:
+        needed, _ = self._progenitors(tracer)
+        arg_names = self.debug_info.arg_names
+        return [
+            arg_names[i] if arg_names and i < len(arg_names) else f"args[{i}]"
+            for i, v in enumerate(self.invars)
+            if v in needed
+        ]
+
+    def _operation_lines(self, tracer) -> str:
+        from pyjax._src.pretty import pp_eqn_str
+
+        _, eqns = self._progenitors(tracer)
+        return "\n".join(f"  operation {pp_eqn_str(e)}" for e in eqns[-1:])
+
+
+def trace_to_jaxpr(
+    fun: Callable, in_avals: Sequence[ShapedArray], debug_info: DebugInfo | None = None
+) -> tuple[Jaxpr, list]:
+    """Traces `fun` on tracers of `in_avals`; returns the jaxpr and the flat
+    outputs as `fun` returned them (the caller flattens/validates them)."""
+    trace = DynamicJaxprTrace(debug_info)
+    args = [trace.new_arg(a) for a in in_avals]
+    try:
+        with core.set_current_trace(trace):
+            outs = fun(*args)
+        jaxpr = trace.to_jaxpr(outs)
+    finally:
+        trace.valid = False
+    return jaxpr, outs

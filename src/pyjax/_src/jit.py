@@ -1,0 +1,317 @@
+"""jit: stage a function out once per input signature, compile it, cache it.
+
+The cache key is (function, input treedef, every leaf's aval, static
+arguments, tracing-relevant config). On a miss the function is traced to a
+jaxpr and compiled by the backend; on a hit the compiled function runs on the
+flat NumPy buffers directly. Under another trace (inside make_jaxpr, grad,
+or an outer jit) a jitted call is one `jit` equation holding the jaxpr.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Sequence
+
+from pyjax._src import config, core
+from pyjax._src.array import Array
+from pyjax._src.avals import ShapedArray
+from pyjax._src.core import Primitive
+from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
+from pyjax._src.jaxpr import Jaxpr
+from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
+
+# ---------------------------------------------------------------------------
+# The jit primitive: a call of a closed jaxpr.
+
+jit_p = Primitive("jit", multiple_results=True)
+jit_p.pp_param_order = ("name", "donated_invars", "jaxpr", "keep_unused")
+jit_p.pp_alias_body = "jaxpr"
+
+
+def _jit_pp_hidden(key, value) -> bool:
+    if key == "donated_invars":
+        return not any(value)
+    if key == "keep_unused":
+        return not value
+    return False
+
+
+jit_p.pp_hidden = _jit_pp_hidden
+
+
+@jit_p.def_abstract_eval
+def _jit_abstract_eval(*avals, jaxpr: Jaxpr, **params):
+    return jaxpr.out_avals
+
+
+# ---------------------------------------------------------------------------
+# Tracing with argument names (for error messages)
+
+
+def _arg_names(fun: Callable, args: tuple, kwargs: dict, static_argnums: tuple) -> list[str]:
+    try:
+        signature = inspect.signature(fun)
+        bound = signature.bind(*args, **kwargs)
+        params = list(signature.parameters.values())
+    except (TypeError, ValueError):
+        bound, params = None, []
+    names = []
+    for i, arg in enumerate(args):
+        if i in static_argnums:
+            continue
+        if bound is not None and i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY, params[i].POSITIONAL_OR_KEYWORD):
+            base = params[i].name
+        else:
+            var_positional = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), "args")
+            first_var = next((k for k, p in enumerate(params) if p.kind is p.VAR_POSITIONAL), 0)
+            base = f"{var_positional}[{i - first_var}]"
+        for path, _ in tree_flatten_with_path(arg)[0]:
+            names.append(base + keystr(path))
+    for key in sorted(kwargs):
+        for path, _ in tree_flatten_with_path(kwargs[key])[0]:
+            names.append(key + keystr(path))
+    return names
+
+
+def abstractify(x) -> ShapedArray:
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    try:
+        return core.concrete_aval(x)
+    except TypeError:
+        raise TypeError(
+            f"Error interpreting argument to {x!r} as an abstract array. The problematic value is "
+            f"of type {type(x)} and was passed to the function at path x.\nThis typically means "
+            "that a jit-wrapped function was called with a non-array argument, and this argument "
+            "was not marked as static using the static_argnums or static_argnames parameters of "
+            "jax.jit."
+        ) from None
+
+
+def trace_flat(fun: Callable, args: tuple, kwargs: dict, static_argnums: tuple, traced_for: str = "jit"):
+    """Traces fun(*args, **kwargs) with the non-static arguments abstracted.
+
+    Returns (jaxpr, in_tree, out_tree, flat_args)."""
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+    flat_args, in_tree = tree_flatten((dyn_args, kwargs))
+    avals = [abstractify(x) for x in flat_args]
+    debug = DebugInfo(traced_for, func_src_info(fun), _arg_names(fun, args, kwargs, static_argnums))
+    out_tree_box = []
+
+    def flat_fun(*flat):
+        dyn, kw = tree_unflatten(in_tree, flat)
+        it = iter(dyn)
+        full = [a if i in static_argnums else next(it) for i, a in enumerate(args)]
+        out = fun(*full, **kw)
+        out_flat, out_tree = tree_flatten(out)
+        out_tree_box.append(out_tree)
+        return out_flat
+
+    jaxpr, _ = trace_to_jaxpr(flat_fun, avals, debug)
+    return jaxpr, in_tree, out_tree_box[0], flat_args
+
+
+def hoist_tracer_consts(jaxpr: Jaxpr) -> tuple[Jaxpr, list]:
+    """Constants that are tracers of an enclosing trace become leading inputs."""
+    if not any(isinstance(c, core.Tracer) for c in jaxpr.consts):
+        return jaxpr, []
+    keep = [(v, c) for v, c in zip(jaxpr.constvars, jaxpr.consts, strict=True) if not isinstance(c, core.Tracer)]
+    hoist = [(v, c) for v, c in zip(jaxpr.constvars, jaxpr.consts, strict=True) if isinstance(c, core.Tracer)]
+    new = jaxpr.replace(
+        constvars=[v for v, _ in keep], consts=[c for _, c in keep],
+        invars=[v for v, _ in hoist] + jaxpr.invars,
+    )
+    return new, [c for _, c in hoist]
+
+
+# ---------------------------------------------------------------------------
+# The jit wrapper
+
+
+def _normalize_argnums(argnums, name: str) -> tuple:
+    if argnums is None:
+        return ()
+    if isinstance(argnums, int):
+        return (argnums,)
+    return tuple(int(a) for a in argnums)
+
+
+class JitWrapped:
+    """A jitted function: call it, or inspect its stages (trace/lower)."""
+
+    def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), donate_argnums=(),
+                 donate_argnames=(), keep_unused=False, inline=False, backend=None, device=None,
+                 in_shardings=None, out_shardings=None, **unused):
+        self._fun = fun
+        self._static_argnums = _normalize_argnums(static_argnums, "static_argnums")
+        self._static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+        self._donate_argnums = _normalize_argnums(donate_argnums, "donate_argnums")
+        self._keep_unused = keep_unused
+        self._inline = inline
+        self._backend = backend
+        self._cache: dict = {}
+        functools.update_wrapper(self, fun)
+        self.__name__ = getattr(fun, "__name__", type(fun).__name__)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
+
+    def _resolve_static(self, args: tuple, kwargs: dict):
+        static_argnums = tuple(i % len(args) if i < 0 else i for i in self._static_argnums if -len(args) <= i < len(args))
+        for i in self._static_argnums:
+            if not -len(args) <= i < max(len(args), 1):
+                pass
+        statics = []
+        for i in static_argnums:
+            statics.append(args[i])
+        static_kwargs = {k: kwargs[k] for k in self._static_argnames if k in kwargs}
+        if static_kwargs:
+            kwargs = {k: v for k, v in kwargs.items() if k not in static_kwargs}
+        key = (tuple(statics), tuple(sorted(static_kwargs.items())))
+        try:
+            hash(key)
+        except TypeError as e:
+            bad = next(s for s in list(statics) + list(static_kwargs.values()) if not _hashable(s))
+            raise ValueError(
+                "Non-hashable static arguments are not supported. An error occurred while trying to "
+                f"hash an object of type {type(bad)}, {bad!r}. The error was:\nTypeError: {e}\n"
+            ) from None
+        return static_argnums, static_kwargs, kwargs, key
+
+    def _get_jaxpr(self, args: tuple, kwargs: dict):
+        static_argnums, static_kwargs, dyn_kwargs, static_key = self._resolve_static(args, kwargs)
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+        flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        avals = tuple(abstractify(x) for x in flat_args)
+        key = (in_tree, avals, static_key, config.trace_context())
+        entry = self._cache.get(key)
+        if entry is None:
+            fun = functools.partial(self._fun, **static_kwargs) if static_kwargs else self._fun
+            if static_kwargs:
+                functools.update_wrapper(fun, self._fun)
+            jaxpr, _, out_tree, _ = trace_flat(fun, args, dyn_kwargs, static_argnums)
+            entry = self._cache[key] = _CacheEntry(jaxpr, out_tree)
+        return entry, flat_args
+
+    def __call__(self, *args, **kwargs):
+        if config.disable_jit.value:
+            return self._fun(*args, **kwargs)
+        entry, flat_args = self._get_jaxpr(args, kwargs)
+        trace = core.current_trace()
+        if trace is core._default_trace[0]:
+            outs = entry.run(flat_args)
+        else:
+            outs = self._bind(entry, flat_args)
+        return tree_unflatten(entry.out_tree, outs)
+
+    def _bind(self, entry, flat_args):
+        jaxpr, hoisted = hoist_tracer_consts(entry.jaxpr)
+        if self._inline:
+            from pyjax._src.jaxpr import eval_jaxpr
+
+            return eval_jaxpr(jaxpr, jaxpr.consts, *hoisted, *flat_args)
+        donated = tuple(False for _ in hoisted) + tuple(False for _ in flat_args)
+        return jit_p.bind(*hoisted, *flat_args, jaxpr=jaxpr, name=self.__name__,
+                          donated_invars=donated, keep_unused=self._keep_unused, inline=self._inline)
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def eval_shape(self, *args, **kwargs):
+        from pyjax._src.api import ShapeDtypeStruct
+
+        entry, _ = self._get_jaxpr(args, kwargs)
+        return tree_unflatten(entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in entry.jaxpr.out_avals])
+
+
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
+
+
+class _CacheEntry:
+    """A traced jaxpr, its output structure and, once run eagerly, its executable."""
+
+    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals")
+
+    def __init__(self, jaxpr: Jaxpr, out_tree):
+        self.jaxpr = jaxpr
+        self.out_tree = out_tree
+        self.executable = None
+        self.out_avals = jaxpr.out_avals
+
+    def run(self, flat_args: Sequence[Any]) -> list:
+        executable = self.executable
+        if executable is None:
+            executable = self.executable = compile_for_backend(self.jaxpr)
+        values = [x._value if type(x) is Array else _to_numpy(x) for x in flat_args]
+        outs = executable(*values)
+        return [Array(v, a) for v, a in zip(outs, self.out_avals, strict=True)]
+
+
+def _to_numpy(x):
+    import numpy as np
+
+    from pyjax._src import dtypes
+
+    if isinstance(x, Array):
+        return x._value
+    if isinstance(x, core.Tracer):
+        from pyjax._src import errors
+
+        raise errors.escaped_tracer_error(x)
+    return np.asarray(x, dtypes.canonicalize_dtype(core.concrete_aval(x).dtype))
+
+
+_compilers: list = []
+
+
+def set_compiler(compile_fn: Callable) -> None:
+    """Installs the default backend's jaxpr compiler (done once by pyjax/__init__)."""
+    _compilers[:] = [compile_fn]
+
+
+def compile_for_backend(jaxpr: Jaxpr) -> Callable:
+    return _compilers[0](jaxpr)
+
+
+def jit(fun: Callable | None = None, /, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, keep_unused: bool = False, device=None, backend=None, inline: bool = False,
+        in_shardings=None, out_shardings=None, abstracted_axes=None, compiler_options=None):
+    """Sets up `fun` for just-in-time compilation.
+
+    The function is traced once per distinct input signature (treedef, avals,
+    static arguments) into a jaxpr, compiled by the backend, and the compiled
+    function is reused on later calls with the same signature.
+
+    Args:
+      fun: the function to compile; must be pure.
+      static_argnums: positional arguments treated as compile-time constants
+        (must be hashable; a new value retraces).
+      static_argnames: keyword arguments treated as compile-time constants.
+      donate_argnums: arguments whose buffers the computation may reuse.
+      keep_unused: keep unused arguments in the staged program.
+      inline: inline the traced jaxpr into an enclosing trace.
+
+    Returns:
+      A wrapped function with the same signature, plus `.trace`, `.lower`,
+      `.eval_shape` and cache helpers.
+    """
+    kwargs = dict(static_argnums=static_argnums, static_argnames=static_argnames,
+                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                  keep_unused=keep_unused, inline=inline, backend=backend, device=device)
+    if fun is None:
+        return lambda f: JitWrapped(f, **kwargs)
+    return JitWrapped(fun, **kwargs)
+
+

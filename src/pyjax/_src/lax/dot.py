@@ -1,0 +1,106 @@
+"""dot_general: the one contraction primitive (matmul, dot, einsum, batched
+products all lower to it).
+
+dimension_numbers = ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch)).
+The result's axes are: batch dims, then the lhs free dims, then the rhs free
+dims. `preferred_element_type` asks for a wider accumulation/result dtype.
+"""
+
+from __future__ import annotations
+
+
+
+import numpy as np
+
+from pyjax._src import dtypes
+from pyjax._src.avals import ShapedArray
+from pyjax._src.core import Primitive
+from pyjax._src.lax._standard import BOOL_OR_NUMBER, check_same_dtypes, nary_dtype_check
+
+
+class DotDimensionNumbers(tuple):
+    """((lhs_contract, rhs_contract), (lhs_batch, rhs_batch)) as nested tuples
+    (hashable), printed with lists inside as JAX prints them."""
+
+    def __new__(cls, dimension_numbers):
+        (lc, rc), (lb, rb) = dimension_numbers
+        return super().__new__(cls, ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb)))))
+
+    def __str__(self):
+        (lc, rc), (lb, rb) = self
+        return f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
+
+    __repr__ = __str__
+
+
+dot_general_p = Primitive("dot_general")
+dot_general_p.pp_hidden = lambda k, v: k == "out_sharding" or (k in ("precision", "preferred_element_type") and v is None)
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, dimension_numbers, precision,
+                               preferred_element_type, out_sharding) -> ShapedArray:
+    (lc, rc), (lb, rb) = dimension_numbers
+    nary_dtype_check("dot_general", (BOOL_OR_NUMBER, BOOL_OR_NUMBER), (lhs, rhs))
+    for dims, aval, side in ((lc, lhs, "lhs"), (rc, rhs, "rhs"), (lb, lhs, "lhs"), (rb, rhs, "rhs")):
+        if any(not 0 <= d < aval.ndim for d in dims):
+            raise TypeError(
+                f"dot_general requires contracting or batch dimension numbers to be in range "
+                f"[0, {aval.ndim}) for {side}, got {dims} for {side} of shape {aval.shape}."
+            )
+    if len(lb) != len(rb):
+        raise TypeError(f"dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got lhs_batch {lb} and rhs_batch {rb}.")
+    lhs_batch_shape = tuple(lhs.shape[d] for d in lb)
+    rhs_batch_shape = tuple(rhs.shape[d] for d in rb)
+    if lhs_batch_shape != rhs_batch_shape:
+        raise TypeError(
+            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the same "
+            f"shape, got {lhs_batch_shape} and {rhs_batch_shape}."
+        )
+    lhs_contract_shape = tuple(lhs.shape[d] for d in lc)
+    rhs_contract_shape = tuple(rhs.shape[d] for d in rc)
+    if lhs_contract_shape != rhs_contract_shape:
+        raise TypeError(
+            "dot_general requires contracting dimensions to have the same shape, got "
+            f"{lhs_contract_shape} and {rhs_contract_shape}."
+        )
+    lhs_free = tuple(d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb)
+    rhs_free = tuple(d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb)
+    if preferred_element_type is None:
+        check_same_dtypes("dot_general", lhs, rhs)
+        dtype = lhs.dtype
+    else:
+        dtype = preferred_element_type
+    weak = lhs.weak_type and rhs.weak_type and preferred_element_type is None
+    return ShapedArray(lhs_batch_shape + lhs_free + rhs_free, dtype, weak, out_sharding)
+
+
+def _precision_param(precision):
+    if precision is None:
+        return None
+    if isinstance(precision, (tuple, list)):
+        return tuple(precision)
+    return (precision, precision)
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *, out_sharding=None):
+    """General tensor contraction: contracts and batches the given dimensions."""
+    if preferred_element_type is not None:
+        preferred_element_type = dtypes.canonicalize_dtype(np.dtype(preferred_element_type))
+    return dot_general_p.bind(
+        lhs, rhs, dimension_numbers=DotDimensionNumbers(dimension_numbers),
+        precision=_precision_param(precision), preferred_element_type=preferred_element_type,
+        out_sharding=out_sharding,
+    )
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None, *, out_sharding=None):
+    """Vector/matrix product: contracts the last axis of lhs with the first of rhs."""
+    lhs_ndim = lhs.aval.ndim if hasattr(lhs, "aval") else np.ndim(lhs)
+    rhs_ndim = rhs.aval.ndim if hasattr(rhs, "aval") else np.ndim(rhs)
+    if not 1 <= lhs_ndim <= 2 or not 1 <= rhs_ndim <= 2:
+        raise TypeError(f"Incompatible shapes for dot: got {np.shape(lhs)} and {np.shape(rhs)}.")
+    dims = (((lhs_ndim - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dims, precision, preferred_element_type, out_sharding=out_sharding)
+
+

@@ -1,0 +1,267 @@
+"""Shape primitives: broadcast_in_dim, reshape, transpose, squeeze,
+expand_dims, rev, concatenate and iota.
+
+None of these compute: each rearranges or repeats elements, so each rule is
+a statement about shapes. Shapes and dimension lists are static params
+(tuples), never traced values.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from pyjax._src import dtypes
+from pyjax._src.avals import ShapedArray
+from pyjax._src.core import Primitive
+
+
+def _static_shape(shape, name: str) -> tuple:
+    try:
+        return tuple(int(d) for d in shape)
+    except TypeError as e:
+        raise TypeError(f"{name} shape must be a sequence of integers, got {shape}") from e
+
+
+# --- broadcast_in_dim
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+broadcast_in_dim_p.pp_hidden = lambda k, v: k in ("shape", "sharding") or (k == "broadcast_dimensions" and not v)
+
+
+@broadcast_in_dim_p.def_abstract_eval
+def _broadcast_in_dim_abstract_eval(operand: ShapedArray, *, shape, broadcast_dimensions, sharding) -> ShapedArray:
+    if len(broadcast_dimensions) != operand.ndim:
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; "
+            f"got broadcast_dimensions {broadcast_dimensions} for operand ndim {operand.ndim}."
+        )
+    if any(d >= len(shape) or d < 0 for d in broadcast_dimensions) or any(
+        operand.shape[i] not in (1, shape[d]) for i, d in enumerate(broadcast_dimensions)
+    ):
+        raise TypeError(
+            "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
+            "corresponding dimensions in the target broadcast shape; got operand of shape "
+            f"{operand.shape}, target broadcast shape {shape}, broadcast_dimensions "
+            f"{broadcast_dimensions} "
+        )
+    if list(broadcast_dimensions) != sorted(set(broadcast_dimensions)):
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must be strictly increasing; "
+            f"got broadcast_dimensions {broadcast_dimensions}"
+        )
+    return ShapedArray(shape, operand.dtype, operand.weak_type, sharding)
+
+
+def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int], *, out_sharding=None):
+    """Broadcasts `operand` to `shape`; operand axis i becomes result axis
+    broadcast_dimensions[i]."""
+    shape = _static_shape(shape, "broadcast_in_dim")
+    broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+    aval = getattr(operand, "aval", None)
+    if aval is not None and aval.shape == shape and broadcast_dimensions == tuple(range(len(shape))):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=broadcast_dimensions,
+                                   sharding=out_sharding)
+
+
+def broadcast(operand, sizes: Sequence[int], *, out_sharding=None):
+    """Adds leading dimensions of `sizes` to `operand`."""
+    sizes = _static_shape(sizes, "broadcast")
+    ndim = np.ndim(operand) if getattr(operand, "aval", None) is None else operand.aval.ndim
+    shape = sizes + tuple(np.shape(operand) if getattr(operand, "aval", None) is None else operand.aval.shape)
+    return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(sizes) + ndim)), out_sharding=out_sharding)
+
+
+# --- reshape
+reshape_p = Primitive("reshape")
+
+
+@reshape_p.def_abstract_eval
+def _reshape_abstract_eval(operand: ShapedArray, *, new_sizes, dimensions, sharding) -> ShapedArray:
+    if int(np.prod(new_sizes, dtype=np.int64)) != operand.size:
+        raise TypeError(
+            f"reshape total size must be unchanged, got new_sizes {new_sizes} (of total size "
+            f"{int(np.prod(new_sizes, dtype=np.int64))}) for shape {operand.shape} (of total size {operand.size})."
+        )
+    if dimensions is not None and sorted(dimensions) != list(range(operand.ndim)):
+        raise TypeError(
+            f"reshape dimensions must be a permutation of operand dimensions, got dimensions "
+            f"{dimensions} for shape {operand.shape}."
+        )
+    return ShapedArray(new_sizes, operand.dtype, operand.weak_type, sharding)
+
+
+def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *, out_sharding=None):
+    """Reshapes `operand` to `new_sizes` (after transposing by `dimensions`, if given)."""
+    new_sizes = _static_shape(new_sizes, "reshape")
+    dims = None if dimensions is None or tuple(dimensions) == tuple(range(len(np.shape(operand) if getattr(operand, "aval", None) is None else operand.aval.shape))) else tuple(dimensions)
+    aval = getattr(operand, "aval", None)
+    if aval is not None and aval.shape == new_sizes and dims is None:
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=out_sharding)
+
+
+# --- transpose
+transpose_p = Primitive("transpose")
+
+
+@transpose_p.def_abstract_eval
+def _transpose_abstract_eval(operand: ShapedArray, *, permutation) -> ShapedArray:
+    if sorted(permutation) != list(range(operand.ndim)):
+        raise TypeError(
+            "transpose permutation isn't a permutation of operand dimensions, got permutation "
+            f"{permutation} for operand shape {operand.shape}."
+        )
+    return ShapedArray(tuple(operand.shape[p] for p in permutation), operand.dtype, operand.weak_type)
+
+
+def transpose(operand, permutation: Sequence[int]):
+    """Permutes the axes of `operand`: result axis i is operand axis permutation[i]."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))) and getattr(operand, "aval", None) is not None:
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+# --- squeeze
+squeeze_p = Primitive("squeeze")
+
+
+@squeeze_p.def_abstract_eval
+def _squeeze_abstract_eval(operand: ShapedArray, *, dimensions) -> ShapedArray:
+    for d in dimensions:
+        if not 0 <= d < operand.ndim or operand.shape[d] != 1:
+            raise ValueError(
+                "cannot select an axis to squeeze out which has size not equal to one, got "
+                f"shape={operand.shape} and dimensions={dimensions}"
+            )
+    shape = tuple(s for i, s in enumerate(operand.shape) if i not in dimensions)
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def squeeze(array, dimensions: Sequence[int]):
+    """Removes the size-1 axes `dimensions`."""
+    ndim = array.aval.ndim if getattr(array, "aval", None) is not None else np.ndim(array)
+    dims = tuple(sorted(int(d) % ndim if ndim else int(d) for d in dimensions))
+    if not dims and getattr(array, "aval", None) is not None:
+        return array
+    return squeeze_p.bind(array, dimensions=dims)
+
+
+def expand_dims(array, dimensions: Sequence[int]):
+    """Inserts size-1 axes at `dimensions` (a broadcast_in_dim, as in JAX)."""
+    shape = list(array.aval.shape if getattr(array, "aval", None) is not None else np.shape(array))
+    ndim_out = len(shape) + len(dimensions)
+    dims = sorted(int(d) % ndim_out for d in dimensions)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = [i for i in range(ndim_out) if i not in dims]
+    return broadcast_in_dim(array, tuple(shape), tuple(kept))
+
+
+# --- iota
+iota_p = Primitive("iota")
+
+
+@iota_p.def_abstract_eval
+def _iota_abstract_eval(*, dtype, shape, dimension, sharding) -> ShapedArray:
+    if not 0 <= dimension < len(shape):
+        raise ValueError(f"iota dimension must be between 0 and len(shape), got dimension={dimension} for shape {shape}")
+    return ShapedArray(shape, dtype, False, sharding)
+
+
+def iota(dtype, size: int, *, sharding=None):
+    """`[0, 1, ..., size - 1]` of `dtype`."""
+    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "iota")
+    return iota_p.bind(dtype=dtype, shape=(int(size),), dimension=0, sharding=sharding)
+
+
+def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_sharding=None):
+    """An iota along `dimension`, broadcast to `shape`."""
+    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "broadcasted_iota")
+    shape = _static_shape(shape, "broadcasted_iota")
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension), sharding=out_sharding)
+
+
+# --- concatenate
+concatenate_p = Primitive("concatenate")
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_abstract_eval(*operands: ShapedArray, dimension: int) -> ShapedArray:
+    if not operands:
+        raise TypeError("concatenate requires a non-empty sequence of operands")
+    first = operands[0]
+    if any(o.dtype != first.dtype for o in operands):
+        raise TypeError(f"Cannot concatenate arrays with different dtypes: {', '.join(str(o.dtype) for o in operands)}.")
+    if any(o.ndim != first.ndim for o in operands):
+        raise TypeError(f"Cannot concatenate arrays with different numbers of dimensions: got {', '.join(str(o.shape) for o in operands)}.")
+    if not 0 <= dimension < first.ndim:
+        raise TypeError(f"concatenate dimension out of bounds: dimension {dimension} for shapes {', '.join(str(o.shape) for o in operands)}.")
+    for o in operands:
+        if any(a != b for i, (a, b) in enumerate(zip(o.shape, first.shape, strict=True)) if i != dimension):
+            raise TypeError(
+                "Cannot concatenate arrays with shapes that differ in dimensions other than the one "
+                f"being concatenated: concatenating along dimension {dimension} for shapes "
+                f"{', '.join(str(x.shape) for x in operands)}."
+            )
+    shape = list(first.shape)
+    shape[dimension] = sum(o.shape[dimension] for o in operands)
+    return ShapedArray(tuple(shape), first.dtype, all(o.weak_type for o in operands))
+
+
+def concatenate(operands: Sequence, dimension: int):
+    """Concatenates `operands` along `dimension`."""
+    operands = list(operands)
+    if len(operands) == 1 and getattr(operands[0], "aval", None) is not None:
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+# --- rev
+rev_p = Primitive("rev")
+
+
+@rev_p.def_abstract_eval
+def _rev_abstract_eval(operand: ShapedArray, *, dimensions) -> ShapedArray:
+    if any(not 0 <= d < operand.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique and in range, got dimensions {dimensions} for operand ndim {operand.ndim}.")
+    return operand
+
+
+def rev(operand, dimensions: Sequence[int]):
+    """Reverses `operand` along `dimensions`."""
+    return rev_p.bind(operand, dimensions=tuple(int(d) for d in dimensions))
+
+
+# --- slice (static)
+slice_p = Primitive("slice")
+
+
+@slice_p.def_abstract_eval
+def _slice_abstract_eval(operand: ShapedArray, *, start_indices, limit_indices, strides) -> ShapedArray:
+    if len(start_indices) != operand.ndim or len(limit_indices) != operand.ndim:
+        raise TypeError(
+            "slice start_indices must have length equal to the number of dimensions of the operand, "
+            f"got indices {start_indices} for operand shape {operand.shape}."
+        )
+    for start, limit, size in zip(start_indices, limit_indices, operand.shape, strict=True):
+        if not 0 <= start <= limit <= size:
+            raise TypeError(
+                f"slice start_indices {start_indices} and limit_indices {limit_indices} must satisfy "
+                f"0 <= start <= limit <= shape for operand shape {operand.shape}."
+            )
+    steps = strides or (1,) * operand.ndim
+    shape = tuple(max(0, -(-(limit - start) // step)) for start, limit, step in zip(start_indices, limit_indices, steps, strict=True))
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int], strides: Sequence[int] | None = None):  # noqa: A001
+    """The static slice operand[start:limit:stride] along every axis."""
+    return slice_p.bind(
+        operand,
+        start_indices=tuple(int(i) for i in start_indices),
+        limit_indices=tuple(int(i) for i in limit_indices),
+        strides=None if strides is None else tuple(int(s) for s in strides),
+    )

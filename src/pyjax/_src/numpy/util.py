@@ -1,0 +1,122 @@
+"""Argument handling shared by pyjax.numpy: type checks, dtype promotion and
+rank promotion, done the way jax.numpy does them so that the same program
+stages the same equations.
+
+Promotion follows JAX's lattice (dtypes.binary_promote). A Python scalar
+operand stays a Python scalar when the promoted dtype is its own default
+dtype (so it becomes a weak literal in a jaxpr, and NumPy keeps it weak in
+eager mode); otherwise it is converted to a NumPy scalar of the result dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.array import Array
+from pyjax._src.lax import elementwise as lax_ew
+from pyjax._src.lax import shapes as lax_shapes
+
+_PY_SCALARS = (bool, int, float, complex)
+_PY_KIND = {bool: "b", int: "i", float: "f", complex: "c"}
+_KIND_TO_PYTYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def is_arraylike(x) -> bool:
+    return (
+        type(x) is Array
+        or type(x) in _PY_SCALARS
+        or isinstance(x, (np.ndarray, np.generic, core.Tracer, Array))
+        or hasattr(x, "__jax_array__")
+    )
+
+
+def check_arraylike(fun_name: str, *args) -> None:
+    for i, arg in enumerate(args):
+        if not is_arraylike(arg):
+            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got {type(arg)} at position {i}.")
+
+
+def aval_of(x):
+    """(dtype, weak_type, shape) of an array-like, cheaply."""
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    return core.concrete_aval(x)
+
+
+def promote_dtypes(fun_name: str, *args):
+    """Converts `args` to their common JAX dtype (weak types respected)."""
+    if len(args) == 2:
+        a, b = aval_of(args[0]), aval_of(args[1])
+        dtype, weak = dtypes.binary_promote(a.dtype, a.weak_type, b.dtype, b.weak_type)
+        return [_cast(args[0], a, dtype, weak), _cast(args[1], b, dtype, weak)]
+    avals = [aval_of(x) for x in args]
+    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [_cast(x, a, dtype, weak) for x, a in zip(args, avals, strict=True)]
+
+
+def _cast(x, aval, dtype, weak):
+    if aval.dtype is dtype or aval.dtype == dtype:
+        if aval.weak_type == weak or type(x) in _PY_SCALARS:
+            return x
+    tx = type(x)
+    if tx in _PY_SCALARS:
+        pytype = _KIND_TO_PYTYPE.get(dtype.kind)
+        if pytype is not None and pytype is not bool and weak and core.concrete_aval(pytype(0)).dtype == dtype:
+            return pytype(x)
+        return np.asarray(x, dtype)[()]
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.asarray(x, dtype) if x.shape else np.asarray(x, dtype)[()]
+    return lax_ew._convert_element_type(x, dtype, weak)
+
+
+def promote_shapes(fun_name: str, *args):
+    """Broadcasts non-scalar operands of different ranks to a common rank by
+    prepending size-1 axes (rank-0 operands are left alone)."""
+    shapes = [np.shape(x) if getattr(x, "aval", None) is None else x.aval.shape for x in args]
+    ranks = {len(s) for s in shapes if s}
+    if len(ranks) < 2:
+        return list(args)
+    rank = max(ranks)
+    return [
+        x if not s or len(s) == rank else lax_shapes.broadcast_in_dim(x, (1,) * (rank - len(s)) + tuple(s), tuple(range(rank - len(s), rank)))
+        for x, s in zip(args, shapes, strict=True)
+    ]
+
+
+def promote_args(fun_name: str, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes(fun_name, *args))
+
+
+def promote_args_inexact(fun_name: str, *args):
+    """Promotes to a common dtype, then to floating point if integer/bool."""
+    check_arraylike(fun_name, *args)
+    args = promote_dtypes(fun_name, *args)
+    aval = aval_of(args[0])
+    if not np.issubdtype(aval.dtype, np.inexact) and not dtypes.issubdtype(aval.dtype, np.inexact):
+        target = dtypes.to_inexact_dtype(aval.dtype)
+        args = [_cast(x, aval_of(x), target, aval.weak_type) for x in args]
+    return promote_shapes(fun_name, *args)
+
+
+def ensure_array(x, dtype=None):
+    """A value that lax accepts: Arrays and tracers as they are, others via asarray."""
+    if type(x) is Array or isinstance(x, core.Tracer):
+        return x
+    from pyjax._src.numpy.creation import asarray
+
+    return asarray(x, dtype)
+
+
+def canonicalize_axis(axis: int, ndim: int) -> int:
+    axis = int(axis)
+    if not -ndim <= axis < max(ndim, 1) and not (ndim == 0 and axis in (0, -1)):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else 0
+
+
+def shape_of(x) -> tuple:
+    aval = getattr(x, "aval", None)
+    return aval.shape if aval is not None else np.shape(x)

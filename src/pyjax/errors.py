@@ -1,0 +1,13 @@
+"""pyjax.errors: the error classes JAX raises about traced values."""
+
+from pyjax._src.errors import (
+    ConcretizationTypeError,
+    JAXIndexError,
+    JAXTypeError,
+    KeyReuseError,
+    NonConcreteBooleanIndexError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
