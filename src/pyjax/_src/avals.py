@@ -75,11 +75,11 @@ class ShapedArray:
         return f"{name}[{_shape_str(self.shape, self.sharding)}]"
 
     def __str__(self):
-        return f"{dtype_str(self.dtype)}[{_shape_str(self.shape, self.sharding)}]"
+        return f"{'~' if self.weak_type else ''}{dtype_str(self.dtype)}[{_shape_str(self.shape, self.sharding)}]"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self}{weak})"
+        return f"ShapedArray({dtype_str(self.dtype)}[{_shape_str(self.shape, self.sharding)}]{weak})"
 
     def at_least_vspace(self) -> ShapedArray:
         """The aval of this value's tangents and cotangents."""

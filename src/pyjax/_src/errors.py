@@ -27,7 +27,7 @@ def _origin(tracer) -> str:
 
 
 def _aval_str(tracer) -> str:
-    return str(tracer.aval)
+    return str(tracer.aval.strip_weak_type())
 
 
 class ConcretizationTypeError(JAXTypeError):
@@ -107,14 +107,15 @@ def escaped_tracer_error(tracer, detail: str = "") -> UnexpectedTracerError:
     trace = getattr(tracer, "_trace", None)
     where = getattr(trace, "describe_function", lambda: "")()
     where_line = f"The function being traced when the value leaked was {where}.\n" if where else ""
+    created = getattr(trace, "creation_message", lambda t: "")(tracer)
     return UnexpectedTracerError(
         "Encountered an unexpected tracer. A function transformed by JAX had a side effect, "
         "allowing for a reference to an intermediate value with type "
-        f"{tracer.aval} wrapped in a {type(tracer).__name__} "
+        f"{tracer.aval.strip_weak_type()} wrapped in a {type(tracer).__name__} "
         "to escape the scope of the transformation.\n"
         "JAX transformations require that functions explicitly return their outputs, and "
         "disallow saving intermediate values to global state.\n"
-        f"{where_line}{detail}"
+        f"{where_line}{created}{detail}"
         "To catch the leak earlier, try setting the environment variable "
         "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager.\n"
         f"See {_DOCS}#jax.errors.UnexpectedTracerError"

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from pyjax._src.avals import ShapedArray
 
 
@@ -48,13 +50,16 @@ class Literal:
         self.aval = aval
 
     def __repr__(self):
-        return f"{format_literal(self.val)}:{self.aval.str_short()}"
+        return f"{format_literal(self.val, self.aval.dtype)}:{self.aval.str_short()}"
 
 
-def format_literal(val) -> str:
+def format_literal(val, dtype=None) -> str:
+    """`str` of the value as a Python scalar, after rounding to its dtype
+    (a float32 literal 0.1 prints 0.10000000149011612, as in JAX)."""
+    if dtype is not None:
+        val = np.asarray(val, dtype)
     item = getattr(val, "item", None)
-    value = item() if item is not None else val
-    return str(value)
+    return str(item() if item is not None else val)
 
 
 class JaxprEqn:

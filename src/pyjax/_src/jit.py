@@ -195,6 +195,12 @@ class JitWrapped:
                 functools.update_wrapper(fun, self._fun)
             jaxpr, _, out_tree, _ = trace_flat(fun, args, dyn_kwargs, static_argnums)
             entry = self._cache[key] = _CacheEntry(jaxpr, out_tree)
+        if self._donate_argnums:
+            self._last_donated = tuple(
+                i in self._donate_argnums
+                for i, a in enumerate(args) if i not in static_argnums
+                for _ in tree_flatten(a)[0]
+            ) + tuple(False for _ in tree_flatten(dyn_kwargs)[0])
         return entry, flat_args
 
     def __call__(self, *args, **kwargs):
@@ -214,9 +220,13 @@ class JitWrapped:
             from pyjax._src.jaxpr import eval_jaxpr
 
             return eval_jaxpr(jaxpr, jaxpr.consts, *hoisted, *flat_args)
-        donated = tuple(False for _ in hoisted) + tuple(False for _ in flat_args)
+        donated = tuple(False for _ in hoisted) + self._donated_flags(flat_args)
         return jit_p.bind(*hoisted, *flat_args, jaxpr=jaxpr, name=self.__name__,
                           donated_invars=donated, keep_unused=self._keep_unused, inline=self._inline)
+
+    def _donated_flags(self, flat_args) -> tuple:
+        # One flag per flat argument; a donated positional argument donates all its leaves.
+        return self._last_donated if self._donate_argnums else tuple(False for _ in flat_args)
 
     def _cache_size(self) -> int:
         return len(self._cache)

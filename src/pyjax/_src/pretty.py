@@ -167,7 +167,7 @@ class Context:
 
 def pp_atom(atom, ctx: Context) -> str:
     if type(atom) is Literal:
-        return f"{format_literal(atom.val)}:{atom.aval.str_short()}"
+        return f"{format_literal(atom.val, atom.aval.dtype)}:{atom.aval.str_short()}"
     return ctx.name(atom)
 
 
@@ -279,7 +279,7 @@ def pp_jaxpr(jaxpr: Jaxpr, ctx: Context) -> Doc:
             outvars,
         ]
     )
-    return Group(Nest(2, body)) + Text(" }")
+    return Group(Concat([Nest(2, body), Text(" }")]))
 
 
 INLINE_MAX_EQNS = 10

@@ -12,4 +12,4 @@ from pyjax._src.lax.reductions import (
 from pyjax._src.lax.dot import (
     dot, dot_general, dot_general_p,
 )
-from pyjax._src.lax.dot import DotDimensionNumbers
+from pyjax._src.lax.dot import DotDimensionNumbers, Precision

@@ -9,6 +9,8 @@ larger NumPy arrays, tracers of an enclosing trace) becomes a constvar.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -69,6 +71,28 @@ class DynamicJaxprTracer(core.Tracer):
 
 
 _LITERAL_TYPES = (bool, int, float, complex)
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def user_source_info():
+    """(code, line, last instruction) of the innermost frame outside pyjax: where
+    the user's program made the current equation. Kept for error messages."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return (frame.f_code, frame.f_lineno, frame.f_lasti)
+
+
+def format_source_info(info, with_column: bool = False) -> str:
+    code, line, lasti = info
+    where = f"{code.co_filename}:{line}"
+    if with_column:
+        positions = list(code.co_positions())
+        if 0 <= lasti // 2 < len(positions) and positions[lasti // 2][2] is not None:
+            where += f":{positions[lasti // 2][2]}"
+    return f"{where} ({code.co_name})"
 
 
 class DynamicJaxprTrace(core.Trace):
@@ -132,12 +156,13 @@ class DynamicJaxprTrace(core.Trace):
     def process_primitive(self, primitive, args, params):
         atoms = [self.to_atom(x) for x in args]
         out = primitive.out_avals(tuple(a.aval for a in atoms), params)
+        source_info = user_source_info()
         if primitive.multiple_results:
             outvars = [Var(a) for a in out]
-            self.eqns.append(JaxprEqn(primitive, atoms, outvars, params))
+            self.eqns.append(JaxprEqn(primitive, atoms, outvars, params, source_info=source_info))
             return [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
         var = Var(out)
-        self.eqns.append(JaxprEqn(primitive, atoms, [var], params))
+        self.eqns.append(JaxprEqn(primitive, atoms, [var], params, source_info=source_info))
         return DynamicJaxprTracer(self, out, var)
 
     def add_eqn(self, primitive, atoms, out_avals, params) -> list[DynamicJaxprTracer]:
@@ -169,6 +194,18 @@ class DynamicJaxprTrace(core.Trace):
             return head + f"This concrete value was not available in Python because it depends on the values of the arguments {listed}."
         return head + "This value became a tracer due to JAX operations on these lines:\n\n" + self._operation_lines(tracer)
 
+    def creation_message(self, tracer) -> str:
+        eqn = next((e for e in reversed(self.eqns) if tracer._var in e.outvars), None)
+        if eqn is None or eqn.source_info is None:
+            return ""
+        where = format_source_info(eqn.source_info)
+        rule = "-" * 30 + "\n"
+        return (
+            f"{rule}The leaked intermediate value was created on line {where}. \n{rule}"
+            "When the value was created, the final 5 stack frames (most recent last) excluding "
+            f"JAX-internal frames were:\n{rule}{where}\n{rule}\n"
+        )
+
     def _progenitors(self, tracer: DynamicJaxprTracer) -> tuple[set, list]:
         needed = {tracer._var}
         eqns = []
@@ -191,7 +228,12 @@ class DynamicJaxprTrace(core.Trace):
         from pyjax._src.pretty import pp_eqn_str
 
         _, eqns = self._progenitors(tracer)
-        return "\n".join(f"  operation {pp_eqn_str(e)}" for e in eqns[-1:])
+        lines = []
+        for e in eqns[-1:]:
+            lines.append(f"  operation {pp_eqn_str(e)}")
+            if e.source_info is not None:
+                lines.append(f"    from line {format_source_info(e.source_info, with_column=True)}")
+        return "\n".join(lines)
 
 
 def trace_to_jaxpr(

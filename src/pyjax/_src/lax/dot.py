@@ -8,6 +8,8 @@ dims. `preferred_element_type` asks for a wider accumulation/result dtype.
 
 from __future__ import annotations
 
+import enum
+
 
 
 import numpy as np
@@ -104,3 +106,16 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None, *, out_sharding=N
     return dot_general(lhs, rhs, dims, precision, preferred_element_type, out_sharding=out_sharding)
 
 
+
+
+class Precision(enum.Enum):
+    """Precision of a contraction on backends that can trade it for speed."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __repr__(self):
+        return f"Precision.{self.name}"
+
+    __str__ = __repr__

@@ -22,6 +22,7 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
         shape = newshape
     a = ensure_array(a)
     aval = aval_of(a)
+    shown = shape if isinstance(shape, (int, np.integer)) else tuple(shape)
     if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
         shape = (shape,)
     shape = [int(d) for d in shape]
@@ -32,6 +33,9 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None):
         if known == 0 or aval.size % known:
             raise TypeError(f"cannot reshape array of shape {aval.shape} (size {aval.size}) into shape {tuple(shape)}")
         shape[shape.index(-1)] = aval.size // known
+    size = int(np.prod(shape, dtype=np.int64))
+    if size != aval.size:
+        raise TypeError(f"cannot reshape array of shape {aval.shape} (size {aval.size}) into shape {shown} (size {size})")
     if order != "C":
         raise NotImplementedError("jnp.reshape supports only order='C'")
     return lax_shapes.reshape(a, tuple(shape))

@@ -345,12 +345,12 @@ class ProgramBuilder:
         parts = []
         for key, value in params.items():
             if not (key.isidentifier() and not keyword.iskeyword(key)):
-                return ", **" + self.constant(dict(params), "params")
+                return "**" + self.constant(dict(params), "params")
             if _is_source_literal(value):
                 parts.append(f"{key}={value!r}")
             else:
                 parts.append(f"{key}={self.constant(value, 'p')}")
-        return "".join(", " + p for p in parts)
+        return ", ".join(parts)
 
     # --- passes 2 and 3, and code generation
     def build(
@@ -479,11 +479,12 @@ def _generate_source(name: str, instrs: list[_Instr], in_values: list[_Value],
 def _instr_lines(instr: _Instr) -> list[str]:
     if instr.render is not None:
         return list(instr.render([v.name for v in instr.ins], [v.name for v in instr.outs]))
-    args = ", ".join(v.name for v in instr.ins)
+    args = [v.name for v in instr.ins]
     if instr.out_buffer is not None:
-        call = f"{instr.fn}({args}, out={instr.out_buffer.name})"
-    else:
-        call = f"{instr.fn}({args}{instr.kwargs})"
+        args.append(f"out={instr.out_buffer.name}")
+    elif instr.kwargs:
+        args.append(instr.kwargs)
+    call = f"{instr.fn}({', '.join(args)})"
     used = [v is not None and v.last_use != _NEVER for v in instr.outs]
     if not any(used):
         return [call]  # run for its errors; the result is dropped at once
