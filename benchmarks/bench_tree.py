@@ -39,34 +39,34 @@ def _best(fn, number: int, repeat: int = 7) -> float:
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
 
 
+def _time_case(tree_util, tree) -> dict:
+    leaves, treedef = tree_util.tree_flatten(tree)
+    other = tree_util.tree_structure(tree)
+    number = 20000 if len(leaves) < 10 else 2000
+    treedef.unflatten(leaves)  # warm: pyjax compiles a reused treedef
+
+    def fresh_unflatten():
+        tree_util.tree_structure(tree).unflatten(leaves)
+
+    flatten_time = _best(lambda: tree_util.tree_flatten(tree), number)
+    return {
+        "flatten": flatten_time,
+        "unflatten": _best(lambda: treedef.unflatten(leaves), number),
+        "unflatten_fresh": _best(fresh_unflatten, number) - flatten_time,
+        "hash_fresh": _best(lambda: hash(tree_util.tree_structure(tree)), number)
+        - flatten_time,
+        "eq": _best(lambda: treedef == other, number),
+        "tree_map": _best(lambda: tree_util.tree_map(lambda x: x, tree), number),
+    }
+
+
 def run(impl: str) -> dict:
     if impl == "jax":
         import jax.tree_util as tree_util
     else:
         sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
         import pyjax.tree_util as tree_util
-
-    results = {}
-    for name, tree in _cases().items():
-        leaves, treedef = tree_util.tree_flatten(tree)
-        other = tree_util.tree_structure(tree)
-        number = 20000 if len(leaves) < 10 else 2000
-        treedef.unflatten(leaves)  # warm: pyjax compiles a reused treedef
-
-        def fresh_unflatten(tree=tree):
-            tree_util.tree_structure(tree).unflatten(leaves)
-
-        flatten_time = _best(lambda: tree_util.tree_flatten(tree), number)
-        results[name] = {
-            "flatten": flatten_time,
-            "unflatten": _best(lambda: treedef.unflatten(leaves), number),
-            "unflatten_fresh": _best(fresh_unflatten, number) - flatten_time,
-            "hash_fresh": _best(lambda: hash(tree_util.tree_structure(tree)), number)
-            - flatten_time,
-            "eq": _best(lambda: treedef == other, number),
-            "tree_map": _best(lambda: tree_util.tree_map(lambda x: x, tree), number),
-        }
-    return results
+    return {name: _time_case(tree_util, tree) for name, tree in _cases().items()}
 
 
 def _print_table(title: str, results: dict) -> None:
