@@ -48,23 +48,28 @@ from pyjax._src.tree_util_registry import (
     registrations,
     sorted_dict_tokens,
     token_for,
+    unsorted_dict_tokens,
 )
 
 # ---- flattening --------------------------------------------------------------
 
 def _walk(x, kind, leaves, spec, kind_get=kind_cache.get,
-          sorted_dict_token=sorted_dict_tokens.get, all_leaf_types=leaf_types.issuperset):
+          sorted_dict_token=sorted_dict_tokens.get,
+          unsorted_dict_token=unsorted_dict_tokens.get,
+          all_leaf_types=leaf_types.issuperset):
     # Defaults bind the memo lookups as locals: this is the hot path.
     if kind is DICT:
         order = tuple(x)
-        token = sorted_dict_token(order)
         values = x.values()
+        token = sorted_dict_token(order)
         if token is not None:
             children = values
         else:
-            token = dict_token(order)
+            token = unsorted_dict_token(order)
+            if token is None:
+                token = dict_token(order)
             keys = token[2]
-            children = values if keys == order else map(x.__getitem__, keys)
+            children = values if keys is order else map(x.__getitem__, keys)
     elif kind is TUPLE or kind is LIST:
         children = values = x
         n = len(x)
@@ -208,7 +213,8 @@ _MAX_COMPILED_DEPTH = 48
 
 
 def _literal_key(key: Any) -> bool:
-    return type(key) is str or type(key) is int
+    # Keys written into the source as literals; others become constants.
+    return type(key) is str or (type(key) is int and -2**62 < key < 2**62)
 
 
 def _unflatten_source(root: _Node, constants: dict) -> str:
