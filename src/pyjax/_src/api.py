@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.jit import JitWrapped, trace_flat
@@ -108,6 +109,8 @@ def typeof(x) -> ShapedArray:
 
 def block_until_ready(x: Any) -> Any:
     """Waits for every array in a pytree to be computed; returns it unchanged."""
+    if type(x) is Array:  # the common case, kept cheap: NumPy results are always ready
+        return x
     for leaf in tree_leaves(x):
         ready = getattr(leaf, "block_until_ready", None)
         if ready is not None:

@@ -76,7 +76,7 @@ class _TraceContextCache:
     tracing option clears the context-local cached tuple.
     """
 
-    __slots__ = ("cached", "generation", "states")
+    __slots__ = ("cached", "cached_id", "generation", "states")
 
     def __init__(self) -> None:
         self.generation = 0
@@ -84,12 +84,16 @@ class _TraceContextCache:
         self.cached: contextvars.ContextVar[tuple[int, tuple] | None] = (
             contextvars.ContextVar("pyjax_trace_context", default=None)
         )
+        self.cached_id: contextvars.ContextVar[tuple[int, int] | None] = (
+            contextvars.ContextVar("pyjax_trace_context_id", default=None)
+        )
 
     def invalidate_global(self) -> None:
         self.generation += 1
 
     def invalidate_local(self) -> None:
         self.cached.set(None)
+        self.cached_id.set(None)
 
 
 _trace_context_cache = _TraceContextCache()
@@ -736,6 +740,23 @@ def trace_context() -> tuple:
     values = tuple(state.value for state in cache.states)
     cache.cached.set((cache.generation, values))
     return values
+
+
+_context_ids: dict = {}
+
+
+def trace_context_id() -> int:
+    """A small int naming the current `trace_context()` value: equal ids mean
+    equal tracing-relevant config. Hot-path caches key on it (an int hashes
+    for free, a tuple of options does not)."""
+    cache = _trace_context_cache
+    entry = cache.cached_id.get()
+    if entry is not None and entry[0] == cache.generation:
+        return entry[1]
+    values = trace_context()
+    ident = _context_ids.setdefault(values, len(_context_ids))
+    cache.cached_id.set((cache.generation, ident))
+    return ident
 
 
 def trace_context_names() -> tuple[str, ...]:

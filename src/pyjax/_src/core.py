@@ -22,7 +22,7 @@ import contextlib
 from contextvars import ContextVar
 from typing import Any, Callable
 
-from pyjax._src import dtypes, errors
+from pyjax._src import config, dtypes, errors
 from pyjax._src.avals import ShapedArray
 from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR, Sentinel, missing_rule_error
 
@@ -213,13 +213,25 @@ def get_aval(x) -> ShapedArray:
     return concrete_aval(x)
 
 
+_scalar_avals: dict = {}
+
+
+def python_scalar_aval(tx: type) -> ShapedArray:
+    """The aval of a Python bool/int/float/complex under the current config."""
+    key = (tx, config.trace_context_id())
+    aval = _scalar_avals.get(key)
+    if aval is None:
+        dtype = dtypes.canonicalize_dtype(dtypes.python_scalar_types_to_dtypes[tx])
+        aval = _scalar_avals[key] = ShapedArray((), dtype, tx is not bool)
+    return aval
+
+
 def concrete_aval(x) -> ShapedArray:
     """The aval of a concrete value: Python scalars are weakly typed (except
     bool), NumPy values are not; dtypes are canonicalized (x64 off: 32 bits)."""
     tx = type(x)
-    scalar_dtype = dtypes.python_scalar_types_to_dtypes.get(tx)
-    if scalar_dtype is not None:
-        return ShapedArray((), dtypes.canonicalize_dtype(scalar_dtype), tx is not bool)
+    if tx in dtypes.python_scalar_types_to_dtypes:
+        return python_scalar_aval(tx)
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         raise TypeError(f"Value {x!r} of type {tx} is not a valid JAX type")

@@ -13,6 +13,7 @@ import numpy as np
 from pyjax._src import core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
+from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
 
 _SCALAR_TYPES = (bool, int, float, complex)
@@ -25,27 +26,69 @@ class EvalTrace(core.Trace):
         self.impls = impls
 
     def process_primitive(self, primitive, args, params):
-        values = []
         avals = []
         for x in args:
             tx = type(x)
             if tx is Array:
-                values.append(x._value)
                 avals.append(x.aval)
             elif tx in _SCALAR_TYPES:
-                values.append(x)
-                avals.append(core.concrete_aval(x))
+                avals.append(python_scalar_aval(tx))
+            else:
+                return self._process_general(primitive, args, params)
+        avals = tuple(avals)
+        try:
+            out_aval = primitive._abstract_eval_cache[(avals, *params.values()) if params else avals]
+            impl = self.impls[primitive]
+        except (KeyError, TypeError):
+            return self._run(primitive, avals, [x._value if type(x) is Array else x for x in args], params)
+        out = impl(*[x._value if type(x) is Array else x for x in args], **params)
+        if primitive.multiple_results:
+            return [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
+        dtype = getattr(out, "dtype", None)
+        if dtype is not out_aval.dtype and dtype != out_aval.dtype:
+            out = np.asarray(out, out_aval.dtype)
+        return Array(out, out_aval)
+
+    def apply_with_scalar(self, primitive, x: Array, scalar, scalar_aval, scalar_first: bool):
+        """`primitive(x, scalar)` (or reversed) for a param-free binary primitive:
+        the same impl and abstract-eval cache as process_primitive, minus the
+        generic argument loop. jax.numpy's binary functions call this for the
+        most common eager operation there is, `array + 1.0`."""
+        avals = (scalar_aval, x.aval) if scalar_first else (x.aval, scalar_aval)
+        out_aval = primitive._abstract_eval_cache.get(avals)
+        if out_aval is None:
+            out_aval = primitive.out_avals(avals, {})
+        impl = self.impls[primitive]
+        out = impl(scalar, x._value) if scalar_first else impl(x._value, scalar)
+        if out.dtype is not out_aval.dtype and out.dtype != out_aval.dtype:
+            out = np.asarray(out, out_aval.dtype)
+        return Array(out, out_aval)
+
+    def _process_general(self, primitive, args, params):
+        values, avals = [], []
+        for x in args:
+            tx = type(x)
+            if tx is Array:
+                value, aval = x._value, x.aval
+            elif tx in _SCALAR_TYPES:
+                value, aval = x, python_scalar_aval(tx)
             else:
                 value, aval = _concrete(x)
-                values.append(value)
-                avals.append(aval)
-        out_aval = primitive.out_avals(tuple(avals), params)
+            values.append(value)
+            avals.append(aval)
+        return self._run(primitive, tuple(avals), values, params)
+
+    def _run(self, primitive, avals, values, params):
+        out_aval = primitive.out_avals(avals, params)
         impl = self.impls.get(primitive)
         if impl is None:
             raise missing_rule_error("impl", primitive.name)
         out = impl(*values, **params)
         if primitive.multiple_results:
             return [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
+        dtype = getattr(out, "dtype", None)
+        if dtype is not out_aval.dtype and dtype != out_aval.dtype:
+            out = np.asarray(out, out_aval.dtype)  # e.g. NumPy returned a Python scalar
         return Array(out, out_aval)
 
 

@@ -220,7 +220,7 @@ def register_pytree_with_keys(nodetype: type[T],
         children in the same order and the same aux data.
     """
     if not flatten_func:
-        def flatten_func(tree):
+        def flatten_func(tree: Any) -> tuple[list, Hashable]:
             pairs, aux_data = flatten_with_keys(tree)
             return [child for _, child in pairs], aux_data
     register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
@@ -446,7 +446,7 @@ def broadcast_prefix(prefix_tree: Any, full_tree: Any,
     """Repeats each leaf of ``prefix_tree`` once per leaf of the matching subtree of ``full_tree``."""
     result: list = []
 
-    def add_leaves(x, subtree):
+    def add_leaves(x: Any, subtree: Any) -> None:
         result.extend([x] * tree_structure(subtree).num_leaves)
 
     try:
@@ -543,27 +543,34 @@ class PyTreeRegistry:
 
     def flatten(self, tree: Any, leaf_predicate: Callable[[Any], bool] | None = None
                 ) -> tuple[list, PyTreeDef]:
+        """Like ``tree_flatten``."""
         return _flatten(tree, leaf_predicate)
 
     def flatten_with_path(self, tree: Any, leaf_predicate: Callable[[Any, Any], bool] | None = None
                           ) -> tuple[list, PyTreeDef]:
+        """Like ``tree_flatten_with_path``; the predicate takes ``(path, x)``."""
         return _engine.flatten_with_path(tree, leaf_predicate)
 
     def is_node(self, typ: type) -> bool:
+        """Like ``is_tree_node``."""
         return is_tree_node(typ)
 
     def register_node(self, nodetype: type, flatten_func: Callable, unflatten_func: Callable,
                       flatten_with_keys_func: Callable | None = None) -> None:
+        """Like ``register_pytree_node``."""
         _registry.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
 
     def register_dataclass_node(self, nodetype: type, data_fields: Sequence[str],
                                 meta_fields: Sequence[str]) -> None:
+        """Registers a dataclass-like node by field names (no checks, unlike ``register_dataclass``)."""
         _registry.register_dataclass_node(nodetype, data_fields, meta_fields)
 
     def flatten_one_level(self, tree: Any) -> tuple[Iterable[Any], Hashable] | None:
+        """``(children, aux_data)`` of a node, or None for a leaf."""
         return _registry.flatten_one_level(tree)
 
     def flatten_one_level_with_keys(self, tree: Any) -> tuple[Iterable[Any], Hashable] | None:
+        """``((key, child), ...), aux_data`` of a node, or None for a leaf."""
         return _registry.flatten_one_level_with_keys(tree)
 
     def __repr__(self) -> str:

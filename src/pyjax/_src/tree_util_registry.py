@@ -61,6 +61,7 @@ leaf_types: set[type] = set()
 
 
 def classify(nodetype: type) -> int:
+    """Works out and memoizes the kind of a type not in ``kind_cache`` yet."""
     registration = registrations.get(nodetype)
     if registration is not None:
         kind = registration.kind
@@ -103,6 +104,7 @@ def register_dataclass_node(nodetype: type, data_fields: Iterable[str],
 
 
 def kind_of(nodetype: type) -> int:
+    """The node kind of ``nodetype`` (LEAF for a leaf type)."""
     kind = kind_cache.get(nodetype)
     return classify(nodetype) if kind is None else kind
 
@@ -304,6 +306,7 @@ def node_data_of(token: Any) -> Any:
 
 
 def token_for(node_data: Any, arity: int) -> Any:
+    """The token of a node given as ``(type, aux_data)`` with ``arity`` children."""
     nodetype, aux = node_data
     kind = kind_of(nodetype)
     if kind is LEAF:

@@ -407,10 +407,12 @@ class PyTreeDef:
 
     @property
     def num_leaves(self) -> int:
+        """The number of leaves."""
         return self._num_leaves
 
     @property
     def num_nodes(self) -> int:
+        """The number of nodes, leaves included."""
         return len(self._spec)
 
     def _root(self) -> _Node:

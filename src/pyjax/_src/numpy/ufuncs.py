@@ -10,17 +10,73 @@ from __future__ import annotations
 
 import numpy as np
 
+from pyjax._src import config, core, dtypes
+from pyjax._src.array import Array
 
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src.numpy.util import aval_of, promote_args, promote_args_inexact
+from pyjax._src.numpy.util import aval_of, is_arraylike, promote_args, promote_args_inexact
 
 _add_bind = lax_ew.add_p.bind
 
 
+_PY_SCALARS = frozenset({bool, int, float, complex})
+_fast_plans: dict = {}
+
+
+def _scalar_fast_plan(aval, scalar_type, inexact: bool, has_bool_primitive: bool):
+    """May `op(array, python_scalar)` bind directly? Yes (the scalar's aval is
+    returned) when promotion leaves the array's type unchanged and the scalar
+    already is a weak value of it; otherwise False."""
+    if has_bool_primitive and aval.dtype == np.bool_:
+        return False
+    if inexact and not np.issubdtype(aval.dtype, np.inexact):
+        return False
+    scalar_aval = core.python_scalar_aval(scalar_type)
+    promoted = dtypes.binary_promote(aval.dtype, aval.weak_type, scalar_aval.dtype, scalar_aval.weak_type)
+    return scalar_aval if promoted == (aval.dtype, aval.weak_type) and scalar_aval.dtype == aval.dtype else False
+
+
 def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primitive=None):
     promote = promote_args_inexact if inexact else promote_args
+    bind = primitive.bind
+    has_bool = bool_primitive is not None
 
     def fn(x, y, /):
+        return _call(x, y, False)
+
+    def reflected(self, other):
+        return _call(other, self, True)
+
+    def _call(x, y, as_operator=True):
+        # Fast paths: operands that promotion would leave as they are. (Also
+        # the `__op__` method itself, hence the defaulted flag.)
+        ax = getattr(x, "aval", None)
+        if ax is not None:
+            if type(y) in _PY_SCALARS:
+                key = (ax, type(y), config.trace_context_id())
+                plan = _fast_plans.get(key)
+                if plan is None:
+                    plan = _fast_plans[key] = _scalar_fast_plan(ax, type(y), inexact, has_bool)
+                if plan:
+                    if type(x) is Array and core._trace_ctx.get() is None:
+                        return core._default_trace[0].apply_with_scalar(primitive, x, y, plan, False)
+                    return bind(x, y)
+            else:
+                ay = getattr(y, "aval", None)
+                if ay is not None and (ax is ay or (ax.dtype is ay.dtype and ax.weak_type is ay.weak_type and ax.ndim == ay.ndim)):
+                    if not (has_bool and ax.dtype == np.bool_) and not (inexact and ax.dtype.kind not in "fc"):
+                        return bind(x, y)
+        elif type(x) in _PY_SCALARS and (ay := getattr(y, "aval", None)) is not None:
+            key = (ay, type(x), config.trace_context_id())
+            plan = _fast_plans.get(key)
+            if plan is None:
+                plan = _fast_plans[key] = _scalar_fast_plan(ay, type(x), inexact, has_bool)
+            if plan:
+                if type(y) is Array and core._trace_ctx.get() is None:
+                    return core._default_trace[0].apply_with_scalar(primitive, y, x, plan, True)
+                return bind(x, y)
+        if as_operator and not (is_arraylike(x) and is_arraylike(y)):
+            return NotImplemented  # let Python try the other operand
         x, y = promote(name, x, y)
         if bool_primitive is not None and aval_of(x).dtype == np.bool_:
             return bool_primitive.bind(x, y)
@@ -28,6 +84,7 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
+    fn.method, fn.reflected = _call, reflected
     return fn
 
 

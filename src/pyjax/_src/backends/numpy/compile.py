@@ -46,7 +46,7 @@ from pyjax._src.backends.numpy.impls import IMPLS as DEFAULT_IMPLS
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 from pyjax._src.rules import missing_rule_error
 
-__all__ = ["CompiledFunction", "compile_jaxpr", "EMITTERS", "ProgramBuilder"]
+__all__ = ["EMITTERS", "CompiledFunction", "ProgramBuilder", "compile_jaxpr"]
 
 
 # ---------------------------------------------------------------------------
@@ -162,7 +162,8 @@ class _Value:
 
 class _Instr:
     """One emitted statement: a call `fn(ins..., kwargs)` binding `outs`
-    (None marks a dropped output), or a custom `render(in_names, out_names)`."""
+    (`ufunc` set when `fn` is a ufunc called directly), or custom lines from
+    `render(in_names, out_names)`."""
 
     __slots__ = ("fn", "ins", "outs", "kwargs", "multiple_results", "ufunc", "render", "out_buffer")
 
@@ -225,7 +226,7 @@ class ProgramBuilder:
         self.instrs: list[_Instr] = []
         self._local_name = _local_names()
         self._counter = itertools.count()
-        self._const_values: dict[int, _Value] = {}  # id(const) -> hoisted value
+        self._const_values: dict[tuple, _Value] = {}  # (id(const), aval) -> hoisted value
         self._literal_values: dict[int, _Value] = {}  # id(Literal) -> value
         self._fn_names: dict[int, str] = {}  # id(callable) -> namespace name
 
@@ -247,10 +248,11 @@ class ProgramBuilder:
 
     def const_value(self, value: Any, aval: ShapedArray) -> _Value:
         """A jaxpr const, hoisted once per distinct object."""
-        hoisted = self._const_values.get(id(value))
+        key = (id(value), aval)
+        hoisted = self._const_values.get(key)
         if hoisted is None:
             name = self.constant(_const_buffer(value, aval), "const")
-            hoisted = self._const_values[id(value)] = _Value(name, aval, _CONST)
+            hoisted = self._const_values[key] = _Value(name, aval, _CONST)
         return hoisted
 
     def literal_value(self, literal: Literal) -> _Value:
@@ -303,7 +305,7 @@ class ProgramBuilder:
         if impl is None:
             raise missing_rule_error("impl", primitive.name)
         is_default = impl is DEFAULT_IMPLS.get(primitive)
-        if is_default and primitive.name in IDENTITIES and ins[0].kind != _LITERAL:
+        if is_default and primitive.name in IDENTITIES:
             return list(ins)
         out_avals = [v.aval for v in eqn.outvars]
         ufunc = UFUNCS.get(primitive.name) if is_default else None
@@ -359,9 +361,11 @@ class ProgramBuilder:
         _mark_last_uses(self.instrs, out_values)
         if reuse_buffers:
             _assign_out_buffers(self.instrs)
+        name = _identifier(name)
+        name = name + "_" if keyword.iskeyword(name) else name
         source = _generate_source(name, self.instrs, in_values, out_values)
         filename = f"<pyjax compiled {name} #{next(_compile_ids)}>"
-        exec(compile(source, filename, "exec"), self.namespace)
+        exec(compile(source, filename, "exec"), self.namespace)  # noqa: S102 (our own source)
         fn = self.namespace[name]
         _register_source(fn, filename, source)
         return fn, source
@@ -431,9 +435,8 @@ def _assign_out_buffers(instrs: list[_Instr]) -> None:
         else:
             aliases = _union_aliases(instr.ins)
             for out in instr.outs:
-                if out is not None:
-                    out.aliases = aliases
-                    _note_aliases(out)
+                out.aliases = aliases
+                _note_aliases(out)
 
 
 def _union_aliases(values: list[_Value]) -> tuple:
@@ -446,8 +449,7 @@ def _union_aliases(values: list[_Value]) -> tuple:
 
 def _note_aliases(value: _Value) -> None:
     for root in value.aliases:
-        if value.last_use > root.alias_last_use:
-            root.alias_last_use = value.last_use
+        root.alias_last_use = max(root.alias_last_use, value.last_use)
 
 
 # ---------------------------------------------------------------------------
@@ -485,7 +487,7 @@ def _instr_lines(instr: _Instr) -> list[str]:
     elif instr.kwargs:
         args.append(instr.kwargs)
     call = f"{instr.fn}({', '.join(args)})"
-    used = [v is not None and v.last_use != _NEVER for v in instr.outs]
+    used = [v.last_use != _NEVER for v in instr.outs]
     if not any(used):
         return [call]  # run for its errors; the result is dropped at once
     if not instr.multiple_results:

@@ -28,7 +28,18 @@ def _identity(x):
 
 
 def _dropping_params(fn):
-    return lambda *args, **params: fn(*args)
+    # Primitives whose params do not change the NumPy computation (e.g. a
+    # transcendental's `accuracy` hint); param-free binary ufuncs are used as they are.
+    def impl(*args, **params):
+        return fn(*args)
+
+    impl.__name__ = getattr(fn, "__name__", "impl")
+    return impl
+
+
+_PARAM_FREE = {"add", "sub", "mul", "rem", "pow", "max", "min", "atan2", "nextafter", "and", "or", "xor",
+               "eq", "ne", "lt", "le", "gt", "ge", "neg", "sign", "abs", "floor", "ceil", "is_finite",
+               "square", "not", "real", "imag", "conj"}
 
 
 # --- elementwise: direct NumPy ufuncs
@@ -49,12 +60,11 @@ for _primitive, _fn in [
     (ew.ne_p, np.not_equal), (ew.lt_p, np.less), (ew.le_p, np.less_equal),
     (ew.gt_p, np.greater), (ew.ge_p, np.greater_equal),
 ]:
-    IMPLS[_primitive] = _dropping_params(_fn)
+    IMPLS[_primitive] = _fn if _primitive.name in _PARAM_FREE else _dropping_params(_fn)
 
 IMPLS[ew.stop_gradient_p] = _identity
 IMPLS[ew.copy_p] = np.copy
 IMPLS[ew.rsqrt_p] = _dropping_params(lambda x: np.reciprocal(np.sqrt(x)))
-IMPLS[ew.mul_p] = lambda x, y, **_: np.multiply(x, y)
 
 
 def _div(x, y):
