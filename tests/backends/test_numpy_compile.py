@@ -191,6 +191,15 @@ def test_custom_impl_table_is_honoured_over_direct_ufuncs():
     assert "_np_add" in compile_jaxpr(jaxpr, IMPLS).source
 
 
+def test_an_impl_that_is_a_ufunc_is_called_directly_with_out():
+    impls = {**IMPLS, ew.add_p: np.subtract}  # any table: its ufunc is what runs
+    jaxpr = trace(lambda x: [ew.add(ew.exp(x), x)], aval((3,)))
+    compiled = compile_jaxpr(jaxpr, impls)
+    assert "_np_subtract_1(b, a, out=b)" in compiled.source
+    x = rand((3,))
+    np.testing.assert_array_equal(compiled(x)[0], np.exp(x) - x)
+
+
 def test_params_are_passed_as_keywords_with_non_literal_values_in_the_namespace():
     jaxpr = trace(lambda x: [ew.convert_element_type(x, np.int32), red.reduce_sum(x, (0, 1))], aval((2, 3)))
     compiled, _ = assert_matches_eval(jaxpr, [rand((2, 3))])
@@ -486,6 +495,24 @@ def test_jit_body_reading_the_same_jaxpr_twice_keeps_values_apart():
     got = compile_jaxpr(jaxpr, {**IMPLS, jit_p: _refuse})(x)
     np.testing.assert_allclose(got[0], np.exp(x), rtol=1e-6)
     np.testing.assert_allclose(got[1], np.exp(np.exp(x)), rtol=1e-6)
+
+
+def test_nested_pyjax_jit_is_inlined():
+    import pyjax
+    import pyjax.numpy as jnp
+    from pyjax._src.jit import jit_p as real_jit_p
+
+    inner = pyjax.jit(lambda x, y: jnp.sin(x) * y + 1.0)
+    outer = lambda x, y: (inner(x, y) + inner(y, x), jnp.sum(x))
+    x, y = rand((3,)), rand((3,))
+    jaxpr = pyjax.make_jaxpr(outer)(x, y)
+    assert [e.primitive.name for e in jaxpr.eqns].count("jit") == 2
+    compiled = compile_jaxpr(jaxpr, {**IMPLS, real_jit_p: _refuse})
+    assert "jit" not in compiled.source
+    got = compiled(x, y)
+    for g, w in zip(got, reference(jaxpr, [x, y]), strict=True):  # eval runs jit's own impl
+        assert np.asarray(g).dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
 
 
 def test_a_registered_emitter_generates_custom_code(monkeypatch):

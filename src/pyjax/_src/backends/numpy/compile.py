@@ -52,11 +52,13 @@ __all__ = ["EMITTERS", "CompiledFunction", "ProgramBuilder", "compile_jaxpr"]
 # ---------------------------------------------------------------------------
 # Direct NumPy calls for hot elementwise primitives.
 #
-# These are exactly the ufuncs impls.py wraps in a params-dropping lambda;
-# calling the ufunc itself saves a Python frame per equation. The table is
-# used only when the impl handed in is impls.py's own (a caller with a custom
-# table keeps its impls), and tests/backends/test_numpy_compile.py checks
-# every entry against the impl so the two cannot drift apart silently.
+# An impl that is itself a ufunc (and gets no params) is called directly.
+# The ufuncs impls.py wraps in a params-dropping function (`exp` has an
+# `accuracy` param, for instance) are listed here; calling the ufunc saves a
+# Python frame per equation. This table is used only when the impl handed in
+# is impls.py's own (a caller with a custom table keeps its impls), and
+# tests/backends/test_numpy_compile.py checks every entry against the impl so
+# the two cannot drift apart silently.
 UFUNCS: dict[str, np.ufunc] = {
     "neg": np.negative, "sign": np.sign, "abs": np.absolute, "floor": np.floor,
     "ceil": np.ceil, "is_finite": np.isfinite, "square": np.square, "not": np.invert,
@@ -308,7 +310,10 @@ class ProgramBuilder:
         if is_default and primitive.name in IDENTITIES:
             return list(ins)
         out_avals = [v.aval for v in eqn.outvars]
-        ufunc = UFUNCS.get(primitive.name) if is_default else None
+        if isinstance(impl, np.ufunc) and impl.nout == 1 and not eqn.params:
+            ufunc = impl  # the table's impl is a ufunc itself: same call, and out= applies
+        else:
+            ufunc = UFUNCS.get(primitive.name) if is_default else None
         if ufunc is not None:
             outs = [self.new_value(out_avals[0])]
             fn = self._function(ufunc, "np_" + ufunc.__name__)
