@@ -1,6 +1,8 @@
-"""The tracing core against facts recorded from JAX 0.11.0.
+"""pyjax against facts recorded from JAX 0.11.0.
 
-Every program of ``tests/golden/programs_core.py`` is run here with
+Every program of every set ``tests/golden/programs_<set>.py`` (recorded
+into ``tests/golden/<set>.json``; the core set is ``programs_core.py``) is
+run here with
 ``jax = pyjax``, ``jnp = pyjax.numpy``, ``lax = pyjax.lax`` and its outcome
 compared with what JAX 0.11.0 did (``tests/golden/core.json``):
 
@@ -32,7 +34,6 @@ import numpy as np
 import pytest
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
-GOLDEN_FILE = GOLDEN_DIR / "core.json"
 REFERENCE_VERSION = "0.11.0"
 
 # Float tolerance for recorded values: float32 results from another backend
@@ -41,18 +42,24 @@ FLOAT_RTOL = 2e-6
 FLOAT_ATOL = 1e-7
 
 
-def _load_programs_module():
+sys.path.insert(0, str(GOLDEN_DIR))  # program sets import programs_core
+
+
+def _load_programs_module(set_name: str):
   spec = importlib.util.spec_from_file_location(
-      "golden_programs_core", GOLDEN_DIR / "programs_core.py")
+      f"programs_{set_name}", GOLDEN_DIR / f"programs_{set_name}.py")
   module = importlib.util.module_from_spec(spec)
   sys.modules[spec.name] = module  # dataclasses resolve types through it
   spec.loader.exec_module(module)
   return module
 
 
-programs_core = _load_programs_module()
-PROGRAMS = {p.name: p for p in programs_core.PROGRAMS}
-GOLDEN = json.loads(GOLDEN_FILE.read_text(encoding="utf-8"))
+SETS = sorted(p.stem[len("programs_"):] for p in GOLDEN_DIR.glob("programs_*.py")
+              if (GOLDEN_DIR / f"{p.stem[len('programs_'):]}.json").exists())
+programs_core = _load_programs_module("core")
+MODULES = {s: (programs_core if s == "core" else _load_programs_module(s)) for s in SETS}
+GOLDENS = {s: json.loads((GOLDEN_DIR / f"{s}.json").read_text(encoding="utf-8")) for s in SETS}
+PROGRAMS = {(s, p.name): p for s in SETS for p in MODULES[s].PROGRAMS}
 
 
 @pytest.fixture(scope="module")
@@ -70,10 +77,13 @@ def implementation():
   return jax, importlib.import_module("pyjax.numpy"), importlib.import_module("pyjax.lax")
 
 
-def test_recording_is_from_the_reference_and_complete():
-  assert GOLDEN["meta"]["jax_version"] == REFERENCE_VERSION
-  assert GOLDEN["meta"]["x64"] is False
-  recorded, listed = set(GOLDEN["programs"]), set(PROGRAMS)
+@pytest.mark.parametrize("set_name", SETS)
+def test_recording_is_from_the_reference_and_complete(set_name):
+  golden = GOLDENS[set_name]
+  assert golden["meta"]["jax_version"] == REFERENCE_VERSION
+  assert golden["meta"]["x64"] is False
+  recorded = set(golden["programs"])
+  listed = {name for (s, name) in PROGRAMS if s == set_name}
   assert not listed - recorded, (
       f"programs not recorded (run tests/golden/record_core.py): "
       f"{sorted(listed - recorded)}")
@@ -130,13 +140,13 @@ def _compare_values(name: str, expected: dict, actual: dict) -> None:
     np.testing.assert_array_equal(got, want, err_msg=f"{name}: values differ")
 
 
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_program_matches_jax(name, implementation):
-  program = PROGRAMS[name]
-  expected = GOLDEN["programs"][name]
+@pytest.mark.parametrize("set_name,name", sorted(PROGRAMS), ids=[f"{s}:{n}" for s, n in sorted(PROGRAMS)])
+def test_program_matches_jax(set_name, name, implementation):
+  program = PROGRAMS[(set_name, name)]
+  expected = GOLDENS[set_name]["programs"][name]
   assert expected["source"] == program.source, (
       f"{name}: the program changed since it was recorded; re-record with "
-      f"/tmp/jax-ref/bin/python tests/golden/record_core.py")
+      f"/tmp/jax-ref/bin/python tests/golden/record_core.py {set_name}")
   actual = programs_core.run_program(program, *implementation)
 
   if actual["kind"] != expected["kind"]:

@@ -29,10 +29,16 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 from jax import lax  # noqa: E402
 
-import programs_core  # noqa: E402
+import importlib  # noqa: E402
+
+# `record_core.py [SET]` records tests/golden/programs_SET.py into SET.json
+# (default: core). Every program set shares Program/run_program from
+# programs_core.py, so all sets are encoded and compared the same way.
+SET_NAME = sys.argv[1] if len(sys.argv) > 1 else "core"
+programs_core = importlib.import_module(f"programs_{SET_NAME}")
 
 REFERENCE_VERSION = "0.11.0"
-OUTPUT = HERE / "core.json"
+OUTPUT = HERE / f"{SET_NAME}.json"
 
 
 def main() -> int:
@@ -59,7 +65,7 @@ def main() -> int:
           "jaxlib_version": jax.lib.__version__ if hasattr(jax.lib, "__version__") else None,
           "platform": jax.default_backend(),
           "x64": bool(jax.config.read("jax_enable_x64")),
-          "recorded_by": "tests/golden/record_core.py",
+          "recorded_by": f"tests/golden/record_core.py {SET_NAME}",
       },
       "programs": records,
   }

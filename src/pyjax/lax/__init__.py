@@ -13,3 +13,10 @@ from pyjax._src.lax.dot import (
     dot, dot_general, dot_general_p,
 )
 from pyjax._src.lax.dot import DotDimensionNumbers, Precision
+from pyjax._src.lax.convolution import *  # noqa: F401,F403
+from pyjax._src.lax.fft import *  # noqa: F401,F403
+from pyjax._src.lax.slicing import *  # noqa: F401,F403
+from pyjax._src.lax.sorting import *  # noqa: F401,F403
+from pyjax._src.lax.special import *  # noqa: F401,F403
+from pyjax._src.lax.windowed import *  # noqa: F401,F403
+from pyjax.lax import linalg  # noqa: E402,F401

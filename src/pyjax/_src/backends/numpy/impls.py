@@ -278,3 +278,16 @@ def _jit_impl(*args, jaxpr, **params):
 
 IMPLS[jit_lib.jit_p] = _jit_impl
 IMPLS[custom_derivatives.custom_jvp_call_p] = lambda *args, call_jaxpr, **params: _jit_impl(*args, jaxpr=call_jaxpr)
+
+
+# --- primitive families kept in their own modules: one table each, merged here
+from pyjax._src.backends.numpy import convolution as _convolution  # noqa: E402
+from pyjax._src.backends.numpy import fft as _fft  # noqa: E402
+from pyjax._src.backends.numpy import linalg as _linalg  # noqa: E402
+from pyjax._src.backends.numpy import slicing as _slicing  # noqa: E402
+from pyjax._src.backends.numpy import sorting as _sorting  # noqa: E402
+from pyjax._src.backends.numpy import special as _special  # noqa: E402
+from pyjax._src.backends.numpy import windowed as _windowed  # noqa: E402
+
+for _family in (_convolution, _fft, _linalg, _slicing, _sorting, _special, _windowed):
+    IMPLS.update(_family.IMPLS)

@@ -1,0 +1,3 @@
+"""NumPy impls of the convolution primitive family (being written)."""
+
+IMPLS: dict = {}

@@ -1,0 +1,3 @@
+"""NumPy impls of the fft primitive family (being written)."""
+
+IMPLS: dict = {}

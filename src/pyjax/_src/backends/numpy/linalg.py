@@ -1,0 +1,3 @@
+"""NumPy impls of the linalg primitive family (being written)."""
+
+IMPLS: dict = {}

@@ -1,0 +1,3 @@
+"""NumPy impls of the slicing primitive family (being written)."""
+
+IMPLS: dict = {}

@@ -1,0 +1,3 @@
+"""NumPy impls of the sorting primitive family (being written)."""
+
+IMPLS: dict = {}

@@ -1,0 +1,3 @@
+"""NumPy impls of the special primitive family (being written)."""
+
+IMPLS: dict = {}

@@ -1,0 +1,3 @@
+"""NumPy impls of the windowed primitive family (being written)."""
+
+IMPLS: dict = {}

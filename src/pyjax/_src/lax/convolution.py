@@ -1,0 +1,3 @@
+"""The convolution primitive family (being written; see the primitive-set issue)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""The linalg primitive family (being written; see the primitive-set issue)."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""The special primitive family (being written; see the primitive-set issue)."""
+
+__all__: list[str] = []

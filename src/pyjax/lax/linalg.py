@@ -1,0 +1,3 @@
+"""pyjax.lax.linalg: linear-algebra primitives (JAX's jax.lax.linalg)."""
+
+from pyjax._src.lax.linalg import *  # noqa: F401,F403

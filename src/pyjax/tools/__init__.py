@@ -1,0 +1,1 @@
+"""Developer tools: `python -m pyjax.tools.coverage`."""

@@ -1,0 +1,102 @@
+"""The rule-coverage table: every primitive x every rule slot and backend.
+
+    python -m pyjax.tools.coverage            # the table, then totals
+    python -m pyjax.tools.coverage --markdown # the same as a Markdown table
+
+Each cell is `rule` (implemented), a sentinel's name (NOT_LINEAR,
+NOT_DIFFERENTIABLE, unimplemented: a declared, known gap) or `-` (a silent
+hole). The totals are the project's version of the registry counts JAX
+reports for itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+import pyjax  # noqa: F401  (wires the default backend)
+from pyjax._src import core
+from pyjax._src.rules import SLOTS, Sentinel
+
+BACKENDS = ("numpy",)
+
+
+def all_primitives() -> list[core.Primitive]:
+    """Every Primitive object defined in pyjax._src (imports its modules)."""
+    import pyjax._src as src
+
+    found: dict[int, core.Primitive] = {}
+    for info in pkgutil.walk_packages(src.__path__, "pyjax._src."):
+        if ".backends." in info.name:
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, core.Primitive):
+                found[id(value)] = value
+    return sorted(found.values(), key=lambda p: p.name)
+
+
+def backend_tables() -> dict[str, dict]:
+    from pyjax._src.backends.numpy.impls import IMPLS
+
+    return {"numpy": IMPLS}
+
+
+def cell(rule) -> str:
+    if rule is None:
+        return "-"
+    if isinstance(rule, Sentinel):
+        return rule.name
+    return "rule"
+
+
+def table() -> tuple[list[str], list[list[str]]]:
+    header = ["primitive", *SLOTS, *(f"impl:{b}" for b in BACKENDS)]
+    tables = backend_tables()
+    rows = []
+    for primitive in all_primitives():
+        row = [primitive.name] + [cell(getattr(primitive, slot)) for slot in SLOTS]
+        row += ["rule" if primitive in tables[b] else "-" for b in BACKENDS]
+        rows.append(row)
+    return header, rows
+
+
+def totals(header: list[str], rows: list[list[str]]) -> list[str]:
+    out = []
+    for i, name in enumerate(header[1:], start=1):
+        counts = {}
+        for row in rows:
+            counts[row[i]] = counts.get(row[i], 0) + 1
+        detail = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()) if k != "rule")
+        out.append(f"{name:>18}: {counts.get('rule', 0):4d} rules" + (f"   ({detail})" if detail else ""))
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = parser.parse_args(argv)
+    header, rows = table()
+    if args.markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        print()
+        print(f"{len(rows)} primitives.\n")
+        print("```")
+        print("\n".join(totals(header, rows)))
+        print("```")
+    else:
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        for row in [header, *rows]:
+            print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)))
+        print(f"\n{len(rows)} primitives")
+        print("\n".join(totals(header, rows)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
