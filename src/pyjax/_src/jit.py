@@ -152,6 +152,10 @@ class JitWrapped:
         self._inline = inline
         self._backend = backend
         self._cache: dict = {}
+        # Cache hits of plain calls (positional arguments, nothing static) skip
+        # the general key computation: (treedef of args, avals, config id) -> entry.
+        self._fast_cache: dict = {}
+        self._plain = not self._static_argnums and not self._static_argnames
         functools.update_wrapper(self, fun)
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
 
@@ -204,9 +208,22 @@ class JitWrapped:
         return entry, flat_args
 
     def __call__(self, *args, **kwargs):
+        if self._plain and not kwargs and core._trace_ctx.get() is None:
+            flat_args, in_tree = tree_flatten(args)
+            try:
+                avals = tuple([x.aval if type(x) is Array else abstractify(x) for x in flat_args])
+            except TypeError:
+                avals = None
+            if avals is not None:
+                entry = self._fast_cache.get((in_tree, avals, config.trace_context_id()))
+                if entry is not None and not config.disable_jit.value:
+                    return tree_unflatten(entry.out_tree, entry.run(flat_args))
         if config.disable_jit.value:
             return self._fun(*args, **kwargs)
         entry, flat_args = self._get_jaxpr(args, kwargs)
+        if self._plain and not kwargs:
+            flat, in_tree = tree_flatten(args)
+            self._fast_cache[(in_tree, tuple(abstractify(x) for x in flat), config.trace_context_id())] = entry
         trace = core.current_trace()
         if trace is core._default_trace[0]:
             outs = entry.run(flat_args)
@@ -233,6 +250,7 @@ class JitWrapped:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._fast_cache.clear()
 
     def eval_shape(self, *args, **kwargs):
         from pyjax._src.api import ShapeDtypeStruct
@@ -263,10 +281,10 @@ class _CacheEntry:
     def run(self, flat_args: Sequence[Any]) -> list:
         executable = self.executable
         if executable is None:
-            executable = self.executable = compile_for_backend(self.jaxpr)
-        values = [x._value if type(x) is Array else _to_numpy(x) for x in flat_args]
-        outs = executable(*values)
-        return [Array(v, a) for v, a in zip(outs, self.out_avals, strict=True)]
+            compiled = compile_for_backend(self.jaxpr)
+            executable = self.executable = getattr(compiled, "fn", compiled)
+        outs = executable(*[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
+        return [Array(v, a) for v, a in zip(outs, self.out_avals)]
 
 
 def _to_numpy(x):
