@@ -116,7 +116,7 @@ def test_equal_treedefs_share_compiled_builder():
     tu.tree_structure(tree).unflatten([1, 2, 3])
     fresh = tu.tree_structure(tree)
     assert fresh.unflatten([7, 8, 9]) == {"shared": [7, 8], "x": {"y": 9}}
-    assert fresh._builder is tree_util_treedef._builders[fresh]
+    assert fresh._builder is tree_util_treedef._builders[fresh][1]
 
 
 def test_unflatten_with_unhashable_aux_data():
@@ -378,3 +378,14 @@ def test_default_registry_facade():
     assert leaves == [1] and treedef == tu.tree_structure({"a": 0})
     assert tu.default_registry.is_node(dict) and not tu.default_registry.is_node(int)
     assert tu.default_registry.flatten_one_level(1) is None
+
+
+def test_shared_builder_distinguishes_equal_keys_of_different_types():
+    # {1: x} and {1.0: x} have equal treedefs; each must rebuild its own key type.
+    int_def = tu.tree_structure({1: 0})
+    for _ in range(3):
+        int_def.unflatten([5])
+    float_def = tu.tree_structure({1.0: 0})
+    for _ in range(3):
+        (key,) = float_def.unflatten([5])
+        assert type(key) is float

@@ -371,23 +371,37 @@ def _flatten_up_to(spec: tuple, position: int, x: Any, out: list) -> int:
 # Compiled builders shared by equal treedefs, so a structure that is flattened
 # and unflattened over and over (tree_map in a training loop) is compiled
 # once. A treedef seen once maps to None; the second sighting compiles.
-_builders: dict[PyTreeDef, Callable[[Any], Any] | None] = {}
+_builders: dict[PyTreeDef, tuple] = {}  # treedef -> (spec it was made for, builder or None)
 _BUILDERS_LIMIT = 2048
 _MISSING = object()
 
 
+def _strictly_equal(a, b) -> bool:
+    """Equal and of the same types all the way down: {1: x} and {1.0: x} have
+    equal treedefs, but a builder compiled for one must not rebuild the other."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is tuple:
+        return len(a) == len(b) and all(_strictly_equal(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
 def _shared_builder(treedef: PyTreeDef) -> Callable[[Any], Any] | None:
     try:
-        builder = _builders.get(treedef, _MISSING)
+        entry = _builders.get(treedef, _MISSING)
     except Exception:  # aux data whose == or hash misbehaves: just interpret
         return None
-    if builder is _MISSING:
+    if entry is _MISSING:
         if len(_builders) >= _BUILDERS_LIMIT:
             _builders.clear()
-        _builders[treedef] = None
+        _builders[treedef] = (treedef._spec, None)
         return None
+    owner_spec, builder = entry
+    if owner_spec is not treedef._spec and not _strictly_equal(owner_spec, treedef._spec):
+        return _compile_unflatten(treedef)  # equal but not identical: its own builder
     if builder is None:
-        builder = _builders[treedef] = _compile_unflatten(treedef)
+        builder = _compile_unflatten(treedef)
+        _builders[treedef] = (owner_spec, builder)
     return builder
 
 
