@@ -34,7 +34,8 @@ def getitem(x, index):
     if any(i is Ellipsis for i in index):
         at = next(k for k, i in enumerate(index) if i is Ellipsis)
         index = index[:at] + (slice(None),) * (len(shape) - n_real) + tuple(i for i in index[at + 1:] if i is not Ellipsis)
-    index = index + (slice(None),) * (len(shape) - n_real)
+    else:
+        index = index + (slice(None),) * (len(shape) - n_real)
     starts, limits, strides, reversed_axes, squeezed, out_dims = [], [], [], [], [], []
     axis = 0
     for item in index:

@@ -20,7 +20,6 @@ _add_bind = lax_ew.add_p.bind
 
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
-_fast_plans: dict = {}
 
 
 def _scalar_fast_plan(aval, scalar_type, inexact: bool, has_bool_primitive: bool):
@@ -40,6 +39,7 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
     promote = promote_args_inexact if inexact else promote_args
     bind = primitive.bind
     has_bool = bool_primitive is not None
+    _fast_plans: dict = {}  # per function: (array aval, scalar type, config id) -> plan
 
     def fn(x, y, /):
         return _call(x, y, False)
