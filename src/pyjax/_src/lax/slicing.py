@@ -1,3 +1,353 @@
-"""The slicing primitive family (being written; see the primitive-set issue)."""
+"""Slicing primitives: dynamic_slice, dynamic_update_slice, pad and split,
+with their one-axis convenience wrappers; gather and scatter live in
+gather_scatter.py and are re-exported here.
 
-__all__: list[str] = []
+The static `slice` primitive belongs to shapes.py; `slice_in_dim` and
+`index_in_dim` below are sugar over it. Dynamic starts are traced scalars:
+XLA clamps them so that the whole window fits in the operand, and the
+wrappers first turn negative starts into offsets from the end (as Python
+indexing does), which costs a `lt`/`add`/`select_n` triple per traced start.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Sequence
+
+import numpy as np
+
+from pyjax._src import dtypes
+from pyjax._src.avals import ShapedArray
+from pyjax._src.core import Primitive
+from pyjax._src.jit import jit
+from pyjax._src.lax import elementwise as ew
+from pyjax._src.lax import shapes
+from pyjax._src.lax.gather_scatter import *  # noqa: F401,F403  (re-exported: lax.gather, lax.scatter_add, ...)
+from pyjax._src.lax.gather_scatter import __all__ as _gather_scatter_all
+from pyjax._src.lax.gather_scatter import check_same_dtypes_no_tip, dtype_of, shape_of
+
+__all__ = [
+    "dynamic_slice", "dynamic_slice_p", "dynamic_update_slice", "dynamic_update_slice_p",
+    "dynamic_slice_in_dim", "dynamic_index_in_dim", "dynamic_update_slice_in_dim",
+    "dynamic_update_index_in_dim", "slice_in_dim", "index_in_dim", "pad", "pad_p",
+    "split", "split_p", *_gather_scatter_all,
+]
+
+
+def _canonicalize_shape(shape, what: str = "slice_sizes") -> tuple:
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError as e:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.") from e
+
+
+def _pairwise_ge(name_a: Sequence, name_b: Sequence) -> list[bool]:
+    # JAX compares shapes with its length-checked map; mismatched lengths
+    # raise its message rather than silently truncating.
+    a, b = list(name_a), list(name_b)
+    if len(b) != len(a):
+        raise ValueError(f"safe_map() argument 2 is {'longer' if len(b) > len(a) else 'shorter'} than argument 1")
+    return [x >= y for x, y in zip(a, b, strict=True)]
+
+
+def _check_index_dtypes(name: str, separator: str, start_indices: Sequence[ShapedArray]) -> None:
+    if any(i.dtype != start_indices[0].dtype or not np.issubdtype(i.dtype, np.integer) for i in start_indices):
+        got = ", ".join(i.dtype.name for i in start_indices)
+        raise TypeError(f"index arguments to {name} must be integers of the same type, got{separator} {got}")
+
+
+# ---------------------------------------------------------------------------
+# dynamic_slice
+
+dynamic_slice_p = Primitive("dynamic_slice")
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_abstract_eval(operand: ShapedArray, *start_indices: ShapedArray, slice_sizes) -> ShapedArray:
+    if not all(_pairwise_ge(operand.shape, slice_sizes)):
+        raise TypeError(
+            "slice slice_sizes must be less than or equal to operand shape, "
+            f"got slice_sizes {slice_sizes} for operand shape {operand.shape}."
+        )
+    if not all(size >= 0 for size in slice_sizes):
+        raise TypeError(f"slice slice_sizes must be greater than or equal to zero, got slice_sizes of {slice_sizes}.")
+    if any(i.ndim != 0 for i in start_indices):
+        raise TypeError(f"start_indices arguments to dynamic_slice must be scalars,  got indices {start_indices}")
+    _check_index_dtypes("dynamic_slice", ":", start_indices)
+    return ShapedArray(tuple(slice_sizes), operand.dtype, operand.weak_type)
+
+
+def _normalize_start_indices(operand, start_indices, allow_negative_indices) -> list:
+    """One start per axis; negative starts (where allowed) count from the end.
+
+    Static Python/NumPy integers are normalised here, in Python, and passed on
+    as NumPy scalars of their canonical dtype (printed as literals); traced
+    starts get `select(i < 0, i + size, i)`. Unsigned starts cannot be negative.
+    """
+    shape = shape_of(operand)
+    if len(start_indices) != len(shape):
+        raise ValueError(
+            f"Length of slice indices must match number of operand dimensions ({len(start_indices)} vs {shape})"
+        )
+    if not isinstance(start_indices, (list, tuple)):
+        if np.ndim(start_indices) != 1:
+            raise ValueError(f"Slice indices must be a 1D sequence, got {np.shape(start_indices)}")
+        start_indices = list(start_indices)
+    if isinstance(allow_negative_indices, bool):
+        allow_negative_indices = [allow_negative_indices] * len(start_indices)
+    result = []
+    for index, size, allow_negative in zip(start_indices, shape, allow_negative_indices, strict=True):
+        dtype = dtype_of(index)
+        if np.issubdtype(dtype, np.unsignedinteger):
+            result.append(index)
+        elif isinstance(index, (int, np.integer)):
+            if index < 0 and not allow_negative:
+                raise ValueError(f"Index {index} is out of bounds for dimension {size} if allow_negative_indices=False")
+            value = index + size if index < 0 else index
+            result.append(np.asarray(value, dtype)[()])
+        elif allow_negative:
+            result.append(ew.select(index < 0, index + np.asarray(size, dtype)[()], index))
+        else:
+            result.append(index)
+    return result
+
+
+def dynamic_slice(operand, start_indices, slice_sizes: Sequence[int], *,
+                  allow_negative_indices: bool | Sequence[bool] = True):
+    """Wraps XLA's DynamicSlice: the window of `slice_sizes` at `start_indices`.
+
+    Args:
+      operand: the array to slice.
+      start_indices: one scalar start per dimension; may be traced.
+      slice_sizes: the static size of the window along each dimension.
+      allow_negative_indices: per dimension (or one bool for all), whether a
+        negative start counts from the end of the axis.
+
+    Returns:
+      The window. Starts are clamped so that the window lies inside the
+      operand: ``dynamic_slice(jnp.arange(5), (4,), (2,))`` is ``[3, 4]``.
+    """
+    starts = _normalize_start_indices(operand, start_indices, allow_negative_indices)
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=_canonicalize_shape(slice_sizes))
+
+
+# ---------------------------------------------------------------------------
+# dynamic_update_slice
+
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dynamic_update_slice_abstract_eval(operand: ShapedArray, update: ShapedArray,
+                                        *start_indices: ShapedArray) -> ShapedArray:
+    if operand.ndim != update.ndim:
+        raise TypeError(
+            "dynamic_update_slice update must have the same rank as operand, "
+            f"got update shape {update.shape} for operand shape {operand.shape}."
+        )
+    if operand.ndim != len(start_indices):
+        raise TypeError(
+            "dynamic_update_slice start_indices must have length equal to the rank of operand, "
+            f"got indices {start_indices} for operand shape {operand.shape}."
+        )
+    if not all(a >= b for a, b in zip(operand.shape, update.shape, strict=True)):
+        raise TypeError(
+            "dynamic_update_slice update shape must be smaller than operand shape, "
+            f"got update shape {update.shape} for operand shape {operand.shape}."
+        )
+    if any(i.ndim != 0 for i in start_indices):
+        raise TypeError(f"start_indices arguments to dynamic_update_slice must be scalars, got indices {start_indices}")
+    check_same_dtypes_no_tip("dynamic_update_slice", operand, update)
+    _check_index_dtypes("dynamic_update_slice", "", start_indices)
+    weak = operand.weak_type and update.weak_type and all(i.weak_type for i in start_indices)
+    return ShapedArray(operand.shape, operand.dtype, weak)
+
+
+def dynamic_update_slice(operand, update, start_indices, *,
+                         allow_negative_indices: bool | Sequence[bool] = True):
+    """Wraps XLA's DynamicUpdateSlice: `operand` with `update` written at `start_indices`.
+
+    Starts are clamped so that `update` fits entirely inside `operand`:
+    ``dynamic_update_slice(jnp.zeros(6), jnp.ones(3), (5,))`` writes the last
+    three elements.
+    """
+    starts = _normalize_start_indices(operand, start_indices, allow_negative_indices)
+    return dynamic_update_slice_p.bind(operand, update, *starts)
+
+
+# ---------------------------------------------------------------------------
+# pad
+
+pad_p = Primitive("pad")
+
+
+def _dilated_size(size: int, interior: int) -> int:
+    return 0 if size == 0 else 1 + (interior + 1) * (size - 1)
+
+
+@pad_p.def_abstract_eval
+def _pad_abstract_eval(operand: ShapedArray, padding_value: ShapedArray, *, padding_config) -> ShapedArray:
+    if padding_value.ndim != 0:
+        raise ValueError(f"padding_value must be a scalar; got np.shape(padding_value)={padding_value.shape}")
+    if len(padding_config) != operand.ndim:
+        raise ValueError(
+            "length of padding_config must equal the number of axes of operand, "
+            f"got padding_config {padding_config} for operand shape {operand.shape}"
+        )
+    if not all(interior >= 0 for _, _, interior in padding_config):
+        raise ValueError(f"interior padding in padding_config must be nonnegative, got padding_config {padding_config}")
+    shape = tuple(low + high + _dilated_size(size, interior)
+                  for (low, high, interior), size in zip(padding_config, operand.shape, strict=True))
+    if not all(d >= 0 for d in shape):
+        raise ValueError(
+            f"Dimension size after padding is not at least 0, got result shape {shape}, for padding_config "
+            f"{padding_config} and operand shape {operand.shape}"
+        )
+    if operand.dtype != padding_value.dtype:
+        raise TypeError(f"pad operand and padding_value must be same dtype: got {operand.dtype} and {padding_value.dtype}.")
+    return ShapedArray(shape, operand.dtype, operand.weak_type and padding_value.weak_type)
+
+
+def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):
+    """Applies low, high and interior padding to an array (XLA's Pad).
+
+    Args:
+      operand: the array to pad.
+      padding_value: the scalar inserted as padding; must have operand's dtype.
+      padding_config: one ``(low, high, interior)`` triple per dimension.
+        Negative ``low``/``high`` remove elements from that edge; ``interior``
+        (non-negative) inserts that many values between neighbours.
+
+    Example: ``pad(jnp.array([1, 2, 3]), 0, [(1, -1, 1)])`` is ``[0, 1, 0, 2, 0]``.
+    """
+    # Normalised to tuples of ints so the param is hashable (JAX keeps inner
+    # lists and then refuses them as unhashable).
+    config = tuple(tuple(operator.index(p) for p in triple) for triple in padding_config)
+    return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+# ---------------------------------------------------------------------------
+# split
+
+split_p = Primitive("split", multiple_results=True)
+
+
+@split_p.def_abstract_eval
+def _split_abstract_eval(operand: ShapedArray, *, sizes, axis) -> list[ShapedArray]:
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if operand.shape[axis] != sum(sizes):
+        raise ValueError(
+            f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the operand shape {list(operand.shape)}"
+        )
+    shape = list(operand.shape)
+    outs = []
+    for size in sizes:
+        shape[axis] = size
+        outs.append(ShapedArray(tuple(shape), operand.dtype, operand.weak_type))
+    return outs
+
+
+def _canonicalize_axis(axis: int, ndim: int) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else axis
+
+
+def split(operand, sizes: Sequence[int], axis: int = 0) -> list:
+    """Splits `operand` along `axis` into pieces of the given `sizes` (which
+    must sum to the axis' length); returns a list of ``len(sizes)`` arrays."""
+    ndim = len(shape_of(operand))
+    return split_p.bind(operand, sizes=tuple(operator.index(s) for s in sizes), axis=_canonicalize_axis(axis, ndim))
+
+
+# ---------------------------------------------------------------------------
+# One-axis convenience wrappers
+
+
+def slice_in_dim(operand, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0):
+    """``operand[..., start_index:limit_index:stride]`` along `axis` (a static slice).
+
+    None means the start (or end) of the axis; negative bounds count from the end.
+    """
+    shape = shape_of(operand)
+    axis = int(axis)
+    length = shape[axis]
+    start = 0 if start_index is None else operator.index(start_index)
+    limit = length if limit_index is None else operator.index(limit_index)
+    start = start + length if start < 0 else start
+    limit = limit + length if limit < 0 else limit
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, operator.index(stride)
+    return shapes.slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
+    """``operand[..., index]`` along `axis` for a static integer `index`
+    (kept as a size-1 axis when `keepdims`)."""
+    index, axis = operator.index(index), int(axis)
+    size = shape_of(operand)[axis]
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+    return result if keepdims else shapes.squeeze(result, (axis,))
+
+
+def _zero_like_index(index):
+    # The start used for the other axes: 0 of the index's own kind, so every
+    # start has one dtype (a Python int stays a Python int).
+    if type(index) in (int, bool):
+        return 0
+    return np.zeros((), dtype_of(index))
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True):
+    """``operand[..., start_index:start_index + slice_size]`` along `axis`,
+    with a possibly traced `start_index` (clamped like dynamic_slice)."""
+    shape = shape_of(operand)
+    axis = int(axis)
+    starts = [_zero_like_index(start_index)] * len(shape)
+    starts[axis] = start_index
+    sizes = list(shape)
+    sizes[axis] = operator.index(slice_size)
+    allow_negative = [False] * len(shape)
+    allow_negative[axis] = allow_negative_indices
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow_negative)
+
+
+# The static argument names are also given as positions: the shared jit does
+# not (yet) infer positions from names the way JAX's does.
+@jit(static_argnums=(2, 3), static_argnames=("axis", "keepdims", "allow_negative_indices"))
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
+                         allow_negative_indices: bool = True):
+    """``operand[..., index]`` along `axis` with a possibly traced `index`."""
+    result = dynamic_slice_in_dim(operand, index, 1, axis, allow_negative_indices=allow_negative_indices)
+    return result if keepdims else shapes.squeeze(result, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
+                                allow_negative_indices: bool = True):
+    """Writes `update` into `operand` starting at `start_index` along `axis`
+    (and at 0 along every other axis)."""
+    axis = int(axis)
+    ndim = len(shape_of(operand))
+    starts = [_zero_like_index(start_index)] * ndim
+    starts[axis] = start_index
+    allow_negative = [False] * ndim
+    allow_negative[axis] = allow_negative_indices
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow_negative)
+
+
+@jit(static_argnums=(3,), static_argnames=("axis", "allow_negative_indices"))
+def dynamic_update_index_in_dim(operand, update, index, axis: int, *, allow_negative_indices: bool = True):
+    """Writes `update` as the slice `index` of `operand` along `axis`; an
+    `update` of one rank less gets the axis inserted."""
+    axis = int(axis)
+    if len(shape_of(update)) != len(shape_of(operand)):
+        shapes_ok = len(shape_of(update)) + 1 == len(shape_of(operand))
+        assert shapes_ok
+        update = shapes.expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis, allow_negative_indices=allow_negative_indices)
