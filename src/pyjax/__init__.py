@@ -24,6 +24,7 @@ _jit_module.set_compiler(lambda jaxpr: _compile_numpy(jaxpr, _numpy_impls.IMPLS)
 _array_methods.install()
 
 from pyjax._src.api import ShapeDtypeStruct, block_until_ready, device_get, eval_shape, make_jaxpr, typeof
+from pyjax._src.jit import clear_caches
 from pyjax._src.array import Array
 from pyjax._src.config import checking_leaks, config
 from pyjax._src.config import disable_jit_context as disable_jit

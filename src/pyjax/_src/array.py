@@ -170,10 +170,28 @@ class Array(metaclass=_ArrayMeta):
 
     # --- donation
     def delete(self) -> None:
-        self._value = None
+        """Releases the buffer; any later use raises JAX's 'Array has been deleted'."""
+        self._value = _DeletedBuffer(self.aval)
 
     def is_deleted(self) -> bool:
-        return self._value is None
+        return type(self._value) is _DeletedBuffer
+
+
+class _DeletedBuffer:
+    """Stands in for a donated or deleted buffer. NumPy consults these hooks
+    before computing anything, so every use raises the error, while live
+    arrays pay nothing for the check."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def _error(self, *args, **kwargs):
+        raise RuntimeError(f"Array has been deleted with shape={self.aval.strip_weak_type()}.")
+
+    __array__ = __array_ufunc__ = __array_function__ = _error
+    __float__ = __int__ = __bool__ = __index__ = __complex__ = _error
 
 
 def _reconstruct(value, weak_type):

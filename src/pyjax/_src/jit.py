@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
+import time
+import weakref
 from typing import Any, Callable, Sequence
 
-from pyjax._src import config, core
+from pyjax._src import cache_miss, config, core
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
@@ -78,16 +81,26 @@ def abstractify(x) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval
-    try:
-        return core.concrete_aval(x)
-    except TypeError:
-        raise TypeError(
-            f"Error interpreting argument to {x!r} as an abstract array. The problematic value is "
-            f"of type {type(x)} and was passed to the function at path x.\nThis typically means "
-            "that a jit-wrapped function was called with a non-array argument, and this argument "
-            "was not marked as static using the static_argnums or static_argnames parameters of "
-            "jax.jit."
-        ) from None
+    return core.concrete_aval(x)
+
+
+def _abstractify_args(fun, flat_args, args, kwargs, static_argnums) -> tuple:
+    """The avals of the flat arguments, or JAX's error naming the bad argument."""
+    avals = []
+    for i, x in enumerate(flat_args):
+        try:
+            avals.append(abstractify(x))
+        except TypeError:
+            names = _arg_names(fun, args, kwargs, static_argnums)
+            path = names[i] if i < len(names) else f"args[{i}]"
+            raise TypeError(
+                f"Error interpreting argument to {fun!r} as an abstract array. The problematic value "
+                f"is of type {type(x)} and was passed to the function at path {path}.\nThis typically "
+                "means that a jit-wrapped function was called with a non-array argument, and this "
+                "argument was not marked as static using the static_argnums or static_argnames "
+                "parameters of jax.jit."
+            ) from None
+    return tuple(avals)
 
 
 def trace_flat(fun: Callable, args: tuple, kwargs: dict, static_argnums: tuple, traced_for: str = "jit"):
@@ -96,8 +109,9 @@ def trace_flat(fun: Callable, args: tuple, kwargs: dict, static_argnums: tuple, 
     Returns (jaxpr, in_tree, out_tree, flat_args)."""
     dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
     flat_args, in_tree = tree_flatten((dyn_args, kwargs))
-    avals = [abstractify(x) for x in flat_args]
+    avals = _abstractify_args(fun, flat_args, args, kwargs, static_argnums)
     debug = DebugInfo(traced_for, func_src_info(fun), _arg_names(fun, args, kwargs, static_argnums))
+    start = time.perf_counter()
     out_tree_box = []
 
     def flat_fun(*flat):
@@ -110,7 +124,39 @@ def trace_flat(fun: Callable, args: tuple, kwargs: dict, static_argnums: tuple, 
         return out_flat
 
     jaxpr, _ = trace_to_jaxpr(flat_fun, avals, debug)
+    _log_stage(f"Finished tracing {debug.func_name} for {traced_for} in {time.perf_counter() - start:.9f} sec")
     return jaxpr, in_tree, out_tree_box[0], flat_args
+
+
+# ---------------------------------------------------------------------------
+# jax_log_compiles: the stage timers, in JAX's words adapted to the backend
+
+logger = logging.getLogger("pyjax._src.dispatch")
+
+
+def _log_stage(message: str) -> None:
+    level = logging.WARNING if config.log_compiles.value else logging.DEBUG
+    if logger.isEnabledFor(level):
+        logger.log(level, message)
+
+
+def lower_for_backend(jaxpr: Jaxpr, name: str):
+    """Compiles `jaxpr` for the default backend, logging the stage timers."""
+    _log_stage(
+        f"Compiling jit({name}) with global shapes and types ({''.join(repr(a) + ', ' for a in jaxpr.in_avals).rstrip(', ')}"
+        f"{',' if len(jaxpr.in_avals) == 1 else ''}). Argument mapping: "
+        f"({', '.join('UnspecifiedValue' for _ in jaxpr.in_avals)}{',' if len(jaxpr.in_avals) == 1 else ''})."
+    )
+    compiled = compile_for_backend(jaxpr)
+    _log_stage(f"Finished jaxpr to Python conversion jit({name}) in {getattr(compiled, 'conversion_s', 0.0):.9f} sec")
+    _log_stage(f"Finished NumPy compilation of jit({name}) in {getattr(compiled, 'compilation_s', 0.0):.9f} sec")
+    return compiled
+
+
+def run_compiled(compiled, jaxpr: Jaxpr, flat_args) -> list:
+    fn = getattr(compiled, "fn", compiled)
+    outs = fn(*[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
+    return [Array(v, a) for v, a in zip(outs, jaxpr.out_avals)]
 
 
 def hoist_tracer_consts(jaxpr: Jaxpr) -> tuple[Jaxpr, list]:
@@ -151,12 +197,16 @@ class JitWrapped:
         self._keep_unused = keep_unused
         self._inline = inline
         self._backend = backend
-        self._cache: dict = {}
+        # The trace cache is shared by every jit of the same function with the
+        # same options (as in JAX: `jax.jit(f)(x)` in a loop traces once).
+        self._cache, self._seen_keys = _shared_cache(fun, (self._static_argnums, self._static_argnames,
+                                                           self._donate_argnums, keep_unused, inline))
         # Cache hits of plain calls (positional arguments, nothing static) skip
         # the general key computation: (treedef of args, avals, config id) -> entry.
         self._fast_cache: dict = {}
-        self._plain = not self._static_argnums and not self._static_argnames
+        self._plain = not self._static_argnums and not self._static_argnames and not self._donate_argnums
         functools.update_wrapper(self, fun)
+        _all_jitted.add(self)
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
 
     def __get__(self, instance, owner=None):
@@ -165,10 +215,13 @@ class JitWrapped:
         return functools.partial(self, instance)
 
     def _resolve_static(self, args: tuple, kwargs: dict):
-        static_argnums = tuple(i % len(args) if i < 0 else i for i in self._static_argnums if -len(args) <= i < len(args))
         for i in self._static_argnums:
-            if not -len(args) <= i < max(len(args), 1):
-                pass
+            if not -len(args) <= i < len(args):
+                raise ValueError(
+                    f"Jitted function has static_argnums={self._static_argnums}, but only accepts "
+                    f"{len(args)} positional arguments."
+                )
+        static_argnums = tuple(i % len(args) if i < 0 else i for i in self._static_argnums)
         statics = []
         for i in static_argnums:
             statics.append(args[i])
@@ -190,15 +243,19 @@ class JitWrapped:
         static_argnums, static_kwargs, dyn_kwargs, static_key = self._resolve_static(args, kwargs)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
         flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        avals = tuple(abstractify(x) for x in flat_args)
+        avals = _abstractify_args(self._fun, flat_args, args, kwargs, static_argnums)
         key = (in_tree, avals, static_key, config.trace_context())
         entry = self._cache.get(key)
         if entry is None:
+            if config.explain_cache_misses.value:
+                cache_miss.explain(self._fun, key, self._seen_keys, _arg_names(self._fun, args, dyn_kwargs, static_argnums))
             fun = functools.partial(self._fun, **static_kwargs) if static_kwargs else self._fun
             if static_kwargs:
                 functools.update_wrapper(fun, self._fun)
             jaxpr, _, out_tree, _ = trace_flat(fun, args, dyn_kwargs, static_argnums)
-            entry = self._cache[key] = _CacheEntry(jaxpr, out_tree)
+            entry = self._cache[key] = _CacheEntry(jaxpr, out_tree, self.__name__)
+            self._seen_keys.append(key)
+            cache_miss.note_traced(self._fun)
         if self._donate_argnums:
             self._last_donated = tuple(
                 i in self._donate_argnums
@@ -227,9 +284,36 @@ class JitWrapped:
         trace = core.current_trace()
         if trace is core._default_trace[0]:
             outs = entry.run(flat_args)
+            if self._donate_argnums:
+                self._delete_donated(args, outs)
         else:
             outs = self._bind(entry, flat_args)
         return tree_unflatten(entry.out_tree, outs)
+
+    def _delete_donated(self, args: tuple, outs: list) -> None:
+        # A donated buffer belongs to the computation now: the caller's Array is
+        # marked deleted (unless the same buffer came back as an output).
+        out_buffers = {id(o._value) for o in outs}
+        for i in self._donate_argnums:
+            if -len(args) <= i < len(args):
+                for leaf in tree_flatten(args[i])[0]:
+                    if type(leaf) is Array and id(leaf._value) not in out_buffers:
+                        leaf.delete()
+
+    # --- stages
+    def trace(self, *args, **kwargs):
+        """Traces for these arguments: a `Traced` stage (`.jaxpr`, `.lower()`)."""
+        from pyjax._src.stages import Traced
+
+        entry, flat_args = self._get_jaxpr(args, kwargs)
+        static_argnums, _, dyn_kwargs, _ = self._resolve_static(args, kwargs)
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+        _, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+        return Traced(self, entry.jaxpr, in_tree, entry.out_tree, None, self.__name__)
+
+    def lower(self, *args, **kwargs):
+        """Traces and lowers for these arguments: a `Lowered` stage."""
+        return self.trace(*args, **kwargs).lower()
 
     def _bind(self, entry, flat_args):
         jaxpr, hoisted = hoist_tracer_consts(entry.jaxpr)
@@ -270,18 +354,19 @@ def _hashable(x) -> bool:
 class _CacheEntry:
     """A traced jaxpr, its output structure and, once run eagerly, its executable."""
 
-    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals")
+    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name")
 
-    def __init__(self, jaxpr: Jaxpr, out_tree):
+    def __init__(self, jaxpr: Jaxpr, out_tree, name: str):
         self.jaxpr = jaxpr
         self.out_tree = out_tree
         self.executable = None
         self.out_avals = jaxpr.out_avals
+        self.name = name
 
     def run(self, flat_args: Sequence[Any]) -> list:
         executable = self.executable
         if executable is None:
-            compiled = compile_for_backend(self.jaxpr)
+            compiled = lower_for_backend(self.jaxpr, self.name)
             executable = self.executable = getattr(compiled, "fn", compiled)
         outs = executable(*[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
         return [Array(v, a) for v, a in zip(outs, self.out_avals)]
@@ -299,6 +384,25 @@ def _to_numpy(x):
 
         raise errors.escaped_tracer_error(x)
     return np.asarray(x, dtypes.canonicalize_dtype(core.concrete_aval(x).dtype))
+
+
+_all_jitted: weakref.WeakSet = weakref.WeakSet()
+_shared_caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _shared_cache(fun, options) -> tuple[dict, list]:
+    """(entries, keys seen in order) for `fun` jitted with `options`."""
+    try:
+        per_function = _shared_caches.setdefault(fun, {})
+    except TypeError:  # not weak-referenceable: a private cache
+        return {}, []
+    return per_function.setdefault(options, ({}, []))
+
+
+def clear_caches() -> None:
+    """Clears every jitted function's trace and compilation cache."""
+    for wrapped in list(_all_jitted):
+        wrapped.clear_cache()
 
 
 _compilers: list = []

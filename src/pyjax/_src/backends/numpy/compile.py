@@ -34,6 +34,7 @@ import functools
 import itertools
 import keyword
 import linecache
+import time
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -122,6 +123,7 @@ def compile_jaxpr(
       >>> compiled = compile_jaxpr(jaxpr, IMPLS)   # doctest: +SKIP
       >>> compiled(np.ones(3, np.float32))          # doctest: +SKIP
     """
+    start = time.perf_counter()
     builder = ProgramBuilder(impls)
     in_values = [builder.new_value(v.aval, _INPUT) for v in jaxpr.invars]
     out_values = builder.inline(jaxpr, in_values)
@@ -129,6 +131,9 @@ def compile_jaxpr(
     compiled = CompiledFunction(fn)
     compiled.source = source
     compiled.num_eqns = len(builder.instrs)
+    # The two stage timers jax_log_compiles reports: jaxpr -> Python source, source -> code.
+    compiled.conversion_s = builder.conversion_done - start
+    compiled.compilation_s = time.perf_counter() - builder.conversion_done
     return compiled
 
 
@@ -369,6 +374,7 @@ class ProgramBuilder:
         name = _identifier(name)
         name = name + "_" if keyword.iskeyword(name) else name
         source = _generate_source(name, self.instrs, in_values, out_values)
+        self.conversion_done = time.perf_counter()
         filename = f"<pyjax compiled {name} #{next(_compile_ids)}>"
         exec(compile(source, filename, "exec"), self.namespace)  # noqa: S102 (our own source)
         fn = self.namespace[name]

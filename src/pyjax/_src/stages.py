@@ -1,0 +1,198 @@
+"""The stages of jit as objects: Traced -> Lowered -> Compiled.
+
+    traced = jit(f).trace(x)      # .jaxpr, .out_info, .lower()
+    lowered = traced.lower()      # .as_text(), .cost_analysis(), .compile()
+    compiled = lowered.compile()  # callable; .as_text(), .cost_analysis(), .memory_analysis()
+
+On the NumPy backend "lowering" is the jaxpr -> Python-source translation and
+"compilation" turns that source into a code object; `as_text()` shows the
+generated Python. Cost and memory figures are estimated from the jaxpr
+before any optimisation (they count every equation's flops and the bytes it
+reads and writes), as JAX's Lowered.cost_analysis does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from pyjax._src.jaxpr import Jaxpr, Literal, subjaxprs
+from pyjax._src.tree_util import tree_flatten, tree_unflatten
+
+DIALECTS = ("python", "jaxpr")
+
+
+def _nbytes(aval) -> int:
+    return int(aval.size) * aval.dtype.itemsize
+
+
+def _eqn_flops(eqn) -> float:
+    name = eqn.primitive.name
+    out_size = sum(v.aval.size for v in eqn.outvars)
+    if name == "dot_general":
+        (lc, _), _ = eqn.params["dimension_numbers"]
+        contract = int(np.prod([eqn.invars[0].aval.shape[d] for d in lc], dtype=np.int64))
+        return 2.0 * out_size * contract
+    if name.startswith("reduce_") or name in ("argmax", "argmin"):
+        return float(eqn.invars[0].aval.size)
+    if name in ("broadcast_in_dim", "reshape", "transpose", "squeeze", "convert_element_type", "iota",
+                "slice", "concatenate", "rev", "copy", "stop_gradient", "select_n"):
+        return 0.0
+    return float(out_size)
+
+
+def cost_analysis(jaxpr: Jaxpr) -> dict[str, float]:
+    """Flops and bytes accessed of every equation (sub-jaxprs included)."""
+    flops = 0.0
+    bytes_accessed = 0.0
+    for eqn in jaxpr.eqns:
+        inner = list(subjaxprs(eqn.params))
+        if inner:
+            for sub in inner:
+                sub_cost = cost_analysis(sub)
+                flops += sub_cost["flops"]
+                bytes_accessed += sub_cost["bytes accessed"]
+            continue
+        flops += _eqn_flops(eqn)
+        bytes_accessed += sum(_nbytes(v.aval) for v in eqn.invars) + sum(_nbytes(v.aval) for v in eqn.outvars)
+    return {"flops": flops, "bytes accessed": bytes_accessed}
+
+
+class CompiledMemoryStats(NamedTuple):
+    """Memory a compiled computation needs, in bytes."""
+
+    generated_code_size_in_bytes: int
+    argument_size_in_bytes: int
+    output_size_in_bytes: int
+    alias_size_in_bytes: int
+    temp_size_in_bytes: int
+    host_generated_code_size_in_bytes: int = 0
+    host_argument_size_in_bytes: int = 0
+    host_output_size_in_bytes: int = 0
+    host_alias_size_in_bytes: int = 0
+    host_temp_size_in_bytes: int = 0
+
+
+def memory_analysis(jaxpr: Jaxpr, source: str) -> CompiledMemoryStats:
+    """Arguments, outputs, and the peak of live intermediates (buffers are
+    released after their last use, as the generated code does)."""
+    last_use: dict = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for v in eqn.invars:
+            if type(v) is not Literal:
+                last_use[v] = i
+    outs = {v for v in jaxpr.outvars if type(v) is not Literal}
+    live = peak = 0
+    for i, eqn in enumerate(jaxpr.eqns):
+        for v in eqn.outvars:
+            live += _nbytes(v.aval)
+        peak = max(peak, live)
+        for v in {v for v in eqn.invars if type(v) is not Literal}:
+            if last_use.get(v) == i and v not in outs and v not in jaxpr.invars and v not in jaxpr.constvars:
+                live -= _nbytes(v.aval)
+    output_size = sum(_nbytes(v.aval) for v in jaxpr.outvars)
+    return CompiledMemoryStats(
+        generated_code_size_in_bytes=len(source.encode()),
+        argument_size_in_bytes=sum(_nbytes(v.aval) for v in jaxpr.invars),
+        output_size_in_bytes=output_size,
+        alias_size_in_bytes=0,
+        temp_size_in_bytes=max(0, peak - output_size),
+    )
+
+
+class Traced:
+    """A function traced for given argument types: its jaxpr and output types."""
+
+    def __init__(self, wrapped, jaxpr: Jaxpr, in_tree, out_tree, args_info, fun_name: str):
+        self._wrapped = wrapped
+        self.jaxpr = jaxpr
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.args_info = args_info
+        self.fun_name = fun_name
+
+    in_avals = property(lambda self: self.jaxpr.in_avals)
+    out_avals = property(lambda self: self.jaxpr.out_avals)
+
+    @property
+    def out_info(self):
+        from pyjax._src.api import ShapeDtypeStruct
+
+        return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in self.jaxpr.out_avals])
+
+    def lower(self) -> Lowered:
+        from pyjax._src.jit import lower_for_backend
+
+        return Lowered(self, lower_for_backend(self.jaxpr, self.fun_name))
+
+
+class Lowered:
+    """A traced function translated for the backend (Python source on NumPy)."""
+
+    def __init__(self, traced: Traced, lowering):
+        self._traced = traced
+        self._lowering = lowering
+
+    in_tree = property(lambda self: self._traced.in_tree)
+    out_tree = property(lambda self: self._traced.out_tree)
+    out_info = property(lambda self: self._traced.out_info)
+    args_info = property(lambda self: self._traced.args_info)
+
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        return _as_text(self._traced.jaxpr, self._lowering.source, dialect)
+
+    def cost_analysis(self) -> dict[str, float]:
+        return cost_analysis(self._traced.jaxpr)
+
+    def compile(self, compiler_options: dict | None = None) -> Compiled:
+        return Compiled(self._traced, self._lowering)
+
+
+class Compiled:
+    """A compiled function: call it with arguments of the traced types."""
+
+    def __init__(self, traced: Traced, lowering):
+        self._traced = traced
+        self._executable = lowering
+
+    in_tree = property(lambda self: self._traced.in_tree)
+    out_tree = property(lambda self: self._traced.out_tree)
+    out_info = property(lambda self: self._traced.out_info)
+    args_info = property(lambda self: self._traced.args_info)
+
+    def __call__(self, *args, **kwargs) -> Any:
+        from pyjax._src.jit import abstractify, run_compiled
+
+        flat, in_tree = tree_flatten((args, kwargs))
+        if in_tree != self._traced.in_tree:
+            raise TypeError(
+                f"Function compiled with input pytree does not match the input pytree it was called with: "
+                f"expected {self._traced.in_tree}, got {in_tree}"
+            )
+        avals = [abstractify(x) for x in flat]
+        for i, (got, want) in enumerate(zip(avals, self._traced.jaxpr.in_avals, strict=True)):
+            if (got.shape, got.dtype) != (want.shape, want.dtype):
+                raise TypeError(
+                    f"Argument types differ from the types for which this computation was compiled. "
+                    f"The mismatches are:\nArgument {i} compiled with {want.str_short()} and called with {got.str_short()}"
+                )
+        outs = run_compiled(self._executable, self._traced.jaxpr, flat)
+        return tree_unflatten(self._traced.out_tree, outs)
+
+    def as_text(self, dialect: str | None = None) -> str:
+        return _as_text(self._traced.jaxpr, self._executable.source, dialect)
+
+    def cost_analysis(self) -> dict[str, float]:
+        return cost_analysis(self._traced.jaxpr)
+
+    def memory_analysis(self) -> CompiledMemoryStats:
+        return memory_analysis(self._traced.jaxpr, self._executable.source)
+
+
+def _as_text(jaxpr: Jaxpr, source: str, dialect: str | None) -> str:
+    if dialect is None or dialect == "python":
+        return source
+    if dialect == "jaxpr":
+        return str(jaxpr)
+    raise ValueError(f"unknown dialect: {dialect} (the numpy backend accepts {', '.join(map(repr, DIALECTS))})")
