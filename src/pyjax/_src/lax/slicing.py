@@ -318,14 +318,23 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *
     return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow_negative)
 
 
-# The static argument names are also given as positions: the shared jit does
-# not (yet) infer positions from names the way JAX's does.
-@jit(static_argnums=(2, 3), static_argnames=("axis", "keepdims", "allow_negative_indices"))
+def _index_in_dim_body(operand, index, *, axis, keepdims, allow_negative_indices):
+    result = dynamic_slice_in_dim(operand, index, 1, axis, allow_negative_indices=allow_negative_indices)
+    return result if keepdims else shapes.squeeze(result, (axis,))
+
+
+# JAX jits these two wrappers (their jaxprs show a `jit` named after them).
+# The public functions pass the static options by keyword, so the shared
+# jit sees them as static whether the caller gave them by position or name.
+_index_in_dim_body.__name__ = _index_in_dim_body.__qualname__ = "dynamic_index_in_dim"
+_jitted_index_in_dim = jit(_index_in_dim_body, static_argnames=("axis", "keepdims", "allow_negative_indices"))
+
+
 def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
                          allow_negative_indices: bool = True):
     """``operand[..., index]`` along `axis` with a possibly traced `index`."""
-    result = dynamic_slice_in_dim(operand, index, 1, axis, allow_negative_indices=allow_negative_indices)
-    return result if keepdims else shapes.squeeze(result, (axis,))
+    return _jitted_index_in_dim(operand, index, axis=int(axis), keepdims=bool(keepdims),
+                                allow_negative_indices=allow_negative_indices)
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
@@ -341,13 +350,19 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis: int, *,
     return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow_negative)
 
 
-@jit(static_argnums=(3,), static_argnames=("axis", "allow_negative_indices"))
+def _update_index_in_dim_body(operand, update, index, *, axis, allow_negative_indices):
+    if len(shape_of(update)) != len(shape_of(operand)):
+        assert len(shape_of(update)) + 1 == len(shape_of(operand))
+        update = shapes.expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis, allow_negative_indices=allow_negative_indices)
+
+
+_update_index_in_dim_body.__name__ = _update_index_in_dim_body.__qualname__ = "dynamic_update_index_in_dim"
+_jitted_update_index_in_dim = jit(_update_index_in_dim_body, static_argnames=("axis", "allow_negative_indices"))
+
+
 def dynamic_update_index_in_dim(operand, update, index, axis: int, *, allow_negative_indices: bool = True):
     """Writes `update` as the slice `index` of `operand` along `axis`; an
     `update` of one rank less gets the axis inserted."""
-    axis = int(axis)
-    if len(shape_of(update)) != len(shape_of(operand)):
-        shapes_ok = len(shape_of(update)) + 1 == len(shape_of(operand))
-        assert shapes_ok
-        update = shapes.expand_dims(update, (axis,))
-    return dynamic_update_slice_in_dim(operand, update, index, axis, allow_negative_indices=allow_negative_indices)
+    return _jitted_update_index_in_dim(operand, update, index, axis=int(axis),
+                                       allow_negative_indices=allow_negative_indices)
