@@ -1,3 +1,295 @@
-"""NumPy impls of the windowed primitive family (being written)."""
+"""NumPy impls of the windowed, cumulative and general reductions.
+
+reduce_window_{sum,max,min}: dilate and pad the operand with the monoid's
+identity, view every window (a strided view, nothing copied) and reduce the
+window axes in one NumPy call.
+
+The general `reduce_window` and `reduce` evaluate their computation jaxpr
+over whole arrays at once: a reduction computation acts on scalars, so when
+every equation that touches its inputs is elementwise (or a call whose body
+is), running it on arrays computes all windows / all output positions in
+one pass per window tap. The fold order is the one XLA's CPU backend uses:
+the accumulator (starting at the initial value) is the first argument, taps
+come in row-major order, and padding and base-dilation holes are skipped,
+not folded in as initial values (observable with a non-identity initial
+value). Computations that are not elementwise in their inputs fall back to a
+slow path that runs the jaxpr once per scalar.
+
+Cumulative reductions are NumPy accumulations (flipped for `reverse`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+
+from pyjax._src import dtypes
+from pyjax._src.core import Primitive
+from pyjax._src.backends.numpy.convolution import dilate_and_pad, window_view
+from pyjax._src.jaxpr import Jaxpr, Literal
+from pyjax._src.lax import elementwise as ew
+from pyjax._src.lax import reduce as reduce_lax
+from pyjax._src.lax import windowed as win
+from pyjax._src.rules import missing_rule_error
 
 IMPLS: dict = {}
+
+_ELEMENTWISE = frozenset(v for v in vars(ew).values() if isinstance(v, Primitive))
+# Call primitives whose body is evaluated in place: (name, param holding the body).
+_CALL_BODIES = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
+                "closed_call": "call_jaxpr", "core_call": "call_jaxpr"}
+
+
+def _impls() -> dict:
+    # The merged table (impls.py imports this module, so look it up lazily).
+    from pyjax._src.backends.numpy.impls import IMPLS as table
+
+    return table
+
+
+# ---------------------------------------------------------------------------
+# Evaluating a scalar computation over arrays
+
+
+def _raw(value):
+    return getattr(value, "_value", value)
+
+
+def _vectorisable(jaxpr: Jaxpr, consts_are_inputs: bool = False) -> bool:
+    """Whether every equation reading (transitively) an input of `jaxpr` is
+    elementwise on scalars, so that the jaxpr can run on arrays."""
+    dependent = set(jaxpr.invars)
+    if consts_are_inputs:
+        dependent.update(jaxpr.constvars)
+    for eqn in jaxpr.eqns:
+        if not any(type(v) is not Literal and v in dependent for v in eqn.invars):
+            continue
+        body_param = _CALL_BODIES.get(eqn.primitive.name)
+        if body_param is not None and body_param in eqn.params:
+            body = eqn.params[body_param]
+            # Inputs of the call that are not dependent are consts of the body: fine either way.
+            if not _vectorisable(body, consts_are_inputs=True):
+                return False
+        elif eqn.primitive not in _ELEMENTWISE or any(v.aval.shape != () for v in eqn.invars):
+            return False
+        dependent.update(eqn.outvars)
+    return True
+
+
+def _run(jaxpr: Jaxpr, consts: Sequence, args: Sequence) -> list:
+    """Runs `jaxpr` with NumPy impls, calls evaluated in place."""
+    table = _impls()
+    env = dict(zip(jaxpr.constvars, [_raw(c) for c in consts], strict=True))
+    env.update(zip(jaxpr.invars, args, strict=True))
+    for eqn in jaxpr.eqns:
+        ins = [v.val if type(v) is Literal else env[v] for v in eqn.invars]
+        body_param = _CALL_BODIES.get(eqn.primitive.name)
+        if body_param is not None and body_param in eqn.params:
+            body = eqn.params[body_param]
+            outs = _run(body, body.consts, ins)
+        else:
+            impl = table.get(eqn.primitive)
+            if impl is None:
+                raise missing_rule_error("impl", eqn.primitive.name)
+            outs = impl(*ins, **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update(zip(eqn.outvars, outs, strict=True))
+    return [v.val if type(v) is Literal else env[v] for v in jaxpr.outvars]
+
+
+def combiner(jaxpr: Jaxpr, consts: Sequence, out_dtypes: Sequence[np.dtype]) -> Callable:
+    """A function (*accumulators, *elements) -> accumulators that applies
+    the computation elementwise to arrays of one shape."""
+    if _vectorisable(jaxpr):
+        def combine(*args):
+            shape = np.shape(args[0])
+            outs = _run(jaxpr, consts, args)
+            return [np.broadcast_to(np.asarray(o).astype(d, copy=False), shape) for o, d in
+                    zip(outs, out_dtypes, strict=True)]
+        return combine
+
+    def combine_slowly(*args):
+        # Not elementwise in its inputs: one run of the jaxpr per position.
+        arrays = [np.asarray(a) for a in args]
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+        arrays = [np.broadcast_to(a, shape) for a in arrays]
+        outs = [np.empty(shape, d) for d in out_dtypes]
+        for index in np.ndindex(*shape):
+            values = _run(jaxpr, consts, [a[index] for a in arrays])
+            for out, value in zip(outs, values, strict=True):
+                out[index] = value
+        return outs
+    return combine_slowly
+
+
+# ---------------------------------------------------------------------------
+# reduce_window_{sum,max,min}
+
+
+def _monoid_window(kind: str):
+    def impl(operand, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+        x = np.asarray(operand)
+        out_shape = win.reduce_window_shape_tuple(x.shape, window_dimensions, window_strides, padding,
+                                                  base_dilation, window_dilation)
+        if kind == "sum":
+            identity, accumulate = 0, _sum_dtype(x.dtype)
+        elif kind == "max":
+            identity, accumulate = reduce_lax.max_identity(x.dtype), x.dtype
+        else:
+            identity, accumulate = reduce_lax.min_identity(x.dtype), x.dtype
+        padded = dilate_and_pad(x.astype(accumulate, copy=False), base_dilation, padding, identity)
+        axes = tuple(range(x.ndim))
+        windows = window_view(padded, axes, window_dimensions, window_strides, window_dilation)
+        if windows is None or math.prod(out_shape) == 0:
+            return np.full(out_shape, identity, x.dtype)
+        window_axes = tuple(range(x.ndim, 2 * x.ndim))
+        if kind == "sum":
+            out = np.sum(windows, axis=window_axes, dtype=accumulate)
+        elif kind == "max":
+            out = np.max(windows, axis=window_axes)  # NaN-propagating, as XLA's max
+        else:
+            out = np.min(windows, axis=window_axes)
+        return np.asarray(out).astype(x.dtype, copy=False)
+
+    return impl
+
+
+def _sum_dtype(dtype: np.dtype) -> np.dtype:
+    # Half floats are summed in float32 (as XLA's CPU backend does), then rounded once.
+    if dtypes.issubdtype(dtype, np.floating) and np.dtype(dtype).itemsize < 4:
+        return np.dtype(np.float32)
+    return np.dtype(dtype)
+
+
+IMPLS[win.reduce_window_sum_p] = _monoid_window("sum")
+IMPLS[win.reduce_window_max_p] = _monoid_window("max")
+IMPLS[win.reduce_window_min_p] = _monoid_window("min")
+
+
+# ---------------------------------------------------------------------------
+# The general reduce_window
+
+
+def _reduce_window(*args, jaxpr, consts, window_dimensions, window_strides, padding, base_dilation,
+                   window_dilation):
+    half = len(args) // 2
+    operands = [np.asarray(a) for a in args[:half]]
+    inits = [np.asarray(a, dtype=o.dtype) for a, o in zip(args[half:], operands, strict=True)]
+    out_dtypes = [o.dtype for o in operands]
+    shape = operands[0].shape
+    out_shape = win.reduce_window_shape_tuple(shape, window_dimensions, window_strides, padding,
+                                              base_dilation, window_dilation)
+    accumulators = [np.full(out_shape, init, init.dtype) for init in inits]
+    axes = tuple(range(len(shape)))
+    views = [window_view(dilate_and_pad(o, base_dilation, padding, init), axes, window_dimensions,
+                         window_strides, window_dilation) for o, init in zip(operands, inits, strict=True)]
+    if views[0] is None or math.prod(out_shape) == 0:
+        return accumulators
+    # Positions that hold an operand element (not padding, not a dilation hole).
+    holes = any(r != 1 for r in base_dilation) or any(p != (0, 0) for p in padding)
+    mask = window_view(dilate_and_pad(np.ones(shape, bool), base_dilation, padding, False), axes,
+                       window_dimensions, window_strides, window_dilation) if holes else None
+    body_consts = jaxpr.consts if len(jaxpr.consts) == len(jaxpr.constvars) else consts
+    combine = combiner(jaxpr, body_consts, out_dtypes)
+    for tap in np.ndindex(*window_dimensions):
+        index = (Ellipsis, *tap)
+        combined = combine(*accumulators, *(v[index] for v in views))
+        if mask is None:
+            accumulators = [np.array(c) for c in combined]
+        else:
+            valid = mask[index]
+            accumulators = [np.where(valid, c, a) for c, a in zip(combined, accumulators, strict=True)]
+    return accumulators
+
+
+IMPLS[win.reduce_window_p] = _reduce_window
+
+
+# ---------------------------------------------------------------------------
+# The general reduce
+
+# Up to this many elements per output, fold in order (what XLA's CPU backend
+# does for short reductions); longer ones combine pairwise, log2(n) passes.
+SEQUENTIAL_FOLD_MAX = 64
+
+
+def _reduce(*args, computation, jaxpr, dimensions):
+    half = len(args) // 2
+    operands = [np.asarray(a) for a in args[:half]]
+    inits = [np.asarray(a, dtype=o.dtype) for a, o in zip(args[half:], operands, strict=True)]
+    out_dtypes = [o.dtype for o in operands]
+    shape = operands[0].shape
+    kept = [d for d in range(len(shape)) if d not in dimensions]
+    out_shape = tuple(shape[d] for d in kept)
+    count = math.prod(shape[d] for d in dimensions)
+    # (out..., count): the reduced dimensions last, flattened in row-major order.
+    flat = [np.transpose(o, (*kept, *dimensions)).reshape(*out_shape, count) for o in operands]
+    accumulators = [np.full(out_shape, init, init.dtype) for init in inits]
+    if count == 0:
+        return accumulators
+    combine = combiner(jaxpr, jaxpr.consts, out_dtypes)
+    if count <= SEQUENTIAL_FOLD_MAX:
+        for k in range(count):
+            accumulators = [np.array(c) for c in combine(*accumulators, *(f[..., k] for f in flat))]
+        return accumulators
+    while flat[0].shape[-1] > 1:
+        n = flat[0].shape[-1]
+        pairs = combine(*(f[..., : n // 2] for f in flat), *(f[..., n // 2: 2 * (n // 2)] for f in flat))
+        flat = [np.concatenate([p, f[..., 2 * (n // 2):]], axis=-1) for p, f in zip(pairs, flat, strict=True)]
+    return [np.array(c) for c in combine(*accumulators, *(f[..., 0] for f in flat))]
+
+
+IMPLS[reduce_lax.reduce_p] = _reduce
+
+
+# ---------------------------------------------------------------------------
+# Cumulative reductions
+
+
+def _half_to_float32(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float32) if dtypes.issubdtype(dtype, np.floating) and np.dtype(dtype).itemsize < 4 else dtype
+
+
+def _logaddexp_accumulate(x: np.ndarray, axis: int) -> np.ndarray:
+    if np.issubdtype(x.dtype, np.complexfloating):
+        # NumPy has no complex logaddexp: shift by the largest real part.
+        shift = np.max(x.real, axis=axis, keepdims=True)
+        shift = np.where(np.isfinite(shift), shift, 0)
+        return shift + np.log(np.cumsum(np.exp(x - shift), axis=axis))
+    if not np.issubdtype(x.dtype, np.inexact):
+        # JAX fails the same way: the scan's initial value, -inf, is no integer.
+        raise OverflowError("cannot convert float infinity to integer")
+    return np.logaddexp.accumulate(x, axis=axis)
+
+
+_ACCUMULATORS = {
+    "cumsum": lambda x, axis: np.cumsum(x, axis=axis, dtype=x.dtype),
+    "cumprod": lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype),
+    "cummax": lambda x, axis: np.maximum.accumulate(x, axis=axis),  # NaN-propagating
+    "cummin": lambda x, axis: np.minimum.accumulate(x, axis=axis),
+    "cumlogsumexp": _logaddexp_accumulate,
+}
+
+
+def _cumulative(name: str):
+    accumulate = _ACCUMULATORS[name]
+
+    def impl(operand, *, axis: int, reverse: bool):
+        x = np.asarray(operand)
+        if x.shape[axis] == 0:
+            return x.copy()
+        work = x.astype(_half_to_float32(x.dtype), copy=False)
+        if reverse:
+            work = np.flip(work, axis)
+        out = accumulate(work, axis)
+        if reverse:
+            out = np.flip(out, axis)
+        return np.ascontiguousarray(out).astype(x.dtype, copy=False)
+
+    return impl
+
+
+for _primitive in (win.cumsum_p, win.cumprod_p, win.cummax_p, win.cummin_p, win.cumlogsumexp_p):
+    IMPLS[_primitive] = _cumulative(_primitive.name)
