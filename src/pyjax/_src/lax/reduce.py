@@ -180,6 +180,11 @@ def concrete_scalar(x):
     return np.asarray(x)
 
 
+def _reduce_prod(operand, axes: Sequence[int]):
+    # JAX's reduce_prod has no out_sharding param (so none is printed).
+    return red.reduce_prod_p.bind(operand, axes=tuple(int(a) for a in axes))
+
+
 def _monoid_reducer(computation: Callable, inits: Sequence) -> Callable | None:
     if len(inits) != 1:
         return None
@@ -192,7 +197,7 @@ def _monoid_reducer(computation: Callable, inits: Sequence) -> Callable | None:
     if computation is ew.add:
         return red.reduce_sum if np.equal(value, 0) else None
     if computation is ew.mul:
-        return red.reduce_prod if np.equal(value, 1) else None
+        return _reduce_prod if np.equal(value, 1) else None
     if computation is ew.bitwise_or and intlike:
         return red.reduce_or if np.equal(value, np.array(0).astype(dtype)) else None
     if computation is ew.bitwise_and and intlike:
