@@ -242,7 +242,9 @@ def _combining_scatter(ufunc):
              unique_indices, mode):
         out, out_flat, flat, values = _prepared(operand, indices, updates, dimension_numbers, mode)
         # ufunc.at applies every update, so repeated positions accumulate.
-        ufunc.at(out_flat, flat, values)
+        # NaNs propagate through min/max as in XLA, without NumPy's warning.
+        with np.errstate(invalid="ignore"):
+            ufunc.at(out_flat, flat, values)
         return out
 
     impl.__name__ = f"scatter_{ufunc.__name__}"
