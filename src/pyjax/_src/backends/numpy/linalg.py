@@ -1,3 +1,531 @@
-"""NumPy impls of the linalg primitive family (being written)."""
+"""NumPy/SciPy impls of the linalg family.
+
+JAX's CPU backend calls LAPACK (through SciPy's own LAPACK) for these
+primitives, so the impls call the same routines where SciPy exposes them:
+numpy.linalg's batched gufuncs where they exist, otherwise the LAPACK/BLAS
+wrappers of scipy.linalg applied to each matrix of the batch. What XLA
+adds on top of LAPACK is reproduced here:
+
+* a factorization whose LAPACK `info` reports failure comes back full of
+  NaNs (per batch element), instead of raising as NumPy does;
+* LAPACK's 1-based pivots become 0-based; `lu` also returns the permutation;
+* float16/bfloat16 inputs are computed in float32 and cast back.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+import scipy.linalg
+from scipy.linalg import blas, lapack
+
+from pyjax._src.lax import linalg as linalg_lax
 
 IMPLS: dict = {}
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+
+
+def _compute_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype LAPACK computes in: float16/bfloat16 go through float32."""
+    if dtype.kind == "c" or dtype in (np.float32, np.float64):
+        return dtype
+    return np.dtype(np.float32)
+
+
+def _prepare(*operands) -> tuple[list, np.dtype]:
+    """The operands as arrays in LAPACK's dtype, and the dtype to return."""
+    arrays = [np.asarray(o) for o in operands]
+    dtype = arrays[0].dtype
+    compute = _compute_dtype(dtype)
+    return [a.astype(compute, copy=False) if a.dtype.kind in "fcV" else a for a in arrays], dtype
+
+
+def _real(dtype: np.dtype) -> np.dtype:
+    return np.finfo(dtype).dtype if dtype.kind == "c" else dtype
+
+
+def _map_matrices(fn: Callable, operands: Sequence[np.ndarray], ranks: Sequence[int],
+                  out_cores: Sequence[tuple], out_dtypes: Sequence) -> list:
+    """Applies `fn` to each batch element; returns the stacked results.
+
+    `fn(*core_operands)` returns one array per output (core shapes
+    `out_cores`); the outputs are allocated up front, so an empty batch works.
+    """
+    first = operands[0]
+    batch = first.shape[:first.ndim - ranks[0]]
+    count = int(np.prod(batch, dtype=np.int64))
+    flat = [o.reshape((count,) + o.shape[o.ndim - r:]) for o, r in zip(operands, ranks, strict=True)]
+    outs = [np.empty(batch + tuple(core), dtype) for core, dtype in zip(out_cores, out_dtypes, strict=True)]
+    flat_outs = [o.reshape((count,) + o.shape[len(batch):]) for o in outs]
+    for i in range(count):
+        results = fn(*(f[i] for f in flat))
+        for out, result in zip(flat_outs, results, strict=True):
+            out[i] = result
+    return outs
+
+
+def _nan_where_failed(failed: np.ndarray, *arrays: np.ndarray) -> None:
+    """Fills each failed batch element with NaNs, as XLA's linalg lowerings do."""
+    for a in arrays:
+        a[failed] = np.nan
+
+
+# ---------------------------------------------------------------------------
+# Cholesky
+
+
+def _cholesky(x) -> np.ndarray:
+    (x,), dtype = _prepare(x)
+    batch = x.shape[:-2]
+    failed = np.zeros(batch, bool)
+    try:
+        factor = np.linalg.cholesky(x)
+    except np.linalg.LinAlgError:
+        # NumPy fails the whole batch; XLA fails each matrix on its own.
+        factor = np.empty_like(x)
+        for index in np.ndindex(*batch):
+            try:
+                factor[index] = np.linalg.cholesky(x[index])
+            except np.linalg.LinAlgError:
+                failed[index] = True
+    # LAPACK's potrf leaves the strict upper triangle of its input in place.
+    out = np.tril(factor) + np.triu(x, 1)
+    _nan_where_failed(failed, out)
+    return out.astype(dtype, copy=False)
+
+
+IMPLS[linalg_lax.cholesky_p] = _cholesky
+
+
+def _cholesky_update(r, w) -> np.ndarray:
+    # Givens rotations zero w against each row of R in turn: O(n^2).
+    (r, w), dtype = _prepare(r, w)
+    r, w = r.copy(), w.copy()
+    for k in range(r.shape[0]):
+        x, y = r[k, k], w[k]
+        if y == 0:
+            c, s = np.ones((), r.dtype), np.zeros((), r.dtype)
+        else:
+            scale = max(abs(x), abs(y))
+            x, y = x / scale, y / scale
+            norm = np.sqrt(x * x + y * y)
+            c, s = x / norm, -y / norm
+        row = r[k].copy()
+        r[k], w = c * row - s * w, c * w + s * row
+    return r.astype(dtype, copy=False)
+
+
+IMPLS[linalg_lax.cholesky_update_p] = _cholesky_update
+
+
+# ---------------------------------------------------------------------------
+# Eigendecompositions
+
+
+def _eig(x, *, compute_left_eigenvectors: bool, compute_right_eigenvectors: bool, enable_eigvec_derivs: bool,
+         implementation) -> list:
+    (x,), dtype = _prepare(x)
+    complex_dtype = np.result_type(dtype, np.complex64)
+    n = x.shape[-1]
+    cores, dtypes = [(n,)], [complex_dtype]
+    cores += [(n, n)] * (compute_left_eigenvectors + compute_right_eigenvectors)
+    dtypes += [complex_dtype] * (compute_left_eigenvectors + compute_right_eigenvectors)
+
+    def one(a):
+        # scipy unpacks LAPACK geev's real conjugate-pair storage into complex vectors.
+        w, vl, vr = scipy.linalg.eig(a, left=True, right=True, check_finite=False)
+        outs = [w]
+        if compute_left_eigenvectors:
+            outs.append(vl)
+        if compute_right_eigenvectors:
+            outs.append(vr)
+        return outs
+
+    return _map_matrices(one, [x], [2], cores, dtypes)
+
+
+IMPLS[linalg_lax.eig_p] = _eig
+
+
+def _eigh(x, *, lower: bool, sort_eigenvalues: bool, subset_by_index, algorithm) -> list:
+    if algorithm == linalg_lax.EighImplementation.QDWH:
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if algorithm == linalg_lax.EighImplementation.JACOBI:
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
+    (x,), dtype = _prepare(x)
+    if subset_by_index is not None and subset_by_index != (0, x.shape[-1]):
+        raise NotImplementedError("subset_by_index not supported on CPU and GPU")
+    # LAPACK's syevd/heevd (what JAX calls) read one triangle and always sort ascending.
+    w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")
+    return [v.astype(dtype, copy=False), w.astype(_real(dtype), copy=False)]
+
+
+IMPLS[linalg_lax.eigh_p] = _eigh
+
+
+# ---------------------------------------------------------------------------
+# Condensed forms
+
+
+def _hessenberg(a) -> list:
+    (a,), dtype = _prepare(a)
+    n = a.shape[-1]
+    gehrd = lapack.get_lapack_funcs("gehrd", (a,))
+
+    def one(m):
+        h, taus, info = gehrd(m)
+        return (h, taus) if info == 0 else (np.full_like(h, np.nan), np.full_like(taus, np.nan))
+
+    outs = _map_matrices(one, [a], [2], [(n, n), (max(n - 1, 0),)], [a.dtype, a.dtype])
+    return [o.astype(dtype, copy=False) for o in outs]
+
+
+IMPLS[linalg_lax.hessenberg_p] = _hessenberg
+
+
+def _tridiagonal(a, *, lower: bool) -> list:
+    (a,), dtype = _prepare(a)
+    n = a.shape[-1]
+    name = "hetrd" if a.dtype.kind == "c" else "sytrd"
+    trd = lapack.get_lapack_funcs(name, (a,))
+    real = _real(a.dtype)
+
+    def one(m):
+        c, d, e, taus, info = trd(m, lower=int(lower))
+        if info != 0:
+            return [np.full_like(v, np.nan) for v in (c, d, e, taus)]
+        return c, d, e, taus
+
+    outs = _map_matrices(one, [a], [2], [(n, n), (n,), (n - 1,), (n - 1,)], [a.dtype, real, real, a.dtype])
+    return [o.astype(d, copy=False) for o, d in zip(outs, [dtype, _real(dtype), _real(dtype), dtype], strict=True)]
+
+
+IMPLS[linalg_lax.tridiagonal_p] = _tridiagonal
+
+
+def _schur(x, *, compute_schur_vectors: bool, sort_eig_vals: bool, select_callable) -> list:
+    (x,), dtype = _prepare(x)
+    n = x.shape[-1]
+    # gees, as JAX's CPU lowering: the real Schur form for real input.
+    output = "complex" if x.dtype.kind == "c" else "real"
+
+    def one(m):
+        t, z = scipy.linalg.schur(m, output=output, check_finite=False)
+        return (t, z) if compute_schur_vectors else (t,)
+
+    count = 2 if compute_schur_vectors else 1
+    outs = _map_matrices(one, [x], [2], [(n, n)] * count, [x.dtype] * count)
+    return [o.astype(dtype, copy=False) for o in outs]
+
+
+IMPLS[linalg_lax.schur_p] = _schur
+
+
+# ---------------------------------------------------------------------------
+# QR and Householder reflectors
+
+
+def _householder_product(a, taus) -> np.ndarray:
+    (a, taus), dtype = _prepare(a, taus)
+    m, n = a.shape[-2:]
+    orgqr = lapack.get_lapack_funcs("ungqr" if a.dtype.kind == "c" else "orgqr", (a,))
+
+    def one(matrix, tau):
+        if tau.shape[0] < n:  # LAPACK wants n taus: the missing reflectors are identities
+            tau = np.concatenate([tau, np.zeros(n - tau.shape[0], tau.dtype)])
+        q, _, info = orgqr(matrix, tau, lwork=max(1, 64 * n))
+        return (q,)
+
+    return _map_matrices(one, [a, taus], [2, 1], [(m, n)], [a.dtype])[0].astype(dtype, copy=False)
+
+
+IMPLS[linalg_lax.householder_product_p] = _householder_product
+
+
+def _ormqr(a, taus, c, *, left: bool, transpose: bool) -> np.ndarray:
+    (a, taus, c), dtype = _prepare(a, taus, c)
+    is_complex = a.dtype.kind == "c"
+    ormqr = lapack.get_lapack_funcs("unmqr" if is_complex else "ormqr", (a,))
+    trans = ("C" if is_complex else "T") if transpose else "N"
+    side = "L" if left else "R"
+    k = taus.shape[-1]
+
+    def one(matrix, tau, rhs):
+        # LAPACK reads k reflectors from the first k columns of `a` (m x k).
+        out, _, info = ormqr(side, trans, matrix[:, :k], tau, rhs, lwork=max(1, 64 * max(rhs.shape)))
+        return (out,)
+
+    return _map_matrices(one, [a, taus, c], [2, 1, 2], [c.shape[-2:]], [c.dtype])[0].astype(dtype, copy=False)
+
+
+IMPLS[linalg_lax.ormqr_p] = _ormqr
+
+
+def _geqrf(a) -> list:
+    (a,), dtype = _prepare(a)
+    m, n = a.shape[-2:]
+    geqrf = lapack.get_lapack_funcs("geqrf", (a,))
+
+    def one(matrix):
+        qr, taus, _, info = geqrf(matrix)
+        return qr, taus
+
+    outs = _map_matrices(one, [a], [2], [(m, n), (min(m, n),)], [a.dtype, a.dtype])
+    return [o.astype(dtype, copy=False) for o in outs]
+
+
+IMPLS[linalg_lax.geqrf_p] = _geqrf
+
+
+def _geqp3(a, jpvt, *, use_magma) -> list:
+    (a,), dtype = _prepare(a)
+    jpvt = np.asarray(jpvt)
+    if np.any(jpvt != 0):
+        # SciPy's geqp3 wrapper always starts from free columns.
+        raise NotImplementedError("geqp3 with fixed (nonzero) initial column pivots is not supported")
+    m, n = a.shape[-2:]
+    geqp3 = lapack.get_lapack_funcs("geqp3", (a,))
+
+    def one(matrix, _):
+        qr, pivots, taus, _, info = geqp3(matrix)
+        return qr, pivots + 1, taus  # SciPy hands back 0-based pivots; geqp3's are 1-based
+
+    outs = _map_matrices(one, [a, jpvt], [2, 1], [(m, n), (n,), (min(m, n),)], [a.dtype, jpvt.dtype, a.dtype])
+    return [outs[0].astype(dtype, copy=False), outs[1], outs[2].astype(dtype, copy=False)]
+
+
+IMPLS[linalg_lax.geqp3_p] = _geqp3
+
+
+def _qr(x, *, pivoting: bool, full_matrices: bool, use_magma) -> list:
+    (x,), dtype = _prepare(x)
+    m, n = x.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    if not pivoting:
+        # geqrf + orgqr, as JAX's CPU lowering; NumPy's gufunc is batched.
+        q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+        return [q.astype(dtype, copy=False), r.astype(dtype, copy=False)]
+    mode = "full" if full_matrices else "economic"
+
+    def one(matrix):
+        q, r, p = scipy.linalg.qr(matrix, pivoting=True, mode=mode, check_finite=False)
+        return q, r, p
+
+    q, r, p = _map_matrices(one, [x], [2], [(m, k), (k, n), (n,)], [x.dtype, x.dtype, np.int32])
+    return [q.astype(dtype, copy=False), r.astype(dtype, copy=False), p]
+
+
+IMPLS[linalg_lax.qr_p] = _qr
+
+
+# ---------------------------------------------------------------------------
+# LU
+
+
+def _pivots_to_permutation(pivots: np.ndarray, size: int) -> np.ndarray:
+    """Applies the swaps (i <-> pivots[..., i]) in order to the identity, over the batch."""
+    batch = pivots.shape[:-1]
+    permutation = np.broadcast_to(np.arange(size, dtype=np.int32), batch + (size,)).copy()
+    flat = permutation.reshape(-1, size)
+    swaps = pivots.reshape(-1, pivots.shape[-1])
+    rows = np.arange(flat.shape[0])
+    for i in range(swaps.shape[1]):
+        j = swaps[:, i]
+        flat[rows, i], flat[rows, j] = flat[rows, j], flat[rows, i].copy()
+    return permutation
+
+
+def _lu(x) -> list:
+    (x,), dtype = _prepare(x)
+    m, n = x.shape[-2:]
+    getrf = lapack.get_lapack_funcs("getrf", (x,))
+
+    def one(matrix):
+        # A singular matrix is no failure: LAPACK's info only notes the zero pivot.
+        factors, pivots, info = getrf(matrix)
+        return factors, pivots
+
+    lu_out, pivots = _map_matrices(one, [x], [2], [(m, n), (min(m, n),)], [x.dtype, np.int32])
+    return [lu_out.astype(dtype, copy=False), pivots, _pivots_to_permutation(pivots, m)]
+
+
+IMPLS[linalg_lax.lu_p] = _lu
+IMPLS[linalg_lax.lu_pivots_to_permutation_p] = (
+    lambda pivots, *, permutation_size: _pivots_to_permutation(np.asarray(pivots), permutation_size))
+
+
+# ---------------------------------------------------------------------------
+# SVD
+
+
+def _svd(x, *, full_matrices: bool, compute_uv: bool, subset_by_index, algorithm) -> list:
+    svd_algorithm = linalg_lax.SvdAlgorithm
+    if algorithm in (svd_algorithm.JACOBI, svd_algorithm.POLAR):
+        raise NotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on CPU.")
+    (x,), dtype = _prepare(x)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    if subset_by_index is not None and subset_by_index != (0, k):
+        raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
+    batch = x.shape[:-2]
+    real = _real(dtype)
+    if k == 0:
+        # LAPACK is not called: no singular values, identity singular vectors.
+        s = np.zeros(batch + (0,), real)
+        if not compute_uv:
+            return [s]
+        u = np.broadcast_to(np.eye(m, m if full_matrices else 0, dtype=dtype), batch + (m, m if full_matrices else 0))
+        vh = np.broadcast_to(np.eye(n if full_matrices else 0, n, dtype=dtype), batch + (n if full_matrices else 0, n))
+        return [s, u.copy(), vh.copy()]
+    if algorithm == svd_algorithm.QR:
+        driver = "gesvd"
+    else:
+        driver = "gesdd"  # JAX's default and DIVIDE_AND_CONQUER
+    if driver == "gesdd":
+        try:
+            result = np.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+        except np.linalg.LinAlgError:
+            result = _svd_each(x, full_matrices, compute_uv, driver)
+    else:
+        result = _svd_each(x, full_matrices, compute_uv, driver)
+    if compute_uv:
+        u, s, vh = result
+        outs = [s, u, vh]
+    else:
+        outs = [result]
+    return [o.astype(d, copy=False) for o, d in zip(outs, [real, dtype, dtype], strict=False)]
+
+
+def _svd_each(x, full_matrices: bool, compute_uv: bool, driver: str):
+    """One LAPACK call per matrix, NaNs where it does not converge."""
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    real = _real(x.dtype)
+
+    def one(matrix):
+        try:
+            result = scipy.linalg.svd(matrix, full_matrices=full_matrices, compute_uv=compute_uv,
+                                      check_finite=False, lapack_driver=driver)
+        except np.linalg.LinAlgError:
+            shapes = [(m, m if full_matrices else k), (k,), (n if full_matrices else k, n)]
+            result = [np.full(s, np.nan, x.dtype) for s in shapes] if compute_uv else np.full((k,), np.nan)
+        return list(result) if compute_uv else [result]
+
+    if compute_uv:
+        cores = [(m, m if full_matrices else k), (k,), (n if full_matrices else k, n)]
+        return _map_matrices(one, [x], [2], cores, [x.dtype, real, x.dtype])
+    return _map_matrices(one, [x], [2], [(k,)], [real])[0]
+
+
+IMPLS[linalg_lax.svd_p] = _svd
+
+
+# ---------------------------------------------------------------------------
+# Products and solves
+
+
+def _symmetric_product(a, c, *, alpha, beta) -> np.ndarray:
+    (a, c), dtype = _prepare(a, c)
+    product = np.matmul(a, np.swapaxes(a, -1, -2))
+    return (alpha * product + beta * c).astype(dtype, copy=False)
+
+
+IMPLS[linalg_lax.symmetric_product_p] = _symmetric_product
+
+
+def _triangular_solve(a, b, *, left_side: bool, lower: bool, transpose_a: bool, conjugate_a: bool,
+                      unit_diagonal: bool) -> np.ndarray:
+    (a, b), dtype = _prepare(a, b)
+    # BLAS trsm, as JAX's CPU lowering: no singularity check (a zero pivot gives inf/nan).
+    trsm = blas.get_blas_funcs("trsm", (a, b))
+    if transpose_a:
+        trans = 2 if conjugate_a else 1
+    else:
+        trans = 0
+        if conjugate_a:  # trsm has no "conjugate without transpose": conjugate A up front
+            a = np.conj(a)
+    batch = a.shape[:-2]
+    b = np.broadcast_to(b, batch + b.shape[-2:]) if b.ndim - 2 == len(batch) else b
+
+    def one(matrix, rhs):
+        return (trsm(1.0, matrix, rhs, side=0 if left_side else 1, lower=int(lower), trans_a=trans,
+                     diag=int(unit_diagonal)),)
+
+    return _map_matrices(one, [a, b], [2, 2], [b.shape[-2:]], [b.dtype])[0].astype(dtype, copy=False)
+
+
+IMPLS[linalg_lax.triangular_solve_p] = _triangular_solve
+
+
+def _tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool) -> np.ndarray:
+    (dl, d, du, b), dtype = _prepare(dl, d, du, b)
+    if perturb_singular:
+        solve = _perturbed_tridiagonal_solve
+    else:
+        gtsv = lapack.get_lapack_funcs("gtsv", (d, b))
+
+        def solve(lower, diag, upper, rhs):
+            # LAPACK's gtsv (as JAX's CPU lowering); a singular system gives NaNs.
+            *_, x, info = gtsv(lower[1:], diag, upper[:-1], rhs)
+            return x if info == 0 else np.full_like(rhs, np.nan)
+
+    out = _map_matrices(lambda *args: (solve(*args),), [dl, d, du, b], [1, 1, 1, 2], [b.shape[-2:]], [b.dtype])
+    return out[0].astype(dtype, copy=False)
+
+
+def _perturbed_tridiagonal_solve(dl, d, du, b) -> np.ndarray:
+    """Gaussian elimination with partial pivoting (LAPACK's lagtf/lagts scheme)
+    where a pivot too small to divide by is nudged away from zero."""
+    m = d.shape[0]
+    diag, upper, upper2 = d.copy(), np.zeros(m, d.dtype), np.zeros(m, d.dtype)
+    upper[:m - 1] = du[:m - 1]
+    lower = np.zeros(m, d.dtype)
+    swapped = np.zeros(m, bool)
+    x = b.copy()
+    for k in range(m - 1):
+        sub = dl[k + 1]
+        if sub == 0:
+            continue
+        if abs(sub) <= abs(diag[k]):
+            lower[k] = sub / diag[k]
+            diag[k + 1] -= lower[k] * upper[k]
+        else:  # swap rows k and k + 1
+            swapped[k] = True
+            multiplier = diag[k] / sub
+            diag[k], upper[k], diag[k + 1] = sub, diag[k + 1], upper[k] - multiplier * diag[k + 1]
+            if k < m - 2:
+                upper2[k] = upper[k + 1]
+                upper[k + 1] = -multiplier * upper2[k]
+            lower[k] = multiplier
+    for k in range(m - 1):  # forward substitution with L and the row swaps
+        if swapped[k]:
+            x[k], x[k + 1] = x[k + 1].copy(), x[k] - lower[k] * x[k + 1]
+        else:
+            x[k + 1] -= lower[k] * x[k]
+    finfo = np.finfo(d.dtype)
+    tiny, big = finfo.tiny, 1 / finfo.tiny
+    tol = finfo.eps * max(np.max(np.abs(diag)), np.max(np.abs(upper)), np.max(np.abs(upper2)), 0)
+    tol = tol if tol > 0 else tiny
+    for k in range(m - 1, -1, -1):  # back substitution with U, perturbing tiny pivots
+        rhs = x[k].copy()
+        if k + 1 < m:
+            rhs -= upper[k] * x[k + 1]
+        if k + 2 < m:
+            rhs -= upper2[k] * x[k + 2]
+        pivot = np.full(rhs.shape, diag[k])
+        step = np.where(np.real(pivot) < 0, -tol, tol)
+        for _ in range(2 * finfo.maxexp):
+            small = np.abs(pivot) * big <= np.abs(rhs)
+            if not small.any():
+                break
+            pivot = np.where(small, pivot + step, pivot)
+            step = np.where(small, 2 * step, step)
+        x[k] = rhs / pivot
+    return x
+
+
+IMPLS[linalg_lax.tridiagonal_solve_p] = _tridiagonal_solve
