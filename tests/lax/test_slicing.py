@@ -12,12 +12,15 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_close, check_impl_matches_abstract_eval, check_jit_matches_eager
+from helpers import (
+    check_close,
+    check_impl_matches_abstract_eval,
+    check_jit_matches_eager,
+)
 
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
-from pyjax._src import core
 from pyjax._src.lax import gather_scatter as gs
 from pyjax._src.lax import slicing as sl
 
@@ -275,8 +278,8 @@ def test_gather_matches_xla_semantics(dtype, case, mode):
     x = _values(rng, operand_shape, dtype)
     indices = _gather_indices(rng, operand_shape, batch_shape, dn)
     fill = gs.default_fill_value(np.dtype(dtype)) if mode == Mode.FILL_OR_DROP else None
-    params = dict(dimension_numbers=dn, slice_sizes=slice_sizes, unique_indices=False,
-                  indices_are_sorted=False, mode=mode, fill_value=fill)
+    params = {"dimension_numbers": dn, "slice_sizes": slice_sizes, "unique_indices": False,
+              "indices_are_sorted": False, "mode": mode, "fill_value": fill}
     out = check_impl_matches_abstract_eval(lax.gather_p, x, indices, **params)
     check_close(out, _gather_oracle(x, indices, dn, slice_sizes, mode, fill))
 
@@ -364,12 +367,11 @@ def _scatter_indices(rng, operand_shape, updates_shape, dn):
     return np.stack(columns, axis=-1).astype(np.int32)
 
 
-def _scatter_params(primitive, dn, mode):
-    jaxpr = None
-    if primitive is not lax.scatter_p:
-        jaxpr = object()  # the NumPy impls combine by primitive, never by reading the jaxpr
-    return dict(update_jaxpr=jaxpr, update_consts=(), dimension_numbers=dn, indices_are_sorted=False,
-                unique_indices=False, mode=mode)
+def _scatter_params(dn, mode):
+    # update_jaxpr None: replace for `scatter`; the combining scatters'
+    # impls combine by primitive and never read it.
+    return {"update_jaxpr": None, "update_consts": (), "dimension_numbers": dn, "indices_are_sorted": False,
+            "unique_indices": False, "mode": mode}
 
 
 @pytest.mark.parametrize("mode", [Mode.FILL_OR_DROP, Mode.CLIP, Mode.PROMISE_IN_BOUNDS], ids=str)
@@ -383,7 +385,7 @@ def test_scatter_matches_xla_semantics(kind, dtype, case, mode):
     updates = _values(rng, updates_shape, dtype)
     indices = _scatter_indices(rng, operand_shape, updates_shape, dn)
     before = x.copy()
-    out = check_impl_matches_abstract_eval(primitive, x, indices, updates, **_scatter_params(primitive, dn, mode))
+    out = check_impl_matches_abstract_eval(primitive, x, indices, updates, **_scatter_params(dn, mode))
     with np.errstate(over="ignore"):  # int8 products wrap, as in XLA
         expected = _scatter_oracle(x, indices, updates, dn, mode, combine)
     check_close(out, expected)
@@ -444,7 +446,7 @@ def _out_weak_types(fn):
 
 
 def test_weak_types_follow_jax():
-    weak4 = lambda s: jnp.broadcast_to(s, (4,))  # noqa: E731
+    weak4 = lambda s: jnp.broadcast_to(s, (4,))
     i = jnp.array([[1]])
     # dynamic_slice, gather and the scatters keep the operand's weak type.
     assert _out_weak_types(lambda s: lax.dynamic_slice(weak4(s), (1,), (2,))) == [True]
@@ -481,9 +483,9 @@ def test_jit_matches_eager_for_every_primitive():
 # ---------------------------------------------------------------------------
 # Errors: the messages JAX 0.11 gives for the same calls
 
-_x33 = lambda: jnp.ones((3, 3))  # noqa: E731
-_x45 = lambda: jnp.ones((4, 5))  # noqa: E731
-_i31 = lambda: jnp.ones((3, 1), jnp.int32)  # noqa: E731
+_x33 = lambda: jnp.ones((3, 3))
+_x45 = lambda: jnp.ones((4, 5))
+_i31 = lambda: jnp.ones((3, 1), jnp.int32)
 
 ERRORS = {
     "ds_index_dtypes": (lambda: lax.dynamic_slice(_x33(), (jnp.int32(1), jnp.int16(0)), (2, 2)), TypeError,
@@ -497,34 +499,34 @@ ERRORS = {
     "ds_sizes_shorter": (lambda: lax.dynamic_slice(_x33(), (1, 0), (2,)), ValueError,
                          "safe_map() argument 2 is shorter than argument 1"),
     "ds_size_too_big": (lambda: lax.dynamic_slice(_x33(), (1, 0), (4, 2)), TypeError,
-                        "slice slice_sizes must be less than or equal to operand shape, got slice_sizes (4, 2) "
-                        "for operand shape (3, 3)."),
+                        ("slice slice_sizes must be less than or equal to operand shape, got slice_sizes (4, 2) "
+                        "for operand shape (3, 3).")),
     "ds_negative_size": (lambda: lax.dynamic_slice(_x33(), (1, 0), (-1, 2)), TypeError,
                          "slice slice_sizes must be greater than or equal to zero, got slice_sizes of (-1, 2)."),
     "ds_nonscalar_start": (lambda: lax.dynamic_slice_p.bind(_x33(), jnp.ones(2, jnp.int32), jnp.int32(0), slice_sizes=(1, 1)),
-                           TypeError, "start_indices arguments to dynamic_slice must be scalars,  got indices "
-                           "(ShapedArray(int32[2]), ShapedArray(int32[]))"),
+                           TypeError, ("start_indices arguments to dynamic_slice must be scalars,  got indices "
+                           "(ShapedArray(int32[2]), ShapedArray(int32[]))")),
     "dus_rank": (lambda: lax.dynamic_update_slice(_x33(), jnp.ones(2), (0, 0)), TypeError,
-                 "dynamic_update_slice update must have the same rank as operand, got update shape (2,) for operand "
-                 "shape (3, 3)."),
+                 ("dynamic_update_slice update must have the same rank as operand, got update shape (2,) for operand "
+                 "shape (3, 3).")),
     "dus_too_big": (lambda: lax.dynamic_update_slice(_x33(), jnp.ones((4, 1)), (0, 0)), TypeError,
-                    "dynamic_update_slice update shape must be smaller than operand shape, got update shape (4, 1) "
-                    "for operand shape (3, 3)."),
+                    ("dynamic_update_slice update shape must be smaller than operand shape, got update shape (4, 1) "
+                    "for operand shape (3, 3).")),
     "dus_dtypes": (lambda: lax.dynamic_update_slice(_x33(), jnp.ones((1, 1), jnp.int32), (0, 0)), TypeError,
                    "lax.dynamic_update_slice requires arguments to have the same dtypes, got float32, int32."),
     "dus_index_dtypes": (lambda: lax.dynamic_update_slice(_x33(), jnp.ones((1, 1)), (jnp.int32(0), jnp.int8(0))),
-                         TypeError, "index arguments to dynamic_update_slice must be integers of the same type, got "
-                         "int32, int8"),
+                         TypeError, ("index arguments to dynamic_update_slice must be integers of the same type, got "
+                         "int32, int8")),
     "pad_dtypes": (lambda: lax.pad(jnp.arange(5.0), 0, [(1, 1, 0)]), TypeError,
                    "pad operand and padding_value must be same dtype: got float32 and int32."),
     "pad_config_length": (lambda: lax.pad(jnp.arange(5.0), 0.0, [(1, 1, 0), (0, 0, 0)]), ValueError,
-                          "length of padding_config must equal the number of axes of operand, got padding_config "
-                          "((1, 1, 0), (0, 0, 0)) for operand shape (5,)"),
+                          ("length of padding_config must equal the number of axes of operand, got padding_config "
+                          "((1, 1, 0), (0, 0, 0)) for operand shape (5,)")),
     "pad_negative_interior": (lambda: lax.pad(jnp.arange(5.0), 0.0, [(1, 1, -1)]), ValueError,
                               "interior padding in padding_config must be nonnegative, got padding_config ((1, 1, -1),)"),
     "pad_negative_result": (lambda: lax.pad(jnp.arange(5.0), 0.0, [(-4, -3, 0)]), ValueError,
-                            "Dimension size after padding is not at least 0, got result shape (-2,), for padding_config "
-                            "((-4, -3, 0),) and operand shape (5,)"),
+                            ("Dimension size after padding is not at least 0, got result shape (-2,), for padding_config "
+                            "((-4, -3, 0),) and operand shape (5,)")),
     "pad_nonscalar_value": (lambda: lax.pad(jnp.arange(5.0), jnp.zeros(2), [(1, 1, 0)]), ValueError,
                             "padding_value must be a scalar; got np.shape(padding_value)=(2,)"),
     "split_sum": (lambda: lax.split(jnp.arange(5.0), [2, 2]), ValueError,
@@ -544,30 +546,30 @@ ERRORS = {
     "gather_offset_oob": (lambda: lax.gather(_x45(), _i31(), GDN((2,), (0,), (0,)), (1, 5)), TypeError,
                           "Offset dimension 0 in gather op is out of bounds; got 2, but should have been in [0, 2)"),
     "gather_index_map_length": (lambda: lax.gather(_x45(), _i31(), GDN((1,), (0,), (0, 1)), (1, 5)), TypeError,
-                                "Gather op has 2 elements in start_index_map and the bound of dimension "
-                                "index_vector_dim=1 of indices is 1. These two numbers must be equal."),
+                                ("Gather op has 2 elements in start_index_map and the bound of dimension "
+                                "index_vector_dim=1 of indices is 1. These two numbers must be equal.")),
     "gather_index_map_oob": (lambda: lax.gather(_x45(), _i31(), GDN((1,), (0,), (2,)), (1, 5)), TypeError,
                              "Invalid start_index_map; domain is [0, 2), got: 0->2."),
     "gather_collapsed_oob": (lambda: lax.gather(_x45(), _i31(), GDN((1,), (2,), (0,)), (1, 5)), TypeError,
                              "Invalid collapsed_slice_dims set in gather op; valid range is [0, 2); got: 2."),
     "gather_slice_sizes_length": (lambda: lax.gather(_x45(), _i31(), GDN((1,), (0,), (0,)), (1, 5, 1)), TypeError,
-                                  "Gather op must have one slice size for every input dimension; got: "
-                                  "len(slice_sizes)=3, input_shape.rank=2"),
+                                  ("Gather op must have one slice size for every input dimension; got: "
+                                  "len(slice_sizes)=3, input_shape.rank=2")),
     "gather_slice_count": (lambda: lax.gather(_x45(), _i31(), GDN((1, 2), (0,), (0,)), (1, 5)), TypeError,
-                           "All components of the offset index in a gather op must either be a offset dimension or "
+                           ("All components of the offset index in a gather op must either be a offset dimension or "
                            "explicitly collapsed/batching; got len(slice_sizes)=2, output_slice_sizes=(1, 2), "
-                           "collapsed_slice_dims=(0,), operand_batching_dims=()."),
+                           "collapsed_slice_dims=(0,), operand_batching_dims=().")),
     "gather_slice_too_big": (lambda: lax.gather(_x45(), _i31(), GDN((1,), (0,), (0,)), (1, 6)), TypeError,
                              "Slice size at index 1 in gather op is out of range, must be within [0, 5 + 1), got 6."),
     "gather_collapse_bound": (lambda: lax.gather(_x45(), _i31(), GDN((1,), (0,), (0,)), (2, 5)), TypeError,
-                              "Gather op can only collapse slice dims with bound 1, but bound is 2 for index 0 at "
-                              "position 0."),
+                              ("Gather op can only collapse slice dims with bound 1, but bound is 2 for index 0 at "
+                              "position 0.")),
     "gather_batching_disjoint": (lambda: lax.gather(_x45(), _i31(), GDN((1,), (), (0,), (0,), (0,)), (1, 5)), TypeError,
-                                 "start_index_map and operand_batching_dims in gather op must be disjoint; got: (0,) "
-                                 "and (0,)."),
+                                 ("start_index_map and operand_batching_dims in gather op must be disjoint; got: (0,) "
+                                 "and (0,).")),
     "gather_scalar_indices": (lambda: lax.gather(_x45(), jnp.int32(1), GDN((0, 1), (), ()), (1, 5)), TypeError,
-                              "Gather index leaf dimension must be within [0, rank(indices) + 1). rank(indices) is 0 "
-                              "and gather index leaf dimension is -1."),
+                              ("Gather index leaf dimension must be within [0, rank(indices) + 1). rank(indices) is 0 "
+                              "and gather index leaf dimension is -1.")),
     "gather_index_map_repeats": (lambda: lax.gather(_x45(), jnp.ones((3, 2), jnp.int32), GDN((), (0, 1), (0, 0)), (1, 1)),
                                  TypeError, "start_index_map in gather op must not repeat; got: (0, 0)."),
     "scatter_dtypes": (lambda: lax.scatter_add(jnp.zeros(5), jnp.array([[1]]), jnp.ones((1, 2), jnp.int32),
@@ -580,18 +582,18 @@ ERRORS = {
     "scatter_window_size": (lambda: lax.scatter_add(_x45(), _i31(), jnp.ones((3, 5)), SDN((1,), (), (0,))), TypeError,
                             "Scatter op has window of size 1; doesn't match operand of rank 2."),
     "scatter_index_map_length": (lambda: lax.scatter_add(_x45(), _i31(), jnp.ones((3, 5)), SDN((1,), (0,), (0, 1))),
-                                 TypeError, "Scatter op has 2 elements in scatter_dims_to_operand_dims and the bound of "
-                                 "dimension index_vector_dim=1 of indices is 1. These two numbers must be equal"),
+                                 TypeError, ("Scatter op has 2 elements in scatter_dims_to_operand_dims and the bound of "
+                                 "dimension index_vector_dim=1 of indices is 1. These two numbers must be equal")),
     "scatter_index_map_oob": (lambda: lax.scatter_add(_x45(), _i31(), jnp.ones((3, 5)), SDN((1,), (0,), (3,))), TypeError,
                               "Invalid scatter_dims_to_operand_dims mapping; domain is [0, 2), got: 0->3."),
     "scatter_window_bounds": (lambda: lax.scatter_add(_x45(), _i31(), jnp.ones((3, 6)), SDN((1,), (0,), (0,))), TypeError,
-                              "Bounds of the window dimensions of updates must not exceed the bounds of the "
+                              ("Bounds of the window dimensions of updates must not exceed the bounds of the "
                               "corresponding dimensions of operand. For dimension 1, updates bound is 6, operand "
-                              "bound is 5."),
+                              "bound is 5.")),
     "scatter_scatter_bounds": (lambda: lax.scatter_add(_x45(), _i31(), jnp.ones((2, 5)), SDN((1,), (0,), (0,))), TypeError,
-                               "Bounds of the scatter dimensions of updates must be the same as the bounds of the "
+                               ("Bounds of the scatter dimensions of updates must be the same as the bounds of the "
                                "corresponding dimensions of scatter indices. For scatter dimension 0, updates bound is "
-                               "2, indices bound is 3."),
+                               "2, indices bound is 3.")),
     "scatter_inserted_oob": (lambda: lax.scatter_add(_x45(), _i31(), jnp.ones((3, 5)), SDN((1,), (2,), (0,))), TypeError,
                              "Invalid inserted_window_dims set in scatter op; valid range is [0, 2); got: 2."),
     "scatter_index_map_repeats": (lambda: lax.scatter_add(_x45(), jnp.ones((3, 2), jnp.int32), jnp.ones((3,)),
@@ -599,8 +601,8 @@ ERRORS = {
                                   "scatter_dims_to_operand_dims in scatter op must not repeat; got: (0, 0)."),
     "scatter_add_bool": (lambda: lax.scatter_add(jnp.zeros(5, bool), jnp.array([[1]]), jnp.ones((1, 2), bool),
                                                  SDN((1,), (), (0,))), TypeError,
-                         "add does not accept dtype bool at position 0. Accepted dtypes at position 0 are subtypes of "
-                         "integer, complexfloating, floating."),
+                         ("add does not accept dtype bool at position 0. Accepted dtypes at position 0 are subtypes of "
+                         "integer, complexfloating, floating.")),
 }
 
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 import operator
 import weakref
-from typing import Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,10 +34,25 @@ from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
 
 __all__ = [
-    "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
-    "gather", "gather_p", "scatter", "scatter_p", "scatter_add", "scatter_add_p",
-    "scatter_sub", "scatter_sub_p", "scatter_mul", "scatter_mul_p", "scatter_min", "scatter_min_p",
-    "scatter_max", "scatter_max_p", "scatter_apply", "index_take",
+    "GatherDimensionNumbers",
+    "GatherScatterMode",
+    "ScatterDimensionNumbers",
+    "gather",
+    "gather_p",
+    "index_take",
+    "scatter",
+    "scatter_add",
+    "scatter_add_p",
+    "scatter_apply",
+    "scatter_max",
+    "scatter_max_p",
+    "scatter_min",
+    "scatter_min_p",
+    "scatter_mul",
+    "scatter_mul_p",
+    "scatter_p",
+    "scatter_sub",
+    "scatter_sub_p",
 ]
 
 
@@ -144,7 +161,7 @@ class GatherScatterMode(enum.Enum):
 
 
 def _check_sorted(dims, op: str, name: str) -> None:
-    if any(b < a for a, b in zip(dims, dims[1:])):
+    if any(b < a for a, b in itertools.pairwise(dims)):
         raise TypeError(f"{name} in {op} op must be sorted; got {dims}")
 
 
@@ -458,7 +475,7 @@ scatter_min_p = _scatter_primitive("scatter-min")
 scatter_max_p = _scatter_primitive("scatter-max")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _combiner_jaxpr(computation: Callable, aval: ShapedArray):
     """`computation(x, y)` on two scalars of `aval`, traced once and shared:
     every scatter of one kind and dtype holds the same jaxpr object (which
@@ -571,7 +588,7 @@ def scatter_apply(operand, scatter_indices, func: Callable, dimension_numbers: S
     update_shape = tuple(operator.index(d) for d in update_shape)
     zero = np.zeros((), dtype)[()]
     placeholder = zero if not update_shape else shapes.broadcast_in_dim(zero, update_shape, ())
-    combiner = lambda x, _: func(x)  # noqa: E731
+    combiner = lambda x, _: func(x)
     try:
         combiner = _apply_combiners.setdefault(func, combiner)
     except TypeError:  # not weakly referenceable: trace afresh each time

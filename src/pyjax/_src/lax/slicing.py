@@ -12,29 +12,30 @@ indexing does), which costs a `lt`/`add`/`select_n` triple per traced start.
 from __future__ import annotations
 
 import operator
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from pyjax._src import dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
-from pyjax._src.lax.gather_scatter import *  # noqa: F401,F403  (re-exported: lax.gather, lax.scatter_add, ...)
-from pyjax._src.lax.gather_scatter import __all__ as _gather_scatter_all
+from pyjax._src.lax.gather_scatter import *
 from pyjax._src.lax.gather_scatter import check_same_dtypes_no_tip, dtype_of, shape_of
 
-__all__ = [
-    "dynamic_slice", "dynamic_slice_p", "dynamic_update_slice", "dynamic_update_slice_p",
-    "dynamic_slice_in_dim", "dynamic_index_in_dim", "dynamic_update_slice_in_dim",
-    "dynamic_update_index_in_dim", "slice_in_dim", "index_in_dim", "pad", "pad_p",
-    "split", "split_p", *_gather_scatter_all,
+__all__ = [  # noqa: RUF022  (this module's names, then gather_scatter's, re-exported)
+    "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim", "dynamic_slice_p",
+    "dynamic_update_index_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
+    "dynamic_update_slice_p", "index_in_dim", "pad", "pad_p", "slice_in_dim", "split", "split_p",
+    "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather", "gather_p",
+    "index_take", "scatter", "scatter_add", "scatter_add_p", "scatter_apply", "scatter_max",
+    "scatter_max_p", "scatter_min", "scatter_min_p", "scatter_mul", "scatter_mul_p", "scatter_p",
+    "scatter_sub", "scatter_sub_p",
 ]
 
 
-def _canonicalize_shape(shape, what: str = "slice_sizes") -> tuple:
+def _canonicalize_shape(shape) -> tuple:
     try:
         return tuple(operator.index(d) for d in shape)
     except TypeError as e:

@@ -115,9 +115,10 @@ def _window_starts(indices: np.ndarray, operand_ndim: int, index_map, operand_ba
     return starts
 
 
-def _bound_windows(starts: list, index_map, shape, window, clamp: bool, batch_shape) -> np.ndarray | None:
-    """Clamps starts (in place) so windows lie inside the operand; unless
-    `clamp`, returns instead the mask of windows that already did."""
+def _bound_windows(starts: list, index_map, shape, window, clamp: bool, batch_shape) -> np.ndarray:
+    """Clamps the starts (in place) so every window lies inside the operand,
+    and returns the mask of windows that were inside before clamping (all
+    True when `clamp`: then clamping is the semantics, not just safety)."""
     in_bounds = None
     for d in index_map:
         upper = shape[d] - window[d]
