@@ -80,16 +80,29 @@ IMPLS[sorting_lax.top_k_p] = _top_k
 
 def _approx_top_k(operand, *, k: int, reduction_dimension: int, recall_target: float, is_max_k: bool,
                   reduction_input_size_override: int, aggregate_to_topk: bool) -> list:
-    # On a CPU, XLA answers ApproxTopK exactly: a sort along the dimension,
-    # cut to the output size the abstract evaluation promised. XLA's fallback
-    # compares NaNs unordered there, so where NaNs are present its order is
-    # implementation-defined; this impl uses top_k's total order throughout.
+    # On a CPU, XLA answers ApproxTopK exactly: a stable sort along the
+    # dimension (comparing with IEEE > or <, so -0.0 equals 0.0), cut to the
+    # output size. When the cut drops entries of a max-k, XLA rewrites
+    # sort + slice into its TopK, which orders by the total order instead.
+    # A cut to one entry becomes a reduction, which keeps the last of equal
+    # extremes. XLA's comparisons leave NaNs unordered, so with NaNs present
+    # its order is implementation-defined; NaNs go last here.
     operand = np.asarray(operand)
     axis = reduction_dimension % operand.ndim
     size = sorting_lax.approx_top_k_reduction_output_size(
         operand.shape[axis], operand.ndim, k, recall_target, aggregate_to_topk,
         reduction_input_size_override)[0]
-    indices = np.take(_top_k_indices(operand, axis, is_max_k), np.arange(size), axis=axis)
+    n = operand.shape[axis]
+    if size == 1 and n > 1:
+        keys = np.flip(_sort_keys(operand)[0], axis)
+        last = n - 1 - (np.argmax(keys, axis) if is_max_k else np.argmin(keys, axis))
+        order = np.expand_dims(last, axis)
+    elif is_max_k and size < n:
+        order = _top_k_indices(operand, axis, True)
+    else:
+        keys = _sort_keys(operand)[0]
+        order = np.argsort(-keys if is_max_k else keys, axis=axis, kind="stable")
+    indices = np.take(order, np.arange(size), axis=axis)
     return [np.take_along_axis(operand, indices, axis=axis), indices.astype(np.int32)]
 
 
