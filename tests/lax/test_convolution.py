@@ -17,7 +17,11 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_close, check_impl_matches_abstract_eval, check_jit_matches_eager
+from helpers import (
+    check_close,
+    check_impl_matches_abstract_eval,
+    check_jit_matches_eager,
+)
 
 import pyjax
 import pyjax.numpy as jnp
@@ -120,8 +124,8 @@ CONFIGS = {
 
 def _params(config):
     _, _, strides, padding, lhs_dil, rhs_dil, specs, fg, bg = config
-    return dict(window_strides=strides, padding=padding, lhs_dilation=lhs_dil, rhs_dilation=rhs_dil,
-                dimension_numbers=specs, feature_group_count=fg, batch_group_count=bg)
+    return {"window_strides": strides, "padding": padding, "lhs_dilation": lhs_dil, "rhs_dilation": rhs_dil,
+                "dimension_numbers": specs, "feature_group_count": fg, "batch_group_count": bg}
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -311,52 +315,52 @@ ERRORS = [
     (lambda: lax.conv(np.ones((1, 2, 5)), np.ones((3, 2, 2, 2)), (1,), "VALID"), TypeError,
      "convolution requires lhs and rhs ndim to be equal, got 3 and 4."),
     (lambda: lax.conv_general_dilated(X, np.ones((6, 2, 3), np.float32), (1,), "VALID", feature_group_count=3),
-     ValueError, "conv_general_dilated feature_group_count must divide lhs feature dimension size, but 3 does "
-     "not divide 4."),
+     ValueError, ("conv_general_dilated feature_group_count must divide lhs feature dimension size, but 3 does "
+     "not divide 4.")),
     (lambda: lax.conv_general_dilated(X, W, (1,), "VALID", feature_group_count=0), ValueError,
      "conv_general_dilated feature_group_count must be a positive integer, got 0."),
     (lambda: lax.conv(X, np.ones((6, 3, 3), np.float32), (1,), "VALID"), ValueError,
-     "conv_general_dilated lhs feature dimension size divided by feature_group_count must equal the rhs input "
-     "feature dimension size, but 4 // 1 != 3."),
+     ("conv_general_dilated lhs feature dimension size divided by feature_group_count must equal the rhs input "
+     "feature dimension size, but 4 // 1 != 3.")),
     (lambda: lax.conv_general_dilated(X, np.ones((5, 2, 3), np.float32), (1,), "VALID", feature_group_count=2),
-     ValueError, "conv_general_dilated rhs output feature dimension size must be a multiple of "
-     "feature_group_count, but 5 is not a multiple of 2."),
+     ValueError, ("conv_general_dilated rhs output feature dimension size must be a multiple of "
+     "feature_group_count, but 5 is not a multiple of 2.")),
     (lambda: lax.conv_general_dilated(np.ones((3, 4, 8)), W, (1,), "VALID", batch_group_count=2), ValueError,
      "conv_general_dilated batch_group_count must divide lhs batch dimension size, but 2 does not divide 3."),
     (lambda: lax.conv_general_dilated(np.ones((4, 4, 8)), np.ones((5, 4, 3)), (1,), "VALID", batch_group_count=2),
-     ValueError, "conv_general_dilated rhs output feature dimension size must be a multiple of batch_group_count, "
-     "but 5 is not a multiple of 2."),
+     ValueError, ("conv_general_dilated rhs output feature dimension size must be a multiple of batch_group_count, "
+     "but 5 is not a multiple of 2.")),
     (lambda: lax.conv_general_dilated(np.ones((4, 4, 8)), np.ones((6, 2, 3)), (1,), "VALID", batch_group_count=2,
                                       feature_group_count=2), ValueError,
-     "At most one of batch_group_count and feature_group_count may be > 1, got batch_group_count=2 and "
-     "feature_group_count=2"),
+     ("At most one of batch_group_count and feature_group_count may be > 1, got batch_group_count=2 and "
+     "feature_group_count=2")),
     (lambda: lax.conv_general_dilated(X, W, (1, 1), "VALID"), ValueError,
      "conv_general_dilated window and window_strides must have the same number of dimensions, but got 1 and 2"),
     (lambda: lax.conv_general_dilated(X, W, (1,), [(0, 0), (1, 1)]), TypeError,
      "Wrong number of explicit pads for convolution: expected 1, got 2."),
     (lambda: lax.conv_general_dilated(X, W, (1,), [(-5, -5)]), ValueError,
-     "Negative padding is larger than the size of the corresponding dimension: got padding=((-5, -5),) for "
-     "lhs_shape[2:]=(np.int64(8),)"),
+     ("Negative padding is larger than the size of the corresponding dimension: got padding=((-5, -5),) for "
+     "lhs_shape[2:]=(np.int64(8),)")),
     (lambda: lax.conv_general_dilated(X, W, (1,), [(0, 0, 1)]), ValueError,
-     "padding argument to conv_general_dilated should be a string or a sequence of (low, high) pairs, got "
-     "[(0, 0, 1)]"),
+     ("padding argument to conv_general_dilated should be a string or a sequence of (low, high) pairs, got "
+     "[(0, 0, 1)]")),
     (lambda: lax.conv(X, W, (1,), "FOO"), RuntimeError,
      "Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got FOO."),
     (lambda: lax.conv_general_dilated(X, W, (1,), "SAME", lhs_dilation=(2,)), ValueError,
-     "String padding is not implemented for transposed convolution using this op. Please either exactly "
-     "specify the required padding or use conv_transpose."),
+     ("String padding is not implemented for transposed convolution using this op. Please either exactly "
+     "specify the required padding or use conv_transpose.")),
     (lambda: lax.conv_general_dilated(X, W, (1,), [(0, 0)], lhs_dilation=(0,)), TypeError,
      "All dilations must be positive, got (0,)."),
     (lambda: lax.conv_general_dilated(X, W, (1,), "VALID", dimension_numbers=("NCH", "OIH")), TypeError,
      "convolution dimension_numbers list/tuple must be length 3, got 2."),
     (lambda: lax.conv_general_dilated(X, W, (1,), "VALID", dimension_numbers=("NCH", "OIW", "NCH")), TypeError,
-     "convolution dimension_numbers elements must each have the same set of spatial characters, got "
-     "('NCH', 'OIW', 'NCH')."),
+     ("convolution dimension_numbers elements must each have the same set of spatial characters, got "
+     "('NCH', 'OIW', 'NCH').")),
     (lambda: lax.conv_general_dilated(X, W, (1,), "VALID", dimension_numbers=("NCC", "OIH", "NCH")), TypeError,
      "convolution dimension_numbers[0] must contain the characters 'N' and 'C' exactly once, got NCC."),
     (lambda: lax.conv_general_dilated(X, W, (1,), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW")), TypeError,
-     "convolution dimension_numbers[0] must have len equal to the ndim of lhs and rhs, got 4 for lhs and rhs "
-     "shapes (2, 4, 8) and (6, 4, 3)."),
+     ("convolution dimension_numbers[0] must have len equal to the ndim of lhs and rhs, got 4 for lhs and rhs "
+     "shapes (2, 4, 8) and (6, 4, 3).")),
     (lambda: lax.conv_general_dilated(X, W, (1,), "VALID", dimension_numbers=5), TypeError,
      "convolution dimension_numbers must be tuple/list or None, got <class 'int'>."),
     (lambda: lax.conv_general_dilated(X, W, (1,), "VALID", dimension_numbers=(1, 2, 3)), TypeError,
@@ -366,9 +370,9 @@ ERRORS = [
      "`preferred_element_type` must not be narrower than the original type."),
     (lambda: lax.conv(np.ones((1, 2, 5), np.float32), np.ones((3, 2, 2), np.float32), (1,), "VALID",
                       preferred_element_type=np.int32), TypeError,
-     "Input type is incompatible with `preferred_element_type`. The compatible combinations of (input_type, "
+     ("Input type is incompatible with `preferred_element_type`. The compatible combinations of (input_type, "
      "preferred_element_type) are (integral, integral), (integral, floating), (floating, floating), (complex, "
-     "complex."),
+     "complex.")),
     (lambda: lax.conv(np.ones((1, 2, 5), np.int8), np.ones((3, 2, 2), np.int8), (1,), "VALID",
                       preferred_element_type=np.uint32), TypeError,
      "`preferred_element_type` must have the same signedness as the original type."),

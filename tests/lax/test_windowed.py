@@ -17,7 +17,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 import scipy.special
-from helpers import check_close, check_impl_matches_abstract_eval, check_jit_matches_eager
+from helpers import (
+    check_close,
+    check_impl_matches_abstract_eval,
+    check_jit_matches_eager,
+)
 
 import pyjax
 import pyjax.numpy as jnp
@@ -97,8 +101,8 @@ GEOMETRIES = {
 
 def _geometry_params(geometry):
     _, window, strides, padding, base_dilation, window_dilation = geometry
-    return dict(window_dimensions=window, window_strides=strides, padding=padding, base_dilation=base_dilation,
-                window_dilation=window_dilation)
+    return {"window_dimensions": window, "window_strides": strides, "padding": padding, "base_dilation": base_dilation,
+                "window_dilation": window_dilation}
 
 
 @pytest.mark.parametrize("geometry", list(GEOMETRIES))
@@ -302,7 +306,7 @@ def test_reduce_dispatches_monoids():
 
 
 def test_computation_param_prints_masked_and_compares_by_function():
-    f = lambda a, b: a + b  # noqa: E731
+    f = lambda a, b: a + b
     param = reduce_lax.Computation(f)
     assert "at 0xXXXXXXXXXXXX>" in str(param) or str(param).endswith("X>")
     assert "0x" + "X" in str(param) and hex(id(f))[2:] not in str(param)
@@ -312,7 +316,7 @@ def test_computation_param_prints_masked_and_compares_by_function():
 
 
 def test_reduction_jaxpr_is_cached_per_computation():
-    f = lambda a, b: a * b + 1  # noqa: E731
+    f = lambda a, b: a * b + 1
     jaxpr = pyjax.make_jaxpr(lambda x: (lax.reduce(x, 1.0, f, (0,)), lax.reduce(x, 1.0, f, (1,))))(jnp.ones((2, 3)))
     assert jaxpr.eqns[0].params["jaxpr"] is jaxpr.eqns[1].params["jaxpr"]
     assert str(jaxpr).startswith("let jaxpr = {")
@@ -419,8 +423,8 @@ def test_cumulative_empty_axis():
     (win.reduce_window_max_p, (np.ones((2, 3), np.int8),),
      _geometry_params(GEOMETRIES["window_bigger_than_operand"])),
     (win.reduce_window_min_p, (np.ones((0, 3), bool),), _geometry_params(GEOMETRIES["empty_operand"])),
-    (win.cumsum_p, (np.ones((2, 3), np.uint8),), dict(axis=1, reverse=True)),
-    (win.cumlogsumexp_p, (np.ones((2, 3), BF16),), dict(axis=0, reverse=False)),
+    (win.cumsum_p, (np.ones((2, 3), np.uint8),), {"axis": 1, "reverse": True}),
+    (win.cumlogsumexp_p, (np.ones((2, 3), BF16),), {"axis": 0, "reverse": False}),
 ])
 def test_abstract_eval_matches_impl(primitive, args, params):
     check_impl_matches_abstract_eval(primitive, *args, **params)
@@ -456,26 +460,26 @@ X = np.ones((3, 4), np.float32)
 
 ERRORS = [
     (lambda: lax.reduce_window(X, 0.0, lax.add, (2,), (1,), "VALID"), TypeError,
-     "reduce_window got the wrong number of window_dimensions for operand: got operand shape (3, 4) with "
-     "window_dimensions (2,)."),
+     ("reduce_window got the wrong number of window_dimensions for operand: got operand shape (3, 4) with "
+     "window_dimensions (2,).")),
     (lambda: lax.reduce_window(X, 0.0, lax.add, (2, 2), (1,), "VALID"), TypeError,
-     "reduce_window got inconsistent window_strides and window_dimensions: got window_strides (1,) and "
-     "window_dimensions (2, 2)."),
+     ("reduce_window got inconsistent window_strides and window_dimensions: got window_strides (1,) and "
+     "window_dimensions (2, 2).")),
     (lambda: lax.reduce_window(X, 0.0, lax.add, (0, 2), (1, 1), "VALID"), TypeError,
      "reduce_window window_dimensions must have every element be strictly positive, got (0, 2)."),
     (lambda: lax.reduce_window(X, 0.0, lax.add, (1, 2), (1, -1), "VALID"), TypeError,
      "reduce_window window_strides must have every element be strictly positive, got (1, -1)."),
     (lambda: lax.reduce_window(X, 0.0, lax.add, (1, 2), (1, 1), "VALID", base_dilation=(1,)), TypeError,
-     "reduce_window got inconsistent base_dilation and window_dimensions: got base_dilation (1,) and "
-     "window_dimensions (1, 2)."),
+     ("reduce_window got inconsistent base_dilation and window_dimensions: got base_dilation (1,) and "
+     "window_dimensions (1, 2).")),
     (lambda: lax.reduce_window(X, 0.0, lax.add, (1, 2), (1, 1), "VALID", window_dilation=(1,)), TypeError,
-     "reduce_window got inconsistent window_dilation and window_dimensions: got window_dilation (1,) and "
-     "window_dimensions (1, 2)."),
+     ("reduce_window got inconsistent window_dilation and window_dimensions: got window_dilation (1,) and "
+     "window_dimensions (1, 2).")),
     (lambda: lax.reduce_window(X, 0.0, lax.add, (1, 2), (1, 1), "VALID", window_dilation=(1, 0)), TypeError,
      "All dilations must be positive, got (1, 0)."),
     (lambda: lax.reduce_window(X, 1, lax.mul, (2, 2), (1, 1), "VALID"), TypeError,
-     "reduce_window got inconsistent dtypes for operands and init_values: got operand dtypes "
-     "[dtype('float32')] and init_value dtypes [dtype('int32')]."),
+     ("reduce_window got inconsistent dtypes for operands and init_values: got operand dtypes "
+     "[dtype('float32')] and init_value dtypes [dtype('int32')].")),
     (lambda: lax.reduce_window(X, jnp.ones(2), lax.mul, (1, 2), (1, 1), "VALID"), TypeError,
      "reduce_window expected init_values to be scalars but init_values have shapes [(2,)]."),
     (lambda: lax.reduce_window((X, X), 0.0, lax.mul, (1, 2), (1, 1), "VALID"), ValueError,
@@ -484,8 +488,8 @@ ERRORS = [
      "operand to reduce_window_sum must have a number dtype, got bool"),
     (lambda: lax.reduce_window(X, 0.0, lax.add, 2, (1, 1), "VALID"), TypeError, "object of type 'int' has no len()"),
     (lambda: lax.reduce(X, 2, lax.mul, (0,)), TypeError,
-     "reduce operand dtypes should match corresponding initial value dtypes, got "
-     "operands=[ShapedArray(float32[3,4])] and initial_values=[ShapedArray(int32[], weak_type=True)]"),
+     ("reduce operand dtypes should match corresponding initial value dtypes, got "
+     "operands=[ShapedArray(float32[3,4])] and initial_values=[ShapedArray(int32[], weak_type=True)]")),
     (lambda: lax.reduce(X, jnp.ones(4), lambda a, b: a * b, (0,)), ValueError,
      "reduce found non-scalar initial value: [(4,)]"),
     (lambda: lax.reduce(X, 1.0, lambda a, b: a * b, (2,)), IndexError,

@@ -18,7 +18,8 @@ from __future__ import annotations
 import enum
 import math
 import operator
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -154,7 +155,7 @@ def conv_general_permutations(dimension_numbers) -> tuple[tuple, tuple, tuple]:
       >>> conv_general_permutations(('NHWC', 'HWIO', 'NHWC'))
       ((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
     """
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    rhs_spec = dimension_numbers[1]
     charpairs = (("N", "C"), ("O", "I"), ("N", "C"))
     for i, (a, b) in enumerate(charpairs):
         spec = dimension_numbers[i]
@@ -541,7 +542,7 @@ def _conv_transpose_padding(k: int, s: int, padding) -> tuple[int, int]:
     whose forward convolution had kernel size k, stride s and `padding`."""
     if padding == "SAME":
         pad_len = k + s - 2
-        pad_a = k - 1 if s > k - 1 else int(math.ceil(pad_len / 2))
+        pad_a = k - 1 if s > k - 1 else math.ceil(pad_len / 2)
     elif padding == "VALID":
         pad_len = k + s - 2 + max(k - s, 0)
         pad_a = k - 1

@@ -15,7 +15,8 @@ The general reduction `reduce` lives in reduce.py and is exported here too.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -23,8 +24,20 @@ from pyjax._src import core, dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.lax import elementwise as ew
-from pyjax._src.lax.convolution import check_shapelike, dilate_shape, padtype_to_pads, stride_dim
-from pyjax._src.lax.reduce import concrete_scalar, max_identity, min_identity, reduce, reduce_p, reduction_jaxpr
+from pyjax._src.lax.convolution import (
+    check_shapelike,
+    dilate_shape,
+    padtype_to_pads,
+    stride_dim,
+)
+from pyjax._src.lax.reduce import (
+    concrete_scalar,
+    max_identity,
+    min_identity,
+    reduce,
+    reduce_p,
+    reduction_jaxpr,
+)
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
 __all__ = [
@@ -201,13 +214,13 @@ def reduce_window(operand: Any, init_value: Any, computation: Callable, window_d
     else:
         padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     ones = (1,) * len(window_dimensions)
-    params = dict(
-        window_dimensions=tuple(window_dimensions),
-        window_strides=ones if window_strides is None else tuple(window_strides),
-        padding=padding,
-        base_dilation=ones if base_dilation is None else tuple(base_dilation),
-        window_dilation=ones if window_dilation is None else tuple(window_dilation),
-    )
+    params = {
+        "window_dimensions": tuple(window_dimensions),
+        "window_strides": ones if window_strides is None else tuple(window_strides),
+        "padding": padding,
+        "base_dilation": ones if base_dilation is None else tuple(base_dilation),
+        "window_dilation": ones if window_dilation is None else tuple(window_dilation),
+    }
     monoid = _monoid_window_reducer(computation, flat_inits)
     if monoid is not None:
         return monoid.bind(flat_operands[0], **params)

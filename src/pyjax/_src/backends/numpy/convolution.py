@@ -16,7 +16,7 @@ A convolution is computed as XLA defines it, vectorised:
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view

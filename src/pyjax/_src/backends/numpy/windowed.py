@@ -21,13 +21,13 @@ Cumulative reductions are NumPy accumulations (flipped for `reverse`).
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from pyjax._src import dtypes
-from pyjax._src.core import Primitive
 from pyjax._src.backends.numpy.convolution import dilate_and_pad, window_view
+from pyjax._src.core import Primitive
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reduce as reduce_lax
