@@ -23,7 +23,10 @@ _core.set_default_trace(_EvalTrace(_numpy_impls.IMPLS))
 _jit_module.set_compiler(lambda jaxpr: _compile_numpy(jaxpr, _numpy_impls.IMPLS))
 _array_methods.install()
 
-from pyjax._src.api import ShapeDtypeStruct, block_until_ready, device_get, eval_shape, make_jaxpr, typeof
+from pyjax._src.api import (
+    ShapeDtypeStruct, block_until_ready, device_get, eval_shape, grad, jvp, linearize, make_jaxpr, typeof,
+    value_and_grad, vjp,
+)
 from pyjax._src.jit import clear_caches
 from pyjax._src.array import Array
 from pyjax._src.config import checking_leaks, config

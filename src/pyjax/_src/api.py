@@ -18,7 +18,7 @@ from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.jit import JitWrapped, trace_flat
-from pyjax._src.tree_util import tree_leaves, tree_map, tree_unflatten
+from pyjax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 
 class ShapeDtypeStruct:
@@ -121,3 +121,273 @@ def block_until_ready(x: Any) -> Any:
 def device_get(x: Any) -> Any:
     """Copies every array in a pytree to a NumPy array on the host."""
     return tree_map(lambda leaf: np.asarray(leaf) if hasattr(leaf, "__array__") else leaf, x)
+
+
+# ---------------------------------------------------------------------------
+# Autodiff entry points: jvp, linearize, vjp, grad, value_and_grad
+
+
+def _flatten_fun(fun: Callable, in_tree, out_store: list):
+    def flat(*leaves):
+        out = fun(*tree_unflatten(in_tree, leaves))
+        out_leaves, out_tree = tree_flatten(out)
+        out_store.append(out_tree)
+        return out_leaves
+
+    return flat
+
+
+def _flatten_fun_aux(fun: Callable, in_tree, out_store: list):
+    def flat(*leaves):
+        result = fun(*tree_unflatten(in_tree, leaves))
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            raise TypeError("has_aux=True requires the function to return a pair (output, auxiliary data)")
+        out, aux = result
+        out_leaves, out_tree = tree_flatten(out)
+        out_store.append((out_tree, aux))
+        return out_leaves
+
+    return flat
+
+
+def _as_array(x):
+    """Results are Arrays (or tracers): wrap raw NumPy values made by rules."""
+    if isinstance(x, (np.ndarray, np.generic)) and core.current_trace() is core._default_trace[0]:
+        from pyjax._src.array import Array as _Array
+
+        value = np.asarray(x)
+        return _Array(value, ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False))
+    return x
+
+
+def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+    """Computes the (forward-mode) Jacobian-vector product of `fun`.
+
+    Args:
+      fun: the function to differentiate.
+      primals: a tuple (or list) of the points at which to evaluate.
+      tangents: a tuple of tangent vectors, of the same structure and types.
+      has_aux: whether `fun` returns (output, aux).
+
+    Returns:
+      (primals_out, tangents_out), plus aux with has_aux.
+    """
+    from pyjax._src.ad_util import Zero, tangent_aval
+    from pyjax._src.interpreters.jvp import jvp_flat
+    from pyjax._src.tree_util import tree_flatten
+
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
+    flat_primals, in_tree = tree_flatten(tuple(primals))
+    flat_tangents, tangent_tree = tree_flatten(tuple(tangents))
+    if in_tree != tangent_tree:
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must have the same tree structure; "
+            f"primals have tree structure {in_tree} whereas tangents have tree structure {tangent_tree}."
+        )
+    for p, t in zip(flat_primals, flat_tangents, strict=True):
+        pa, ta = core.get_aval(p), core.get_aval(t)
+        expected = tangent_aval(pa)
+        if ta.dtype != expected.dtype:
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, or in case "
+                "of int/bool primal dtype the tangent dtype must be float0.Got primal dtype "
+                f"{pa.dtype} and so expected tangent dtype {expected.dtype}, but got tangent dtype {ta.dtype} instead."
+            )
+        if ta.shape != pa.shape:
+            raise ValueError(
+                "jvp called with different primal and tangent shapes;Got primal shape "
+                f"{pa.shape} and tangent shape as {ta.shape}"
+            )
+    store: list = []
+    flat = (_flatten_fun_aux if has_aux else _flatten_fun)(fun, in_tree, store)
+    tangents_in = [Zero(tangent_aval(core.get_aval(p))) if core.get_aval(t).dtype == dtypes.float0 else t
+                   for p, t in zip(flat_primals, flat_tangents, strict=True)]
+    outs, out_tangents = jvp_flat(flat, flat_primals, tangents_in)
+    from pyjax._src.ad_util import instantiate
+
+    out_tangents = [_as_array(instantiate(t)) for t in out_tangents]
+    out_tree = store[0][0] if has_aux else store[0]
+    result = (tree_unflatten(out_tree, [_as_array(o) for o in outs]), tree_unflatten(out_tree, out_tangents))
+    return (*result, store[0][1]) if has_aux else result
+
+
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+    """The primal output of `fun` and a function evaluating its JVP at `primals`.
+
+    The linear function is a jaxpr: calling it does not re-run `fun`.
+    """
+    from pyjax._src.interpreters.partial_eval import linearize_flat
+    from pyjax._src.jaxpr import eval_jaxpr
+    from pyjax._src.tree_util import tree_flatten
+
+    flat_primals, in_tree = tree_flatten(primals)
+    store: list = []
+    flat = (_flatten_fun_aux if has_aux else _flatten_fun)(fun, in_tree, store)
+    outs, linear, nonzero = linearize_flat(flat, flat_primals)
+    out_tree = store[0][0] if has_aux else store[0]
+
+    def f_jvp(*tangents):
+        flat_tangents, tangent_tree = tree_flatten(tangents)
+        if tangent_tree != in_tree:
+            raise TypeError(f"linearized function called on tangent values inconsistent with the original function: expected {in_tree}, got {tangent_tree}")
+        results = iter(eval_jaxpr(linear, linear.consts, *flat_tangents))
+        out_tangents = [next(results) if nz else _zeros_for(o) for o, nz in zip(outs, nonzero, strict=True)]
+        return tree_unflatten(out_tree, [_as_array(t) for t in out_tangents])
+
+    out = tree_unflatten(out_tree, [_as_array(o) for o in outs])
+    return (out, f_jvp, store[0][1]) if has_aux else (out, f_jvp)
+
+
+def _zeros_for(x):
+    from pyjax._src.ad_util import tangent_aval, zeros_like_aval
+
+    return zeros_like_aval(tangent_aval(core.get_aval(x)))
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
+    """The output of `fun` at `primals` and its VJP function (reverse mode).
+
+    Returns:
+      (primals_out, vjp_fun) — plus aux with has_aux — where
+      `vjp_fun(cotangent)` returns a tuple of cotangents, one per primal.
+    """
+    from pyjax._src.interpreters.partial_eval import linearize_flat
+    from pyjax._src.interpreters.transpose import backward_pass
+    from pyjax._src.tree_util import tree_flatten
+
+    flat_primals, in_tree = tree_flatten(primals)
+    store: list = []
+    flat = (_flatten_fun_aux if has_aux else _flatten_fun)(fun, in_tree, store)
+    outs, linear, nonzero = linearize_flat(flat, flat_primals)
+    out_tree = store[0][0] if has_aux else store[0]
+    out_avals = [core.get_aval(o) for o in outs]
+
+    def vjp_fun(cotangent):
+        flat_cts, ct_tree = tree_flatten(cotangent)
+        if ct_tree != out_tree:
+            raise ValueError(
+                "unexpected tree structure of argument to vjp function: got "
+                f"{ct_tree}, but expected to match {out_tree}"
+            )
+        for ct, aval in zip(flat_cts, out_avals, strict=True):
+            ct_aval = core.get_aval(ct)
+            if ct_aval.shape != aval.shape:
+                raise ValueError(
+                    "unexpected JAX type (e.g. shape/dtype) for argument to vjp function: got "
+                    f"{ct_aval.str_short()}, but expected {aval.str_short()} because the "
+                    "corresponding output of the function had JAX type "
+                    f"{aval.str_short()}"
+                )
+        cts = [ct for ct, nz in zip(flat_cts, nonzero, strict=True) if nz]
+        in_cts = backward_pass(linear, linear.consts, cts)
+        from pyjax._src.ad_util import Zero, zeros_like_aval
+
+        in_cts = [_as_array(zeros_like_aval(c.aval)) if type(c) is Zero else _as_array(c) for c in in_cts]
+        return tree_unflatten(in_tree, in_cts)
+
+    out = tree_unflatten(out_tree, [_as_array(o) for o in outs])
+    return (out, vjp_fun, store[0][1]) if has_aux else (out, vjp_fun)
+
+
+def _check_input_dtype_grad(holomorphic: bool, allow_int: bool, x) -> None:
+    dtype = core.get_aval(x).dtype
+    if holomorphic and not np.issubdtype(dtype, np.complexfloating):
+        raise TypeError(f"grad with holomorphic=True requires inputs with complex dtype, but got {dtype.name}.")
+    if not (np.issubdtype(dtype, np.inexact) or dtypes.issubdtype(dtype, np.inexact)) and not allow_int:
+        raise TypeError(
+            "grad requires real- or complex-valued inputs (input dtype that is a sub-dtype of "
+            f"np.inexact), but got {dtype.name}. If you want to use Boolean- or integer-valued "
+            "inputs, use vjp or set allow_int to True."
+        )
+
+
+def _check_scalar_output(x, holomorphic: bool) -> None:
+    aval = core.get_aval(x)
+    if aval.shape != ():
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {aval.shape}.")
+    if holomorphic:
+        if not np.issubdtype(aval.dtype, np.complexfloating):
+            raise TypeError(f"grad with holomorphic=True requires outputs with complex dtype, but got {aval.dtype.name}.")
+    elif not (np.issubdtype(aval.dtype, np.floating) or dtypes.issubdtype(aval.dtype, np.floating)):
+        raise TypeError(
+            "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+            f"but got {aval.dtype.name}. For holomorphic differentiation, pass holomorphic=True. "
+            "For differentiation of non-holomorphic functions involving complex outputs, use jax.vjp directly."
+        )
+
+
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False, reduce_axes=()) -> Callable:
+    """Creates a function that evaluates both `fun` and its gradient.
+
+    Returns:
+      A function with the same arguments as `fun` returning (value, gradient)
+      — ((value, aux), gradient) with has_aux — where the gradient has the
+      structure of the arguments selected by `argnums`.
+    """
+    from pyjax._src.tree_util import tree_flatten, tree_leaves
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        argnums_t = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        for i in argnums_t:
+            if not -len(args) <= i < len(args):
+                raise TypeError(
+                    f"differentiating with respect to argnums={argnums} requires at least "
+                    f"{max(argnums_t) + 1} positional arguments to be passed by the caller, but got only "
+                    f"{len(args)} positional arguments."
+                )
+        argnums_n = tuple(i % len(args) for i in argnums_t)
+        diff_args = tuple(args[i] for i in argnums_n)
+        for leaf in tree_leaves(diff_args):
+            _check_input_dtype_grad(holomorphic, allow_int, leaf)
+
+        def partial_fun(*diff):
+            full = list(args)
+            for i, value in zip(argnums_n, diff, strict=True):
+                full[i] = value
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            ans, vjp_fun, aux = vjp(partial_fun, *diff_args, has_aux=True)
+        else:
+            ans, vjp_fun = vjp(partial_fun, *diff_args)
+        _check_scalar_output(ans, holomorphic)
+        one = np.ones((), core.get_aval(ans).dtype)[()]
+        grads = vjp_fun(one)
+        grads = grads[0] if isinstance(argnums, int) else grads
+        return ((ans, aux) if has_aux else ans), grads
+
+    return value_and_grad_f
+
+
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False, reduce_axes=()) -> Callable:
+    """Creates a function that evaluates the gradient of `fun`.
+
+    Args:
+      fun: function to differentiate; its (first) output must be a real scalar.
+      argnums: which positional argument(s) to differentiate with respect to.
+      has_aux: whether `fun` returns (output, aux); aux is returned alongside.
+      holomorphic: whether `fun` is holomorphic (complex in and out).
+      allow_int: allow integer inputs (their gradient is float0 zeros).
+
+    Returns:
+      A function with the same arguments as `fun` returning the gradient
+      (and aux with has_aux).
+
+    Example:
+      >>> grad(lambda x: jnp.sum(jnp.sin(x) ** 2))(jnp.ones(3))
+    """
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux=has_aux, holomorphic=holomorphic, allow_int=allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        value, g = value_and_grad_f(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f

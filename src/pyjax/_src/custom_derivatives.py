@@ -96,3 +96,18 @@ def _open(jaxpr: Jaxpr) -> Jaxpr:
     return jaxpr.replace(constvars=[], consts=[], invars=jaxpr.constvars + jaxpr.invars)
 
 
+
+
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
+    from pyjax._src.ad_util import instantiate
+    from pyjax._src.tree_util import tree_flatten
+
+    primals = primals[num_consts:]
+    tangents = [instantiate(t) for t in tangents[num_consts:]]
+    primal_out, tangent_out = jvp.rule(tuple(primals), tuple(tangents))
+    flat_primal, _ = tree_flatten(primal_out)
+    flat_tangent, _ = tree_flatten(tangent_out)
+    return flat_primal, flat_tangent
+
+
+custom_jvp_call_p.def_jvp(_custom_jvp_call_jvp)

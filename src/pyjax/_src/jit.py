@@ -447,3 +447,18 @@ def jit(fun: Callable | None = None, /, *, static_argnums=None, static_argnames=
     return JitWrapped(fun, **kwargs)
 
 
+
+
+# ---------------------------------------------------------------------------
+# Autodiff of a jit call: differentiate its body. (The body is inlined into
+# the JVP; the resulting equations are staged or run by the enclosing trace.)
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, **params):
+    from pyjax._src.interpreters.jvp import jvp_flat
+    from pyjax._src.jaxpr import eval_jaxpr
+
+    return jvp_flat(lambda *args: eval_jaxpr(jaxpr, jaxpr.consts, *args), primals, tangents)
+
+
+jit_p.def_jvp(_jit_jvp)

@@ -119,3 +119,64 @@ class Precision(enum.Enum):
         return f"Precision.{self.name}"
 
     __str__ = __repr__
+
+
+# ---------------------------------------------------------------------------
+# Autodiff rules: dot_general is bilinear.
+
+from pyjax._src.interpreters.jvp import defjvp  # noqa: E402
+from pyjax._src.interpreters.transpose import is_undefined_primal  # noqa: E402
+
+
+def _ranges_like(*lengths):
+    start = 0
+    for n in lengths:
+        yield list(range(start, start + n))
+        start += n
+
+
+def _others(n, *excluded):
+    return [i for i in range(n) if all(i not in e for e in excluded)]
+
+
+def _dot_transpose_lhs(ct, x_aval, y, *, dimension_numbers, precision, preferred_element_type, out_sharding, swap_ans=False):
+    # x_bar[x_batch, x_kept, x_contract] = ct[batch, x_kept, y_kept] . y[y_batch, y_contract, y_kept]
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    y_ndim = y.aval.ndim if hasattr(y, "aval") else np.ndim(y)
+    x_kept = _others(x_aval.ndim, x_contract, x_batch)
+    y_kept = _others(y_ndim, y_contract, y_batch)
+    if swap_ans:
+        ans_batch, ans_y, _ = _ranges_like(len(x_batch), len(y_kept), len(x_kept))
+    else:
+        ans_batch, _, ans_y = _ranges_like(len(x_batch), len(x_kept), len(y_kept))
+    dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(y_batch)))
+    x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
+    out_axes = tuple(int(i) for i in np.argsort(list(x_batch) + x_kept + x_contract_by_y))
+    out = dot_general_p.bind(ct, y, dimension_numbers=DotDimensionNumbers(dims), precision=precision,
+                             preferred_element_type=preferred_element_type, out_sharding=None)
+    from pyjax._src.lax.shapes import transpose
+
+    out = transpose(out, out_axes)
+    if out.aval.dtype != x_aval.dtype:
+        from pyjax._src.lax.elementwise import _convert_element_type
+
+        out = _convert_element_type(out, x_aval.dtype, x_aval.weak_type)
+    return out
+
+
+def _dot_transpose_rhs(ct, x, y_aval, *, dimension_numbers, **params):
+    (x_contract, y_contract), (x_batch, y_batch) = dimension_numbers
+    swapped = ((y_contract, x_contract), (y_batch, x_batch))
+    return _dot_transpose_lhs(ct, y_aval, x, dimension_numbers=swapped, swap_ans=True, **params)
+
+
+def _dot_general_transpose(ct, x, y, **params):
+    if is_undefined_primal(x):
+        return [_dot_transpose_lhs(ct, x.aval, y, **params), None]
+    return [None, _dot_transpose_rhs(ct, x, y.aval, **params)]
+
+
+defjvp(dot_general_p,
+       lambda g, x, y, **params: dot_general_p.bind(g, y, **params),
+       lambda g, x, y, **params: dot_general_p.bind(x, g, **params))
+dot_general_p.def_transpose(_dot_general_transpose)

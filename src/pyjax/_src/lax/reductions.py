@@ -116,3 +116,72 @@ def argmin(operand, axis: int, index_dtype):
     """Index of the minimum along `axis` (the first one on ties; NaN wins)."""
     index_dtype = dtypes.canonicalize_dtype(index_dtype)
     return argmin_p.bind(operand, axes=(int(axis),), index_dtype=index_dtype)
+
+
+# ---------------------------------------------------------------------------
+# Autodiff rules
+
+from pyjax._src.interpreters.jvp import deflinear, defjvp_zero  # noqa: E402
+from pyjax._src.lax import elementwise as _ew  # noqa: E402
+from pyjax._src.lax import shapes as _shapes  # noqa: E402
+
+
+def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
+    # ct: reduced shape -> operand shape, broadcast along the summed axes.
+    shape = operand.aval.shape
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    return [_shapes.broadcast_in_dim(ct, shape, kept)]
+
+
+deflinear(reduce_sum_p, _reduce_sum_transpose)
+
+
+def _chooser_jvp(primitive):
+    # The tangent of max/min is the tangent at the chosen locations, averaged
+    # over ties: sum(g * [x == ans]) / count([x == ans]).
+    def rule(primals, tangents, *, axes, **params):
+        (operand,), (g,) = primals, tangents
+        ans = primitive.bind(operand, axes=axes, **params)
+        shape = operand.aval.shape if hasattr(operand, "aval") else np.shape(operand)
+        keep_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        location = _ew._convert_element_type(_ew.eq_p.bind(operand, _shapes.reshape(ans, keep_shape)), g.aval.dtype, False)
+        counts = reduce_sum(location, axes)
+        return ans, _ew.div_p.bind(reduce_sum(_ew.mul_p.bind(g, location), axes), counts)
+
+    primitive.def_jvp(rule)
+
+
+_chooser_jvp(reduce_max_p)
+_chooser_jvp(reduce_min_p)
+for _p in (argmax_p, argmin_p, reduce_and_p, reduce_or_p, reduce_xor_p):
+    defjvp_zero(_p)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
+    # d(prod x) = sum(g * prod(x) / x), computed without dividing by zero:
+    # the product of every other element along the reduced axes.
+    (operand,), (g,) = primals, tangents
+    ans = reduce_prod_p.bind(operand, axes=axes, out_sharding=out_sharding)
+
+    shape = operand.aval.shape
+    keep_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    safe = _ew.select_n_p.bind(_ew.eq_p.bind(operand, operand.aval.dtype.type(0)), operand, _shapes.broadcast_in_dim(operand.aval.dtype.type(1), shape, ()))
+    zeros = _ew._convert_element_type(_ew.eq_p.bind(operand, operand.aval.dtype.type(0)), operand.aval.dtype, False)
+    num_zeros = reduce_sum(zeros, axes)
+    prod_safe = reduce_prod_p.bind(safe, axes=axes, out_sharding=None)
+    others = _ew.div_p.bind(_shapes.reshape(prod_safe, keep_shape), safe)
+    # where exactly one zero: the product of the others at that zero, 0 elsewhere
+    one_zero = _shapes.reshape(_ew.eq_p.bind(num_zeros, operand.aval.dtype.type(1)), keep_shape)
+    no_zero = _shapes.reshape(_ew.eq_p.bind(num_zeros, operand.aval.dtype.type(0)), keep_shape)
+    is_zero = _ew.eq_p.bind(operand, operand.aval.dtype.type(0))
+    zero = operand.aval.dtype.type(0)
+    factor = _ew.select_n_p.bind(
+        _shapes.broadcast_in_dim(no_zero, shape, tuple(range(len(shape)))),
+        _ew.select_n_p.bind(_ew.and_p.bind(_shapes.broadcast_in_dim(one_zero, shape, tuple(range(len(shape)))), is_zero),
+                            _shapes.broadcast_in_dim(zero, shape, ()), _shapes.broadcast_in_dim(_shapes.reshape(prod_safe, keep_shape), shape, tuple(range(len(shape))))),
+        others,
+    )
+    return ans, reduce_sum(_ew.mul_p.bind(g, factor), axes)
+
+
+reduce_prod_p.def_jvp(_reduce_prod_jvp)

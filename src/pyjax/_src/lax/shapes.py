@@ -265,3 +265,75 @@ def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int], s
         limit_indices=tuple(int(i) for i in limit_indices),
         strides=None if strides is None else tuple(int(s) for s in strides),
     )
+
+
+# ---------------------------------------------------------------------------
+# Autodiff rules: every shape primitive is linear; its transpose puts the
+# cotangent back into the operand's shape.
+
+from pyjax._src.interpreters.jvp import deflinear, defjvp_zero  # noqa: E402
+from pyjax._src.interpreters.transpose import is_undefined_primal  # noqa: E402
+
+
+def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding):
+    # ct: shape -> operand.shape: sum over the new axes and the axes that were
+    # broadcast from size 1, then put those size-1 axes back.
+    in_shape = operand.aval.shape
+    unit_dims = [i for i, d in enumerate(in_shape) if d == 1 and shape[broadcast_dimensions[i]] != 1]
+    kept = [d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims]
+    summed = tuple(a for a in range(len(shape)) if a not in kept)
+    from pyjax._src.lax.reductions import reduce_sum
+
+    out = reduce_sum(ct, summed) if summed else ct
+    if unit_dims:
+        out = expand_dims(out, unit_dims)
+    return [out]
+
+
+deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
+deflinear(reshape_p, lambda ct, operand, *, new_sizes, dimensions, sharding: [
+    reshape(ct, operand.aval.shape) if dimensions is None else
+    transpose(reshape(ct, tuple(operand.aval.shape[d] for d in dimensions)), tuple(int(i) for i in np.argsort(dimensions)))
+])
+deflinear(transpose_p, lambda ct, operand, *, permutation: [transpose(ct, tuple(int(i) for i in np.argsort(permutation)))])
+deflinear(squeeze_p, lambda ct, operand, *, dimensions: [expand_dims(ct, dimensions)])
+deflinear(rev_p, lambda ct, operand, *, dimensions: [rev(ct, dimensions)])
+
+
+def _concatenate_transpose(ct, *operands, dimension):
+    cts, start = [], 0
+    for operand in operands:
+        size = operand.aval.shape[dimension]
+        if is_undefined_primal(operand):
+            starts = [0] * ct.ndim if hasattr(ct, "ndim") else [0] * len(operand.aval.shape)
+            limits = list(operand.aval.shape)
+            starts[dimension], limits[dimension] = start, start + size
+            cts.append(slice(ct, starts, limits))
+        else:
+            cts.append(None)
+        start += size
+    return cts
+
+
+deflinear(concatenate_p, _concatenate_transpose)
+defjvp_zero(iota_p)
+
+
+def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
+    # ct goes back in place, zeros around it (and between strided elements).
+    # The high padding is computed with NumPy, so it is an np.int64 — as in
+    # JAX, whose jaxpr text shows it that way.
+    from pyjax._src.lax.slicing import pad_p
+
+    shape = operand.aval.shape
+    if strides is None or all(s == 1 for s in strides):
+        config = tuple(zip(start_indices, np.subtract(shape, limit_indices), (0,) * len(shape)))
+    else:
+        out_shape = np.array(ct.aval.shape if hasattr(ct, "aval") else np.shape(ct))
+        real_limits = np.add(start_indices, np.where(out_shape == 0, 0, np.add(1, np.multiply(np.subtract(out_shape, 1), strides))))
+        config = tuple(zip(start_indices, np.subtract(shape, real_limits), np.subtract(strides, 1)))
+    zero = np.zeros((), operand.aval.dtype)[()]
+    return [pad_p.bind(ct, zero, padding_config=config)]
+
+
+deflinear(slice_p, _slice_transpose)

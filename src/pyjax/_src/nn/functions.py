@@ -11,6 +11,7 @@ import numpy as np
 from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
+from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.numpy import reductions, ufuncs
 from pyjax._src.numpy.util import aval_of, ensure_array, promote_args_inexact
 
@@ -22,7 +23,14 @@ def relu(x):
     return ufuncs.maximum(x, 0)
 
 
-relu.defjvps(lambda g, ans, x: lax_ew.select_n_p.bind(ufuncs.greater(x, 0), ufuncs.multiply(g, 0), g))
+def _relu_tangent(g, ans, x):
+    shape = aval_of(g).shape
+    zero = aval_of(g).dtype.type(0)
+    zeros = lax_shapes.broadcast_in_dim(zero, shape, ()) if shape else zero
+    return lax_ew.select_n_p.bind(lax_ew.gt_p.bind(x, aval_of(x).dtype.type(0)), zeros, g)
+
+
+relu.defjvps(_relu_tangent)
 
 
 def softmax(x, axis: int | tuple = -1, where=None, initial=None):

@@ -1,0 +1,70 @@
+"""Pieces shared by the autodiff interpreters and the rules: symbolic zeros,
+the `add_any` primitive (tangent/cotangent accumulation) and the zeros of an
+aval.
+
+`Zero(aval)` stands for a tangent or cotangent known to be zero; rules skip
+it instead of multiplying by zeros, and it is materialised only when a value
+is really needed (`instantiate`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src import dtypes
+from pyjax._src.avals import ShapedArray
+from pyjax._src.core import Primitive
+
+
+class Zero:
+    """A symbolic zero of the given aval (tangent or cotangent)."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Zero({self.aval})"
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    """Tangents of integer and boolean values are float0, as in JAX."""
+    dtype = aval.dtype
+    if np.issubdtype(dtype, np.inexact) or dtypes.issubdtype(dtype, np.inexact):
+        return aval
+    return ShapedArray(aval.shape, dtypes.float0, False)
+
+
+def zeros_like_aval(aval: ShapedArray):
+    """A concrete zero of `aval` (via the current trace: a broadcast literal)."""
+    from pyjax._src.lax import shapes
+
+    if aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
+    scalar = np.zeros((), aval.dtype)[()]
+    if not aval.shape:
+        return scalar
+    return shapes.broadcast_in_dim(scalar, aval.shape, ())
+
+
+def instantiate(tangent):
+    """A real value for a possibly symbolic zero."""
+    return zeros_like_aval(tangent.aval) if type(tangent) is Zero else tangent
+
+
+add_any_p = Primitive("add_any")
+
+
+@add_any_p.def_abstract_eval
+def _add_any_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+
+
+def add_tangents(x, y):
+    """x + y for tangents/cotangents, where either may be a symbolic zero."""
+    if type(x) is Zero:
+        return y
+    if type(y) is Zero:
+        return x
+    return add_any_p.bind(x, y)

@@ -1,0 +1,84 @@
+"""Reverse mode: transposing a linear jaxpr (the backward pass).
+
+`backward_pass(jaxpr, consts, cts_out)` walks the linear jaxpr's equations
+in reverse. Each equation's linear inputs are `UndefinedPrimal`s; its
+transpose rule, given the output cotangent, returns one cotangent per input
+(None or Zero for the non-linear ones). Cotangents reaching the same value
+are summed with `add_any`. Every operation the rules perform is bound under
+the current trace, so a VJP inside jit (or inside another grad) is itself
+staged (or differentiated).
+
+Rule signature (rules.py): `transpose(ct, *operands, **params) -> cts`, one
+per operand; `ct` may be a symbolic Zero only if the rule says it handles it
+(the pass skips equations whose output cotangent is zero).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from pyjax._src.ad_util import Zero, add_tangents
+from pyjax._src.avals import ShapedArray
+from pyjax._src.jaxpr import Jaxpr, Literal
+
+
+class UndefinedPrimal:
+    """A linear input of the equation being transposed: only its type is known."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval})"
+
+
+def is_undefined_primal(x) -> bool:
+    return type(x) is UndefinedPrimal
+
+
+def backward_pass(jaxpr: Jaxpr, consts: Sequence, cts_out: Sequence) -> list:
+    """Cotangents of `jaxpr`'s invars (linear inputs) given its output cotangents."""
+    linear_vars = set(jaxpr.invars)
+    known: dict = dict(zip(jaxpr.constvars, consts, strict=True))
+    # Forward-evaluate equations that use no linear input (they may appear
+    # when a rule computes something from residuals only).
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(type(v) is not Literal and v in linear_vars for v in eqn.invars):
+            linear_vars.update(eqn.outvars)
+            linear_eqns.append(eqn)
+        else:
+            ins = [v.val if type(v) is Literal else known[v] for v in eqn.invars]
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+            known.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs], strict=True))
+    cts: dict = {}
+
+    def add_ct(var, ct):
+        if type(var) is Literal or var not in linear_vars or ct is None or type(ct) is Zero:
+            return
+        cts[var] = add_tangents(cts[var], ct) if var in cts else ct
+
+    for var, ct in zip(jaxpr.outvars, cts_out, strict=True):
+        add_ct(var, ct)
+    for eqn in reversed(linear_eqns):
+        outs_ct = [cts.pop(v, None) for v in eqn.outvars]
+        if all(ct is None for ct in outs_ct):
+            continue
+        operands = [
+            v.val if type(v) is Literal else (UndefinedPrimal(v.aval) if v in linear_vars else known[v])
+            for v in eqn.invars
+        ]
+        rule = eqn.primitive.rule("transpose")
+        if eqn.primitive.multiple_results:
+            ct_arg = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outvars, outs_ct, strict=True)]
+        else:
+            ct_arg = outs_ct[0]
+        in_cts = rule(ct_arg, *operands, **eqn.params)
+        for var, ct in zip(eqn.invars, in_cts, strict=True):
+            add_ct(var, ct)
+    return [cts.get(v, Zero(v.aval)) for v in jaxpr.invars]
+
+
+__all__ = ["UndefinedPrimal", "backward_pass", "is_undefined_primal"]
