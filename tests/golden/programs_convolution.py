@@ -256,3 +256,18 @@ lax.conv(jnp.ones((1, 2, 5)), jnp.ones((3, 2, 2)), (1,), 'VALID', preferred_elem
 program("conv_error_preferred_incompatible", "error", """
 lax.conv(jnp.ones((1, 2, 5)), jnp.ones((3, 2, 2)), (1,), 'VALID', preferred_element_type=jnp.int32)
 """)
+
+# ---- conv_general_dilated_local ----
+
+program("conv_general_dilated_local_jaxpr", "jaxpr", """
+def f(x, w):
+  return lax.conv_general_dilated_local(x, w, (1, 1), 'SAME', (3, 2),
+                                        dimension_numbers=('NHWC', 'HWIO', 'NWHC'))
+result = jax.make_jaxpr(f)(jnp.ones((2, 6, 5, 3)), jnp.ones((6, 5, 18, 4)))
+""")
+
+program("conv_general_dilated_local_value", "value", """
+x = jnp.arange(2 * 3 * 6 * 5, dtype=jnp.float32).reshape(2, 3, 6, 5) / 17
+w = jnp.arange(4 * 12 * 5 * 2, dtype=jnp.float32).reshape(4, 12, 5, 2) / 100
+result = lax.conv_general_dilated_local(x, w, (1, 2), 'VALID', (2, 2))
+""")

@@ -252,6 +252,20 @@ def test_conv_general_dilated_patches_are_the_windows():
         check_close(got[:, :, i, j], window.reshape(2, -1))
 
 
+def test_conv_general_dilated_local_with_shared_weights_is_a_convolution():
+    rng = np.random.default_rng(6)
+    x = _values(rng, (2, 5, 6, 3), np.float32)  # NHWC
+    w = _values(rng, (2, 3, 3, 4), np.float32)  # HWIO
+    specs = ("NHWC", "HWIO", "NHWC")
+    want = conv_oracle(x, w, (1, 2), ((1, 0), (1, 1)), (1, 1), (1, 1), specs)
+    out_h, out_w = want.shape[1:3]
+    # The same kernel at every output position; the I axis holds (C, H, W) flattened.
+    flat = np.transpose(w, (2, 0, 1, 3)).reshape(3 * 2 * 3, 4)
+    local = np.broadcast_to(flat, (out_h, out_w, 18, 4))
+    got = lax.conv_general_dilated_local(x, local, (1, 2), ((1, 0), (1, 1)), (2, 3), dimension_numbers=specs)
+    check_close(got, want)
+
+
 # ---------------------------------------------------------------------------
 # Dimension numbers, paddings and shapes
 

@@ -26,16 +26,28 @@ import numpy as np
 from pyjax._src import config, core, dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
+from pyjax._src.lax import dot as dot_lax
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
 from pyjax._src.lax.dot import Precision
 
 __all__ = [
-    "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "PaddingType",
-    "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_dilated_p",
-    "conv_general_dilated_patches", "conv_general_permutations", "conv_general_shape_tuple",
-    "conv_shape_tuple", "conv_transpose", "conv_transpose_shape_tuple",
-    "conv_with_general_padding", "padtype_to_pads",
+    "ConvDimensionNumbers",
+    "ConvGeneralDilatedDimensionNumbers",
+    "PaddingType",
+    "conv",
+    "conv_dimension_numbers",
+    "conv_general_dilated",
+    "conv_general_dilated_local",
+    "conv_general_dilated_p",
+    "conv_general_dilated_patches",
+    "conv_general_permutations",
+    "conv_general_shape_tuple",
+    "conv_shape_tuple",
+    "conv_transpose",
+    "conv_transpose_shape_tuple",
+    "conv_with_general_padding",
+    "padtype_to_pads",
 ]
 
 
@@ -657,3 +669,45 @@ def conv_general_dilated_patches(lhs, filter_shape: Sequence[int], window_stride
         precision=None if precision is None else (precision, Precision.DEFAULT),
         feature_group_count=channels, preferred_element_type=preferred_element_type,
     )
+
+
+def conv_general_dilated_local(lhs, rhs, window_strides: Sequence[int], padding, filter_shape: Sequence[int],
+                               lhs_dilation: Sequence[int] | None = None,
+                               rhs_dilation: Sequence[int] | None = None, dimension_numbers=None,
+                               precision=None):
+    """General n-dimensional unshared convolution (a locally connected layer).
+
+    A convolution with a separate kernel at each output spatial location:
+    the patches of `lhs` (conv_general_dilated_patches) contracted, position
+    by position, with `rhs`.
+
+    Args:
+      lhs: a rank n+2 input array.
+      rhs: a rank n+2 array of kernel weights whose spatial axes are the
+        output's spatial positions and whose input-feature axis ('I') holds
+        each patch flattened: input features major, then the filter taps.
+      window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers:
+        as in conv_general_dilated.
+      filter_shape: the n spatial sizes of the window.
+      precision: see conv_general_dilated.
+
+    Returns:
+      The unshared convolution, laid out as the output spec says.
+    """
+    canonical = canonicalize_precision(precision)
+    lhs_precision = None if canonical is None else canonical[0]
+    patches = conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs_dilation,
+                                           rhs_dilation, dimension_numbers, precision=lhs_precision)
+    _, rhs_spec, out_spec = conv_dimension_numbers(_shape(lhs), (1, 1, *filter_shape), dimension_numbers)
+    # Contract the patch axis with the kernel's input features; the output's
+    # spatial axes and the kernel's spatial axes are batch axes, in order.
+    spatial = sorted(range(len(out_spec) - 2), key=lambda k: out_spec[2 + k])
+    lhs_batch = tuple(out_spec[2 + k] for k in spatial)
+    rhs_batch = tuple(rhs_spec[2 + k] for k in spatial)
+    out = dot_lax.dot_general(patches, rhs, (((out_spec[1],), (rhs_spec[1],)), (lhs_batch, rhs_batch)),
+                              precision=canonical)
+    ndim = len(out_spec)
+    order = list(range(ndim - 2))
+    for position, source in sorted(zip((out_spec[0], out_spec[1]), (ndim - 2, ndim - 1), strict=True)):
+        order.insert(position, source)
+    return shapes.transpose(out, order)
