@@ -117,6 +117,18 @@ def test_monoid_reduce_window_matches_oracle(kind, dtype, geometry):
     check_close(got, want)
 
 
+@pytest.mark.parametrize("kind", ["sum", "max", "min"])
+def test_monoid_reduce_window_whole_view_path(kind, monkeypatch):
+    # Windows with many taps are reduced over the strided view in one call.
+    monkeypatch.setattr(windowed_impls, "WINDOW_TAP_LOOP_MAX", 0)
+    for name in ("2d_dilated", "3d_negative_padding", "all_padding_windows"):
+        shape, *rest = GEOMETRIES[name]
+        x = _values(np.random.default_rng(11), shape, np.int32)
+        combine, identity = MONOIDS[kind]
+        want, = reduce_window_oracle([x], [np.asarray(identity(x.dtype), x.dtype)], combine, *rest)
+        check_close(PRIMITIVES[kind].bind(x, **_geometry_params(GEOMETRIES[name])), want)
+
+
 def test_reduce_window_sum_float32_random():
     x = np.random.default_rng(0).standard_normal((6, 7)).astype(np.float32)
     geometry = GEOMETRIES["2d_dilated"]
