@@ -35,7 +35,8 @@ import importlib  # noqa: E402
 # (default: core). Every program set shares Program/run_program from
 # programs_core.py, so all sets are encoded and compared the same way.
 SET_NAME = sys.argv[1] if len(sys.argv) > 1 else "core"
-programs_core = importlib.import_module(f"programs_{SET_NAME}")
+programs_set = importlib.import_module(f"programs_{SET_NAME}")
+programs_core = importlib.import_module("programs_core")
 
 REFERENCE_VERSION = "0.11.0"
 OUTPUT = HERE / f"{SET_NAME}.json"
@@ -49,7 +50,7 @@ def main() -> int:
   jax.config.update("jax_pprint_use_color", False)
   records = {}
   wrong = []
-  for program in programs_core.PROGRAMS:
+  for program in programs_set.PROGRAMS:
     record = programs_core.run_program(program, jax, jnp, lax)
     record["source"] = program.source
     records[program.name] = record

@@ -227,7 +227,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     flat_primals, in_tree = tree_flatten(primals)
     store: list = []
     flat = (_flatten_fun_aux if has_aux else _flatten_fun)(fun, in_tree, store)
-    outs, linear, nonzero = linearize_flat(flat, flat_primals)
+    outs, linear, nonzero = linearize_flat(flat, flat_primals, store if has_aux else None)
     out_tree = store[0][0] if has_aux else store[0]
 
     def f_jvp(*tangents):
@@ -262,7 +262,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     flat_primals, in_tree = tree_flatten(primals)
     store: list = []
     flat = (_flatten_fun_aux if has_aux else _flatten_fun)(fun, in_tree, store)
-    outs, linear, nonzero = linearize_flat(flat, flat_primals)
+    outs, linear, nonzero = linearize_flat(flat, flat_primals, store if has_aux else None)
     out_tree = store[0][0] if has_aux else store[0]
     out_avals = [core.get_aval(o) for o in outs]
 
@@ -312,6 +312,12 @@ def _check_scalar_output(x, holomorphic: bool) -> None:
     if holomorphic:
         if not np.issubdtype(aval.dtype, np.complexfloating):
             raise TypeError(f"grad with holomorphic=True requires outputs with complex dtype, but got {aval.dtype.name}.")
+    elif np.issubdtype(aval.dtype, np.integer) or aval.dtype == np.bool_:
+        raise TypeError(
+            "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+            f"but got {aval.dtype.name}. For differentiation of functions with integer outputs, use "
+            "jax.vjp directly."
+        )
     elif not (np.issubdtype(aval.dtype, np.floating) or dtypes.issubdtype(aval.dtype, np.floating)):
         raise TypeError(
             "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
@@ -357,7 +363,9 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         else:
             ans, vjp_fun = vjp(partial_fun, *diff_args)
         _check_scalar_output(ans, holomorphic)
-        one = np.ones((), core.get_aval(ans).dtype)[()]
+        ans_aval = core.get_aval(ans)
+        # The seed cotangent keeps the output's weak type (a Python 1.0 is weak).
+        one = 1.0 if ans_aval.weak_type and ans_aval.dtype == dtypes.default_float_dtype() else np.ones((), ans_aval.dtype)[()]
         grads = vjp_fun(one)
         grads = grads[0] if isinstance(argnums, int) else grads
         return ((ans, aux) if has_aux else ans), grads

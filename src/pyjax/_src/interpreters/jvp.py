@@ -114,6 +114,22 @@ def defjvp(primitive, *operand_rules: Callable | None) -> None:
     primitive.def_jvp(rule)
 
 
+def defjvp2(primitive, *operand_rules: Callable | None) -> None:
+    """Like defjvp, but each operand rule also sees the primal output:
+    `rule(g, ans, *primals, **params)` (max/min use the chosen value)."""
+
+    def rule(primals, tangents, **params):
+        out = primitive.bind(*primals, **params)
+        tangent_out = Zero(tangent_aval(core.get_aval(out)))
+        for operand_rule, g in zip(operand_rules, tangents, strict=True):
+            if operand_rule is None or type(g) is Zero:
+                continue
+            tangent_out = add_tangents(tangent_out, operand_rule(g, out, *primals, **params))
+        return out, tangent_out
+
+    primitive.def_jvp(rule)
+
+
 def defjvp_with_output(primitive, tangent_rule: Callable) -> None:
     """A JVP whose tangent uses the primal output: `rule(g, ans, *primals)`
     for a unary primitive (e.g. exp: g * ans)."""
@@ -144,4 +160,4 @@ def deflinear(primitive, transpose_rule: Callable) -> None:
     primitive.def_transpose(transpose_rule)
 
 
-__all__ = ["JVPTrace", "JVPTracer", "Zero", "defjvp", "defjvp_with_output", "defjvp_zero", "deflinear", "jvp_flat"]
+__all__ = ["JVPTrace", "JVPTracer", "Zero", "defjvp", "defjvp2", "defjvp_with_output", "defjvp_zero", "deflinear", "jvp_flat"]

@@ -49,7 +49,7 @@ class PartialEvalTrace(DynamicJaxprTrace):
         return Array(value, aval)
 
 
-def linearize_flat(fun: Callable, primals: Sequence) -> tuple[list, Jaxpr, list]:
+def linearize_flat(fun: Callable, primals: Sequence, aux_store: list | None = None) -> tuple[list, Jaxpr, list]:
     """(primal outputs, linear jaxpr, which outputs have nonzero tangents).
 
     The linear jaxpr takes one tangent per primal input; its constvars are
@@ -69,6 +69,12 @@ def linearize_flat(fun: Callable, primals: Sequence) -> tuple[list, Jaxpr, list]
         with core.set_current_trace(pe_trace):
             tangent_outs = [instantiate(t) for t, nz in ((t, nz) for (_, t), nz in zip(pairs, nonzero, strict=True)) if nz]
         linear = pe_trace.to_jaxpr(tangent_outs)
+        if aux_store:
+            # Auxiliary outputs are returned as primal values, not tracers.
+            from pyjax._src.tree_util import tree_map
+
+            out_tree, aux = aux_store[0]
+            aux_store[0] = (out_tree, tree_map(lambda x: jvp_trace.to_primal_tangent(x)[0], aux))
     finally:
         jvp_trace.valid = False
         pe_trace.valid = False

@@ -12,7 +12,7 @@ import numpy as np
 
 from pyjax._src import core
 from pyjax._src.ad_util import Zero, add_any_p, instantiate
-from pyjax._src.interpreters.jvp import defjvp, defjvp_with_output, defjvp_zero, deflinear
+from pyjax._src.interpreters.jvp import defjvp, defjvp2, defjvp_with_output, defjvp_zero, deflinear
 from pyjax._src.interpreters.transpose import is_undefined_primal
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
@@ -220,23 +220,28 @@ defjvp(ew.pow_p, _pow_tangent_x, _pow_tangent_y)
 
 
 def _balanced_eq(x, z, y):
-    # 1 where x alone attains the extremum z, 0.5 where x and y tie, 0 elsewhere.
-    one, half, zero = _const(z, 1), _const(z, 0.5), _const(z, 0)
+    # 1 where x alone attains the extremum z, 1/2 where x and y tie, 0 elsewhere:
+    # select(x == z, 1, 0) / select(y == z, 2, 1).
     shape = core.get_aval(z).shape
 
-    def full(v):
-        return shapes.broadcast_in_dim(v, shape, ()) if shape else v
+    def full(value):
+        scalar = _const(z, value)
+        return shapes.broadcast_in_dim(scalar, shape, ()) if shape else scalar
 
-    return ew.select_n_p.bind(ew.eq_p.bind(x, z), full(zero),
-                              ew.select_n_p.bind(ew.eq_p.bind(y, z), full(one), full(half)))
+    x_is_z = ew.eq_p.bind(x, z)
+    ones, zeros = full(1), full(0)
+    numerator = ew.select_n_p.bind(x_is_z, zeros, ones)
+    y_is_z = ew.eq_p.bind(y, z)
+    twos, ones = full(2), full(1)
+    return div(numerator, ew.select_n_p.bind(y_is_z, ones, twos))
 
 
-defjvp(ew.max_p,
-       lambda g, x, y: mul(g, _balanced_eq(x, ew.max_p.bind(x, y), y)),
-       lambda g, x, y: mul(g, _balanced_eq(y, ew.max_p.bind(x, y), x)))
-defjvp(ew.min_p,
-       lambda g, x, y: mul(g, _balanced_eq(x, ew.min_p.bind(x, y), y)),
-       lambda g, x, y: mul(g, _balanced_eq(y, ew.min_p.bind(x, y), x)))
+defjvp2(ew.max_p,
+        lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+        lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
+defjvp2(ew.min_p,
+        lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
+        lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 defjvp(ew.atan2_p,
        lambda g, x, y: mul(g, div(y, add(ew.integer_pow_p.bind(x, y=2), ew.integer_pow_p.bind(y, y=2)))),
        lambda g, x, y: mul(g, div(neg(x), add(ew.integer_pow_p.bind(x, y=2), ew.integer_pow_p.bind(y, y=2)))))

@@ -128,9 +128,11 @@ from pyjax._src.lax import shapes as _shapes  # noqa: E402
 
 def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
     # ct: reduced shape -> operand shape, broadcast along the summed axes.
+    # The kept axes are computed with NumPy (np.int64 entries), as in JAX,
+    # whose jaxpr text shows them that way.
     shape = operand.aval.shape
-    kept = tuple(i for i in range(len(shape)) if i not in axes)
-    return [_shapes.broadcast_in_dim(ct, shape, kept)]
+    kept = tuple(np.delete(np.arange(len(shape)), axes))
+    return [_shapes.broadcast_in_dim_p.bind(ct, shape=shape, broadcast_dimensions=kept, sharding=None)]
 
 
 deflinear(reduce_sum_p, _reduce_sum_transpose)

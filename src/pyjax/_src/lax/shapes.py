@@ -301,18 +301,12 @@ deflinear(rev_p, lambda ct, operand, *, dimensions: [rev(ct, dimensions)])
 
 
 def _concatenate_transpose(ct, *operands, dimension):
-    cts, start = [], 0
-    for operand in operands:
-        size = operand.aval.shape[dimension]
-        if is_undefined_primal(operand):
-            starts = [0] * ct.ndim if hasattr(ct, "ndim") else [0] * len(operand.aval.shape)
-            limits = list(operand.aval.shape)
-            starts[dimension], limits[dimension] = start, start + size
-            cts.append(slice(ct, starts, limits))
-        else:
-            cts.append(None)
-        start += size
-    return cts
+    # One split of the cotangent back into the operands' pieces.
+    from pyjax._src.lax.slicing import split_p
+
+    sizes = tuple(o.aval.shape[dimension] if is_undefined_primal(o) else np.shape(o)[dimension] if getattr(o, "aval", None) is None else o.aval.shape[dimension] for o in operands)
+    pieces = split_p.bind(ct, sizes=sizes, axis=dimension)
+    return [piece if is_undefined_primal(o) else None for piece, o in zip(pieces, operands, strict=True)]
 
 
 deflinear(concatenate_p, _concatenate_transpose)
