@@ -34,7 +34,6 @@ from pyjax._src.lax.dot import Precision
 __all__ = [
     "ConvDimensionNumbers",
     "ConvGeneralDilatedDimensionNumbers",
-    "PaddingType",
     "conv",
     "conv_dimension_numbers",
     "conv_general_dilated",
