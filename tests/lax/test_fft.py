@@ -118,6 +118,9 @@ def test_fft_type_prints_as_its_number():
      "FFT input must be complex64 or complex128, got float32"),
     (lambda: fft_lax.fft_p.bind(np.ones(4, np.float32), fft_type=FftType.IRFFT, fft_lengths=(4,)), ValueError,
      "IRFFT input must be complex64 or complex128, got float32"),
+    # XLA's compile-time check (an MLIRError in JAX), raised here by the impl.
+    (lambda: lax.fft(np.ones(4, np.complex64), FftType.IRFFT, (4,)), ValueError,
+     "IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. Got: 4 but fft_length is 4."),
 ])
 def test_errors(call, error, message):
     with pytest.raises(error) as info:

@@ -45,6 +45,10 @@ def _fft(x, *, fft_type, fft_lengths: tuple) -> np.ndarray:
         return np.zeros(_out_shape(x, fft_type, fft_lengths), dtype)
     axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
     if fft_type == fft_lax.FftType.IRFFT:
+        if x.shape[-1] != fft_lengths[-1] // 2 + 1:
+            # XLA refuses to compile this (NumPy would crop or pad the input).
+            raise ValueError("IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. "
+                             f"Got: {x.shape[-1]} but fft_length is {fft_lengths[-1]}.")
         # `s` gives the real output lengths; the last input axis holds n // 2 + 1 terms.
         out = np.fft.irfftn(x, s=fft_lengths, axes=axes)
     else:

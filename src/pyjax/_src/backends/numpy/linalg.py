@@ -292,7 +292,7 @@ def _geqp3(a, jpvt, *, use_magma) -> list:
 
     def one(matrix, _):
         qr, pivots, taus, _, info = geqp3(matrix)
-        return qr, pivots + 1, taus  # SciPy hands back 0-based pivots; geqp3's are 1-based
+        return qr, pivots, taus  # LAPACK's 1-based pivots, as JAX's geqp3 returns them
 
     outs = _map_matrices(one, [a, jpvt], [2, 1], [(m, n), (n,), (min(m, n),)], [a.dtype, jpvt.dtype, a.dtype])
     return [outs[0].astype(dtype, copy=False), outs[1], outs[2].astype(dtype, copy=False)]
@@ -519,7 +519,8 @@ def _perturbed_tridiagonal_solve(dl, d, du, b) -> np.ndarray:
         pivot = np.full(rhs.shape, diag[k])
         step = np.where(np.real(pivot) < 0, -tol, tol)
         for _ in range(2 * finfo.maxexp):
-            small = np.abs(pivot) * big <= np.abs(rhs)
+            with np.errstate(over="ignore"):  # a large pivot overflows to inf: not small
+                small = np.abs(pivot) * big <= np.abs(rhs)
             if not small.any():
                 break
             pivot = np.where(small, pivot + step, pivot)
