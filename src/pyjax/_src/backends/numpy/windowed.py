@@ -31,12 +31,17 @@ from pyjax._src.core import Primitive
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reduce as reduce_lax
+from pyjax._src.lax import special as special_lax
 from pyjax._src.lax import windowed as win
 from pyjax._src.rules import missing_rule_error
 
 IMPLS: dict = {}
 
-_ELEMENTWISE = frozenset(v for v in vars(ew).values() if isinstance(v, Primitive))
+# Primitives whose impls act elementwise (scalars broadcast against arrays).
+_ELEMENTWISE = frozenset(
+    v for module in (ew, special_lax) for v in vars(module).values()
+    if isinstance(v, Primitive) and v.name != "bitcast_convert_type"
+)
 # Call primitives whose body is evaluated in place: (name, param holding the body).
 _CALL_BODIES = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
                 "closed_call": "call_jaxpr", "core_call": "call_jaxpr"}
@@ -72,7 +77,7 @@ def _vectorisable(jaxpr: Jaxpr, consts_are_inputs: bool = False) -> bool:
             # Inputs of the call that are not dependent are consts of the body: fine either way.
             if not _vectorisable(body, consts_are_inputs=True):
                 return False
-        elif eqn.primitive not in _ELEMENTWISE or any(v.aval.shape != () for v in eqn.invars):
+        elif eqn.primitive not in _ELEMENTWISE or any(v.aval.shape != () for v in (*eqn.invars, *eqn.outvars)):
             return False
         dependent.update(eqn.outvars)
     return True
