@@ -313,3 +313,7 @@ lax.cumprod(jnp.ones(3), axis=-1)
 program("cummax_error_axis_out_of_bounds", "error", """
 lax.cummax(jnp.ones((2, 3)), axis=2)
 """)
+
+program("reduce_value_no_dimensions_is_identity", "value", """
+result = lax.reduce(jnp.array([1., 2.]), 5., lambda a, b: a * 10 + b, ())
+""")

@@ -233,6 +233,10 @@ def _reduce(*args, computation, jaxpr, dimensions):
     operands = [np.asarray(a) for a in args[:half]]
     inits = [np.asarray(a, dtype=o.dtype) for a, o in zip(args[half:], operands, strict=True)]
     out_dtypes = [o.dtype for o in operands]
+    if not dimensions:
+        # XLA reduces over no dimensions to the operands themselves: the
+        # initial value is not folded in.
+        return [o.copy() for o in operands]
     shape = operands[0].shape
     kept = [d for d in range(len(shape)) if d not in dimensions]
     out_shape = tuple(shape[d] for d in kept)
