@@ -1,8 +1,9 @@
 """NumPy impls of the windowed, cumulative and general reductions.
 
 reduce_window_{sum,max,min}: dilate and pad the operand with the monoid's
-identity, view every window (a strided view, nothing copied) and reduce the
-window axes in one NumPy call.
+identity, view every window (a strided view, nothing copied) and combine the
+taps with one vectorised ufunc call each (or reduce the view's window axes
+in one call when a window has very many taps).
 
 The general `reduce_window` and `reduce` evaluate their computation jaxpr
 over whole arrays at once: a reduction computation acts on scalars, so when
@@ -62,20 +63,19 @@ def _raw(value):
     return getattr(value, "_value", value)
 
 
-def _vectorisable(jaxpr: Jaxpr, consts_are_inputs: bool = False) -> bool:
+def _vectorisable(jaxpr: Jaxpr) -> bool:
     """Whether every equation reading (transitively) an input of `jaxpr` is
-    elementwise on scalars, so that the jaxpr can run on arrays."""
+    elementwise on scalars, so that the jaxpr can run on arrays. Equations
+    on constants alone (slicing a closed-over array, say) may be anything."""
     dependent = set(jaxpr.invars)
-    if consts_are_inputs:
-        dependent.update(jaxpr.constvars)
     for eqn in jaxpr.eqns:
         if not any(type(v) is not Literal and v in dependent for v in eqn.invars):
             continue
         body_param = _CALL_BODIES.get(eqn.primitive.name)
         if body_param is not None and body_param in eqn.params:
             body = eqn.params[body_param]
-            # Inputs of the call that are not dependent are consts of the body: fine either way.
-            if not _vectorisable(body, consts_are_inputs=True):
+            # Every input of the body counts as dependent: conservative.
+            if not _vectorisable(body):
                 return False
         elif eqn.primitive not in _ELEMENTWISE or any(v.aval.shape != () for v in (*eqn.invars, *eqn.outvars)):
             return False
