@@ -154,6 +154,15 @@ a = np.array([[[4, 9], [2, 5]], [[-1, 0], [0, 1]]], np.float32)
 result = lax.linalg.cholesky_p.bind(a)
 """)
 
+program("cholesky_weak_input_stays_weak", "value", """
+result = lax.linalg.cholesky(lax.broadcast_in_dim(4.0, (2, 2), ()))
+""")
+
+program("eigh_weak_input_eigenvalues_weak", "value", """
+v, w = lax.linalg.eigh(lax.broadcast_in_dim(1.0, (2, 2), ()))
+result = w
+""")
+
 program("lu_values_pivots_permutation", "value", """
 x = np.array([[1, 2], [4, 4], [2, 8]], np.float32)
 lu, pivots, perm = lax.linalg.lu(x)

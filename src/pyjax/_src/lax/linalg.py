@@ -21,7 +21,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import dtypes
+from pyjax._src import core, dtypes
+from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, get_aval
 from pyjax._src.lax._standard import FLOAT, FLOAT_OR_COMPLEX, INT, nary_dtype_check
@@ -117,9 +118,17 @@ def _adjoint(x):
     return ew.conj(x) if np.issubdtype(get_aval(x).dtype, np.complexfloating) else x
 
 
+def _scalar(value, aval: ShapedArray, weak_type: bool):
+    """A scalar constant of aval's dtype; a staging trace writes it as a literal."""
+    constant, scalar_aval = np.asarray(value, aval.dtype), ShapedArray((), aval.dtype, weak_type)
+    lift = getattr(core.current_trace(), "lift_constant", None)
+    return lift(constant, scalar_aval) if lift is not None else Array(constant, scalar_aval)
+
+
 def _symmetrize(x):
-    """(x + x^H) / 2."""
-    return ew.div(ew.add(x, _adjoint(x)), np.array(2, get_aval(x).dtype))
+    """(x + x^H) / 2, the 2 a weak literal as JAX's `/` makes it."""
+    aval = get_aval(x)
+    return ew.div(ew.add(x, _adjoint(x)), _scalar(2, aval, True))
 
 
 def _tril(x, k: int = 0):
@@ -130,7 +139,7 @@ def _tril(x, k: int = 0):
     mask = ew.ge(rows, shapes.broadcasted_iota(np.int32, (n, m), 1))
     if batch:
         mask = shapes.broadcast_in_dim(mask, aval.shape, (len(batch), len(batch) + 1))
-    zeros = shapes.broadcast_in_dim(np.array(0, aval.dtype), aval.shape, ())
+    zeros = shapes.broadcast_in_dim(_scalar(0, aval, aval.weak_type), aval.shape, ())
     return ew.select(mask, x, zeros)
 
 
