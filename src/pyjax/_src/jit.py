@@ -454,11 +454,93 @@ def jit(fun: Callable | None = None, /, *, static_argnums=None, static_argnames=
 # the JVP; the resulting equations are staged or run by the enclosing trace.)
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, **params):
+def jvp_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool]) -> tuple[Jaxpr, list]:
+    """The JVP of a closed jaxpr as a jaxpr: (primals, nonzero tangents) ->
+    (primal outputs, nonzero output tangents); also which outputs' tangents
+    are nonzero."""
+    from pyjax._src.ad_util import Zero, tangent_aval
     from pyjax._src.interpreters.jvp import jvp_flat
     from pyjax._src.jaxpr import eval_jaxpr
 
-    return jvp_flat(lambda *args: eval_jaxpr(jaxpr, jaxpr.consts, *args), primals, tangents)
+    n = len(jaxpr.invars)
+    in_avals = jaxpr.in_avals + [tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzeros, strict=True) if nz]
+    out_nonzeros: list = []
+
+    def jvp_fun(*args):
+        it = iter(args[n:])
+        tangents = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(jaxpr.in_avals, nonzeros, strict=True)]
+        outs, out_tangents = jvp_flat(lambda *a: eval_jaxpr(jaxpr, jaxpr.consts, *a), args[:n], tangents)
+        out_nonzeros[:] = [type(t) is not Zero for t in out_tangents]
+        return list(outs) + [t for t in out_tangents if type(t) is not Zero]
+
+    new_jaxpr, _ = trace_to_jaxpr(jvp_fun, in_avals, jaxpr.debug_info)
+    return new_jaxpr, out_nonzeros
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline):
+    # One jit equation whose body is the JVP of the original body.
+    from pyjax._src.ad_util import Zero, tangent_aval
+
+    nonzeros = [type(t) is not Zero for t in tangents]
+    body, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
+    nonzero_tangents = [t for t in tangents if type(t) is not Zero]
+    outs = jit_p.bind(*primals, *nonzero_tangents, jaxpr=body, name=name,
+                      donated_invars=(False,) * len(body.invars), keep_unused=keep_unused, inline=inline)
+    n_out = len(jaxpr.outvars)
+    primal_outs, it = outs[:n_out], iter(outs[n_out:])
+    tangent_outs = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(jaxpr.out_avals, out_nonzeros, strict=True)]
+    return primal_outs, tangent_outs
+
+
+def _jit_partial_eval(trace, args, params):
+    # Known inputs run the known part of the body now (as a jit equation of
+    # the enclosing trace); the unknown part is recorded as a second jit
+    # equation taking the residuals first.
+    from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
+
+    unknowns = [trace.is_unknown(x) for x in args]
+    known_jaxpr, unknown_jaxpr, out_unknowns, sources = partial_eval_jaxpr(params["jaxpr"], unknowns)
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    common = dict(name=params["name"], keep_unused=params["keep_unused"], inline=params["inline"])
+    with core.set_current_trace(trace.parent):
+        known_outs = jit_p.bind(*known_args, jaxpr=known_jaxpr, donated_invars=(False,) * len(known_args), **common)
+    n_known = sum(not u for u in out_unknowns)
+    computed = known_outs[n_known:]
+    residuals = [known_args[i] if kind == "in" else computed[i] for kind, i in sources]
+    unknown_args = residuals + [x for x, u in zip(args, unknowns, strict=True) if u]
+    unknown_outs = trace.record(jit_p, unknown_args, dict(jaxpr=unknown_jaxpr, donated_invars=(False,) * len(unknown_args), **common))
+    known_it, unknown_it = iter(known_outs[:n_known]), iter(unknown_outs)
+    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline):
+    # One jit equation whose body is the transposed body: (residuals, nonzero
+    # cotangents) -> cotangents of the linear inputs.
+    from pyjax._src.ad_util import Zero, instantiate
+    from pyjax._src.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined_primal
+
+    undefined = [is_undefined_primal(x) for x in args]
+    residuals = [x for x, u in zip(args, undefined, strict=True) if not u]
+    ct_nonzero = [type(ct) is not Zero for ct in cts]
+    nonzero_cts = [ct for ct in cts if type(ct) is not Zero]
+    res_avals = [core.get_aval(r) for r in residuals]
+    ct_avals = [core.get_aval(ct) for ct in nonzero_cts]
+
+    def transposed(*res_and_cts):
+        res_it = iter(res_and_cts[:len(residuals)])
+        ct_it = iter(res_and_cts[len(residuals):])
+        full_args = [UndefinedPrimal(x.aval) if u else next(res_it) for x, u in zip(args, undefined, strict=True)]
+        full_cts = [next(ct_it) if nz else Zero(a) for a, nz in zip(jaxpr.out_avals, ct_nonzero, strict=True)]
+        in_cts = backward_pass(jaxpr, jaxpr.consts, full_cts, full_args)
+        return [instantiate(ct) for ct, u in zip(in_cts, undefined, strict=True) if u]
+
+    body, _ = trace_to_jaxpr(transposed, res_avals + ct_avals, jaxpr.debug_info)
+    operands = residuals + nonzero_cts
+    outs = iter(jit_p.bind(*operands, jaxpr=body, name=name, donated_invars=(False,) * len(operands),
+                           keep_unused=keep_unused, inline=inline))
+    return [next(outs) if u else None for u in undefined]
 
 
 jit_p.def_jvp(_jit_jvp)
+jit_p.partial_eval = _jit_partial_eval
+jit_p.def_transpose(_jit_transpose)

@@ -22,7 +22,7 @@ from pyjax._src import core
 from pyjax._src.ad_util import Zero, instantiate, tangent_aval
 from pyjax._src.interpreters.jvp import JVPTrace, JVPTracer
 from pyjax._src.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer
-from pyjax._src.jaxpr import Jaxpr
+from pyjax._src.jaxpr import Jaxpr, dce_jaxpr
 
 
 class PartialEvalTrace(DynamicJaxprTrace):
@@ -35,9 +35,19 @@ class PartialEvalTrace(DynamicJaxprTrace):
     def process_primitive(self, primitive, args, params):
         for x in args:
             if type(x) is DynamicJaxprTracer and x._trace is self:
+                rule = getattr(primitive, "partial_eval", None)
+                if rule is not None:  # a call: split its body into known and unknown parts
+                    return rule(self, args, params)
                 return super().process_primitive(primitive, args, params)
         with core.set_current_trace(self.parent):
             return primitive.bind(*args, **params)
+
+    def is_unknown(self, x) -> bool:
+        return type(x) is DynamicJaxprTracer and x._trace is self
+
+    def record(self, primitive, args, params):
+        """Records `primitive` on these arguments (known ones become residuals)."""
+        return DynamicJaxprTrace.process_primitive(self, primitive, args, params)
 
     def lift_constant(self, value, aval):
         # A constant made during linearization is known: it belongs to the parent.
@@ -81,4 +91,71 @@ def linearize_flat(fun: Callable, primals: Sequence, aux_store: list | None = No
     return primal_outs, linear, nonzero
 
 
-__all__ = ["PartialEvalTrace", "linearize_flat"]
+def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns: Sequence[bool]):
+    """Splits a closed jaxpr by which inputs are unknown.
+
+    Returns (known_jaxpr, unknown_jaxpr, out_unknowns, residual_sources):
+    known_jaxpr maps the known inputs to the known outputs followed by the
+    residuals it computes; unknown_jaxpr maps (residuals, unknown inputs) to
+    the unknown outputs. residual_sources says, for each residual, either
+    ("out", k) — the k-th extra output of known_jaxpr — or ("in", i) — the
+    i-th known input itself, forwarded rather than recomputed.
+    """
+    from pyjax._src.jaxpr import eval_jaxpr
+
+    known_trace = DynamicJaxprTrace(jaxpr.debug_info)
+    pe_trace = PartialEvalTrace(known_trace)
+    args, known_inputs = [], []
+    for aval, unknown in zip(jaxpr.in_avals, unknowns, strict=True):
+        if unknown:
+            args.append(pe_trace.new_arg(aval))
+        else:
+            tracer = known_trace.new_arg(aval)
+            known_inputs.append(tracer)
+            args.append(tracer)
+    try:
+        with core.set_current_trace(pe_trace):
+            outs = eval_jaxpr(jaxpr, jaxpr.consts, *args)
+        out_unknowns = [pe_trace.is_unknown(o) for o in outs]
+        unknown_jaxpr = pe_trace.to_jaxpr([o for o, u in zip(outs, out_unknowns, strict=True) if u])
+        # Residuals: the unknown part's constvars whose values are known tracers.
+        residual_vars, residual_sources, computed = [], [], []
+        kept_constvars, kept_consts = [], []
+        input_index = {id(t): i for i, t in enumerate(known_inputs)}
+        for var, value in zip(unknown_jaxpr.constvars, unknown_jaxpr.consts, strict=True):
+            if type(value) is DynamicJaxprTracer and value._trace is known_trace:
+                residual_vars.append(var)
+                if id(value) in input_index:
+                    residual_sources.append(("in", input_index[id(value)]))
+                else:
+                    residual_sources.append(("out", len(computed)))
+                    computed.append(value)
+            else:
+                kept_constvars.append(var)
+                kept_consts.append(value)
+        unknown_jaxpr = unknown_jaxpr.replace(
+            constvars=kept_constvars, consts=kept_consts, invars=residual_vars + unknown_jaxpr.invars
+        )
+        # Dead code: unknown equations whose results nobody needs (e.g. a
+        # tangent later cut by stop_gradient) go, and with them the residuals
+        # only they used, and then the known equations computing those.
+        unknown_jaxpr, used_inputs = dce_jaxpr(unknown_jaxpr)
+        n_res = len(residual_vars)
+        keep = used_inputs[:n_res]
+        unknown_jaxpr = unknown_jaxpr.replace(
+            invars=[v for v, k in zip(residual_vars, keep, strict=True) if k] + unknown_jaxpr.invars[n_res:]
+        )
+        kept_sources = [s for s, k in zip(residual_sources, keep, strict=True) if k]
+        needed = sorted({i for kind, i in kept_sources if kind == "out"})
+        renumber = {old: new for new, old in enumerate(needed)}
+        residual_sources = [(kind, renumber[i] if kind == "out" else i) for kind, i in kept_sources]
+        computed = [computed[i] for i in needed]
+        known_jaxpr = known_trace.to_jaxpr([o for o, u in zip(outs, out_unknowns, strict=True) if not u] + computed)
+        known_jaxpr, _ = dce_jaxpr(known_jaxpr)
+    finally:
+        pe_trace.valid = False
+        known_trace.valid = False
+    return known_jaxpr, unknown_jaxpr, out_unknowns, residual_sources
+
+
+__all__ = ["PartialEvalTrace", "linearize_flat", "partial_eval_jaxpr"]

@@ -38,10 +38,19 @@ def is_undefined_primal(x) -> bool:
     return type(x) is UndefinedPrimal
 
 
-def backward_pass(jaxpr: Jaxpr, consts: Sequence, cts_out: Sequence) -> list:
-    """Cotangents of `jaxpr`'s invars (linear inputs) given its output cotangents."""
-    linear_vars = set(jaxpr.invars)
+def backward_pass(jaxpr: Jaxpr, consts: Sequence, cts_out: Sequence, args: Sequence | None = None) -> list:
+    """Cotangents of `jaxpr`'s invars given its output cotangents.
+
+    By default every invar is a linear input. With `args`, an invar whose
+    arg is an UndefinedPrimal is linear and the others are known values
+    (residuals); their cotangents come back as Zero.
+    """
     known: dict = dict(zip(jaxpr.constvars, consts, strict=True))
+    if args is None:
+        linear_vars = set(jaxpr.invars)
+    else:
+        linear_vars = {v for v, a in zip(jaxpr.invars, args, strict=True) if is_undefined_primal(a)}
+        known.update((v, a) for v, a in zip(jaxpr.invars, args, strict=True) if not is_undefined_primal(a))
     # Forward-evaluate equations that use no linear input (they may appear
     # when a rule computes something from residuals only).
     linear_eqns = []
@@ -78,7 +87,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, cts_out: Sequence) -> list:
         in_cts = rule(ct_arg, *operands, **eqn.params)
         for var, ct in zip(eqn.invars, in_cts, strict=True):
             add_ct(var, ct)
-    return [cts.get(v, Zero(v.aval)) for v in jaxpr.invars]
+    return [cts.get(v, Zero(v.aval)) if v in linear_vars else Zero(v.aval) for v in jaxpr.invars]
 
 
 __all__ = ["UndefinedPrimal", "backward_pass", "is_undefined_primal"]

@@ -5,6 +5,8 @@ softmax subtracts a stop_gradient'ed max before exponentiating.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 
@@ -47,8 +49,14 @@ def softmax(x, axis: int | tuple = -1, where=None, initial=None):
     return ufuncs.true_divide(unnormalized, reductions.sum(unnormalized, axis, keepdims=True))
 
 
+@partial(jit, static_argnames=("axis",))
 def log_softmax(x, axis: int | tuple = -1, where=None):
-    """Log of softmax, computed stably: shifted - log(sum(exp(shifted)))."""
+    """Log of softmax, computed stably: shifted - log(sum(exp(shifted))).
+
+    Jitted (axis static), as in JAX, so it is one `jit[name=log_softmax]`
+    equation in a jaxpr."""
+    if where is not None:
+        raise NotImplementedError("jax.nn.log_softmax(where=...) is not implemented yet")
     x = ensure_array(x)
     x_max = reductions.max(x, axis, initial=-np.inf, keepdims=True)
     shifted = ufuncs.subtract(x, lax_ew.stop_gradient(x_max))
