@@ -9,10 +9,12 @@ half away from zero) the impl says so and does what XLA does.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 import scipy.special
 
-from pyjax._src import custom_derivatives
+from pyjax._src import custom_derivatives, dtypes
 from pyjax._src import jit as jit_lib
 from pyjax._src.backends.numpy.interpreter import run_jaxpr
 from pyjax._src.lax import dot as dot_lax
@@ -37,25 +39,22 @@ def _dropping_params(fn):
     return impl
 
 
-_PARAM_FREE = {"add", "sub", "mul", "rem", "pow", "max", "min", "atan2", "nextafter", "and", "or", "xor",
-               "eq", "ne", "lt", "le", "gt", "ge", "neg", "sign", "abs", "floor", "ceil", "is_finite",
-               "square", "not", "real", "imag", "conj"}
+_PARAM_FREE = {"add", "sub", "mul", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge",
+               "neg", "abs", "floor", "ceil", "is_finite", "square", "not", "real", "imag"}
 
 
-# --- elementwise: direct NumPy ufuncs
+# --- elementwise: direct NumPy ufuncs (NumPy and XLA agree on these)
 for _primitive, _fn in [
-    (ew.neg_p, np.negative), (ew.sign_p, np.sign), (ew.abs_p, np.abs), (ew.floor_p, np.floor),
+    (ew.neg_p, np.negative), (ew.abs_p, np.abs), (ew.floor_p, np.floor),
     (ew.ceil_p, np.ceil), (ew.is_finite_p, np.isfinite), (ew.square_p, np.square),
-    (ew.not_p, np.invert), (ew.real_p, np.real), (ew.imag_p, np.imag), (ew.conj_p, np.conj),
+    (ew.not_p, np.invert), (ew.real_p, np.real), (ew.imag_p, np.imag),
     (ew.exp_p, np.exp), (ew.exp2_p, np.exp2), (ew.log_p, np.log), (ew.log1p_p, np.log1p),
     (ew.expm1_p, np.expm1), (ew.sqrt_p, np.sqrt), (ew.cbrt_p, np.cbrt), (ew.sin_p, np.sin),
     (ew.cos_p, np.cos), (ew.tan_p, np.tan), (ew.asin_p, np.arcsin), (ew.acos_p, np.arccos),
     (ew.atan_p, np.arctan), (ew.sinh_p, np.sinh), (ew.cosh_p, np.cosh), (ew.tanh_p, np.tanh),
     (ew.asinh_p, np.arcsinh), (ew.acosh_p, np.arccosh), (ew.atanh_p, np.arctanh),
-    (ew.logistic_p, scipy.special.expit),
-    (ew.add_p, np.add), (ew.sub_p, np.subtract), (ew.mul_p, np.multiply), (ew.rem_p, np.fmod),
-    (ew.pow_p, np.power), (ew.max_p, np.maximum), (ew.min_p, np.minimum),
-    (ew.atan2_p, np.arctan2), (ew.nextafter_p, np.nextafter), (ew.and_p, np.bitwise_and),
+    (ew.add_p, np.add), (ew.sub_p, np.subtract), (ew.mul_p, np.multiply),
+    (ew.and_p, np.bitwise_and),
     (ew.or_p, np.bitwise_or), (ew.xor_p, np.bitwise_xor), (ew.eq_p, np.equal),
     (ew.ne_p, np.not_equal), (ew.lt_p, np.less), (ew.le_p, np.less_equal),
     (ew.gt_p, np.greater), (ew.ge_p, np.greater_equal),
@@ -67,24 +66,156 @@ IMPLS[ew.copy_p] = np.copy
 IMPLS[ew.rsqrt_p] = _dropping_params(lambda x: np.reciprocal(np.sqrt(x)))
 
 
+def _logistic(x, **params):
+    (x,), dtype = _operands(x)
+    if dtype.kind == "c":  # scipy's expit has no complex loop
+        return np.reciprocal(1 + np.exp(-x))
+    return scipy.special.expit(x)
+
+
+def _nextafter(x, y):
+    (x, y), dtype = _operands(x, y)
+    out = np.nextafter(x, y)
+    if dtype == np.float16:  # NumPy's float16 loop returns x, not y, for x == y (signed zeros)
+        out = np.where(x == y, y, out)
+    return out
+
+
+IMPLS[ew.logistic_p] = _logistic
+IMPLS[ew.nextafter_p] = _nextafter
+
+
+def _operands(*args):
+    """The operands as NumPy arrays of their common dtype. Python scalars are
+    weak (NumPy's NEP 50 rules agree with JAX's here); when every operand is
+    a Python scalar the dtype is the canonical default of their kind."""
+    dtype = np.result_type(*args)
+    if all(type(a) in (bool, int, float, complex) for a in args):
+        dtype = dtypes.canonicalize_dtype(dtype)
+    return [np.asarray(a, dtype) for a in args], dtype
+
+
+def _is_float(dtype) -> bool:
+    return dtypes.issubdtype(dtype, np.floating)
+
+
+def _sign(x):
+    (x,), dtype = _operands(x)
+    if _is_float(dtype):
+        return np.copysign(np.sign(x), x)  # XLA keeps -0.0 (np.sign gives +0.0)
+    if dtype.kind == "c":
+        # x / |x|, 0 at 0: NaN where |x| is infinite, as XLA (np.sign gives 1+0j).
+        magnitude = np.abs(x)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(magnitude == 0, np.zeros((), dtype), x / magnitude).astype(dtype)
+    return np.sign(x)
+
+
+IMPLS[ew.sign_p] = _sign
+
+
+def _minmax(x, y, take_x_if, ufunc):
+    (x, y), dtype = _operands(x, y)
+    if dtype.kind == "c":
+        # XLA orders complex numbers lexicographically (real part, then
+        # imaginary part); a NaN part never wins, so the other operand does.
+        pick_x = take_x_if(x.real, y.real) | ((x.real == y.real) & take_x_if(x.imag, y.imag))
+        return np.where(pick_x, x, y)
+    out = ufunc(x, y)
+    if _is_float(dtype):
+        # NumPy returns `y` when x == y; XLA orders -0.0 below +0.0, and for
+        # two zeros -0.0 + +0.0 is the max, -(+0.0 + -0.0) of negated ones the min.
+        both_zero = (x == 0) & (y == 0)
+        if both_zero.any():
+            zero = x + y if ufunc is np.maximum else -((-x) + (-y))
+            out = np.where(both_zero, zero, out)
+    return out
+
+
+IMPLS[ew.max_p] = lambda x, y: _minmax(x, y, np.greater, np.maximum)
+IMPLS[ew.min_p] = lambda x, y: _minmax(x, y, np.less, np.minimum)
+
+
+def _all_ones(dtype):
+    return np.invert(np.zeros((), dtype))  # -1 for signed, the maximum for unsigned
+
+
 def _div(x, y):
-    # XLA's integer division rounds towards zero; NumPy's floors.
-    if np.issubdtype(np.result_type(x, y), np.integer):
-        quotient = np.floor_divide(x, y)
-        adjust = (np.remainder(x, y) != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0))
-        return quotient + adjust.astype(quotient.dtype)
-    return np.true_divide(x, y)
+    (x, y), dtype = _operands(x, y)
+    if not dtypes.issubdtype(dtype, np.integer):
+        return np.true_divide(x, y)
+    # XLA rounds integer quotients towards zero (NumPy floors), x / 0 is all
+    # ones (-1 signed), and INT_MIN / -1 wraps to INT_MIN.
+    by_zero = y == 0
+    safe_y = np.where(by_zero, np.ones((), dtype), y)
+    with np.errstate(over="ignore"):
+        quotient = np.floor_divide(x, safe_y)
+        remainder = np.remainder(x, safe_y)
+    if dtype.kind == "i":
+        quotient = quotient + ((remainder != 0) & ((x < 0) != (safe_y < 0))).astype(dtype)
+    return np.where(by_zero, _all_ones(dtype), quotient).astype(dtype, copy=False)
+
+
+def _rem(x, y):
+    (x, y), dtype = _operands(x, y)
+    if not dtypes.issubdtype(dtype, np.integer):
+        return np.fmod(x, y)
+    # C's fmod (the sign of the dividend); XLA gives x for x % 0 and 0 for INT_MIN % -1.
+    by_zero = y == 0
+    safe_y = np.where(by_zero, np.ones((), dtype), y)
+    with np.errstate(over="ignore"):
+        out = np.fmod(x, safe_y)
+    return np.where(by_zero, x, out).astype(dtype, copy=False)
 
 
 IMPLS[ew.div_p] = _div
+IMPLS[ew.rem_p] = _rem
+
+
+def _pow(x, y):
+    x_dtype = np.result_type(x) if type(x) not in (int, float, complex) else None
+    y_integer = dtypes.issubdtype(np.result_type(y), np.integer)
+    if y_integer:
+        # XLA converts an integer exponent to the base's dtype first (so
+        # (-1) ** (2**31 - 1) in float32 is 1: the exponent rounds to 2**31).
+        (x,), x_dtype = _operands(x) if x_dtype is None else ((np.asarray(x),), x_dtype)
+        return np.power(x, np.asarray(y).astype(x_dtype))
+    (x, y), _ = _operands(x, y)
+    return np.power(x, y)
+
+
+IMPLS[ew.pow_p] = _pow
+
+
+def _atan2(x, y):
+    (x, y), dtype = _operands(x, y)
+    if dtype.kind != "c":
+        return np.arctan2(x, y)
+    # Complex atan2 (StableHLO): -i * log((y + i x) / sqrt(y**2 + x**2)).
+    with np.errstate(all="ignore"):
+        return (-1j * np.log((y + 1j * x) / np.sqrt(y * y + x * x))).astype(dtype)
+
+
+IMPLS[ew.atan2_p] = _atan2
+
+
+def _conj(x, **params):
+    (x,), dtype = _operands(x)
+    if dtype.kind == "c":
+        return np.conj(x)
+    return x.astype(np.complex128 if dtype == np.float64 else np.complex64)  # real input: complex out
+
+
+IMPLS[ew.conj_p] = _conj
 
 
 def _round(x, rounding_method):
+    (x,), dtype = _operands(x)
     if rounding_method == 1:
         return np.round(x)
     truncated = np.trunc(x)
     half = np.abs(x - truncated) == 0.5
-    return np.where(half, truncated + np.sign(x), np.round(x)).astype(np.asarray(x).dtype)
+    return np.where(half, truncated + np.sign(x), np.round(x)).astype(dtype)
 
 
 IMPLS[ew.round_p] = _round
@@ -92,27 +223,29 @@ IMPLS[ew.integer_pow_p] = lambda x, *, y: _integer_pow(x, y)
 
 
 def _integer_pow(x, y):
-    x = np.asarray(x)
+    (x,), dtype = _operands(x)
     if y == 0:
         return np.ones_like(x)
-    result = np.power(x, abs(y), dtype=x.dtype)
-    return np.reciprocal(result) if y < 0 else result
+    with np.errstate(over="ignore", divide="ignore"):
+        result = np.power(x, builtins.abs(y), dtype=dtype)
+        return np.reciprocal(result) if y < 0 else result
 
 
 def _population_count(x):
-    return np.bitwise_count(x).astype(np.asarray(x).dtype)
+    (x,), dtype = _operands(x)
+    # On the unsigned image: NumPy counts the bits of |x| for signed integers.
+    return np.bitwise_count(x.view(np.dtype(f"u{dtype.itemsize}"))).astype(dtype)
 
 
 def _clz(x):
-    x = np.asarray(x)
-    bits = x.dtype.itemsize * 8
-    unsigned = x.view(np.dtype(f"u{x.dtype.itemsize}"))
-    smeared = unsigned.copy()
+    (x,), dtype = _operands(x)
+    bits = dtype.itemsize * 8
+    smeared = x.view(np.dtype(f"u{dtype.itemsize}")).copy()
     shift = 1
     while shift < bits:
         smeared |= smeared >> shift
         shift *= 2
-    return (bits - np.bitwise_count(smeared)).astype(x.dtype)
+    return (bits - np.bitwise_count(smeared)).astype(dtype)
 
 
 IMPLS[ew.population_count_p] = _population_count
@@ -120,19 +253,23 @@ IMPLS[ew.clz_p] = _clz
 
 
 def _shift(kind):
+    # XLA: shifts by a negative amount or by the bit width or more give 0
+    # (the sign fill for an arithmetic right shift); NumPy leaves them undefined.
     def impl(x, y):
-        x, y = np.asarray(x), np.asarray(y)
-        bits = x.dtype.itemsize * 8
+        (x, y), dtype = _operands(x, y)
+        bits = dtype.itemsize * 8
         out_of_range = (y < 0) | (y >= bits)
-        safe_y = np.where(out_of_range, 0, y).astype(x.dtype)
+        safe_y = np.where(out_of_range, 0, y).astype(dtype)
         if kind == "left":
             shifted, fill = np.left_shift(x, safe_y), 0
-        elif kind == "arithmetic":
-            shifted, fill = np.right_shift(x, safe_y), np.where(x < 0, -1, 0).astype(x.dtype)
+        elif kind == "arithmetic":  # on the signed image, for unsigned dtypes too
+            signed = x.view(np.dtype(f"i{dtype.itemsize}"))
+            shifted = np.right_shift(signed, safe_y.view(signed.dtype)).view(dtype)
+            fill = np.where(signed < 0, _all_ones(dtype), np.zeros((), dtype))
         else:
-            unsigned = np.dtype(f"u{x.dtype.itemsize}")
-            shifted, fill = np.right_shift(x.view(unsigned), safe_y.view(unsigned)).view(x.dtype), 0
-        return np.where(out_of_range, fill, shifted).astype(x.dtype)
+            unsigned = np.dtype(f"u{dtype.itemsize}")
+            shifted, fill = np.right_shift(x.view(unsigned), safe_y.view(unsigned)).view(dtype), 0
+        return np.where(out_of_range, fill, shifted).astype(dtype)
 
     return impl
 
@@ -153,22 +290,31 @@ def _select_n(which, *cases):
 IMPLS[ew.select_n_p] = _select_n
 
 
+def _float_to_int(x, new_dtype):
+    # XLA truncates towards zero, saturates out-of-range values and maps NaN
+    # to 0. The bounds are compared in float64, where 2**(bits-1) is exact.
+    x = np.asarray(x, np.float64)
+    info = np.iinfo(new_dtype)
+    too_big = x >= 2.0 ** (info.bits - (1 if info.min < 0 else 0))
+    too_small = x <= float(info.min) - 1.0
+    in_range = np.where(too_big | too_small | np.isnan(x), 0.0, np.trunc(x))
+    out = in_range.astype(new_dtype)
+    out = np.where(too_big, info.max, out)
+    return np.where(too_small, info.min, out).astype(new_dtype)
+
+
 def _convert_element_type(operand, *, new_dtype, weak_type, sharding):
     x = np.asarray(operand)
     if x.dtype == new_dtype:
         return x
     if new_dtype == np.bool_:
         return x != 0
-    if np.issubdtype(new_dtype, np.integer) and np.issubdtype(x.dtype, np.inexact):
-        # XLA: NaN -> 0, out-of-range values saturate, truncation towards zero.
-        if np.issubdtype(x.dtype, np.complexfloating):
-            x = x.real
-        info = np.iinfo(new_dtype)
-        x = np.where(np.isnan(x), 0, np.clip(np.trunc(x), info.min, info.max))
+    if x.dtype.kind == "c" and not dtypes.issubdtype(new_dtype, np.complexfloating):
+        x = x.real  # complex to real keeps the real part
+    if dtypes.issubdtype(new_dtype, np.integer) and dtypes.issubdtype(x.dtype, np.floating):
+        return _float_to_int(x, new_dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
         return x.astype(new_dtype)
-    if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(new_dtype, np.complexfloating):
-        x = x.real
-    return x.astype(new_dtype)
 
 
 IMPLS[ew.convert_element_type_p] = _convert_element_type
