@@ -193,6 +193,8 @@ class JitWrapped:
         self._fun = fun
         self._static_argnums = _normalize_argnums(static_argnums, "static_argnums")
         self._static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
+        self._max_positional = None
+        self._infer_static_from_signature(fun)
         self._donate_argnums = _normalize_argnums(donate_argnums, "donate_argnums")
         self._keep_unused = keep_unused
         self._inline = inline
@@ -209,19 +211,41 @@ class JitWrapped:
         _all_jitted.add(self)
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
 
+    def _infer_static_from_signature(self, fun) -> None:
+        # As in JAX, a static argument may be named or numbered either way:
+        # static_argnames covers it passed by position, static_argnums by keyword.
+        try:
+            params = list(inspect.signature(fun).parameters.values())
+        except (TypeError, ValueError):
+            return
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if not any(p.kind is p.VAR_POSITIONAL for p in params):
+            self._max_positional = len(positional)
+        names = set(self._static_argnames)
+        nums = set(self._static_argnums)
+        for i, p in enumerate(positional):
+            if p.name in names:
+                nums.add(i)
+            if i in nums and p.kind is p.POSITIONAL_OR_KEYWORD:
+                names.add(p.name)
+        self._static_argnums = tuple(sorted(nums))
+        self._static_argnames = tuple(sorted(names))
+
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
         return functools.partial(self, instance)
 
     def _resolve_static(self, args: tuple, kwargs: dict):
+        limit = self._max_positional
         for i in self._static_argnums:
-            if not -len(args) <= i < len(args):
+            if limit is not None and i >= limit:
                 raise ValueError(
                     f"Jitted function has static_argnums={self._static_argnums}, but only accepts "
-                    f"{len(args)} positional arguments."
+                    f"{limit} positional arguments."
                 )
-        static_argnums = tuple(i % len(args) if i < 0 else i for i in self._static_argnums)
+        # A static argument not passed positionally is found by name (or takes its default).
+        static_argnums = tuple(i % len(args) if i < 0 else i for i in self._static_argnums if -len(args) <= i < len(args))
         statics = []
         for i in static_argnums:
             statics.append(args[i])

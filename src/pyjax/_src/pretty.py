@@ -17,6 +17,8 @@ nesting. Then the jaxpr-specific part:
 
 from __future__ import annotations
 
+import re
+
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var, format_literal, subjaxprs
 
 WIDTH = 80
@@ -220,8 +222,13 @@ def pp_param(key: str, value, ctx: Context) -> Doc:
     return Text(f"{key}={format_param(value)}")
 
 
+_ADDRESS = re.compile(r" at 0x([0-9a-fA-F]+)")
+
+
 def format_param(value) -> str:
-    return str(value)
+    # Memory addresses in a param's text are masked (same width), as JAX does,
+    # so printing is deterministic.
+    return _ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), str(value))
 
 
 def pp_jaxpr_value(jaxpr: Jaxpr, ctx: Context) -> Doc:

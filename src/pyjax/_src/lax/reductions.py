@@ -38,7 +38,7 @@ def _reducer(name: str, accepted, with_out_sharding: bool) -> Primitive:
 
 
 reduce_sum_p = _reducer("reduce_sum", NUMBER, True)
-reduce_prod_p = _reducer("reduce_prod", NUMBER, True)
+reduce_prod_p = _reducer("reduce_prod", NUMBER, False)
 reduce_max_p = _reducer("reduce_max", ANY, False)
 reduce_min_p = _reducer("reduce_min", ANY, False)
 reduce_and_p = _reducer("reduce_and", INT_OR_BOOL, False)
@@ -76,9 +76,9 @@ def reduce_sum(operand, axes: Sequence[int], *, out_sharding=None):
     return reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=out_sharding)
 
 
-def reduce_prod(operand, axes: Sequence[int], *, out_sharding=None):
+def reduce_prod(operand, axes: Sequence[int]):
     """Product over `axes`."""
-    return reduce_prod_p.bind(operand, axes=_axes(axes), out_sharding=out_sharding)
+    return reduce_prod_p.bind(operand, axes=_axes(axes))
 
 
 def reduce_max(operand, axes: Sequence[int], *, out_sharding=None):
@@ -159,18 +159,18 @@ for _p in (argmax_p, argmin_p, reduce_and_p, reduce_or_p, reduce_xor_p):
     defjvp_zero(_p)
 
 
-def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
+def _reduce_prod_jvp(primals, tangents, *, axes):
     # d(prod x) = sum(g * prod(x) / x), computed without dividing by zero:
     # the product of every other element along the reduced axes.
     (operand,), (g,) = primals, tangents
-    ans = reduce_prod_p.bind(operand, axes=axes, out_sharding=out_sharding)
+    ans = reduce_prod_p.bind(operand, axes=axes)
 
     shape = operand.aval.shape
     keep_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
     safe = _ew.select_n_p.bind(_ew.eq_p.bind(operand, operand.aval.dtype.type(0)), operand, _shapes.broadcast_in_dim(operand.aval.dtype.type(1), shape, ()))
     zeros = _ew._convert_element_type(_ew.eq_p.bind(operand, operand.aval.dtype.type(0)), operand.aval.dtype, False)
     num_zeros = reduce_sum(zeros, axes)
-    prod_safe = reduce_prod_p.bind(safe, axes=axes, out_sharding=None)
+    prod_safe = reduce_prod_p.bind(safe, axes=axes)
     others = _ew.div_p.bind(_shapes.reshape(prod_safe, keep_shape), safe)
     # where exactly one zero: the product of the others at that zero, 0 elsewhere
     one_zero = _shapes.reshape(_ew.eq_p.bind(num_zeros, operand.aval.dtype.type(1)), keep_shape)
