@@ -1,10 +1,11 @@
 """NumPy/SciPy impls of the linalg family.
 
-JAX's CPU backend calls LAPACK (through SciPy's own LAPACK) for these
-primitives, so the impls call the same routines where SciPy exposes them:
-numpy.linalg's batched gufuncs where they exist, otherwise the LAPACK/BLAS
-wrappers of scipy.linalg applied to each matrix of the batch. What XLA
-adds on top of LAPACK is reproduced here:
+JAX's CPU backend calls LAPACK (SciPy's own, through its Cython bindings)
+for these primitives, so the impls call the same routines through
+scipy.linalg's LAPACK/BLAS wrappers, one matrix of the batch at a time:
+the results agree with JAX's to the last bit or so (NumPy's gufuncs, built
+on another LAPACK, would differ in the last bits). What XLA adds on top of
+LAPACK is reproduced here:
 
 * a factorization whose LAPACK `info` reports failure comes back full of
   NaNs (per batch element), instead of raising as NumPy does;
@@ -14,6 +15,7 @@ adds on top of LAPACK is reproduced here:
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
@@ -80,22 +82,17 @@ def _nan_where_failed(failed: np.ndarray, *arrays: np.ndarray) -> None:
 
 def _cholesky(x) -> np.ndarray:
     (x,), dtype = _prepare(x)
-    batch = x.shape[:-2]
-    failed = np.zeros(batch, bool)
-    try:
-        factor = np.linalg.cholesky(x)
-    except np.linalg.LinAlgError:
-        # NumPy fails the whole batch; XLA fails each matrix on its own.
-        factor = np.empty_like(x)
-        for index in np.ndindex(*batch):
-            try:
-                factor[index] = np.linalg.cholesky(x[index])
-            except np.linalg.LinAlgError:
-                failed[index] = True
-    # LAPACK's potrf leaves the strict upper triangle of its input in place.
-    out = np.tril(factor) + np.triu(x, 1)
-    _nan_where_failed(failed, out)
-    return out.astype(dtype, copy=False)
+    n = x.shape[-1]
+    potrf = lapack.get_lapack_funcs("potrf", (x,))
+
+    def one(matrix):
+        if n == 0:
+            return (matrix,)
+        # clean=0: like JAX's call, potrf leaves the input's strict upper triangle in place.
+        factor, info = potrf(matrix, lower=1, clean=0)
+        return (factor if info == 0 else np.full_like(matrix, np.nan),)
+
+    return _map_matrices(one, [x], [2], [(n, n)], [x.dtype])[0].astype(dtype, copy=False)
 
 
 IMPLS[linalg_lax.cholesky_p] = _cholesky
@@ -159,8 +156,17 @@ def _eigh(x, *, lower: bool, sort_eigenvalues: bool, subset_by_index, algorithm)
     (x,), dtype = _prepare(x)
     if subset_by_index is not None and subset_by_index != (0, x.shape[-1]):
         raise NotImplementedError("subset_by_index not supported on CPU and GPU")
-    # LAPACK's syevd/heevd (what JAX calls) read one triangle and always sort ascending.
-    w, v = np.linalg.eigh(x, UPLO="L" if lower else "U")
+    n = x.shape[-1]
+    # LAPACK's syevd/heevd, as JAX calls them: one triangle is read, eigenvalues ascend.
+    evd = lapack.get_lapack_funcs("heevd" if x.dtype.kind == "c" else "syevd", (x,))
+
+    def one(matrix):
+        if n == 0:
+            return matrix, np.zeros(0)
+        w, v, info = evd(matrix, compute_v=1, lower=int(lower))
+        return (v, w) if info == 0 else (np.full_like(v, np.nan), np.full_like(w, np.nan))
+
+    v, w = _map_matrices(one, [x], [2], [(n, n), (n,)], [x.dtype, _real(x.dtype)])
     return [v.astype(dtype, copy=False), w.astype(_real(dtype), copy=False)]
 
 
@@ -301,13 +307,26 @@ def _geqp3(a, jpvt, *, use_magma) -> list:
 IMPLS[linalg_lax.geqp3_p] = _geqp3
 
 
+def _qr_one(matrix: np.ndarray, full_matrices: bool) -> tuple:
+    """geqrf, then orgqr/ungqr on the reflectors (as many columns as Q has), as JAX's CPU lowering."""
+    m, n = matrix.shape
+    k = m if full_matrices else min(m, n)
+    if matrix.size == 0:
+        return np.eye(m, k, dtype=matrix.dtype), np.zeros((k, n), matrix.dtype)
+    packed, taus, _, info = lapack.get_lapack_funcs("geqrf", (matrix,))(matrix)
+    reflectors = packed[:, :k] if n >= k else np.pad(packed, ((0, 0), (0, k - n)))
+    orgqr = lapack.get_lapack_funcs("ungqr" if matrix.dtype.kind == "c" else "orgqr", (matrix,))
+    q, _, info = orgqr(reflectors, taus)
+    return q, np.triu(packed[:k] if m >= k else packed)
+
+
 def _qr(x, *, pivoting: bool, full_matrices: bool, use_magma) -> list:
     (x,), dtype = _prepare(x)
     m, n = x.shape[-2:]
     k = m if full_matrices else min(m, n)
     if not pivoting:
-        # geqrf + orgqr, as JAX's CPU lowering; NumPy's gufunc is batched.
-        q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+        q, r = _map_matrices(partial(_qr_one, full_matrices=full_matrices), [x], [2], [(m, k), (k, n)],
+                             [x.dtype, x.dtype])
         return [q.astype(dtype, copy=False), r.astype(dtype, copy=False)]
     mode = "full" if full_matrices else "economic"
 
@@ -330,8 +349,9 @@ def _pivots_to_permutation(pivots: np.ndarray, size: int) -> np.ndarray:
     """Applies the swaps (i <-> pivots[..., i]) in order to the identity, over the batch."""
     batch = pivots.shape[:-1]
     permutation = np.broadcast_to(np.arange(size, dtype=np.int32), batch + (size,)).copy()
-    flat = permutation.reshape(-1, size)
-    swaps = pivots.reshape(-1, pivots.shape[-1])
+    count = int(np.prod(batch, dtype=np.int64))
+    flat = permutation.reshape(count, size)
+    swaps = pivots.reshape(count, pivots.shape[-1])
     rows = np.arange(flat.shape[0])
     for i in range(swaps.shape[1]):
         j = swaps[:, i]
@@ -345,6 +365,8 @@ def _lu(x) -> list:
     getrf = lapack.get_lapack_funcs("getrf", (x,))
 
     def one(matrix):
+        if matrix.size == 0:  # LAPACK refuses an empty matrix
+            return matrix, np.zeros(0, np.int32)
         # A singular matrix is no failure: LAPACK's info only notes the zero pivot.
         factors, pivots, info = getrf(matrix)
         return factors, pivots
@@ -381,44 +403,19 @@ def _svd(x, *, full_matrices: bool, compute_uv: bool, subset_by_index, algorithm
         u = np.broadcast_to(np.eye(m, m if full_matrices else 0, dtype=dtype), batch + (m, m if full_matrices else 0))
         vh = np.broadcast_to(np.eye(n if full_matrices else 0, n, dtype=dtype), batch + (n if full_matrices else 0, n))
         return [s, u.copy(), vh.copy()]
-    if algorithm == svd_algorithm.QR:
-        driver = "gesvd"
-    else:
-        driver = "gesdd"  # JAX's default and DIVIDE_AND_CONQUER
-    if driver == "gesdd":
-        try:
-            result = np.linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
-        except np.linalg.LinAlgError:
-            result = _svd_each(x, full_matrices, compute_uv, driver)
-    else:
-        result = _svd_each(x, full_matrices, compute_uv, driver)
-    if compute_uv:
-        u, s, vh = result
-        outs = [s, u, vh]
-    else:
-        outs = [result]
-    return [o.astype(d, copy=False) for o, d in zip(outs, [real, dtype, dtype], strict=False)]
-
-
-def _svd_each(x, full_matrices: bool, compute_uv: bool, driver: str):
-    """One LAPACK call per matrix, NaNs where it does not converge."""
-    m, n = x.shape[-2:]
-    k = min(m, n)
-    real = _real(x.dtype)
+    # gesdd (JAX's default and DIVIDE_AND_CONQUER) or gesvd (QR), as JAX's CPU lowering.
+    driver = "gesvd" if algorithm == svd_algorithm.QR else "gesdd"
+    gesvd = lapack.get_lapack_funcs(driver, (x,))
+    cores = [(k,), (m, m if full_matrices else k), (n if full_matrices else k, n)]
 
     def one(matrix):
-        try:
-            result = scipy.linalg.svd(matrix, full_matrices=full_matrices, compute_uv=compute_uv,
-                                      check_finite=False, lapack_driver=driver)
-        except np.linalg.LinAlgError:
-            shapes = [(m, m if full_matrices else k), (k,), (n if full_matrices else k, n)]
-            result = [np.full(s, np.nan, x.dtype) for s in shapes] if compute_uv else np.full((k,), np.nan)
-        return list(result) if compute_uv else [result]
+        u, s, vh, info = gesvd(matrix, compute_uv=int(compute_uv), full_matrices=int(full_matrices))
+        outs = [s, u, vh] if compute_uv else [s]
+        return outs if info == 0 else [np.full(o.shape, np.nan, o.dtype) for o in outs]
 
-    if compute_uv:
-        cores = [(m, m if full_matrices else k), (k,), (n if full_matrices else k, n)]
-        return _map_matrices(one, [x], [2], cores, [x.dtype, real, x.dtype])
-    return _map_matrices(one, [x], [2], [(k,)], [real])[0]
+    count = 3 if compute_uv else 1
+    outs = _map_matrices(one, [x], [2], cores[:count], [_real(x.dtype), x.dtype, x.dtype][:count])
+    return [o.astype(d, copy=False) for o, d in zip(outs, [real, dtype, dtype][:count], strict=True)]
 
 
 IMPLS[linalg_lax.svd_p] = _svd
@@ -469,6 +466,10 @@ def _tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool) -> np.ndarray:
         gtsv = lapack.get_lapack_funcs("gtsv", (d, b))
 
         def solve(lower, diag, upper, rhs):
+            if diag.shape[0] <= 1:  # SciPy's gtsv wrapper wants at least one off-diagonal entry
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    x = rhs / diag[:, None]
+                return x if np.all(diag != 0) else np.full_like(rhs, np.nan)
             # LAPACK's gtsv (as JAX's CPU lowering); a singular system gives NaNs.
             *_, x, info = gtsv(lower[1:], diag, upper[:-1], rhs)
             return x if info == 0 else np.full_like(rhs, np.nan)
