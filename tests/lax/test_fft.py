@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import check_close, check_impl_matches_abstract_eval, check_jit_matches_eager
+from helpers import (
+    check_close,
+    check_impl_matches_abstract_eval,
+    check_jit_matches_eager,
+)
 
 import pyjax
 from pyjax import lax

@@ -10,7 +10,11 @@ import itertools
 import numpy as np
 import pytest
 import scipy.linalg
-from helpers import check_close, check_impl_matches_abstract_eval, check_jit_matches_eager
+from helpers import (
+    check_close,
+    check_impl_matches_abstract_eval,
+    check_jit_matches_eager,
+)
 
 import pyjax
 from pyjax import lax
@@ -29,8 +33,8 @@ def x64():
 
 
 def _tol(dtype):
-    return dict(rtol=2e-4, atol=2e-4) if np.dtype(dtype).itemsize <= 8 and np.dtype(dtype) != np.float64 else \
-        dict(rtol=1e-10, atol=1e-10)
+    single = np.dtype(dtype) in (np.float32, np.complex64)
+    return {"rtol": 2e-4, "atol": 2e-4} if single else {"rtol": 1e-10, "atol": 1e-10}
 
 
 def _random(rng, shape, dtype):
@@ -119,7 +123,7 @@ def test_eigh(dtype, lower):
 @pytest.mark.parametrize("dtype", X64_DTYPES)
 def test_eigh_x64(dtype, x64):
     a = _hermitian_pd(np.random.default_rng(3), (), 5, dtype)
-    v, w = L.eigh(a)
+    _, w = L.eigh(a)
     _close(np.asarray(w), np.linalg.eigvalsh(a), dtype)
 
 
@@ -161,7 +165,7 @@ def test_hessenberg(dtype):
 @pytest.mark.parametrize("lower", [True, False])
 def test_tridiagonal(dtype, lower):
     a = _hermitian_pd(np.random.default_rng(6), (2,), 5, dtype)
-    out, d, e, taus = check_impl_matches_abstract_eval(L.tridiagonal_p, a, lower=lower)
+    _, d, e, _ = check_impl_matches_abstract_eval(L.tridiagonal_p, a, lower=lower)
     for i in range(2):
         t = np.diag(np.asarray(d)[i]) + np.diag(np.asarray(e)[i], 1) + np.diag(np.asarray(e)[i], -1)
         _close(np.linalg.eigvalsh(t), np.linalg.eigvalsh(a[i].astype(_wide(dtype))), dtype)
@@ -273,7 +277,7 @@ def test_lu(dtype, shape):
 
 
 def test_lu_singular_is_not_a_failure(x64):
-    lu, pivots, permutation = L.lu(np.zeros((2, 2)))
+    lu, pivots, _ = L.lu(np.zeros((2, 2)))
     check_close(lu, np.zeros((2, 2)))
     check_close(pivots, np.array([0, 1], np.int32))
 
@@ -394,8 +398,8 @@ def test_tridiagonal_solve_singular():
     (lambda: L.cholesky(np.ones((2, 3), np.float32), symmetrize_input=False), ValueError,
      "The input to cholesky must be a square matrix. Got shape (2, 3)."),
     (lambda: L.cholesky(np.ones((2, 2), np.int32), symmetrize_input=False), TypeError,
-     "cholesky does not accept dtype int32 at position 0. Accepted dtypes at position 0 are subtypes of floating, "
-     "complexfloating."),
+     ("cholesky does not accept dtype int32 at position 0. Accepted dtypes at position 0 are subtypes of "
+      "floating, complexfloating.")),
     (lambda: L.cholesky(np.ones(3, np.float32), symmetrize_input=False), TypeError,
      "Input 0 to cholesky must have rank at least 2, but got shape=(3,)"),
     (lambda: L.cholesky_update(np.ones((2, 3, 3), np.float32), np.ones((2, 3), np.float32)), TypeError,
@@ -405,8 +409,8 @@ def test_tridiagonal_solve_singular():
     (lambda: L.triangular_solve(np.ones((3, 3), np.float32), np.ones((4, 2), np.float32), left_side=True),
      ValueError, "Incompatible shapes for arguments to triangular_solve: (3, 3) and (4, 2)."),
     (lambda: L.triangular_solve(np.ones((2, 3, 3), np.float32), np.ones((5, 2, 3, 3), np.float32)), TypeError,
-     "All inputs to triangular_solve must have the same number of batch dimensions, but got [1, 2] batch "
-     "dimensions for the inputs."),
+     ("All inputs to triangular_solve must have the same number of batch dimensions, but got [1, 2] batch "
+      "dimensions for the inputs.")),
     (lambda: L.eig(np.ones((2, 3), np.float32)), ValueError,
      "The input to eig must be a square matrix. Got shape (2, 3)."),
     (lambda: L.eigh(np.ones((2, 3), np.float32), symmetrize_input=False), ValueError,
@@ -422,8 +426,8 @@ def test_tridiagonal_solve_singular():
     (lambda: L.lu_pivots_to_permutation(np.zeros(3, np.int32), 2), ValueError,
      "Output permutation size 2 has to exceed the trailing dimension of the pivots. Got pivots size 3"),
     (lambda: L.lu_pivots_to_permutation(np.zeros(3, np.uint32), 4), TypeError,
-     "lu_pivots_to_permutation does not accept dtype uint32 at position 0. Accepted dtypes at position 0 are "
-     "subtypes of int32."),
+     ("lu_pivots_to_permutation does not accept dtype uint32 at position 0. Accepted dtypes at position 0 "
+      "are subtypes of int32.")),
     (lambda: L.householder_product(np.ones((2, 3), np.float32), np.ones(2, np.float32)), ValueError,
      "The first argument to householder_product must have at least as many rows as columns, got shape (2, 3)"),
     (lambda: L.tridiagonal_solve(*(np.ones(3, np.float32),) * 2, np.ones(4, np.float32), np.ones((3, 1), np.float32)),
@@ -433,11 +437,11 @@ def test_tridiagonal_solve_singular():
     (lambda: L.hessenberg(np.ones((2, 3), np.float32)), ValueError,
      "Argument to Hessenberg reduction must have shape [..., n, n], got shape (2, 3)"),
     (lambda: L.symmetric_product(np.ones((2, 2), np.complex64), np.ones((2, 2), np.complex64)), TypeError,
-     "symmetric_product does not accept dtype complex64 at position 0. Accepted dtypes at position 0 are subtypes "
-     "of floating."),
+     ("symmetric_product does not accept dtype complex64 at position 0. Accepted dtypes at position 0 are "
+      "subtypes of floating.")),
     (lambda: L.ormqr(np.ones((4, 3), np.float32), np.ones(3, np.float32), np.ones((2, 3), np.float32), left=False),
-     ValueError, "ormqr with left=False expects c to have the same number of columns as the Householder matrix a "
-     "has rows. Got a shape (4, 3) and c shape (2, 3)."),
+     ValueError, ("ormqr with left=False expects c to have the same number of columns as the Householder "
+                  "matrix a has rows. Got a shape (4, 3) and c shape (2, 3).")),
 ])
 def test_errors(call, error, message):
     with pytest.raises(error) as info:

@@ -13,7 +13,11 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_close, check_impl_matches_abstract_eval, check_jit_matches_eager
+from helpers import (
+    check_close,
+    check_impl_matches_abstract_eval,
+    check_jit_matches_eager,
+)
 
 import pyjax
 from pyjax import lax
@@ -241,7 +245,7 @@ def test_approx_top_k_ties_follow_xla_cpu():
 
 def test_approx_top_k_unaggregated_shape_and_values():
     x = np.random.default_rng(7).permutation(2 * 5000).reshape(2, 5000).astype(np.float32)
-    values, indices = lax.approx_max_k(x, 10, recall_target=0.9, aggregate_to_topk=False)
+    values, _ = lax.approx_max_k(x, 10, recall_target=0.9, aggregate_to_topk=False)
     assert np.asarray(values).shape == (2, 256)
     check_close(values, -np.sort(-x, axis=1)[:, :256])
     check_jit_matches_eager(lambda x: lax.approx_min_k(x, 3, reduction_dimension=0), x[:, :20].T)

@@ -12,7 +12,7 @@ up as `jit[name=fft ...]` around the primitive.
 from __future__ import annotations
 
 import enum
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

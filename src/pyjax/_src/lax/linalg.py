@@ -17,7 +17,8 @@ triangle, `triangular_solve` turns a vector right-hand side into a matrix.
 from __future__ import annotations
 
 import enum
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -25,9 +26,9 @@ from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, get_aval
-from pyjax._src.lax._standard import FLOAT, FLOAT_OR_COMPLEX, INT, nary_dtype_check
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
+from pyjax._src.lax._standard import FLOAT, FLOAT_OR_COMPLEX, INT, nary_dtype_check
 
 __all__ = [
     "EigImplementation", "EighImplementation", "SvdAlgorithm",

@@ -11,7 +11,6 @@ CPU backend the answer is exact (as it is on JAX's CPU backend).
 from __future__ import annotations
 
 import math
-from typing import Sequence
 
 import numpy as np
 

@@ -15,8 +15,8 @@ LAPACK is reproduced here:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Callable, Sequence
 
 import numpy as np
 import scipy.linalg
@@ -243,7 +243,7 @@ def _householder_product(a, taus) -> np.ndarray:
     def one(matrix, tau):
         if tau.shape[0] < n:  # LAPACK wants n taus: the missing reflectors are identities
             tau = np.concatenate([tau, np.zeros(n - tau.shape[0], tau.dtype)])
-        q, _, info = orgqr(matrix, tau, lwork=max(1, 64 * n))
+        q, _, _info = orgqr(matrix, tau, lwork=max(1, 64 * n))  # info < 0 only: a bad argument
         return (q,)
 
     return _map_matrices(one, [a, taus], [2, 1], [(m, n)], [a.dtype])[0].astype(dtype, copy=False)
@@ -262,7 +262,7 @@ def _ormqr(a, taus, c, *, left: bool, transpose: bool) -> np.ndarray:
 
     def one(matrix, tau, rhs):
         # LAPACK reads k reflectors from the first k columns of `a` (m x k).
-        out, _, info = ormqr(side, trans, matrix[:, :k], tau, rhs, lwork=max(1, 64 * max(rhs.shape)))
+        out, _, _info = ormqr(side, trans, matrix[:, :k], tau, rhs, lwork=max(1, 64 * max(rhs.shape)))
         return (out,)
 
     return _map_matrices(one, [a, taus, c], [2, 1, 2], [c.shape[-2:]], [c.dtype])[0].astype(dtype, copy=False)
@@ -277,7 +277,7 @@ def _geqrf(a) -> list:
     geqrf = lapack.get_lapack_funcs("geqrf", (a,))
 
     def one(matrix):
-        qr, taus, _, info = geqrf(matrix)
+        qr, taus, _, _info = geqrf(matrix)
         return qr, taus
 
     outs = _map_matrices(one, [a], [2], [(m, n), (min(m, n),)], [a.dtype, a.dtype])
@@ -297,7 +297,7 @@ def _geqp3(a, jpvt, *, use_magma) -> list:
     geqp3 = lapack.get_lapack_funcs("geqp3", (a,))
 
     def one(matrix, _):
-        qr, pivots, taus, _, info = geqp3(matrix)
+        qr, pivots, taus, _, _info = geqp3(matrix)
         return qr, pivots, taus  # LAPACK's 1-based pivots, as JAX's geqp3 returns them
 
     outs = _map_matrices(one, [a, jpvt], [2, 1], [(m, n), (n,), (min(m, n),)], [a.dtype, jpvt.dtype, a.dtype])
@@ -313,10 +313,10 @@ def _qr_one(matrix: np.ndarray, full_matrices: bool) -> tuple:
     k = m if full_matrices else min(m, n)
     if matrix.size == 0:
         return np.eye(m, k, dtype=matrix.dtype), np.zeros((k, n), matrix.dtype)
-    packed, taus, _, info = lapack.get_lapack_funcs("geqrf", (matrix,))(matrix)
+    packed, taus, _, _info = lapack.get_lapack_funcs("geqrf", (matrix,))(matrix)
     reflectors = packed[:, :k] if n >= k else np.pad(packed, ((0, 0), (0, k - n)))
     orgqr = lapack.get_lapack_funcs("ungqr" if matrix.dtype.kind == "c" else "orgqr", (matrix,))
-    q, _, info = orgqr(reflectors, taus)
+    q, _, _info = orgqr(reflectors, taus)
     return q, np.triu(packed[:k] if m >= k else packed)
 
 
@@ -368,7 +368,7 @@ def _lu(x) -> list:
         if matrix.size == 0:  # LAPACK refuses an empty matrix
             return matrix, np.zeros(0, np.int32)
         # A singular matrix is no failure: LAPACK's info only notes the zero pivot.
-        factors, pivots, info = getrf(matrix)
+        factors, pivots, _info = getrf(matrix)
         return factors, pivots
 
     lu_out, pivots = _map_matrices(one, [x], [2], [(m, n), (min(m, n),)], [x.dtype, np.int32])
