@@ -151,12 +151,17 @@ def _flatten_fun_aux(fun: Callable, in_tree, out_store: list):
 
 
 def _as_array(x):
-    """Results are Arrays (or tracers): wrap raw NumPy values made by rules."""
+    """Results and primal inputs are Arrays (or tracers): wrap raw NumPy
+    values and Python scalars (these stay weakly typed)."""
+    if type(x) in (bool, int, float, complex):
+        aval = core.concrete_aval(x)
+        if core.current_trace() is core._default_trace[0]:
+            return Array(np.asarray(x, aval.dtype), aval)
+        return x
     if isinstance(x, (np.ndarray, np.generic)) and core.current_trace() is core._default_trace[0]:
-        from pyjax._src.array import Array as _Array
-
         value = np.asarray(x)
-        return _Array(value, ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), False))
+        dtype = dtypes.canonicalize_dtype(value.dtype)
+        return Array(value.astype(dtype, copy=False), ShapedArray(value.shape, dtype, False))
     return x
 
 
@@ -183,6 +188,8 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
         )
     flat_primals, in_tree = tree_flatten(tuple(primals))
     flat_tangents, tangent_tree = tree_flatten(tuple(tangents))
+    flat_primals = [_as_array(p) for p in flat_primals]
+    flat_tangents = [_as_array(t) if core.get_aval(t).dtype != dtypes.float0 else t for t in flat_tangents]
     if in_tree != tangent_tree:
         raise TypeError(
             "primal and tangent arguments to jax.jvp must have the same tree structure; "
@@ -225,6 +232,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     from pyjax._src.tree_util import tree_flatten
 
     flat_primals, in_tree = tree_flatten(primals)
+    flat_primals = [_as_array(p) for p in flat_primals]
     store: list = []
     flat = (_flatten_fun_aux if has_aux else _flatten_fun)(fun, in_tree, store)
     outs, linear, nonzero = linearize_flat(flat, flat_primals, store if has_aux else None)
@@ -234,7 +242,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         flat_tangents, tangent_tree = tree_flatten(tangents)
         if tangent_tree != in_tree:
             raise TypeError(f"linearized function called on tangent values inconsistent with the original function: expected {in_tree}, got {tangent_tree}")
-        results = iter(eval_jaxpr(linear, linear.consts, *flat_tangents))
+        results = iter(eval_jaxpr(linear, linear.consts, *[_as_array(t) for t in flat_tangents]))
         out_tangents = [next(results) if nz else _zeros_for(o) for o, nz in zip(outs, nonzero, strict=True)]
         return tree_unflatten(out_tree, [_as_array(t) for t in out_tangents])
 
@@ -260,6 +268,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     from pyjax._src.tree_util import tree_flatten
 
     flat_primals, in_tree = tree_flatten(primals)
+    flat_primals = [_as_array(p) for p in flat_primals]
     store: list = []
     flat = (_flatten_fun_aux if has_aux else _flatten_fun)(fun, in_tree, store)
     outs, linear, nonzero = linearize_flat(flat, flat_primals, store if has_aux else None)
@@ -282,7 +291,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
                     "corresponding output of the function had JAX type "
                     f"{aval.str_short()}"
                 )
-        cts = [ct for ct, nz in zip(flat_cts, nonzero, strict=True) if nz]
+        cts = [_as_array(ct) for ct, nz in zip(flat_cts, nonzero, strict=True) if nz]
         in_cts = backward_pass(linear, linear.consts, cts)
         from pyjax._src.ad_util import Zero, zeros_like_aval
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from pyjax._src import dtypes
 from pyjax._src.avals import ShapedArray
-from pyjax._src.core import Primitive
+from pyjax._src.core import Primitive, get_aval
 from pyjax._src.lax._standard import ANY, BOOL_OR_NUMBER, INT_OR_BOOL, NUMBER, unary_dtype_check
 
 
@@ -144,9 +144,9 @@ def _chooser_jvp(primitive):
     def rule(primals, tangents, *, axes, **params):
         (operand,), (g,) = primals, tangents
         ans = primitive.bind(operand, axes=axes, **params)
-        shape = operand.aval.shape if hasattr(operand, "aval") else np.shape(operand)
+        shape = get_aval(operand).shape
         keep_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
-        location = _ew._convert_element_type(_ew.eq_p.bind(operand, _shapes.reshape(ans, keep_shape)), g.aval.dtype, False)
+        location = _ew._convert_element_type(_ew.eq_p.bind(operand, _shapes.reshape(ans, keep_shape)), get_aval(g).dtype, False)
         counts = reduce_sum(location, axes)
         return ans, _ew.div_p.bind(reduce_sum(_ew.mul_p.bind(g, location), axes), counts)
 
@@ -165,18 +165,18 @@ def _reduce_prod_jvp(primals, tangents, *, axes):
     (operand,), (g,) = primals, tangents
     ans = reduce_prod_p.bind(operand, axes=axes)
 
-    shape = operand.aval.shape
+    shape = get_aval(operand).shape
     keep_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
-    safe = _ew.select_n_p.bind(_ew.eq_p.bind(operand, operand.aval.dtype.type(0)), operand, _shapes.broadcast_in_dim(operand.aval.dtype.type(1), shape, ()))
-    zeros = _ew._convert_element_type(_ew.eq_p.bind(operand, operand.aval.dtype.type(0)), operand.aval.dtype, False)
+    safe = _ew.select_n_p.bind(_ew.eq_p.bind(operand, get_aval(operand).dtype.type(0)), operand, _shapes.broadcast_in_dim(get_aval(operand).dtype.type(1), shape, ()))
+    zeros = _ew._convert_element_type(_ew.eq_p.bind(operand, get_aval(operand).dtype.type(0)), get_aval(operand).dtype, False)
     num_zeros = reduce_sum(zeros, axes)
     prod_safe = reduce_prod_p.bind(safe, axes=axes)
     others = _ew.div_p.bind(_shapes.reshape(prod_safe, keep_shape), safe)
     # where exactly one zero: the product of the others at that zero, 0 elsewhere
-    one_zero = _shapes.reshape(_ew.eq_p.bind(num_zeros, operand.aval.dtype.type(1)), keep_shape)
-    no_zero = _shapes.reshape(_ew.eq_p.bind(num_zeros, operand.aval.dtype.type(0)), keep_shape)
-    is_zero = _ew.eq_p.bind(operand, operand.aval.dtype.type(0))
-    zero = operand.aval.dtype.type(0)
+    one_zero = _shapes.reshape(_ew.eq_p.bind(num_zeros, get_aval(operand).dtype.type(1)), keep_shape)
+    no_zero = _shapes.reshape(_ew.eq_p.bind(num_zeros, get_aval(operand).dtype.type(0)), keep_shape)
+    is_zero = _ew.eq_p.bind(operand, get_aval(operand).dtype.type(0))
+    zero = get_aval(operand).dtype.type(0)
     factor = _ew.select_n_p.bind(
         _shapes.broadcast_in_dim(no_zero, shape, tuple(range(len(shape)))),
         _ew.select_n_p.bind(_ew.and_p.bind(_shapes.broadcast_in_dim(one_zero, shape, tuple(range(len(shape)))), is_zero),

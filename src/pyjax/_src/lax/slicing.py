@@ -367,3 +367,106 @@ def dynamic_update_index_in_dim(operand, update, index, axis: int, *, allow_nega
     `update` of one rank less gets the axis inserted."""
     return _jitted_update_index_in_dim(operand, update, index, axis=int(axis),
                                        allow_negative_indices=allow_negative_indices)
+
+
+# ---------------------------------------------------------------------------
+# Autodiff rules (gather/scatter's live with them in gather_scatter.py)
+
+from pyjax._src import core as _core  # noqa: E402
+from pyjax._src.ad_util import Zero as _Zero, instantiate as _instantiate, zeros_like_aval as _zeros_like_aval  # noqa: E402
+from pyjax._src.interpreters.jvp import defjvp_zero as _defjvp_zero  # noqa: E402
+from pyjax._src.interpreters.transpose import is_undefined_primal as _undefined  # noqa: E402
+
+
+def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
+    operand, *starts = primals
+    out = dynamic_slice_p.bind(operand, *starts, slice_sizes=slice_sizes)
+    if type(tangents[0]) is _Zero:
+        return out, _Zero(_core.get_aval(out))
+    return out, dynamic_slice_p.bind(tangents[0], *starts, slice_sizes=slice_sizes)
+
+
+def _dynamic_slice_transpose(ct, operand, *starts, slice_sizes):
+    # The cotangent lands in a zero operand at the (clamped) same place.
+    zeros = _zeros_like_aval(operand.aval)
+    return [dynamic_update_slice_p.bind(zeros, ct, *starts)] + [None] * len(starts)
+
+
+dynamic_slice_p.def_jvp(_dynamic_slice_jvp)
+dynamic_slice_p.def_transpose(_dynamic_slice_transpose)
+
+
+def _dynamic_update_slice_jvp(primals, tangents):
+    operand, update, *starts = primals
+    out = dynamic_update_slice_p.bind(operand, update, *starts)
+    t_operand, t_update = tangents[0], tangents[1]
+    if type(t_operand) is _Zero and type(t_update) is _Zero:
+        return out, _Zero(_core.get_aval(out))
+    return out, dynamic_update_slice_p.bind(_instantiate(t_operand), _instantiate(t_update), *starts)
+
+
+def _dynamic_update_slice_transpose(ct, operand, update, *starts):
+    update_aval = update.aval if _undefined(update) else _core.get_aval(update)
+    ct_operand = ct_update = None
+    if _undefined(operand):
+        ct_operand = dynamic_update_slice_p.bind(ct, _zeros_like_aval(update_aval), *starts)
+    if _undefined(update):
+        ct_update = dynamic_slice_p.bind(ct, *starts, slice_sizes=update_aval.shape)
+    return [ct_operand, ct_update] + [None] * len(starts)
+
+
+dynamic_update_slice_p.def_jvp(_dynamic_update_slice_jvp)
+dynamic_update_slice_p.def_transpose(_dynamic_update_slice_transpose)
+
+
+def _pad_jvp(primals, tangents, *, padding_config):
+    operand, padding_value = primals
+    out = pad_p.bind(operand, padding_value, padding_config=padding_config)
+    if all(type(t) is _Zero for t in tangents):
+        return out, _Zero(_core.get_aval(out))
+    return out, pad_p.bind(_instantiate(tangents[0]), _instantiate(tangents[1]), padding_config=padding_config)
+
+
+def _pad_transpose(ct, operand, padding_value, *, padding_config):
+    # Undo the padding: negative edge padding removes what was added, then a
+    # strided slice drops the interior padding. The padding value's cotangent
+    # is everything else: sum(ct) - sum(ct_operand).
+    from pyjax._src.lax.reductions import reduce_sum
+    from pyjax._src.lax.shapes import slice as static_slice
+
+    ct_aval = _core.get_aval(ct)
+    lows, highs, interiors = zip(*padding_config) if padding_config else ((), (), ())
+    unpad = tuple(zip(np.negative(lows), np.negative(highs), np.zeros_like(interiors)))
+    unpadded = pad_p.bind(ct, np.zeros((), ct_aval.dtype)[()], padding_config=tuple(tuple(int(v) for v in t) for t in unpad))
+    shape = _core.get_aval(unpadded).shape
+    ct_operand = static_slice(unpadded, (0,) * len(shape), shape, tuple(int(i) + 1 for i in interiors))
+    ct_padding_value = None
+    if _undefined(padding_value):
+        axes = tuple(range(len(ct_aval.shape)))
+        from pyjax._src.lax.elementwise import sub
+
+        ct_padding_value = sub(reduce_sum(ct, axes), reduce_sum(ct_operand, axes))
+    return [ct_operand if _undefined(operand) else None, ct_padding_value]
+
+
+pad_p.def_jvp(_pad_jvp)
+pad_p.def_transpose(_pad_transpose)
+
+
+def _split_jvp(primals, tangents, *, sizes, axis):
+    (operand,), (t,) = primals, tangents
+    outs = split_p.bind(operand, sizes=sizes, axis=axis)
+    if type(t) is _Zero:
+        return outs, [_Zero(_core.get_aval(o)) for o in outs]
+    return outs, split_p.bind(t, sizes=sizes, axis=axis)
+
+
+def _split_transpose(cts, operand, *, sizes, axis):
+    from pyjax._src.lax.shapes import concatenate
+
+    pieces = [_instantiate(ct) for ct in cts]
+    return [concatenate(pieces, axis)]
+
+
+split_p.def_jvp(_split_jvp)
+split_p.def_transpose(_split_transpose)

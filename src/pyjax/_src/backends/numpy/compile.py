@@ -268,7 +268,13 @@ class ProgramBuilder:
         # float32 repr has to round-trip through the source.
         value = self._literal_values.get(id(literal))
         if value is None:
-            name = self.constant(literal.val, "lit")
+            literal_value = literal.val
+            if type(literal_value) in (bool, int, float, complex):
+                # A Python scalar becomes a NumPy scalar of the literal's dtype:
+                # an equation whose operands are all literals must not compute
+                # in float64/int64 (dtypes are already resolved in a jaxpr).
+                literal_value = np.asarray(literal_value, literal.aval.dtype)[()]
+            name = self.constant(literal_value, "lit")
             value = self._literal_values[id(literal)] = _Value(name, literal.aval, _LITERAL)
         return value
 
