@@ -151,7 +151,7 @@ class Array(metaclass=_ArrayMeta):
         prefix = "Array("
         value = np.asarray(self._value)
         dtype = self.aval.dtype
-        if value.size == 0 and value.shape != (0,):
+        if value.size == 0:
             body = f"[], shape={value.shape}"
         else:
             body = np.array2string(value, prefix=prefix, suffix=",", separator=", ")

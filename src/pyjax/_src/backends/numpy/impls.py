@@ -397,8 +397,14 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
     out_dtype = preferred_element_type or lhs.dtype
     if preferred_element_type is not None:
         lhs, rhs = lhs.astype(out_dtype, copy=False), rhs.astype(out_dtype, copy=False)
-    if not lb and lhs.ndim <= 2 and rhs.ndim <= 2 and lc == (lhs.ndim - 1,) and rc == (0,):
-        return np.matmul(lhs, rhs) if lhs.ndim and rhs.ndim else lhs * rhs
+    if not lb and lhs.ndim <= 2 and rhs.ndim <= 2 and len(lc) == 1 and lhs.ndim and rhs.ndim:
+        # Matrix/vector products with any contracting axes: transposed views
+        # let BLAS read the operands in place (no copies).
+        a = lhs if lc[0] == lhs.ndim - 1 else lhs.T
+        b = rhs if rc[0] == 0 else rhs.T
+        return np.matmul(a, b)
+    if not lc and not lb and lhs.ndim <= 2 and rhs.ndim <= 2:
+        return np.multiply.outer(lhs, rhs) if lhs.ndim or rhs.ndim else lhs * rhs
     lhs_free = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
     rhs_free = [i for i in range(rhs.ndim) if i not in rc and i not in rb]
     batch_shape = [lhs.shape[d] for d in lb]
@@ -451,3 +457,19 @@ for _family in (_convolution, _fft, _linalg, _slicing, _sorting, _special, _wind
 from pyjax._src.ad_util import add_any_p as _add_any_p  # noqa: E402
 
 IMPLS[_add_any_p] = np.add
+
+
+# --- select_n without np.where's branches: for large arrays, a bitwise blend
+# of the two cases' bit patterns (exact for every value, NaN and -0.0
+# included) is several times faster than np.where on unpredictable masks.
+def _select_n_fast(which, *cases):
+    if len(cases) == 2 and np.ndim(which) and np.size(which) >= 4096 and np.asarray(which).dtype == np.bool_:
+        a, b = np.asarray(cases[1]), np.asarray(cases[0])
+        if a.dtype == b.dtype and a.dtype.itemsize in (1, 2, 4, 8):
+            bits = np.dtype(f"i{a.dtype.itemsize}")
+            mask = np.negative(np.asarray(which).astype(bits))
+            return ((a.view(bits) & mask) | (b.view(bits) & ~mask)).view(a.dtype)
+    return _select_n(which, *cases)
+
+
+IMPLS[ew.select_n_p] = _select_n_fast

@@ -1,0 +1,41 @@
+"""The NumPy backend's jaxpr rewrites and fast impls keep results exact."""
+
+import numpy as np
+
+import pyjax as jax
+import pyjax.numpy as jnp
+from pyjax._src.backends.numpy.impls import IMPLS, _select_n
+from pyjax._src.backends.numpy.rewrite import simplify
+from pyjax._src.lax import elementwise as ew
+
+
+def test_transposed_matmul_becomes_one_swapped_dot_general():
+    jaxpr = jax.make_jaxpr(lambda a, b: (a.T @ b).T)(jnp.ones((4, 3)), jnp.ones((4, 5)))
+    assert [e.primitive.name for e in jaxpr.eqns] == ["transpose", "dot_general", "transpose"]
+    rewritten = simplify(jaxpr)
+    assert [e.primitive.name for e in rewritten.eqns] == ["transpose", "dot_general"]
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    b = np.arange(20, dtype=np.float32).reshape(4, 5) / 7
+    out = jax.jit(lambda a, b: (a.T @ b).T)(a, b)
+    np.testing.assert_allclose(np.asarray(out), (a.T @ b).T, rtol=1e-6)
+    assert np.asarray(out).flags.c_contiguous
+
+
+def test_rewrite_leaves_shared_products_alone():
+    jaxpr = jax.make_jaxpr(lambda a, b: ((a @ b).T, a @ b))(jnp.ones((2, 3)), jnp.ones((3, 4)))
+    d = jaxpr.eqns[0].outvars[0]
+    assert sum(v is d for e in simplify(jaxpr).eqns for v in e.invars) >= 1
+
+
+def test_bitwise_select_matches_where_exactly():
+    rng = np.random.default_rng(0)
+    which = rng.standard_normal((64, 128)) > 0
+    for dtype in (np.float32, np.float16, np.int32, np.int8, np.float64, np.complex64):
+        a = (rng.standard_normal((64, 128)) * 10).astype(dtype)
+        b = np.broadcast_to(np.array(np.nan if np.issubdtype(dtype, np.inexact) else 3, dtype), (64, 128))
+        fast = IMPLS[ew.select_n_p](which, b, a)
+        slow = _select_n(which, b, a)
+        assert fast.dtype == slow.dtype
+        np.testing.assert_array_equal(fast, slow)
+    signed_zero = IMPLS[ew.select_n_p](np.ones(5000, bool), np.zeros(5000, np.float32), np.full(5000, -0.0, np.float32))
+    assert np.signbit(signed_zero).all()
