@@ -74,7 +74,7 @@ _INEXACT = (_FLOAT, _COMPLEX)                  # transcendental ops
 _REM = (_INT, _FLOAT)
 _ORDERED = (_INT, _BOOL, _FLOAT)                # lt, le, gt, ge
 _BITWISE = (_INT, _BOOL)
-_INTEGER_POW = (_INT, _FLOAT, _COMPLEX)
+_INT_FLOAT_COMPLEX = (_INT, _FLOAT, _COMPLEX)          # integer_pow; the exponent of pow
 _COMPLEX_PARTS = (_F32, _F64)                  # complex(x, y)
 _CONJ = (_F32, _COMPLEX, _F64)
 
@@ -252,7 +252,7 @@ def _pow_result_dtype(x: ShapedArray, y: ShapedArray):
                     f"dtypes must match, but got {x.dtype} and {y.dtype} respectively.")
 
 
-pow_p = _naryop("pow", (_INEXACT, _NUM), result_dtype=_pow_result_dtype, require_same=False)
+pow_p = _naryop("pow", (_INEXACT, _INT_FLOAT_COMPLEX), result_dtype=_pow_result_dtype, require_same=False)
 complex_p = _naryop("complex", (_COMPLEX_PARTS, _COMPLEX_PARTS),
                     result_dtype=lambda x, y: _complex_dtype(x.dtype))
 
@@ -274,7 +274,7 @@ integer_pow_p = Primitive("integer_pow")
 
 @integer_pow_p.def_abstract_eval
 def _integer_pow_abstract_eval(x: ShapedArray, *, y: int) -> ShapedArray:
-    unary_dtype_check("integer_pow", _INTEGER_POW, x)
+    unary_dtype_check("integer_pow", _INT_FLOAT_COMPLEX, x)
     if y < 0 and dtypes.issubdtype(x.dtype, np.integer):
         raise TypeError(f"Integers cannot be raised to negative powers, got integer_pow({x}, {y})")
     return x

@@ -78,11 +78,11 @@ def _mulhi(x, y):
 
 
 def _bitcast_convert_type(operand, *, new_dtype):
-    x = np.ascontiguousarray(operand)
+    x = np.asarray(operand)  # (np.ascontiguousarray would make a 0-d value 1-d)
     old_bits, new_bits = x.dtype.itemsize * 8, new_dtype.itemsize * 8
     if old_bits == new_bits:
         return x.view(new_dtype)
-    flat = x.reshape(-1).view(new_dtype)  # little-endian element order, as XLA on CPU
+    flat = np.ascontiguousarray(x.reshape(-1)).view(new_dtype)  # little-endian element order, as XLA on CPU
     if old_bits > new_bits:
         return flat.reshape(*x.shape, old_bits // new_bits)
     return flat.reshape(x.shape[:-1])
