@@ -26,7 +26,7 @@ _array_methods.install()
 
 from pyjax._src.api import (
     ShapeDtypeStruct, block_until_ready, device_get, eval_shape, grad, jvp, linearize, make_jaxpr, typeof,
-    value_and_grad, vjp,
+    value_and_grad, vjp, vmap,
 )
 from pyjax._src.jit import clear_caches
 from pyjax._src.array import Array

@@ -408,3 +408,115 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
         return (g, value[1]) if has_aux else g
 
     return grad_f
+
+
+# ---------------------------------------------------------------------------
+# vmap
+
+
+def _flat_axes(axes, tree, what: str, count: int) -> list:
+    """Per-leaf axes from a prefix tree of axes (ints or None)."""
+    from pyjax._src.tree_util import broadcast_prefix
+
+    try:
+        return broadcast_prefix(axes, tree, is_leaf=lambda x: x is None)
+    except ValueError as e:
+        raise ValueError(f"{what} specification must be a tree prefix of the corresponding value, got specification {axes} for value tree {tree_flatten(tree)[1]}.") from e
+
+
+def _describe_arg(names, i) -> str:
+    return f"argument {names[i]}" if names and i < len(names) else f"argument {i}"
+
+
+def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | None = None,
+         spmd_axis_name=None) -> Callable:
+    """Vectorizing map: `fun` mapped over an array axis of its arguments.
+
+    Args:
+      fun: the function to map; written for one example.
+      in_axes: an int, None, or a (prefix) tree of them matching the
+        positional arguments: which axis of each argument is mapped (None:
+        not mapped). Keyword arguments are always mapped over axis 0.
+      out_axes: where the mapped axis appears in the outputs (a prefix tree).
+      axis_name: a name for the mapped axis, for collectives (psum, ...).
+      axis_size: the mapped size, needed when no argument is mapped.
+
+    Returns:
+      The batched function.
+
+    Example:
+      >>> vmap(jnp.dot)(jnp.ones((32, 5)), jnp.ones((32, 5))).shape
+      (32,)
+    """
+    from pyjax._src.interpreters import batching
+    from pyjax._src.tree_util import tree_flatten
+
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if not (in_axes is None or type(in_axes) in (int, tuple, dict) or hasattr(in_axes, "__index__")):
+        raise TypeError(f"vmap in_axes must be an int, None, or (nested) container with those types as leaves, but got {in_axes}.")
+
+    @functools.wraps(fun)
+    def vmap_f(*args, **kwargs):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(
+                "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                f"positional arguments passed to the function, but got len(in_axes)={len(in_axes)}, len(args)={len(args)}"
+            )
+        flat_args, in_tree = tree_flatten((args, kwargs), is_leaf=lambda x: x is None)
+        flat_args, in_tree = tree_flatten((args, kwargs))
+        positional_axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+        flat_axes = _flat_axes((positional_axes, {k: 0 for k in kwargs}), (args, kwargs), "vmap in_axes", len(flat_args))
+        from pyjax._src.jit import _arg_names
+
+        names = _arg_names(fun, args, kwargs, ())
+        in_dims, sizes = [], []
+        for i, (x, axis) in enumerate(zip(flat_args, flat_axes, strict=True)):
+            if axis is None:
+                in_dims.append(batching.not_mapped)
+                continue
+            aval = core.get_aval(x)
+            if not -aval.ndim <= axis < aval.ndim:
+                raise ValueError(
+                    f"vmap was requested to map its argument along axis {axis}, which implies that its rank "
+                    f"should be at least {axis + 1 if axis >= 0 else -axis}, but is only {aval.ndim} (its shape is {aval.shape})"
+                )
+            axis = axis % aval.ndim
+            in_dims.append(axis)
+            sizes.append((aval.shape[axis], axis, i, aval))
+        size = axis_size
+        if sizes:
+            distinct = {s for s, *_ in sizes}
+            if len(distinct) > 1 or (axis_size is not None and axis_size not in distinct):
+                lines = [f"  * one axis had size {s}: axis {a} of {_describe_arg(names, i)} of type {aval.strip_weak_type()}"
+                         for s, a, i, aval in sizes]
+                raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" + ";\n".join(lines))
+            size = sizes[0][0]
+        elif size is None:
+            raise ValueError("vmap must have at least one non-None value in in_axes")
+        axis_data = batching.AxisData(axis_name, size, spmd_axis_name)
+        out_store: list = []
+
+        def flat_fun(*leaves):
+            a, kw = tree_unflatten(in_tree, leaves)
+            out = fun(*a, **kw)
+            out_leaves, out_tree = tree_flatten(out)
+            out_store.append((out, out_tree))
+            return out_leaves
+
+        def out_dims_thunk(n):
+            out, out_tree = out_store[0]
+            flat = _flat_axes(out_axes, out, "vmap out_axes", n)
+            dims = []
+            for leaf, axis in zip(tree_flatten(out)[0], flat, strict=True):
+                if axis is None:
+                    dims.append(batching.not_mapped)
+                else:
+                    ndim = core.get_aval(leaf).ndim + 1
+                    dims.append(axis % ndim)
+            return dims
+
+        outs = batching.batch_flat(flat_fun, flat_args, in_dims, out_dims_thunk, axis_data)
+        return tree_unflatten(out_store[0][1], [_as_array(o) for o in outs])
+
+    return vmap_f

@@ -568,3 +568,48 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline)
 jit_p.def_jvp(_jit_jvp)
 jit_p.partial_eval = _jit_partial_eval
 jit_p.def_transpose(_jit_transpose)
+
+
+# ---------------------------------------------------------------------------
+# vmap of a jit call: one jit equation whose body is the batched body.
+
+
+def batch_jaxpr(jaxpr: Jaxpr, axis_data, in_dims: Sequence) -> tuple[Jaxpr, list]:
+    """The body batched along `in_dims` (ints or not_mapped); batched outputs
+    come out with their batch axis first. Returns (jaxpr, out_dims)."""
+    from pyjax._src.interpreters import batching
+    from pyjax._src.jaxpr import eval_jaxpr
+
+    in_avals = []
+    for aval, d in zip(jaxpr.in_avals, in_dims, strict=True):
+        if d is batching.not_mapped:
+            in_avals.append(aval)
+        else:
+            shape = list(aval.shape)
+            shape.insert(d, axis_data.size)
+            in_avals.append(aval.update(shape=tuple(shape)))
+    out_dims: list = []
+
+    def batched(*args):
+        trace = batching.BatchTrace(core.current_trace(), axis_data)
+        try:
+            ins = [trace.wrap(a, d) for a, d in zip(args, in_dims, strict=True)]
+            with core.set_current_trace(trace):
+                outs = eval_jaxpr(jaxpr, jaxpr.consts, *ins)
+            infos = [trace.to_batch_info(o) for o in outs]
+        finally:
+            trace.valid = False
+        out_dims[:] = [batching.not_mapped if d is batching.not_mapped else 0 for _, d in infos]
+        return [batching.matchaxis(v, d, od, axis_data.size) for (v, d), od in zip(infos, out_dims, strict=True)]
+
+    new_jaxpr, _ = trace_to_jaxpr(batched, in_avals, jaxpr.debug_info)
+    return new_jaxpr, out_dims
+
+
+def _jit_batch(axis_data, args, dims, *, jaxpr, **params):
+    body, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
+    outs = jit_p.bind(*args, jaxpr=body, **params)
+    return outs, out_dims
+
+
+jit_p.def_batch(_jit_batch)

@@ -180,3 +180,42 @@ defjvp(dot_general_p,
        lambda g, x, y, **params: dot_general_p.bind(g, y, **params),
        lambda g, x, y, **params: dot_general_p.bind(x, g, **params))
 dot_general_p.def_transpose(_dot_general_transpose)
+
+
+# ---------------------------------------------------------------------------
+# Batching rule: a batched operand's batch axis becomes a new batch dimension
+# of the contraction (both batched) or a free dimension (one batched).
+
+from pyjax._src.interpreters import batching as _batching  # noqa: E402
+
+
+def _shift(dims, bdim):
+    return tuple(d + 1 if d >= bdim else d for d in dims)
+
+
+def _dot_general_batch(axis_data, args, dims, *, dimension_numbers, precision, preferred_element_type, out_sharding):
+    lhs, rhs = args
+    lbd, rbd = dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    not_mapped = _batching.not_mapped
+    if lbd is not not_mapped and rbd is not not_mapped:
+        new = ((_shift(lc, lbd), _shift(rc, rbd)), ((lbd,) + _shift(lb, lbd), (rbd,) + _shift(rb, rbd)))
+        out_dim = 0
+    elif lbd is not not_mapped:
+        new = ((_shift(lc, lbd), rc), (_shift(lb, lbd), rb))
+        lhs_ndim = lhs.aval.ndim if hasattr(lhs, "aval") else np.ndim(lhs)
+        free = [i for i in range(lhs_ndim) if i not in new[0][0] and i not in new[1][0]]
+        out_dim = len(lb) + free.index(lbd)
+    else:
+        new = ((lc, _shift(rc, rbd)), (lb, _shift(rb, rbd)))
+        lhs_ndim = lhs.aval.ndim if hasattr(lhs, "aval") else np.ndim(lhs)
+        rhs_ndim = rhs.aval.ndim if hasattr(rhs, "aval") else np.ndim(rhs)
+        lhs_free = lhs_ndim - len(lc) - len(lb)
+        free = [i for i in range(rhs_ndim) if i not in new[0][1] and i not in new[1][1]]
+        out_dim = len(lb) + lhs_free + free.index(rbd)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=DotDimensionNumbers(new), precision=precision,
+                             preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+    return out, out_dim
+
+
+dot_general_p.def_batch(_dot_general_batch)

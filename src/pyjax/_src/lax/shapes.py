@@ -331,3 +331,70 @@ def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
 
 
 deflinear(slice_p, _slice_transpose)
+
+
+# ---------------------------------------------------------------------------
+# Batching rules: the batch axis moves to the front, the params shift by one.
+
+from pyjax._src.interpreters import batching as _batching  # noqa: E402
+
+
+def _broadcast_in_dim_batch(axis_data, args, dims, *, shape, broadcast_dimensions, sharding):
+    (operand,), (d,) = args, dims
+    operand = _batching.moveaxis(operand, d, 0)
+    new_dims = (0,) + tuple(np.add(1, broadcast_dimensions))
+    return broadcast_in_dim_p.bind(operand, shape=(axis_data.size,) + tuple(shape),
+                                   broadcast_dimensions=new_dims, sharding=sharding), 0
+
+
+def _reshape_batch(axis_data, args, dims, *, new_sizes, dimensions, sharding):
+    (operand,), (d,) = args, dims
+    operand = _batching.moveaxis(operand, d, 0)
+    if dimensions is not None:
+        operand = transpose(operand, (0,) + tuple(np.add(1, dimensions)))
+    return reshape_p.bind(operand, new_sizes=(axis_data.size,) + tuple(new_sizes), dimensions=None, sharding=sharding), 0
+
+
+def _transpose_batch(axis_data, args, dims, *, permutation):
+    (operand,), (d,) = args, dims
+    # example axis p is operand axis p (+1 past the batch axis)
+    perm = (d,) + tuple(p if p < d else p + 1 for p in permutation)
+    return transpose_p.bind(operand, permutation=perm), 0
+
+
+def _squeeze_batch(axis_data, args, dims, *, dimensions):
+    (operand,), (d,) = args, dims
+    operand = _batching.moveaxis(operand, d, 0)
+    return squeeze_p.bind(operand, dimensions=tuple(np.add(1, dimensions))), 0
+
+
+def _rev_batch(axis_data, args, dims, *, dimensions):
+    (operand,), (d,) = args, dims
+    return rev_p.bind(operand, dimensions=tuple(a if a < d else a + 1 for a in dimensions)), d
+
+
+def _concatenate_batch(axis_data, args, dims, *, dimension):
+    operands = [_batching.bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True)]
+    return concatenate_p.bind(*operands, dimension=dimension + 1), 0
+
+
+def _slice_batch(axis_data, args, dims, *, start_indices, limit_indices, strides):
+    (operand,), (d,) = args, dims
+    starts = list(start_indices)
+    limits = list(limit_indices)
+    starts.insert(d, 0)
+    limits.insert(d, core.get_aval(operand).shape[d])
+    new_strides = None if strides is None else tuple(strides[:d]) + (1,) + tuple(strides[d:])
+    return slice_p.bind(operand, start_indices=tuple(starts), limit_indices=tuple(limits), strides=new_strides), d
+
+
+broadcast_in_dim_p.def_batch(_broadcast_in_dim_batch)
+reshape_p.def_batch(_reshape_batch)
+transpose_p.def_batch(_transpose_batch)
+squeeze_p.def_batch(_squeeze_batch)
+rev_p.def_batch(_rev_batch)
+concatenate_p.def_batch(_concatenate_batch)
+slice_p.def_batch(_slice_batch)
+iota_p.def_batch(lambda axis_data, args, dims, **params: (iota_p.bind(**params), _batching.not_mapped))
+
+from pyjax._src import core  # noqa: E402

@@ -470,3 +470,48 @@ def _split_transpose(cts, operand, *, sizes, axis):
 
 split_p.def_jvp(_split_jvp)
 split_p.def_transpose(_split_transpose)
+
+
+# ---------------------------------------------------------------------------
+# Batching rules for the static-index cases (batched indices need gather)
+
+from pyjax._src.interpreters import batching as _batching  # noqa: E402
+from pyjax._src.rules import unimplemented as _unimplemented  # noqa: E402
+
+
+def _pad_batch(axis_data, args, dims, *, padding_config):
+    (operand, padding_value), (d, pd) = args, dims
+    if pd is not _batching.not_mapped:
+        raise NotImplementedError("Batching rule for 'pad' not implemented (a batched padding value)")
+    config = list(padding_config)
+    config.insert(d, (0, 0, 0))
+    return pad_p.bind(operand, padding_value, padding_config=tuple(config)), d
+
+
+def _split_batch(axis_data, args, dims, *, sizes, axis):
+    (operand,), (d,) = args, dims
+    return split_p.bind(operand, sizes=sizes, axis=axis + (axis >= d)), [d] * len(sizes)
+
+
+def _dynamic_slice_batch(axis_data, args, dims, *, slice_sizes):
+    operand, *starts = args
+    d, *start_dims = dims
+    if any(sd is not _batching.not_mapped for sd in start_dims):
+        raise NotImplementedError("Batching rule for 'dynamic_slice' not implemented (batched start indices need gather)")
+    sizes = list(slice_sizes)
+    sizes.insert(d, core_get_aval(operand).shape[d])
+    starts = list(starts)
+    starts.insert(d, np.zeros((), core_get_aval(starts[0]).dtype if starts else np.int32)[()])
+    return dynamic_slice_p.bind(operand, *starts, slice_sizes=tuple(sizes)), d
+
+
+def core_get_aval(x):
+    from pyjax._src.core import get_aval
+
+    return get_aval(x)
+
+
+pad_p.def_batch(_pad_batch)
+split_p.def_batch(_split_batch)
+dynamic_slice_p.def_batch(_dynamic_slice_batch)
+dynamic_update_slice_p.def_batch(_unimplemented("batched dynamic_update_slice needs scatter; arrives with gather/scatter batching"))
