@@ -130,18 +130,22 @@ def moveaxis(x, src: int, dst: int):
 def bdim_at_front(x, bdim, size: int):
     """x with its batch axis first; an unbatched x is broadcast to `size`."""
     if bdim is not_mapped:
-        return broadcast_batch(x, size, 0)
+        from pyjax._src.lax.shapes import broadcast_in_dim
+
+        shape = tuple(core.get_aval(x).shape)
+        return broadcast_in_dim(x, (size,) + shape, tuple(range(1, len(shape) + 1)))
     return moveaxis(x, bdim, 0)
 
 
 def broadcast_batch(x, size: int, axis: int):
-    """An unbatched x given a batch axis of `size` at `axis`."""
-    from pyjax._src.lax.shapes import broadcast_in_dim
+    """An unbatched x given a batch axis of `size` at `axis`. (The dimension
+    numbers come out of NumPy, np.int64 entries, as in JAX's jaxpr text.)"""
+    from pyjax._src.lax.shapes import broadcast_in_dim_p
 
     shape = list(core.get_aval(x).shape)
-    dims = tuple(i if i < axis else i + 1 for i in range(len(shape)))
     shape.insert(axis, size)
-    return broadcast_in_dim(x, tuple(shape), dims)
+    dims = tuple(np.delete(np.arange(len(shape)), axis))
+    return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims, sharding=None)
 
 
 def matchaxis(x, src, dst, size: int):
@@ -185,18 +189,15 @@ def broadcasting(primitive) -> None:
         ):
             return primitive.bind(*args, **params), first_dim
         out_ndim = max(n - (0 if d is not_mapped else 1) for d, n in zip(dims, ndims, strict=True)) + 1
-        moved = []
-        for x, d, n in zip(args, dims, ndims, strict=True):
-            if d is not_mapped:
-                if n == 0:
-                    moved.append(x)
-                else:
-                    moved.append(_expand_unbatched(x, n, out_ndim))
-            else:
+        # Unbatched operands first, then the batched ones (JAX's equation order).
+        moved = list(args)
+        for i, (x, d, n) in enumerate(zip(args, dims, ndims, strict=True)):
+            if d is not_mapped and n:
+                moved[i] = _expand_unbatched(x, n, out_ndim)
+        for i, (x, d, n) in enumerate(zip(args, dims, ndims, strict=True)):
+            if d is not not_mapped:
                 x = moveaxis(x, d, 0)
-                if n < out_ndim:
-                    x = _expand_batched(x, n, out_ndim)
-                moved.append(x)
+                moved[i] = _expand_batched(x, n, out_ndim) if n < out_ndim else x
         return primitive.bind(*moved, **params), 0
 
     primitive.def_batch(rule)

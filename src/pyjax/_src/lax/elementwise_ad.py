@@ -284,7 +284,7 @@ def _select_n_batch(axis_data, args, dims):
     case_shape = None
     moved_cases = []
     for c, d in zip(cases, case_dims, strict=True):
-        c = batching.bdim_at_front(c, d, size)
+        c = batching.broadcast_batch(c, size, 0) if d is batching.not_mapped else batching.moveaxis(c, d, 0)
         case_shape = core.get_aval(c).shape
         moved_cases.append(c)
     which = batching.bdim_at_front(which, which_dim, size)

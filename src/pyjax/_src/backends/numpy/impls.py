@@ -473,3 +473,20 @@ def _select_n_fast(which, *cases):
 
 
 IMPLS[ew.select_n_p] = _select_n_fast
+
+# --- collectives over positional axes (named axes are bound by vmap first)
+from pyjax._src.lax import parallel as _parallel  # noqa: E402
+
+
+def _positional_reduction(fn):
+    def impl(*xs, axes, axis_index_groups):
+        if any(not isinstance(a, (int, np.integer)) for a in axes):
+            raise NameError(f"unbound axis name: {next(a for a in axes if not isinstance(a, (int, np.integer)))}")
+        return [fn(np.asarray(x), axis=tuple(int(a) for a in axes)).astype(np.asarray(x).dtype) if axes else np.asarray(x) for x in xs]
+
+    return impl
+
+
+IMPLS[_parallel.psum_p] = _positional_reduction(np.sum)
+IMPLS[_parallel.pmax_p] = _positional_reduction(np.max)
+IMPLS[_parallel.pmin_p] = _positional_reduction(np.min)
