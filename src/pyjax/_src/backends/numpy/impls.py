@@ -131,14 +131,23 @@ def _minmax(x, y, take_x_if, ufunc):
         pick_x = take_x_if(x.real, y.real) | ((x.real == y.real) & take_x_if(x.imag, y.imag))
         return np.where(pick_x, x, y)
     out = ufunc(x, y)
-    if _is_float(dtype):
-        # NumPy returns `y` when x == y; XLA orders -0.0 below +0.0, and for
-        # two zeros -0.0 + +0.0 is the max, -(+0.0 + -0.0) of negated ones the min.
+    if _is_float(dtype) and _may_return_wrong_zero(x, y, ufunc is np.maximum):
+        # For two zeros -0.0 + +0.0 is the max, -(+0.0 + -0.0) of the negations the min.
         both_zero = (x == 0) & (y == 0)
         if both_zero.any():
             zero = x + y if ufunc is np.maximum else -((-x) + (-y))
             out = np.where(both_zero, zero, out)
     return out
+
+
+def _may_return_wrong_zero(x, y, is_max: bool) -> bool:
+    # NumPy returns `y` when x == y, XLA orders -0.0 below +0.0: max is wrong
+    # only for x = +0.0, y = -0.0 and min for x = -0.0, y = +0.0. A scalar
+    # operand (relu's 0.0) settles it without looking at the array.
+    def may_be_zero(v, negative: bool) -> bool:
+        return v.ndim > 0 or bool(v == 0 and np.signbit(v) == negative)
+
+    return may_be_zero(x, not is_max) and may_be_zero(y, is_max)
 
 
 IMPLS[ew.max_p] = lambda x, y: _minmax(x, y, np.greater, np.maximum)
