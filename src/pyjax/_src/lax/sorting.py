@@ -260,3 +260,110 @@ def approx_min_k(operand, k: int, reduction_dimension: int = -1, recall_target: 
     """
     return _approx_top_k(operand, k, reduction_dimension, recall_target, reduction_input_size_override,
                          aggregate_to_topk, False)
+
+
+# ---------------------------------------------------------------------------
+# Autodiff rules
+#
+# Sorting permutes: a tangent follows its value. sort carries an iota along
+# with the keys to learn the permutation; top_k and approx_top_k return their
+# indices anyway. The tangents are then gathered at those indices (as JAX
+# writes them, so gradient jaxprs print the same equations). Indices get no
+# tangent (float0 zeros).
+
+from pyjax._src import core as _core
+from pyjax._src.ad_util import Zero as _Zero
+from pyjax._src.ad_util import tangent_aval as _tangent_aval
+from pyjax._src.jit import jit as _jit
+from pyjax._src.lax import elementwise as _ew
+from pyjax._src.lax import gather_scatter as _gs
+from pyjax._src.lax import shapes as _shapes
+
+
+def _index_dtype_for_shape(shape) -> np.dtype:
+    # The narrowest unsigned type JAX uses for positions along any axis.
+    return np.dtype(np.uint64) if any(d > np.iinfo(np.uint32).max for d in shape) else np.dtype(np.uint32)
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    shape = _core.get_aval(primals[0]).shape
+    iota = _shapes.broadcasted_iota(_index_dtype_for_shape(shape), shape, dimension)
+    *sorted_primals, permutation = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
+                                               num_keys=num_keys)
+    # Every other axis is a batching axis: each row gathers from its own row.
+    batch_dims = tuple(np.delete(np.arange(len(shape), dtype=np.int64), dimension))
+    dnums = _gs.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(dimension,), start_index_map=(dimension,),
+                                       operand_batching_dims=batch_dims, start_indices_batching_dims=batch_dims)
+    indices = _shapes.expand_dims(permutation, (len(shape),))
+    tangents_out = [t if type(t) is _Zero else
+                    _gs.gather(t, indices, dnums, (1,) * len(shape), mode=_gs.GatherScatterMode.PROMISE_IN_BOUNDS)
+                    for t in tangents]
+    return sorted_primals, tangents_out
+
+
+sort_p.def_jvp(_sort_jvp)
+
+
+def _top_k_jvp(primals, tangents, *, k, axis, is_stable):
+    (operand,), (tangent,) = primals, tangents
+    values, indices = top_k(operand, k, axis=axis, is_stable=is_stable)
+    if type(tangent) is _Zero:
+        tangent_out = _Zero(_tangent_aval(_core.get_aval(values)))
+    else:
+        idx_shape = _core.get_aval(indices).shape
+        rank = len(idx_shape)
+        others = tuple(i for i in range(rank) if i != axis)
+        dnums = _gs.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(axis,), start_index_map=(axis,),
+                                           operand_batching_dims=others, start_indices_batching_dims=others)
+        tangent_out = _gs.gather(tangent, _shapes.reshape(indices, idx_shape + (1,)), dnums, (1,) * rank)
+    return [values, indices], [tangent_out, _Zero(_tangent_aval(_core.get_aval(indices)))]
+
+
+top_k_p.def_jvp(_top_k_jvp)
+
+
+def _take_along_axis(arr, indices, axis):
+    """jnp.take_along_axis for indices of arr's rank (the case approx_top_k's
+    JVP needs), as JAX stages it: negative indices wrap, out-of-bounds fill
+    with NaN."""
+    arr_shape, idx_shape = _core.get_aval(arr).shape, _core.get_aval(indices).shape
+    axis_size = arr_shape[axis]
+    if not np.issubdtype(_core.get_aval(indices).dtype, np.unsignedinteger):
+        size = np.asarray(axis_size, _core.get_aval(indices).dtype)[()]
+        indices = _ew.select(_ew.lt(indices, np.zeros((), size.dtype)[()]), _ew.add(indices, size), indices)
+    indices = _shapes.reshape(indices, idx_shape + (1,))
+    offset_dims, slice_sizes, batch_dims = [], [], []
+    for i in range(len(arr_shape)):
+        if i == axis:
+            slice_sizes.append(1)
+        elif idx_shape[i] == 1:  # the whole (size-1) axis of arr: no index needed
+            offset_dims.append(i)
+            slice_sizes.append(arr_shape[i])
+        else:  # matching axes: element i of the indices reads element i of arr
+            slice_sizes.append(1 if arr_shape[i] else 0)
+            batch_dims.append(i)
+    dnums = _gs.GatherDimensionNumbers(offset_dims=tuple(offset_dims), collapsed_slice_dims=(axis,),
+                                       start_index_map=(axis,), operand_batching_dims=tuple(batch_dims),
+                                       start_indices_batching_dims=tuple(batch_dims))
+    return _gs.gather(arr, indices, dnums, tuple(slice_sizes), mode="fill")
+
+
+_take_along_axis.__name__ = _take_along_axis.__qualname__ = "take_along_axis"
+_jitted_take_along_axis = _jit(_take_along_axis, static_argnames=("axis",))
+
+
+def _approx_top_k_jvp(primals, tangents, *, k, reduction_dimension, recall_target, is_max_k,
+                      reduction_input_size_override, aggregate_to_topk):
+    (operand,), (tangent,) = primals, tangents
+    wrapper = approx_max_k if is_max_k else approx_min_k
+    values, indices = wrapper(operand, k, reduction_dimension, recall_target, reduction_input_size_override,
+                              aggregate_to_topk)
+    if type(tangent) is _Zero:
+        tangent_out = _Zero(_tangent_aval(_core.get_aval(values)))
+    else:
+        axis = reduction_dimension % len(_core.get_aval(indices).shape)
+        tangent_out = _jitted_take_along_axis(tangent, indices, axis=axis)
+    return [values, indices], [tangent_out, _Zero(_tangent_aval(_core.get_aval(indices)))]
+
+
+approx_top_k_p.def_jvp(_approx_top_k_jvp)
