@@ -516,7 +516,11 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
                     dims.append(axis % ndim)
             return dims
 
-        outs = batching.batch_flat(flat_fun, flat_args, in_dims, out_dims_thunk, axis_data)
+        from pyjax._src.lax.batching_util import matchaxis
+
+        infos = batching.batch_flat(flat_fun, flat_args, in_dims, axis_data)
+        out_dims = out_dims_thunk(len(infos))
+        outs = [matchaxis(v, d, od, axis_data.size) for (v, d), od in zip(infos, out_dims, strict=True)]
         return tree_unflatten(out_store[0][1], [_as_array(o) for o in outs])
 
     return vmap_f

@@ -579,6 +579,7 @@ def batch_jaxpr(jaxpr: Jaxpr, axis_data, in_dims: Sequence) -> tuple[Jaxpr, list
     come out with their batch axis first. Returns (jaxpr, out_dims)."""
     from pyjax._src.interpreters import batching
     from pyjax._src.jaxpr import eval_jaxpr
+    from pyjax._src.lax import batching_util
 
     in_avals = []
     for aval, d in zip(jaxpr.in_avals, in_dims, strict=True):
@@ -600,7 +601,7 @@ def batch_jaxpr(jaxpr: Jaxpr, axis_data, in_dims: Sequence) -> tuple[Jaxpr, list
         finally:
             trace.valid = False
         out_dims[:] = [batching.not_mapped if d is batching.not_mapped else 0 for _, d in infos]
-        return [batching.matchaxis(v, d, od, axis_data.size) for (v, d), od in zip(infos, out_dims, strict=True)]
+        return [batching_util.matchaxis(v, d, od, axis_data.size) for (v, d), od in zip(infos, out_dims, strict=True)]
 
     new_jaxpr, _ = trace_to_jaxpr(batched, in_avals, jaxpr.debug_info)
     return new_jaxpr, out_dims

@@ -254,18 +254,19 @@ defjvp(ew.rem_p,
 # Batching rules (vmap)
 
 from pyjax._src.interpreters import batching  # noqa: E402
+from pyjax._src.lax import batching_util  # noqa: E402
 
 for _p in (ew.neg_p, ew.sign_p, ew.abs_p, ew.floor_p, ew.ceil_p, ew.round_p, ew.is_finite_p, ew.square_p,
            ew.not_p, ew.population_count_p, ew.clz_p, ew.real_p, ew.imag_p, ew.conj_p, ew.exp_p, ew.exp2_p,
            ew.log_p, ew.log1p_p, ew.expm1_p, ew.sqrt_p, ew.rsqrt_p, ew.cbrt_p, ew.sin_p, ew.cos_p, ew.tan_p,
            ew.asin_p, ew.acos_p, ew.atan_p, ew.sinh_p, ew.cosh_p, ew.tanh_p, ew.asinh_p, ew.acosh_p, ew.atanh_p,
            ew.logistic_p, ew.integer_pow_p, ew.convert_element_type_p, ew.stop_gradient_p, ew.copy_p):
-    batching.vectorized(_p)
+    batching_util.vectorized(_p)
 
 for _p in (ew.add_p, ew.sub_p, ew.mul_p, ew.div_p, ew.rem_p, ew.pow_p, ew.max_p, ew.min_p, ew.atan2_p,
            ew.nextafter_p, ew.and_p, ew.or_p, ew.xor_p, ew.shift_left_p, ew.shift_right_arithmetic_p,
            ew.shift_right_logical_p, ew.eq_p, ew.ne_p, ew.lt_p, ew.le_p, ew.gt_p, ew.ge_p, add_any_p):
-    batching.broadcasting(_p)
+    batching_util.broadcasting(_p)
 
 
 def _select_n_batch(axis_data, args, dims):
@@ -278,16 +279,16 @@ def _select_n_batch(axis_data, args, dims):
         first = next(d for d in case_dims if d is not batching.not_mapped)
         if all(d == first for d in case_dims):
             return ew.select_n_p.bind(which, *cases), first
-        cases = [batching.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims, strict=True)]
+        cases = [batching_util.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims, strict=True)]
         return ew.select_n_p.bind(which, *cases), 0
     size = axis_data.size
     case_shape = None
     moved_cases = []
     for c, d in zip(cases, case_dims, strict=True):
-        c = batching.broadcast_batch(c, size, 0) if d is batching.not_mapped else batching.moveaxis(c, d, 0)
+        c = batching_util.broadcast_batch(c, size, 0) if d is batching.not_mapped else batching_util.moveaxis(c, d, 0)
         case_shape = core.get_aval(c).shape
         moved_cases.append(c)
-    which = batching.bdim_at_front(which, which_dim, size)
+    which = batching_util.bdim_at_front(which, which_dim, size)
     if core.get_aval(which).shape != case_shape:
         # a per-example scalar predicate: broadcast it over the case shape
         which = shapes.broadcast_in_dim(which, case_shape, (0,))

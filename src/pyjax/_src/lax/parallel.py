@@ -18,6 +18,7 @@ from pyjax._src import core
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
+from pyjax._src.lax import batching_util
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
 
@@ -155,8 +156,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
     value, d = trace.to_batch_info(x)
     size = trace.axis_data.size
     with core.set_current_trace(trace.parent):
-        stacked = batching.bdim_at_front(value, d, size)  # (size, ...)
-        stacked = batching.moveaxis(stacked, 0, axis)
+        stacked = batching_util.bdim_at_front(value, d, size)  # (size, ...)
+        stacked = batching_util.moveaxis(stacked, 0, axis)
         shape = core.get_aval(stacked).shape
         if tiled:
             merged = list(shape)

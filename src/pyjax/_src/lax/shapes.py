@@ -336,12 +336,13 @@ deflinear(slice_p, _slice_transpose)
 # ---------------------------------------------------------------------------
 # Batching rules: the batch axis moves to the front, the params shift by one.
 
-from pyjax._src.interpreters import batching as _batching  # noqa: E402
+from pyjax._src.interpreters import batching as _batching
+from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
 
 
 def _broadcast_in_dim_batch(axis_data, args, dims, *, shape, broadcast_dimensions, sharding):
     (operand,), (d,) = args, dims
-    operand = _batching.moveaxis(operand, d, 0)
+    operand = _batching_util.moveaxis(operand, d, 0)
     new_dims = (0,) + tuple(np.add(1, broadcast_dimensions))
     return broadcast_in_dim_p.bind(operand, shape=(axis_data.size,) + tuple(shape),
                                    broadcast_dimensions=new_dims, sharding=sharding), 0
@@ -349,7 +350,7 @@ def _broadcast_in_dim_batch(axis_data, args, dims, *, shape, broadcast_dimension
 
 def _reshape_batch(axis_data, args, dims, *, new_sizes, dimensions, sharding):
     (operand,), (d,) = args, dims
-    operand = _batching.moveaxis(operand, d, 0)
+    operand = _batching_util.moveaxis(operand, d, 0)
     if dimensions is not None:
         operand = transpose(operand, (0,) + tuple(np.add(1, dimensions)))
     return reshape_p.bind(operand, new_sizes=(axis_data.size,) + tuple(new_sizes), dimensions=None, sharding=sharding), 0
@@ -364,7 +365,7 @@ def _transpose_batch(axis_data, args, dims, *, permutation):
 
 def _squeeze_batch(axis_data, args, dims, *, dimensions):
     (operand,), (d,) = args, dims
-    operand = _batching.moveaxis(operand, d, 0)
+    operand = _batching_util.moveaxis(operand, d, 0)
     return squeeze_p.bind(operand, dimensions=tuple(np.add(1, dimensions))), 0
 
 
@@ -374,7 +375,7 @@ def _rev_batch(axis_data, args, dims, *, dimensions):
 
 
 def _concatenate_batch(axis_data, args, dims, *, dimension):
-    operands = [_batching.bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True)]
+    operands = [_batching_util.bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True)]
     return concatenate_p.bind(*operands, dimension=dimension + 1), 0
 
 

@@ -324,7 +324,11 @@ class ProgramBuilder:
         if isinstance(impl, np.ufunc) and impl.nout == 1 and not eqn.params:
             ufunc = impl  # the table's impl is a ufunc itself: same call, and out= applies
         else:
+            # Only when the impl is the params-dropping wrapper of exactly this
+            # ufunc (impls.py marks it): a specialised impl is never bypassed.
             ufunc = UFUNCS.get(primitive.name) if is_default else None
+            if ufunc is not None and getattr(impl, "ufunc", None) is not ufunc:
+                ufunc = None
         if ufunc is not None:
             outs = [self.new_value(out_avals[0])]
             fn = self._function(ufunc, "np_" + ufunc.__name__)
