@@ -125,3 +125,75 @@ def fft(x, fft_type: FftType | str, fft_lengths: Sequence[int]):
 
 
 fft = jit(fft, static_argnums=(1, 2))
+
+
+# ---------------------------------------------------------------------------
+# Autodiff rules
+#
+# Every FFT is linear. The DFT matrix is symmetric, so a complex transform
+# transposes to itself (FFT to FFT, IFFT to IFFT). RFFT keeps only half the
+# spectrum: its transpose is an IRFFT of the conjugated cotangent with the
+# bins that stand for two (all but DC and, for even n, Nyquist) halved, times
+# n; IRFFT's transpose is the mirror image. The helpers stage the equations
+# JAX's `_rfft_transpose` (a jit of that name) and `_irfft_transpose` do.
+
+import math
+
+from pyjax._src import core as _core
+from pyjax._src.interpreters.jvp import deflinear as _deflinear
+from pyjax._src.lax import elementwise as _ew
+from pyjax._src.lax import shapes as _shapes
+
+
+def _hermitian_mask(n_bins: int, fft_length: int, dtype):
+    """2 for the bins of the half spectrum that stand for a pair, 1 for DC
+    (and for the Nyquist bin of an even length)."""
+    from pyjax._src.lax.slicing import dynamic_update_slice
+
+    mask = _shapes.broadcast_in_dim(np.asarray(2, dtype)[()], (n_bins,), ())
+    one = _shapes.broadcast_in_dim(np.asarray(1, dtype)[()], (1,), ())
+    mask = dynamic_update_slice(mask, one, (0,))
+    if fft_length % 2 == 0:
+        one = _shapes.broadcast_in_dim(np.asarray(1, dtype)[()], (1,), ())
+        mask = dynamic_update_slice(mask, one, (n_bins - 1,))
+    return mask
+
+
+def _weak_scalar(value, dtype):
+    # A Python scalar as jnp arithmetic promotes it: weakly typed, of the
+    # array's dtype (a literal in the jaxpr).
+    return _ew._convert_element_type(value, np.dtype(dtype), weak_type=True)
+
+
+def _rfft_transpose(t, fft_lengths):
+    # t: complex [..., n // 2 + 1] -> real [..., n]
+    t_aval = _core.get_aval(t)
+    mask = _hermitian_mask(t_aval.shape[-1], fft_lengths[-1], t_aval.dtype)
+    mask = _shapes.expand_dims(mask, tuple(range(t_aval.ndim - 1)))
+    out = fft(_ew.div(_ew.conj(t), mask), FftType.IRFFT, fft_lengths)
+    return _ew.mul(_weak_scalar(math.prod(fft_lengths), _core.get_aval(out).dtype), out)
+
+
+_rfft_transpose = jit(_rfft_transpose, static_argnums=1)
+
+
+def _irfft_transpose(t, fft_lengths):
+    # t: real [..., n] -> complex [..., n // 2 + 1], conjugated (JAX's
+    # convention for the cotangents of complex inputs).
+    x = fft(t, FftType.RFFT, fft_lengths)
+    x_aval = _core.get_aval(x)
+    mask = _hermitian_mask(x_aval.shape[-1], fft_lengths[-1], x_aval.dtype)
+    scale = 1 / math.prod(fft_lengths)
+    out = _ew.mul(_ew.mul(_weak_scalar(scale, x_aval.dtype), _shapes.expand_dims(mask, tuple(range(x_aval.ndim - 1)))), x)
+    return _ew.conj(out)
+
+
+def _fft_transpose(t, operand, *, fft_type, fft_lengths):
+    if fft_type == FftType.RFFT:
+        return [_rfft_transpose(t, fft_lengths)]
+    if fft_type == FftType.IRFFT:
+        return [_irfft_transpose(t, fft_lengths)]
+    return [fft(t, fft_type, fft_lengths)]
+
+
+_deflinear(fft_p, _fft_transpose)
