@@ -111,7 +111,19 @@ def f(i, x):
 result = jax.make_jaxpr(f)(jnp.int32(1), jnp.ones(3))
 """)
 
+program("total_order_comparisons", "jaxpr", """
+def f(a, b):
+  return lax.eq_to_p.bind(a, b), lax.lt_to_p.bind(a, b), lax.le_to_p.bind(1.0, 2.0)
+result = jax.make_jaxpr(f)(jnp.ones(2), jnp.ones(2))
+""")
+
 # ---- values: where XLA and NumPy disagree ----
+
+program("total_order_values", "value", """
+x = jnp.array([-0.0, 0.0, np.nan, -np.nan, 1.0, -np.inf, np.nan, 1.0], jnp.float32)
+y = jnp.array([0.0, -0.0, np.nan, np.nan, np.nan, -np.nan, np.inf, 1.0], jnp.float32)
+result = jnp.stack([lax.eq_to_p.bind(x, y), lax.le_to_p.bind(x, y), lax.lt_to_p.bind(x, y)])
+""")
 
 program("div_integer_rounds_to_zero_and_by_zero", "value", """
 x = jnp.array([7, -7, 7, -7, 5, 0, -2**31, -2**31], jnp.int32)
@@ -288,6 +300,10 @@ result = lax.select_n(True, 1.0, 2.0, 3.0)
 
 program("error_select_no_cases", "error", """
 result = lax.select_n(True)
+""")
+
+program("error_lt_to_complex", "error", """
+result = lax.lt_to_p.bind(jnp.ones(2, jnp.complex64), jnp.ones(2, jnp.complex64))
 """)
 
 program("error_mulhi_float", "error", """

@@ -209,6 +209,29 @@ def _next_after(x, y):
     return np.where(x == y, y, np.where(np.isnan(x) | np.isnan(y), np.nan, out)).astype(x.dtype)
 
 
+def total_order(compare):
+    """IEEE 754 total order on (float64) keys: NaN's sign, then value, then zero's sign."""
+
+    def keys(v):
+        v = wide(v).real
+        nan_rank = np.where(np.isnan(v), np.where(np.signbit(v), -1, 1), 0)
+        zero_rank = np.where(v == 0, np.where(np.signbit(v), -1, 1), 0)
+        return nan_rank, np.where(np.isnan(v), 0.0, v), zero_rank
+
+    def oracle(x, y):
+        (a1, a2, a3), (b1, b2, b3) = keys(x), keys(y)
+        less = (a1 < b1) | ((a1 == b1) & ((a2 < b2) | ((a2 == b2) & (a3 < b3))))
+        equal = (a1 == b1) & (a2 == b2) & (a3 == b3)
+        return {"lt": less, "le": less | equal, "eq": equal}[compare]
+
+    return oracle
+
+
+def signed_zeros_and_nans(rng, dtype):
+    values = np.array([-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf, 1.0, -1.0, 2.5])
+    return rng.choice(values, SHAPE).astype(dtype)
+
+
 # ---------------------------------------------------------------------------
 # The table
 
@@ -325,6 +348,13 @@ OPS = [
     binary("le", lax.le, lax.le_p, np.less_equal, FLOATS + INTS + [BOOL], uniform(-2, 2), ORDERED, C64, out_dtype=to_bool),
     binary("gt", lax.gt, lax.gt_p, np.greater, FLOATS + INTS + [BOOL], uniform(-2, 2), ORDERED, C64, out_dtype=to_bool),
     binary("ge", lax.ge, lax.ge_p, np.greater_equal, FLOATS + INTS + [BOOL], uniform(-2, 2), ORDERED, C64, out_dtype=to_bool),
+    binary("eq_to", lax.eq_to_p.bind, lax.eq_to_p, total_order("eq"), FLOATS, signed_zeros_and_nans, None, BOOL,
+           out_dtype=to_bool),
+    binary("le_to", lax.le_to_p.bind, lax.le_to_p, total_order("le"), FLOATS, signed_zeros_and_nans, ORDERED, C64,
+           out_dtype=to_bool),
+    binary("lt_to", lax.lt_to_p.bind, lax.lt_to_p, total_order("lt"), FLOATS, signed_zeros_and_nans, ORDERED, C64,
+           out_dtype=to_bool),
+    binary("lt_to_int", lax.lt_to_p.bind, lax.lt_to_p, np.less, INTS + [BOOL], full_range, ORDERED, C64, out_dtype=to_bool),
     binary("complex", lax.complex, lax.complex_p, fl(lambda x, y: x + 1j * y), [F32], uniform(-5, 5), "float32, float64", F16,
            out_dtype=lambda d: C64),
 ]

@@ -49,10 +49,10 @@ __all__ = [
     "bitwise_or", "bitwise_xor", "cbrt", "cbrt_p", "ceil", "ceil_p", "clamp", "clamp_p", "clz",
     "clz_p", "complex", "complex_p", "conj", "conj_p", "convert_element_type",
     "convert_element_type_p", "copy_p", "cos", "cos_p", "cosh", "cosh_p", "div", "div_p", "eq",
-    "eq_p", "exp", "exp2", "exp2_p", "exp_p", "expm1", "expm1_p", "floor", "floor_p", "ge",
+    "eq_p", "eq_to_p", "exp", "exp2", "exp2_p", "exp_p", "expm1", "expm1_p", "floor", "floor_p", "ge",
     "ge_p", "gt", "gt_p", "imag", "imag_p", "integer_pow", "integer_pow_p", "is_finite",
-    "is_finite_p", "le", "le_p", "log", "log1p", "log1p_p", "log_p", "logistic", "logistic_p",
-    "lt", "lt_p", "max", "max_p", "min", "min_p", "mul", "mul_p", "mulhi", "mulhi_p", "ne",
+    "is_finite_p", "le", "le_p", "le_to_p", "log", "log1p", "log1p_p", "log_p", "logistic", "logistic_p",
+    "lt", "lt_p", "lt_to_p", "max", "max_p", "min", "min_p", "mul", "mul_p", "mulhi", "mulhi_p", "ne",
     "ne_p", "neg", "neg_p", "nextafter", "nextafter_p", "not_p", "or_p", "population_count",
     "population_count_p", "pow", "pow_p", "real", "real_p", "reciprocal", "reduce_precision",
     "reduce_precision_p", "rem", "rem_p", "round", "round_p", "rsqrt", "rsqrt_p", "select",
@@ -264,6 +264,11 @@ lt_p = _naryop("lt", (_ORDERED, _ORDERED), result_dtype=_to_bool)
 le_p = _naryop("le", (_ORDERED, _ORDERED), result_dtype=_to_bool)
 gt_p = _naryop("gt", (_ORDERED, _ORDERED), result_dtype=_to_bool)
 ge_p = _naryop("ge", (_ORDERED, _ORDERED), result_dtype=_to_bool)
+# The same under IEEE 754's total order (-NaN < -inf < ... < -0.0 < +0.0 < ... < inf < NaN);
+# sort's comparator uses them. No public wrapper, as in JAX.
+eq_to_p = _naryop("eq_to", (None, None), result_dtype=_to_bool)
+le_to_p = _naryop("le_to", (_ORDERED, _ORDERED), result_dtype=_to_bool)
+lt_to_p = _naryop("lt_to", (_ORDERED, _ORDERED), result_dtype=_to_bool)
 
 
 # ---------------------------------------------------------------------------

@@ -24,20 +24,21 @@ from pyjax._src.lax.elementwise import _naryop
 # pyjax/lax/__init__.py does `from pyjax._src.lax.elementwise import *`.
 from pyjax._src.lax.elementwise import (  # noqa: E402,F401
     AccuracyMode, RoundingMethod, Tolerance, bitcast_convert_type, bitcast_convert_type_p, clamp,
-    clamp_p, complex, complex_p, mulhi, mulhi_p, reciprocal, reduce_precision, reduce_precision_p,
+    clamp_p, complex, complex_p, eq_to_p, le_to_p, lt_to_p, mulhi, mulhi_p, reciprocal, reduce_precision,
+    reduce_precision_p,
 )
 
 _ELEMENTWISE_REEXPORTS = [
     "AccuracyMode", "RoundingMethod", "Tolerance", "bitcast_convert_type", "bitcast_convert_type_p",
-    "clamp", "clamp_p", "complex", "complex_p", "mulhi", "mulhi_p", "reciprocal", "reduce_precision",
-    "reduce_precision_p",
+    "clamp", "clamp_p", "complex", "complex_p", "eq_to_p", "le_to_p", "lt_to_p", "mulhi", "mulhi_p",
+    "reciprocal", "reduce_precision", "reduce_precision_p",
 ]
 
 __all__ = [
     "bessel_i0e", "bessel_i0e_p", "bessel_i1e", "bessel_i1e_p", "betainc", "digamma", "digamma_p",
     "erf", "erf_inv", "erf_inv_p", "erf_p", "erfc", "erfc_p", "igamma", "igamma_grad_a",
     "igamma_grad_a_p", "igamma_p", "igammac", "igammac_p", "lgamma", "lgamma_p", "polygamma",
-    "polygamma_p", "random_gamma_grad", "random_gamma_grad_p", "regularized_incomplete_beta_p",
+    "polygamma_p", "random_gamma_grad", "regularized_incomplete_beta_p",
     "zeta", "zeta_p",
 ] + _ELEMENTWISE_REEXPORTS
 

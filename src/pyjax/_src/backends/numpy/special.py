@@ -1,5 +1,6 @@
 """NumPy impls of the special functions, and of the elementwise primitives
-added with them (complex, clamp, mulhi, bitcast_convert_type, reduce_precision).
+added with them (complex, clamp, mulhi, the total-order comparisons,
+bitcast_convert_type, reduce_precision).
 
 Special functions are computed with scipy.special in float64 and rounded to
 the operand dtype (XLA computes bfloat16/float16 in float32; the rounding to
@@ -119,6 +120,28 @@ def _reduce_precision(operand, *, exponent_bits, mantissa_bits):
     return np.where(np.isnan(x), x, out)  # NaN stays NaN
 
 
+def _total_order_key(x):
+    # Floats as signed integers whose order is IEEE 754's total order: the
+    # magnitude bits of negative values are flipped, so -0.0 < +0.0 and the
+    # NaNs sit beyond the infinities. Other dtypes compare as they are.
+    if not dtypes.issubdtype(x.dtype, np.floating):
+        return x
+    signed = np.dtype(f"i{x.dtype.itemsize}")
+    bits = x.view(signed)
+    return np.where(bits < 0, bits ^ np.iinfo(signed).max, bits)
+
+
+def _total_order(compare):
+    def impl(x, y):
+        dtype = _common_dtype(x, y)
+        return compare(_total_order_key(np.asarray(x, dtype)), _total_order_key(np.asarray(y, dtype)))
+
+    return impl
+
+
+IMPLS[ew.eq_to_p] = _total_order(np.equal)
+IMPLS[ew.le_to_p] = _total_order(np.less_equal)
+IMPLS[ew.lt_to_p] = _total_order(np.less)
 IMPLS[ew.complex_p] = _complex
 IMPLS[ew.clamp_p] = _clamp
 IMPLS[ew.mulhi_p] = _mulhi
