@@ -1,15 +1,16 @@
 """The elementwise primitives, table-driven.
 
 One record per primitive (wrapper, primitive, NumPy oracle, accepted dtypes,
-input sampler, the accepted-dtype list JAX 0.11 prints); every record is
+input samplers, the accepted-dtype list JAX 0.11 prints); every record is
 checked over its dtypes for: the impl against the oracle, abstract eval
 against the impl, jit against eager, and the exact message for a dtype it
 rejects. The oracles compute in float64 (or with Python integers) from the
 definitions, with XLA's conventions written out (integer division rounds
 towards zero and x / 0 is all ones, x % 0 is x, shifts outside [0, bits)
-give 0 or the sign fill, float max/min propagate NaN). Edge cases XLA
-defines (signed zeros, NaN, saturation, lexicographic complex max) are
-checked against values recorded from JAX 0.11 in test_elementwise_edges.py.
+give 0 or the sign fill, float max/min propagate NaN). Below the table:
+edge values recorded from JAX 0.11 (signed zeros, NaN, saturating casts,
+lexicographic complex max, reduce_precision's rounding, 64-bit types), weak
+types and messages.
 """
 
 from __future__ import annotations
@@ -125,7 +126,8 @@ def python_ints(fn):
         dtype = np.asarray(args[0]).dtype
         flat = np.broadcast_arrays(*(np.asarray(a) for a in args))
         bits = dtype.itemsize * 8
-        out = [fn(*(int(v) for v in values), bits=bits, **params) for values in zip(*(f.reshape(-1) for f in flat), strict=True)]
+        columns = zip(*(f.reshape(-1) for f in flat), strict=True)
+        out = [fn(*(int(v) for v in values), bits=bits, **params) for values in columns]
         wrapped = [(v + (1 << bits)) % (1 << bits) for v in out]
         signed = [v - (1 << bits) if dtype.kind == "i" and v >= 1 << (bits - 1) else v for v in wrapped]
         return np.array(signed, dtype=np.int64 if dtype.kind == "i" else np.uint64).astype(dtype).reshape(flat[0].shape)
@@ -261,6 +263,7 @@ def binary(name, fn, primitive, oracle, dtypes, sampler, accepts, rejected, seco
 
 
 fl = float_oracle
+ACC = {"accuracy": None}  # the transcendental ops' hidden param
 real_of = lambda d: np.dtype(np.float32) if d.kind == "c" else d  # noqa: E731
 to_bool = lambda d: BOOL  # noqa: E731
 ANY = FLOATS + INTS + [BOOL, C64]
@@ -279,7 +282,8 @@ OPS = [
     unary("round", lax.round, lax.round_p, fl(round_half_away), FLOATS, lambda r, d: (r.integers(-8, 8, SHAPE) / 2).astype(d),
           FLOATING, "int32", params={"rounding_method": lax.RoundingMethod.AWAY_FROM_ZERO}),
     unary("round_even", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN), lax.round_p, fl(np.round), FLOATS,
-          lambda r, d: (r.integers(-8, 8, SHAPE) / 2).astype(d), None, BOOL, params={"rounding_method": lax.RoundingMethod.TO_NEAREST_EVEN}),
+          lambda r, d: (r.integers(-8, 8, SHAPE) / 2).astype(d), None, BOOL,
+          params={"rounding_method": lax.RoundingMethod.TO_NEAREST_EVEN}),
     unary("is_finite", lax.is_finite, lax.is_finite_p, fl(np.isfinite), FLOATS, with_specials(-5, 5), FLOATING, "int32",
           out_dtype=to_bool),
     unary("square", lax.square, lax.square_p, fl(np.square), FLOATS + [C64], uniform(-5, 5), NUM, BOOL),
@@ -293,29 +297,29 @@ OPS = [
     unary("imag", lax.imag, lax.imag_p, fl(np.imag), [C64], uniform(-5, 5), "complexfloating", F32, out_dtype=real_of),
     unary("conj", lax.conj, lax.conj_p, fl(np.conj), [C64, F32], uniform(-5, 5), "float32, complexfloating, float64", F16,
           out_dtype=lambda d: C64, params={"input_dtype": None}),
-    unary("exp", lax.exp, lax.exp_p, fl(np.exp), FLOATS + [C64], uniform(-5, 5), INEXACT, "int32", params={"accuracy": None}),
-    unary("exp2", lax.exp2, lax.exp2_p, fl(np.exp2), [F16, F32, C64], uniform(-5, 5), INEXACT, "int32", params={"accuracy": None}),
-    unary("log", lax.log, lax.log_p, fl(np.log), FLOATS + [C64], uniform(0.1, 5), INEXACT, "uint8", params={"accuracy": None}),
-    unary("log1p", lax.log1p, lax.log1p_p, fl(np.log1p), FLOATS + [C64], uniform(-0.5, 5), INEXACT, BOOL, params={"accuracy": None}),
-    unary("expm1", lax.expm1, lax.expm1_p, fl(np.expm1), FLOATS + [C64], uniform(-3, 3), INEXACT, BOOL, params={"accuracy": None}),
-    unary("sqrt", lax.sqrt, lax.sqrt_p, fl(np.sqrt), FLOATS + [C64], uniform(0, 9), INEXACT, "int8", params={"accuracy": None}),
+    unary("exp", lax.exp, lax.exp_p, fl(np.exp), FLOATS + [C64], uniform(-5, 5), INEXACT, "int32", params=ACC),
+    unary("exp2", lax.exp2, lax.exp2_p, fl(np.exp2), [F16, F32, C64], uniform(-5, 5), INEXACT, "int32", params=ACC),
+    unary("log", lax.log, lax.log_p, fl(np.log), FLOATS + [C64], uniform(0.1, 5), INEXACT, "uint8", params=ACC),
+    unary("log1p", lax.log1p, lax.log1p_p, fl(np.log1p), FLOATS + [C64], uniform(-0.5, 5), INEXACT, BOOL, params=ACC),
+    unary("expm1", lax.expm1, lax.expm1_p, fl(np.expm1), FLOATS + [C64], uniform(-3, 3), INEXACT, BOOL, params=ACC),
+    unary("sqrt", lax.sqrt, lax.sqrt_p, fl(np.sqrt), FLOATS + [C64], uniform(0, 9), INEXACT, "int8", params=ACC),
     unary("rsqrt", lax.rsqrt, lax.rsqrt_p, fl(lambda x: 1 / np.sqrt(x)), FLOATS + [C64], uniform(0.1, 9), INEXACT, "int8",
-          params={"accuracy": None}),
-    unary("cbrt", lax.cbrt, lax.cbrt_p, fl(np.cbrt), FLOATS, uniform(-9, 9), FLOATING, C64, params={"accuracy": None}),
-    unary("sin", lax.sin, lax.sin_p, fl(np.sin), FLOATS + [C64], uniform(-3, 3), INEXACT, "int32", params={"accuracy": None}),
-    unary("cos", lax.cos, lax.cos_p, fl(np.cos), FLOATS + [C64], uniform(-3, 3), INEXACT, "int32", params={"accuracy": None}),
-    unary("tan", lax.tan, lax.tan_p, fl(np.tan), FLOATS + [C64], uniform(-1.2, 1.2), INEXACT, "int32", params={"accuracy": None}),
+          params=ACC),
+    unary("cbrt", lax.cbrt, lax.cbrt_p, fl(np.cbrt), FLOATS, uniform(-9, 9), FLOATING, C64, params=ACC),
+    unary("sin", lax.sin, lax.sin_p, fl(np.sin), FLOATS + [C64], uniform(-3, 3), INEXACT, "int32", params=ACC),
+    unary("cos", lax.cos, lax.cos_p, fl(np.cos), FLOATS + [C64], uniform(-3, 3), INEXACT, "int32", params=ACC),
+    unary("tan", lax.tan, lax.tan_p, fl(np.tan), FLOATS + [C64], uniform(-1.2, 1.2), INEXACT, "int32", params=ACC),
     unary("asin", lax.asin, lax.asin_p, fl(np.arcsin), FLOATS + [C64], uniform(-0.9, 0.9), INEXACT, "int32"),
     unary("acos", lax.acos, lax.acos_p, fl(np.arccos), FLOATS + [C64], uniform(-0.9, 0.9), INEXACT, "int32"),
     unary("atan", lax.atan, lax.atan_p, fl(np.arctan), FLOATS + [C64], uniform(-3, 3), INEXACT, "int32"),
     unary("sinh", lax.sinh, lax.sinh_p, fl(np.sinh), FLOATS + [C64], uniform(-3, 3), INEXACT, "int32"),
     unary("cosh", lax.cosh, lax.cosh_p, fl(np.cosh), FLOATS + [C64], uniform(-3, 3), INEXACT, "int32"),
-    unary("tanh", lax.tanh, lax.tanh_p, fl(np.tanh), FLOATS + [C64], uniform(-3, 3), INEXACT, "int32", params={"accuracy": None}),
+    unary("tanh", lax.tanh, lax.tanh_p, fl(np.tanh), FLOATS + [C64], uniform(-3, 3), INEXACT, "int32", params=ACC),
     unary("asinh", lax.asinh, lax.asinh_p, fl(np.arcsinh), FLOATS + [C64], uniform(-3, 3), INEXACT, "int32"),
     unary("acosh", lax.acosh, lax.acosh_p, fl(np.arccosh), FLOATS + [C64], uniform(1.1, 5), INEXACT, "int32"),
     unary("atanh", lax.atanh, lax.atanh_p, fl(np.arctanh), FLOATS + [C64], uniform(-0.9, 0.9), INEXACT, "int32"),
     unary("logistic", lax.logistic, lax.logistic_p, fl(lambda x: 1 / (1 + np.exp(-x))), FLOATS + [C64], uniform(-6, 6),
-          INEXACT, "int32", params={"accuracy": None}),
+          INEXACT, "int32", params=ACC),
     binary("add", lax.add, lax.add_p, fl(np.add), FLOATS + [C64], uniform(-5, 5), NUM, BOOL),
     binary("add_int", lax.add, lax.add_p, python_ints(lambda a, b, bits: a + b), INTS, full_range, NUM, BOOL),
     binary("sub", lax.sub, lax.sub_p, fl(np.subtract), FLOATS + [C64], uniform(-5, 5), NUM, BOOL),
@@ -336,7 +340,8 @@ OPS = [
     binary("and", lax.bitwise_and, lax.and_p, np.bitwise_and, INTS + [BOOL], full_range, BITWISE, F32),
     binary("or", lax.bitwise_or, lax.or_p, np.bitwise_or, INTS + [BOOL], full_range, BITWISE, F32),
     binary("xor", lax.bitwise_xor, lax.xor_p, np.bitwise_xor, INTS + [BOOL], full_range, BITWISE, F32),
-    binary("shift_left", lax.shift_left, lax.shift_left_p, python_ints(shift("left")), INTS, full_range, INTEGER, F32, second=shifts),
+    binary("shift_left", lax.shift_left, lax.shift_left_p, python_ints(shift("left")), INTS, full_range, INTEGER, F32,
+           second=shifts),
     binary("shift_right_logical", lax.shift_right_logical, lax.shift_right_logical_p, python_ints(shift("logical")), INTS,
            full_range, INTEGER, F32, second=shifts),
     binary("shift_right_arithmetic", lax.shift_right_arithmetic, lax.shift_right_arithmetic_p, arithmetic_shift_oracle,
@@ -459,6 +464,10 @@ I32_MIN, I32_MAX = -(2**31), 2**31 - 1
 NAN, INF = np.nan, np.inf
 
 
+def arr(values, dtype):
+    return jnp.asarray(np.array(values, dtype))
+
+
 def i32(*v):
     return jnp.asarray(np.array(v, np.int32))
 
@@ -491,7 +500,7 @@ EDGES = {
                 [3, -3, -3, 3, -1, -1, I32_MIN, -1], "int32"),
     "rem_int": (lambda: lax.rem(i32(7, -7, 7, -7, 5, 0, I32_MIN, I32_MIN), i32(2, 2, -2, -2, 0, 0, -1, 0)),
                 [1, -1, 1, -1, 5, 0, 0, I32_MIN], "int32"),
-    "div_uint": (lambda: lax.div(jnp.asarray(np.array([7, 200, 5, 0], np.uint8)), jnp.asarray(np.array([2, 3, 0, 0], np.uint8))),
+    "div_uint": (lambda: lax.div(arr([7, 200, 5, 0], np.uint8), arr([2, 3, 0, 0], np.uint8)),
                  [3, 66, 255, 255], "uint8"),
     "rem_float": (lambda: lax.rem(f32(5.5, -5.5, 5.5, 1, INF, 1, -0.0, 0.0, 3), f32(2, 2, -2, 0, 2, INF, 1, -1, NAN)),
                   [1.5, -1.5, 1.5, NAN, NAN, 1.0, -0.0, 0.0, NAN], "float32"),
@@ -512,7 +521,7 @@ EDGES = {
     "shift_right_logical": (lambda: lax.shift_right_logical(i32(-8, -8, 8, -8, 8), i32(1, 31, 32, -1, 40)),
                             [2147483644, 1, 0, 0, 0], "int32"),
     "clz": (lambda: lax.clz(i32(0, 1, -1, 2**30)), [32, 31, 0, 1], "int32"),
-    "population_count": (lambda: lax.population_count(jnp.asarray(np.array([0, -1, -128, 7], np.int8))), [0, 8, 1, 3], "int8"),
+    "population_count": (lambda: lax.population_count(arr([0, -1, -128, 7], np.int8)), [0, 8, 1, 3], "int8"),
     "round": (lambda: lax.round(f32(0.5, 1.5, 2.5, -0.5, -1.5, NAN, -0.2, 2.4999998)), [1, 2, 3, -1, -2, NAN, -0.0, 2], "float32"),
     "round_even": (lambda: lax.round(f32(0.5, 1.5, 2.5, -0.5, -1.5, NAN, -0.2), lax.RoundingMethod.TO_NEAREST_EVEN),
                    [0, 2, 2, -0.0, -2, NAN, -0.0], "float32"),
@@ -522,13 +531,13 @@ EDGES = {
     "abs_int_min": (lambda: lax.abs(i32(I32_MIN, -3)), [I32_MIN, 3], "int32"),
     "nextafter": (lambda: lax.nextafter(f32(0, 1, 1, NAN, -0.0), f32(1, 2, 0, 1, 0.0)),
                   [1.401298464324817e-45, 1.0000001192092896, 0.9999999403953552, NAN, 0.0], "float32"),
-    "nextafter_float16_zeros": (lambda: lax.nextafter(jnp.asarray(np.array([0.0, -0.0], np.float16)),
-                                                      jnp.asarray(np.array([-0.0, 0.0], np.float16))), [-0.0, 0.0], "float16"),
+    "nextafter_float16_zeros": (lambda: lax.nextafter(arr([0.0, -0.0], np.float16),
+                                                      arr([-0.0, 0.0], np.float16)), [-0.0, 0.0], "float16"),
     "cbrt": (lambda: lax.cbrt(f32(-8, 27, 0, -0.0, INF)), [-2, 3, 0, -0.0, INF], "float32"),
     "rsqrt": (lambda: lax.rsqrt(f32(4, 0, -1, INF, -0.0)), [0.5, INF, NAN, 0, -INF], "float32"),
     "logistic": (lambda: lax.logistic(f32(-100, 0, 100)), [0, 0.5, 1], "float32"),
     "mulhi": (lambda: lax.mulhi(i32(2**30, -(2**30), 7), i32(8, 8, 3)), [2, -2, 0], "int32"),
-    "mulhi_uint": (lambda: lax.mulhi(jnp.asarray(np.array([2**31, 7], np.uint32)), jnp.asarray(np.array([4, 3], np.uint32))),
+    "mulhi_uint": (lambda: lax.mulhi(arr([2**31, 7], np.uint32), arr([4, 3], np.uint32)),
                    [2, 0], "uint32"),
     "conj_real": (lambda: lax.conj(f32(1, -2)), [1, -2], "complex64"),
     "complex_infinite_parts": (lambda: lax.complex(f32(1, INF), f32(INF, 1)), [complex(1, INF), complex(INF, 1)], "complex64"),
@@ -570,8 +579,11 @@ def exactly_fails(check) -> bool:
 
 def _edge_bypasses_impl(fn) -> bool:
     source = compile_jaxpr(pyjax.make_jaxpr(fn)(), IMPLS).source
-    return any(f"_np_{ufunc.__name__}" in source and IMPLS[p] is not ufunc and getattr(IMPLS[p], "ufunc", None) is not ufunc
-               for p in IMPLS if (ufunc := UFUNCS.get(p.name)) is not None)
+    for primitive, impl in IMPLS.items():
+        ufunc = UFUNCS.get(primitive.name)
+        if ufunc is not None and f"_np_{ufunc.__name__}" in source and ufunc not in (impl, getattr(impl, "ufunc", None)):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -598,7 +610,8 @@ CASTS = [
 ]
 
 
-@pytest.mark.parametrize("source,values,target,expected", CASTS, ids=[f"{s}-{t}-{i}" for i, (s, _, t, _) in enumerate(CASTS)])
+@pytest.mark.parametrize("source,values,target,expected", CASTS,
+                         ids=[f"{s}-{t}-{i}" for i, (s, _, t, _) in enumerate(CASTS)])
 def test_convert_element_type_casts(source, values, target, expected):
     target = np.dtype(getattr(ml_dtypes, target, target))
     x = jnp.asarray(np.array(values).astype(np.dtype(getattr(ml_dtypes, source, source))))
@@ -640,7 +653,7 @@ def test_bitcast_changes_the_trailing_dimension_little_endian():
     exactly(lax.bitcast_convert_type(f32(1.0, -2.5), np.uint8), [[0, 0, 128, 63], [0, 0, 32, 192]], "uint8")
     exactly(lax.bitcast_convert_type(jnp.asarray(np.array([[1, 2, 3, 4]], np.uint8)), np.uint32), [67305985], "uint32")
     exactly(lax.bitcast_convert_type(jnp.float32(1.0), np.uint16), [0, 16256], "uint16")
-    exactly(lax.bitcast_convert_type(jnp.asarray(np.array([16320], np.int16)), ml_dtypes.bfloat16), [1.5], BF16)
+    exactly(lax.bitcast_convert_type(arr([16320], np.int16), ml_dtypes.bfloat16), [1.5], BF16)
 
 
 @pytest.mark.parametrize("source", ["float32", "int32", "uint16", "float16", "bfloat16", "int8"])
@@ -738,11 +751,12 @@ def message(fn):
 def test_same_dtype_message_tip_only_for_names_with_a_jnp_twin():
     f, i = jnp.ones((3, 2)), jnp.ones((3, 2), jnp.int32)
     tip = " (Tip: jnp.{} is a similar function that does automatic type promotion on inputs)."
-    assert message(lambda: lax.add(f, i)) == "lax.add requires arguments to have the same dtypes, got float32, int32." + tip.format("add")
+    same = "lax.{} requires arguments to have the same dtypes, got {}."
+    assert message(lambda: lax.add(f, i)) == same.format("add", "float32, int32") + tip.format("add")
     assert message(lambda: lax.max(f, i)).endswith(tip.format("maximum"))
-    assert message(lambda: lax.lt(f, i)) == "lax.lt requires arguments to have the same dtypes, got float32, int32."
-    assert message(lambda: lax.rem(f, i)) == "lax.rem requires arguments to have the same dtypes, got float32, int32."
-    assert message(lambda: lax.clamp(0, f, 10)) == "lax.clamp requires arguments to have the same dtypes, got int32, float32, int32."
+    assert message(lambda: lax.lt(f, i)) == same.format("lt", "float32, int32")
+    assert message(lambda: lax.rem(f, i)) == same.format("rem", "float32, int32")
+    assert message(lambda: lax.clamp(0, f, 10)) == same.format("clamp", "int32, float32, int32")
 
 
 def test_shape_messages_come_before_dtype_messages():
