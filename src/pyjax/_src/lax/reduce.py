@@ -266,3 +266,75 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
     out = reduce_p.bind(*flat_operands, *flat_inits, computation=Computation(computation), jaxpr=jaxpr,
                         dimensions=tuple(int(d) for d in dimensions))
     return tree_unflatten(out_tree, out)
+
+
+# ---------------------------------------------------------------------------
+# Autodiff rules. The specialised monoids (reduce_sum, reduce_max, ...) carry
+# their own rules in reductions.py. The general reduce is differentiated as
+# JAX does: the JVP of a balanced tree of the computation, vmapped over the
+# kept dimensions (whatever the computation, as long as the initial values'
+# tangents are zero). It has no transpose: its tangents are not linear
+# equations of their own.
+
+from pyjax._src.ad_util import Zero as _Zero
+from pyjax._src.ad_util import instantiate as _instantiate
+from pyjax._src.jaxpr import eval_jaxpr as _eval_jaxpr
+from pyjax._src.rules import NOT_LINEAR as _NOT_LINEAR
+
+
+def _reduce_tree_jvp(reducer: Callable, init_values: Sequence, primals: Sequence, tangents: Sequence,
+                     axes: tuple) -> tuple[list, list]:
+    """The JVP of reducing `primals` over `axes` with the elementwise
+    `reducer`: the reduced axes moved to the front as one, then halved again
+    and again (the odd element out padded with the initial value)."""
+    from pyjax._src.api import vmap
+    from pyjax._src.interpreters.jvp import jvp_flat
+    from pyjax._src.lax import shapes, slicing
+
+    input_shape = np.array(core.get_aval(primals[0]).shape, dtype=int)
+    n = np.prod(input_shape[list(axes)])
+    non_axes = np.delete(np.arange(len(input_shape)), axes)
+    permutation = axes + tuple(int(d) for d in non_axes)
+    new_shape = (n, *input_shape[non_axes])
+    primals = [shapes.reshape(x, new_shape, permutation) for x in primals]
+    tangents = [shapes.reshape(t, new_shape, permutation) for t in tangents]
+    # One vmap per output dimension, and one for the halves' shared axis.
+    for _ in range(len(non_axes) + 1):
+        reducer = vmap(reducer)
+
+    def reduce_tree(*xs):
+        while core.get_aval(xs[0]).shape[0] > 1:
+            size = core.get_aval(xs[0]).shape[0]
+            first, second = (size + 1) // 2, size - (size + 1) // 2
+            halves1 = [slicing.slice_in_dim(x, 0, first) for x in xs]
+            halves2 = [slicing.slice_in_dim(x, first, None) for x in xs]
+            if second != first:
+                paddings = [(0, 0, 0)] * len(core.get_aval(xs[0]).shape)
+                paddings[0] = (0, 1, 0)
+                halves2 = [slicing.pad(x, init, paddings) for x, init in zip(halves2, init_values, strict=True)]
+            xs = reducer(*halves1, *halves2)
+        if core.get_aval(xs[0]).shape[0] == 0:
+            kept = tuple(int(d) for d in input_shape[non_axes])
+            return [shapes.broadcast_in_dim(init, kept, ()) for init in init_values]
+        return [shapes.squeeze(x, (0,)) for x in xs]
+
+    return jvp_flat(reduce_tree, primals, tangents)
+
+
+def _reduce_jvp(primals, tangents, *, computation, jaxpr, dimensions):
+    half = len(primals) // 2
+    operands, inits = primals[:half], primals[half:]
+    operand_tangents, init_tangents = tangents[:half], tangents[half:]
+    if any(type(t) is not _Zero for t in init_tangents):
+        raise NotImplementedError(
+            "Gradient of general lax.reduce with non-zero tangents for initial values to reduction not "
+            "implemented"
+        )
+    reducer = lambda *args: _eval_jaxpr(jaxpr, jaxpr.consts, *args)
+    outs, out_tangents = _reduce_tree_jvp(reducer, inits, operands, [_instantiate(t) for t in operand_tangents],
+                                          dimensions)
+    return outs, [_instantiate(t) for t in out_tangents]
+
+
+reduce_p.def_jvp(_reduce_jvp)
+reduce_p.def_transpose(_NOT_LINEAR)

@@ -10,6 +10,11 @@ elements) and window_dilation (holes between window taps).
 cumsum, cumprod, cummax, cummin and cumlogsumexp are scans along one axis
 (`reverse` scans from the end); XLA computes them as reduce_windows.
 
+select_and_gather_add and select_and_scatter_add are the derivatives of the
+windowed max and min (JAX's internal primitives of the same names): the
+first picks, in every window, the tangent at the operand's chosen element;
+the second, its transpose, adds each window's cotangent at that element.
+
 The general reduction `reduce` lives in reduce.py and is exported here too.
 """
 
@@ -43,7 +48,8 @@ from pyjax._src.tree_util import tree_flatten, tree_unflatten
 __all__ = [
     "cumlogsumexp", "cumlogsumexp_p", "cummax", "cummax_p", "cummin", "cummin_p", "cumprod", "cumprod_p",
     "cumsum", "cumsum_p", "reduce", "reduce_p", "reduce_window", "reduce_window_max_p", "reduce_window_min_p",
-    "reduce_window_p", "reduce_window_shape_tuple", "reduce_window_sum_p",
+    "reduce_window_p", "reduce_window_shape_tuple", "reduce_window_sum_p", "select_and_gather_add_p",
+    "select_and_scatter_add_p",
 ]
 
 
@@ -299,3 +305,286 @@ def cumlogsumexp(operand, axis: int = 0, reverse: bool = False):
     """Computes a cumulative logsumexp, log(cumsum(exp(x))), along `axis`,
     without overflow."""
     return cumlogsumexp_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+# ---------------------------------------------------------------------------
+# Select-and-gather/scatter: what the windowed max and min differentiate to
+
+select_and_gather_add_p = Primitive("select_and_gather_add")
+select_and_scatter_add_p = Primitive("select_and_scatter_add")
+
+
+@select_and_gather_add_p.def_abstract_eval
+def _select_and_gather_add_abstract_eval(tangents: ShapedArray, operand: ShapedArray, *, select_prim,
+                                         window_dimensions, window_strides, padding, base_dilation,
+                                         window_dilation) -> ShapedArray:
+    if tangents.shape != operand.shape:
+        raise TypeError(
+            "select_and_gather_add tangents and operand shapes must match, "
+            f"got {tangents.shape} and {operand.shape}."
+        )
+    shape = _window_shape(operand, window_dimensions, window_strides, padding, base_dilation, window_dilation)
+    return ShapedArray(shape, tangents.dtype, tangents.weak_type and operand.weak_type)
+
+
+@select_and_scatter_add_p.def_abstract_eval
+def _select_and_scatter_add_abstract_eval(source: ShapedArray, operand: ShapedArray, *, select_prim,
+                                          window_dimensions, window_strides, padding) -> ShapedArray:
+    return ShapedArray(operand.shape, source.dtype, source.weak_type and operand.weak_type)
+
+
+# ---------------------------------------------------------------------------
+# Autodiff rules
+
+from pyjax._src.ad_util import Zero as _Zero
+from pyjax._src.ad_util import instantiate as _instantiate
+from pyjax._src.custom_derivatives import custom_jvp as _custom_jvp
+from pyjax._src.interpreters.jvp import defjvp as _defjvp
+from pyjax._src.interpreters.jvp import deflinear as _deflinear
+from pyjax._src.interpreters.jvp import jvp_flat as _jvp_flat
+from pyjax._src.interpreters.transpose import is_undefined_primal as _undefined
+from pyjax._src.jaxpr import eval_jaxpr as _eval_jaxpr
+from pyjax._src.lax import shapes as _shapes
+from pyjax._src.lax import slicing as _slicing
+from pyjax._src.lax.convolution import _conv_vjp_lhs_padding
+from pyjax._src.rules import NOT_LINEAR as _NOT_LINEAR
+
+
+def _zero_scalar(x):
+    return np.zeros((), core.get_aval(x).dtype)[()]
+
+
+# --- reduce_window_sum: linear. Its transpose spreads each window's
+# cotangent back over the window: the cotangent, strided apart and padded
+# like a convolution's input cotangent, summed over windows again.
+
+
+def _reduce_window_sum_transpose(ct, operand, *, window_dimensions, window_strides, padding, base_dilation,
+                                 window_dilation):
+    # ct: window counts -> operand shape.
+    in_shape = operand.aval.shape
+    pads = _conv_vjp_lhs_padding(in_shape, window_dimensions, window_strides, core.get_aval(ct).shape, padding,
+                                 base_dilation, window_dilation)
+    config = tuple((lo, hi, stride - 1) for (lo, hi), stride in zip(pads, window_strides, strict=True))
+    padded = _slicing.pad_p.bind(ct, _zero_scalar(ct), padding_config=config)
+    result = reduce_window_sum_p.bind(
+        padded, window_dimensions=window_dimensions, window_strides=tuple(base_dilation),
+        padding=((0, 0),) * len(in_shape), base_dilation=(1,) * len(in_shape), window_dilation=window_dilation)
+    assert core.get_aval(result).shape == in_shape, (core.get_aval(result).shape, in_shape)
+    return [result]
+
+
+_deflinear(reduce_window_sum_p, _reduce_window_sum_transpose)
+
+
+# --- reduce_window_max/min: the tangent at each window's chosen element.
+
+
+def _chooser_window_jvp(select_prim):
+    def tangent(g, operand, **params):
+        return select_and_gather_add_p.bind(g, operand, select_prim=select_prim, **params)
+
+    return tangent
+
+
+_defjvp(reduce_window_max_p, _chooser_window_jvp(ew.ge_p))
+_defjvp(reduce_window_min_p, _chooser_window_jvp(ew.le_p))
+reduce_window_max_p.def_transpose(_NOT_LINEAR)
+reduce_window_min_p.def_transpose(_NOT_LINEAR)
+
+
+# --- select_and_gather_add: linear in the tangents (the operand only says
+# where to look: its own derivative is zero almost everywhere).
+
+
+def _select_and_gather_add_transpose(ct, tangents, operand, *, select_prim, window_dimensions, window_strides,
+                                     padding, base_dilation, window_dilation):
+    # ct: window counts -> operand shape, each window's cotangent added at its
+    # chosen element. Base dilation: choose in the dilated operand (holes
+    # hold the select's identity, never chosen), then keep the real elements.
+    assert _undefined(tangents) and not _undefined(operand)
+    if any(d != 1 for d in window_dilation):
+        raise NotImplementedError(
+            "VJP not implemented for select_and_gather (MaxPool) with window dilation, got "
+            f"window_dilation={window_dilation}."
+        )
+    dilated = any(d != 1 for d in base_dilation)
+    if dilated:
+        dtype = core.get_aval(operand).dtype
+        identity = max_identity(dtype) if select_prim is ew.ge_p else min_identity(dtype)
+        operand = _slicing.pad_p.bind(operand, identity, padding_config=tuple((0, 0, d - 1) for d in base_dilation))
+    result = select_and_scatter_add_p.bind(ct, operand, select_prim=select_prim,
+                                           window_dimensions=window_dimensions, window_strides=window_strides,
+                                           padding=padding)
+    if dilated:
+        shape = core.get_aval(result).shape
+        result = _shapes.slice(result, (0,) * len(shape), shape, base_dilation)
+    return [result, None]
+
+
+_defjvp(select_and_gather_add_p, lambda g, tangents, operand, **params: select_and_gather_add_p.bind(
+    g, operand, **params), None)
+select_and_gather_add_p.def_transpose(_select_and_gather_add_transpose)
+
+
+def _select_and_scatter_add_transpose(ct, source, operand, *, select_prim, window_dimensions, window_strides,
+                                      padding):
+    # ct: operand shape -> window counts: each window reads the cotangent at
+    # its chosen element.
+    assert _undefined(source) and not _undefined(operand)
+    ones = (1,) * len(window_dimensions)
+    return [select_and_gather_add_p.bind(ct, operand, select_prim=select_prim,
+                                         window_dimensions=window_dimensions, window_strides=window_strides,
+                                         padding=padding, base_dilation=ones, window_dilation=ones), None]
+
+
+_defjvp(select_and_scatter_add_p, lambda g, source, operand, **params: select_and_scatter_add_p.bind(
+    g, operand, **params), None)
+select_and_scatter_add_p.def_transpose(_select_and_scatter_add_transpose)
+
+
+# --- the general reduce_window: the JVP reduces (primal, tangent) pairs with
+# the JVP of the computation. Not linearizable: primal and tangent share one
+# equation, so it has no transpose (as in JAX).
+
+
+def _reduce_window_jvp(primals, tangents, *, jaxpr, consts, window_dimensions, window_strides, padding,
+                       base_dilation, window_dilation):
+    n = len(primals) // 2
+    operands, inits = primals[:n], primals[n:]
+    operand_tangents, init_tangents = tangents[:n], tangents[n:]
+    if not all(type(t) is _Zero for t in init_tangents):
+        raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
+    operand_tangents = [_instantiate(t) for t in operand_tangents]
+    init_tangents = [_instantiate(t) for t in init_tangents]
+
+    def jvp_computation(left, right):
+        # The computation's JVP: (left primals, left tangents) combined with
+        # (right primals, right tangents).
+        primals_in = [*left[:n], *right[:n]]
+        tangents_in = [*left[n:], *right[n:]]
+        outs, out_tangents = _jvp_flat(lambda *args: _eval_jaxpr(jaxpr, consts, *args), primals_in, tangents_in)
+        return [*outs, *[_instantiate(t) for t in out_tangents]]
+
+    outs = reduce_window([*operands, *operand_tangents], [*inits, *init_tangents], jvp_computation,
+                         window_dimensions, window_strides, padding, base_dilation, window_dilation)
+    return list(outs[:n]), list(outs[n:])
+
+
+reduce_window_p.def_jvp(_reduce_window_jvp)
+reduce_window_p.def_transpose(_NOT_LINEAR)
+
+
+# --- cumulative reductions. cumsum is linear: its transpose sums from the
+# other end. The others differentiate a parallel prefix scan (as JAX does,
+# whatever the backend): reduce_window is not differentiable to every order.
+
+
+def _cumsum_transpose(ct, operand, *, axis, reverse):
+    return [cumsum(ct, axis=axis, reverse=not reverse)]
+
+
+_deflinear(cumsum_p, _cumsum_transpose)
+
+
+def _interleave(a, b, axis: int):
+    # [a0, b0, a1, b1, ...] along `axis` (a has as many elements as b, or
+    # one more): each spread out with holes, then added.
+    a_len, b_len = core.get_aval(a).shape[axis], core.get_aval(b).shape[axis]
+    a_pad = [(0, 0, 0)] * core.get_aval(a).ndim
+    b_pad = [(0, 0, 0)] * core.get_aval(b).ndim
+    a_pad[axis] = (0, 1 if a_len == b_len else 0, 1)
+    b_pad[axis] = (1, 0 if a_len == b_len else 1, 1)
+    combine = ew.bitwise_or if core.get_aval(a).dtype == np.bool_ else ew.add
+    return combine(_slicing.pad(a, _zero_scalar(a), a_pad), _slicing.pad(b, _zero_scalar(b), b_pad))
+
+
+def _associative_scan(combine: Callable, elems, axis: int, reverse: bool):
+    """The inclusive scan of `elems` along `axis` with the associative
+    `combine`, as a parallel prefix (Blelloch): combine neighbouring pairs,
+    scan those recursively, then fill in the remaining elements."""
+    if reverse:
+        elems = _shapes.rev(elems, (axis,))
+
+    def scan(x):
+        n = core.get_aval(x).shape[axis]
+        if n < 2:
+            return x
+        pairs = combine(_slicing.slice_in_dim(x, 0, -1, stride=2, axis=axis),
+                        _slicing.slice_in_dim(x, 1, None, stride=2, axis=axis))
+        odd = scan(pairs)
+        if n % 2 == 0:
+            even = combine(_slicing.slice_in_dim(odd, 0, -1, axis=axis),
+                           _slicing.slice_in_dim(x, 2, None, stride=2, axis=axis))
+        else:
+            even = combine(odd, _slicing.slice_in_dim(x, 2, None, stride=2, axis=axis))
+        even = _shapes.concatenate([_slicing.slice_in_dim(x, 0, 1, axis=axis), even], axis)
+        return _interleave(even, odd, axis)
+
+    out = scan(elems)
+    return _shapes.rev(out, (axis,)) if reverse else out
+
+
+def _replace_inf(x):
+    # +inf -> 0, so that exp(x - out) is 0 or finite even where both are inf.
+    real = ew.real(x) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else x
+    inf = np.asarray(np.inf, core.get_aval(real).dtype)[()]
+    is_inf = ew.eq(real, inf)
+    aval = core.get_aval(x)
+    return ew.select(is_inf, _shapes.broadcast_in_dim(np.zeros((), aval.dtype)[()], aval.shape, ()), x)
+
+
+def _wrap_between(x, bound: float):
+    # x wrapped into [-bound, bound).
+    dtype = core.get_aval(x).dtype
+    a, two_a, zero = (np.asarray(v, dtype)[()] for v in (bound, 2 * bound, 0))
+    rem = ew.rem(ew.add(x, a), two_a)
+    rem = ew.select(ew.lt(rem, zero), ew.add(rem, two_a), rem)
+    return ew.sub(rem, a)
+
+
+def _logaddexp_body(x1, x2):
+    # log(exp(x1) + exp(x2)) without overflow.
+    dtype = core.get_aval(x1).dtype
+    amax = ew.max(x1, x2)
+    if dtypes.issubdtype(dtype, np.floating):
+        delta = ew.sub(x1, x2)
+        return ew.select(ew.ne(delta, delta), ew.add(x1, x2),  # NaNs, or infinities of one sign
+                         ew.add(amax, ew.log1p(ew.exp(ew.neg(ew.abs(delta))))))
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        delta = ew.sub(ew.add(x1, x2), ew.mul(amax, np.asarray(2, dtype)[()]))
+        out = ew.add(amax, ew.log1p(ew.exp(delta)))
+        return ew.complex(ew.real(out), _wrap_between(ew.imag(out), np.pi))
+    raise ValueError(f"logaddexp requires floating-point or complex inputs; got {dtype}")
+
+
+_logaddexp_body.__name__ = _logaddexp_body.__qualname__ = "logaddexp"
+_logaddexp = _custom_jvp(_logaddexp_body)
+
+
+def _logaddexp_jvp(primals, tangents):
+    x1, x2 = primals
+    t1, t2 = tangents
+    out = _logaddexp(x1, x2)
+    tangent = ew.add(ew.mul(t1, ew.exp(ew.sub(_replace_inf(x1), _replace_inf(out)))),
+                     ew.mul(t2, ew.exp(ew.sub(_replace_inf(x2), _replace_inf(out)))))
+    return out, tangent
+
+
+_logaddexp.defjvp(_logaddexp_jvp)
+
+
+def _cumulative_jvp(combine: Callable):
+    def rule(primals, tangents, *, axis, reverse):
+        outs, out_tangents = _jvp_flat(lambda x: [_associative_scan(combine, x, axis, reverse)], primals, tangents)
+        return outs[0], out_tangents[0]
+
+    return rule
+
+
+cumlogsumexp_p.def_jvp(_cumulative_jvp(_logaddexp))
+cumprod_p.def_jvp(_cumulative_jvp(ew.mul))
+cummin_p.def_jvp(_cumulative_jvp(ew.min))
+cummax_p.def_jvp(_cumulative_jvp(ew.max))
+for _primitive in (cumlogsumexp_p, cumprod_p, cummin_p, cummax_p):
+    _primitive.def_transpose(_NOT_LINEAR)

@@ -310,3 +310,89 @@ def _cumulative(name: str):
 
 for _primitive in (win.cumsum_p, win.cumprod_p, win.cummax_p, win.cummin_p, win.cumlogsumexp_p):
     IMPLS[_primitive] = _cumulative(_primitive.name)
+
+
+# ---------------------------------------------------------------------------
+# select_and_gather_add / select_and_scatter_add (the windowed max/min's
+# derivatives)
+
+
+def _selects(select_prim) -> Callable:
+    # select(a, b): keep a (the element chosen so far) over b. ge keeps the
+    # first of equal maxima, le the first of equal minima; a NaN on either
+    # side moves the choice on, as XLA's comparisons do.
+    return {"ge": np.greater_equal, "le": np.less_equal}[select_prim.name]
+
+
+def _select_identity(select_prim, dtype):
+    return reduce_lax.max_identity(dtype) if select_prim.name == "ge" else reduce_lax.min_identity(dtype)
+
+
+def _select_and_gather_add(tangents, operand, *, select_prim, window_dimensions, window_strides, padding,
+                           base_dilation, window_dilation):
+    # A variadic reduce_window over (operand, tangents) pairs, as JAX lowers
+    # it on the CPU: padding and dilation holes are (identity, 0) pairs; the
+    # pair whose operand the select keeps wins, taps in row-major order.
+    x, t = np.asarray(operand), np.asarray(tangents)
+    keep = _selects(select_prim)
+    out_shape = win.reduce_window_shape_tuple(x.shape, window_dimensions, window_strides, padding,
+                                              base_dilation, window_dilation)
+    identity = _select_identity(select_prim, x.dtype)
+    best_x = np.full(out_shape, identity, x.dtype)
+    best_t = np.zeros(out_shape, t.dtype)
+    axes = tuple(range(x.ndim))
+    views = [window_view(dilate_and_pad(a, base_dilation, padding, fill), axes, window_dimensions, window_strides,
+                         window_dilation) for a, fill in ((x, identity), (t, np.zeros((), t.dtype)))]
+    if views[0] is None or math.prod(out_shape) == 0:
+        return best_t
+    for tap in np.ndindex(*window_dimensions):
+        index = (Ellipsis, *tap)
+        tap_x, tap_t = views[0][index], views[1][index]
+        kept = keep(best_x, tap_x)
+        best_x = np.where(kept, best_x, tap_x)
+        best_t = np.where(kept, best_t, tap_t)
+    return best_t
+
+
+def _select_and_scatter_add(source, operand, *, select_prim, window_dimensions, window_strides, padding):
+    # XLA's SelectAndScatter with an add scatter: every window picks one
+    # element of the operand (padded with the select's identity, as JAX's
+    # CPU lowering pads it) and adds its source value there.
+    x, s = np.asarray(operand), np.asarray(source)
+    keep = _selects(select_prim)
+    ones = (1,) * x.ndim
+    identity = _select_identity(select_prim, x.dtype)
+    padded = dilate_and_pad(x, ones, padding, identity)
+    out = np.zeros(padded.shape, s.dtype)
+    axes = tuple(range(x.ndim))
+    windows = window_view(padded, axes, window_dimensions, window_strides, ones)
+    if windows is not None and s.size:
+        taps = list(np.ndindex(*window_dimensions))
+        chosen = np.zeros(s.shape, np.int64)
+        best = windows[(Ellipsis, *taps[0])]
+        for k, tap in enumerate(taps[1:], start=1):
+            value = windows[(Ellipsis, *tap)]
+            moved = ~keep(best, value)
+            best = np.where(moved, value, best)
+            chosen = np.where(moved, k, chosen)
+        for k, tap in enumerate(taps):
+            # The elements tap k reads, one per window: distinct positions.
+            target = tuple(slice(t, t + st * (n - 1) + 1, st)
+                           for t, st, n in zip(tap, window_strides, s.shape, strict=True))
+            out[target] += np.where(chosen == k, s, np.zeros((), s.dtype))
+    # Back to the operand's positions (negative padding had cut some off:
+    # they received nothing).
+    result = np.zeros(x.shape, s.dtype)
+    source, target = [], []
+    for (lo, _), d, length in zip(padding, x.shape, out.shape, strict=True):
+        start, stop = max(lo, 0), min(lo + d, length)
+        if stop <= start:
+            return result
+        source.append(slice(start, stop))
+        target.append(slice(start - lo, stop - lo))
+    result[tuple(target)] = out[tuple(source)]
+    return result
+
+
+IMPLS[win.select_and_gather_add_p] = _select_and_gather_add
+IMPLS[win.select_and_scatter_add_p] = _select_and_scatter_add
