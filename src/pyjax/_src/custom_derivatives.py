@@ -34,7 +34,7 @@ class _RuleRef:
         self.rule = rule
 
     def __str__(self):
-        return "jvp"
+        return getattr(self.rule, "__name__", "jvp")
 
 
 class custom_jvp:

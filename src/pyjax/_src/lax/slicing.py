@@ -434,12 +434,18 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
     from pyjax._src.lax.reductions import reduce_sum
     from pyjax._src.lax.shapes import slice as static_slice
 
+    # The configs are computed with NumPy and kept as np.int64, as in JAX
+    # (its jaxpr text shows them that way).
+    from pyjax._src.lax.shapes import slice_p as static_slice_p
+
     ct_aval = _core.get_aval(ct)
     lows, highs, interiors = zip(*padding_config) if padding_config else ((), (), ())
     unpad = tuple(zip(np.negative(lows), np.negative(highs), np.zeros_like(interiors)))
-    unpadded = pad_p.bind(ct, np.zeros((), ct_aval.dtype)[()], padding_config=tuple(tuple(int(v) for v in t) for t in unpad))
+    unpadded = pad_p.bind(ct, np.zeros((), ct_aval.dtype)[()], padding_config=unpad)
     shape = _core.get_aval(unpadded).shape
-    ct_operand = static_slice(unpadded, (0,) * len(shape), shape, tuple(int(i) + 1 for i in interiors))
+    strides = tuple(np.add(interiors, 1))
+    ct_operand = static_slice_p.bind(unpadded, start_indices=tuple(np.zeros_like(lows)), limit_indices=shape,
+                                     strides=None if all(s == 1 for s in strides) else strides)
     ct_padding_value = None
     if _undefined(padding_value):
         axes = tuple(range(len(ct_aval.shape)))

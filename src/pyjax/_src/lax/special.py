@@ -19,20 +19,7 @@ import numpy as np
 from pyjax._src.lax._standard import _FLOAT, standard_unop
 from pyjax._src.lax.elementwise import _naryop
 
-# Elementwise names added with this family. pyjax.lax imports elementwise.py by
-# an explicit list that predates them, so they are re-exported from here until
-# pyjax/lax/__init__.py does `from pyjax._src.lax.elementwise import *`.
-from pyjax._src.lax.elementwise import (  # noqa: E402,F401
-    AccuracyMode, RoundingMethod, Tolerance, bitcast_convert_type, bitcast_convert_type_p, clamp,
-    clamp_p, complex, complex_p, eq_to_p, le_to_p, lt_to_p, mulhi, mulhi_p, reciprocal, reduce_precision,
-    reduce_precision_p,
-)
 
-_ELEMENTWISE_REEXPORTS = [
-    "AccuracyMode", "RoundingMethod", "Tolerance", "bitcast_convert_type", "bitcast_convert_type_p",
-    "clamp", "clamp_p", "complex", "complex_p", "eq_to_p", "le_to_p", "lt_to_p", "mulhi", "mulhi_p",
-    "reciprocal", "reduce_precision", "reduce_precision_p",
-]
 
 __all__ = [
     "bessel_i0e", "bessel_i0e_p", "bessel_i1e", "bessel_i1e_p", "betainc", "digamma", "digamma_p",
@@ -40,7 +27,7 @@ __all__ = [
     "igamma_grad_a_p", "igamma_p", "igammac", "igammac_p", "lgamma", "lgamma_p", "polygamma",
     "polygamma_p", "random_gamma_grad", "regularized_incomplete_beta_p",
     "zeta", "zeta_p",
-] + _ELEMENTWISE_REEXPORTS
+]
 
 _FLOATS = (_FLOAT,)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pyjax._src import core
 from pyjax._src.array import Array
-from pyjax._src.numpy import contractions, creation, indexing, reductions, shape_ops, ufuncs
+from pyjax._src.numpy import at, contractions, creation, indexing, reductions, shape_ops, ufuncs
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src import dtypes
 
@@ -111,7 +111,8 @@ _METHODS = {
     "mT": property(lambda self: shape_ops.matrix_transpose(self)),
     "real": property(lambda self: lax_ew.real_p.bind(self) if self.dtype.kind == "c" else self),
     "imag": property(lambda self: lax_ew.imag_p.bind(self) if self.dtype.kind == "c" else creation.zeros_like(self)),
-    "conj": lambda self: lax_ew.conj_p.bind(self) if self.dtype.kind == "c" else self,
+    "at": at.at_property,
+    "conj": lambda self: lax_ew.conj(self) if self.dtype.kind == "c" else self,
 }
 
 

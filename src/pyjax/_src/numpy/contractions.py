@@ -90,7 +90,7 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
     a, b = ravel(ensure_array(a)), ravel(ensure_array(b))
     if np.issubdtype(aval_of(a).dtype, np.complexfloating):
-        a = lax_ew.conj_p.bind(a)
+        a = lax_ew.conj(a)
     return dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
 
