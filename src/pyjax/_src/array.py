@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import core
+from pyjax._src import core, dtypes
 from pyjax._src.avals import ShapedArray
 
 
@@ -98,6 +98,8 @@ class Array(metaclass=_ArrayMeta):
 
     # --- conversions to Python and NumPy
     def __array__(self, dtype=None, copy=None):
+        if isinstance(self.aval.dtype, dtypes.ExtendedDType):  # e.g. PRNG keys: the dtype decides
+            return self.aval.dtype._rules.to_numpy(self.aval.dtype, self._value)
         value = np.asarray(self._value)
         if dtype is not None and value.dtype != dtype:
             return value.astype(dtype)
@@ -148,6 +150,8 @@ class Array(metaclass=_ArrayMeta):
 
     # --- printing
     def __repr__(self):
+        if isinstance(self.aval.dtype, dtypes.ExtendedDType):
+            return self.aval.dtype._rules.repr(self.aval, self._value)
         prefix = "Array("
         value = np.asarray(self._value)
         dtype = self.aval.dtype
@@ -159,6 +163,8 @@ class Array(metaclass=_ArrayMeta):
         return f"{prefix}{body}, dtype={dtype.name}{weak})"
 
     def __str__(self):
+        if isinstance(self.aval.dtype, dtypes.ExtendedDType):
+            return repr(self)
         return str(np.asarray(self._value))
 
     def __setitem__(self, index, value):

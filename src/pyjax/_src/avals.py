@@ -33,7 +33,8 @@ class ShapedArray:
         except (KeyError, TypeError):
             pass
         shape = tuple(int(d) for d in shape)
-        dtype = dtype if type(dtype) is np.dtype else np.dtype(dtype)
+        # Extended dtypes (PRNG keys) are not NumPy dtypes and stay as they are.
+        dtype = dtype if type(dtype) is np.dtype or isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         weak_type = bool(weak_type)
         canonical_key = (shape, dtype, weak_type, sharding, memory_space)
         self = cls._interned.get(canonical_key)

@@ -499,3 +499,4 @@ def _positional_reduction(fn):
 IMPLS[_parallel.psum_p] = _positional_reduction(np.sum)
 IMPLS[_parallel.pmax_p] = _positional_reduction(np.max)
 IMPLS[_parallel.pmin_p] = _positional_reduction(np.min)
+from pyjax._src.backends.numpy.random import IMPLS as _RANDOM_IMPLS; IMPLS.update(_RANDOM_IMPLS)  # noqa: E402,E702 (pyjax.random)

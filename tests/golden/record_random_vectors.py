@@ -1,0 +1,171 @@
+"""Records ``random_vectors.json``: the bits JAX 0.11.0 draws for each case below.
+
+Run from the repository root with the reference interpreter:
+
+    /tmp/jax-ref/bin/python tests/golden/record_random_vectors.py
+
+Each case is a name, an expression and the config it runs under (x64 on or
+off, ``jax_threefry_partitionable`` on or off). The expression sees ``jax``,
+``jnp``, ``random`` (the implementation under test) and ``np``, and yields
+an array or a tuple of arrays. Values are stored exactly: integers and bools
+as numbers, floats as their bit patterns (``uint32``/``uint64``), keys as
+their key data, so a test can compare bit for bit.
+
+``fma`` marks cases where XLA fuses a multiply and an add (see below).
+``ulp`` is the tolerance the test allows, in units in the last place, for
+cases whose floats go through transcendental functions (log, log1p,
+erf_inv, tan, exp, pow, lgamma ...): XLA evaluates those with its own
+approximations, pyjax with NumPy/SciPy, and the two may differ in the last
+bits. ``ulp=0`` (the default) means bit-identical. This module imports no
+JAX at import time: the test reads CASES from it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUTPUT = HERE / "random_vectors.json"
+REFERENCE_VERSION = "0.11.0"
+
+
+@dataclass(frozen=True)
+class Case:
+  name: str
+  expr: str
+  x64: bool = False
+  partitionable: bool = True
+  ulp: int = 0
+  fma: bool = False
+  config: dict = field(default_factory=dict)
+
+
+CASES: list[Case] = []
+
+
+def case(name, expr, *, x64=False, partitionable=True, ulp=0, fma=False, **config):
+  if any(c.name == name for c in CASES):
+    raise ValueError(f"duplicate case {name}")
+  CASES.append(Case(name, expr, x64, partitionable, ulp, fma, config))
+
+
+def both_layouts(name, expr, **kw):
+  """The case with jax_threefry_partitionable on (0.11's default) and off."""
+  case(name, expr, **kw)
+  case(name + "__original", expr, partitionable=False, **kw)
+
+
+# XLA on the CPU contracts `a * b + c` into one fused multiply-add (one
+# rounding instead of two); NumPy rounds twice. Cases marked fma=True (scale
+# and shift: uniform on [minval, maxval) ...) may differ by that one
+# rounding: one ulp of the largest magnitude in the result.
+
+# ---- keys ---------------------------------------------------------------
+K = "random.key(0)"
+for seed in ("0", "1", "-1", "2**31", "2**32 + 5", "2**40", "-2**40", "np.uint32(5)", "np.int8(-3)",
+             "jnp.uint8(200)", "True"):
+  case(f"key_data_seed_{seed}", f"random.key_data(random.key({seed}))")
+  case(f"key_data_seed_{seed}__x64", f"random.key_data(random.key({seed}))", x64=True)
+case("prngkey_seed_42", "random.PRNGKey(42)")
+case("prngkey_seed_big_x64", "random.PRNGKey(2**40 + 7)", x64=True)
+both_layouts("split_2", f"random.key_data(random.split({K}))")
+both_layouts("split_5", "random.key_data(random.split(random.key(7), 5))")
+both_layouts("split_shape_2x3", "random.key_data(random.split(random.key(3), (2, 3)))")
+both_layouts("split_raw", "random.split(random.PRNGKey(11), 3)")
+both_layouts("split_of_split", f"random.key_data(random.split(random.split({K})[1], 4))")
+both_layouts("fold_in_3", f"random.key_data(random.fold_in({K}, 3))")
+both_layouts("fold_in_big", "random.key_data(random.fold_in(random.key(5), 2**32 - 1))")
+both_layouts("fold_in_raw", "random.fold_in(random.PRNGKey(5), 17)")
+for dtype in ("uint8", "uint16", "uint32"):
+  both_layouts(f"bits_{dtype}", f"random.bits({K}, (7,), jnp.{dtype})")
+  both_layouts(f"bits_{dtype}_2d", f"random.bits(random.key(9), (3, 5), jnp.{dtype})")
+both_layouts("bits_uint64_x64", f"random.bits({K}, (5,), jnp.uint64)", x64=True)
+both_layouts("bits_uint64_2d_x64", "random.bits(random.key(2), (2, 3), jnp.uint64)", x64=True)
+both_layouts("bits_scalar", f"random.bits({K})")
+both_layouts("bits_odd_count", "random.bits(random.key(1), (3,))")
+both_layouts("bits_large", "random.bits(random.key(4), (1000,))")
+case("bits_default_x64", f"random.bits({K}, (3,))", x64=True)
+case("seed_offset", "random.key_data(random.key(0))", jax_random_seed_offset=10)
+
+# ---- uniform / normal ---------------------------------------------------
+for dtype in ("float32", "float16", "bfloat16"):
+  both_layouts(f"uniform_{dtype}", f"random.uniform({K}, (8,), jnp.{dtype})")
+  both_layouts(f"uniform_{dtype}_2d", f"random.uniform(random.key(1), (3, 4), jnp.{dtype}, -2.0, 3.0)",
+               fma=True)
+both_layouts("uniform_float64_x64", f"random.uniform({K}, (8,), jnp.float64)", x64=True)
+both_layouts("uniform_float64_2d_x64", "random.uniform(random.key(5), (2, 3), jnp.float64, 1.0, 2.5)", x64=True,
+             fma=True)
+both_layouts("uniform_array_bounds", "random.uniform(random.key(2), (2, 3), minval=jnp.array([0., 1., 2.]), maxval=5.0)",
+             fma=True)
+both_layouts("uniform_scalar", f"random.uniform({K})")
+case("uniform_raw_key", "random.uniform(random.PRNGKey(0), (4,))")
+both_layouts("normal_seed", f"random.normal({K}, (3,))", ulp=8)
+both_layouts("normal_split", f"random.normal(random.split({K})[0], (3,))", ulp=8)
+both_layouts("normal_float32_2d", "random.normal(random.key(3), (4, 5))", ulp=8)
+both_layouts("normal_float16", f"random.normal({K}, (6,), jnp.float16)", ulp=1)
+both_layouts("normal_bfloat16", f"random.normal({K}, (6,), jnp.bfloat16)", ulp=1)
+both_layouts("normal_float64_x64", f"random.normal({K}, (6,), jnp.float64)", x64=True, ulp=8)
+both_layouts("normal_complex64", f"random.normal({K}, (4,), jnp.complex64)", ulp=8)
+
+
+# --------------------------------------------------------------------------
+# Encoding (shared with the test)
+
+def encode(value, np) -> dict:
+  """A JSON-able record of an array or a tuple of arrays, exact to the bit."""
+  if isinstance(value, (tuple, list)):
+    return {"tuple": [encode(v, np) for v in value]}
+  array = np.asarray(value)
+  dtype = str(array.dtype)
+  if array.dtype.kind in "fc" or dtype == "bfloat16":
+    if array.dtype.kind == "c":
+      parts = np.stack([array.real, array.imag], axis=-1)
+      bits = parts.view(f"u{parts.dtype.itemsize}")
+    else:
+      bits = array.view(f"u{array.dtype.itemsize}")
+    return {"dtype": dtype, "shape": list(array.shape), "bits": bits.tolist()}
+  return {"dtype": dtype, "shape": list(array.shape), "value": array.tolist()}
+
+
+def run_case(c: Case, jax, jnp, random, np):
+  """Evaluates a case under its config; returns the value (or raises)."""
+  previous = {}
+  settings = {"jax_enable_x64": c.x64, "jax_threefry_partitionable": c.partitionable, **c.config}
+  for name, value in settings.items():
+    previous[name] = getattr(jax.config, name)
+    jax.config.update(name, value)
+  try:
+    return eval(c.expr, {"jax": jax, "jnp": jnp, "random": random, "np": np})
+  finally:
+    for name, value in previous.items():
+      jax.config.update(name, value)
+
+
+def main() -> int:
+  os.environ["JAX_PLATFORMS"] = "cpu"
+  os.environ.pop("JAX_ENABLE_X64", None)
+  import jax
+  import jax.numpy as jnp
+  import numpy as np
+  from jax import random
+
+  if jax.__version__ != REFERENCE_VERSION:
+    print(f"refusing to record: jax {jax.__version__}, need {REFERENCE_VERSION}", file=sys.stderr)
+    return 1
+  records = {}
+  for c in CASES:
+    records[c.name] = {"expr": c.expr, **encode(run_case(c, jax, jnp, random, np), np)}
+  document = {"meta": {"jax_version": jax.__version__, "platform": jax.default_backend(),
+                       "recorded_by": "tests/golden/record_random_vectors.py"},
+              "cases": records}
+  OUTPUT.write_text(json.dumps(document, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+  print(f"recorded {len(records)} cases to {OUTPUT}")
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
