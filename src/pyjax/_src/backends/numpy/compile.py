@@ -538,3 +538,8 @@ def _inline_jit(builder: ProgramBuilder, eqn: JaxprEqn, ins: list[_Value]) -> li
 EMITTERS: dict[str, Callable[[ProgramBuilder, JaxprEqn, list[_Value]], list[_Value | None]]] = {
     "jit": _inline_jit,
 }
+
+# Control flow: Python if/while/for over bodies compiled once.
+from pyjax._src.backends.numpy.control_flow import EMITTERS as _CONTROL_FLOW_EMITTERS  # noqa: E402
+
+EMITTERS.update(_CONTROL_FLOW_EMITTERS)

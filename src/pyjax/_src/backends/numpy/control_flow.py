@@ -1,0 +1,250 @@
+"""The NumPy backend's control flow: Python `if` / `while` / `for` over
+bodies compiled once.
+
+A control-flow equation's bodies are compiled with `compile_jaxpr` (the
+same Python-source compiler as `jit`) exactly once; the loop or branch
+itself is plain Python around calls of those compiled bodies, so an
+iteration costs one Python call plus the body's NumPy work. No body is
+traced or interpreted per iteration.
+
+Two entry points per primitive:
+
+- an *impl* (eager `lax.scan(...)`, `lax.cond(...)` outside jit), which
+  compiles the bodies (kept in a small cache keyed by body) and loops;
+- a compile *emitter* (inside jit), which writes the loop into the
+  generated source of the enclosing function:
+
+      c = a
+      e = _np_empty_0((5,), _dtype_1)
+      for _i2 in range(5):
+          c, _y2_0, = _scan_body_3(c, b[_i2])
+          e[_i2] = _y2_0
+
+Semantics follow XLA: a `cond` index out of range runs the last branch; a
+`while` whose predicate is batched (vmap of a data-dependent loop) runs
+until every lane is done, freezing the lanes that finished.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Callable
+
+import numpy as np
+
+from pyjax._src.backends.numpy.impls import IMPLS as _DEFAULT_IMPLS
+from pyjax._src.lax.control_flow import common as _common
+from pyjax._src.lax.control_flow.cond import cond_p
+from pyjax._src.lax.control_flow.loops import while_p
+from pyjax._src.lax.control_flow.scan import scan_p
+
+__all__ = ["EMITTERS", "IMPLS"]
+
+# ---------------------------------------------------------------------------
+# Compiled bodies for eager execution
+
+_BODY_CACHE: OrderedDict = OrderedDict()
+_BODY_CACHE_SIZE = 256
+
+
+def compiled_body(jaxpr) -> Callable:
+    """`jaxpr` compiled once; eager calls of the same equation reuse it. The
+    cache holds the jaxpr itself, so an id is not reused while cached."""
+    entry = _BODY_CACHE.get(id(jaxpr))
+    if entry is not None and entry[0] is jaxpr:
+        _BODY_CACHE.move_to_end(id(jaxpr))
+        return entry[1]
+    from pyjax._src.backends.numpy.compile import compile_jaxpr
+
+    fn = compile_jaxpr(jaxpr, _DEFAULT_IMPLS, name="body").func
+    _BODY_CACHE[id(jaxpr)] = (jaxpr, fn)
+    if len(_BODY_CACHE) > _BODY_CACHE_SIZE:
+        _BODY_CACHE.popitem(last=False)
+    return fn
+
+
+def _as_buffer(value, aval):
+    # A loop that runs zero times returns its inputs, which may be Python or
+    # NumPy scalars; results are NumPy values of the promised dtype.
+    if type(value) is np.ndarray and value.dtype == aval.dtype:
+        return value
+    return np.asarray(value, aval.dtype)
+
+
+# ---------------------------------------------------------------------------
+# Eager impls
+
+
+def _branch_index(index, n: int) -> int:
+    # XLA's Conditional: an index outside [0, n) selects the last branch.
+    k = int(index)
+    return k if 0 <= k < n else n - 1
+
+
+def _cond_impl(index, *args, branches):
+    branch = branches[_branch_index(index, len(branches))]
+    outs = compiled_body(branch)(*args)
+    return [_as_buffer(o, a) for o, a in zip(outs, branch.out_avals, strict=True)]
+
+
+def run_while(cond_fn, body_fn, cond_consts, body_consts, carry, batched: bool):
+    """The while loop over compiled bodies (also called by emitted code when
+    the predicate is batched)."""
+    if not batched:
+        while cond_fn(*cond_consts, *carry)[0]:
+            carry = body_fn(*body_consts, *carry)
+        return list(carry)
+    pred = np.asarray(cond_fn(*cond_consts, *carry)[0])
+    while pred.any():
+        new = body_fn(*body_consts, *carry)
+        # Lanes whose predicate is false keep their carry; the predicate's
+        # shape is a prefix of every carry's shape.
+        carry = [np.where(pred.reshape(pred.shape + (1,) * (np.ndim(c) - pred.ndim)), n, c)
+                 for n, c in zip(new, carry, strict=True)]
+        pred = np.asarray(cond_fn(*cond_consts, *carry)[0])
+    return carry
+
+
+def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_consts = args[:cond_nconsts]
+    body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
+    carry = args[cond_nconsts + body_nconsts:]
+    batched = bool(cond_jaxpr.out_avals[0].shape)
+    outs = run_while(compiled_body(cond_jaxpr), compiled_body(body_jaxpr), cond_consts, body_consts, carry, batched)
+    return [_as_buffer(o, a) for o, a in zip(outs, body_jaxpr.out_avals, strict=True)]
+
+
+def _scan_counts(ft_in) -> tuple[int, int]:
+    consts, carry, _ = ft_in.unpack()
+    return len(consts), len(carry)
+
+
+def _scan_impl(*args, reverse, length, jaxpr, ft_in, ft_out, unroll):
+    body = compiled_body(jaxpr)
+    nc, nk = _scan_counts(ft_in)
+    consts, carry, xs = args[:nc], list(args[nc:nc + nk]), [np.asarray(x) for x in args[nc + nk:]]
+    y_avals = jaxpr.out_avals[nk:]
+    ys = [np.empty((length, *a.shape), a.dtype) for a in y_avals]
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
+        outs = body(*consts, *carry, *[x[i] for x in xs])
+        carry = outs[:nk]
+        for y, o in zip(ys, outs[nk:]):
+            y[i] = o
+    carry = [_as_buffer(c, a) for c, a in zip(carry, jaxpr.out_avals[:nk], strict=True)]
+    return carry + ys
+
+
+def _empty2_impl(*, dtype, memory_space):
+    return np.zeros((), dtype)
+
+
+IMPLS = {cond_p: _cond_impl, while_p: _while_impl, scan_p: _scan_impl, _common.empty2_p: _empty2_impl}
+_DEFAULT_IMPLS.update(IMPLS)
+
+# ---------------------------------------------------------------------------
+# Compile emitters: the loop written into the enclosing function's source
+
+_names = itertools.count()
+
+
+def _targets(names: list[str]) -> str:
+    return ", ".join(names) + ","
+
+
+def _emit_cond(builder, eqn, ins):
+    branches = eqn.params["branches"]
+    fns = [builder.compile_sub(b, f"cond_branch{i}") for i, b in enumerate(branches)]
+    as_buffer = builder.constant(_as_buffer, "as_buffer")
+    avals = [builder.constant(a, "aval") for a in branches[0].out_avals]
+    k = f"_k{next(_names)}"
+
+    def render(in_names, out_names):
+        index, args = in_names[0], ", ".join(in_names[1:])
+        lines = [f"{k} = int({index})"]
+        for i, fn in enumerate(fns):
+            head = "if" if i == 0 else "elif"
+            if i == len(fns) - 1:
+                lines.append("else:" if i else "if True:")
+            else:
+                lines.append(f"{head} {k} == {i}:")
+            if out_names:
+                lines.append(f"    {_targets(out_names)} = {fn}({args})")
+            else:
+                lines.append(f"    {fn}({args})")
+        # Branch results may be Python or NumPy scalars (a forwarded literal).
+        lines.extend(f"{o} = {as_buffer}({o}, {a})" for o, a in zip(out_names, avals, strict=True))
+        return lines
+
+    return builder.statement(render, ins, [v.aval for v in eqn.outvars])
+
+
+def _emit_while(builder, eqn, ins):
+    p = eqn.params
+    cond_fn = builder.compile_sub(p["cond_jaxpr"], "while_cond")
+    body_fn = builder.compile_sub(p["body_jaxpr"], "while_body")
+    nc, nb = p["cond_nconsts"], p["body_nconsts"]
+    out_avals = [v.aval for v in eqn.outvars]
+    as_buffer = builder.constant(_as_buffer, "as_buffer")
+    avals = [builder.constant(a, "aval") for a in out_avals]
+    batched = bool(p["cond_jaxpr"].out_avals[0].shape)
+    run = builder.constant(run_while, "run_while")
+
+    def render(in_names, out_names):
+        cconsts, bconsts, init = in_names[:nc], in_names[nc:nc + nb], in_names[nc + nb:]
+        lines = []
+        if batched:
+            lines.append(f"{_targets(out_names)} = {run}({cond_fn}, {body_fn}, ({_tuple(cconsts)}), "
+                         f"({_tuple(bconsts)}), ({_tuple(init)}), True)")
+        else:
+            lines.append(f"{_targets(out_names)} = {_tuple(init)}")
+            lines.append(f"while {cond_fn}({', '.join(cconsts + out_names)})[0]:")
+            lines.append(f"    {_targets(out_names)} = {body_fn}({', '.join(bconsts + out_names)})")
+        lines.extend(f"{o} = {as_buffer}({o}, {a})" for o, a in zip(out_names, avals, strict=True))
+        return lines
+
+    return builder.statement(render, ins, out_avals)
+
+
+def _tuple(names: list[str]) -> str:
+    return ", ".join(names) + ("," if len(names) == 1 else "")
+
+
+def _emit_scan(builder, eqn, ins):
+    p = eqn.params
+    body = builder.compile_sub(p["jaxpr"], "scan_body")
+    nc, nk = _scan_counts(p["ft_in"])
+    length, reverse = p["length"], p["reverse"]
+    out_avals = [v.aval for v in eqn.outvars]
+    y_avals = p["jaxpr"].out_avals[nk:]
+    empty = builder.constant(np.empty, "np_empty")
+    dtypes = [builder.constant(a.dtype, "dtype") for a in y_avals]
+    as_buffer = builder.constant(_as_buffer, "as_buffer")
+    carry_avals = [builder.constant(a, "aval") for a in out_avals[:nk]]
+    n = next(_names)
+    i = f"_i{n}"
+
+    def render(in_names, out_names):
+        consts, init, xs = in_names[:nc], in_names[nc:nc + nk], in_names[nc + nk:]
+        carry, ys = out_names[:nk], out_names[nk:]
+        lines = []
+        if carry:
+            lines.append(f"{_targets(carry)} = {_tuple(init)}")
+        for y, aval, dt in zip(ys, y_avals, dtypes, strict=True):
+            lines.append(f"{y} = {empty}({(length, *aval.shape)!r}, {dt})")
+        steps = f"range({length - 1}, -1, -1)" if reverse else f"range({length})"
+        lines.append(f"for {i} in {steps}:")
+        call = f"{body}({', '.join(consts + carry + [f'{x}[{i}]' for x in xs])})"
+        y_tmps = [f"_y{n}_{k}" for k in range(len(ys))]
+        if carry or ys:
+            lines.append(f"    {_targets(carry + y_tmps)} = {call}")
+        else:
+            lines.append(f"    {call}")
+        lines.extend(f"    {y}[{i}] = {t}" for y, t in zip(ys, y_tmps, strict=True))
+        lines.extend(f"{c} = {as_buffer}({c}, {a})" for c, a in zip(carry, carry_avals, strict=True))
+        return lines
+
+    return builder.statement(render, ins, out_avals)
+
+
+EMITTERS = {"cond": _emit_cond, "while": _emit_while, "scan": _emit_scan}
