@@ -16,7 +16,9 @@ their key data, so a test can compare bit for bit.
 cases whose floats go through transcendental functions (log, log1p,
 erf_inv, tan, exp, pow, lgamma ...): XLA evaluates those with its own
 approximations, pyjax with NumPy/SciPy, and the two may differ in the last
-bits. ``ulp=0`` (the default) means bit-identical. This module imports no
+bits; the bound is in units in the last place of max(|value|, 1), since near
+a zero of a sampler's formula those errors are absolute. ``ulp=0`` (the
+default) means bit-identical. This module imports no
 JAX at import time: the test reads CASES from it.
 """
 
@@ -111,6 +113,108 @@ both_layouts("normal_bfloat16", f"random.normal({K}, (6,), jnp.bfloat16)", ulp=1
 both_layouts("normal_float64_x64", f"random.normal({K}, (6,), jnp.float64)", x64=True, ulp=8)
 both_layouts("normal_complex64", f"random.normal({K}, (4,), jnp.complex64)", ulp=8)
 
+
+# ---- discrete samplers (integer and bool results: exact) -------------------
+both_layouts("bernoulli", f"random.bernoulli({K}, 0.3, (10,))")
+both_layouts("bernoulli_array_p", "random.bernoulli(random.key(1), jnp.array([0.1, 0.5, 0.9]), (2, 3))")
+both_layouts("bernoulli_high", f"random.bernoulli({K}, 0.3, (10,), mode='high')")
+case("bernoulli_float64_x64", f"random.bernoulli({K}, jnp.float64(0.3), (10,))", x64=True)
+for dtype in ("int32", "uint8", "int16", "uint32"):
+  both_layouts(f"randint_{dtype}", f"random.randint({K}, (10,), 0, 100, jnp.{dtype})")
+both_layouts("randint_2d_bounds", "random.randint(random.key(3), (2, 3), jnp.array([0, 10, -5]), 20)")
+both_layouts("randint_full_uint8", f"random.randint({K}, (12,), 0, 256, jnp.uint8)")
+both_layouts("randint_empty_range", f"random.randint({K}, (4,), 5, 5)")
+case("randint_int64_x64", f"random.randint({K}, (6,), -2**40, 2**40, jnp.int64)", x64=True)
+case("randint_int64_2d_x64", "random.randint(random.key(2), (2, 3), 0, 7)", x64=True)
+both_layouts("permutation_int", f"random.permutation({K}, 10)")
+both_layouts("permutation_array", "random.permutation(random.key(5), jnp.arange(12).reshape(4, 3))")
+both_layouts("permutation_axis1", "random.permutation(random.key(5), jnp.arange(12).reshape(3, 4), axis=1)")
+both_layouts("permutation_independent", "random.permutation(random.key(6), jnp.arange(12).reshape(3, 4), axis=1, independent=True)")
+case("permutation_large", "random.permutation(random.key(7), 3000)")
+both_layouts("choice_replace", f"random.choice({K}, 10, (5,))")
+both_layouts("choice_array_2d", "random.choice(random.key(1), jnp.arange(12.0).reshape(4, 3), (2, 2))")
+both_layouts("choice_no_replace", f"random.choice({K}, 10, (5,), replace=False)")
+both_layouts("choice_no_replace_axis1", "random.choice(random.key(2), jnp.arange(12).reshape(3, 4), (2,), replace=False, axis=1)")
+both_layouts("choice_p", f"random.choice({K}, 5, (8,), p=jnp.array([0.1, 0.2, 0.3, 0.15, 0.25]))")
+both_layouts("choice_p_no_replace", f"random.choice({K}, 5, (3,), replace=False, p=jnp.array([0.1, 0.2, 0.3, 0.15, 0.25]))")
+both_layouts("categorical", "random.categorical(random.key(3), jnp.log(jnp.array([[0.1, 0.2, 0.7], [0.5, 0.25, 0.25]])))")
+both_layouts("categorical_shape", "random.categorical(random.key(4), jnp.zeros((2, 5)), shape=(3, 2))")
+both_layouts("categorical_axis0", "random.categorical(random.key(4), jnp.zeros((5, 2)), axis=0)")
+both_layouts("categorical_no_replace", "random.categorical(random.key(5), jnp.zeros((6,)), shape=(4,), replace=False)")
+both_layouts("rademacher", f"random.rademacher({K}, (10,))")
+both_layouts("rademacher_float32", "random.rademacher(random.key(1), (2, 3), jnp.float32)")
+both_layouts("geometric", f"random.geometric({K}, 0.3, (10,))", ulp=0)
+both_layouts("geometric_array_p", "random.geometric(random.key(2), jnp.array([0.05, 0.5, 0.9]), (2, 3))")
+case("geometric_int64_x64", f"random.geometric({K}, 0.2, (6,), jnp.int64)", x64=True)
+
+# ---- continuous samplers --------------------------------------------------
+# `ulp` values: how far XLA's transcendental (named) is from NumPy's.
+LOG = 4
+both_layouts("exponential", f"random.exponential({K}, (8,))", ulp=LOG)
+both_layouts("exponential_2d", "random.exponential(random.key(1), (2, 3))", ulp=LOG)
+case("exponential_float64_x64", f"random.exponential({K}, (6,), jnp.float64)", x64=True, ulp=LOG)
+both_layouts("gumbel", f"random.gumbel({K}, (8,))", ulp=LOG)
+both_layouts("gumbel_2d", "random.gumbel(random.key(1), (2, 3))", ulp=LOG)
+both_layouts("gumbel_high", f"random.gumbel({K}, (8,), mode='high')", ulp=LOG, fma=True)
+both_layouts("gumbel_highest", f"random.gumbel({K}, (8,), mode='highest')", ulp=LOG)
+case("gumbel_float64_x64", f"random.gumbel({K}, (6,), jnp.float64)", x64=True, ulp=LOG)
+both_layouts("laplace", f"random.laplace({K}, (8,))", ulp=LOG, fma=True)
+both_layouts("laplace_2d", "random.laplace(random.key(1), (2, 3))", ulp=LOG, fma=True)
+both_layouts("logistic", f"random.logistic({K}, (8,))", ulp=LOG)
+both_layouts("logistic_2d", "random.logistic(random.key(1), (2, 3))", ulp=LOG)
+both_layouts("cauchy", f"random.cauchy({K}, (8,))", ulp=LOG, fma=True)
+both_layouts("cauchy_2d", "random.cauchy(random.key(1), (2, 3))", ulp=LOG, fma=True)
+both_layouts("truncated_normal", f"random.truncated_normal({K}, -1.0, 2.0, (8,))", ulp=8, fma=True)
+both_layouts("truncated_normal_array", "random.truncated_normal(random.key(1), jnp.array([-2.0, 0.0, 1.0]), 3.0, (2, 3))", ulp=8, fma=True)
+case("truncated_normal_float64_x64", f"random.truncated_normal({K}, -1.0, 2.0, (6,), jnp.float64)", x64=True, ulp=8, fma=True)
+both_layouts("pareto", f"random.pareto({K}, 3.0, (8,))", ulp=LOG)
+both_layouts("pareto_array", "random.pareto(random.key(1), jnp.array([1.0, 2.0, 5.0]), (2, 3))", ulp=LOG)
+both_layouts("weibull_min", f"random.weibull_min({K}, 2.0, 1.5, (8,))", ulp=LOG)
+both_layouts("weibull_min_2d", "random.weibull_min(random.key(1), 1.0, 0.5, (2, 3))", ulp=LOG)
+both_layouts("triangular", f"random.triangular({K}, 0.0, 1.0, 3.0, (8,))", ulp=2)
+both_layouts("triangular_array", "random.triangular(random.key(1), -1.0, jnp.array([0.0, 0.5, 1.0]), 2.0, (2, 3))", ulp=2)
+both_layouts("lognormal", f"random.lognormal({K}, 0.5, (8,))", ulp=8)
+both_layouts("lognormal_2d", "random.lognormal(random.key(1), shape=(2, 3))", ulp=8)
+both_layouts("rayleigh", f"random.rayleigh({K}, 2.0, (8,))", ulp=LOG)
+both_layouts("rayleigh_array", "random.rayleigh(random.key(1), jnp.array([0.5, 1.0, 2.0]), (2, 3))", ulp=LOG)
+# wald cancels terms of the squared normal (8 ulp), hence the wider bound.
+both_layouts("wald", f"random.wald({K}, 1.5, (8,))", ulp=32, fma=True)
+both_layouts("wald_array", "random.wald(random.key(1), jnp.array([0.5, 1.0, 3.0]), (2, 3))", ulp=32, fma=True)
+both_layouts("maxwell", f"random.maxwell({K}, (8,))", ulp=8)
+both_layouts("maxwell_2d", "random.maxwell(random.key(1), (2, 3))", ulp=8)
+both_layouts("double_sided_maxwell", f"random.double_sided_maxwell({K}, 1.0, 2.0, (8,))", ulp=8, fma=True)
+both_layouts("double_sided_maxwell_array", "random.double_sided_maxwell(random.key(1), jnp.array([0.0, 1.0]), 1.0, (3,))", ulp=8, fma=True)
+case("maxwell_float64_x64", f"random.maxwell({K}, (4,), jnp.float64)", x64=True, ulp=8)
+
+# ---- gamma and friends (rejection loops inside random_gamma) ---------------
+GAMMA = 16
+both_layouts("gamma", f"random.gamma({K}, 2.0, (8,))", ulp=GAMMA)
+both_layouts("gamma_small_a", f"random.gamma({K}, 0.3, (8,))", ulp=GAMMA)
+both_layouts("gamma_array", "random.gamma(random.key(1), jnp.array([0.5, 1.0, 4.0]), (2, 3))", ulp=GAMMA)
+case("gamma_float64_x64", f"random.gamma({K}, 2.0, (6,), jnp.float64)", x64=True, ulp=GAMMA)
+both_layouts("loggamma", f"random.loggamma({K}, 0.3, (8,))", ulp=GAMMA)
+both_layouts("loggamma_2d", "random.loggamma(random.key(1), 3.0, (2, 3))", ulp=GAMMA)
+both_layouts("beta", f"random.beta({K}, 2.0, 3.0, (8,))", ulp=GAMMA)
+both_layouts("beta_array", "random.beta(random.key(1), jnp.array([0.5, 1.0, 4.0]), 2.0, (2, 3))", ulp=GAMMA)
+both_layouts("dirichlet", "random.dirichlet(random.key(2), jnp.array([1.0, 2.0, 3.0]))", ulp=GAMMA)
+both_layouts("dirichlet_shape", "random.dirichlet(random.key(3), jnp.array([0.5, 0.5]), (4,))", ulp=GAMMA)
+both_layouts("chisquare", f"random.chisquare({K}, 3.0, (8,))", ulp=GAMMA)
+both_layouts("chisquare_array", "random.chisquare(random.key(1), jnp.array([1.0, 2.0, 5.0]), (2, 3))", ulp=GAMMA)
+both_layouts("f", f"random.f({K}, 3.0, 4.0, (8,))", ulp=GAMMA)
+both_layouts("f_2d", "random.f(random.key(1), 2.0, 6.0, (2, 3))", ulp=GAMMA)
+both_layouts("t", f"random.t({K}, 3.0, (8,))", ulp=GAMMA)
+both_layouts("t_array", "random.t(random.key(1), jnp.array([1.0, 2.0, 10.0]), (2, 3))", ulp=GAMMA)
+both_layouts("generalized_normal", f"random.generalized_normal({K}, 1.5, (8,))", ulp=GAMMA)
+both_layouts("generalized_normal_2d", "random.generalized_normal(random.key(1), 3.0, (2, 3))", ulp=GAMMA)
+both_layouts("ball", f"random.ball({K}, 3)", ulp=GAMMA)
+both_layouts("ball_p1_batch", "random.ball(random.key(1), 2, p=1.0, shape=(3,))", ulp=GAMMA)
+
+# ---- matrix samplers -----------------------------------------------------
+both_layouts("multivariate_normal", "random.multivariate_normal(random.key(1), jnp.array([1.0, -1.0]), jnp.array([[2.0, 0.5], [0.5, 1.0]]), (4,))", ulp=16, fma=True)
+both_layouts("multivariate_normal_svd", "random.multivariate_normal(random.key(1), jnp.zeros(3), jnp.eye(3) * 2.0, (2,), method='svd')", ulp=16, fma=True)
+both_layouts("multivariate_normal_eigh", "random.multivariate_normal(random.key(1), jnp.zeros(2), jnp.array([[2.0, 0.5], [0.5, 1.0]]), method='eigh')", ulp=16, fma=True)
+both_layouts("orthogonal", f"random.orthogonal({K}, 3)", ulp=16, fma=True)
+both_layouts("orthogonal_rect_batch", "random.orthogonal(random.key(1), 2, (2,), m=4)", ulp=16, fma=True)
 
 # --------------------------------------------------------------------------
 # Encoding (shared with the test)

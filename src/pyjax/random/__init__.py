@@ -9,9 +9,52 @@ give the same values as JAX 0.11 (threefry2x32, with
     >>> k1, k2 = jax.random.split(key)
     >>> jax.random.normal(k1, (3,))
     Array([ 1.0040143, -0.9063372, -0.7481722], dtype=float32)
+
+``poisson``, ``binomial`` and ``multinomial`` raise NotImplementedError until
+pyjax has ``lax.while_loop`` (their samplers loop).
 """
 
-from pyjax._src.random.distributions import normal, uniform
+from pyjax._src.random.discrete import (
+    bernoulli,
+    binomial,
+    categorical,
+    choice,
+    geometric,
+    gumbel,
+    multinomial,
+    permutation,
+    poisson,
+    rademacher,
+    randint,
+)
+from pyjax._src.random.distributions import (
+    cauchy,
+    double_sided_maxwell,
+    exponential,
+    laplace,
+    logistic,
+    lognormal,
+    maxwell,
+    normal,
+    pareto,
+    rayleigh,
+    triangular,
+    truncated_normal,
+    uniform,
+    wald,
+    weibull_min,
+)
+from pyjax._src.random.gamma import (
+    ball,
+    beta,
+    chisquare,
+    dirichlet,
+    f,
+    gamma,
+    generalized_normal,
+    loggamma,
+    t,
+)
 from pyjax._src.random.keys import (
     KeyDTypeLike,
     PRNGKey,
@@ -29,10 +72,17 @@ from pyjax._src.random.keys import (
     split,
     wrap_key_data,
 )
-from pyjax._src.random.prng import random_clone_p
+from pyjax._src.random.multivariate import multivariate_normal, orthogonal
+from pyjax._src.random.prng import random_clone_p, random_gamma_p
 
 __all__ = [
-    "KeyDTypeLike", "PRNGKey", "PRNGSpec", "PRNGSpecDesc", "bits", "clone", "default_prng_impl",
-    "fold_in", "key", "key_data", "key_dtype", "key_impl", "normal", "random_clone_p",
-    "resolve_prng_impl", "split", "uniform", "wrap_key_data",
+    "KeyDTypeLike", "PRNGKey", "PRNGSpec", "PRNGSpecDesc", "ball", "bernoulli", "beta", "binomial",
+    "bits", "categorical", "cauchy", "chisquare", "choice", "clone", "default_prng_impl",
+    "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma",
+    "generalized_normal", "geometric", "gumbel", "key", "key_data", "key_dtype", "key_impl",
+    "laplace", "loggamma", "logistic", "lognormal", "maxwell", "multinomial",
+    "multivariate_normal", "normal", "orthogonal", "pareto", "permutation", "poisson",
+    "rademacher", "randint", "random_clone_p", "random_gamma_p", "rayleigh", "resolve_prng_impl",
+    "split", "t", "triangular", "truncated_normal", "uniform", "wald", "weibull_min",
+    "wrap_key_data",
 ]

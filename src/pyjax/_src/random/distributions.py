@@ -28,6 +28,9 @@ from pyjax._src.random.keys import (
     random_bits,
     split_typed,
 )
+from pyjax._src.numpy import ufuncs as jnp_ufuncs
+from pyjax._src.numpy.reductions import sum as jnp_sum
+from pyjax._src.numpy.shape_ops import broadcast_to
 from pyjax._src.random.numpy_ops import broadcast_to_rank, clip, const, shape_of
 
 UINT_DTYPES = prng.UINT_DTYPES
@@ -178,6 +181,534 @@ def _normal_real(key, shape, dtype):
     return lax.mul(np.array(np.sqrt(2), dtype), lax_special.erf_inv(u))
 
 
-__all__ = ["normal", "uniform"]
 
-_ = (clip, const)  # used by the samplers added below
+
+# ---------------------------------------------------------------------------
+# Transformations of one uniform draw
+
+
+def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
+    r"""Sample truncated standard normal random values with given shape and dtype.
+
+    The values are returned according to the probability density function:
+
+    .. math::
+       f(x) \propto e^{-x^2/2}
+
+    on the domain :math:`\rm{lower} < x < \rm{upper}`.
+
+    Args:
+      key: a PRNG key used as the random key.
+      lower: a float or array of floats representing the lower bound for
+        truncation. Must be broadcast-compatible with ``upper``.
+      upper: a float or array of floats representing the  upper bound for
+        truncation. Must be broadcast-compatible with ``lower``.
+      shape: optional, a tuple of nonnegative integers specifying the result
+        shape. Must be broadcast-compatible with ``lower`` and ``upper``. The
+        default (None) produces a result shape by broadcasting ``lower`` and
+        ``upper``.
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A random array with the specified dtype and shape given by ``shape`` if
+      ``shape`` is not None, or else by broadcasting ``lower`` and ``upper``.
+      Returns values in the open interval ``(lower, upper)``.
+    """
+    if shape is not None:
+        shape = canonicalize_shape(shape)
+    key, _ = check_prng_key("truncated_normal", key)
+    dtype = _float_dtype(dtype, "truncated_normal")
+    return _truncated_normal(key, lower, upper, shape, dtype)
+
+
+@jit(static_argnums=(3, 4))
+def _truncated_normal(key, lower, upper, shape, dtype):
+    from pyjax._src.numpy.shape_ops import broadcast_shapes
+
+    if shape is None:
+        shape = tuple(broadcast_shapes(shape_of(lower), shape_of(upper)))
+    else:
+        check_shape("truncated_normal", shape, shape_of(lower), shape_of(upper))
+    sqrt2 = np.array(np.sqrt(2), dtype)
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    # Uniform in [erf(lower/sqrt2), erf(upper/sqrt2)), mapped back by the inverse CDF.
+    a = lax_special.erf(lower / sqrt2)
+    b = lax_special.erf(upper / sqrt2)
+    u = uniform(key, shape, dtype, minval=a, maxval=b)
+    out = sqrt2 * lax_special.erf_inv(u)
+    # Rounding (or drawing `a` itself) may land on a bound: clamp into the open interval.
+    return clip(out,
+                lax.nextafter(lax.stop_gradient(lower), np.array(np.inf, dtype=dtype)),
+                lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype=dtype)))
+
+
+def exponential(key, shape=(), dtype=None, *, out_sharding=None):
+    r"""Sample Exponential random values with given shape and float dtype.
+
+    The values are distributed according to the probability density function:
+
+    .. math::
+       f(x) = e^{-x}
+
+    on the domain :math:`0 \le x < \infty`.
+
+    Args:
+      key: a PRNG key used as the random key.
+      shape: optional, a tuple of nonnegative integers representing the result
+        shape. Default ().
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A random array with the specified shape and dtype.
+    """
+    key, _ = check_prng_key("exponential", key)
+    dtype = _float_dtype(dtype, "exponential")
+    shape = canonicalize_shape(shape)
+    return _exponential(key, shape, dtype)
+
+
+@jit(static_argnums=(1, 2))
+def _exponential(key, shape, dtype):
+    check_shape("exponential", shape)
+    u = uniform(key, shape, dtype)
+    # log1p(-u) with u in [0, 1): the argument of the log stays in (0, 1].
+    return lax.neg(lax.log1p(lax.neg(u)))
+
+
+def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
+    r"""Sample Cauchy random values with given shape and float dtype.
+
+    The values are distributed according to the probability density function:
+
+    .. math::
+       f(x) \propto \frac{1}{x^2 + 1}
+
+    on the domain :math:`-\infty < x < \infty`
+
+    Args:
+      key: a PRNG key used as the random key.
+      shape: optional, a tuple of nonnegative integers representing the result
+        shape. Default ().
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A random array with the specified shape and dtype.
+    """
+    key, _ = check_prng_key("cauchy", key)
+    dtype = _float_dtype(dtype, "cauchy")
+    shape = canonicalize_shape(shape)
+    return _cauchy(key, shape, dtype)
+
+
+@jit(static_argnums=(1, 2))
+def _cauchy(key, shape, dtype):
+    check_shape("cauchy", shape)
+    u = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).eps, maxval=1.0)
+    pi = const(u, np.pi)
+    return lax.tan(lax.mul(pi, lax.sub(u, const(u, 0.5))))
+
+
+def laplace(key, shape=(), dtype=None, *, out_sharding=None):
+    r"""Sample Laplace random values with given shape and float dtype.
+
+    The values are distributed according to the probability density function:
+
+    .. math::
+      f(x) = \frac{1}{2}e^{-|x|}
+
+    Args:
+      key: a PRNG key used as the random key.
+      shape: optional, a tuple of nonnegative integers representing the result
+        shape. Default ().
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A random array with the specified shape and dtype.
+    """
+    key, _ = check_prng_key("laplace", key)
+    dtype = _float_dtype(dtype, "laplace")
+    shape = canonicalize_shape(shape)
+    return _laplace(key, shape, dtype)
+
+
+@jit(static_argnums=(1, 2))
+def _laplace(key, shape, dtype):
+    check_shape("laplace", shape)
+    u = uniform(key, shape, dtype, minval=-1.0 + dtypes.finfo(dtype).epsneg, maxval=1.0)
+    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+def logistic(key, shape=(), dtype=None, *, out_sharding=None):
+    r"""Sample logistic random values with given shape and float dtype.
+
+    The values are distributed according to the probability density function:
+
+    .. math::
+       f(x) = \frac{e^{-x}}{(1 + e^{-x})^2}
+
+    Args:
+      key: a PRNG key used as the random key.
+      shape: optional, a tuple of nonnegative integers representing the result
+        shape. Default ().
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A random array with the specified shape and dtype.
+    """
+    key, _ = check_prng_key("logistic", key)
+    dtype = _float_dtype(dtype, "logistic")
+    shape = canonicalize_shape(shape)
+    return _logistic(key, shape, dtype)
+
+
+@jit(static_argnums=(1, 2))
+def _logistic(key, shape, dtype):
+    check_shape("logistic", shape)
+    x = uniform(key, shape, dtype, minval=dtypes.finfo(dtype).tiny, maxval=1.0)
+    return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+
+
+def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
+    r"""Sample Pareto random values with given shape and float dtype.
+
+    The values are distributed according to the probability density function:
+
+    .. math::
+       f(x; b) = b / x^{b + 1}
+
+    on the domain :math:`1 \le x < \infty` with :math:`b > 0`
+
+    Args:
+      key: a PRNG key used as the random key.
+      b: a float or array of floats broadcast-compatible with ``shape``
+        representing the parameter of the distribution.
+      shape: optional, a tuple of nonnegative integers specifying the result
+        shape. Must be broadcast-compatible with ``b``. The default (None)
+        produces a result shape equal to ``b.shape``.
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A random array with the specified dtype and with shape given by ``shape`` if
+      ``shape`` is not None, or else by ``b.shape``.
+    """
+    key, _ = check_prng_key("pareto", key)
+    dtype = _float_dtype(dtype, "pareto")
+    shape = check_broadcast_shapes("pareto", shape, b)
+    _check_all_safe_to_cast("pareto", dtype, b)
+    return _pareto(key, b, shape, dtype)
+
+
+@jit(static_argnums=(2, 3))
+def _pareto(key, b, shape, dtype):
+    b = lax.convert_element_type(b, dtype)
+    e = exponential(key, shape, dtype)
+    return lax.exp(e / b)
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    r"""Sample from a Weibull distribution.
+
+    The values are distributed according to the probability density function:
+
+    .. math::
+       f(x;\sigma,c) \propto x^{c - 1} \exp(-(x / \sigma)^c)
+
+    on the domain :math:`0 < x < \infty`, where :math:`c > 0` is the concentration
+    parameter, and :math:`\sigma > 0` is the scale parameter.
+
+    Args:
+      key: a PRNG key.
+      scale: The scale parameter of the distribution.
+      concentration: The concentration parameter of the distribution.
+      shape: The shape added to the parameters loc and scale broadcastable shape.
+      dtype: The type used for samples.
+
+    Returns:
+      A jnp.array of samples.
+    """
+    key, _ = check_prng_key("weibull_min", key)
+    dtype = _float_dtype(dtype, "weibull_min")
+    shape = canonicalize_shape(shape)
+    return _weibull_min(key, scale, concentration, shape, dtype)
+
+
+@jit(static_argnums=(3, 4))
+def _weibull_min(key, scale, concentration, shape, dtype):
+    random_uniform = uniform(key=key, shape=shape, minval=0, maxval=1, dtype=dtype)
+    # The inverse of the Weibull CDF.
+    return jnp_ufuncs.power(-jnp_ufuncs.log1p(-random_uniform), 1.0 / concentration) * scale
+
+
+def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
+    r"""Sample Triangular random values with given shape and float dtype.
+
+    The values are returned according to the probability density function:
+
+    .. math::
+        f(x; a, b, c) = \frac{2}{c-a} \left\{ \begin{array}{ll} \frac{x-a}{b-a} & a \leq x
+        \leq b \\ \frac{c-x}{c-b} & b \leq x \leq c \end{array} \right.
+
+    on the domain :math:`a \leq x \leq c`.
+
+    Args:
+      key: a PRNG key used as the random key.
+      left: a float or array of floats broadcast-compatible with ``shape``
+        representing the lower limit parameter of the distribution.
+      mode: a float or array of floats broadcast-compatible with ``shape``
+        representing the peak value parameter of the distribution, value must
+        fulfill the condition ``left <= mode <= right``.
+      right: a float or array of floats broadcast-compatible with ``shape``
+        representing the upper limit parameter of the distribution, must be
+        larger than ``left``.
+      shape: optional, a tuple of nonnegative integers specifying the result
+        shape. Must be broadcast-compatible with ``left``,``mode`` and ``right``.
+        The default (None) produces a result shape equal to ``left.shape``,
+        ``mode.shape`` and ``right.shape``.
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A random array with the specified dtype and with shape given by ``shape``
+      if ``shape`` is not None, or else by ``left.shape``, ``mode.shape`` and
+      ``right.shape``.
+    """
+    key, _ = check_prng_key("triangular", key)
+    dtype = _float_dtype(dtype, "triangular")
+    shape = check_broadcast_shapes("triangular", shape, left, mode, right)
+    _check_all_safe_to_cast("triangular", dtype, left, mode, right)
+    return _triangular(key, left, mode, right, shape, dtype)
+
+
+@jit(static_argnums=(4, 5), inline=True)
+def _triangular(key, left, mode, right, shape, dtype):
+    # Inverse-CDF sampling: the CDF is quadratic on each side of the mode.
+    left = broadcast_to(lax.convert_element_type(left, dtype), shape)
+    right = broadcast_to(lax.convert_element_type(right, dtype), shape)
+    mode = broadcast_to(lax.convert_element_type(mode, dtype), shape)
+    fc = (mode - left) / (right - left)
+    u = uniform(key, shape, dtype)
+    out1 = left + lax.sqrt(u * (right - left) * (mode - left))
+    out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
+    return lax.select(u < fc, out1, out2)
+
+
+def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=None):
+    r"""Sample lognormal random values with given shape and float dtype.
+
+    The values are returned according to the probability density function:
+
+    .. math::
+        f(x) = \frac{1}{x\sqrt{2\pi\sigma^2}}\exp\left(-\frac{(\log x)^2}{2\sigma^2}\right)
+
+    on the domain :math:`x > 0`.
+
+    Args:
+      key: a PRNG key used as the random key.
+      sigma: a float or array of floats broadcast-compatible with ``shape`` representing
+        the standard deviation of the underlying normal distribution. Default 1.
+      shape: optional, a tuple of nonnegative integers specifying the result
+        shape. The default (None) produces a result shape equal to ``()``.
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A random array with the specified dtype and with shape given by ``shape``.
+    """
+    key, _ = check_prng_key("lognormal", key)
+    dtype = _float_dtype(dtype, "lognormal", allow_complex=True)
+    shape = check_broadcast_shapes("lognormal", shape, sigma)
+    _check_all_safe_to_cast("lognormal", dtype, sigma)
+    return _lognormal(key, sigma, shape, dtype)
+
+
+@jit(static_argnums=(2, 3), inline=True)
+def _lognormal(key, sigma, shape, dtype):
+    sigma = lax.convert_element_type(sigma, dtype)
+    scaled_norm = normal(key, shape, dtype) * sigma
+    return lax.exp(scaled_norm)
+
+
+def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
+    r"""Sample Rayleigh random values with given shape and float dtype.
+
+    The values are returned according to the probability density function:
+
+    .. math::
+       f(x;\sigma) \propto xe^{-x^2/(2\sigma^2)}
+
+    on the domain :math:`-\infty < x < \infty`, and where :math:`\sigma > 0` is the scale
+    parameter of the distribution.
+
+    Args:
+      key: a PRNG key used as the random key.
+      scale: a float or array of floats broadcast-compatible with ``shape``
+        representing the parameter of the distribution.
+      shape: optional, a tuple of nonnegative integers specifying the result
+        shape. Must be broadcast-compatible with ``scale``. The default (None)
+        produces a result shape equal to ``scale.shape``.
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A random array with the specified dtype and with shape given by ``shape`` if
+      ``shape`` is not None, or else by ``scale.shape``.
+    """
+    key, _ = check_prng_key("rayleigh", key)
+    dtype = _float_dtype(dtype, "rayleigh")
+    shape = check_broadcast_shapes("rayleigh", shape, scale)
+    _check_all_safe_to_cast("rayleigh", dtype, scale)
+    return _rayleigh(key, scale, shape, dtype)
+
+
+@jit(static_argnums=(2, 3))
+def _rayleigh(key, scale, shape, dtype):
+    u = uniform(key, shape, dtype)
+    scale = asarray(scale).astype(dtype)
+    scale = broadcast_to(scale, shape)
+    log_u = lax.log(u)
+    n_two = const(scale, -2)
+    sqrt_u = lax.sqrt(lax.mul(log_u, n_two))
+    return lax.mul(scale, sqrt_u)
+
+
+def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
+    r"""Sample Wald random values with given shape and float dtype.
+
+    The values are returned according to the probability density function:
+
+    .. math::
+       f(x;\mu) = \frac{1}{\sqrt{2\pi x^3}} \exp\left(-\frac{(x - \mu)^2}{2\mu^2 x}\right)
+
+    on the domain :math:`-\infty < x < \infty`, and where :math:`\mu > 0` is the location
+    parameter of the distribution.
+
+    Args:
+      key: a PRNG key used as the random key.
+      mean: a float or array of floats broadcast-compatible with ``shape``
+        representing the mean parameter of the distribution.
+      shape: optional, a tuple of nonnegative integers specifying the result
+        shape. Must be broadcast-compatible with ``mean``. The default
+        (None) produces a result shape equal to ``np.shape(mean)``.
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A random array with the specified dtype and with shape given by ``shape`` if
+      ``shape`` is not None, or else by ``mean.shape``.
+    """
+    key, _ = check_prng_key("wald", key)
+    dtype = _float_dtype(dtype, "wald")
+    shape = check_broadcast_shapes("wald", shape, mean)
+    _check_all_safe_to_cast("wald", dtype, mean)
+    return _wald(key, mean, shape, dtype)
+
+
+@jit(static_argnums=(2, 3))
+def _wald(key, mean, shape, dtype):
+    # Michael, Schucany and Haas: a normal and a uniform give one variate.
+    k1, k2 = split_typed(key, 2)
+    mean = asarray(mean).astype(dtype)
+    mean = broadcast_to(mean, shape)
+    v = normal(k1, shape, dtype)
+    z = uniform(k2, shape, dtype)
+    y = lax.integer_pow(v, 2)
+    y_sq = lax.integer_pow(y, 2)
+    mean_sq = lax.integer_pow(mean, 2)
+    sqrt_term = lax.sqrt(4 * mean * y + mean_sq * y_sq)
+    x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
+    return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+
+
+def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
+    r"""Sample from a one sided Maxwell distribution.
+
+    The values are distributed according to the probability density function:
+
+    .. math::
+       f(x) \propto x^2 e^{-x^2 / 2}
+
+    on the domain :math:`0 \le x < \infty`.
+
+    Args:
+      key: a PRNG key.
+      shape: optional, the batch dimensions of the result. Default ().
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+
+    Returns:
+      A jnp.array of samples, of shape `shape`.
+    """
+    # The norm of three independent standard normals.
+    key, _ = check_prng_key("maxwell", key)
+    dtype = _float_dtype(dtype, "maxwell")
+    shape = canonicalize_shape(shape)
+    return _maxwell(key, shape, dtype, None)
+
+
+@jit(static_argnums=(1, 2, 3))
+def _maxwell(key, shape, dtype, out_sharding):
+    norm_rvs = normal(key=key, shape=shape + (3,), dtype=dtype)
+    return norm(norm_rvs)
+
+
+@jit
+def norm(x):
+    """``jnp.linalg.norm(x, axis=-1)`` for a real ``x``: the 2-norm of the last axis."""
+    return jnp_ufuncs.sqrt(jnp_sum(x * x, axis=-1))
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+    r"""Sample from a double sided Maxwell distribution.
+
+    The values are distributed according to the probability density function:
+
+    .. math::
+       f(x;\mu,\sigma) \propto z^2 e^{-z^2 / 2}
+
+    where :math:`z = (x - \mu) / \sigma`, with the center :math:`\mu` specified by
+    ``loc`` and the scale :math:`\sigma` specified by ``scale``.
+
+    Args:
+      key: a PRNG key.
+      loc: The location parameter of the distribution.
+      scale: The scale parameter of the distribution.
+      shape: The shape added to the parameters loc and scale broadcastable shape.
+      dtype: The type used for samples.
+
+    Returns:
+      A jnp.array of samples.
+    """
+    key, _ = check_prng_key("double_sided_maxwell", key)
+    dtype = _float_dtype(dtype, "double_sided_maxwell")
+    shape = canonicalize_shape(shape)
+    return _double_sided_maxwell(key, loc, scale, shape, dtype)
+
+
+@jit(static_argnums=(3, 4))
+def _double_sided_maxwell(key, loc, scale, shape, dtype):
+    from pyjax._src.numpy.shape_ops import broadcast_shapes
+    from pyjax._src.random.discrete import rademacher  # (discrete samplers build on uniform)
+
+    params_shapes = tuple(broadcast_shapes(shape_of(loc), shape_of(scale)))
+    if not shape:
+        shape = params_shapes
+    shape = shape + params_shapes
+    maxwell_key, rademacher_key = split_typed(key)
+    maxwell_rvs = maxwell(maxwell_key, shape=shape, dtype=dtype)
+    # Random signs make the one-sided variates symmetric.
+    random_sign = rademacher(rademacher_key, shape=shape, dtype=dtype)
+    return random_sign * maxwell_rvs * scale + loc
+
+
+__all__ = [
+    "cauchy", "double_sided_maxwell", "exponential", "laplace", "logistic", "lognormal", "maxwell",
+    "normal", "pareto", "rayleigh", "triangular", "truncated_normal", "uniform", "wald", "weibull_min",
+]
+

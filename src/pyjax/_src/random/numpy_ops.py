@@ -11,9 +11,14 @@ import numpy as np
 
 from pyjax._src import dtypes
 from pyjax._src.jit import jit
+from pyjax._src.lax import elementwise as lax
+from pyjax._src.lax import gather_scatter as lax_gather
+from pyjax._src.lax import reductions as lax_reductions
 from pyjax._src.lax import shapes as lax_shapes
+from pyjax._src.lax.windowed import cumsum as lax_cumsum
 from pyjax._src.numpy.creation import asarray
 from pyjax._src.numpy.ufuncs import maximum, minimum
+from pyjax._src.numpy.where import where
 
 
 def shape_of(x) -> tuple:
@@ -59,4 +64,59 @@ def clip(arr=None, /, min=None, max=None):
     return asarray(arr)
 
 
-__all__ = ["broadcast_to_rank", "clip", "const", "dtype_of", "ndim_of", "shape_of"]
+def _normalize_axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % max(ndim, 1)
+
+
+@jit(static_argnames=("axis", "unique_indices"))
+def _take(a, indices, axis, unique_indices=False):
+    # jnp.take's default: negative indices wrap once, others out of range fill.
+    size = shape_of(a)[axis]
+    indices = where(lax.lt(indices, 0), lax.add(indices, const(indices, size)), indices)
+    index_dims = ndim_of(indices)
+    slice_sizes = list(shape_of(a))
+    slice_sizes[axis] = 1
+    offset_dims = tuple(range(axis)) + tuple(range(axis + index_dims, ndim_of(a) + index_dims - 1))
+    dnums = lax_gather.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=(axis,),
+                                              start_index_map=(axis,))
+    indices = lax_shapes.broadcast_in_dim(indices, (*shape_of(indices), 1), tuple(range(index_dims)))
+    return lax_gather.gather(a, indices, dnums, tuple(slice_sizes), mode="fill",
+                             unique_indices=unique_indices)
+
+
+def take(a, indices, axis: int, unique_indices: bool = False):
+    """``jnp.take(a, indices, axis)``: a gather along one axis."""
+    a = asarray(a)
+    return _take(a, asarray(indices), axis=_normalize_axis(axis, ndim_of(a)), unique_indices=unique_indices)
+
+
+@jit(static_argnames=("axis",))
+def cumsum(a, axis: int = 0):
+    """``jnp.cumsum`` along one axis."""
+    return lax_cumsum(a, axis=axis)
+
+
+@jit
+def searchsorted(sorted_arr, query):
+    """``jnp.searchsorted(a, v)`` (side='left') for a 1-D ``a``: how many
+    elements of ``a`` are below each query. (JAX's default method is a scan;
+    counting gives the same indices without control flow.)"""
+    below = lax.lt(lax_shapes.broadcast_in_dim(sorted_arr, (*shape_of(query), shape_of(sorted_arr)[0]),
+                                               (ndim_of(query),)),
+                   lax_shapes.broadcast_in_dim(query, (*shape_of(query), shape_of(sorted_arr)[0]),
+                                               tuple(range(ndim_of(query)))))
+    count = lax_reductions.reduce_sum(lax.convert_element_type(below, np.int32), (ndim_of(query),))
+    return count
+
+
+def promote_dtypes_inexact(*args):
+    """The arguments converted to their common inexact dtype (no rank promotion)."""
+    to_dtype, weak_type = dtypes.result_type(*args, return_weak_type_flag=True)
+    to_dtype = dtypes.to_inexact_dtype(to_dtype)
+    return [lax._convert_element_type(x, to_dtype, weak_type) for x in args]
+
+
+__all__ = ["broadcast_to_rank", "clip", "const", "cumsum", "dtype_of", "ndim_of", "promote_dtypes_inexact", "searchsorted",
+           "shape_of", "take"]

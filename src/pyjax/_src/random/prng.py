@@ -29,7 +29,10 @@ import numpy as np
 from pyjax._src import dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
+from pyjax._src.interpreters.jvp import defjvp2
 from pyjax._src.lax import batching_util
+from pyjax._src.lax import elementwise as lax
+from pyjax._src.lax import special as lax_special
 from pyjax._src.lax.elementwise import broadcasting_shape
 from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR
 
@@ -336,6 +339,46 @@ def random_unwrap(keys):
 
 random_clone_p = _key_primitive("random_clone")
 random_clone_p.def_abstract_eval(lambda x: x)
+
+
+# ---------------------------------------------------------------------------
+# The random_gamma primitive: (key[*k], a[*k, *s]) -> samples like a
+
+random_gamma_p = Primitive("random_gamma")
+random_gamma_p.def_transpose(NOT_LINEAR)
+
+
+@random_gamma_p.def_abstract_eval
+def _random_gamma_abstract_eval(key_aval, a_aval, *, log_space):
+    return a_aval
+
+
+def _gamma_grad(sample, a, *, log_space):
+    # d sample / d a at fixed uniform draws, through the CDF (implicit differentiation).
+    samples = sample.reshape(-1)
+    alphas = a.reshape(-1)
+    if log_space:
+        # d log(s) = ds / s; exp(log s) may round to 0: use the smallest normal instead.
+        samples = lax.exp(samples)
+        tiny = np.full(samples.shape, dtypes.finfo(samples.dtype).tiny, samples.dtype)
+        samples = lax.select(lax.eq(samples, np.array(0, samples.dtype)), tiny, samples)
+        grads = lax_special.random_gamma_grad(alphas, samples) / samples
+    else:
+        grads = lax_special.random_gamma_grad(alphas, samples)
+    return grads.reshape(a.shape)
+
+
+defjvp2(random_gamma_p, None, lambda tangent, ans, key, a, **kw: tangent * _gamma_grad(ans, a, **kw))
+
+
+def _random_gamma_batch(axis_data, args, dims, *, log_space):
+    # Both operands get the batch axis in front: the key's leading axes map
+    # onto a's leading axes, so a batch of keys draws a batch of samples.
+    key, a = (batching_util.bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True))
+    return random_gamma_p.bind(key, a, log_space=log_space), 0
+
+
+random_gamma_p.def_batch(_random_gamma_batch)
 
 
 __all__ = [

@@ -9,6 +9,7 @@ hash on whole arrays) and pack the result back.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from pyjax._src.random import prng
@@ -60,3 +61,137 @@ IMPLS[prng.random_wrap_p] = _random_wrap
 IMPLS[prng.random_unwrap_p] = _random_unwrap
 IMPLS[prng.random_clone_p] = lambda keys: keys
 IMPLS[threefry2x32_p] = lambda k0, k1, x0, x1: list(threefry2x32_numpy(k0, k1, x0, x1))
+
+
+# ---------------------------------------------------------------------------
+# random_gamma: Marsaglia and Tsang's rejection loops, all elements at once.
+#
+# JAX lowers random_gamma to a vmapped while loop: every element runs its own
+# loop on its own key, and finished elements keep their state. Running the
+# loop body on the still-active elements only gives the same per-element
+# results. The scalar draws inside (normal, uniform) repeat _uniform and
+# _normal_real on NumPy values; where XLA on the CPU fuses a multiply into
+# the following add, the float32 path does too (float64 arithmetic rounded
+# once), so the draws stay bit-identical to XLA's wherever the
+# transcendentals (log, erf_inv, pow) agree.
+
+_ERF_INV_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERF_INV_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _fma(a, b, c, dtype):
+    if dtype == np.float32:  # exact product in float64, one rounding of the sum
+        return (a.astype(np.float64) * b + c).astype(np.float32)
+    return (a * b + c).astype(dtype)
+
+
+def _erf_inv(x, dtype):
+    if dtype != np.float32:
+        import scipy.special
+
+        return np.where(x == 0, x, scipy.special.erfinv(x.astype(np.float64))).astype(dtype)
+    # XLA's single-precision erf_inv (Giles' polynomials, Horner with fused
+    # multiply-adds): not correctly rounded, so scipy's value can be ulps away.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = (-np.log1p((x * -x).astype(np.float64))).astype(np.float32)
+        small = w < np.float32(5)
+        w = np.where(small, w - np.float32(2.5), np.sqrt(w) - np.float32(3))
+        p = np.where(small, np.float32(_ERF_INV_SMALL[0]), np.float32(_ERF_INV_LARGE[0]))
+        for lo, hi in zip(_ERF_INV_SMALL[1:], _ERF_INV_LARGE[1:], strict=True):
+            p = _fma(p, w, np.where(small, np.float32(lo), np.float32(hi)), np.float32)
+        return np.where(np.abs(x) == 1, x * np.float32(np.inf), p * x)
+
+
+def _uniform_scalars(impl, keys, dtype, lo=None, hi=None):
+    # `_uniform(key, lo, hi, (), dtype)` for each key of a batch.
+    info = ml_dtypes.finfo(dtype)
+    nbits, nmant = dtype.itemsize * 8, info.nmant
+    rng_bits = nbits if nmant >= 8 else 8
+    uint = np.dtype(f"uint{nbits}")
+    bits = impl.random_bits(keys, rng_bits, ()).astype(uint)
+    one_bits = np.array(1.0, dtype).view(uint)
+    floats = ((bits >> uint.type(rng_bits - nmant)) | one_bits).view(dtype) - dtype.type(1)
+    if lo is None:
+        return np.maximum(dtype.type(0), floats)
+    return np.maximum(lo, _fma(floats, hi - lo, lo, dtype))
+
+
+def _normal_scalars(impl, keys, dtype):
+    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
+    u = _uniform_scalars(impl, keys, dtype, lo, np.array(1.0, dtype))
+    return (np.array(np.sqrt(2), dtype) * _erf_inv(u, dtype)).astype(dtype)
+
+
+def _split_batch(impl, keys, n: int):
+    parts = impl.split(keys, (n,))
+    return [parts[:, i] for i in range(n)]
+
+
+def _gamma_one(impl, keys, alpha, log_space: bool):
+    dtype = alpha.dtype
+    one, third = dtype.type(1), np.array(1.0 / 3.0, dtype)
+    squeeze, half = np.array(0.0331, dtype), dtype.type(0.5)
+    # alpha < 1 draws Gamma(alpha + 1) and scales it by Uniform**(1 / alpha).
+    boost_mask = alpha >= one
+    alpha_orig = alpha
+    alpha = np.where(boost_mask, alpha, alpha + one)
+    d = alpha - third
+    c = third / np.sqrt(d)
+    key, subkey = _split_batch(impl, keys, 2)
+    X = np.zeros_like(alpha)
+    V = np.ones_like(alpha)
+    U = np.full_like(alpha, 2)
+
+    def rejected(X, V, U, d):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            first = U >= _fma(-squeeze, X * X, one, dtype)
+            second = np.log(U) >= X * half + d * ((one - V) + np.log(V))
+        return first & second
+
+    active = rejected(X, V, U, d)
+    while active.any():
+        idx = np.nonzero(active)[0]
+        key_i, x_key, u_key = _split_batch(impl, key[idx], 3)
+        key[idx] = key_i
+        c_i = c[idx]
+        x = np.zeros_like(c_i)
+        v = np.full_like(c_i, -1)
+        pending = np.ones(idx.shape, bool)
+        while pending.any():  # a normal draw with 1 + x * c > 0
+            j = np.nonzero(pending)[0]
+            x_key_j, sub = _split_batch(impl, x_key[j], 2)
+            x_key[j] = x_key_j
+            x[j] = _normal_scalars(impl, sub, dtype)
+            v[j] = _fma(x[j], c_i[j], one, dtype)
+            pending = v <= 0
+        X[idx] = x * x
+        V[idx] = v * v * v
+        U[idx] = _uniform_scalars(impl, u_key, dtype)
+        active = rejected(X, V, U, d)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if log_space:
+            log_samples = np.log1p(-_uniform_scalars(impl, subkey, dtype)).astype(dtype)
+            log_boost = np.where(boost_mask | (log_samples == 0), dtype.type(0), log_samples * (one / alpha_orig))
+            return ((np.log(d) + np.log(V)) + log_boost).astype(dtype)
+        samples = one - _uniform_scalars(impl, subkey, dtype)
+        boost = np.where(boost_mask, one, np.power(samples, one / alpha_orig))
+        return ((d * V) * boost).astype(dtype)
+
+
+def _random_gamma(keys, a, *, log_space):
+    impl = prng.buffer_impl(keys)
+    data = prng.physical_keys(keys)
+    a = np.asarray(a)
+    batch = data.shape[:-1]
+    # Each key splits into one key per element of its slice of `a`.
+    count = int(np.prod(a.shape[len(batch):], dtype=np.int64))
+    element_keys = impl.split(data.reshape(-1, data.shape[-1]), (count,)).reshape(-1, data.shape[-1])
+    if a.size == 0:
+        return np.zeros(a.shape, a.dtype)
+    samples = _gamma_one(impl, element_keys, a.reshape(-1).copy(), log_space)
+    return samples.reshape(a.shape)
+
+
+IMPLS[prng.random_gamma_p] = _random_gamma

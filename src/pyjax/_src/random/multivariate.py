@@ -1,0 +1,178 @@
+"""Samplers that draw vectors and matrices: multivariate_normal and orthogonal.
+
+Both transform standard normals with a matrix factorisation (Cholesky, SVD,
+eigh, QR) from lax.linalg; the NumPy backend computes those with the same
+LAPACK routines XLA calls on the CPU.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from pyjax._src import dtypes
+from pyjax._src.jit import jit
+from pyjax._src.lax import dot as lax_dot
+from pyjax._src.lax import linalg as lax_linalg
+from pyjax._src.numpy import ufuncs as jnp_ufuncs
+from pyjax._src.numpy.shape_ops import broadcast_shapes, expand_dims
+from pyjax._src.random.distributions import normal
+from pyjax._src.random.keys import canonicalize_shape, check_prng_key, check_shape
+from pyjax._src.random.numpy_ops import promote_dtypes_inexact, shape_of
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky", *,
+                        out_sharding=None):
+    r"""Sample multivariate normal random values with given mean and covariance.
+
+    The values are returned according to the probability density function:
+
+    .. math::
+       f(x;\mu, \Sigma) = (2\pi)^{-k/2} \det(\Sigma)^{-1}e^{-\frac{1}{2}(x - \mu)^T \Sigma^{-1} (x - \mu)}
+
+    where :math:`k` is the dimension, :math:`\mu` is the mean (given by ``mean``) and
+    :math:`\Sigma` is the covariance matrix (given by ``cov``).
+
+    Args:
+      key: a PRNG key used as the random key.
+      mean: a mean vector of shape ``(..., n)``.
+      cov: a positive definite covariance matrix of shape ``(..., n, n)``. The
+        batch shape ``...`` must be broadcast-compatible with that of ``mean``.
+      shape: optional, a tuple of nonnegative integers specifying the result
+        batch shape; that is, the prefix of the result shape excluding the last
+        axis. Must be broadcast-compatible with ``mean.shape[:-1]`` and
+        ``cov.shape[:-2]``. The default (None) produces a result batch shape by
+        broadcasting together the batch shapes of ``mean`` and ``cov``.
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+      method: optional, a method to compute the factor of ``cov``.
+        Must be one of 'svd', 'eigh', and 'cholesky'. Default 'cholesky'. For
+        singular covariance matrices, use 'svd' or 'eigh'.
+
+    Returns:
+      A random array with the specified dtype and shape given by
+      ``shape + mean.shape[-1:]`` if ``shape`` is not None, or else
+      ``broadcast_shapes(mean.shape[:-1], cov.shape[:-2]) + mean.shape[-1:]``.
+    """
+    key, _ = check_prng_key("multivariate_normal", key)
+    mean, cov = promote_dtypes_inexact(mean, cov)
+    if method not in {"svd", "eigh", "cholesky"}:
+        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+    if dtype is None:
+        dtype = mean.dtype
+    else:
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
+    if not dtypes.issubdtype(dtype, np.floating):
+        raise ValueError(f"dtype argument to `multivariate_normal` must be a float dtype, got {dtype}")
+    if shape is not None:
+        shape = canonicalize_shape(shape)
+    return _multivariate_normal(key, mean, cov, shape, dtype, method)
+
+
+@jit(static_argnums=(3, 4, 5))
+def _multivariate_normal(key, mean, cov, shape, dtype, method):
+    if not len(shape_of(mean)) >= 1:
+        raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == {len(shape_of(mean))}")
+    if not len(shape_of(cov)) >= 2:
+        raise ValueError(f"multivariate_normal requires cov.ndim >= 2, got cov.ndim == {len(shape_of(cov))}")
+    n = mean.shape[-1]
+    if shape_of(cov)[-2:] != (n, n):
+        raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, "
+                         f"but got cov.shape == {shape_of(cov)}.")
+    if shape is None:
+        shape = tuple(broadcast_shapes(mean.shape[:-1], cov.shape[:-2]))
+    else:
+        check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
+    # Any factor A with A A^T = cov maps standard normals z to mean + A z.
+    if method == "svd":
+        u, s, _ = lax_linalg.svd(cov, full_matrices=False)
+        factor = u * jnp_ufuncs.sqrt(s[..., None, :])
+    elif method == "eigh":
+        v, w = lax_linalg.eigh(cov)
+        factor = v * jnp_ufuncs.sqrt(w[..., None, :])
+    else:
+        factor = lax_linalg.cholesky(cov)
+    normal_samples = normal(key, shape + mean.shape[-1:], dtype)
+    return mean + _matvec(factor, normal_samples)
+
+
+def _matvec(factor, vectors):
+    # einsum('...ij,...j->...i'): a batched matrix-vector product, the batch
+    # axes broadcast between the two.
+    batch = tuple(broadcast_shapes(shape_of(factor)[:-2], shape_of(vectors)[:-1]))
+    n = shape_of(factor)[-1]
+    factor = _broadcast_leading(factor, batch + shape_of(factor)[-2:])
+    vectors = _broadcast_leading(vectors, batch + (n,))
+    nb = len(batch)
+    batch_dims = tuple(range(nb))
+    return lax_dot.dot_general(factor, vectors, (((nb + 1,), (nb,)), (batch_dims, batch_dims)))
+
+
+def _broadcast_leading(x, shape):
+    from pyjax._src.numpy.shape_ops import broadcast_to
+
+    return x if shape_of(x) == tuple(shape) else broadcast_to(x, shape)
+
+
+def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None, *, out_sharding=None):
+    r"""Sample uniformly from the orthogonal group O(n).
+
+    If the dtype is complex, sample uniformly from the unitary group U(n).
+
+    For unequal rows and columns, this samples a semi-orthogonal matrix instead.
+    That is, if :math:`A` is the resulting matrix and :math:`A^*` is its conjugate
+    transpose, then:
+
+    - If :math:`n \leq m`, the rows are mutually orthonormal: :math:`A A^* = I_n`.
+    - If :math:`m \leq n`, the columns are mutually orthonormal: :math:`A^* A = I_m`.
+
+    Args:
+      key: a PRNG key used as the random key.
+      n: an integer indicating the number of rows.
+      shape: optional, the batch dimensions of the result. Default ().
+      dtype: optional, a float dtype for the returned values (default float64 if
+        jax_enable_x64 is true, otherwise float32).
+      m: an integer indicating the number of columns. Defaults to `n`.
+
+    Returns:
+      A random array of shape `(*shape, n, m)` and specified dtype.
+
+    References:
+      Mezzadri, Francesco. (2007). "How to generate random matrices from the
+      classical compact groups". Notices of the American Mathematical Society,
+      54(5), 592-604. https://arxiv.org/abs/math-ph/0609050.
+    """
+    columns = n if m is None else m
+    shape = canonicalize_shape(shape)
+    key, _ = check_prng_key("orthogonal", key)
+    dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
+    check_shape("orthogonal", shape)
+    n = operator.index(n)
+    columns = operator.index(columns)
+    return _orthogonal(key, n, columns, shape, dtype)
+
+
+@jit(static_argnums=(1, 2, 3, 4))
+def _orthogonal(key, n, _m, shape, dtype):
+    # Q of the QR of a normal matrix, with the signs of R's diagonal taken out
+    # so that the distribution is the Haar measure.
+    z = normal(key, (*shape, max(n, _m), min(n, _m)), dtype)
+    q, r = lax_linalg.qr(z, full_matrices=False)
+    d = _diagonal(r)
+    x = q * expand_dims(jnp_ufuncs.sign(d), -2)
+    if n < _m:
+        return x.mT
+    return x
+
+
+def _diagonal(x):
+    # The main diagonal of the last two axes (jnp.linalg.diagonal).
+    k = min(shape_of(x)[-2:])
+    parts = [x[..., i, i][..., None] for i in range(k)]
+    from pyjax._src.numpy.shape_ops import concatenate
+
+    return concatenate(parts, axis=-1)
+
+
+__all__ = ["multivariate_normal", "orthogonal"]
