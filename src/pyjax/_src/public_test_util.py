@@ -49,10 +49,15 @@ def _add(tree, scale, other):
                                             + scale * np.asarray(b), np.asarray(a).dtype), tree, other)
 
 
-def _inner(xs, ys) -> complex:
-    return sum(np.vdot(np.asarray(x, np.float64 if np.asarray(x).dtype.kind != "c" else np.complex128),
-                       np.asarray(y, np.float64 if np.asarray(y).dtype.kind != "c" else np.complex128))
+def _inner(xs, ys) -> float:
+    # The real inner product <x, y> = Re(sum(conj(x) * y)) of complex vectors
+    # as real vector spaces: the convention the transpose identity holds in.
+    return sum(float(np.real(np.vdot(np.asarray(x, np.complex128), np.asarray(y, np.complex128))))
                for x, y in zip(tree_flatten(xs)[0], tree_flatten(ys)[0], strict=True))
+
+
+def _conj(tree):
+    return tree_map(lambda x: np.conj(x) if np.iscomplexobj(x) else x, tree)
 
 
 def numerical_jvp(f: Callable, primals: Sequence, tangents: Sequence, eps: float = EPS):
@@ -85,7 +90,8 @@ def check_vjp(f: Callable, f_vjp: Callable, args: Sequence, atol=None, rtol=None
     tangents = _random_like(tuple(args), rng)
     tangent_out = numerical_jvp(f, args, tangents, eps)
     cotangent = _random_like(value, rng)
-    cotangent_out = vjp_fun(cotangent)
+    # VJPs of complex functions follow JAX's convention: conj(vjp(conj(ct))).
+    cotangent_out = _conj(vjp_fun(_conj(cotangent)))
     _check_close(_inner(tangents, cotangent_out), _inner(tangent_out, cotangent), atol, rtol,
                  "VJP: <J^T ct, t> vs <ct, J t>")
 

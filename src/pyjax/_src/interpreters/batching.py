@@ -94,6 +94,15 @@ class BatchTrace(core.Trace):
             return [self.wrap(o, d) for o, d in zip(out, out_dim, strict=True)]
         return self.wrap(out, out_dim)
 
+    def lift_constant(self, value, aval):
+        # A constant made under vmap is unbatched: it belongs to the parent.
+        lift = getattr(self.parent, "lift_constant", None)
+        if lift is not None:
+            return lift(value, aval)
+        from pyjax._src.array import Array
+
+        return Array(value, aval)
+
     def wrap(self, val, batch_dim):
         if batch_dim is not_mapped:
             return val

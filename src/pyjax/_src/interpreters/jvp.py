@@ -74,6 +74,15 @@ class JVPTrace(core.Trace):
             return [self.pair(p, t) for p, t in zip(out, tangent_out, strict=True)]
         return self.pair(out, tangent_out)
 
+    def lift_constant(self, value, aval):
+        # A constant made under this trace has no tangent: it belongs to the parent.
+        lift = getattr(self.parent, "lift_constant", None)
+        if lift is not None:
+            return lift(value, aval)
+        from pyjax._src.array import Array
+
+        return Array(value, aval)
+
     def pair(self, primal, tangent):
         if type(tangent) is Zero:
             return primal

@@ -92,7 +92,15 @@ deflinear(ew.neg_p, lambda ct, x: [neg(ct)])
 deflinear(add_any_p, lambda ct, x, y: [ct, ct])
 deflinear(ew.copy_p, lambda ct, x: [ct])
 deflinear(ew.real_p, lambda ct, x: [ew.complex_p.bind(ct, ew._convert_element_type(np.zeros((), core.get_aval(ct).dtype)[()], core.get_aval(ct).dtype)) if hasattr(ew, "complex_p") else ct])
-deflinear(ew.conj_p, lambda ct, x: [ew.conj_p.bind(ct)])
+def _conj_transpose(ct, x, **params):
+    # conj of a real operand made a complex result: its cotangent is the real part.
+    input_dtype = params.get("input_dtype")
+    if input_dtype is not None and not np.issubdtype(input_dtype, np.complexfloating):
+        return [ew.real_p.bind(ct)]
+    return [ew.conj_p.bind(ct, **params)]
+
+
+deflinear(ew.conj_p, _conj_transpose)
 
 
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding):
