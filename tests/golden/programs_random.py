@@ -22,7 +22,12 @@ def program(name: str, expect: str, source: str) -> None:
 #   stages slice + squeeze;
 # * `key + 1` is JAX's "add does not accept dtypes key<fry>, int32." and
 #   iterating a 0-d key array says "iteration over a 0-d key array": both come
-#   from the numpy layer's operators.
+#   from the numpy layer's operators;
+# * JAX folds convert_element_type of a literal while staging (an inlined
+#   jit's Python-scalar arguments: triangular, lognormal; `.astype` of a
+#   constant: randint of uint8), and prints a
+#   Python float passed to a jit as it was given (`0.3:f32[]`, geometric);
+#   pyjax stages the convert and rounds the literal.
 
 # ---- the issue's seed facts -------------------------------------------------
 program("seed_normal_values", "value", """
@@ -206,4 +211,61 @@ result = np.asarray(jax.random.key(0))
 """)
 program("error_key_impl_both", "error", """
 result = jax.random.key(0, impl="threefry2x32", dtype="threefry2x32")
+""")
+
+# ---- jaxprs of the samplers ---------------------------------------------------
+for _name, _call in [
+    ("exponential", "jax.random.exponential(k, (3,))"),
+    ("gumbel", "jax.random.gumbel(k, (3,))"),
+    ("bernoulli", "jax.random.bernoulli(k, 0.3, (3,))"),
+    ("bernoulli_array_p", "jax.random.bernoulli(k, jnp.array([0.1, 0.9]))"),
+    ("truncated_normal", "jax.random.truncated_normal(k, -1.0, 2.0, (3,))"),
+    ("cauchy", "jax.random.cauchy(k, (3,))"),
+    ("laplace", "jax.random.laplace(k, (3,))"),
+    ("logistic", "jax.random.logistic(k, (3,))"),
+    ("gamma", "jax.random.gamma(k, 2.0, (3,))"),
+    ("gamma_array_a", "jax.random.gamma(k, jnp.array([1.0, 2.0]))"),
+    ("loggamma", "jax.random.loggamma(k, 0.5, (2,))"),
+    ("rademacher", "jax.random.rademacher(k, (3,))"),
+    ("maxwell", "jax.random.maxwell(k, (3,))"),
+    ("pareto", "jax.random.pareto(k, 2.0, (3,))"),
+    ("rayleigh", "jax.random.rayleigh(k, 2.0, (3,))"),
+    ("weibull_min", "jax.random.weibull_min(k, 1.0, 2.0, (3,))"),
+    ("uniform_bfloat16", "jax.random.uniform(k, (2,), jnp.bfloat16)"),
+    ("chisquare", "jax.random.chisquare(k, 3.0, (2,))"),
+    ("dirichlet", "jax.random.dirichlet(k, jnp.ones(3))"),
+    ("categorical", "jax.random.categorical(k, jnp.zeros((2, 4)))"),
+]:
+  program(f"jaxpr_{_name}", "jaxpr", f"""
+k = jax.random.key(0)
+result = jax.make_jaxpr(lambda k: {_call})(k)
+""")
+
+# ---- sampler argument errors ----------------------------------------------------
+for _name, _call in [
+    ("exponential_int_dtype", "jax.random.exponential(k, (2,), jnp.int32)"),
+    ("gamma_int_dtype", "jax.random.gamma(k, 1.0, (2,), jnp.int32)"),
+    ("randint_float_dtype", "jax.random.randint(k, (2,), 0, 10, jnp.float32)"),
+    ("bernoulli_int_p", "jax.random.bernoulli(k, 1, (2,))"),
+    ("bernoulli_mode", "jax.random.bernoulli(k, 0.5, (2,), mode='medium')"),
+    ("gumbel_mode", "jax.random.gumbel(k, (2,), mode='medium')"),
+    ("geometric_float_dtype", "jax.random.geometric(k, 0.5, (2,), jnp.float32)"),
+    ("shape_mismatch", "jax.random.pareto(k, jnp.ones(3), (2,))"),
+    ("shape_not_broadcast", "jax.random.truncated_normal(k, jnp.zeros(3), 1.0, (2,))"),
+    ("choice_too_many", "jax.random.choice(k, 3, (5,), replace=False)"),
+    ("choice_shape_int", "jax.random.choice(k, 3, 5)"),
+    ("choice_bad_p", "jax.random.choice(k, 3, (2,), p=jnp.ones(4) / 4)"),
+    ("choice_empty_population", "jax.random.choice(k, 0, (2,))"),
+    ("categorical_too_many", "jax.random.categorical(k, jnp.zeros(3), shape=(4,), replace=False)"),
+    ("permutation_float", "jax.random.permutation(k, 3.0)"),
+    ("dirichlet_scalar_alpha", "jax.random.dirichlet(k, 1.0)"),
+    ("multivariate_normal_method", "jax.random.multivariate_normal(k, jnp.zeros(2), jnp.eye(2), method='lu')"),
+    ("multivariate_normal_cov_shape", "jax.random.multivariate_normal(k, jnp.zeros(2), jnp.eye(3))"),
+    ("beta_unsafe_cast", "jax.random.beta(k, jnp.float32(1), 2.0, dtype=jnp.float16)"),
+    ("orthogonal_traced_n", "jax.jit(lambda k, n: jax.random.orthogonal(k, n))(k, 3)"),
+    ("permutation_traced_n", "jax.jit(lambda k, n: jax.random.permutation(k, n))(k, 3)"),
+]:
+  program(f"error_{_name}", "error", f"""
+k = jax.random.key(0)
+result = {_call}
 """)

@@ -11,6 +11,7 @@ until pyjax has control flow.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -175,8 +176,9 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     dtype_for_sampling = dtype
     if info.bits < 32:
         dtype_for_sampling = np.dtype("int32")
-        minval = clip(asarray(minval).astype("int32"), int(info.min), int(info.max))
-        maxval = clip(asarray(maxval).astype("int32"), int(info.min), int(info.max) + 1)
+        # (JAX calls the `clip` method, which passes the bounds by keyword.)
+        minval = clip(asarray(minval).astype("int32"), min=int(info.min), max=int(info.max))
+        maxval = clip(asarray(maxval).astype("int32"), min=int(info.min), max=int(info.max) + 1)
     return _randint(key, minval, maxval, shape, dtype_for_sampling).astype(dtype)
 
 
@@ -249,11 +251,12 @@ def permutation(key, x, axis: int = 0, independent: bool = False, *, out_shardin
 
 
 def _concrete_int(x, context: str) -> int:
+    """``int(x)`` for a concrete ``x``; JAX's ConcretizationTypeError for a tracer."""
     if isinstance(x, core.Tracer):
         from pyjax._src import errors
 
-        raise errors.ConcretizationTypeError(x, f"{context}\n")
-    return int(x)
+        raise errors.ConcretizationTypeError(x, context)
+    return operator.index(x) if not hasattr(x, "aval") else int(x)
 
 
 def _permutation(key, x, axis, independent):

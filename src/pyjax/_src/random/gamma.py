@@ -19,7 +19,7 @@ from pyjax._src.lax import elementwise as lax
 from pyjax._src.nn.functions import softmax
 from pyjax._src.numpy import ufuncs as jnp_ufuncs
 from pyjax._src.numpy.shape_ops import broadcast_to
-from pyjax._src.random.discrete import rademacher
+from pyjax._src.random.discrete import _concrete_int, rademacher
 from pyjax._src.random.distributions import (
     _check_all_safe_to_cast,
     _float_dtype,
@@ -410,13 +410,11 @@ def ball(key, d: int, p: float = 2, shape=(), dtype=None, *, out_sharding=None):
     Returns:
       A random array of shape `(*shape, d)` and specified dtype.
     """
-    import operator
-
     shape = canonicalize_shape(shape)
     key, _ = check_prng_key("ball", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
     check_shape("ball", shape)
-    d = operator.index(d)
+    d = _concrete_int(d, "The error occurred in jax.random.ball()")
     return _ball(key, p, d, shape, dtype)
 
 

@@ -7,8 +7,6 @@ LAPACK routines XLA calls on the CPU.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from pyjax._src import dtypes
@@ -17,6 +15,7 @@ from pyjax._src.lax import dot as lax_dot
 from pyjax._src.lax import linalg as lax_linalg
 from pyjax._src.numpy import ufuncs as jnp_ufuncs
 from pyjax._src.numpy.shape_ops import broadcast_shapes, expand_dims
+from pyjax._src.random.discrete import _concrete_int
 from pyjax._src.random.distributions import normal
 from pyjax._src.random.keys import canonicalize_shape, check_prng_key, check_shape
 from pyjax._src.random.numpy_ops import promote_dtypes_inexact, shape_of
@@ -148,8 +147,8 @@ def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None, *, out_s
     key, _ = check_prng_key("orthogonal", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
     check_shape("orthogonal", shape)
-    n = operator.index(n)
-    columns = operator.index(columns)
+    n = _concrete_int(n, "The error occurred in jax.random.orthogonal()")
+    columns = _concrete_int(columns, "The error occurred in jax.random.orthogonal()")
     return _orthogonal(key, n, columns, shape, dtype)
 
 
