@@ -269,3 +269,13 @@ for _name, _call in [
 k = jax.random.key(0)
 result = {_call}
 """)
+
+# ---- the gamma sampler's implicit derivative -----------------------------------
+program("grad_gamma_values", "value", """
+k = jax.random.key(0)
+result = jax.grad(lambda a: jnp.sum(jax.random.gamma(k, a, (3,))))(2.0)
+""")
+program("grad_loggamma_array_values", "value", """
+k = jax.random.key(1)
+result = jax.grad(lambda a: jnp.sum(jax.random.loggamma(k, a)))(jnp.array([0.5, 1.5, 4.0]))
+""")

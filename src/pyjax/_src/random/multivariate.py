@@ -13,6 +13,7 @@ from pyjax._src import dtypes
 from pyjax._src.jit import jit
 from pyjax._src.lax import dot as lax_dot
 from pyjax._src.lax import linalg as lax_linalg
+from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.numpy import ufuncs as jnp_ufuncs
 from pyjax._src.numpy.shape_ops import broadcast_shapes, expand_dims
 from pyjax._src.random.discrete import _concrete_int
@@ -169,9 +170,7 @@ def _diagonal(x):
     # The main diagonal of the last two axes (jnp.linalg.diagonal).
     k = min(shape_of(x)[-2:])
     parts = [x[..., i, i][..., None] for i in range(k)]
-    from pyjax._src.numpy.shape_ops import concatenate
-
-    return concatenate(parts, axis=-1)
+    return lax_shapes.concatenate(parts, len(shape_of(x)) - 2)
 
 
 __all__ = ["multivariate_normal", "orthogonal"]
