@@ -20,7 +20,7 @@ def reference(q, k, v, bias=None, mask=None, scale=None, is_causal=False, q_len=
     """softmax(q k^T * scale + bias, masked) v per head, in float64, with the
     key/value heads repeated for grouped queries."""
     q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
-    B, T, N, H = q.shape
+    _, T, N, H = q.shape
     S, K = k.shape[1], k.shape[2]
     k = np.repeat(k, N // K, axis=2)
     v = np.repeat(v, N // K, axis=2)
@@ -120,7 +120,7 @@ def test_float16_inputs_compute_softmax_in_float32():
 
 def test_jit_and_gradients():
     q, k, v = (a.astype(np.float64) for a in arrays((1, 3, 2, 4), (1, 4, 1, 4), (1, 4, 1, 4)))
-    f = lambda q, k, v: nn.dot_product_attention(q, k, v, is_causal=True)  # noqa: E731
+    f = lambda q, k, v: nn.dot_product_attention(q, k, v, is_causal=True)
     as_f32 = [jnp.asarray(a.astype(np.float32)) for a in (q, k, v)]
     check_close(pyjax.jit(f)(*as_f32), reference(q, k, v, is_causal=True).astype(np.float32), rtol=2e-5, atol=2e-6)
     # The softmax runs in float32 even for float64 inputs: a wide finite-

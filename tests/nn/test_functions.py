@@ -159,7 +159,7 @@ def test_softplus_extremes():
 
 def test_decomposition():
     x = jnp.ones(3)
-    prims = lambda f: [e.primitive.name for e in pyjax.make_jaxpr(f)(x).jaxpr.eqns]  # noqa: E731
+    prims = lambda f: [e.primitive.name for e in pyjax.make_jaxpr(f)(x).jaxpr.eqns]
     assert prims(nn.relu) == ["custom_jvp_call"]
     assert prims(nn.relu6) == ["custom_jvp_call"]
     assert prims(nn.sigmoid) == ["logistic"]  # an inlined jit

@@ -11,8 +11,8 @@ import pytest
 
 import pyjax
 import pyjax.numpy as jnp
-from pyjax.nn import initializers as init
 from pyjax._src.nn.initializers import _compute_fans
+from pyjax.nn import initializers as init
 
 KEY = pyjax.random.key(42)
 has_truncated_normal = hasattr(pyjax.random, "truncated_normal")
@@ -35,7 +35,8 @@ def test_compute_fans(shape, kwargs, expected):
 def test_compute_fans_1d():
     with pytest.raises(ValueError, match="Can't compute input and output sizes of a 1-dimensional weights tensor"):
         _compute_fans((4,))
-    assert _compute_fans((4,), in_axis=0, out_axis=0) == (4.0, 4.0)
+    # in and out are the same axis: the "receptive field" is then 1/4.
+    assert _compute_fans((4,), in_axis=0, out_axis=0) == (1.0, 1.0)
 
 
 @pytest.mark.parametrize("builder,scale,mode", [

@@ -142,7 +142,7 @@ def _attention_core(query, key, value, bias, mask, *, is_causal, scale, q_seqlen
 def _attention_grouped(query, key, value, bias, mask, *, is_causal, scale, q_seqlen, kv_seqlen, window,
                        return_residual):
     B, T, N, H = aval_of(query).shape
-    _, S, K, _ = aval_of(key).shape
+    K = aval_of(key).shape[2]
     G = N // K
     query = jnp.reshape(query, (B, T, K, G, H))
 

@@ -21,7 +21,13 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import special as lax_special
-from pyjax._src.numpy.util import aval_of, canonicalize_axis, check_arraylike, ensure_array, promote_args_inexact
+from pyjax._src.numpy.util import (
+    aval_of,
+    canonicalize_axis,
+    check_arraylike,
+    ensure_array,
+    promote_args_inexact,
+)
 from pyjax._src.scipy import jnp_pending as jnp
 from pyjax._src.scipy.special import logsumexp
 

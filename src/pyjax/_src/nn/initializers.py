@@ -10,7 +10,8 @@ order, with the same keys), so a key gives JAX's values bit for bit.
 from __future__ import annotations
 
 import math
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 

@@ -2,32 +2,34 @@
 written against, while pyjax.numpy is still growing.
 
 `from pyjax._src.scipy import jnp_pending as jnp` gives a module whose
-attributes are pyjax.numpy's own functions where pyjax.numpy has them; for a
-name it does not export yet, a stand-in below (`_clip` for `clip`, ...) that
-stages exactly the equations JAX's function stages, so jaxprs already print
-as JAX's. Once pyjax.numpy gains a function, the module attribute lookup
-finds it there first and the stand-in is no longer used.
-
-A few names are defined here directly because pyjax.numpy has them without
-an option these libraries need (`where=` on reductions) or with a different
-decomposition (`square`, which JAX binds as the `square` primitive).
+attributes are pyjax.numpy's own functions where pyjax.numpy has them, and
+for a name it does not export yet, a stand-in registered below that stages
+exactly the equations JAX's function stages (so jaxprs already print as
+JAX's). Once pyjax.numpy gains a function, the lookup finds it there first
+and the stand-in is no longer used; a stand-in can then be deleted.
 """
 
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 
 import numpy as np
 
-from pyjax._src import dtypes
 from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
-from pyjax._src.numpy import reductions as _red
-from pyjax._src.numpy.util import (aval_of, canonicalize_axis, check_arraylike, ensure_array, promote_args,
-                                  promote_args_inexact)
+from pyjax._src.numpy.util import (
+    aval_of,
+    canonicalize_axis,
+    check_arraylike,
+    ensure_array,
+    promote_args_inexact,
+)
+
+_STANDINS: dict[str, Callable] = {}
 
 
 def __getattr__(name: str):
@@ -36,90 +38,38 @@ def __getattr__(name: str):
     found = getattr(jnp, name, None)
     if found is not None:
         return found
-    standin = globals().get("_" + name)
-    if standin is None:
-        raise AttributeError(f"pyjax.numpy has no attribute {name!r} (and no stand-in is defined)")
-    return standin
+    if name in _STANDINS:
+        return _STANDINS[name]
+    raise AttributeError(f"pyjax.numpy has no attribute {name!r} (and no stand-in is defined)")
 
 
-# ---------------------------------------------------------------------------
-# Reductions with `where=`: the masked-out elements are replaced by the
-# reduction's identity (a `_where` jit, as JAX stages it), then reduced.
+def standin(fn: Callable) -> Callable:
+    """Registers `fn` as the stand-in for the jax.numpy function of its name."""
+    _STANDINS[fn.__name__] = fn
+    return fn
 
 
-def _where_fill(a, where, fill):
-    import pyjax.numpy as jnp
-
-    return jnp.where(where, a, fill)
-
-
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):  # noqa: A001
-    """jnp.sum, with `where` masking elements out of the sum."""
-    if where is not None:
-        a = ensure_array(a)
-        aval = aval_of(a)
-        if dtype is not None:
-            compute = dtypes.check_and_canonicalize_user_dtype(dtype, "sum")
-        else:
-            compute = _red._promoted_integer_dtype(aval.dtype) if promote_integers else aval.dtype
-        if compute in (np.float16, dtypes.bfloat16):
-            compute = np.dtype(np.float32)
-        a = _where_fill(lax_ew._convert_element_type(a, compute, aval.weak_type), where, np.zeros((), compute)[()])
-    return _red.sum(a, axis, dtype, None, keepdims, initial, None, promote_integers)
+def _full(value, like):
+    aval = aval_of(like)
+    scalar = np.array(value, aval.dtype)[()]
+    return lax_shapes.broadcast_in_dim(scalar, aval.shape, ()) if aval.shape else scalar
 
 
-def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
-    """jnp.max, with `where` (which needs `initial`, as reductions without an identity do)."""
-    if where is not None:
-        if initial is None:
-            raise ValueError("reduction operation max does not have an identity, so to use a "
-                             "where mask one has to specify 'initial'")
-        a = ensure_array(a)
-        a = _where_fill(a, where, np.array(-np.inf if aval_of(a).dtype.kind in "fc" else initial,
-                                           aval_of(a).dtype)[()])
-    return _red.max(a, axis, None, keepdims, initial, None)
+# ---- logaddexp: a custom_jvp, as lax.logaddexp is in JAX
 
 
-def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
-    """jnp.min, with `where` (which needs `initial`)."""
-    if where is not None:
-        if initial is None:
-            raise ValueError("reduction operation min does not have an identity, so to use a "
-                             "where mask one has to specify 'initial'")
-        a = ensure_array(a)
-        a = _where_fill(a, where, np.array(np.inf if aval_of(a).dtype.kind in "fc" else initial,
-                                           aval_of(a).dtype)[()])
-    return _red.min(a, axis, None, keepdims, initial, None)
-
-
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
-    """jnp.mean; with `where` the count is the number of selected elements."""
-    if where is None:
-        return _red.mean(a, axis, dtype, None, keepdims)
-    a = ensure_array(a)
-    aval = aval_of(a)
-    result_dtype = dtypes.to_inexact_dtype(aval.dtype) if dtype is None else np.dtype(dtype)
-    compute = np.dtype(np.float32) if dtype is None and result_dtype in (np.float16, dtypes.bfloat16) else result_dtype
-    from pyjax._src.numpy.shape_ops import broadcast_to
-
-    count = sum(broadcast_to(where, aval.shape), axis, dtype=compute, keepdims=keepdims)
-    total = sum(a, axis, dtype=compute, keepdims=keepdims, where=where)
-    return lax_ew._convert_element_type(lax_ew.div_p.bind(total, count), result_dtype, False)
-
-
-def _replace_inf(x):
-    # +inf becomes 0 (so exp(x - out) is never inf - inf); -inf stays, giving 0.
-    aval = aval_of(x)
-    zero = aval.dtype.type(0)
-    zeros = lax_shapes.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
-    return lax_ew.select_n_p.bind(lax_ew.eq_p.bind(x, aval.dtype.type(np.inf)), x, zeros)
+def _zero_positive_inf(x):
+    # exp(x - out) with x = out = +inf would be exp(nan): use 0 - 0 there.
+    # (-inf is kept: exp(-inf - out) = 0 is the right scale.)
+    return lax_ew.select_n_p.bind(lax_ew.eq_p.bind(x, aval_of(x).dtype.type(np.inf)), x, _full(0, x))
 
 
 @custom_jvp
-def _lax_logaddexp(x1, x2):
+def _logaddexp_real(x1, x2):
     amax = lax_ew.max_p.bind(x1, x2)
     delta = lax_ew.sub_p.bind(x1, x2)
-    # NaN delta: NaN inputs, or infinities of the same sign, where x1 + x2 is right.
+    # A NaN delta means NaN inputs or infinities of the same sign, where
+    # x1 + x2 is the answer.
     is_nan = lax_ew.ne_p.bind(delta, delta)
     same_sign_infinities = lax_ew.add_p.bind(x1, x2)
     tail = lax_ew.log1p_p.bind(lax_ew.exp_p.bind(lax_ew.neg_p.bind(lax_ew.abs_p.bind(delta)), accuracy=None),
@@ -130,37 +80,30 @@ def _lax_logaddexp(x1, x2):
 def _logaddexp_jvp(primals, tangents):
     x1, x2 = primals
     t1, t2 = tangents
-    out = _lax_logaddexp(x1, x2)
-    # Infinities are replaced by zero so that exp(x - out) is never inf - inf.
-    scale1 = lax_ew.exp_p.bind(lax_ew.sub_p.bind(_replace_inf(x1), _replace_inf(out)), accuracy=None)
-    scale2 = lax_ew.exp_p.bind(lax_ew.sub_p.bind(_replace_inf(x2), _replace_inf(out)), accuracy=None)
+    out = _logaddexp_real(x1, x2)
+    scale1 = lax_ew.exp_p.bind(lax_ew.sub_p.bind(_zero_positive_inf(x1), _zero_positive_inf(out)), accuracy=None)
+    scale2 = lax_ew.exp_p.bind(lax_ew.sub_p.bind(_zero_positive_inf(x2), _zero_positive_inf(out)), accuracy=None)
     return out, lax_ew.add_p.bind(lax_ew.mul_p.bind(t1, scale1), lax_ew.mul_p.bind(t2, scale2))
 
 
-_lax_logaddexp.__name__ = "logaddexp"
-_lax_logaddexp.defjvp(_logaddexp_jvp)
+_logaddexp_real.__name__ = "logaddexp"
+_logaddexp_real.defjvp(_logaddexp_jvp)
 
 
+@standin
 def logaddexp(x1, x2, /):
-    """Elementwise log(exp(x1) + exp(x2)), without overflow: a custom_jvp, as
-    JAX stages it (its derivative stays finite where an input is infinite)."""
+    """Elementwise log(exp(x1) + exp(x2)) without overflow; its derivative
+    stays finite where an input is infinite."""
     x1, x2 = promote_args_inexact("logaddexp", x1, x2)
     if aval_of(x1).dtype.kind == "c":
         raise NotImplementedError("logaddexp of complex inputs is not implemented in pyjax yet")
-    return _lax_logaddexp(x1, x2)
+    return _logaddexp_real(x1, x2)
 
 
-def square(x, /):
-    """Elementwise x * x: the `square` primitive, as jnp.square binds it."""
-    (x,) = promote_args("square", x)
-    return lax_ew.square_p.bind(x)
+# ---- clip, split
 
 
-# ---------------------------------------------------------------------------
-# Stand-ins for functions pyjax.numpy does not have yet.
-
-
-def clip(arr=None, /, min=None, max=None):  # noqa: A002
+def clip(arr=None, /, min=None, max=None):
     """Clips `arr` to [min, max] (either bound may be None)."""
     import pyjax.numpy as jnp
 
@@ -171,20 +114,17 @@ def clip(arr=None, /, min=None, max=None):  # noqa: A002
     return arr
 
 
-# Jitted under its public name (the jit equation is named after it), but kept
-# off the module's attributes so that pyjax.numpy's own clip wins once it exists.
-_clip = jit(clip)
-del clip
+standin(jit(clip))  # a jit named `clip` in jaxprs
 
 
-def _split(ary, indices_or_sections, axis: int = 0):
+@standin
+def split(ary, indices_or_sections, axis: int = 0):
     """Splits `ary` into equal sections, or at the given indices, along `axis`."""
     ary = ensure_array(ary)
     axis = canonicalize_axis(operator.index(axis), aval_of(ary).ndim)
     size = aval_of(ary).shape[axis]
     if isinstance(indices_or_sections, (tuple, list, np.ndarray)):
-        bounds = np.asarray([0, *indices_or_sections, size])
-        sizes = list(np.diff(bounds))
+        sizes = list(np.diff(np.asarray([0, *indices_or_sections, size])))
     else:
         part, rest = divmod(size, int(indices_or_sections))
         if rest:
@@ -195,68 +135,176 @@ def _split(ary, indices_or_sections, axis: int = 0):
     return list(lax_slicing.split_p.bind(ary, sizes=tuple(np.int64(s) for s in sizes), axis=axis))
 
 
-def _triangle_mask(shape, k, lower: bool):
-    rows = lax_shapes.broadcasted_iota(np.int32, shape, 0)
-    rows = lax_ew.add_p.bind(rows, np.int32(k))
-    cols = lax_shapes.broadcasted_iota(np.int32, shape, 1)
-    return (lax_ew.ge_p if lower else lax_ew.le_p).bind(rows, cols)
+# ---- tril, triu
 
 
-def _tri_select(m, k, lower):
+def _lower_mask(shape, k):
+    rows = lax_ew.add_p.bind(lax_shapes.broadcasted_iota(np.int32, shape, 0), np.int32(k))
+    return lax_ew.ge_p.bind(rows, lax_shapes.broadcasted_iota(np.int32, shape, 1))
+
+
+def _masked(m, k, keep_lower: bool):
     m = ensure_array(m)
     aval = aval_of(m)
     if aval.ndim < 2:
-        raise ValueError(f"{'tril' if lower else 'triu'} requires an array of at least two dimensions")
-    mask = _triangle_mask(aval.shape[-2:], k, lower)
-    zero = lax_shapes.broadcast_in_dim(np.zeros((), aval.dtype)[()], aval.shape, ())
+        raise ValueError(f"{'tril' if keep_lower else 'triu'} requires an array of at least two dimensions")
+    # triu keeps what is not strictly below the k-th diagonal: the mask of tril(k - 1), inverted.
+    mask = _lower_mask(aval.shape[-2:], k if keep_lower else k - 1)
     if aval.ndim > 2:
         mask = lax_shapes.broadcast_in_dim(mask, aval.shape, (aval.ndim - 2, aval.ndim - 1))
-    return lax_ew.select_n_p.bind(mask, zero, m)
+    zeros = _full(0, m)
+    return lax_ew.select_n_p.bind(mask, zeros, m) if keep_lower else lax_ew.select_n_p.bind(mask, m, zeros)
 
 
 def tril(m, k: int = 0):
-    """The lower triangle of `m` (on and below the k-th diagonal); the rest zero."""
-    return _tri_select(m, k, True)
+    """The lower triangle of `m` (on and below the k-th diagonal); zeros elsewhere."""
+    return _masked(m, k, True)
 
 
 def triu(m, k: int = 0):
-    """The upper triangle of `m` (on and above the k-th diagonal); the rest zero."""
-    m = ensure_array(m)
-    aval = aval_of(m)
-    mask = _triangle_mask(aval.shape[-2:], k - 1, True)
-    zero = lax_shapes.broadcast_in_dim(np.zeros((), aval.dtype)[()], aval.shape, ())
-    if aval.ndim > 2:
-        mask = lax_shapes.broadcast_in_dim(mask, aval.shape, (aval.ndim - 2, aval.ndim - 1))
-    return lax_ew.select_n_p.bind(mask, m, zero)
+    """The upper triangle of `m` (on and above the k-th diagonal); zeros elsewhere."""
+    return _masked(m, k, False)
 
 
-_tril = jit(tril, static_argnames=("k",))
-_triu = jit(triu, static_argnames=("k",))
-del tril, triu
+standin(jit(tril, static_argnames=("k",)))
+standin(jit(triu, static_argnames=("k",)))
+
+
+# ---- logical_and / logical_or, isinf
 
 
 def _logical(name, primitive):
     def fn(*args):
+        from pyjax._src.numpy.util import promote_shapes
+
         check_arraylike(name, *args)
         args = [ensure_array(a) for a in args]
         args = [a if aval_of(a).dtype == np.bool_ else lax_ew.ne_p.bind(a, aval_of(a).dtype.type(0)) for a in args]
-        from pyjax._src.numpy.util import promote_shapes
-
         return primitive.bind(*promote_shapes(name, *args))
 
-    fn.__name__ = name
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise logical {name.split('_')[1].upper()} of truth values."
-    return fn
+    return standin(fn)
 
 
-_logical_and = _logical("logical_and", lax_ew.and_p)
-_logical_or = _logical("logical_or", lax_ew.or_p)
+_logical("logical_and", lax_ew.and_p)
+_logical("logical_or", lax_ew.or_p)
 
 
-def _isinf(x, /):
+@standin
+def isinf(x, /):
     """Elementwise test for positive or negative infinity."""
     x = ensure_array(x)
     dtype = aval_of(x).dtype
     if dtype.kind not in "fc":
-        return lax_shapes.broadcast_in_dim(np.False_, aval_of(x).shape, ()) if aval_of(x).shape else np.False_
+        return _full(False, lax_ew.ne_p.bind(x, x))
     return lax_ew.eq_p.bind(lax_ew.abs_p.bind(x), np.array(np.inf, dtype)[()])
+
+
+# ---- diagonal: a[..., i, i + offset] as jnp's integer-array indexing gathers it
+
+
+def _normalized(index, size: int):
+    return lax_ew.select_n_p.bind(lax_ew.lt_p.bind(index, np.int32(0)), index,
+                                  lax_ew.add_p.bind(index, np.int32(size)))
+
+
+def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
+    """The `offset` diagonal of `a` along (axis1, axis2), moved to the last axis."""
+    from pyjax._src.lax import gather_scatter as lax_gather
+
+    a = ensure_array(a)
+    shape = aval_of(a).shape
+    if len(shape) < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    offset = operator.index(offset)
+    ndim = len(shape)
+    axis1, axis2 = canonicalize_axis(axis1, ndim), canonicalize_axis(axis2, ndim)
+    size = max(0, min(shape[axis1] + min(offset, 0), shape[axis2] - max(offset, 0)))
+    rest = [d for d in range(ndim) if d not in (axis1, axis2)]
+    a = lax_shapes.transpose(a, (*rest, axis1, axis2)) if (axis1, axis2) != (ndim - 2, ndim - 1) else a
+    rows_n, cols_n = aval_of(a).shape[-2:]
+    i = lax_shapes.iota(np.int32, size)
+    j = lax_shapes.iota(np.int32, size)
+    if offset:
+        j = lax_ew.add_p.bind(np.int32(abs(offset)), j)
+    rows, cols = (i, j) if offset >= 0 else (j, i)
+    rows, cols = _normalized(rows, rows_n), _normalized(cols, cols_n)
+    indices = lax_shapes.concatenate([lax_shapes.broadcast_in_dim(rows, (size, 1), (0,)),
+                                      lax_shapes.broadcast_in_dim(cols, (size, 1), (0,))], 1)
+    nb = ndim - 2
+    dnums = lax_gather.GatherDimensionNumbers(offset_dims=tuple(range(nb)), collapsed_slice_dims=(nb, nb + 1),
+                                              start_index_map=(nb, nb + 1))
+    # The leading axes are the gather's offset dims, so the diagonal comes last.
+    return lax_gather.gather(a, indices, dnums, (*aval_of(a).shape[:-2], 1, 1),
+                             mode=lax_gather.GatherScatterMode.PROMISE_IN_BOUNDS)
+
+
+standin(jit(diagonal, static_argnames=("offset", "axis1", "axis2")))
+
+
+# ---- select, signbit, polyval
+
+
+@standin
+def select(condlist, choicelist, default=0):
+    """Elementwise choicelist[i] for the first i whose condlist[i] holds; `default` where none does."""
+    import pyjax.numpy as jnp
+    from pyjax._src.lax import reductions as lax_red
+
+    if len(condlist) != len(choicelist):
+        raise ValueError(f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})")
+    if not condlist:
+        raise ValueError("condlist must be non-empty")
+    choices = jnp.broadcast_arrays(*[jnp.asarray(c) for c in (default, *choicelist)])
+    conditions = jnp.broadcast_arrays(*[jnp.asarray(c) for c in condlist])
+    shape = jnp.broadcast_shapes(aval_of(choices[0]).shape, aval_of(conditions[0]).shape)
+    choices = [jnp.broadcast_to(c, shape) for c in jnp.broadcast_arrays(*[lax_ew._convert_element_type(
+        c, aval_of(choices[1]).dtype, False) for c in choices])]
+    conditions = [jnp.broadcast_to(c, shape) for c in conditions]
+    # The first true condition wins: argmax over [False, c0, c1, ...] finds it
+    # (and 0, the default, where all are false).
+    never = _full(False, conditions[0])
+    stacked = jnp.stack([never, *conditions], axis=0)
+    which = lax_red.argmax(stacked, 0, np.int32)
+    return lax_ew.select_n_p.bind(which, *choices)
+
+
+def signbit(x, /):
+    """Elementwise True where the sign bit is set (including -0.0 and -nan)."""
+    x = ensure_array(x)
+    dtype = aval_of(x).dtype
+    if dtype.kind in "iu":
+        return lax_ew.lt_p.bind(x, dtype.type(0))
+    if dtype == np.bool_:
+        return _full(False, x)
+    if dtype.kind != "f":
+        raise ValueError(f"jnp.signbit is not defined for {dtype}")
+    int_type = {2: np.int16, 4: np.int32, 8: np.int64}[dtype.itemsize]
+    bits = lax_ew.bitcast_convert_type_p.bind(x, new_dtype=np.dtype(int_type))
+    shifted = lax_ew.shift_right_arithmetic_p.bind(bits, int_type(8 * dtype.itemsize - 1))
+    return lax_ew._convert_element_type(shifted, np.dtype(bool), False)
+
+
+standin(jit(signbit))
+
+
+@standin
+def polyval(p, x, *, unroll: int = 16):
+    """The polynomial with coefficients `p` (highest degree first) at `x`, by Horner's rule."""
+    import pyjax.numpy as jnp
+
+    p = jnp.asarray(p)
+    x = jnp.asarray(x)
+    # From zero, as JAX's scan does (so 0 * inf gives its NaN too).
+    y = jnp.zeros_like(x)
+    for i in range(aval_of(p).shape[0]):
+        y = y * x + p[i]
+    return y
+
+
+# The stand-ins must not be module attributes, or they would shadow
+# pyjax.numpy's own functions: they are reached through __getattr__ only.
+for _name in _STANDINS:
+    globals().pop(_name, None)
+del _name

@@ -1,0 +1,6 @@
+"""pyjax.numpy.fft: NumPy's discrete Fourier transforms (JAX's jax.numpy.fft)."""
+
+from pyjax._src.numpy.fft import (  # noqa: F401
+    fft, fft2, fftfreq, fftn, fftshift, hfft, ifft, ifft2, ifftn, ifftshift, ihfft, irfft, irfft2, irfftn, rfft,
+    rfft2, rfftfreq, rfftn,
+)
