@@ -229,7 +229,7 @@ def _bulleted(diffs: list[str]) -> str:
 def check_carry_type(name: str, body_fun: Callable, in_tree, in_avals, out_tree, out_avals) -> None:
     """JAX's errors for a loop body whose carry output differs from its input."""
     try:
-        carry_name = list(inspect.signature(body_fun).parameters)[0]
+        carry_name = next(iter(inspect.signature(body_fun).parameters))
     except (ValueError, TypeError, IndexError):
         carry_name = None
     if carry_name:
@@ -240,7 +240,7 @@ def check_carry_type(name: str, body_fun: Callable, in_tree, in_avals, out_tree,
     if in_tree != out_tree:
         try:
             out_unflat = tree_unflatten(out_tree, out_avals)
-        except Exception:
+        except (TypeError, ValueError):  # a custom node that cannot hold avals
             out_unflat = None
         if out_unflat is None:
             differences = (f"the input tree structure is:\n{in_tree}\n"

@@ -253,7 +253,7 @@ def _check_branch_outputs(api_name, name1, name2, f1, f2, tree1, avals1, tree2, 
     try:
         paths = [p for p, _ in tree_flatten_with_path(tree_unflatten(tree1, avals1))[0]]
         component = lambda p: f" at path {keystr(p)}" if p else ""
-    except Exception:
+    except (TypeError, ValueError):  # a custom node that cannot hold avals
         paths, component = [None] * len(avals1), lambda _: ""
     if tree1 != tree2:
         diffs = [f"{name1} output{component(p)} is a {thing1} but {name2} output{component(p)} is a "
@@ -381,7 +381,7 @@ def _split_cond(trace, args, unknowns, splits, out_uks):
         known_outs = cond_p.bind(index, *known_ops, branches=knowns)
     outs, res = known_outs[:num_known_outs], known_outs[num_known_outs:]
     unknown_ops = [x for x, u in zip(ops, unknowns[1:], strict=True) if u]
-    staged_outs = trace.record(cond_p, [index, *res, *unknown_ops], dict(branches=staged))
+    staged_outs = trace.record(cond_p, [index, *res, *unknown_ops], {"branches": staged})
     return common.merge_lists(out_uks, outs, staged_outs)
 
 
@@ -404,7 +404,7 @@ def _cond_linearize(trace, primals, tangents, branches, nzs):
         outs = cond_p.bind(index, *ops, branches=primal_branches)
     primals_out, res = outs[:len(nzs_out)], outs[len(nzs_out):]
     nz_tangents = [t for t in tangents[1:] if type(t) is not Zero]
-    tangents_it = iter(trace.record(cond_p, [index, *res, *nz_tangents], dict(branches=tangent_branches)))
+    tangents_it = iter(trace.record(cond_p, [index, *res, *nz_tangents], {"branches": tangent_branches}))
     tangents_out = [next(tangents_it) if nz else Zero(tangent_aval(core.get_aval(p)))
                     for p, nz in zip(primals_out, nzs_out, strict=True)]
     return list(primals_out), tangents_out

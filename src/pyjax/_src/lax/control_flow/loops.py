@@ -21,7 +21,6 @@ per example). The cond jaxpr then returns a batch of predicates.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 
 import numpy as np
@@ -29,7 +28,6 @@ import numpy as np
 from pyjax._src import config, core, dtypes
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.ad_util import instantiate as instantiate_zeros
-from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.jaxpr import Var
@@ -357,4 +355,3 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
 
 while_p.def_batch(_while_batch)
 
-_ = (operator, ShapedArray)

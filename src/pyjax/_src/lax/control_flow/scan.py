@@ -70,7 +70,7 @@ def _infer_length(xs_flat: list, length) -> int:
     if length is not None:
         try:
             length = int(length)
-        except Exception:
+        except core.errors.ConcretizationTypeError:
             raise core.errors.ConcretizationTypeError(
                 length, "The `length` argument to `scan` expects a concrete `int` value. For scan-like "
                 "iteration with a dynamic length, use `while_loop` or `fori_loop`.") from None
@@ -308,7 +308,7 @@ def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, ft_in, ft_out, unrol
     invars = ft.zipstar(args_ft.update(jaxpr_jvp.invars))
     outvars = ft.zipstar(ft.pack((ft_out, ft_out.filter_with_mask(nonzeros_out))).update(jaxpr_jvp.outvars))
     body = jaxpr_jvp.replace(invars=list(invars), outvars=list(outvars))
-    params = dict(reverse=reverse, length=length, jaxpr=body, ft_in=invars.void(), ft_out=outvars.void(), unroll=unroll)
+    params = {"reverse": reverse, "length": length, "jaxpr": body, "ft_in": invars.void(), "ft_out": outvars.void(), "unroll": unroll}
     out = scan_p.bind(*args, **params)
     primals_out, tangents_out = ft.zipstar(outvars.update(out)).unpack()
     tangents_out = [t if nz else Zero(tangent_aval(core.get_aval(p)))

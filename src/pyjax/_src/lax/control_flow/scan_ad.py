@@ -41,7 +41,7 @@ __all__: list[str] = []
 
 
 def _params(jaxpr, ft_in, ft_out, reverse, length, unroll) -> dict:
-    return dict(reverse=reverse, length=length, jaxpr=jaxpr, ft_in=ft_in, ft_out=ft_out, unroll=unroll)
+    return {"reverse": reverse, "length": length, "jaxpr": jaxpr, "ft_in": ft_in, "ft_out": ft_out, "unroll": unroll}
 
 
 def _zeros_in(trace, aval):
@@ -52,7 +52,7 @@ def _zeros_in(trace, aval):
         return scalar
     from pyjax._src.lax.shapes import broadcast_in_dim_p
 
-    return trace.record(broadcast_in_dim_p, [scalar], dict(shape=aval.shape, broadcast_dimensions=(), sharding=None))
+    return trace.record(broadcast_in_dim_p, [scalar], {"shape": aval.shape, "broadcast_dimensions": (), "sharding": None})
 
 
 def _known_hoisting(jaxpr_known: Jaxpr, known_consts: list, num_res: int):
@@ -146,7 +146,7 @@ def _generic_partial_eval(trace, args, unknowns, *, reverse, length, jaxpr, ft_i
     for _ in range(1 + num_carry):
         unknowns = const_uk + carry_uk + xs_uk
         known_ins_fwd = [f for f, uk in zip(fwd_all, unknowns, strict=True) if not uk]
-        jaxpr_known, jaxpr_unknown, out_uk, res_avals, in_fwd_res = common.partial_eval_jaxpr_nounits(
+        jaxpr_known, jaxpr_unknown, out_uk, _res_avals, in_fwd_res = common.partial_eval_jaxpr_nounits(
             jaxpr, unknowns, carry_uk + [False] * num_ys, known_ins_fwd)
         if out_uk[:num_carry] == carry_uk:
             break
