@@ -243,7 +243,10 @@ def pp_eqn(eqn: JaxprEqn, ctx: Context) -> Doc:
     lhs = pp_vars([pp_binder(v, ctx) for v in eqn.outvars])
     params = pp_params(eqn, ctx)
     args = pp_vars([pp_atom(v, ctx) for v in eqn.invars])
-    return Concat([lhs, Text(" = "), Text(eqn.primitive.name), params, Text(" ") + args])
+    rhs = [Text(eqn.primitive.name), params, Text(" ") + args]
+    if not eqn.outvars:  # an equation kept for its effect: no `lhs =`
+        return Concat(rhs)
+    return Concat([lhs, Text(" = "), *rhs])
 
 
 def _alias_body_names(eqn: JaxprEqn, body: Jaxpr, ctx: Context) -> None:
