@@ -216,6 +216,19 @@ both_layouts("multivariate_normal_eigh", "random.multivariate_normal(random.key(
 both_layouts("orthogonal", f"random.orthogonal({K}, 3)", ulp=16, fma=True)
 both_layouts("orthogonal_rect_batch", "random.orthogonal(random.key(1), 2, (2,), m=4)", ulp=16, fma=True)
 
+# ---- samplers that loop (while_loop / scan) ---------------------------------
+# Integer-valued: exact unless a log/lgamma difference flips an acceptance.
+both_layouts("poisson_knuth", f"random.poisson({K}, 3.0, (10,))")
+both_layouts("poisson_rejection", f"random.poisson({K}, 40.0, (10,))")
+both_layouts("poisson_mixed", "random.poisson(random.key(1), jnp.array([0.0, 0.5, 9.0, 11.0, 1000.0, jnp.nan]), (2, 6))")
+case("poisson_int64_x64", f"random.poisson({K}, 5.0, (6,), jnp.int64)", x64=True)
+both_layouts("binomial_inversion", f"random.binomial({K}, 10.0, 0.3, (10,))")
+both_layouts("binomial_btrs", f"random.binomial({K}, 200.0, 0.6, (10,))")
+both_layouts("binomial_edges", "random.binomial(random.key(2), jnp.array([0.0, 5.0, -1.0, jnp.inf, 20.0, 30.0]), jnp.array([0.5, 0.0, 0.5, 0.5, jnp.nan, 1.0]))")
+case("binomial_float64_x64", f"random.binomial({K}, 50.0, 0.25, (6,), jnp.float64)", x64=True)
+both_layouts("multinomial", f"random.multinomial({K}, 20.0, jnp.array([0.2, 0.3, 0.5]))")
+both_layouts("multinomial_batch", "random.multinomial(random.key(3), jnp.array([5.0, 100.0]), jnp.array([[0.1, 0.6, 0.3], [0.5, 0.5, 0.0]]))")
+
 # --------------------------------------------------------------------------
 # Encoding (shared with the test)
 

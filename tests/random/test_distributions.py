@@ -1,6 +1,6 @@
 """The samplers beyond their recorded bits: jit against eager, vmap against a
 loop, the gamma sampler's derivative, distribution sanity on large draws,
-and the samplers that wait for control flow."""
+and the samplers that loop."""
 
 from __future__ import annotations
 
@@ -49,6 +49,9 @@ SAMPLERS = {
     "geometric": lambda k: random.geometric(k, 0.25, (4,)),
     "rayleigh": lambda k: random.rayleigh(k, 1.5, (4,)),
     "wald": lambda k: random.wald(k, 2.0, (4,)),
+    "poisson": lambda k: random.poisson(k, jnp.array([0.5, 4.0, 12.0, 80.0])),
+    "binomial": lambda k: random.binomial(k, jnp.array([3.0, 20.0, 100.0, 7.0]), 0.4),
+    "multinomial": lambda k: random.multinomial(k, 12.0, jnp.array([0.5, 0.25, 0.25])),
 }
 
 
@@ -145,14 +148,21 @@ def test_samplers_accept_raw_keys():
         np.testing.assert_array_equal(SAMPLERS[name](raw), SAMPLERS[name](typed))
 
 
-@pytest.mark.parametrize("call", [
-    lambda: random.poisson(K, 3.0, (2,)),
-    lambda: random.binomial(K, 10.0, 0.5, (2,)),
-    lambda: random.multinomial(K, 10.0, jnp.array([0.5, 0.5])),
-])
-def test_samplers_that_need_while_loop_say_so(call):
-    with pytest.raises(NotImplementedError, match="while_loop"):
-        call()
+def test_poisson_and_binomial_moments():
+    n = 100_000
+    small = np.asarray(random.poisson(random.key(20), 3.0, (n,)))
+    large = np.asarray(random.poisson(random.key(21), 50.0, (n,)))
+    assert abs(small.mean() - 3.0) < 3e-2 and abs(small.var() - 3.0) < 6e-2
+    assert abs(large.mean() - 50.0) < 0.15 and abs(large.var() - 50.0) < 1.5
+    b = np.asarray(random.binomial(random.key(22), 40.0, 0.3, (n,)))
+    assert b.min() >= 0 and b.max() <= 40 and abs(b.mean() - 12.0) < 5e-2
+    m = np.asarray(random.multinomial(random.key(23), 30.0, jnp.array([0.2, 0.3, 0.5]), shape=(1000, 3)))
+    np.testing.assert_array_equal(m.sum(-1), 30.0)
+
+
+def test_poisson_jaxpr_loops():
+    text = str(jax.make_jaxpr(lambda k: random.poisson(k, 3.0, (2,)))(K))
+    assert text.count("while[") == 2 and "name=_poisson_knuth" in text and "name=_poisson_rejection" in text
 
 
 def test_x64_defaults():

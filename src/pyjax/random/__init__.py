@@ -9,21 +9,15 @@ give the same values as JAX 0.11 (threefry2x32, with
     >>> k1, k2 = jax.random.split(key)
     >>> jax.random.normal(k1, (3,))
     Array([ 1.0040143, -0.9063372, -0.7481722], dtype=float32)
-
-``poisson``, ``binomial`` and ``multinomial`` raise NotImplementedError until
-pyjax has ``lax.while_loop`` (their samplers loop).
 """
 
 from pyjax._src.random.discrete import (
     bernoulli,
-    binomial,
     categorical,
     choice,
     geometric,
     gumbel,
-    multinomial,
     permutation,
-    poisson,
     rademacher,
     randint,
 )
@@ -72,6 +66,7 @@ from pyjax._src.random.keys import (
     split,
     wrap_key_data,
 )
+from pyjax._src.random.loops import binomial, multinomial, poisson
 from pyjax._src.random.multivariate import multivariate_normal, orthogonal
 from pyjax._src.random.prng import random_clone_p, random_gamma_p
 

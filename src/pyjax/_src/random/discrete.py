@@ -4,8 +4,7 @@ categorical (with the Gumbel sampler it uses) and geometric.
 Integer results come from integer operations on the random bits (randint's
 double-width modulus, permutation's sorts on random keys) or from comparing
 uniform floats, so they are identical to JAX's whenever the bits are. The
-samplers that need ``lax.while_loop`` (poisson, binomial, multinomial) raise
-until pyjax has control flow.
+samplers that loop (poisson, binomial, multinomial) are in loops.py.
 """
 
 from __future__ import annotations
@@ -547,41 +546,6 @@ def _geometric(key, p, shape, dtype, out_sharding):
     return g.astype(dtype)
 
 
-# ---------------------------------------------------------------------------
-# Samplers that need lax.while_loop
-
-_NEEDS_WHILE = ("is a rejection sampler written with lax.while_loop, which pyjax does not have "
-                "yet (control flow is its own open issue)")
-
-
-def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
-    """Sample Poisson random values with given shape and integer dtype.
-
-    Not available yet: JAX's sampler (Knuth's algorithm below lam=10,
-    Hormann's transformed rejection above) loops with lax.while_loop.
-    """
-    raise NotImplementedError(f"jax.random.poisson {_NEEDS_WHILE}.")
-
-
-def binomial(key, n, p, shape=None, dtype=None):
-    """Sample Binomial random values with given shape and float dtype.
-
-    Not available yet: JAX's sampler (inversion, and the BTRS transformed
-    rejection) loops with lax.while_loop.
-    """
-    raise NotImplementedError(f"jax.random.binomial {_NEEDS_WHILE}.")
-
-
-def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
-    """Sample from a multinomial distribution.
-
-    Not available yet: it scans binomial draws, and binomial loops with
-    lax.while_loop.
-    """
-    raise NotImplementedError(f"jax.random.multinomial draws binomials, which {_NEEDS_WHILE}.")
-
-
 __all__ = [
-    "bernoulli", "binomial", "categorical", "choice", "geometric", "gumbel", "multinomial",
-    "permutation", "poisson", "rademacher", "randint",
+    "bernoulli", "categorical", "choice", "geometric", "gumbel", "permutation", "rademacher", "randint",
 ]

@@ -74,7 +74,7 @@ def _normalize_axis(axis: int, ndim: int) -> int:
 def _take(a, indices, axis, unique_indices=False):
     # jnp.take's default: negative indices wrap once, others out of range fill.
     size = shape_of(a)[axis]
-    indices = where(lax.lt(indices, 0), lax.add(indices, const(indices, size)), indices)
+    indices = where(lax.lt(indices, const(indices, 0)), lax.add(indices, const(indices, size)), indices)
     index_dims = ndim_of(indices)
     slice_sizes = list(shape_of(a))
     slice_sizes[axis] = 1
@@ -89,7 +89,14 @@ def _take(a, indices, axis, unique_indices=False):
 def take(a, indices, axis: int, unique_indices: bool = False):
     """``jnp.take(a, indices, axis)``: a gather along one axis."""
     a = asarray(a)
-    return _take(a, asarray(indices), axis=_normalize_axis(axis, ndim_of(a)), unique_indices=unique_indices)
+    indices = asarray(indices)
+    axis = _normalize_axis(axis, ndim_of(a))
+    if not ndim_of(indices):
+        # A 0-d index goes through as a 1-element vector: the NumPy backend's
+        # gather returns a 1-element buffer for a scalar result.
+        out = _take(a, lax_shapes.reshape(indices, (1,)), axis=axis, unique_indices=unique_indices)
+        return lax_shapes.squeeze(out, (axis,))
+    return _take(a, indices, axis=axis, unique_indices=unique_indices)
 
 
 @jit(static_argnames=("axis",))
