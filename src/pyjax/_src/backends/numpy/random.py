@@ -87,6 +87,31 @@ def _fma(a, b, c, dtype):
     return (a * b + c).astype(dtype)
 
 
+# XLA's float32 log1p below |x| = sqrt(2) - 1: Cephes' rational approximation,
+# Horner with fused multiply-adds (above it, log(1 + x)).
+_LOG1P_NUMERATOR = (4.5270000862445199635215E-5, 4.9854102823193375972212E-1, 6.5787325942061044846969E0,
+                    2.9911919328553073277375E1, 6.0949667980987787057556E1, 5.7112963590585538103336E1,
+                    2.0039553499201281259648E1)
+_LOG1P_DENOMINATOR = (1.0, 1.5062909083469192043167E1, 8.3047565967967209469434E1, 2.2176239823732856465394E2,
+                      3.0909872225312059774938E2, 2.1642788614495947685003E2, 6.0118660497603843919306E1)
+
+
+def _log1p_f32(x):
+    small = np.abs(x) < np.float32(0.41421356237309504880)
+    xs = np.where(small, x, np.float32(0))
+    numerator = np.full_like(xs, _LOG1P_NUMERATOR[0])
+    denominator = np.full_like(xs, _LOG1P_DENOMINATOR[0])
+    for a, b in zip(_LOG1P_NUMERATOR[1:], _LOG1P_DENOMINATOR[1:], strict=True):
+        numerator = _fma(numerator, xs, np.float32(a), np.float32)
+        denominator = _fma(denominator, xs, np.float32(b), np.float32)
+    squared = xs * xs
+    series = (xs * squared) * (numerator / denominator)
+    series = xs + _fma(np.float32(-0.5), squared, series, np.float32)
+    # (XLA's own float32 log is not NumPy's: the large branch may differ in the last bit.)
+    large = np.log((np.float32(1) + x).astype(np.float64)).astype(np.float32)
+    return np.where(small, series, large)
+
+
 def _erf_inv(x, dtype):
     if dtype != np.float32:
         import scipy.special
@@ -95,7 +120,7 @@ def _erf_inv(x, dtype):
     # XLA's single-precision erf_inv (Giles' polynomials, Horner with fused
     # multiply-adds): not correctly rounded, so scipy's value can be ulps away.
     with np.errstate(divide="ignore", invalid="ignore"):
-        w = (-np.log1p((x * -x).astype(np.float64))).astype(np.float32)
+        w = -_log1p_f32(x * -x)
         small = w < np.float32(5)
         w = np.where(small, w - np.float32(2.5), np.sqrt(w) - np.float32(3))
         p = np.where(small, np.float32(_ERF_INV_SMALL[0]), np.float32(_ERF_INV_LARGE[0]))
