@@ -8,11 +8,16 @@ same); it keeps core and array free of any numpy-layer import.
 
 from __future__ import annotations
 
-from pyjax._src import core
+import numpy as np
+
+from pyjax._src import core, dtypes
 from pyjax._src.array import Array
-from pyjax._src.numpy import at, contractions, creation, indexing, reductions, shape_ops, ufuncs
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src import dtypes
+from pyjax._src.numpy.util import convert_element_type
+from pyjax._src.numpy import (
+    at, contractions, creation, cumulative, indexing, joining, matrices, misc, nonzero, reductions, shape_ops,
+    sorting, take, ufuncs, ufuncs_extra,
+)
 
 
 def _swap(fn):
@@ -33,19 +38,12 @@ def _defer(fn):
 
 def _astype(self, dtype, copy: bool = False, device=None):
     dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "astype")
-    return lax_ew._convert_element_type(self, dtype, False)
-
-
-def _reshape(self, *args, order="C", **kwargs):
-    shape = args[0] if len(args) == 1 else args
-    if "shape" in kwargs:
-        shape = kwargs["shape"]
-    return shape_ops.reshape(self, shape, order)
-
-
-def _transpose(self, *args):
-    axes = None if not args else (args[0] if len(args) == 1 and not isinstance(args[0], int) else args)
-    return shape_ops.transpose(self, axes)
+    if dtypes.issubdtype(self.aval.dtype, np.complexfloating) and dtype == np.bool_:
+        # convert_element_type(complex, bool) would look at the real part only.
+        self = ufuncs.not_equal(self, np.zeros((), self.aval.dtype)[()])
+    if dtypes.issubdtype(self.aval.dtype, np.complexfloating) and not dtypes.issubdtype(dtype, np.complexfloating):
+        return lax_ew._convert_element_type(self, dtype, False, warn_on_complex_to_real_cast=False)
+    return convert_element_type(self, dtype, False)
 
 
 def _iter(self):
@@ -53,6 +51,51 @@ def _iter(self):
     if not shape:
         raise TypeError("iteration over a 0-d array")
     return (indexing.getitem(self, i) for i in range(shape[0]))
+
+
+def _flatten(self, order="C"):
+    return shape_ops.ravel(self, order)
+
+
+def _real(self):
+    return ufuncs.real(self)
+
+
+def _imag(self):
+    return ufuncs.imag(self)
+
+
+def _conj(self):
+    return ufuncs.conjugate(self)
+
+
+def _nonzero(self, *, fill_value=None, size=None):
+    return nonzero.nonzero(self, fill_value=fill_value, size=size)
+
+
+def _round(self, decimals=0, out=None):
+    return ufuncs_extra.round(self, decimals, out)
+
+
+def _clip(self, min=None, max=None):  # noqa: A002
+    return ufuncs_extra.clip(self, min, max)
+
+
+def _copy(self, order=None):
+    return creation.copy(self, order)
+
+
+def _view(self, dtype=None, type=None):  # noqa: A002
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    from pyjax._src.lax import elementwise as ew
+
+    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "view")
+    if np.dtype(dtype).itemsize != self.aval.dtype.itemsize:
+        raise NotImplementedError("view with a dtype of another item size is not supported in pyjax")
+    return ew.bitcast_convert_type(self, dtype)
 
 
 _METHODS = {
@@ -64,12 +107,14 @@ _METHODS = {
     "__rmul__": ufuncs.multiply.reflected,
     "__truediv__": ufuncs.true_divide.method,
     "__rtruediv__": ufuncs.true_divide.reflected,
-    "__floordiv__": _defer(ufuncs.floor_divide),
-    "__rfloordiv__": _defer(_swap(ufuncs.floor_divide)),
-    "__mod__": _defer(ufuncs.remainder),
-    "__rmod__": _defer(_swap(ufuncs.remainder)),
-    "__pow__": _defer(ufuncs.power),
-    "__rpow__": _defer(_swap(ufuncs.power)),
+    "__floordiv__": _defer(ufuncs_extra.floor_divide),
+    "__rfloordiv__": _defer(_swap(ufuncs_extra.floor_divide)),
+    "__divmod__": _defer(ufuncs_extra.divmod),
+    "__rdivmod__": _defer(_swap(ufuncs_extra.divmod)),
+    "__mod__": _defer(ufuncs_extra.remainder),
+    "__rmod__": _defer(_swap(ufuncs_extra.remainder)),
+    "__pow__": _defer(ufuncs_extra.power),
+    "__rpow__": _defer(_swap(ufuncs_extra.power)),
     "__matmul__": _defer(contractions.matmul),
     "__rmatmul__": _defer(_swap(contractions.matmul)),
     "__and__": ufuncs.bitwise_and.method,
@@ -78,6 +123,10 @@ _METHODS = {
     "__ror__": ufuncs.bitwise_or.reflected,
     "__xor__": ufuncs.bitwise_xor.method,
     "__rxor__": ufuncs.bitwise_xor.reflected,
+    "__lshift__": _defer(ufuncs.left_shift),
+    "__rlshift__": _defer(_swap(ufuncs.left_shift)),
+    "__rshift__": _defer(ufuncs.right_shift),
+    "__rrshift__": _defer(_swap(ufuncs.right_shift)),
     "__lt__": ufuncs.less.method,
     "__le__": ufuncs.less_equal.method,
     "__gt__": ufuncs.greater.method,
@@ -90,29 +139,51 @@ _METHODS = {
     "__invert__": ufuncs.invert,
     "__getitem__": indexing.getitem,
     "__iter__": _iter,
-    "sum": reductions.sum,
-    "prod": reductions.prod,
-    "max": reductions.max,
-    "min": reductions.min,
-    "mean": reductions.mean,
+    "__round__": _round,
     "all": reductions.all,
     "any": reductions.any,
     "argmax": reductions.argmax,
     "argmin": reductions.argmin,
+    "argpartition": sorting.argpartition,
+    "argsort": sorting.argsort,
     "astype": _astype,
-    "reshape": _reshape,
-    "transpose": _transpose,
-    "ravel": shape_ops.ravel,
-    "flatten": shape_ops.ravel,
-    "squeeze": shape_ops.squeeze,
-    "swapaxes": shape_ops.swapaxes,
+    "choose": misc.choose,
+    "clip": _clip,
+    "compress": nonzero.compress,
+    "conj": _conj,
+    "conjugate": _conj,
+    "copy": _copy,
+    "cumprod": cumulative.cumprod,
+    "cumsum": cumulative.cumsum,
+    "diagonal": matrices.diagonal,
     "dot": contractions.dot,
+    "flatten": _flatten,
+    "max": reductions.max,
+    "mean": reductions.mean,
+    "min": reductions.min,
+    "nonzero": _nonzero,
+    "prod": reductions.prod,
+    "ptp": reductions.ptp,
+    "ravel": shape_ops.ravel,
+    "repeat": joining.repeat,
+    "reshape": shape_ops.array_reshape,
+    "round": _round,
+    "searchsorted": sorting.searchsorted,
+    "sort": sorting.sort,
+    "squeeze": shape_ops.squeeze,
+    "std": reductions.std,
+    "sum": reductions.sum,
+    "swapaxes": shape_ops.swapaxes,
+    "take": take.take,
+    "trace": matrices.trace,
+    "transpose": shape_ops.array_transpose,
+    "var": reductions.var,
+    "view": _view,
     "T": property(lambda self: shape_ops.transpose(self)),
     "mT": property(lambda self: shape_ops.matrix_transpose(self)),
-    "real": property(lambda self: lax_ew.real_p.bind(self) if self.dtype.kind == "c" else self),
-    "imag": property(lambda self: lax_ew.imag_p.bind(self) if self.dtype.kind == "c" else creation.zeros_like(self)),
+    "real": property(_real),
+    "imag": property(_imag),
     "at": at.at_property,
-    "conj": lambda self: lax_ew.conj(self) if self.dtype.kind == "c" else self,
 }
 
 

@@ -1,9 +1,15 @@
-"""Elementwise jax.numpy functions: promotion, then one lax primitive.
+"""Elementwise jax.numpy functions: promotion, then lax primitives.
 
 Each binary function promotes its operands to a common dtype (JAX's
 lattice, weak types respected) and a common rank, then binds the primitive;
 lax broadcasts size-1 axes. Functions that need floats (exp, sin, divide)
 promote integers to the default float type first.
+
+The operator-backed binaries (`+`, `*`, `<`, ...) have eager fast paths:
+when promotion would leave the operands as they are (an array and a Python
+scalar it already absorbs, or two arrays of one type), they bind at once.
+Functions JAX wraps in a visible `jit` (remainder, floor_divide, divmod ...)
+live in ufuncs_extra.py.
 """
 
 from __future__ import annotations
@@ -12,12 +18,11 @@ import numpy as np
 
 from pyjax._src import config, core, dtypes
 from pyjax._src.array import Array
-
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src.numpy.util import aval_of, is_arraylike, promote_args, promote_args_inexact
-
-_add_bind = lax_ew.add_p.bind
-
+from pyjax._src.numpy.util import (
+    aval_of, check_arraylike, constant_like, ensure_arraylike, full_like, is_arraylike, promote_args,
+    promote_args_inexact, promote_args_numeric, promote_dtypes_inexact, promote_dtypes_numeric,
+)
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
 
@@ -35,7 +40,11 @@ def _scalar_fast_plan(aval, scalar_type, inexact: bool, has_bool_primitive: bool
     return scalar_aval if promoted == (aval.dtype, aval.weak_type) and scalar_aval.dtype == aval.dtype else False
 
 
-def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primitive=None):
+def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primitive=None, slow=None):
+    """A promoting binary function with the eager fast paths.
+
+    `slow(x, y)` replaces "promote, then bind `primitive`" when the operands
+    need more than promotion (comparisons of complex numbers)."""
     promote = promote_args_inexact if inexact else promote_args
     bind = primitive.bind
     has_bool = bool_primitive is not None
@@ -56,7 +65,7 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                 key = (ax, type(y), config.trace_context_id())
                 plan = _fast_plans.get(key)
                 if plan is None:
-                    plan = _fast_plans[key] = _scalar_fast_plan(ax, type(y), inexact, has_bool)
+                    plan = _fast_plans[key] = slow is None and _scalar_fast_plan(ax, type(y), inexact, has_bool)
                 if plan:
                     if type(x) is Array and core._trace_ctx.get() is None:
                         return core._default_trace[0].apply_with_scalar(primitive, x, y, plan, False)
@@ -64,13 +73,14 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
             else:
                 ay = getattr(y, "aval", None)
                 if ay is not None and (ax is ay or (ax.dtype is ay.dtype and ax.weak_type is ay.weak_type and ax.ndim == ay.ndim)):
-                    if not (has_bool and ax.dtype == np.bool_) and not (inexact and ax.dtype.kind not in "fc"):
+                    if (not (has_bool and ax.dtype == np.bool_) and not (inexact and ax.dtype.kind not in "fc")
+                            and not (slow is not None and ax.dtype.kind == "c")):
                         return bind(x, y)
         elif type(x) in _PY_SCALARS and (ay := getattr(y, "aval", None)) is not None:
             key = (ay, type(x), config.trace_context_id())
             plan = _fast_plans.get(key)
             if plan is None:
-                plan = _fast_plans[key] = _scalar_fast_plan(ay, type(x), inexact, has_bool)
+                plan = _fast_plans[key] = slow is None and _scalar_fast_plan(ay, type(x), inexact, has_bool)
             if plan:
                 if type(y) is Array and core._trace_ctx.get() is None:
                     return core._default_trace[0].apply_with_scalar(primitive, y, x, plan, True)
@@ -78,6 +88,8 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
         if as_operator and not (is_arraylike(x) and is_arraylike(y)):
             return NotImplemented  # let Python try the other operand
         x, y = promote(name, x, y)
+        if slow is not None:
+            return slow(x, y)
         if bool_primitive is not None and aval_of(x).dtype == np.bool_:
             return bool_primitive.bind(x, y)
         return primitive.bind(x, y)
@@ -85,79 +97,133 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     fn.method, fn.reflected = _call, reflected
+    fn.nin, fn.nout, fn.nargs = 2, 1, 2
     return fn
 
 
-def _unary(primitive, name: str, doc: str, *, inexact: bool = False, **params):
-    promote = promote_args_inexact if inexact else promote_args
+def _complex_comparison(primitive):
+    # Complex numbers compare lexicographically: real parts, then imaginary.
+    def compare(x, y):
+        if dtypes.issubdtype(aval_of(x).dtype, np.complexfloating):
+            return lax_ew.select(lax_ew.eq(lax_ew.real(x), lax_ew.real(y)),
+                                 primitive.bind(lax_ew.imag(x), lax_ew.imag(y)),
+                                 primitive.bind(lax_ew.real(x), lax_ew.real(y)))
+        return primitive.bind(x, y)
 
-    def fn(x, /):
-        (x,) = promote(name, x)
-        return primitive.bind(x, **params)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
+    return compare
 
 
 add = _binary(lax_ew.add_p, "add", "Elementwise x + y (logical OR for booleans).", bool_primitive=lax_ew.or_p)
 subtract = _binary(lax_ew.sub_p, "subtract", "Elementwise x - y.")
-multiply = _binary(lax_ew.mul_p, "multiply", "Elementwise x * y (logical AND for booleans).", bool_primitive=lax_ew.and_p)
+multiply = _binary(lax_ew.mul_p, "multiply", "Elementwise x * y (logical AND for booleans).",
+                   bool_primitive=lax_ew.and_p)
 maximum = _binary(lax_ew.max_p, "maximum", "Elementwise maximum, propagating NaNs.")
 minimum = _binary(lax_ew.min_p, "minimum", "Elementwise minimum, propagating NaNs.")
 true_divide = _binary(lax_ew.div_p, "true_divide", "Elementwise x / y in floating point.", inexact=True)
-divide = true_divide
 arctan2 = _binary(lax_ew.atan2_p, "arctan2", "Elementwise arc tangent of x1/x2, quadrant-aware.", inexact=True)
 bitwise_and = _binary(lax_ew.and_p, "bitwise_and", "Elementwise bitwise AND.")
 bitwise_or = _binary(lax_ew.or_p, "bitwise_or", "Elementwise bitwise OR.")
 bitwise_xor = _binary(lax_ew.xor_p, "bitwise_xor", "Elementwise bitwise XOR.")
 equal = _binary(lax_ew.eq_p, "equal", "Elementwise x == y.")
 not_equal = _binary(lax_ew.ne_p, "not_equal", "Elementwise x != y.")
-less = _binary(lax_ew.lt_p, "less", "Elementwise x < y.")
-less_equal = _binary(lax_ew.le_p, "less_equal", "Elementwise x <= y.")
-greater = _binary(lax_ew.gt_p, "greater", "Elementwise x > y.")
-greater_equal = _binary(lax_ew.ge_p, "greater_equal", "Elementwise x >= y.")
-
-exp = _unary(lax_ew.exp_p, "exp", "Elementwise exponential.", inexact=True, accuracy=None)
-log = _unary(lax_ew.log_p, "log", "Elementwise natural logarithm.", inexact=True, accuracy=None)
-sin = _unary(lax_ew.sin_p, "sin", "Elementwise sine.", inexact=True, accuracy=None)
-cos = _unary(lax_ew.cos_p, "cos", "Elementwise cosine.", inexact=True, accuracy=None)
-tan = _unary(lax_ew.tan_p, "tan", "Elementwise tangent.", inexact=True, accuracy=None)
-tanh = _unary(lax_ew.tanh_p, "tanh", "Elementwise hyperbolic tangent.", inexact=True, accuracy=None)
-sqrt = _unary(lax_ew.sqrt_p, "sqrt", "Elementwise square root.", inexact=True, accuracy=None)
-exp2 = _unary(lax_ew.exp2_p, "exp2", "Elementwise 2**x.", inexact=True, accuracy=None)
-log1p = _unary(lax_ew.log1p_p, "log1p", "Elementwise log(1 + x).", inexact=True, accuracy=None)
-expm1 = _unary(lax_ew.expm1_p, "expm1", "Elementwise exp(x) - 1.", inexact=True, accuracy=None)
-arcsin = _unary(lax_ew.asin_p, "arcsin", "Elementwise arc sine.", inexact=True)
-arccos = _unary(lax_ew.acos_p, "arccos", "Elementwise arc cosine.", inexact=True)
-arctan = _unary(lax_ew.atan_p, "arctan", "Elementwise arc tangent.", inexact=True)
-sinh = _unary(lax_ew.sinh_p, "sinh", "Elementwise hyperbolic sine.", inexact=True)
-cosh = _unary(lax_ew.cosh_p, "cosh", "Elementwise hyperbolic cosine.", inexact=True)
-arcsinh = _unary(lax_ew.asinh_p, "arcsinh", "Elementwise inverse hyperbolic sine.", inexact=True)
-arccosh = _unary(lax_ew.acosh_p, "arccosh", "Elementwise inverse hyperbolic cosine.", inexact=True)
-arctanh = _unary(lax_ew.atanh_p, "arctanh", "Elementwise inverse hyperbolic tangent.", inexact=True)
-floor = _unary(lax_ew.floor_p, "floor", "Elementwise floor.", inexact=True)
-ceil = _unary(lax_ew.ceil_p, "ceil", "Elementwise ceiling.", inexact=True)
-isfinite = _unary(lax_ew.is_finite_p, "isfinite", "Elementwise test for finiteness.", inexact=True)
+less = _binary(lax_ew.lt_p, "less", "Elementwise x < y.", slow=_complex_comparison(lax_ew.lt_p))
+less_equal = _binary(lax_ew.le_p, "less_equal", "Elementwise x <= y.", slow=_complex_comparison(lax_ew.le_p))
+greater = _binary(lax_ew.gt_p, "greater", "Elementwise x > y.", slow=_complex_comparison(lax_ew.gt_p))
+greater_equal = _binary(lax_ew.ge_p, "greater_equal", "Elementwise x >= y.",
+                        slow=_complex_comparison(lax_ew.ge_p))
 
 
-def negative(x, /):
-    """Elementwise -x."""
-    (x,) = promote_args("negative", x)
-    return lax_ew.neg_p.bind(x)
+def divide(x1, x2, /):
+    """Elementwise x1 / x2 in floating point (alias of true_divide)."""
+    return true_divide(x1, x2)
+
+
+divide.method, divide.reflected = true_divide.method, true_divide.reflected
+atan2 = arctan2
+
+
+def _unary(name: str, bind, doc: str, *, inexact: bool = False):
+    promote = promote_args_inexact if inexact else promote_args
+
+    def fn(x, /):
+        (x,) = promote(name, x)
+        return bind(x)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    fn.nin, fn.nout, fn.nargs = 1, 1, 1
+    return fn
+
+
+def _accurate(primitive):
+    return lambda x: primitive.bind(x, accuracy=None)
+
+
+exp = _unary("exp", _accurate(lax_ew.exp_p), "Elementwise exponential e**x.", inexact=True)
+log = _unary("log", _accurate(lax_ew.log_p), "Elementwise natural logarithm.", inexact=True)
+sin = _unary("sin", _accurate(lax_ew.sin_p), "Elementwise sine.", inexact=True)
+cos = _unary("cos", _accurate(lax_ew.cos_p), "Elementwise cosine.", inexact=True)
+tan = _unary("tan", _accurate(lax_ew.tan_p), "Elementwise tangent.", inexact=True)
+tanh = _unary("tanh", _accurate(lax_ew.tanh_p), "Elementwise hyperbolic tangent.", inexact=True)
+sqrt = _unary("sqrt", _accurate(lax_ew.sqrt_p), "Elementwise non-negative square root.", inexact=True)
+cbrt = _unary("cbrt", _accurate(lax_ew.cbrt_p), "Elementwise cube root.", inexact=True)
+exp2 = _unary("exp2", _accurate(lax_ew.exp2_p), "Elementwise 2**x.", inexact=True)
+log1p = _unary("log1p", _accurate(lax_ew.log1p_p), "Elementwise log(1 + x), accurate near 0.", inexact=True)
+expm1 = _unary("expm1", _accurate(lax_ew.expm1_p), "Elementwise exp(x) - 1, accurate near 0.", inexact=True)
+arcsin = _unary("arcsin", lax_ew.asin_p.bind, "Elementwise arc sine (in [-pi/2, pi/2]).", inexact=True)
+arccos = _unary("arccos", lax_ew.acos_p.bind, "Elementwise arc cosine (in [0, pi]).", inexact=True)
+arctan = _unary("arctan", lax_ew.atan_p.bind, "Elementwise arc tangent (in [-pi/2, pi/2]).", inexact=True)
+sinh = _unary("sinh", lax_ew.sinh_p.bind, "Elementwise hyperbolic sine.", inexact=True)
+cosh = _unary("cosh", lax_ew.cosh_p.bind, "Elementwise hyperbolic cosine.", inexact=True)
+arcsinh = _unary("arcsinh", lax_ew.asinh_p.bind, "Elementwise inverse hyperbolic sine.", inexact=True)
+arctanh = _unary("arctanh", lax_ew.atanh_p.bind, "Elementwise inverse hyperbolic tangent.", inexact=True)
+negative = _unary("negative", lax_ew.neg_p.bind, "Elementwise -x.")
+sign = _unary("sign", lax_ew.sign_p.bind, "Elementwise sign: -1, 0 or 1 (x/|x| for complex).")
+invert = _unary("invert", lax_ew.not_p.bind, "Elementwise bitwise NOT (logical NOT for booleans).")
+bitwise_not = _unary("bitwise_not", lax_ew.not_p.bind, "Elementwise bitwise NOT.")
+bitwise_invert = _unary("bitwise_invert", lax_ew.not_p.bind, "Elementwise bitwise NOT (array-API name).")
+asin, acos, atan, asinh, atanh = arcsin, arccos, arctan, arcsinh, arctanh
 
 
 def positive(x, /):
     """Elementwise +x (the identity, after promotion)."""
     (x,) = promote_args("positive", x)
-    return x
+    return ensure_arraylike("positive", x)
+
+
+def floor(x, /):
+    """Elementwise floor (integers and booleans are returned as they are)."""
+    x = ensure_arraylike("floor", x)
+    if dtypes.isdtype(aval_of(x).dtype, ("integral", "bool")):
+        return x
+    (x,) = promote_args_inexact("floor", x)
+    return lax_ew.floor_p.bind(x)
+
+
+def ceil(x, /):
+    """Elementwise ceiling (integers and booleans are returned as they are)."""
+    x = ensure_arraylike("ceil", x)
+    if dtypes.isdtype(aval_of(x).dtype, ("integral", "bool")):
+        return x
+    (x,) = promote_args_inexact("ceil", x)
+    return lax_ew.ceil_p.bind(x)
+
+
+def fabs(x, /):
+    """Elementwise |x| in floating point (complex inputs are refused)."""
+    x = ensure_arraylike("fabs", x)
+    if dtypes.issubdtype(aval_of(x).dtype, np.complexfloating):
+        raise TypeError("ufunc 'fabs' does not support complex dtypes")
+    (x,) = promote_args_inexact("fabs", x)
+    return lax_ew.abs_p.bind(x)
 
 
 def absolute(x, /):
-    """Elementwise |x| (unsigned and bool are returned as they are)."""
-    (x,) = promote_args("absolute", x)
+    """Elementwise |x| (booleans and unsigned integers are returned as they are;
+    complex inputs give their real modulus)."""
+    x = ensure_arraylike("absolute", x)
     dtype = aval_of(x).dtype
-    if dtype == np.bool_ or np.issubdtype(dtype, np.unsignedinteger):
+    if dtype == np.bool_ or dtypes.issubdtype(dtype, np.unsignedinteger):
         return x
     return lax_ew.abs_p.bind(x)
 
@@ -165,92 +231,174 @@ def absolute(x, /):
 abs = absolute  # noqa: A001
 
 
-def sign(x, /):
-    """Elementwise sign."""
-    (x,) = promote_args("sign", x)
-    return lax_ew.sign_p.bind(x)
-
-
 def square(x, /):
-    """Elementwise x * x."""
-    (x,) = promote_args("square", x)
-    return lax_ew.integer_pow_p.bind(x, y=2)
+    """Elementwise x * x (booleans as integers)."""
+    x = ensure_arraylike("square", x)
+    (x,) = promote_dtypes_numeric(x)
+    return lax_ew.square_p.bind(x)
+
+
+def reciprocal(x, /):
+    """Elementwise 1 / x in floating point."""
+    x = ensure_arraylike("reciprocal", x)
+    (x,) = promote_dtypes_inexact(x)
+    return lax_ew.integer_pow_p.bind(x, y=-1)
+
+
+def _to_bool(x):
+    return x if aval_of(x).dtype == np.bool_ else lax_ew.ne(x, constant_like(x, 0))
 
 
 def logical_not(x, /):
-    """Elementwise NOT of truth values."""
+    """Elementwise NOT of truth values (nonzero is True)."""
     (x,) = promote_args("logical_not", x)
-    if aval_of(x).dtype != np.bool_:
-        x = lax_ew.ne_p.bind(x, _zero_like(x))
-    return lax_ew.not_p.bind(x)
+    return lax_ew.not_p.bind(_to_bool(x))
 
 
-def _zero_like(x):
-    return aval_of(x).dtype.type(0)
+def _logical(name: str, primitive):
+    def fn(x, y, /):
+        x, y = promote_args(name, x, y)
+        return primitive.bind(_to_bool(x), _to_bool(y))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name.split('_')[1].upper()} of truth values (nonzero is True)."
+    fn.nin, fn.nout, fn.nargs = 2, 1, 2
+    return fn
 
 
-def invert(x, /):
-    """Elementwise bitwise NOT."""
-    (x,) = promote_args("invert", x)
-    return lax_ew.not_p.bind(x)
+logical_and = _logical("logical_and", lax_ew.and_p)
+logical_or = _logical("logical_or", lax_ew.or_p)
+logical_xor = _logical("logical_xor", lax_ew.xor_p)
 
 
-bitwise_not = invert
+def left_shift(x, y, /):
+    """Elementwise x << y."""
+    return lax_ew.shift_left_p.bind(*promote_args_numeric("left_shift", x, y))
 
 
-def power(x1, x2, /):
-    """Elementwise x1 ** x2; a static integer exponent becomes integer_pow."""
-    if type(x2) is int or (isinstance(x2, np.integer) and not isinstance(x2, np.ndarray)):
-        (x1,) = promote_args("power", x1)
-        return lax_ew.integer_pow_p.bind(x1, y=int(x2))
-    x1, x2 = promote_args("power", x1, x2)
-    dtype = aval_of(x1).dtype
-    if np.issubdtype(dtype, np.integer):
-        raise NotImplementedError("pyjax.numpy.power with a traced integer exponent is not implemented yet")
-    return lax_ew.pow_p.bind(x1, x2)
+def bitwise_left_shift(x, y, /):
+    """Elementwise x << y (array-API name)."""
+    return lax_ew.shift_left_p.bind(*promote_args_numeric("bitwise_left_shift", x, y))
 
 
-def floor_divide(x1, x2, /):
-    """Elementwise floor(x1 / x2)."""
-    x1, x2 = promote_args("floor_divide", x1, x2)
-    dtype = aval_of(x1).dtype
-    if np.issubdtype(dtype, np.integer):
-        quotient = lax_ew.div_p.bind(x1, x2)
-        rem = lax_ew.rem_p.bind(x1, x2)
-        zero = dtype.type(0)
-        adjust = lax_ew.and_p.bind(
-            lax_ew.ne_p.bind(rem, zero), lax_ew.ne_p.bind(lax_ew.lt_p.bind(rem, zero), lax_ew.lt_p.bind(x2, zero))
-        )
-        return lax_ew.select_n_p.bind(adjust, quotient, lax_ew.sub_p.bind(quotient, dtype.type(1)))
-    return lax_ew.floor_p.bind(lax_ew.div_p.bind(x1, x2))
+def right_shift(x1, x2, /):
+    """Elementwise x1 >> x2 (arithmetic for signed, logical for unsigned types)."""
+    x1, x2 = promote_args_numeric("right_shift", x1, x2)
+    if dtypes.issubdtype(aval_of(x1).dtype, np.unsignedinteger):
+        return lax_ew.shift_right_logical_p.bind(x1, x2)
+    return lax_ew.shift_right_arithmetic_p.bind(x1, x2)
 
 
-def remainder(x1, x2, /):
-    """Elementwise remainder with the sign of the divisor (Python's %)."""
-    x1, x2 = promote_args("remainder", x1, x2)
-    rem = lax_ew.rem_p.bind(x1, x2)
-    dtype = aval_of(rem).dtype
-    zero = dtype.type(0)
-    wrong_sign = lax_ew.and_p.bind(
-        lax_ew.ne_p.bind(rem, zero), lax_ew.ne_p.bind(lax_ew.lt_p.bind(rem, zero), lax_ew.lt_p.bind(x2, zero))
-    )
-    return lax_ew.select_n_p.bind(wrong_sign, rem, lax_ew.add_p.bind(rem, x2))
+def bitwise_right_shift(x1, x2, /):
+    """Elementwise x1 >> x2 (array-API name)."""
+    return right_shift(x1, x2)
 
 
-mod = remainder
+def float_power(x, y, /):
+    """Elementwise x ** y, computed in floating point."""
+    return lax_ew.pow_p.bind(*promote_args_inexact("float_power", x, y))
 
 
-def logaddexp(x1, x2, /):
-    """Elementwise log(exp(x1) + exp(x2)), computed stably."""
-    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    amax = lax_ew.max_p.bind(x1, x2)
-    delta = lax_ew.sub_p.bind(x1, x2)
-    return lax_ew.add_p.bind(amax, lax_ew.log1p_p.bind(lax_ew.exp_p.bind(lax_ew.neg_p.bind(lax_ew.abs_p.bind(delta), ), accuracy=None), accuracy=None))
+def nextafter(x, y, /):
+    """The next floating-point value after x in the direction of y."""
+    return lax_ew.nextafter_p.bind(*promote_args_inexact("nextafter", x, y))
+
+
+def isfinite(x, /):
+    """Elementwise test for finiteness (True for integers and booleans)."""
+    x = ensure_arraylike("isfinite", x)
+    dtype = aval_of(x).dtype
+    if dtypes.issubdtype(dtype, np.floating):
+        return lax_ew.is_finite_p.bind(x)
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        return lax_ew.and_p.bind(lax_ew.is_finite_p.bind(real(x)), lax_ew.is_finite_p.bind(imag(x)))
+    return full_like(x, True, dtype=np.dtype(np.bool_))
 
 
 def isnan(x, /):
-    """Elementwise test for NaN."""
-    (x,) = promote_args("isnan", x)
+    """Elementwise test for NaN (x != x)."""
+    x = ensure_arraylike("isnan", x)
     return lax_ew.ne_p.bind(x, x)
 
 
+def log2(x, /):
+    """Elementwise base-2 logarithm."""
+    (x,) = promote_args_inexact("log2", x)
+    if dtypes.issubdtype(aval_of(x).dtype, np.complexfloating):
+        r = lax_ew.log(x)
+        re, im = lax_ew.real(r), lax_ew.imag(r)
+        ln2 = lax_ew.log(constant_like(re, 2))
+        return lax_ew.complex(lax_ew.div(re, ln2), lax_ew.div(im, ln2))
+    return lax_ew.div(lax_ew.log(x), lax_ew.log(constant_like(x, 2)))
+
+
+def log10(x, /):
+    """Elementwise base-10 logarithm."""
+    (x,) = promote_args_inexact("log10", x)
+    inv_ln10 = np.array(0.4342944819032518, dtype=dtypes.finfo(aval_of(x).dtype).dtype)
+    if dtypes.issubdtype(aval_of(x).dtype, np.complexfloating):
+        r = lax_ew.log(x)
+        return lax_ew.complex(lax_ew.mul(lax_ew.real(r), inv_ln10), lax_ew.mul(lax_ew.imag(r), inv_ln10))
+    return lax_ew.mul(lax_ew.log(x), inv_ln10)
+
+
+def deg2rad(x, /):
+    """Converts angles from degrees to radians."""
+    (x,) = promote_args_inexact("deg2rad", x)
+    return lax_ew.mul(x, constant_like(x, np.pi / 180))
+
+
+def rad2deg(x, /):
+    """Converts angles from radians to degrees."""
+    (x,) = promote_args_inexact("rad2deg", x)
+    return lax_ew.mul(x, constant_like(x, 180 / np.pi))
+
+
+def degrees(x, /):
+    """Converts angles from radians to degrees."""
+    return rad2deg(x)
+
+
+def radians(x, /):
+    """Converts angles from degrees to radians."""
+    return deg2rad(x)
+
+
+def conjugate(x, /):
+    """Elementwise complex conjugate (real inputs are returned as they are)."""
+    x = ensure_arraylike("conjugate", x)
+    return lax_ew.conj(x) if dtypes.issubdtype(aval_of(x).dtype, np.complexfloating) else x
+
+
+def conj(x, /):
+    """Elementwise complex conjugate."""
+    return conjugate(x)
+
+
+def real(val, /):
+    """Elementwise real part (real inputs are returned as they are)."""
+    val = ensure_arraylike("real", val)
+    return lax_ew.real(val) if dtypes.issubdtype(aval_of(val).dtype, np.complexfloating) else val
+
+
+def imag(val, /):
+    """Elementwise imaginary part (zeros for real inputs)."""
+    val = ensure_arraylike("imag", val)
+    return lax_ew.imag(val) if dtypes.issubdtype(aval_of(val).dtype, np.complexfloating) else full_like(val, 0)
+
+
+_IN_UFUNCS_EXTRA = frozenset({
+    "power", "pow", "floor_divide", "remainder", "mod", "divmod", "fmod", "logaddexp", "logaddexp2", "isinf",
+    "isposinf", "isneginf", "signbit", "copysign", "rint", "hypot", "sinc", "heaviside", "arccosh", "acosh",
+    "frexp", "ldexp", "modf", "spacing", "bitwise_count", "clip", "round", "trunc",
+})
+
+
+def __getattr__(name: str):
+    # The composite elementwise functions live in ufuncs_extra (which imports
+    # this module); they are found here too, where jax.numpy keeps them.
+    if name in _IN_UFUNCS_EXTRA:
+        from pyjax._src.numpy import ufuncs_extra
+
+        return getattr(ufuncs_extra, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,6 +14,7 @@ import numpy as np
 
 from pyjax._src import core, dtypes
 from pyjax._src.array import Array
+from pyjax._src.jaxpr import Literal
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 
@@ -68,7 +69,30 @@ def _cast(x, aval, dtype, weak):
         return np.asarray(x, dtype)[()]
     if isinstance(x, (np.ndarray, np.generic)):
         return np.asarray(x, dtype) if x.shape else np.asarray(x, dtype)[()]
-    return lax_ew._convert_element_type(x, dtype, weak)
+    return convert_element_type(x, dtype, weak)
+
+
+def literal_value(x):
+    """The value of `x` if it is a scalar constant written inline in the jaxpr
+    being staged (`jnp.asarray(2.0)` under a trace), else None."""
+    var = getattr(x, "_var", None)
+    if var is not None and type(var) is Literal:
+        return var.val
+    return None
+
+
+def convert_element_type(x, dtype, weak_type: bool = False):
+    """lax's convert_element_type, folded for inline scalar constants.
+
+    JAX's staging trace folds a conversion of a literal into a new literal
+    (its const-fold rule for convert_element_type), so `jnp.asarray(2.0)`
+    promoted to float32 prints as `2.0:f32[]`, not as an equation; pyjax's
+    staging trace has no such rule yet, so the numpy layer folds here.
+    """
+    value = literal_value(x)
+    if value is not None and isinstance(x, core.Tracer) and x._trace is core.current_trace():
+        return lax_ew._convert_element_type(np.asarray(value), dtype, weak_type)
+    return lax_ew._convert_element_type(x, dtype, weak_type)
 
 
 def promote_shapes(fun_name: str, *args):
@@ -120,3 +144,81 @@ def canonicalize_axis(axis: int, ndim: int) -> int:
 def shape_of(x) -> tuple:
     aval = getattr(x, "aval", None)
     return aval.shape if aval is not None else np.shape(x)
+
+
+def lax_convert(x, new_dtype):
+    """lax.convert_element_type (a strong result; the user dtype is checked and
+    canonicalized), folded for inline scalar constants."""
+    return convert_element_type(x, dtypes.check_and_canonicalize_user_dtype(new_dtype, "convert_element_type"), False)
+
+
+def full(shape, fill_value, dtype, weak_type: bool = False):
+    """lax.full: a broadcast of `fill_value` converted to `dtype` (a literal
+    when `fill_value` is a Python or NumPy scalar)."""
+    value = convert_element_type(fill_value, dtype, weak_type)
+    shape = tuple(shape)
+    if shape_of(value) == shape:
+        return value
+    return lax_shapes.broadcast_in_dim(value, shape, tuple(range(len(shape) - len(shape_of(value)), len(shape))))
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    """lax.full_like: `fill_value` in the shape and dtype of `x` (weakly typed
+    when `x` is and no dtype is given)."""
+    aval = aval_of(x)
+    weak = dtype is None and aval.weak_type
+    return full(aval.shape if shape is None else shape, fill_value, aval.dtype if dtype is None else dtype, weak)
+
+
+def promote_dtypes_numeric(*args):
+    """Promotes to a common dtype, booleans to the default integer type."""
+    dtype, weak = dtypes.lattice_result_type(*args)
+    dtype = dtypes.to_numeric_dtype(dtype)
+    return [_cast(x, aval_of(x), dtype, weak) for x in args]
+
+
+def promote_dtypes_inexact(*args):
+    """Promotes to a common inexact dtype."""
+    dtype, weak = dtypes.lattice_result_type(*args)
+    dtype = dtypes.to_inexact_dtype(dtype)
+    return [_cast(x, aval_of(x), dtype, weak) for x in args]
+
+
+def promote_dtypes_complex(*args):
+    """Promotes to a common complex dtype."""
+    dtype, weak = dtypes.lattice_result_type(*args)
+    dtype = dtypes.to_complex_dtype(dtype)
+    return [_cast(x, aval_of(x), dtype, weak) for x in args]
+
+
+def promote_args_numeric(fun_name: str, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+def promote_args_complex(fun_name: str, *args):
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_complex(*args))
+
+
+def ensure_arraylike(fun_name: str, *args):
+    """check_arraylike, then every argument as an array (a tuple unless one)."""
+    check_arraylike(fun_name, *args)
+    out = tuple(ensure_array(a) for a in args)
+    return out[0] if len(out) == 1 else out
+
+
+def constant_like(x, value):
+    """`value` as a NumPy scalar of the dtype of `x` (a strong literal)."""
+    return np.asarray(value, aval_of(x).dtype)[()]
+
+
+def canonicalize_axis_tuple(axis, ndim: int, name: str = "axis") -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(canonicalize_axis(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"repeated axis in {name}: {tuple(axis)}")
+        return axes
+    return (canonicalize_axis(axis, ndim),)

@@ -1,5 +1,6 @@
-"""jnp.where (the three-argument form): a jitted `_where`, as in JAX, so it
-shows up in jaxprs as one `jit[name=_where]` equation."""
+"""jnp.where: the three-argument form is a jitted `_where`, as in JAX (one
+`jit[name=_where]` equation in jaxprs, and no broadcast constants
+materialised in eager mode); the one-argument form is `nonzero`."""
 
 from __future__ import annotations
 
@@ -7,26 +8,45 @@ import numpy as np
 
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src.numpy.shape_ops import broadcast_arrays
-from pyjax._src.numpy.util import aval_of, check_arraylike, promote_dtypes
+from pyjax._src.numpy.util import aval_of, constant_like, ensure_arraylike, promote_dtypes
 
 
 @jit
 def _where(condition, x, y):
+    from pyjax._src.numpy.shape_ops import broadcast_arrays
+
+    condition, x, y = ensure_arraylike("where", condition, x, y)
     if aval_of(condition).dtype != np.bool_:
-        condition = lax_ew.ne_p.bind(condition, aval_of(condition).dtype.type(0))
+        condition = lax_ew.ne(condition, constant_like(condition, 0))
     x, y = promote_dtypes("where", x, y)
-    condition, x, y = broadcast_arrays(condition, x, y)
-    return lax_ew.select_n_p.bind(condition, y, x)
+    if aval_of(condition).ndim == 0:
+        # select_n takes a scalar predicate as it is.
+        x, y = broadcast_arrays(x, y)
+    else:
+        condition, x, y = broadcast_arrays(condition, x, y)
+    if 0 in aval_of(x).shape:
+        return x
+    return lax_ew.select(condition, x, y)
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """Elementwise `x if condition else y`, broadcasting all three."""
+    """Elementwise `x if condition else y`, broadcasting all three.
+
+    With only `condition`, the indices of its nonzero elements (see
+    `jnp.nonzero`; `size` and `fill_value` make the result shape static).
+
+    Example:
+      >>> jnp.where(jnp.arange(4) > 1, 1.0, -1.0)
+      Array([-1., -1.,  1.,  1.], dtype=float32)
+    """
     if x is None and y is None:
-        raise NotImplementedError("the one-argument form of jnp.where (nonzero) is not implemented yet")
+        from pyjax._src.numpy.nonzero import nonzero
+
+        condition = ensure_arraylike("where", condition)
+        return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided to jax.numpy.where, got {} and {}.".format(x, y))
-    check_arraylike("where", condition, x, y)
+        raise ValueError("Either both or neither of the x and y arguments should be provided to "
+                         f"jax.numpy.where, got {x} and {y}.")
+    if size is not None or fill_value is not None:
+        raise ValueError("size and fill_value arguments cannot be used in three-term where function.")
     return _where(condition, x, y)
-
-
