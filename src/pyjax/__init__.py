@@ -44,7 +44,7 @@ debug_nans = _config_module.debug_nans
 debug_infs = _config_module.debug_infs
 explain_cache_misses = _config_module.explain_cache_misses
 
-from pyjax import dtypes, errors, lax, nn, numpy, random, tree, tree_util  # noqa: E402
+from pyjax import dtypes, errors, lax, nn, numpy, random, scipy, tree, tree_util  # noqa: E402
 
 
 def devices(backend=None):
