@@ -9,7 +9,12 @@
   layouts (``jax_threefry_partitionable`` on and off);
 * ``keys``: the user-facing key functions (``key``, ``PRNGKey``, ``split``,
   ``fold_in``, ``bits`` ...);
-* ``distributions``, ``gamma``: the samplers.
+* ``distributions`` (uniform, normal and their transformations),
+  ``discrete`` (integer and boolean samplers, gumbel), ``gamma`` (the gamma
+  family), ``loops`` (poisson, binomial, multinomial: while_loop/scan) and
+  ``multivariate`` (multivariate_normal, orthogonal): the samplers;
+* ``numpy_ops``: the few jax.numpy functions the samplers need that
+  pyjax.numpy does not have yet.
 
 Keys are arrays whose dtype is an extended dtype: a key array of shape
 ``(n,)`` holds ``n`` threefry keys, each two uint32 words. On the NumPy

@@ -27,11 +27,30 @@ from pyjax._src.numpy.shape_ops import moveaxis
 from pyjax._src.numpy.util import check_arraylike
 from pyjax._src.numpy.where import where
 from pyjax._src.random import prng
-from pyjax._src.random.distributions import _float_dtype, check_broadcast_shapes, uniform, _uniform
-from pyjax._src.random.keys import canonicalize_shape, check_prng_key, check_shape, random_bits, split_typed
+from pyjax._src.random.distributions import (
+    _float_dtype,
+    _uniform,
+    check_broadcast_shapes,
+    uniform,
+)
+from pyjax._src.random.keys import (
+    canonicalize_shape,
+    check_prng_key,
+    check_shape,
+    random_bits,
+    split_typed,
+)
 from pyjax._src.random.numpy_ops import (
-    broadcast_to_rank, clip, const, cumsum, dtype_of, ndim_of, promote_dtypes_inexact, searchsorted,
-    shape_of, take,
+    broadcast_to_rank,
+    clip,
+    const,
+    cumsum,
+    dtype_of,
+    ndim_of,
+    promote_dtypes_inexact,
+    searchsorted,
+    shape_of,
+    take,
 )
 
 UINT_DTYPES = prng.UINT_DTYPES

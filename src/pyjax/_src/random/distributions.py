@@ -19,7 +19,10 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import special as lax_special
+from pyjax._src.numpy import ufuncs as jnp_ufuncs
 from pyjax._src.numpy.creation import array, asarray
+from pyjax._src.numpy.reductions import sum as jnp_sum
+from pyjax._src.numpy.shape_ops import broadcast_to
 from pyjax._src.random import prng
 from pyjax._src.random.keys import (
     canonicalize_shape,
@@ -28,9 +31,6 @@ from pyjax._src.random.keys import (
     random_bits,
     split_typed,
 )
-from pyjax._src.numpy import ufuncs as jnp_ufuncs
-from pyjax._src.numpy.reductions import sum as jnp_sum
-from pyjax._src.numpy.shape_ops import broadcast_to
 from pyjax._src.random.numpy_ops import broadcast_to_rank, clip, const, shape_of
 
 UINT_DTYPES = prng.UINT_DTYPES
@@ -694,7 +694,9 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 @jit(static_argnums=(3, 4))
 def _double_sided_maxwell(key, loc, scale, shape, dtype):
     from pyjax._src.numpy.shape_ops import broadcast_shapes
-    from pyjax._src.random.discrete import rademacher  # (discrete samplers build on uniform)
+    from pyjax._src.random.discrete import (
+        rademacher,  # (discrete samplers build on uniform)
+    )
 
     params_shapes = tuple(broadcast_shapes(shape_of(loc), shape_of(scale)))
     if not shape:

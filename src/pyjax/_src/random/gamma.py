@@ -11,8 +11,6 @@ all elements' loops at once, each element drawing from its own key).
 
 from __future__ import annotations
 
-import numpy as np
-
 from pyjax._src import dtypes
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax
@@ -27,7 +25,12 @@ from pyjax._src.random.distributions import (
     exponential,
     normal,
 )
-from pyjax._src.random.keys import canonicalize_shape, check_prng_key, check_shape, split_typed
+from pyjax._src.random.keys import (
+    canonicalize_shape,
+    check_prng_key,
+    check_shape,
+    split_typed,
+)
 from pyjax._src.random.numpy_ops import const, shape_of
 from pyjax._src.random.prng import random_gamma_p
 

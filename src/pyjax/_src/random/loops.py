@@ -26,7 +26,13 @@ from pyjax._src.numpy.util import check_arraylike
 from pyjax._src.numpy.where import where
 from pyjax._src.random import threefry
 from pyjax._src.random.distributions import uniform
-from pyjax._src.random.keys import canonicalize_shape, check_prng_key, check_shape, split, split_typed
+from pyjax._src.random.keys import (
+    canonicalize_shape,
+    check_prng_key,
+    check_shape,
+    split,
+    split_typed,
+)
 from pyjax._src.random.numpy_ops import clip, promote_dtypes_inexact, shape_of, take
 
 
