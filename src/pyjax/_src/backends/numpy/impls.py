@@ -36,6 +36,7 @@ def _dropping_params(fn):
         return fn(*args)
 
     impl.__name__ = getattr(fn, "__name__", "impl")
+    impl.ufunc = fn  # lets the compiler call the ufunc directly
     return impl
 
 
