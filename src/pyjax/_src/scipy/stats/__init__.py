@@ -1,0 +1,2 @@
+"""jax.scipy.stats: probability distributions (log-densities, densities,
+distribution functions and their inverses), one module per distribution."""
