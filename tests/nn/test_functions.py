@@ -63,8 +63,8 @@ ACTIVATIONS = {
     "tanh": (nn.tanh, np.tanh),
 }
 
-# Smooth away from the kinks the sample avoids; erfc has no JVP rule yet.
-DIFFERENTIABLE = sorted(set(ACTIVATIONS) - {"gelu_exact", "identity"})
+# Smooth away from the kinks the sample avoids.
+DIFFERENTIABLE = sorted(set(ACTIVATIONS) - {"identity"})
 
 SAMPLE = np.array([-7.5, -3.2, -1.3, -0.7, -0.2, 0.3, 0.9, 1.6, 2.9, 5.5, 8.25], np.float32)
 
@@ -89,8 +89,6 @@ def test_activation_float64(name):
 
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
 def test_activation_jit_and_vmap(name):
-    if name == "gelu_exact":
-        pytest.xfail("erfc has no batching rule in lax yet")
     fn, _ = ACTIVATIONS[name]
     x = jnp.asarray(SAMPLE.reshape(1, -1) * np.ones((3, 1), np.float32))
     eager = fn(x)
@@ -105,7 +103,6 @@ def test_activation_gradients(name):
         check_grads(fn, (jnp.asarray(SAMPLE.astype(np.float64)),), order=2, atol=1e-6, rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="erfc has no JVP rule in lax yet")
 def test_gelu_exact_gradient():
     with pyjax.enable_x64(True):
         check_grads(lambda x: nn.gelu(x, approximate=False), (jnp.asarray(SAMPLE.astype(np.float64)),), order=1)

@@ -135,7 +135,6 @@ def test_jit():
     check(pyjax.jit(lambda x: jfft.rfftn(x, s=(2, 6)))(jnp.asarray(x.real)), np.fft.rfftn(x.real, s=(2, 6)))
 
 
-@pytest.mark.xfail(strict=True, reason="lax.fft has no batching rule yet")
 def test_vmap():
     x = cplx((3, 8))
     check(pyjax.vmap(jfft.fft)(jnp.asarray(x)), np.fft.fft(x))
