@@ -862,3 +862,96 @@ _defjvp(conv_general_dilated_p,
         lambda g, lhs, rhs, **params: conv_general_dilated_p.bind(g, rhs, **params),
         lambda g, lhs, rhs, **params: conv_general_dilated_p.bind(lhs, g, **params))
 conv_general_dilated_p.def_transpose(_conv_general_dilated_transpose)
+
+
+# ---------------------------------------------------------------------------
+# Batching rules. A convolution has no spare axis for a vmap batch, so the
+# batch is folded into one it has and split out of the result again: a
+# batched lhs rides in the image batch (N); a batched kernel rides in its
+# output features (O) and comes out in the result's features; when both are
+# batched, each example becomes a feature group of its own (or a batch group,
+# when the convolution already groups its batch). Existing groups stay the
+# outermost part of the folded axis, as XLA's grouping requires. Placement
+# follows JAX 0.11 (folds and splits are the same reshapes), so vmapped
+# convolutions stage the same jaxprs.
+
+from pyjax._src.interpreters import batching as _batching  # noqa: E402
+
+
+def _conv_fold_grouped(x, vmap_axis: int, fold_axis: int, groups: int):
+    """Folds `vmap_axis` of x into its axis `fold_axis` (numbered without the
+    vmap axis) when that axis is split into `groups` outer groups:
+    (..., G*K, ..., B, ...) -> (..., G*B*K, ...), each group's B*K contiguous."""
+    folded_at = fold_axis + (vmap_axis <= fold_axis)          # fold axis in x
+    x = _reshape_axis_out_of(folded_at, groups, x)            # (..., G, K, ...)
+    vmap_at = vmap_axis + (fold_axis < vmap_axis)             # one axis more now
+    x = _reshape_axis_into(vmap_at, fold_axis + 1, x)         # (..., G, B*K, ...)
+    return _reshape_axis_into(fold_axis, fold_axis, x)        # (..., G*B*K, ...)
+
+
+def _conv_general_dilated_batch(axis_data, args, dims, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                                dimension_numbers, feature_group_count, batch_group_count, precision,
+                                preferred_element_type, out_sharding):
+    lhs, rhs = args
+    lhs_dim, rhs_dim = dims
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    not_mapped = _batching.not_mapped
+    size = axis_data.size
+
+    def convolve(new_lhs, new_rhs, features, batches):
+        return conv_general_dilated(
+            new_lhs, new_rhs, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+            feature_group_count=features, batch_group_count=batches, precision=precision,
+            preferred_element_type=preferred_element_type, out_sharding=out_sharding)
+
+    if size == 0:
+        # Nothing to fold a size-0 batch into: the (empty) result directly.
+        lhs_shape, rhs_shape = list(core.get_aval(lhs).shape), list(core.get_aval(rhs).shape)
+        if lhs_dim is not not_mapped:
+            del lhs_shape[lhs_dim]
+        if rhs_dim is not not_mapped:
+            del rhs_shape[rhs_dim]
+        example = conv_output_shape(lhs_shape, rhs_shape, window_strides=window_strides, padding=padding,
+                                    lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+                                    dimension_numbers=dimension_numbers, batch_group_count=batch_group_count)
+        dtype = core.get_aval(lhs).dtype if preferred_element_type is None else preferred_element_type
+        return shapes.broadcast_in_dim(np.zeros((), dtype)[()], (0,) + tuple(example), ()), 0
+
+    if lhs_dim is not not_mapped and rhs_dim is not not_mapped:
+        # lhs: (.., B, .., C, ..) -> C becomes B*C, kernel: O becomes B*O; the
+        # examples are groups of their own, the first factor of each grouping.
+        if batch_group_count > 1:
+            new_lhs = _reshape_axis_into(lhs_dim, lhs_spec[0], lhs)
+            batch_group_count *= size
+        else:
+            new_lhs = _reshape_axis_into(lhs_dim, lhs_spec[1], lhs)
+            feature_group_count *= size
+        new_rhs = _reshape_axis_into(rhs_dim, rhs_spec[0], rhs)
+        out = convolve(new_lhs, new_rhs, feature_group_count, batch_group_count)
+        return _reshape_axis_out_of(out_spec[1], size, out), out_spec[1]
+
+    if lhs_dim is not not_mapped:
+        # The examples join the image batch N (inside each batch group).
+        if batch_group_count == 1:
+            new_lhs = _reshape_axis_into(lhs_dim, lhs_spec[0], lhs)
+        else:
+            new_lhs = _conv_fold_grouped(lhs, lhs_dim, lhs_spec[0], batch_group_count)
+        out = convolve(new_lhs, rhs, feature_group_count, batch_group_count)
+        return _reshape_axis_out_of(out_spec[0], size, out), out_spec[0]
+
+    # Only the kernel: the examples join its output features O.
+    if feature_group_count == 1 and batch_group_count == 1:
+        new_rhs = _reshape_axis_into(rhs_dim, rhs_spec[0], rhs)
+        out = convolve(lhs, new_rhs, feature_group_count, batch_group_count)
+        return _reshape_axis_out_of(out_spec[1], size, out), out_spec[1]
+    groups = feature_group_count if feature_group_count > 1 else batch_group_count
+    new_rhs = _conv_fold_grouped(rhs, rhs_dim, rhs_spec[0], groups)
+    out = convolve(lhs, new_rhs, feature_group_count, batch_group_count)
+    # out features (G*B*K) -> (G, B*K) -> (G, B, K) -> (B, G*K), examples first.
+    feature = out_spec[1]
+    out = _reshape_axis_out_of(feature, groups, out)
+    out = _reshape_axis_out_of(feature + 1, size, out)
+    return _reshape_axis_into(feature, feature + 1, out), feature
+
+
+conv_general_dilated_p.def_batch(_conv_general_dilated_batch)

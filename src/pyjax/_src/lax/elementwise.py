@@ -658,3 +658,80 @@ def stop_gradient(x):
     from pyjax._src.tree_util import tree_map
 
     return tree_map(stop_gradient_p.bind, x)
+
+
+# ---------------------------------------------------------------------------
+# Batching rules for the primitives defined here whose rules are not in
+# elementwise_ad.py: complex, mulhi and the total-order comparisons broadcast
+# like the other binary operations; reduce_precision and
+# bitcast_convert_type act elementwise; clamp, whose bounds are scalars or of
+# the operand's shape, aligns its bounds with the operand as JAX 0.11 does.
+
+from pyjax._src.interpreters import batching as _batching  # noqa: E402
+from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+
+for _primitive in (complex_p, mulhi_p, eq_to_p, lt_to_p, le_to_p):
+    _batching_util.broadcasting(_primitive)
+_batching_util.vectorized(reduce_precision_p)
+
+
+def _bitcast_convert_type_batch(axis_data, args, dims, *, new_dtype):
+    (operand,), (d,) = args, dims
+    aval = core.get_aval(operand)
+    if dtypes.itemsize_bits(new_dtype) > dtypes.itemsize_bits(aval.dtype) and d == aval.ndim - 1:
+        # A widening bitcast folds the example's trailing axis; a batch axis
+        # there would be folded instead, so it moves to the front first.
+        # (JAX 0.11 leaves it in place, which folds the wrong axis.)
+        operand, d = _batching_util.moveaxis(operand, d, 0), 0
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype), d
+
+
+bitcast_convert_type_p.def_batch(_bitcast_convert_type_batch)
+
+
+def _clamp_batch(axis_data, args, dims):
+    from pyjax._src.lax import shapes
+
+    lo, x, hi = args
+    lo_dim, x_dim, hi_dim = dims
+    not_mapped = _batching.not_mapped
+    ndim = lambda v: core.get_aval(v).ndim  # noqa: E731
+    if lo_dim == x_dim == hi_dim and lo_dim is not not_mapped:
+        # All batched at one axis: of one shape, or per-example scalar bounds
+        # (B,) spread along that axis of x.
+        if ndim(lo) == ndim(x) == ndim(hi):
+            return clamp_p.bind(lo, x, hi), x_dim
+        if ndim(lo) == ndim(hi) == 1:
+            shape = core.get_aval(x).shape
+            lo = shapes.broadcast_in_dim(lo, shape, [lo_dim])
+            hi = shapes.broadcast_in_dim(hi, shape, [hi_dim])
+            return clamp_p.bind(lo, x, hi), x_dim
+    elif ndim(lo) == 0 and ndim(hi) == 0 and x_dim is not not_mapped:
+        # Fixed scalar bounds: x keeps its batch axis.
+        return clamp_p.bind(lo, x, hi), x_dim
+    # Otherwise everything non-scalar goes batch-first, scalars are broadcast.
+    size = axis_data.size
+
+    def front(v, d):
+        if not ndim(v):
+            return v
+        if d is not_mapped:
+            return _batching_util.broadcast_batch(v, size, 0)
+        return _batching_util.moveaxis(v, d, 0)
+
+    lo, hi, x = front(lo, lo_dim), front(hi, hi_dim), front(x, x_dim)
+    x_shape = core.get_aval(x).shape
+    if ndim(lo) == 0 and x_shape:
+        lo = shapes.broadcast(lo, x_shape)
+    if ndim(hi) == 0 and x_shape:
+        hi = shapes.broadcast(hi, x_shape)
+    if 0 < ndim(lo) < len(x_shape):  # lo: (B,) per-example scalars
+        lo = shapes.broadcast_in_dim(lo, x_shape, [0])
+    if 0 < ndim(hi) < len(x_shape):
+        hi = shapes.broadcast_in_dim(hi, x_shape, [0])
+    if ndim(lo) > len(x_shape):  # x an unbatched scalar, the bounds (B, ...)
+        x = shapes.broadcast(x, core.get_aval(lo).shape)
+    return clamp_p.bind(lo, x, hi), 0
+
+
+clamp_p.def_batch(_clamp_batch)

@@ -197,3 +197,20 @@ def _fft_transpose(t, operand, *, fft_type, fft_lengths):
 
 
 _deflinear(fft_p, _fft_transpose)
+
+
+# ---------------------------------------------------------------------------
+# Batching rule: the transform acts on trailing axes, so the batch axis goes
+# to the front (JAX 0.11 moves it there and calls the jitted `fft`, which is
+# why a vmapped transform stages a nested jit).
+
+from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+
+
+def _fft_batch(axis_data, args, dims, *, fft_type, fft_lengths):
+    (x,), (d,) = args, dims
+    # x: (..., B at d, ..., n...) -> (B, ..., n...)
+    return fft(_batching_util.moveaxis(x, d, 0), fft_type, fft_lengths), 0
+
+
+fft_p.def_batch(_fft_batch)

@@ -916,3 +916,119 @@ def _scatter_transpose(ct, operand, indices, updates, *, update_jaxpr, update_co
 
 scatter_p.def_jvp(_scatter_jvp)
 scatter_p.def_transpose(_transpose_rule(_scatter_transpose))
+
+
+# ---------------------------------------------------------------------------
+# Batching rules. Gather and scatter have batch axes of their own
+# (operand_batching_dims paired with start/scatter_indices_batching_dims), so
+# vmap needs no loop. With only the operand batched, the batch axis becomes
+# a leading window axis (read or written whole); with only the indices
+# batched, it becomes a leading index axis; with both, it becomes a leading
+# batching-dims pair. Batch axes go to the front and the dimension numbers
+# shift by one past them, computed with NumPy where JAX 0.11 does so that
+# the staged dimension numbers print the same (np.int64 entries).
+
+from pyjax._src.interpreters import batching as _batching  # noqa: E402
+from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+
+
+def _shift_dims(dims) -> tuple:
+    return tuple(np.add(1, dims))
+
+
+def _batch_at_front(x, d, size: int):
+    # JAX's batching.bdim_at_front: an unbatched value is broadcast to `size`
+    # (NumPy dimension numbers), a batched one has its axis moved to 0.
+    if d is _batching.not_mapped:
+        return _batching_util.broadcast_batch(x, size, 0)
+    return _batching_util.moveaxis(x, d, 0)
+
+
+def _gather_batch(axis_data, args, dims, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted,
+                  mode, fill_value):
+    operand, indices = args
+    operand_dim, indices_dim = dims
+    dnums = dimension_numbers
+    not_mapped = _batching.not_mapped
+    if indices_dim is not_mapped:
+        # operand: (B, ...) -> every window spans the whole batch axis, which
+        # comes out as the first offset axis of the result.
+        operand = _batching_util.moveaxis(operand, operand_dim, 0)
+        new = GatherDimensionNumbers(
+            offset_dims=(0,) + _shift_dims(dnums.offset_dims),
+            collapsed_slice_dims=_shift_dims(dnums.collapsed_slice_dims),
+            start_index_map=_shift_dims(dnums.start_index_map),
+            operand_batching_dims=_shift_dims(dnums.operand_batching_dims),
+            start_indices_batching_dims=dnums.start_indices_batching_dims)
+        sizes = (_core.get_aval(operand).shape[0],) + tuple(slice_sizes)
+        return gather(operand, indices, new, sizes, unique_indices=unique_indices,
+                      indices_are_sorted=indices_are_sorted, mode=mode, fill_value=fill_value), 0
+    if operand_dim is not_mapped:
+        # indices: (B, ..., k) -> one more leading index axis; the examples may
+        # now repeat or interleave indices, so no sortedness or uniqueness.
+        indices = _batching_util.moveaxis(indices, indices_dim, 0)
+        new = GatherDimensionNumbers(
+            offset_dims=tuple(d + 1 for d in dnums.offset_dims),
+            collapsed_slice_dims=dnums.collapsed_slice_dims,
+            start_index_map=dnums.start_index_map,
+            operand_batching_dims=dnums.operand_batching_dims,
+            start_indices_batching_dims=_shift_dims(dnums.start_indices_batching_dims))
+        return gather(operand, indices, new, slice_sizes, unique_indices=False, indices_are_sorted=False,
+                      mode=mode, fill_value=fill_value), 0
+    # Both batched: operand axis 0 pairs with indices axis 0 (a window of 1,
+    # or of 0 for an empty batch).
+    operand = _batching_util.moveaxis(operand, operand_dim, 0)
+    indices = _batching_util.moveaxis(indices, indices_dim, 0)
+    batch = _core.get_aval(operand).shape[0]
+    new = GatherDimensionNumbers(
+        offset_dims=_shift_dims(dnums.offset_dims),
+        collapsed_slice_dims=_shift_dims(dnums.collapsed_slice_dims),
+        start_index_map=_shift_dims(dnums.start_index_map),
+        operand_batching_dims=(0,) + _shift_dims(dnums.operand_batching_dims),
+        start_indices_batching_dims=(0,) + _shift_dims(dnums.start_indices_batching_dims))
+    sizes = (0 if batch == 0 else 1,) + tuple(slice_sizes)
+    return gather(operand, indices, new, sizes, unique_indices=unique_indices,
+                  indices_are_sorted=indices_are_sorted, mode=mode, fill_value=fill_value), 0
+
+
+gather_p.def_batch(_gather_batch)
+
+
+def _scatter_batch(primitive):
+    def rule(axis_data, args, dims, *, update_jaxpr, update_consts, dimension_numbers, indices_are_sorted,
+             unique_indices, mode):
+        operand, indices, updates = args
+        operand_dim, indices_dim, updates_dim = dims
+        dnums = dimension_numbers
+        size = axis_data.size
+        # operand: (B, ...) always (each example writes its own copy);
+        # updates: (B, ...) with the batch axis as a window or batch axis.
+        operand = _batch_at_front(operand, operand_dim, size)
+        updates = _batch_at_front(updates, updates_dim, size)
+        if indices_dim is _batching.not_mapped:
+            # The same windows in every example: the batch axis is one more
+            # window axis, written whole.
+            new = ScatterDimensionNumbers(
+                update_window_dims=(0,) + _shift_dims(dnums.update_window_dims),
+                inserted_window_dims=_shift_dims(dnums.inserted_window_dims),
+                scatter_dims_to_operand_dims=_shift_dims(dnums.scatter_dims_to_operand_dims),
+                operand_batching_dims=_shift_dims(dnums.operand_batching_dims),
+                scatter_indices_batching_dims=dnums.scatter_indices_batching_dims)
+        else:
+            # indices: (B, ..., k), paired with operand axis 0 as batching dims.
+            indices = _batch_at_front(indices, indices_dim, size)
+            new = ScatterDimensionNumbers(
+                update_window_dims=_shift_dims(dnums.update_window_dims),
+                inserted_window_dims=_shift_dims(dnums.inserted_window_dims),
+                scatter_dims_to_operand_dims=_shift_dims(dnums.scatter_dims_to_operand_dims),
+                operand_batching_dims=(0,) + _shift_dims(dnums.operand_batching_dims),
+                scatter_indices_batching_dims=(0,) + _shift_dims(dnums.scatter_indices_batching_dims))
+        return primitive.bind(operand, indices, updates, update_jaxpr=update_jaxpr, update_consts=update_consts,
+                              dimension_numbers=new, indices_are_sorted=indices_are_sorted,
+                              unique_indices=unique_indices, mode=mode), 0
+
+    return rule
+
+
+for _primitive in (scatter_p, scatter_add_p, scatter_sub_p, scatter_mul_p, scatter_min_p, scatter_max_p):
+    _primitive.def_batch(_scatter_batch(_primitive))

@@ -1332,3 +1332,88 @@ _defjvp_zero(lu_pivots_to_permutation_p)  # integer in, integer out
 for _primitive in (householder_product_p, hessenberg_p, schur_p, tridiagonal_p, geqrf_p, geqp3_p, ormqr_p,
                    cholesky_update_p, symmetric_product_p):
     _primitive.def_jvp(_unimplemented(f"JAX 0.11 defines no derivative for {_primitive.name}"))
+
+
+# ---------------------------------------------------------------------------
+# Batching rules. Every linalg primitive already maps over leading batch
+# dimensions, so vmap moves its axis to the front of every operand (an
+# unbatched operand is broadcast) and binds the same primitive; outputs come
+# out batched on axis 0. The two solves have a cheaper case when only the
+# right-hand side is batched: the examples become extra right-hand sides of
+# one solve. cholesky_update has no batching rule in JAX 0.11 either. The
+# placement (and the NumPy dimension numbers of the broadcasts) follow
+# JAX 0.11, so vmapped jaxprs match.
+
+from pyjax._src.interpreters import batching as _batching  # noqa: E402
+from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+
+
+def _batch_at_front(x, d, size: int):
+    # JAX's batching.bdim_at_front (broadcast with np.int64 dimension numbers).
+    if d is _batching.not_mapped:
+        return _batching_util.broadcast_batch(x, size, 0)
+    return _batching_util.moveaxis(x, d, 0)
+
+
+def _leading_batch_rule(primitive):
+    def rule(axis_data, args, dims, **params):
+        # every operand: (B, batch..., core...)
+        operands = [_batch_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True)]
+        out = primitive.bind(*operands, **params)
+        return (out, [0] * len(out)) if primitive.multiple_results else (out, 0)
+
+    return rule
+
+
+for _primitive in (cholesky_p, eig_p, eigh_p, hessenberg_p, tridiagonal_p, schur_p, householder_product_p, ormqr_p,
+                   geqrf_p, geqp3_p, qr_p, lu_p, lu_pivots_to_permutation_p, svd_p, symmetric_product_p):
+    _primitive.def_batch(_leading_batch_rule(_primitive))
+
+cholesky_update_p.def_batch(_unimplemented("JAX 0.11 defines no batching rule for cholesky_update"))
+
+
+def _move_to(x, src: int, dst: int):
+    # moveaxis to a possibly negative destination (nothing when it is in place)
+    return _batching_util.moveaxis(x, src, dst % get_aval(x).ndim)
+
+
+def _triangular_solve_batch(axis_data, args, dims, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    (a, b), (a_dim, b_dim) = args, dims
+    params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
+                  unit_diagonal=unit_diagonal)
+    if a_dim is _batching.not_mapped:
+        # One matrix for every example: the examples become more right-hand
+        # sides. left_side, b: (..., m, n, B) -> (..., m, n*B); otherwise
+        # b: (..., B, n, m) -> (..., B*n, m).
+        if left_side:
+            b = _move_to(b, b_dim, -1)
+            shape = get_aval(b).shape
+            flat = shapes.reshape(b, shape[:-2] + (shape[-2] * shape[-1],))
+            out_dim = len(shape) - 1
+        else:
+            b = _move_to(b, b_dim, -2)
+            shape = get_aval(b).shape
+            flat = shapes.reshape(b, shape[:-3] + (shape[-3] * shape[-2], shape[-1]))
+            out_dim = len(shape) - 2
+        return shapes.reshape(triangular_solve(a, flat, **params), shape), out_dim
+    a = _batch_at_front(a, a_dim, axis_data.size)
+    b = _batch_at_front(b, b_dim, axis_data.size)
+    return triangular_solve(a, b, **params), 0
+
+
+def _tridiagonal_solve_batch(axis_data, args, dims, *, perturb_singular):
+    dl, d, du, b = args
+    not_mapped = _batching.not_mapped
+    if all(x is not_mapped for x in dims[:3]):
+        # Shared diagonals: b: (..., m, B, n) -> (..., m, B*n), one solve.
+        b = _move_to(b, dims[3], -2)
+        shape = get_aval(b).shape
+        flat = shapes.reshape(b, shape[:-3] + (shape[-3], shape[-2] * shape[-1]))
+        out = tridiagonal_solve(dl, d, du, flat, perturb_singular=perturb_singular)
+        return shapes.reshape(out, shape), len(shape) - 2
+    dl, d, du, b = (_batch_at_front(x, bd, axis_data.size) for x, bd in zip(args, dims, strict=True))
+    return tridiagonal_solve(dl, d, du, b, perturb_singular=perturb_singular), 0
+
+
+triangular_solve_p.def_batch(_triangular_solve_batch)
+tridiagonal_solve_p.def_batch(_tridiagonal_solve_batch)

@@ -338,3 +338,29 @@ def _reduce_jvp(primals, tangents, *, computation, jaxpr, dimensions):
 
 reduce_p.def_jvp(_reduce_jvp)
 reduce_p.def_transpose(_NOT_LINEAR)
+
+
+# ---------------------------------------------------------------------------
+# Batching rule: the operands' batch axes move to the front and the reduced
+# dimensions shift past it (JAX 0.11's placement). Batched initial values
+# would need a different computation per example; JAX has no rule for them.
+
+from pyjax._src.interpreters import batching as _batching  # noqa: E402
+from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+
+
+def _reduce_batch(axis_data, args, dims, *, computation, jaxpr, dimensions):
+    n = len(args) // 2
+    if any(d is not _batching.not_mapped for d in dims[n:]):
+        raise NotImplementedError("Batching rule for 'reduce' not implemented (batched initial values)")
+    operands = []
+    for x, d in zip(args[:n], dims[:n], strict=True):
+        # x: (B, ...); an unbatched operand is broadcast (NumPy dims, as JAX)
+        operands.append(_batching_util.broadcast_batch(x, axis_data.size, 0) if d is _batching.not_mapped
+                        else _batching_util.moveaxis(x, d, 0))
+    outs = reduce_p.bind(*operands, *args[n:], computation=computation, jaxpr=jaxpr,
+                         dimensions=tuple(d + 1 for d in dimensions))
+    return outs, [0] * n
+
+
+reduce_p.def_batch(_reduce_batch)

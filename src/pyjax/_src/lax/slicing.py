@@ -479,19 +479,39 @@ split_p.def_transpose(_split_transpose)
 
 
 # ---------------------------------------------------------------------------
-# Batching rules for the static-index cases (batched indices need gather)
+# Batching rules. pad and split keep the batch axis where it is (a batched
+# padding value becomes a select against a mask of the padding). A
+# dynamic_slice is a gather and a dynamic_update_slice a scatter with one
+# index vector, and that is how JAX 0.11 batches them — whether the operand,
+# the starts or both are batched — so they go through the gather/scatter
+# rules: the scalar starts become one (B, n) or (n,) index array.
 
+from pyjax._src import core as _core  # noqa: E402
 from pyjax._src.interpreters import batching as _batching  # noqa: E402
-from pyjax._src.rules import unimplemented as _unimplemented  # noqa: E402
+from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+from pyjax._src.lax import gather_scatter as _gather_scatter  # noqa: E402
 
 
 def _pad_batch(axis_data, args, dims, *, padding_config):
     (operand, padding_value), (d, pd) = args, dims
-    if pd is not _batching.not_mapped:
-        raise NotImplementedError("Batching rule for 'pad' not implemented (a batched padding value)")
+    not_mapped = _batching.not_mapped
+    if d is not_mapped:
+        # operand: (...) -> (B, ...), padded per example below.
+        operand = shapes.broadcast(operand, (axis_data.size,))
+        d = 0
     config = list(padding_config)
     config.insert(d, (0, 0, 0))
-    return pad_p.bind(operand, padding_value, padding_config=tuple(config)), d
+    config = tuple(config)
+    if pd is not_mapped:
+        return pad_p.bind(operand, padding_value, padding_config=config), d
+    # padding_value: (B,). Pad with zeros, then select each example's value
+    # where a padded mask of ones says "padding".
+    dtype = _core.get_aval(operand).dtype
+    padded = pad_p.bind(operand, np.zeros((), dtype)[()], padding_config=config)
+    ones = shapes.broadcast_in_dim(np.True_, _core.get_aval(operand).shape, ())
+    inside = pad_p.bind(ones, np.False_, padding_config=config)
+    values = shapes.broadcast_in_dim(padding_value, _core.get_aval(padded).shape, (d,))
+    return ew.select(inside, padded, values), d
 
 
 def _split_batch(axis_data, args, dims, *, sizes, axis):
@@ -499,25 +519,48 @@ def _split_batch(axis_data, args, dims, *, sizes, axis):
     return split_p.bind(operand, sizes=sizes, axis=axis + (axis >= d)), [d] * len(sizes)
 
 
+def _batched_start_indices(starts, start_dims):
+    """The scalar starts as one index array: ((B, n), 0) when any start is
+    batched (unbatched ones repeat down the column), else ((n,), not_mapped)."""
+    not_mapped = _batching.not_mapped
+    if not starts:
+        return np.array([], np.int32), not_mapped
+    sizes = [_core.get_aval(s).shape[d] for s, d in zip(starts, start_dims, strict=True) if d is not not_mapped]
+    if not sizes:
+        return shapes.concatenate([shapes.broadcast(s, (1,)) for s in starts], 0), not_mapped
+    columns = [shapes.broadcast_in_dim(s, (sizes[0], 1), () if d is not_mapped else (0,))
+               for s, d in zip(starts, start_dims, strict=True)]
+    return shapes.concatenate(columns, 1), 0
+
+
 def _dynamic_slice_batch(axis_data, args, dims, *, slice_sizes):
-    operand, *starts = args
-    d, *start_dims = dims
-    if any(sd is not _batching.not_mapped for sd in start_dims):
-        raise NotImplementedError("Batching rule for 'dynamic_slice' not implemented (batched start indices need gather)")
-    sizes = list(slice_sizes)
-    sizes.insert(d, core_get_aval(operand).shape[d])
-    starts = list(starts)
-    starts.insert(d, np.zeros((), core_get_aval(starts[0]).dtype if starts else np.int32)[()])
-    return dynamic_slice_p.bind(operand, *starts, slice_sizes=tuple(sizes)), d
+    (operand, *starts), (d, *start_dims) = args, dims
+    example_ndim = _core.get_aval(operand).ndim - (d is not _batching.not_mapped)
+    axes = tuple(range(example_ndim))
+    # One index vector reading a window of slice_sizes: offset axes are all axes.
+    dnums = _gather_scatter.GatherDimensionNumbers(offset_dims=axes, collapsed_slice_dims=(), start_index_map=axes)
+    index, index_dim = _batched_start_indices(starts, start_dims)
+    return _gather_scatter.gather_p.rule("batch")(
+        axis_data, [operand, index], [d, index_dim], dimension_numbers=dnums, slice_sizes=slice_sizes,
+        unique_indices=True, indices_are_sorted=True, mode=_gather_scatter.GatherScatterMode.CLIP, fill_value=None)
 
 
-def core_get_aval(x):
-    from pyjax._src.core import get_aval
-
-    return get_aval(x)
+def _dynamic_update_slice_batch(axis_data, args, dims):
+    (operand, update, *starts), (d, update_dim, *start_dims) = args, dims
+    update_ndim = _core.get_aval(update).ndim - (update_dim is not _batching.not_mapped)
+    axes = tuple(range(update_ndim))
+    # One index vector writing the whole update as a window.
+    dnums = _gather_scatter.ScatterDimensionNumbers(update_window_dims=axes, inserted_window_dims=(),
+                                                    scatter_dims_to_operand_dims=axes)
+    index, index_dim = _batched_start_indices(starts, start_dims)
+    out, out_dim = _gather_scatter.scatter_p.rule("batch")(
+        axis_data, [operand, index, update], [d, index_dim, update_dim], update_jaxpr=None, update_consts=(),
+        dimension_numbers=dnums, indices_are_sorted=True, unique_indices=True,
+        mode=_gather_scatter.GatherScatterMode.CLIP)
+    return _batching_util.moveaxis(out, out_dim, 0), 0
 
 
 pad_p.def_batch(_pad_batch)
 split_p.def_batch(_split_batch)
 dynamic_slice_p.def_batch(_dynamic_slice_batch)
-dynamic_update_slice_p.def_batch(_unimplemented("batched dynamic_update_slice needs scatter; arrives with gather/scatter batching"))
+dynamic_update_slice_p.def_batch(_dynamic_update_slice_batch)

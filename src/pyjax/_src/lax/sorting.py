@@ -367,3 +367,55 @@ def _approx_top_k_jvp(primals, tangents, *, k, reduction_dimension, recall_targe
 
 
 approx_top_k_p.def_jvp(_approx_top_k_jvp)
+
+
+# ---------------------------------------------------------------------------
+# Batching rules. Sorting and selecting act along one axis, so the batch axis
+# just stays out of its way: sort aligns every operand with the first
+# batched one (an unbatched operand is broadcast) and sorts the shifted
+# dimension; top_k and approx_top_k keep the batch axis in place. This is
+# JAX 0.11's placement, so staged jaxprs match.
+
+from pyjax._src.interpreters import batching as _batching  # noqa: E402
+from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+
+
+def _sort_batch(axis_data, args, dims, *, dimension, is_stable, num_keys):
+    not_mapped = _batching.not_mapped
+    prototype, bdim = next((x, d) for x, d in zip(args, dims, strict=True) if d is not not_mapped)
+    shape = _core.get_aval(prototype).shape
+    aligned = []
+    for x, d in zip(args, dims, strict=True):
+        if d is not_mapped:
+            # x: (n...) -> the prototype's shape, batch axis at bdim
+            example_axes = [a for a in range(len(shape)) if a != bdim]
+            aligned.append(_shapes.broadcast_in_dim(x, shape, example_axes))
+        else:
+            aligned.append(_batching_util.moveaxis(x, d, bdim))
+    outs = sort_p.bind(*aligned, dimension=dimension + (bdim <= dimension), is_stable=is_stable,
+                       num_keys=num_keys)
+    return outs, [bdim] * len(aligned)
+
+
+def _top_k_batch(axis_data, args, dims, *, k, axis, is_stable):
+    (operand,), (d,) = args, dims
+    # operand: (..., B at d, ...) -> values, indices: (..., B at d, ...)
+    outs = top_k(operand, k, axis=axis + (d <= axis), is_stable=is_stable)
+    return list(outs), [d, d]
+
+
+def _approx_top_k_batch(axis_data, args, dims, *, k, reduction_dimension, recall_target, is_max_k,
+                        reduction_input_size_override, aggregate_to_topk):
+    (operand,), (d,) = args, dims
+    # The example's axes, numbered in the batched operand.
+    example_axes = [a for a in range(_core.get_aval(operand).ndim) if a != d]
+    outs = approx_top_k_p.bind(
+        operand, k=k, reduction_dimension=example_axes[reduction_dimension], recall_target=recall_target,
+        is_max_k=is_max_k, reduction_input_size_override=reduction_input_size_override,
+        aggregate_to_topk=aggregate_to_topk)
+    return outs, [d, d]
+
+
+sort_p.def_batch(_sort_batch)
+top_k_p.def_batch(_top_k_batch)
+approx_top_k_p.def_batch(_approx_top_k_batch)

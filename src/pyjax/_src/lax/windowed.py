@@ -588,3 +588,93 @@ cummin_p.def_jvp(_cumulative_jvp(ew.min))
 cummax_p.def_jvp(_cumulative_jvp(ew.max))
 for _primitive in (cumlogsumexp_p, cumprod_p, cummin_p, cummax_p):
     _primitive.def_transpose(_NOT_LINEAR)
+
+
+# ---------------------------------------------------------------------------
+# Batching rules. A windowed reduction batches by giving the batch axis a
+# window of its own: size 1, stride 1, no padding, no dilation, so each
+# example is reduced separately. The monoid reductions keep the batch axis
+# where it is; the general reduce_window and the select-and-gather/scatter
+# pair move it to the front first (JAX 0.11's placement, so the staged
+# jaxprs match). A cumulative reduction scans the same axis of every example.
+
+from pyjax._src.interpreters import batching as _batching  # noqa: E402
+from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+
+
+def _batch_at_front(x, d, size: int):
+    # JAX's batching.bdim_at_front: an unbatched operand is broadcast, with
+    # NumPy dimension numbers (they print as np.int64 in the jaxpr).
+    if d is _batching.not_mapped:
+        return _batching_util.broadcast_batch(x, size, 0)
+    return _batching_util.moveaxis(x, d, 0)
+
+
+def _insert_unit_window(d: int, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+    # The window geometry with a trivial window for a batch axis at `d`.
+    def put(seq, item):
+        return tuple(seq[:d]) + (item,) + tuple(seq[d:])
+
+    return dict(window_dimensions=put(window_dimensions, 1), window_strides=put(window_strides, 1),
+                padding=put(padding, (0, 0)), base_dilation=put(base_dilation, 1),
+                window_dilation=put(window_dilation, 1))
+
+
+def _monoid_window_batch(primitive):
+    def rule(axis_data, args, dims, **geometry):
+        (operand,), (d,) = args, dims
+        # x: (..., B at d, ...) -> (..., B at d, ...): the batch window is 1 wide.
+        return primitive.bind(operand, **_insert_unit_window(d, **geometry)), d
+
+    return rule
+
+
+for _primitive in (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p):
+    _primitive.def_batch(_monoid_window_batch(_primitive))
+
+
+def _reduce_window_batch(axis_data, args, dims, *, jaxpr, consts, **geometry):
+    n = len(args) // 2
+    operands, inits = args[:n], args[n:]
+    if any(d is not _batching.not_mapped for d in dims[n:]):
+        raise NotImplementedError("reduce_window batching is not implemented for initial values")
+    # operands: (B, ...) each, the batch window leading.
+    operands = [_batch_at_front(x, d, axis_data.size) for x, d in zip(operands, dims[:n], strict=True)]
+    outs = reduce_window_p.bind(*operands, *inits, jaxpr=jaxpr, consts=consts, **_insert_unit_window(0, **geometry))
+    return outs, [0] * n
+
+
+reduce_window_p.def_batch(_reduce_window_batch)
+
+
+def _select_and_gather_add_batch(axis_data, args, dims, *, select_prim, **geometry):
+    # tangents, operand: (B, ...) -> (B, windows...)
+    tangents, operand = (_batch_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True))
+    return select_and_gather_add_p.bind(tangents, operand, select_prim=select_prim,
+                                        **_insert_unit_window(0, **geometry)), 0
+
+
+def _select_and_scatter_add_batch(axis_data, args, dims, *, select_prim, window_dimensions, window_strides,
+                                  padding):
+    # source: (B, windows...), operand: (B, ...) -> (B, ...)
+    source, operand = (_batch_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True))
+    return select_and_scatter_add_p.bind(
+        source, operand, select_prim=select_prim, window_dimensions=(1,) + tuple(window_dimensions),
+        window_strides=(1,) + tuple(window_strides), padding=((0, 0),) + tuple(padding)), 0
+
+
+select_and_gather_add_p.def_batch(_select_and_gather_add_batch)
+select_and_scatter_add_p.def_batch(_select_and_scatter_add_batch)
+
+
+def _cumulative_batch(primitive):
+    def rule(axis_data, args, dims, *, axis, reverse):
+        (operand,), (d,) = args, dims
+        # the example's axis `axis` sits one further right when at or past d
+        return primitive.bind(operand, axis=axis + (axis >= d), reverse=reverse), d
+
+    return rule
+
+
+for _primitive in (cumsum_p, cumprod_p, cummax_p, cummin_p, cumlogsumexp_p):
+    _primitive.def_batch(_cumulative_batch(_primitive))
