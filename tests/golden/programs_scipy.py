@@ -187,3 +187,31 @@ program("error_ndtr_int", "error", "result = jax.scipy.special.ndtr(jnp.arange(3
 program("error_log_ndtr_order", "error", "result = jax.scipy.special.log_ndtr(1.0, series_order=31)")
 program("error_multigammaln_traced", "error", "result = jax.jit(jax.scipy.special.multigammaln)(3.0, 2)")
 program("error_factorial_exact", "error", "result = jax.scipy.special.factorial(3, exact=True)")
+
+# ---- optimize ----
+
+# jax.scipy does not load optimize by itself: it is imported (by name, so
+# that the program runs against either implementation).
+OPT = "import importlib\nopt = importlib.import_module(jax.__name__ + '.scipy.optimize')\n"
+
+program("minimize_quadratic", "value", OPT + """
+r = opt.minimize(lambda x: jnp.sum((x - jnp.array([1.0, -2.0])) ** 2), jnp.zeros(2), method="BFGS")
+result = jnp.concatenate([r.x, r.fun[None], r.jac])
+""")
+program("minimize_counts", "value", OPT + """
+r = opt.minimize(lambda x: jnp.sum((x - jnp.array([1.0, -2.0])) ** 2), jnp.zeros(2), method="BFGS")
+result = jnp.array([r.success, r.status, r.nfev, r.njev, r.nit])
+""")
+program("minimize_args_maxiter", "value", OPT + """
+f = lambda x, a: jnp.sum((x - a) ** 2)
+r = opt.minimize(f, jnp.zeros(2), (jnp.array([1.0, -2.0]),), method="bfgs", options=dict(maxiter=1))
+result = jnp.concatenate([r.x, jnp.array([r.status, r.nit])])
+""")
+program("minimize_hess_inv", "value", OPT + """
+r = opt.minimize(lambda x: x @ jnp.array([[3.0, 1.0], [1.0, 2.0]]) @ x - x[0], jnp.zeros(2), method="BFGS")
+result = r.hess_inv
+""")
+program("error_minimize_method", "error",
+        OPT + "result = opt.minimize(lambda x: x @ x, jnp.zeros(2), method='Nelder-Mead')")
+program("error_minimize_args", "error",
+        OPT + "result = opt.minimize(lambda x, a: x @ x, jnp.zeros(2), [1.0], method='BFGS')")

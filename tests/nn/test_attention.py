@@ -130,12 +130,12 @@ def test_jit_and_gradients():
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    (dict(v=(1, 3, 2, 5)), r"value shape should be \[1, 3, 2, 4\]: but got \(1, 3, 2, 5\)"),
-    (dict(q=(1, 3, 3, 4)), "The number of query heads must be a multiple of key/value heads, but got 3 vs 2"),
-    (dict(q=(1, 3, 2, 5)), r"query shape should be \[1, -1, -1, 4\]: but got \(1, 3, 2, 5\)"),
-    (dict(mask=np.ones((1, 1, 3, 3), np.int32)), "mask dtype should be bool, but got int32"),
-    (dict(bias=np.ones((1, 1, 3, 3, 1), np.float32)), "bias ndim should be 4, but got 5"),
-    (dict(implementation="triton"), "Unsupported implementation option: triton"),
+    ({"v": (1, 3, 2, 5)}, r"value shape should be \[1, 3, 2, 4\]: but got \(1, 3, 2, 5\)"),
+    ({"q": (1, 3, 3, 4)}, "The number of query heads must be a multiple of key/value heads, but got 3 vs 2"),
+    ({"q": (1, 3, 2, 5)}, r"query shape should be \[1, -1, -1, 4\]: but got \(1, 3, 2, 5\)"),
+    ({"mask": np.ones((1, 1, 3, 3), np.int32)}, "mask dtype should be bool, but got int32"),
+    ({"bias": np.ones((1, 1, 3, 3, 1), np.float32)}, "bias ndim should be 4, but got 5"),
+    ({"implementation": "triton"}, "Unsupported implementation option: triton"),
 ])
 def test_errors(kwargs, message):
     q = jnp.ones(kwargs.pop("q", (1, 3, 2, 4)))

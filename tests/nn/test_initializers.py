@@ -25,8 +25,8 @@ needs_orthogonal = pytest.mark.skipif(not has_orthogonal, reason="pyjax.random.o
     ((3, 4), {}, (3, 4)),
     ((5, 3, 4), {}, (15, 20)),  # receptive field 5
     ((3, 3, 2, 8), {}, (18, 72)),  # an HWIO kernel
-    ((2, 6, 7), dict(in_axis=1, out_axis=2, batch_axis=0), (6, 7)),
-    ((2, 3, 4, 5), dict(in_axis=(0, 1), out_axis=-1), (24, 20)),
+    ((2, 6, 7), {"in_axis": 1, "out_axis": 2, "batch_axis": 0}, (6, 7)),
+    ((2, 3, 4, 5), {"in_axis": (0, 1), "out_axis": -1}, (24, 20)),
 ])
 def test_compute_fans(shape, kwargs, expected):
     assert _compute_fans(shape, **kwargs) == expected

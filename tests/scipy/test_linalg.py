@@ -149,8 +149,8 @@ def test_eigh_and_svd():
     close(s, sl.svd(b, compute_uv=False))
     close(np.asarray(u)[:, :3] * np.asarray(s) @ np.asarray(vh), b)
     close(jl.svd(jnp.asarray(b), compute_uv=False), sl.svd(b, compute_uv=False))
-    for args, message in [(dict(b=jnp.eye(4)), "Only the b=None case"), (dict(type=2), "Only the type=1 case"),
-                          (dict(eigvals=(0, 1)), "Only the eigvals=None case")]:
+    for args, message in [({"b": jnp.eye(4)}, "Only the b=None case"), ({"type": 2}, "Only the type=1 case"),
+                          ({"eigvals": (0, 1)}, "Only the eigvals=None case")]:
         with pytest.raises(NotImplementedError, match=message):
             jl.eigh(jnp.asarray(a), **args)
 

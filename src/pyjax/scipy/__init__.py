@@ -1,12 +1,13 @@
 """pyjax.scipy: SciPy's API on pyjax arrays (JAX's jax.scipy).
 
 The submodules load on first use, as JAX's do: ``pyjax.scipy.special``,
-``pyjax.scipy.linalg``, ``pyjax.scipy.stats``, ``pyjax.scipy.optimize``.
+``pyjax.scipy.linalg``, ``pyjax.scipy.stats``. As in JAX, the optimize
+submodule is not among them: ``import pyjax.scipy.optimize`` first.
 """
 
 import importlib as _importlib
 
-_SUBMODULES = ("linalg", "optimize", "special", "stats")
+_SUBMODULES = ("linalg", "special", "stats")
 
 
 def __getattr__(name: str):

@@ -1,0 +1,1 @@
+"""jax.scipy.optimize: minimize(method="BFGS"), written on lax.while_loop."""

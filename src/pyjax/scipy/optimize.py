@@ -1,0 +1,3 @@
+"""pyjax.scipy.optimize: minimization (JAX's jax.scipy.optimize)."""
+
+from pyjax._src.scipy.optimize.minimize import OptimizeResults, minimize  # noqa: F401
