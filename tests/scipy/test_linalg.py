@@ -186,7 +186,6 @@ def test_expm_gradient():
     check_grads(jl.expm, (jnp.asarray(random((3, 3)) / 3),), order=1, modes=["fwd"], atol=1e-6, rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="digitize's lt_to has no batching rule yet, so expm cannot be vmapped")
 def test_expm_batched():
     a = random((2, 3, 3)) / 3
     close(jl.expm(jnp.asarray(a)), np.stack([sl.expm(m) for m in a]), 1e-9)

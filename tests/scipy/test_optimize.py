@@ -65,7 +65,7 @@ def test_quadratic_solution_and_inverse_hessian():
 
 
 def test_args_options_and_status():
-    f = lambda x, a, scale: scale * jnp.sum((x - a) ** 2)  # noqa: E731
+    f = lambda x, a, scale: scale * jnp.sum((x - a) ** 2)
     a = jnp.array([1.0, -2.0, 0.5])
     result = minimize(f, jnp.zeros(3), (a, 3.0), method="bfgs", options={"gtol": 1e-8})
     np.testing.assert_allclose(np.asarray(result.x), np.asarray(a), atol=1e-8)
