@@ -15,6 +15,7 @@ from pyjax._src.numpy.creation import (
 from pyjax._src.numpy.cumulative import (
     cumprod, cumsum, cumulative_prod, cumulative_sum, nancumprod, nancumsum,
 )
+from pyjax._src.numpy.einsum import einsum, einsum_path
 from pyjax._src.numpy.histogram import bincount, histogram, histogram2d, histogram_bin_edges, histogramdd
 from pyjax._src.numpy.joining import (
     append, array_split, block, column_stack, concat, concatenate, delete, dsplit, dstack, hsplit, hstack, insert,
@@ -24,15 +25,24 @@ from pyjax._src.numpy.matrices import (
     diag, diag_indices, diag_indices_from, diagflat, diagonal, fill_diagonal, mask_indices, trace, tril_indices,
     tril_indices_from, triu_indices, triu_indices_from, vander,
 )
+from pyjax._src.numpy.index_tricks import c_, index_exp, mgrid, ogrid, r_, s_
 from pyjax._src.numpy.misc import (
-    apply_along_axis, apply_over_axes, choose, convolve, corrcoef, correlate, cov, diff, ediff1d, gradient, interp,
-    isscalar, iterable, ndim, packbits, piecewise, select, shape, size, trapezoid, unpackbits, unwrap,
+    apply_along_axis, apply_over_axes, array_equal, array_equiv, astype, choose, convolve, corrcoef, correlate, cov,
+    diff, ediff1d, get_printoptions, gradient, interp, isscalar, iterable, load, ndim, packbits, piecewise,
+    printoptions, select, set_printoptions, shape, size, trapezoid, unpackbits, unwrap,
 )
 from pyjax._src.numpy.nonzero import argwhere, compress, extract, flatnonzero, nonzero
 from pyjax._src.numpy.pad import pad
+from pyjax._src.numpy.polynomial import (
+    poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, polyval, roots,
+)
 from pyjax._src.numpy.reductions import (
     all, amax, amin, any, argmax, argmin, average, count_nonzero, max, mean, min, nanargmax, nanargmin, nanmax,
     nanmean, nanmin, nanprod, nanstd, nansum, nanvar, prod, ptp, std, sum, var,
+)
+from pyjax._src.numpy.setops import (
+    intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts, unique_inverse,
+    unique_values,
 )
 from pyjax._src.numpy.shape_ops import (
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_shapes, broadcast_to, expand_dims, flip,
@@ -64,12 +74,20 @@ from pyjax._src.numpy.ufuncs_extra import (
 from pyjax._src.numpy.vectorize import vectorize
 from pyjax._src.numpy.where import where
 from pyjax._src.numpy.scalar_types import (
-    bfloat16, bool_, complex64, complex128, complex_, float16, float32, float64, float_, int8,
-    int16, int32, int64, int_, uint, uint8, uint16, uint32, uint64,
+    bfloat16, bool_, cdouble, complex64, complex128, complex_, csingle, double, float4_e2m1fn, float6_e2m3fn,
+    float6_e3m2fn, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2,
+    float8_e5m2fnuz, float8_e8m0fnu, float16, float32, float64, float_, int1, int2, int4, int8, int16, int32, int64,
+    int_, single, uint, uint1, uint2, uint4, uint8, uint16, uint32, uint64,
 )
-from pyjax._src.dtypes import finfo, iinfo, issubdtype, promote_types, result_type
+from pyjax._src.numpy.ufunc_api import frompyfunc, install_ufunc_methods as _install_ufunc_methods, ufunc
+from pyjax._src.numpy.window_functions import bartlett, blackman, hamming, hanning, kaiser
+from pyjax._src.dtypes import finfo, iinfo, isdtype, issubdtype, promote_types, result_type
+from numpy import array_repr, array_str, can_cast, character, flexible, object_, save, savez
+from numpy.exceptions import ComplexWarning
 
 from pyjax._src.numpy.ufuncs_extra import floor_divide  # noqa: E402
+
+_install_ufunc_methods()
 
 bool = bool_
 dtype = _np.dtype

@@ -13,11 +13,24 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src.numpy.util import convert_element_type
 from pyjax._src.numpy import (
-    at, contractions, creation, cumulative, indexing, joining, matrices, misc, nonzero, reductions, shape_ops,
-    sorting, take, ufuncs, ufuncs_extra,
+    at,
+    contractions,
+    creation,
+    cumulative,
+    indexing,
+    joining,
+    matrices,
+    misc,
+    nonzero,
+    reductions,
+    shape_ops,
+    sorting,
+    take,
+    ufuncs,
+    ufuncs_extra,
 )
+from pyjax._src.numpy.util import convert_element_type
 
 
 def _swap(fn):
@@ -77,7 +90,7 @@ def _round(self, decimals=0, out=None):
     return ufuncs_extra.round(self, decimals, out)
 
 
-def _clip(self, min=None, max=None):  # noqa: A002
+def _clip(self, min=None, max=None):
     return ufuncs_extra.clip(self, min, max)
 
 
@@ -85,7 +98,7 @@ def _copy(self, order=None):
     return creation.copy(self, order)
 
 
-def _view(self, dtype=None, type=None):  # noqa: A002
+def _view(self, dtype=None, type=None):
     if type is not None:
         raise NotImplementedError("`type` argument of array.view() is not supported.")
     if dtype is None:

@@ -18,7 +18,6 @@ import warnings
 import numpy as np
 
 from pyjax._src import config, dtypes
-from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import gather_scatter as lax_gs
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.numpy import indexing

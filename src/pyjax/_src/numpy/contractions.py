@@ -18,7 +18,13 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import dot as lax_dot
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
-from pyjax._src.numpy.util import aval_of, canonicalize_axis, convert_element_type, ensure_arraylike, promote_dtypes
+from pyjax._src.numpy.util import (
+    aval_of,
+    canonicalize_axis,
+    convert_element_type,
+    ensure_arraylike,
+    promote_dtypes,
+)
 
 
 def _result_type(name, a, b, preferred_element_type):

@@ -23,7 +23,15 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.numpy.util import (
-    aval_of, canonicalize_axis, check_arraylike, convert_element_type, ensure_arraylike, full as lax_full, lax_convert,
+    aval_of,
+    canonicalize_axis,
+    check_arraylike,
+    convert_element_type,
+    ensure_arraylike,
+    lax_convert,
+)
+from pyjax._src.numpy.util import (
+    full as lax_full,
 )
 
 _PY_SCALARS = (bool, int, float, complex)

@@ -16,7 +16,14 @@ from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import windowed as lax_windowed
 from pyjax._src.numpy.reductions import promote_integer_dtype
-from pyjax._src.numpy.util import aval_of, canonicalize_axis, constant_like, ensure_arraylike, full, lax_convert
+from pyjax._src.numpy.util import (
+    aval_of,
+    canonicalize_axis,
+    constant_like,
+    ensure_arraylike,
+    full,
+    lax_convert,
+)
 from pyjax._src.numpy.where import _where
 
 

@@ -15,7 +15,12 @@ import operator
 import numpy as np
 
 from pyjax._src import core, dtypes, errors
-from pyjax._src.numpy.util import aval_of, ensure_arraylike, lax_convert, promote_dtypes_inexact
+from pyjax._src.numpy.util import (
+    aval_of,
+    ensure_arraylike,
+    lax_convert,
+    promote_dtypes_inexact,
+)
 
 
 def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None, out_sharding=None):
@@ -29,7 +34,6 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None, 
       >>> jnp.bincount(jnp.array([0, 1, 1, 3]))
       Array([1, 2, 0, 1], dtype=int32)
     """
-    from pyjax._src.lax import elementwise as lax_ew
     from pyjax._src.numpy.creation import zeros
     from pyjax._src.numpy.indexing import concrete_value
     from pyjax._src.numpy.ufuncs_extra import clip
@@ -62,7 +66,7 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None, 
     return zeros(length, dtypes.dtype(weights, canonicalize=True)).at[clip(x, 0)].add(weights, mode="drop")
 
 
-def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """The bin edges `histogram` would use: `bins` evenly spaced intervals
     over `range` (by default a's min and max), or `bins` itself if it is an
     array."""
@@ -82,8 +86,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
         raise errors.ConcretizationTypeError(bins, "bins argument of histogram_bin_edges")
     bins_int = operator.index(bins)
     if range is None:
-        range = [arr.min(), arr.max()]  # noqa: A001
-    range = asarray(range, dtype=dtype)  # noqa: A001
+        range = [arr.min(), arr.max()]
+    range = asarray(range, dtype=dtype)
     if aval_of(range).shape != (2,):
         raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
     flat = ptp(range) == 0
@@ -92,7 +96,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     return linspace(low, high, bins_int + 1, dtype=dtype)
 
 
-def histogram(a, bins=10, range=None, weights=None, density: bool | None = None):  # noqa: A002
+def histogram(a, bins=10, range=None, weights=None, density: bool | None = None):
     """(counts, bin_edges) of the values of `a` in `bins` (see
     histogram_bin_edges); the last bin includes its right edge. With
     `density`, counts are normalised to integrate to 1."""
@@ -120,7 +124,7 @@ def histogram(a, bins=10, range=None, weights=None, density: bool | None = None)
     return counts, bin_edges
 
 
-def histogram2d(x, y, bins=10, range=None, weights=None, density: bool | None = None):  # noqa: A002
+def histogram2d(x, y, bins=10, range=None, weights=None, density: bool | None = None):
     """A 2-D histogram of the points (x, y): (counts, x_edges, y_edges)."""
     from pyjax._src.numpy.creation import asarray
     from pyjax._src.numpy.shape_ops import transpose
@@ -138,7 +142,7 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density: bool | None = 
     return hist, edges[0], edges[1]
 
 
-def histogramdd(sample, bins=10, range=None, weights=None, density: bool | None = None):  # noqa: A002
+def histogramdd(sample, bins=10, range=None, weights=None, density: bool | None = None):
     """A D-dimensional histogram of the (N, D) `sample`: (counts, [edges per
     dimension])."""
     from pyjax._src.numpy.creation import ix_

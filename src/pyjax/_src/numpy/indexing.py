@@ -30,7 +30,11 @@ from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
-from pyjax._src.lax.gather_scatter import GatherDimensionNumbers, GatherScatterMode, gather
+from pyjax._src.lax.gather_scatter import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    gather,
+)
 from pyjax._src.numpy.util import aval_of, convert_element_type
 
 _INT32_MAX = int(np.iinfo(np.int32).max)

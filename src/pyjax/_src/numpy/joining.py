@@ -18,9 +18,22 @@ from pyjax._src import core, dtypes, errors
 from pyjax._src.jit import jit
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
-from pyjax._src.numpy.shape_ops import atleast_1d, atleast_2d, atleast_3d, ensure_index_tuple, moveaxis, ravel, reshape
+from pyjax._src.numpy.shape_ops import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    ensure_index_tuple,
+    moveaxis,
+    ravel,
+    reshape,
+)
 from pyjax._src.numpy.util import (
-    aval_of, canonicalize_axis, check_arraylike, ensure_array, ensure_arraylike, promote_dtypes,
+    aval_of,
+    canonicalize_axis,
+    check_arraylike,
+    ensure_array,
+    ensure_arraylike,
+    promote_dtypes,
 )
 
 

@@ -19,7 +19,13 @@ from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
 from pyjax._src.numpy.shape_ops import moveaxis, ravel
-from pyjax._src.numpy.util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, full_like
+from pyjax._src.numpy.util import (
+    aval_of,
+    canonicalize_axis,
+    check_arraylike,
+    ensure_arraylike,
+    full_like,
+)
 
 
 @jit(static_argnames=("offset", "axis1", "axis2"))

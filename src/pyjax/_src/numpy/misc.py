@@ -19,11 +19,26 @@ from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
 from pyjax._src.numpy.joining import concatenate, stack
 from pyjax._src.numpy.shape_ops import (
-    atleast_2d, broadcast_arrays, broadcast_to, ensure_index_tuple, expand_dims, flip, moveaxis, ravel, swapaxes,
+    atleast_2d,
+    broadcast_arrays,
+    broadcast_to,
+    ensure_index_tuple,
+    expand_dims,
+    flip,
+    moveaxis,
+    ravel,
+    swapaxes,
 )
 from pyjax._src.numpy.util import (
-    aval_of, canonicalize_axis, check_arraylike, constant_like, ensure_array, ensure_arraylike, promote_args_inexact,
-    promote_dtypes, promote_dtypes_inexact,
+    aval_of,
+    canonicalize_axis,
+    check_arraylike,
+    constant_like,
+    ensure_array,
+    ensure_arraylike,
+    promote_args_inexact,
+    promote_dtypes,
+    promote_dtypes_inexact,
 )
 from pyjax._src.numpy.where import where
 
@@ -294,12 +309,10 @@ def choose(a, choices, out=None, mode: str = "raise"):
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
-    """Evaluates a piecewise function: where condlist[i] holds (the first
-    true one), funclist[i](x) (or a constant); an extra function is the
-    default."""
-    from pyjax._src.numpy.creation import array, asarray, zeros_like
-    from pyjax._src.numpy.cumulative import cumsum
-    from pyjax._src.numpy.reductions import argmax
+    """Evaluates a piecewise function: where condlist[i] holds (the last true
+    one wins), funclist[i](x) (or a constant); an extra function is the
+    default. Each element runs only its own branch (a `switch`)."""
+    from pyjax._src.numpy.creation import asarray
 
     x_arr = ensure_arraylike("piecewise", x)
     nc, nf = len(condlist), len(funclist)
@@ -309,15 +322,32 @@ def piecewise(x, condlist, funclist, *args, **kw):
         funclist = [0] + list(funclist)
     else:
         raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are expected; got {nf}")
-    conds = asarray(condlist, dtype=bool)
-    which = argmax(cumsum(concatenate([zeros_like(conds[:1]), conds], 0), 0), 0)
-    dtype = aval_of(x_arr).dtype
-    # JAX switches between the branches per element (lax.switch under
-    # vectorize); without a switch primitive every branch is evaluated and
-    # the right one selected.
-    branches = [f(x_arr, *args, **kw).astype(dtype) if callable(f) else array(f, dtype=dtype) for f in funclist]
-    branches = [broadcast_to(b, aval_of(x_arr).shape) for b in branches]
-    return lax_ew.select_n(which, *branches)
+    consts = {i: c for i, c in enumerate(funclist) if not callable(c)}
+    funcs = {i: f for i, f in enumerate(funclist) if callable(f)}
+    return _piecewise(x_arr, asarray(condlist, dtype=bool), consts, frozenset(funcs.items()), *args, **kw)
+
+
+@partial(jit, static_argnames=["funcs"])
+def _piecewise(x, condlist, consts, funcs, *args, **kw):
+    from pyjax._src.lax.control_flow import switch
+    from pyjax._src.numpy.creation import array, zeros_like
+    from pyjax._src.numpy.cumulative import cumsum
+    from pyjax._src.numpy.reductions import argmax
+    from pyjax._src.numpy.vectorize import vectorize
+
+    funcdict = dict(funcs)
+    funclist = [consts.get(i, funcdict.get(i)) for i in range(len(condlist) + 1)]
+    indices = argmax(cumsum(concatenate([zeros_like(condlist[:1]), condlist], 0), 0), 0)
+    dtype = aval_of(x).dtype
+
+    def call(f):
+        return lambda v: f(v, *args, **kw).astype(dtype)
+
+    def const(c):
+        return lambda v: array(c, dtype=dtype)
+
+    funclist = [call(f) if callable(f) else const(f) for f in funclist]
+    return vectorize(switch, excluded=(1,))(indices, funclist, x)
 
 
 @jit(static_argnames=("rowvar", "bias", "ddof", "dtype"))
@@ -326,7 +356,8 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
     not `rowvar`), with optional frequency and analytic weights."""
     from pyjax._src.numpy.contractions import dot
     from pyjax._src.numpy.creation import array, asarray, full
-    from pyjax._src.numpy.reductions import average, sum as sum_
+    from pyjax._src.numpy.reductions import average
+    from pyjax._src.numpy.reductions import sum as sum_
     from pyjax._src.numpy.ufuncs import abs as abs_
     from pyjax._src.numpy.ufuncs import true_divide
 
@@ -610,3 +641,85 @@ def iterable(y) -> bool:
     except TypeError:
         return False
     return True
+
+
+def array_equal(a1, a2, equal_nan: bool = False):
+    """Whether two arrays have the same shape and elements (NaNs equal if
+    `equal_nan`)."""
+    from pyjax._src.numpy.creation import array, asarray
+    from pyjax._src.numpy.reductions import all as all_
+    from pyjax._src.numpy.ufuncs import isnan, logical_and, logical_or
+
+    a1, a2 = asarray(a1), asarray(a2)
+    if aval_of(a1).shape != aval_of(a2).shape:
+        return array(False, dtype=bool)
+    eq = asarray(a1 == a2)
+    if equal_nan:
+        eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
+    return all_(eq)
+
+
+def array_equiv(a1, a2):
+    """Whether two arrays are equal after broadcasting to a common shape."""
+    from pyjax._src.numpy.creation import array, asarray
+    from pyjax._src.numpy.reductions import all as all_
+    from pyjax._src.numpy.ufuncs import equal
+
+    a1, a2 = asarray(a1), asarray(a2)
+    try:
+        eq = equal(a1, a2)
+    except ValueError:
+        return array(False)
+    return all_(eq)
+
+
+def astype(x, dtype, /, *, copy: bool = False, device=None):
+    """`x` converted to `dtype` (the default float type when None)."""
+    import warnings
+
+    from pyjax._src.numpy.util import convert_element_type
+
+    x = ensure_arraylike("astype", x)
+    dtype = dtypes.default_float_dtype() if dtype is None else dtypes.check_and_canonicalize_user_dtype(dtype, "astype")
+    if dtypes.issubdtype(aval_of(x).dtype, np.complexfloating):
+        if dtypes.isdtype(dtype, ("integral", "real floating")):
+            warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. Please first use jnp.real "
+                          "or jnp.imag to take the real/imaginary component of your input.", DeprecationWarning,
+                          stacklevel=2)
+            return lax_ew._convert_element_type(x, dtype, False, warn_on_complex_to_real_cast=False)
+        if np.dtype(dtype) == bool:
+            # convert_element_type(complex, bool) would look at the real part only.
+            x = x != constant_like(x, 0)
+    result = convert_element_type(x, dtype, False)
+    return lax_ew.copy_p.bind(result) if copy else result
+
+
+def load(file, *args, **kwargs):
+    """numpy.load, returning an Array (bfloat16 data restored from its void
+    representation)."""
+    from pyjax._src.numpy.creation import asarray
+
+    out = np.load(file, *args, **kwargs)
+    if isinstance(out, np.ndarray):
+        if out.dtype == "V2":
+            out = out.view(dtypes.bfloat16)
+        try:
+            out = asarray(out)
+        except (TypeError, AssertionError):
+            pass
+    return out
+
+
+def get_printoptions():
+    """NumPy's print options (Arrays print through NumPy)."""
+    return np.get_printoptions()
+
+
+def printoptions(*args, **kwargs):
+    """A context manager setting NumPy's print options."""
+    return np.printoptions(*args, **kwargs)
+
+
+def set_printoptions(*args, **kwargs):
+    """Sets NumPy's print options."""
+    return np.set_printoptions(*args, **kwargs)

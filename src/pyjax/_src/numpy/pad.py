@@ -12,7 +12,6 @@ import numpy as np
 
 from pyjax._src import core, errors
 from pyjax._src.jit import jit
-from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
 from pyjax._src.numpy.util import aval_of, convert_element_type, ensure_arraylike

@@ -25,8 +25,15 @@ from pyjax._src.lax import reduce as lax_reduce
 from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.numpy.util import (
-    aval_of, canonicalize_axis, canonicalize_axis_tuple, constant_like, ensure_arraylike, full, lax_convert,
-    promote_dtypes_inexact, promote_dtypes_numeric,
+    aval_of,
+    canonicalize_axis,
+    canonicalize_axis_tuple,
+    constant_like,
+    ensure_arraylike,
+    full,
+    lax_convert,
+    promote_dtypes_inexact,
+    promote_dtypes_numeric,
 )
 from pyjax._src.numpy.where import _where
 
@@ -170,7 +177,7 @@ def ensure_optional_axes(axis):
         return tuple(operator.index(i) for i in axis)
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,  # noqa: A001
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
         promote_integers=True):
     """Sum of array elements over `axis`.
 
@@ -200,14 +207,14 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
                       out=out, keepdims=keepdims, initial=initial, where_=where, promote_integers=promote_integers)
 
 
-def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum of array elements over `axis` (NaN-propagating). With `where`,
     `initial` is required (max has no identity)."""
     return _reduction(a, "max", lax_ew.max, -np.inf, has_identity=False, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, initial=initial, where_=where)
 
 
-def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum of array elements over `axis` (NaN-propagating). With `where`,
     `initial` is required."""
     return _reduction(a, "min", lax_ew.min, np.inf, has_identity=False, axis=ensure_optional_axes(axis),
@@ -224,13 +231,13 @@ def amin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return min(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
 
-def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where every element along `axis` is truthy."""
     return _reduction(a, "all", lax_ew.bitwise_and, True, preproc=_cast_to_bool, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, where_=where)
 
 
-def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where some element along `axis` is truthy."""
     return _reduction(a, "any", lax_ew.bitwise_or, False, preproc=_cast_to_bool, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, where_=where)

@@ -21,7 +21,13 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
-from pyjax._src.numpy.util import aval_of, canonicalize_axis, ensure_array, ensure_arraylike, lax_convert
+from pyjax._src.numpy.util import (
+    aval_of,
+    canonicalize_axis,
+    ensure_array,
+    ensure_arraylike,
+    lax_convert,
+)
 
 
 def ensure_index_tuple(x) -> tuple:

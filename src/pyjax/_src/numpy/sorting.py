@@ -3,9 +3,8 @@ argpartition, searchsorted and digitize.
 
 sort/argsort are the `sort` primitive (argsort sorts an iota alongside the
 keys); partition uses `top_k` from both ends, as JAX does. searchsorted's
-'compare_all' and 'sort' methods stage JAX's equations; JAX's default
-'scan' method needs the `scan` primitive, which pyjax does not have yet, so
-here it is an unrolled binary search (same results, other equations).
+methods ('scan', the default, 'scan_unrolled', 'compare_all', 'sort')
+stage JAX's equations.
 """
 
 from __future__ import annotations
@@ -18,7 +17,13 @@ from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import sorting as lax_sorting
 from pyjax._src.numpy.util import (
-    aval_of, canonicalize_axis, ensure_arraylike, full, full_like, lax_convert, promote_dtypes,
+    aval_of,
+    canonicalize_axis,
+    ensure_arraylike,
+    full,
+    full_like,
+    lax_convert,
+    promote_dtypes,
 )
 
 
@@ -177,10 +182,15 @@ def _sort_keys(x):
     return [x]
 
 
-def _sort_comparator(x, y, *, strict: bool):
-    # sort's total order: lexicographic over the keys (real, imag for complex).
+def _sort_comparator(x, y, *, strict: bool, align=None):
+    """sort's total order, x < y (or <=): lexicographic over the keys (real,
+    imaginary for complex). `align(xk, yk)` may broadcast each pair of keys
+    before it is compared."""
+    x_keys, y_keys = _sort_keys(x), _sort_keys(y)
     p = None
-    for xk, yk in zip(_sort_keys(x)[::-1], _sort_keys(y)[::-1]):
+    for xk, yk in zip(x_keys[::-1], y_keys[::-1]):
+        if align is not None:
+            xk, yk = align(xk, yk)
         if p is None:
             p = (lax_ew.lt_to_p if strict else lax_ew.le_to_p).bind(xk, yk)
         else:
@@ -188,13 +198,27 @@ def _sort_comparator(x, y, *, strict: bool):
     return p
 
 
+def _outer_align(xk, yk):
+    # vmap over the sorted array's elements (JAX's form) broadcasts the
+    # unbatched query keys first, then the batched sorted keys.
+    (m,), (n,) = aval_of(xk).shape, aval_of(yk).shape
+    # (vmap's batching rule computes the dimension with NumPy: np.int64.)
+    yk = lax_shapes.broadcast_in_dim_p.bind(yk, shape=(1, n), broadcast_dimensions=(np.int64(1),), sharding=None)
+    xk = lax_shapes.broadcast_in_dim(xk, (m, 1), (0,))
+    return xk, yk
+
+
 @jit(static_argnames=("side", "dtype"))
 def _searchsorted_compare_all_impl(sorted_arr, query, side, dtype):
-    from pyjax._src.api import vmap
+    from pyjax._src.numpy.shape_ops import ravel
 
-    strict = side == "left"
-    comparisons = vmap(lambda s, q: _sort_comparator(s, q, strict=strict), in_axes=(0, None))(sorted_arr, query)
-    return comparisons.sum(dtype=dtype, axis=0)
+    # Counts the sorted elements before each query element: every pair is
+    # compared (a vmap over `sorted_arr` in JAX; written out here).
+    shape = aval_of(query).shape
+    flat = ravel(query) if len(shape) != 1 else query
+    comparisons = _sort_comparator(sorted_arr, flat, strict=side == "left", align=_outer_align)
+    counts = comparisons.sum(dtype=dtype, axis=0)
+    return counts.reshape(shape) if len(shape) != 1 else counts
 
 
 @jit(static_argnames=("side", "dtype"))
@@ -214,25 +238,56 @@ def _searchsorted_sort_impl(sorted_arr, query, side, dtype):
     return lax_shapes.reshape(lax_ew.sub(index, rank(flat_query)), aval_of(query).shape).astype(dtype)
 
 
-@jit(static_argnames=("side", "dtype"))
-def _searchsorted_binary_impl(sorted_arr, query, side, dtype):
-    # Binary search over the whole query array at once, ceil(log2(n + 1))
-    # halvings of [low, high) (JAX runs the same loop as a scan).
-    from pyjax._src.numpy.ufuncs_extra import floor_divide
+def _binary_search(sorted_arr, query, side, dtype, unrolled, batched: bool):
+    # ceil(log2(n + 1)) halvings of [low, high) in a scan. `batched`: the
+    # whole 1-D query at once, written as JAX's vmap of the scalar search
+    # stages it (the pivots gathered in 'clip' mode, then squeezed).
+    from pyjax._src.lax.control_flow import scan
+    from pyjax._src.lax.gather_scatter import GatherDimensionNumbers, gather
 
     n = aval_of(sorted_arr).shape[0]
-    if n == 0:
-        return full(aval_of(query).shape, 0, dtype)
-    unsigned = np.uint64 if np.iinfo(dtype).bits == 64 else np.uint32
-    low = full(aval_of(query).shape, 0, np.dtype(unsigned))
-    high = full(aval_of(query).shape, n, np.dtype(unsigned))
     strict = side != "left"
-    for _ in range(int(np.ceil(np.log2(n + 1)))):
-        mid = low + floor_divide(high - low, 2)
-        pivot = sorted_arr.at[mid].get(mode="clip")
-        go_left = _sort_comparator(query, pivot, strict=strict)
-        low, high = lax_ew.select(go_left, low, mid), lax_ew.select(go_left, mid, high)
-    return high.astype(dtype)
+    unsigned = np.dtype(np.uint64 if np.iinfo(dtype).bits == 64 else np.uint32)
+
+    def pivot(mid):
+        if not batched:
+            return sorted_arr[mid]
+        starts = lax_shapes.broadcast_in_dim(mid, aval_of(mid).shape + (1,), (0,))
+        dnums = GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(), start_index_map=(0,))
+        return lax_shapes.squeeze(gather(sorted_arr, starts, dnums, (1,), mode="clip"), (1,))
+
+    def body(state, _):
+        low, high = state
+        mid = low + (high - low) // 2  # no overflow, unlike (low + high) // 2
+        go_left = _sort_comparator(query, pivot(mid), strict=strict)
+        return (lax_ew.select(go_left, low, mid), lax_ew.select(go_left, mid, high)), ()
+
+    shape = aval_of(query).shape
+    init = (full(shape, 0, unsigned), full(shape, n, unsigned)) if batched else (unsigned.type(0), unsigned.type(n))
+    levels = int(np.ceil(np.log2(n + 1)))
+    carry, _ = scan(body, init, (), length=levels, unroll=levels if unrolled else 1)
+    return carry[1].astype(dtype)
+
+
+@jit(static_argnames=("side", "dtype", "unrolled"))
+def _searchsorted_scan_impl(sorted_arr, query, side, dtype, unrolled):
+    if aval_of(sorted_arr).size == 0:
+        return full(aval_of(query).shape, 0, dtype)
+    if aval_of(query).ndim == 0:
+        return _binary_search(sorted_arr, query, side, dtype, unrolled, batched=False)
+    if aval_of(query).ndim == 1:
+        return _searchsorted_scan_batched(sorted_arr, query, side=side, dtype=dtype, unrolled=unrolled)
+    # Higher-rank queries: the same search, elementwise over the flattened query.
+    out = _searchsorted_scan_batched(sorted_arr, query.ravel(), side=side, dtype=dtype, unrolled=unrolled)
+    return out.reshape(aval_of(query).shape)
+
+
+# JAX vmaps the scalar search over the query, which shows as a second jit of
+# the same name holding the batched search.
+_searchsorted_scan_batched = jit(
+    lambda sorted_arr, query, side, dtype, unrolled: _binary_search(sorted_arr, query, side, dtype, unrolled, True),
+    static_argnames=("side", "dtype", "unrolled"))
+_searchsorted_scan_batched.__name__ = "_searchsorted_scan_impl"
 
 
 @jit(static_argnames=("side", "method"))
@@ -261,7 +316,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
         raise ValueError(f"{side!r} is an invalid value for keyword 'side'")
     dtype = np.dtype(np.int64) if aval_of(a).shape[0] > np.iinfo(np.int32).max else np.dtype(np.int32)
     if method in ("scan", "scan_unrolled"):
-        return _searchsorted_binary_impl(a, v, side=side, dtype=dtype)
+        return _searchsorted_scan_impl(a, v, side=side, dtype=dtype, unrolled=method == "scan_unrolled")
     if method == "compare_all":
         return _searchsorted_compare_all_impl(a, v, side=side, dtype=dtype)
     if method == "sort":

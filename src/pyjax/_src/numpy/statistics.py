@@ -25,7 +25,13 @@ from pyjax._src.lax.gather_scatter import GatherDimensionNumbers, gather
 from pyjax._src.numpy.reductions import any as any_
 from pyjax._src.numpy.reductions import sum as sum_
 from pyjax._src.numpy.util import (
-    aval_of, canonicalize_axis, canonicalize_axis_tuple, constant_like, ensure_arraylike, full_like, lax_convert,
+    aval_of,
+    canonicalize_axis,
+    canonicalize_axis_tuple,
+    constant_like,
+    ensure_arraylike,
+    full_like,
+    lax_convert,
     promote_dtypes_inexact,
 )
 from pyjax._src.numpy.where import _where

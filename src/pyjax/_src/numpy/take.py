@@ -18,9 +18,18 @@ from pyjax._src import dtypes
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
-from pyjax._src.lax.gather_scatter import GatherDimensionNumbers, GatherScatterMode, gather
+from pyjax._src.lax.gather_scatter import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    gather,
+)
 from pyjax._src.numpy.util import (
-    aval_of, canonicalize_axis, convert_element_type, ensure_arraylike, full, full_like,
+    aval_of,
+    canonicalize_axis,
+    convert_element_type,
+    ensure_arraylike,
+    full,
+    full_like,
 )
 
 

@@ -20,8 +20,16 @@ from pyjax._src import config, core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.numpy.util import (
-    aval_of, check_arraylike, constant_like, ensure_arraylike, full_like, is_arraylike, promote_args,
-    promote_args_inexact, promote_args_numeric, promote_dtypes_inexact, promote_dtypes_numeric,
+    aval_of,
+    constant_like,
+    ensure_arraylike,
+    full_like,
+    is_arraylike,
+    promote_args,
+    promote_args_inexact,
+    promote_args_numeric,
+    promote_dtypes_inexact,
+    promote_dtypes_numeric,
 )
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
@@ -38,6 +46,13 @@ def _scalar_fast_plan(aval, scalar_type, inexact: bool, has_bool_primitive: bool
     scalar_aval = core.python_scalar_aval(scalar_type)
     promoted = dtypes.binary_promote(aval.dtype, aval.weak_type, scalar_aval.dtype, scalar_aval.weak_type)
     return scalar_aval if promoted == (aval.dtype, aval.weak_type) and scalar_aval.dtype == aval.dtype else False
+
+
+def _weak_pair_stays(dtype) -> bool:
+    # Two weak operands of one dtype promote to themselves, except where the
+    # lattice has no weak node for the dtype (bool; narrow ints): then
+    # promotion converts them.
+    return dtypes.binary_promote(dtype, True, dtype, True) == (dtype, True)
 
 
 def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primitive=None, slow=None):
@@ -74,7 +89,8 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                 ay = getattr(y, "aval", None)
                 if ay is not None and (ax is ay or (ax.dtype is ay.dtype and ax.weak_type is ay.weak_type and ax.ndim == ay.ndim)):
                     if (not (has_bool and ax.dtype == np.bool_) and not (inexact and ax.dtype.kind not in "fc")
-                            and not (slow is not None and ax.dtype.kind == "c")):
+                            and not (slow is not None and ax.dtype.kind == "c")
+                            and (not ax.weak_type or _weak_pair_stays(ax.dtype))):
                         return bind(x, y)
         elif type(x) in _PY_SCALARS and (ay := getattr(y, "aval", None)) is not None:
             key = (ay, type(x), config.trace_context_id())
@@ -228,7 +244,7 @@ def absolute(x, /):
     return lax_ew.abs_p.bind(x)
 
 
-abs = absolute  # noqa: A001
+abs = absolute
 
 
 def square(x, /):

@@ -21,9 +21,19 @@ from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import special as lax_special
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.util import (
-    aval_of, check_arraylike, constant_like, convert_element_type, ensure_arraylike, full_like, lax_convert,
-    promote_args, promote_args_inexact, promote_args_numeric, promote_dtypes, promote_dtypes_inexact,
-    promote_dtypes_numeric, promote_shapes,
+    aval_of,
+    check_arraylike,
+    constant_like,
+    ensure_arraylike,
+    full_like,
+    lax_convert,
+    promote_args,
+    promote_args_inexact,
+    promote_args_numeric,
+    promote_dtypes,
+    promote_dtypes_inexact,
+    promote_dtypes_numeric,
+    promote_shapes,
 )
 from pyjax._src.numpy.where import _where, where
 
@@ -93,7 +103,7 @@ def floor_divide(x1, x2, /):
 
 
 @jit
-def divmod(x1, x2, /):  # noqa: A001
+def divmod(x1, x2, /):
     """(floor_divide(x1, x2), remainder(x1, x2)), elementwise."""
     x1, x2 = promote_args_numeric("divmod", x1, x2)
     if dtypes.issubdtype(_dtype(x1), np.integer):
@@ -140,7 +150,7 @@ def power(x1, x2, /):
     return _power(x1, x2)
 
 
-def pow(x1, x2, /):  # noqa: A001
+def pow(x1, x2, /):
     """Elementwise x1 ** x2 (alias of power)."""
     return power(x1, x2)
 
@@ -500,7 +510,7 @@ def isrealobj(x) -> bool:
 
 
 @jit
-def clip(arr=None, /, min=None, max=None):  # noqa: A002
+def clip(arr=None, /, min=None, max=None):
     """Clips values to the interval [min, max] (either bound may be None).
 
     Example:
@@ -608,7 +618,7 @@ def _round_float(x, decimals: int, dtype):
 
 
 @jit(static_argnames=("decimals",))
-def round(a, decimals: int = 0, out=None):  # noqa: A001
+def round(a, decimals: int = 0, out=None):
     """Rounds to `decimals` decimal places, halves to even."""
     a = ensure_arraylike("round", a)
     decimals = operator.index(decimals)
@@ -682,15 +692,24 @@ def i0(x):
     return _i0(x)
 
 
-def _gcd_steps(dtype) -> int:
-    # Euclid needs at most ~1.44 * bits steps (consecutive Fibonacci numbers
-    # are the worst case); a fixed unrolled count replaces JAX's while_loop.
-    return int(np.ceil(1.45 * np.iinfo(dtype).bits)) + 2
+def _gcd_cond(xs):
+    from pyjax._src.numpy.reductions import any as any_
+
+    _, b = xs
+    return any_(b != 0)
+
+
+def _gcd_body(xs):
+    # One Euclid step where b != 0, keeping a >= b.
+    a, b = xs
+    a, b = where(b != 0, b, a), where(b != 0, lax_ew.rem(a, b), constant_like(b, 0))
+    return where(a < b, b, a), where(a < b, a, b)
 
 
 @jit
 def gcd(x1, x2):
     """Elementwise greatest common divisor of integers (gcd(0, 0) = 0)."""
+    from pyjax._src.lax.control_flow import while_loop
     from pyjax._src.numpy.shape_ops import broadcast_arrays
 
     x1, x2 = ensure_arraylike("gcd", x1, x2)
@@ -698,14 +717,8 @@ def gcd(x1, x2):
     if not dtypes.issubdtype(_dtype(x1), np.integer):
         raise ValueError("Arguments to jax.numpy.gcd must be integers.")
     x1, x2 = broadcast_arrays(x1, x2)
-    a, b = ufuncs.abs(x1), ufuncs.abs(x2)
-    # pyjax has no while_loop primitive yet: Euclid's steps are unrolled.
-    for _ in range(_gcd_steps(_dtype(a))):
-        nonzero = b != 0
-        a, b = where(nonzero, b, a), where(nonzero, lax_ew.rem(a, where(nonzero, b, _ones(b))),
-                                           constant_like(b, 0))
-        a, b = where(a < b, b, a), where(a < b, a, b)
-    return a
+    result, _ = while_loop(_gcd_cond, _gcd_body, (ufuncs.abs(x1), ufuncs.abs(x2)))
+    return result
 
 
 @jit

@@ -58,9 +58,8 @@ def promote_dtypes(fun_name: str, *args):
 
 
 def _cast(x, aval, dtype, weak):
-    if aval.dtype is dtype or aval.dtype == dtype:
-        if aval.weak_type == weak or type(x) in _PY_SCALARS:
-            return x
+    if (aval.dtype is dtype or aval.dtype == dtype) and aval.weak_type == weak:
+        return x
     tx = type(x)
     if tx in _PY_SCALARS:
         pytype = _KIND_TO_PYTYPE.get(dtype.kind)

@@ -13,10 +13,10 @@ import re
 import numpy as np
 
 _DIM = r"\w+"
-_CORE_DIMS = "(?:{0:}(?:,{0:})*)?".format(_DIM)
+_CORE_DIMS = f"(?:{_DIM}(?:,{_DIM})*)?"
 _ARG = rf"\({_CORE_DIMS}\)"
-_ARG_LIST = "{0:}(?:,{0:})*".format(_ARG)
-_SIGNATURE = "^{0:}->{0:}$".format(_ARG_LIST)
+_ARG_LIST = f"{_ARG}(?:,{_ARG})*"
+_SIGNATURE = f"^{_ARG_LIST}->{_ARG_LIST}$"
 
 
 def parse_gufunc_signature(signature: str):
