@@ -10,17 +10,36 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import core
-from pyjax._src.ad_util import Zero, add_any_p, instantiate
-from pyjax._src.interpreters.jvp import defjvp, defjvp2, defjvp_with_output, defjvp_zero, deflinear
+from pyjax._src import core, dtypes
+from pyjax._src.ad_util import Zero, add_any_p
+from pyjax._src.interpreters.jvp import (
+    defjvp,
+    defjvp2,
+    defjvp_with_output,
+    defjvp_zero,
+    deflinear,
+)
 from pyjax._src.interpreters.transpose import is_undefined_primal
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
+from pyjax._src.rules import unimplemented
 
 
 def _const(x, value):
     """A scalar constant of x's dtype (written inline as a literal)."""
     return np.asarray(value, core.get_aval(x).dtype)[()]
+
+
+def _full_like(x, value):
+    # lax.full_like: a constant of x's dtype and weak type (a broadcast unless scalar)
+    aval = core.get_aval(x)
+    scalar = ew._convert_element_type(value, aval.dtype, weak_type=aval.weak_type)
+    return shapes.broadcast_in_dim(scalar, aval.shape, ()) if aval.shape else scalar
+
+
+def _replace_zero(x):
+    # x with its zeros replaced by ones (a safe divisor)
+    return ew.select(ew.eq(x, _const(x, 0)), _full_like(x, 1), x)
 
 
 def _unbroadcast(aval, ct):
@@ -64,14 +83,20 @@ def _sub_jvp(primals, tangents):
     return out, sub(tx, ty)
 
 
+def _maybe_broadcast(shape, x):
+    # lax._maybe_broadcast: x (a tangent of a broadcast operand) widened to the
+    # result shape; its size-1 axes are squeezed out first.
+    x_shape = core.get_aval(x).shape
+    if x_shape == tuple(shape):
+        return x
+    if not x_shape:
+        return shapes.broadcast_in_dim(x, shape, ())
+    dims = [i for i, (a, b) in enumerate(zip(x_shape, shape, strict=True)) if a == b]
+    return shapes.broadcast_in_dim(shapes.reshape(x, tuple(x_shape[i] for i in dims)), shape, dims)
+
+
 def _broadcast_tangent(t, out):
-    shape = core.get_aval(out).shape
-    if core.get_aval(t).shape == shape:
-        return t
-    t_shape = core.get_aval(t).shape
-    if not t_shape:
-        return shapes.broadcast_in_dim(t, shape, ())
-    return shapes.broadcast_in_dim(shapes.reshape(t, tuple(d for d in t_shape)), shape, tuple(range(len(shape))))
+    return _maybe_broadcast(core.get_aval(out).shape, t)
 
 
 def _add_transpose(ct, x, y):
@@ -90,8 +115,33 @@ ew.sub_p.def_jvp(_sub_jvp)
 ew.sub_p.def_transpose(_sub_transpose)
 deflinear(ew.neg_p, lambda ct, x: [neg(ct)])
 deflinear(add_any_p, lambda ct, x, y: [ct, ct])
-deflinear(ew.copy_p, lambda ct, x: [ct])
-deflinear(ew.real_p, lambda ct, x: [ew.complex_p.bind(ct, ew._convert_element_type(np.zeros((), core.get_aval(ct).dtype)[()], core.get_aval(ct).dtype)) if hasattr(ew, "complex_p") else ct])
+deflinear(ew.copy_p, lambda ct, x: [ew.copy_p.bind(ct)])
+
+
+def _real_transpose(ct, x):
+    # ct: real -> complex with a zero imaginary part
+    return [ew.complex(ct, np.zeros((), core.get_aval(ct).dtype))]
+
+
+def _imag_transpose(ct, x):
+    # imag(x) = Re(-i x): its cotangent is -i ct, i.e. complex(0, -ct)
+    return [ew.complex(np.zeros((), core.get_aval(ct).dtype), neg(ct))]
+
+
+def _complex_transpose(ct, x, y):
+    # complex(x, y) = x + i y; each part broadcasts (rank 0 or size 1) like any
+    # binary op, so its cotangent sums back to the part's shape.
+    return [_unbroadcast(x.aval, ew.real(ct)) if is_undefined_primal(x) else None,
+            _unbroadcast(y.aval, ew.imag(neg(ct))) if is_undefined_primal(y) else None]
+
+
+deflinear(ew.real_p, _real_transpose)
+deflinear(ew.imag_p, _imag_transpose)
+deflinear(ew.complex_p, _complex_transpose)
+# reduce_precision: JAX treats it as linear (tangents and cotangents are rounded alike).
+deflinear(ew.reduce_precision_p, lambda ct, x, **params: [ew.reduce_precision_p.bind(ct, **params)])
+
+
 def _conj_transpose(ct, x, **params):
     # conj of a real operand made a complex result: its cotangent is the real part.
     input_dtype = params.get("input_dtype")
@@ -103,6 +153,14 @@ def _conj_transpose(ct, x, **params):
 deflinear(ew.conj_p, _conj_transpose)
 
 
+def _convert(x, new_dtype, weak_type, sharding):
+    # JAX's convert_element_type_p.bind folds host constants (a NumPy or
+    # Python scalar cotangent becomes a converted literal, no equation).
+    if sharding is None and (type(x) in (bool, int, float, complex) or isinstance(x, (np.ndarray, np.generic))):
+        return ew._convert_element_type(x, new_dtype, weak_type=weak_type)
+    return ew.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
+
+
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding):
     (x,), (g,) = primals, tangents
     out = ew.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
@@ -111,11 +169,12 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding):
         from pyjax._src.ad_util import tangent_aval
 
         return out, Zero(tangent_aval(core.get_aval(out)))
-    return out, ew.convert_element_type_p.bind(g, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
+    return out, _convert(g, new_dtype, weak_type, sharding)
 
 
 def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding):
-    return [ew.convert_element_type_p.bind(ct, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type, sharding=None)]
+    # ct: back to the operand's dtype and weak type
+    return [_convert(ct, x.aval.dtype, x.aval.weak_type, None)]
 
 
 ew.convert_element_type_p.def_jvp(_convert_jvp)
@@ -152,13 +211,22 @@ def _select_n_jvp(primals, tangents):
     case_tangents = tangents[1:]
     if all(type(t) is Zero for t in case_tangents):
         return out, case_tangents[0]
-    return out, ew.select_n_p.bind(which, *[instantiate(t) for t in case_tangents])
+    # JAX makes the zeros from the first nonzero tangent whether or not a case
+    # needs them (an unused broadcast when every case has a tangent).
+    zeros = _full_like(next(t for t in case_tangents if type(t) is not Zero), 0)
+    return out, ew.select_n_p.bind(which, *[zeros if type(t) is Zero else t for t in case_tangents])
 
 
 def _select_n_transpose(ct, which, *cases):
-    zeros = shapes.broadcast_in_dim(_const(ct, 0), core.get_aval(ct).shape, ()) if core.get_aval(ct).shape else _const(ct, 0)
+    # ct: each linear case gets ct where it was chosen, zeros elsewhere
+    zeros = _full_like(ct, 0)
+    if core.get_aval(which).dtype == np.bool_:
+        return [None,
+                ew.select_n_p.bind(which, ct, zeros) if is_undefined_primal(cases[0]) else None,
+                ew.select_n_p.bind(which, zeros, ct) if is_undefined_primal(cases[1]) else None]
+    # an integer `which`: one boolean select per case
     return [None] + [
-        ew.select_n_p.bind(which, *[ct if j == i else zeros for j in range(len(cases))]) if is_undefined_primal(case) else None
+        ew.select(ew.eq(which, _const(which, i)), ct, zeros) if is_undefined_primal(case) else None
         for i, case in enumerate(cases)
     ]
 
@@ -169,10 +237,25 @@ ew.select_n_p.def_transpose(_select_n_transpose)
 # --- zero derivatives
 for _p in (ew.sign_p, ew.floor_p, ew.ceil_p, ew.round_p, ew.is_finite_p, ew.stop_gradient_p, ew.eq_p, ew.ne_p,
            ew.lt_p, ew.le_p, ew.gt_p, ew.ge_p, ew.and_p, ew.or_p, ew.xor_p, ew.not_p, ew.population_count_p,
-           ew.clz_p, ew.shift_left_p, ew.shift_right_arithmetic_p, ew.shift_right_logical_p, ew.nextafter_p):
+           ew.clz_p, ew.shift_left_p, ew.shift_right_arithmetic_p, ew.shift_right_logical_p,
+           ew.eq_to_p, ew.le_to_p, ew.lt_to_p, ew.mulhi_p, ew.bitcast_convert_type_p):
     defjvp_zero(_p)
+# JAX 0.11 registers no derivative for nextafter: its own message, nothing appended.
+ew.nextafter_p.def_jvp(unimplemented(""))
 
 # --- nonlinear unary
+
+
+def _one(x):
+    # lax._one: a rank-0 one of x's dtype and weak type
+    aval = core.get_aval(x)
+    return ew._convert_element_type(1, aval.dtype, weak_type=aval.weak_type)
+
+
+def _zero(x):
+    # lax._zero: a rank-0 zero of x's dtype and weak type
+    aval = core.get_aval(x)
+    return ew._convert_element_type(0, aval.dtype, weak_type=aval.weak_type)
 
 
 def _accuracy_free(fn):
@@ -180,51 +263,83 @@ def _accuracy_free(fn):
 
 
 defjvp_with_output(ew.exp_p, _accuracy_free(lambda g, ans, x: mul(g, ans)))
-defjvp_with_output(ew.exp2_p, _accuracy_free(lambda g, ans, x: mul(g, mul(_const(x, np.log(2)), ans))))
+defjvp_with_output(ew.exp2_p, _accuracy_free(lambda g, ans, x: mul(ew.log(_const(x, 2)), mul(g, ans))))
 defjvp(ew.log_p, lambda g, x, **p: div(g, x))
 defjvp(ew.log1p_p, lambda g, x, **p: div(g, add(x, _const(x, 1))))
 defjvp_with_output(ew.expm1_p, _accuracy_free(lambda g, ans, x: mul(g, add(ans, _const(ans, 1)))))
 defjvp(ew.sin_p, lambda g, x, **p: mul(g, ew.cos_p.bind(x, accuracy=None)))
 defjvp(ew.cos_p, lambda g, x, **p: neg(mul(g, ew.sin_p.bind(x, accuracy=None))))
-defjvp_with_output(ew.tan_p, _accuracy_free(lambda g, ans, x: mul(g, add(_const(x, 1), ew.integer_pow_p.bind(ans, y=2)))))
+defjvp_with_output(ew.tan_p, _accuracy_free(lambda g, ans, x: mul(g, add(_const(x, 1), ew.square(ans)))))
 defjvp_with_output(ew.tanh_p, _accuracy_free(lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_const(x, 1), ans))))
 defjvp_with_output(ew.logistic_p, _accuracy_free(lambda g, ans, x: mul(g, mul(ans, sub(_const(x, 1), ans)))))
 defjvp_with_output(ew.sqrt_p, _accuracy_free(lambda g, ans, x: mul(g, div(_const(x, 0.5), ans))))
 defjvp_with_output(ew.rsqrt_p, _accuracy_free(lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x)))))
 defjvp_with_output(ew.cbrt_p, _accuracy_free(lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), ew.integer_pow_p.bind(ans, y=-2)))))
-defjvp(ew.asin_p, lambda g, x: mul(g, ew.rsqrt_p.bind(sub(_const(x, 1), ew.integer_pow_p.bind(x, y=2)), accuracy=None)))
-defjvp(ew.acos_p, lambda g, x: mul(g, neg(ew.rsqrt_p.bind(sub(_const(x, 1), ew.integer_pow_p.bind(x, y=2)), accuracy=None))))
-defjvp(ew.atan_p, lambda g, x: div(g, add(_const(x, 1), ew.integer_pow_p.bind(x, y=2))))
+defjvp(ew.asin_p, lambda g, x: mul(g, ew.rsqrt(sub(_const(x, 1), ew.square(x)))))
+defjvp(ew.acos_p, lambda g, x: mul(g, neg(ew.rsqrt(sub(_const(x, 1), ew.square(x))))))
+defjvp(ew.atan_p, lambda g, x: div(g, add(_const(x, 1), ew.square(x))))
 defjvp(ew.sinh_p, lambda g, x: mul(g, ew.cosh_p.bind(x)))
 defjvp(ew.cosh_p, lambda g, x: mul(g, ew.sinh_p.bind(x)))
-defjvp(ew.asinh_p, lambda g, x: mul(g, ew.rsqrt_p.bind(add(ew.integer_pow_p.bind(x, y=2), _const(x, 1)), accuracy=None)))
-defjvp(ew.acosh_p, lambda g, x: mul(g, div(ew.rsqrt_p.bind(sub(ew.integer_pow_p.bind(x, y=2), _const(x, 1)), accuracy=None), _const(x, 1))))
-defjvp(ew.atanh_p, lambda g, x: mul(ew.integer_pow_p.bind(sub(_const(x, 1), ew.integer_pow_p.bind(x, y=2)), y=-1), g))
-defjvp(ew.abs_p, lambda g, x: mul(ew.sign_p.bind(x), g) if not np.issubdtype(core.get_aval(x).dtype, np.complexfloating) else mul(g, x))
+defjvp(ew.asinh_p, lambda g, x: mul(g, ew.rsqrt(add(ew.square(x), _one(x)))))
+# x^2 - 1 rather than (x + 1)(x - 1): the domain is x >= 1, away from the cancellation
+defjvp(ew.acosh_p, lambda g, x: mul(g, ew.rsqrt(sub(ew.square(x), _one(x)))))
+defjvp(ew.atanh_p, lambda g, x: mul(ew.reciprocal(add(_one(x), x)), div(g, sub(_one(x), x))))
+
+
+def _abs_tangent(g, ans, x):
+    dtype = core.get_aval(x).dtype
+    if np.issubdtype(dtype, np.complexfloating):
+        # d|x| = Re(g conj(x) / |x|), with |x| = 0 giving 0
+        return ew.real(mul(g, div(ew.conj(x), _replace_zero(ew.convert_element_type(ans, dtype)))))
+    # the sign picked by a select, not sign(x) * g: the derivative at 0 is +g
+    return ew.select(ew.ge(x, _zero(x)), g, neg(g))
+
+
+defjvp2(ew.abs_p, _abs_tangent)
 defjvp(ew.square_p, lambda g, x: mul(g, mul(_const(x, 2), x)))
 
 
 def _integer_pow_tangent(g, x, *, y):
     if y == 0:
-        return shapes.broadcast_in_dim(_const(g, 0), core.get_aval(g).shape, ()) if core.get_aval(g).shape else _const(g, 0)
-    factor = x if y - 1 == 1 else (_const(x, 1) if y - 1 == 0 else ew.integer_pow_p.bind(x, y=y - 1))
-    return mul(g, mul(_const(x, y), factor))
+        return _full_like(g, 0)
+    if y == 1:
+        return g
+    if y == 2:
+        return mul(g, mul(_const(x, y), x))
+    return mul(g, mul(_const(x, y), ew.integer_pow(x, y - 1)))
 
 
 defjvp(ew.integer_pow_p, _integer_pow_tangent)
 
 
-def _pow_tangent_x(g, x, y):
-    return mul(g, mul(y, ew.pow_p.bind(x, sub(y, _const(y, 1)))))
+def _pow_tangent_x(g, ans, x, y):
+    # d x^y / dx = y x^(y-1); an integer exponent is converted to x's dtype,
+    # and y = 0 gives 0 (not 0 * x^-1, NaN at x = 0).
+    y_dtype = core.get_aval(y).dtype
+    result_dtype, _ = dtypes.lattice_result_type(x, y)
+    if result_dtype == np.bool_:
+        result_dtype = np.dtype(np.int32)
+    x = ew.convert_element_type(x, result_dtype)
+    y = ew.convert_element_type(y, result_dtype)
+    if np.issubdtype(y_dtype, np.integer):
+        x_shape, y_shape = core.get_aval(x).shape, core.get_aval(y).shape
+        if x_shape != y_shape:
+            shape = ew.broadcasting_shape("pow", (core.get_aval(x), core.get_aval(y)))
+            x = _maybe_broadcast(shape, x)
+            y = _maybe_broadcast(shape, y)
+        jac = ew.select(ew.eq(y, _const(y, 0)), _full_like(y, 0),
+                        mul(_replace_zero(y), ew.pow(x, sub(y, _full_like(y, 1)))))
+    else:
+        jac = mul(y, ew.pow(x, sub(y, _full_like(y, 1))))
+    return mul(g, jac)
 
 
-def _pow_tangent_y(g, x, y):
-    ans = ew.pow_p.bind(x, y)
-    log_x = ew.log_p.bind(ew.select_n_p.bind(ew.eq_p.bind(x, _const(x, 0)), x, shapes.broadcast_in_dim(_const(x, 1), core.get_aval(x).shape, ()) if core.get_aval(x).shape else _const(x, 1)), accuracy=None)
-    return mul(g, mul(log_x, ans))
+def _pow_tangent_y(g, ans, x, y):
+    # d x^y / dy = log(x) x^y, with log(1) standing in at x = 0
+    return ew.convert_element_type(mul(g, mul(ew.log(_replace_zero(x)), ans)), core.get_aval(y).dtype)
 
 
-defjvp(ew.pow_p, _pow_tangent_x, _pow_tangent_y)
+defjvp2(ew.pow_p, _pow_tangent_x, _pow_tangent_y)
 
 
 def _balanced_eq(x, z, y):
@@ -251,18 +366,28 @@ defjvp2(ew.min_p,
         lambda g, ans, x, y: mul(g, _balanced_eq(x, ans, y)),
         lambda g, ans, x, y: mul(g, _balanced_eq(y, ans, x)))
 defjvp(ew.atan2_p,
-       lambda g, x, y: mul(g, div(y, add(ew.integer_pow_p.bind(x, y=2), ew.integer_pow_p.bind(y, y=2)))),
-       lambda g, x, y: mul(g, div(neg(x), add(ew.integer_pow_p.bind(x, y=2), ew.integer_pow_p.bind(y, y=2)))))
+       lambda g, x, y: mul(g, div(y, add(ew.square(x), ew.square(y)))),
+       lambda g, x, y: mul(g, div(neg(x), add(ew.square(x), ew.square(y)))))
 defjvp(ew.rem_p,
-       lambda g, x, y: _broadcast_tangent(g, ew.rem_p.bind(x, y)),
+       lambda g, x, y: _maybe_broadcast(ew.broadcasting_shape("rem", (core.get_aval(x), core.get_aval(y))), g),
        lambda g, x, y: mul(neg(g), mul(ew.sign_p.bind(div(x, y)), ew.floor_p.bind(ew.abs_p.bind(div(x, y))))))
+
+
+# clamp: the tangent of whichever operand is the result (JAX's select-based
+# rule; each select takes x's shape, so scalar bounds with an array operand
+# only differentiate where the shapes agree, as in JAX).
+defjvp(ew.clamp_p,
+       lambda g, lo, x, hi: ew.select(ew.bitwise_and(ew.gt(lo, x), ew.lt(lo, hi)), g, _full_like(x, 0)),
+       lambda g, lo, x, hi: ew.select(ew.bitwise_and(ew.gt(x, lo), ew.lt(x, hi)), g, _full_like(x, 0)),
+       lambda g, lo, x, hi: ew.select(ew.lt(hi, x), g, _full_like(x, 0)))
+
 
 
 # ---------------------------------------------------------------------------
 # Batching rules (vmap)
 
-from pyjax._src.interpreters import batching  # noqa: E402
-from pyjax._src.lax import batching_util  # noqa: E402
+from pyjax._src.interpreters import batching
+from pyjax._src.lax import batching_util
 
 for _p in (ew.neg_p, ew.sign_p, ew.abs_p, ew.floor_p, ew.ceil_p, ew.round_p, ew.is_finite_p, ew.square_p,
            ew.not_p, ew.population_count_p, ew.clz_p, ew.real_p, ew.imag_p, ew.conj_p, ew.exp_p, ew.exp2_p,
