@@ -158,3 +158,11 @@ program("error_variance_scaling_mode", "error",
 program("error_variance_scaling_distribution", "error",
         "result = jax.nn.initializers.variance_scaling(1.0, 'fan_in', 'cauchy')(jax.random.key(0), (2, 2))")
 program("error_orthogonal_1d", "error", "result = jax.nn.initializers.orthogonal()(jax.random.key(0), (4,))")
+
+# ---- log-mean-exp and log1mexp ----
+
+activation("logmeanexp", "jax.nn.logmeanexp(x, axis=1)")
+activation("log1mexp", "jax.nn.log1mexp(x)")
+value("logmeanexp_where", "jax.nn.logmeanexp(x, where=x > -1)")
+value("log1mexp", "jax.nn.log1mexp(jnp.abs(x) + 1e-3)")
+value("grad_log1mexp", "jax.grad(lambda x: jax.nn.log1mexp(x).sum())(jnp.abs(x) + 0.5)")

@@ -313,3 +313,24 @@ def test_one_hot_dtype_and_jit():
 def test_one_hot_traced_num_classes():
     with pytest.raises(pyjax.errors.ConcretizationTypeError, match="argument `num_classes`"):
         pyjax.jit(lambda n: nn.one_hot(jnp.arange(3), n))(3)
+
+
+# ---- logmeanexp, log1mexp ----
+
+@pytest.mark.parametrize("axis", [None, 0, (1, 2)])
+def test_logmeanexp(axis):
+    count = X.size if axis is None else np.prod([X.shape[a] for a in np.atleast_1d(axis)])
+    expected = sc.logsumexp(X.astype(np.float64), axis=axis) - np.log(count)
+    check_close(nn.logmeanexp(jnp.asarray(X), axis=axis), expected.astype(np.float32), rtol=1e-5, atol=1e-5)
+    where = X > 0
+    out = np.asarray(nn.logmeanexp(jnp.asarray(X), axis=-1, where=jnp.asarray(where)))
+    for i in np.ndindex(X.shape[:2]):
+        if where[i].any():
+            np.testing.assert_allclose(out[i], np.log(np.mean(np.exp(X[i][where[i]].astype(np.float64)))), rtol=1e-5)
+
+
+def test_log1mexp():
+    x = np.array([1e-6, 1e-3, 0.3, np.log(2.0), 2.0, 30.0])
+    with pyjax.enable_x64(True):
+        check_close(nn.log1mexp(jnp.asarray(x)), np.log(-np.expm1(-x)), rtol=1e-13, atol=1e-14)
+        check_grads(nn.log1mexp, (jnp.asarray(x[2:5]),), order=2)

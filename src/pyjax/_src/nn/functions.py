@@ -33,9 +33,9 @@ from pyjax._src.scipy.special import logsumexp
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
-    "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu", "relu6", "selu",
-    "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid", "squareplus",
-    "standardize", "swish", "tanh",
+    "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax", "logmeanexp", "logsumexp", "mish", "one_hot", "relu",
+    "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid",
+    "squareplus", "standardize", "swish", "tanh",
 ]
 
 
@@ -365,6 +365,43 @@ def hard_silu(x):
 
 
 hard_swish = hard_silu
+
+
+@partial(jit, static_argnames=("axis", "keepdims"))
+def logmeanexp(x, axis: int | tuple | None = None, where=None, keepdims: bool = False):
+    """Log of the mean of exponentials: ``logsumexp(x) - log(n)``, n the
+    number of (selected) elements reduced.
+
+    Args:
+      x: input array.
+      axis: the axis or axes to reduce (None: all).
+      where: elements to include.
+      keepdims: keep the reduced axes as size-1 dimensions.
+    """
+    lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
+    dtype = aval_of(lse).dtype
+    if where is None:
+        shape = aval_of(jnp.asarray(x)).shape
+        axes = range(len(shape)) if axis is None else ((axis,) if isinstance(axis, int) else axis)
+        count = np.array(np.prod([shape[a] for a in axes], dtype=np.int64), dtype)[()]
+    else:
+        count = jnp.sum(jnp.broadcast_to(where, aval_of(jnp.asarray(x)).shape), axis, dtype=dtype, keepdims=keepdims)
+    return lse - jnp.log(count)
+
+
+@custom_jvp
+@jit
+def log1mexp(x):
+    """``log(1 - exp(-x))`` for x >= 0, accurate for small and large x
+    (Maechler, "Accurately computing log(1 - exp(-|a|))"): log(-expm1(-x))
+    below log 2, log1p(-exp(-x)) above."""
+    check_arraylike("log1mexp", x)
+    x = ensure_array(x)
+    c = jnp.log(2.0)
+    return jnp.where(x < c, jnp.log(-jnp.expm1(-x)), jnp.log1p(-jnp.exp(-x)))
+
+
+log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 
 
 def tanh(x):
