@@ -1379,8 +1379,8 @@ def _move_to(x, src: int, dst: int):
 
 def _triangular_solve_batch(axis_data, args, dims, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
     (a, b), (a_dim, b_dim) = args, dims
-    params = dict(left_side=left_side, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
-                  unit_diagonal=unit_diagonal)
+    params = {"left_side": left_side, "lower": lower, "transpose_a": transpose_a, "conjugate_a": conjugate_a,
+              "unit_diagonal": unit_diagonal}
     if a_dim is _batching.not_mapped:
         # One matrix for every example: the examples become more right-hand
         # sides. left_side, b: (..., m, n, B) -> (..., m, n*B); otherwise

@@ -486,7 +486,6 @@ split_p.def_transpose(_split_transpose)
 # the starts or both are batched — so they go through the gather/scatter
 # rules: the scalar starts become one (B, n) or (n,) index array.
 
-from pyjax._src import core as _core  # noqa: E402
 from pyjax._src.interpreters import batching as _batching  # noqa: E402
 from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
 from pyjax._src.lax import gather_scatter as _gather_scatter  # noqa: E402

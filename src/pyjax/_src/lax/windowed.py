@@ -615,9 +615,9 @@ def _insert_unit_window(d: int, window_dimensions, window_strides, padding, base
     def put(seq, item):
         return tuple(seq[:d]) + (item,) + tuple(seq[d:])
 
-    return dict(window_dimensions=put(window_dimensions, 1), window_strides=put(window_strides, 1),
-                padding=put(padding, (0, 0)), base_dilation=put(base_dilation, 1),
-                window_dilation=put(window_dilation, 1))
+    return {"window_dimensions": put(window_dimensions, 1), "window_strides": put(window_strides, 1),
+            "padding": put(padding, (0, 0)), "base_dilation": put(base_dilation, 1),
+            "window_dilation": put(window_dilation, 1)}
 
 
 def _monoid_window_batch(primitive):
