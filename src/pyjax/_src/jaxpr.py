@@ -54,9 +54,10 @@ class Literal:
 
 
 def format_literal(val, dtype=None) -> str:
-    """`str` of the value as a Python scalar, after rounding to its dtype
-    (a float32 literal 0.1 prints 0.10000000149011612, as in JAX)."""
-    if dtype is not None:
+    """`str` of the value as a Python scalar. A NumPy value is read in its
+    dtype (a float32 literal 0.1 prints 0.10000000149011612, as in JAX); a
+    Python scalar kept weakly typed prints as the Python value it is."""
+    if dtype is not None and type(val) not in (bool, int, float, complex):
         val = np.asarray(val, dtype)
     item = getattr(val, "item", None)
     return str(item() if item is not None else val)

@@ -309,7 +309,8 @@ def _shared_jaxprs(root: Jaxpr) -> list[tuple[Jaxpr, str]]:
                 key = id(sub)
                 if key not in counts:
                     counts[key] = 0
-                    order.append((sub, eqn.params.get("name")))
+                    # Only a jit's body is declared under its function's name.
+                    order.append((sub, eqn.params.get("name") if eqn.primitive.name == "jit" else None))
                     queue.append(sub)
                 counts[key] += 1
     shared, used_names = [], set()

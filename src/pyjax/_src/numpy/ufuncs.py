@@ -84,7 +84,9 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                 if plan:
                     if type(x) is Array and core._trace_ctx.get() is None:
                         return core._default_trace[0].apply_with_scalar(primitive, x, y, plan, False)
-                    return bind(x, y)
+                    # Traced: next to a strongly typed array the scalar becomes a
+                    # value of its dtype (JAX's literal then prints rounded to it).
+                    return bind(x, y if ax.weak_type else np.asarray(y, ax.dtype)[()])
             else:
                 ay = getattr(y, "aval", None)
                 if ay is not None and (ax is ay or (ax.dtype is ay.dtype and ax.weak_type is ay.weak_type and ax.ndim == ay.ndim)):
@@ -100,7 +102,7 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
             if plan:
                 if type(y) is Array and core._trace_ctx.get() is None:
                     return core._default_trace[0].apply_with_scalar(primitive, y, x, plan, True)
-                return bind(x, y)
+                return bind(x if ay.weak_type else np.asarray(x, ay.dtype)[()], y)
         if as_operator and not (is_arraylike(x) and is_arraylike(y)):
             return NotImplemented  # let Python try the other operand
         x, y = promote(name, x, y)
@@ -354,7 +356,8 @@ def log10(x, /):
     inv_ln10 = np.array(0.4342944819032518, dtype=dtypes.finfo(aval_of(x).dtype).dtype)
     if dtypes.issubdtype(aval_of(x).dtype, np.complexfloating):
         r = lax_ew.log(x)
-        return lax_ew.complex(lax_ew.mul(lax_ew.real(r), inv_ln10), lax_ew.mul(lax_ew.imag(r), inv_ln10))
+        re, im = lax_ew.real(r), lax_ew.imag(r)
+        return lax_ew.complex(lax_ew.mul(re, inv_ln10), lax_ew.mul(im, inv_ln10))
     return lax_ew.mul(lax_ew.log(x), inv_ln10)
 
 
