@@ -148,3 +148,11 @@ def test_eval_shape():
     out = jax.jit(lambda x: {"y": x @ x.T}).eval_shape(jnp.ones((3, 2)))
     assert out["y"].shape == (3, 3) and out["y"].dtype == np.float32
     assert jax.eval_shape(lambda x: x.sum(), jnp.ones(4)).shape == ()
+
+
+def test_jit_of_a_wrapper_around_a_jitted_function_keeps_its_own_cache():
+    # vmap(g) copies g's attributes with functools.wraps; jit of it must still
+    # trace the vmapped function, not reuse g's cache.
+    g = jax.jit(lambda a: a * jnp.arange(a.shape[0]))
+    out = jax.jit(jax.vmap(g, in_axes=1))(jnp.ones((2, 3)))
+    check_close(out, np.tile(np.arange(2, dtype=np.float32), (3, 1)))

@@ -77,7 +77,7 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
     static = _static_argnums(static_argnums)
     target = fun._fun if isinstance(fun, JitWrapped) else fun
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def make_jaxpr_f(*args, **kwargs):
         norm = tuple(i % len(args) if i < 0 else i for i in static)
         for i in norm:
@@ -346,7 +346,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
     """
     from pyjax._src.tree_util import tree_flatten, tree_leaves
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def value_and_grad_f(*args, **kwargs):
         argnums_t = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         for i in argnums_t:
@@ -402,7 +402,7 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     """
     value_and_grad_f = value_and_grad(fun, argnums, has_aux=has_aux, holomorphic=holomorphic, allow_int=allow_int)
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def grad_f(*args, **kwargs):
         value, g = value_and_grad_f(*args, **kwargs)
         return (g, value[1]) if has_aux else g
@@ -456,7 +456,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
     if not (in_axes is None or type(in_axes) in (int, tuple, dict) or hasattr(in_axes, "__index__")):
         raise TypeError(f"vmap in_axes must be an int, None, or (nested) container with those types as leaves, but got {in_axes}.")
 
-    @functools.wraps(fun)
+    @functools.wraps(fun, updated=())
     def vmap_f(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(

@@ -207,7 +207,9 @@ class JitWrapped:
         # the general key computation: (treedef of args, avals, config id) -> entry.
         self._fast_cache: dict = {}
         self._plain = not self._static_argnums and not self._static_argnames and not self._donate_argnums
-        functools.update_wrapper(self, fun)
+        # Name and docs only: merging fun.__dict__ would copy another jitted
+        # function's cache onto this one (fun may wrap a jitted function).
+        functools.update_wrapper(self, fun, updated=())
         _all_jitted.add(self)
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
 

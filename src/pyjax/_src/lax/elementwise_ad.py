@@ -415,13 +415,18 @@ def _select_n_batch(axis_data, args, dims):
         cases = [batching_util.bdim_at_front(c, d, size) for c, d in zip(cases, case_dims, strict=True)]
         return ew.select_n_p.bind(which, *cases), 0
     size = axis_data.size
+    case_ndims = {core.get_aval(c).ndim for c in cases}
+    if (which_dim is not batching.not_mapped and all(d == which_dim for d in case_dims)
+            and case_ndims == {which_ndim}):
+        return ew.select_n_p.bind(which, *cases), which_dim  # all batched alike: nothing to move
+    which = (batching_util.broadcast_batch(which, size, 0) if which_dim is batching.not_mapped
+             else batching_util.moveaxis(which, which_dim, 0))
     case_shape = None
     moved_cases = []
     for c, d in zip(cases, case_dims, strict=True):
         c = batching_util.broadcast_batch(c, size, 0) if d is batching.not_mapped else batching_util.moveaxis(c, d, 0)
         case_shape = core.get_aval(c).shape
         moved_cases.append(c)
-    which = batching_util.bdim_at_front(which, which_dim, size)
     if core.get_aval(which).shape != case_shape:
         # a per-example scalar predicate: broadcast it over the case shape
         which = shapes.broadcast_in_dim(which, case_shape, (0,))

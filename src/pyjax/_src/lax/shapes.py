@@ -366,7 +366,7 @@ def _transpose_batch(axis_data, args, dims, *, permutation):
 def _squeeze_batch(axis_data, args, dims, *, dimensions):
     (operand,), (d,) = args, dims
     operand = _batching_util.moveaxis(operand, d, 0)
-    return squeeze_p.bind(operand, dimensions=tuple(np.add(1, dimensions))), 0
+    return squeeze_p.bind(operand, dimensions=tuple(int(d) + 1 for d in dimensions)), 0
 
 
 def _rev_batch(axis_data, args, dims, *, dimensions):
