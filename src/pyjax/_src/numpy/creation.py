@@ -174,7 +174,11 @@ def canonicalize_shape(shape, context: str = "") -> tuple:
     out = []
     for d in shape:
         if isinstance(d, core.Tracer):
-            raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {tuple(shape)}.")
+            from pyjax._src.errors import _origin
+
+            raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {tuple(shape)}.\n"
+                            "If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.\n"
+                            f"{_origin(d)}")
         try:
             out.append(operator.index(d))
         except TypeError:

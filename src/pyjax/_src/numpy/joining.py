@@ -115,7 +115,8 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
         arrays = [ensure_array(a) for a in promote_dtypes("stack", *arrays)]
     shape = aval_of(arrays[0]).shape
     if any(aval_of(a).shape != shape for a in arrays):
-        raise ValueError("All input arrays must have the same shape.")
+        shapes = ", ".join(str(aval_of(a).shape) for a in arrays)
+        raise ValueError(f"All input arrays must have the same shape. Got {shapes}.")
     axis = canonicalize_axis(axis, len(shape) + 1)
     # JAX binds a `stack` primitive; this is its expansion.
     return lax_shapes.concatenate([lax_shapes.expand_dims(a, (axis,)) for a in arrays], axis)

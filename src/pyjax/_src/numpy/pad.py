@@ -203,9 +203,10 @@ def _pad_stats(array, pad_width, stat_length, stat_func):
             if length_before == 0 or length_after == 0:
                 raise ValueError("stat_length of 0 yields no value for padding")
             length_before, length_after = min(length_before, n), min(length_after, n)
-            stat_before = stat_func(lax_slicing.slice_in_dim(array, 0, length_before, axis=i), axis=i, keepdims=True)
-            stat_after = stat_func(lax_slicing.slice_in_dim(array, -length_after, None, axis=i), axis=i,
-                                   keepdims=True)
+            slice_before = lax_slicing.slice_in_dim(array, 0, length_before, axis=i)
+            slice_after = lax_slicing.slice_in_dim(array, -length_after, None, axis=i)
+            stat_before = stat_func(slice_before, axis=i, keepdims=True)
+            stat_after = stat_func(slice_after, axis=i, keepdims=True)
         if np.issubdtype(aval_of(array).dtype, np.integer):
             stat_before, stat_after = round_(stat_before), round_(stat_after)
         dtype, weak = aval_of(array).dtype, aval_of(array).weak_type

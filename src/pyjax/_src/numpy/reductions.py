@@ -65,7 +65,7 @@ def check_where(name: str, where):
         return None
     where = ensure_arraylike(name, where)
     if aval_of(where).dtype != np.bool_:
-        raise ValueError(f"jnp.{name}: where must be None or a boolean array; got where.dtype={aval_of(where).dtype}.")
+        raise ValueError(f"jnp.{name}: where must be None or a boolean array; got where.dtype={aval_of(where).dtype!r}.")
     return where
 
 

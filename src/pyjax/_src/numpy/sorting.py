@@ -321,7 +321,8 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
         return _searchsorted_compare_all_impl(a, v, side=side, dtype=dtype)
     if method == "sort":
         return _searchsorted_sort_impl(a, v, side=side, dtype=dtype)
-    raise ValueError(f"Unsupported method: {method}")
+    raise ValueError(f"invalid argument method={method!r}, expected one of "
+                     "['compare_all', 'scan', 'scan_unrolled', 'sort']")
 
 
 @jit(static_argnames=("right", "method"))

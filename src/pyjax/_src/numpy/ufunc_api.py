@@ -18,8 +18,8 @@ import numpy as np
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.numpy.util import aval_of, canonicalize_axis, check_arraylike
 
-_AT_INPLACE_WARNING = ("Because JAX arrays are immutable, jnp.ufunc.at() cannot operate inplace like np.ufunc.at(). "
-                       "Instead, you can pass inplace=False and capture the result; e.g.\n"
+_AT_INPLACE_WARNING = ("Because JAX arrays are immutable, jnp.ufunc.at() cannot operate inplace like\n"
+                       "np.ufunc.at(). Instead, you can pass inplace=False and capture the result; e.g.\n"
                        ">>> arr = jnp.add.at(arr, ind, val, inplace=False)\n")
 
 
@@ -283,6 +283,15 @@ def frompyfunc(func, /, nin: int, nout: int, *, identity=None) -> ufunc:
     return ufunc(func, nin, nout, identity=identity)
 
 
+def _without_dtype(reduction):
+    # max and min take no dtype; the ufunc protocol passes one.
+    def reduce(a, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        result = reduction(a, axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
+        return result if dtype is None else result.astype(dtype)
+
+    return reduce
+
+
 def install_ufunc_methods() -> None:
     """Gives the binary jnp functions NumPy's ufunc methods: jnp.add.reduce
     is jnp.sum, jnp.multiply.accumulate is jnp.cumprod, and so on."""
@@ -309,8 +318,8 @@ def install_ufunc_methods() -> None:
         ufuncs.bitwise_and: dict(identity=-1, reduce=reductions.reduce_bitwise_and),
         ufuncs.bitwise_or: dict(identity=0, reduce=reductions.reduce_bitwise_or),
         ufuncs.bitwise_xor: dict(identity=0, reduce=reductions.reduce_bitwise_xor),
-        ufuncs.minimum: dict(identity=None, reduce=reductions.min),
-        ufuncs.maximum: dict(identity=None, reduce=reductions.max),
+        ufuncs.minimum: dict(identity=None, reduce=_without_dtype(reductions.min)),
+        ufuncs.maximum: dict(identity=None, reduce=_without_dtype(reductions.max)),
         ufuncs.logical_and: dict(identity=True, reduce=reductions.reduce_logical_and),
         ufuncs.logical_or: dict(identity=False, reduce=reductions.reduce_logical_or),
         ufuncs.logical_xor: dict(identity=False, reduce=reductions.reduce_logical_xor),

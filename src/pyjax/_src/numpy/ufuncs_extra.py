@@ -213,8 +213,8 @@ def _logaddexp_body(exp, log_scale, wrap):
     return body
 
 
-def _logaddexp_rule(primal):
-    def _logaddexp_jvp(primals, tangents):
+def _logaddexp_rule(primal, name):
+    def jvp(primals, tangents):
         x1, x2 = primals
         t1, t2 = tangents
         out = primal(x1, x2)
@@ -223,16 +223,17 @@ def _logaddexp_rule(primal):
             lax_ew.mul(t2, lax_ew.exp(lax_ew.sub(_replace_inf(x2), _replace_inf(out)))))
         return out, tangent
 
-    return _logaddexp_jvp
+    jvp.__name__ = jvp.__qualname__ = name
+    return jvp
 
 
 _lax_logaddexp = custom_jvp(_logaddexp_body(lax_ew.exp, lambda amax, t: t, np.pi))
 _lax_logaddexp.__name__ = "logaddexp"
-_lax_logaddexp.defjvp(_logaddexp_rule(_lax_logaddexp))
+_lax_logaddexp.defjvp(_logaddexp_rule(_lax_logaddexp, "_logaddexp_jvp"))
 _lax_logaddexp2 = custom_jvp(_logaddexp_body(
     lax_ew.exp2, lambda amax, t: lax_ew.mul(constant_like(amax, 1 / np.log(2)), t), np.pi / np.log(2)))
 _lax_logaddexp2.__name__ = "logaddexp2"
-_lax_logaddexp2.defjvp(_logaddexp_rule(_lax_logaddexp2))
+_lax_logaddexp2.defjvp(_logaddexp_rule(_lax_logaddexp2, "_logaddexp2_jvp"))
 
 
 def logaddexp(x1, x2, /):
@@ -377,7 +378,7 @@ def modf(x, /, out=None):
     (x,) = promote_dtypes_inexact(x)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
-    whole = _where(lax_ew.ge(x, _zeros(x)), ufuncs.floor(x), ufuncs.ceil(x))
+    whole = _where(lax_ew.ge(x, constant_like(x, 0)), ufuncs.floor(x), ufuncs.ceil(x))
     return x - whole, whole
 
 
@@ -463,7 +464,11 @@ def _sinc_taylor(k: int):
 
     rule = custom_jvp(coefficient)
     rule.__name__ = "_sinc_maclaurin"
-    rule.defjvp(lambda primals, tangents: (rule(*primals), _sinc_taylor(k + 1)(*primals) * tangents[0]))
+
+    def _sinc_maclaurin_jvp(primals, tangents):
+        return rule(*primals), _sinc_taylor(k + 1)(*primals) * tangents[0]
+
+    rule.defjvp(_sinc_maclaurin_jvp)
     return rule
 
 
@@ -593,8 +598,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     rtol = lax_convert(rtol, dtype)
     atol = lax_convert(atol, dtype)
     both_nan = ufuncs.logical_and(ufuncs.isnan(a), ufuncs.isnan(b))
+    finite = ufuncs.isfinite(b)
     in_range = lax_ew.le(lax_ew.abs(lax_ew.sub(a, b)), lax_ew.add(atol, lax_ew.mul(rtol, lax_ew.abs(b))))
-    out = ufuncs.logical_or(lax_ew.eq(a, b), ufuncs.logical_and(ufuncs.isfinite(b), in_range))
+    out = ufuncs.logical_or(lax_ew.eq(a, b), ufuncs.logical_and(finite, in_range))
     return ufuncs.logical_or(out, both_nan) if equal_nan else out
 
 

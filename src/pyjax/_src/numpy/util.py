@@ -58,17 +58,32 @@ def promote_dtypes(fun_name: str, *args):
 
 
 def _cast(x, aval, dtype, weak):
-    if (aval.dtype is dtype or aval.dtype == dtype) and aval.weak_type == weak:
-        return x
+    same = (aval.dtype is dtype or aval.dtype == dtype) and aval.weak_type == weak
     tx = type(x)
+    if tx is Array or isinstance(x, core.Tracer):
+        return x if same else convert_element_type(x, dtype, weak)
     if tx in _PY_SCALARS:
         pytype = _KIND_TO_PYTYPE.get(dtype.kind)
         if pytype is not None and pytype is not bool and weak and core.concrete_aval(pytype(0)).dtype == dtype:
-            return pytype(x)
-        return np.asarray(x, dtype)[()]
-    if isinstance(x, (np.ndarray, np.generic)):
-        return np.asarray(x, dtype) if x.shape else np.asarray(x, dtype)[()]
-    return convert_element_type(x, dtype, weak)
+            value = pytype(x)
+        else:
+            value = np.asarray(x, dtype)[()]
+    elif isinstance(x, (np.ndarray, np.generic)):
+        value = x if same else (np.asarray(x, dtype) if x.shape else np.asarray(x, dtype)[()])
+    else:
+        return x if same else convert_element_type(x, dtype, weak)
+    # JAX converts every host operand with lax, so under a staging trace it
+    # becomes a (literal or constvar) tracer and later operations on it alone
+    # are staged (`-loc` prints `neg 0.5:f32[]`); eagerly the host value is
+    # kept, which NumPy computes with identically and faster.
+    # A weakly typed Python scalar stays as it is: the staging trace writes it
+    # as the same weak literal, and evaluating that literal keeps it weak.
+    if weak and tx in _PY_SCALARS:
+        return value
+    lift = getattr(core.current_trace(), "lift_constant", None)
+    if lift is None:
+        return value
+    return lift(np.asarray(value, dtype), core.ShapedArray(np.shape(value), dtype, weak))
 
 
 def literal_value(x):
@@ -89,7 +104,7 @@ def convert_element_type(x, dtype, weak_type: bool = False):
     staging trace has no such rule yet, so the numpy layer folds here.
     """
     value = literal_value(x)
-    if value is not None and isinstance(x, core.Tracer) and x._trace is core.current_trace():
+    if value is not None and isinstance(x, core.Tracer):
         return lax_ew._convert_element_type(np.asarray(value), dtype, weak_type)
     return lax_ew._convert_element_type(x, dtype, weak_type)
 
@@ -208,8 +223,14 @@ def ensure_arraylike(fun_name: str, *args):
 
 
 def constant_like(x, value):
-    """`value` as a NumPy scalar of the dtype of `x` (a strong literal)."""
-    return np.asarray(value, aval_of(x).dtype)[()]
+    """lax._const: `value` in the dtype of `x`. For a weakly typed scalar `x`
+    it is a Python scalar (a weak literal, printed at full precision); else a
+    NumPy scalar of x's dtype (a strong literal)."""
+    dtype = aval_of(x).dtype
+    if dtypes.is_weakly_typed_scalar(x):
+        value = dtypes.scalar_type_of(x)(value)
+        return value if core.concrete_aval(value).dtype == dtype else np.asarray(value, dtype)[()]
+    return np.asarray(value, dtype)[()]
 
 
 def canonicalize_axis_tuple(axis, ndim: int, name: str = "axis") -> tuple:

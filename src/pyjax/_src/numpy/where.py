@@ -8,12 +8,7 @@ import numpy as np
 
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src.numpy.util import (
-    aval_of,
-    constant_like,
-    ensure_arraylike,
-    promote_dtypes,
-)
+from pyjax._src.numpy.util import aval_of, check_arraylike, constant_like, ensure_arraylike, promote_dtypes
 
 
 @jit
@@ -49,6 +44,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
 
         condition = ensure_arraylike("where", condition)
         return nonzero(condition, size=size, fill_value=fill_value)
+    check_arraylike("where", condition, x, y)
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided to "
                          f"jax.numpy.where, got {x} and {y}.")
