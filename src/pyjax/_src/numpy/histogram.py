@@ -90,9 +90,9 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     range = asarray(range, dtype=dtype)
     if aval_of(range).shape != (2,):
         raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
-    flat = ptp(range) == 0
-    low = where(flat, range[0] - 0.5, range[0])
-    high = where(flat, range[1] + 0.5, range[1])
+    # The degenerate-range test is evaluated once per end, as JAX stages it.
+    low = where(ptp(range) == 0, range[0] - 0.5, range[0])
+    high = where(ptp(range) == 0, range[1] + 0.5, range[1])
     return linspace(low, high, bins_int + 1, dtype=dtype)
 
 

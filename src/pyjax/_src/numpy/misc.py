@@ -190,10 +190,16 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
     epsilon = np.spacing(np.finfo(aval_of(xp_arr).dtype).eps)
     tiny = lax_ew.abs(dx) <= epsilon  # keeps the gradient finite where dx ~ 0
     f = where(tiny, fp_arr[i - 1], fp_arr[i - 1] + (delta / where(tiny, 1, dx)) * df)
-    if not extrapolate[0] and period is None:
-        f = where(x_arr < xp_arr[0], fp_arr[0] if left is None else left, f)
-    if not extrapolate[1] and period is None:
-        f = where(x_arr > xp_arr[-1], fp_arr[-1] if right is None else right, f)
+    # The fill value is taken before the comparison (and even when `period`
+    # makes it unused), the order in which JAX stages these equations.
+    if not extrapolate[0]:
+        fill = fp_arr[0] if left is None else left
+        if period is None:
+            f = where(x_arr < xp_arr[0], fill, f)
+    if not extrapolate[1]:
+        fill = fp_arr[-1] if right is None else right
+        if period is None:
+            f = where(x_arr > xp_arr[-1], fill, f)
     return f
 
 
