@@ -140,7 +140,26 @@ def _compare_values(name: str, expected: dict, actual: dict) -> None:
     np.testing.assert_array_equal(got, want, err_msg=f"{name}: values differ")
 
 
-@pytest.mark.parametrize("set_name,name", sorted(PROGRAMS), ids=[f"{s}:{n}" for s, n in sorted(PROGRAMS)])
+# Recorded programs pyjax does not reproduce yet: each is a known, listed gap
+# (docs/differences.md), expected to fail — strictly, so a fix is noticed.
+KNOWN_DIFFERENCES = {
+    ("jnp_linalg", "jaxpr_grad_slogdet_2x2"):
+        "a custom_jvp rule's literal output is kept as an output of the known jit (JAX forwards it)",
+    ("scipy", "jaxpr_grad_xlogy"):
+        "a weakly typed scalar reaching a custom_jvp rule is converted before the multiply (JAX after)",
+    ("scipy", "stats_mvn_logpdf_jaxpr"):
+        "JAX's 2-D jnp.diagonal goes through platform_dependent, which pyjax does not have",
+}
+
+
+def _marked(params):
+    for set_name, name in params:
+        reason = KNOWN_DIFFERENCES.get((set_name, name))
+        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+        yield pytest.param(set_name, name, marks=marks, id=f"{set_name}:{name}")
+
+
+@pytest.mark.parametrize("set_name,name", list(_marked(sorted(PROGRAMS))))
 def test_program_matches_jax(set_name, name, implementation):
   program = PROGRAMS[(set_name, name)]
   expected = GOLDENS[set_name]["programs"][name]
