@@ -24,6 +24,7 @@ from pyjax._src.lax import slicing as lax_slicing
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
+    check_arraylike,
     ensure_array,
     ensure_arraylike,
     lax_convert,
@@ -91,8 +92,15 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
       Array([[0, 1, 2],
              [3, 4, 5]], dtype=int32)
     """
+    check_arraylike("reshape", a)
     if shape is None:
         shape = newshape
+    if out_sharding is None:
+        # As JAX: an input with its own reshape method (a NumPy array) is
+        # reshaped by it, and stays a NumPy array.
+        method = getattr(a, "reshape", None)
+        if method is not None:
+            return method(shape, order=order)
     return array_reshape(ensure_arraylike("reshape", a), shape, order=order)
 
 
@@ -209,7 +217,6 @@ def squeeze(a, axis=None):
 
 def _atleast(arys, n: int, name: str):
     from pyjax._src.numpy.creation import array
-    from pyjax._src.numpy.util import check_arraylike
 
     check_arraylike(name, *arys)
     if len(arys) == 1:
@@ -233,7 +240,6 @@ def atleast_2d(*arys):
 def atleast_3d(*arys):
     """Views of the inputs with at least three axes (a 1-D array becomes
     (1, N, 1), a 2-D one (M, N, 1))."""
-    from pyjax._src.numpy.util import check_arraylike
 
     check_arraylike("atleast_3d", *arys)
     if len(arys) != 1:
