@@ -313,7 +313,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     if sorter is not None:
         a = a[sorter]
     if side not in ("left", "right"):
-        raise ValueError(f"{side!r} is an invalid value for keyword 'side'")
+        raise ValueError(f"invalid argument side={side!r}, expected 'left' or 'right'")
     dtype = np.dtype(np.int64) if aval_of(a).shape[0] > np.iinfo(np.int32).max else np.dtype(np.int32)
     if method in ("scan", "scan_unrolled"):
         return _searchsorted_scan_impl(a, v, side=side, dtype=dtype, unrolled=method == "scan_unrolled")

@@ -10,6 +10,8 @@ eager mode); otherwise it is converted to a NumPy scalar of the result dtype.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from pyjax._src import core, dtypes
@@ -149,7 +151,7 @@ def ensure_array(x, dtype=None):
 
 
 def canonicalize_axis(axis: int, ndim: int) -> int:
-    axis = int(axis)
+    axis = operator.index(axis)  # a float axis is a TypeError, as in JAX
     if not -ndim <= axis < max(ndim, 1) and not (ndim == 0 and axis in (0, -1)):
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim if ndim else 0
