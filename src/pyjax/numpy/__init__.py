@@ -79,7 +79,7 @@ from pyjax._src.numpy.scalar_types import (
     float8_e5m2fnuz, float8_e8m0fnu, float16, float32, float64, float_, int1, int2, int4, int8, int16, int32, int64,
     int_, single, uint, uint1, uint2, uint4, uint8, uint16, uint32, uint64,
 )
-from pyjax._src.numpy.ufunc_api import frompyfunc, install_ufunc_methods as _install_ufunc_methods, ufunc
+from pyjax._src.numpy.ufunc_api import frompyfunc, make_builtin_ufuncs as _make_builtin_ufuncs, ufunc
 from pyjax._src.numpy.window_functions import bartlett, blackman, hamming, hanning, kaiser
 from pyjax._src.dtypes import finfo, iinfo, isdtype, issubdtype, promote_types, result_type
 from numpy import array_repr, array_str, can_cast, character, flexible, object_, save, savez
@@ -87,7 +87,8 @@ from numpy.exceptions import ComplexWarning
 
 from pyjax._src.numpy.ufuncs_extra import floor_divide  # noqa: E402
 
-_install_ufunc_methods()
+# jnp.add, jnp.multiply, ... are ufunc objects in JAX (with reduce, accumulate, ...).
+globals().update(_make_builtin_ufuncs())
 
 bool = bool_
 dtype = _np.dtype

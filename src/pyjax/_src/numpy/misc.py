@@ -605,23 +605,23 @@ def _shape_of(a) -> tuple:
 
 
 def shape(a) -> tuple:
-    """The shape of `a` (a static tuple)."""
+    """The shape of `a` (a static tuple). A list or tuple is accepted with
+    JAX's DeprecationWarning."""
     if not hasattr(a, "shape"):
-        check_arraylike("shape", a)
+        check_arraylike("shape", a, emit_warning=True, stacklevel=4)
     return _shape_of(a)
 
 
 def ndim(a) -> int:
     """The number of axes of `a`."""
     if not hasattr(a, "ndim"):
-        check_arraylike("ndim", a)
+        check_arraylike("ndim", a, emit_warning=True, stacklevel=4)
     return len(_shape_of(a))
 
 
 def size(a, axis=None) -> int:
     """The number of elements of `a` (along `axis` if given)."""
-    if not hasattr(a, "shape"):
-        check_arraylike("size", a)
+    check_arraylike("size", a, emit_warning=True, stacklevel=4)
     s = _shape_of(a)
     if axis is None:
         return int(np.prod(s, dtype=np.int64))

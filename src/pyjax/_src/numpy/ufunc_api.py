@@ -2,9 +2,9 @@
 (call with broadcasting, reduce, accumulate, at, reduceat, outer) for a
 scalar Python function, built from vmap and loops.
 
-jnp.add, jnp.multiply and the other binary ufuncs carry the same methods
-(`jnp.add.reduce` is jnp.sum); they stay plain functions so that the
-operators keep their eager fast paths.
+jnp.add, jnp.multiply and the other ufuncs JAX exposes are ufunc objects
+with the same methods (`jnp.add.reduce` is jnp.sum); the array operators
+call the plain functions underneath, keeping their eager fast paths.
 """
 
 from __future__ import annotations
@@ -292,9 +292,12 @@ def _without_dtype(reduction):
     return reduce
 
 
-def install_ufunc_methods() -> None:
-    """Gives the binary jnp functions NumPy's ufunc methods: jnp.add.reduce
-    is jnp.sum, jnp.multiply.accumulate is jnp.cumprod, and so on."""
+def make_builtin_ufuncs() -> dict:
+    """JAX's built-in ufunc objects (jnp.add, jnp.multiply, ..., jnp.negative),
+    keyed by name: each calls the plain jnp function (which the array
+    operators use directly, keeping their eager fast paths) and adds NumPy's
+    ufunc methods (`jnp.add.reduce` is jnp.sum, `jnp.multiply.accumulate`
+    is jnp.cumprod, and so on)."""
     from pyjax._src.numpy import cumulative, reductions, ufuncs, ufuncs_extra
 
     def add_at(a, indices, b):
@@ -311,24 +314,22 @@ def install_ufunc_methods() -> None:
             return a.at[indices].mul(b).astype(bool)
         return a.at[indices].mul(b)
 
-    table = {
-        ufuncs.add: dict(identity=0, reduce=reductions.sum, accumulate=cumulative.cumsum, at=add_at),
-        ufuncs.multiply: dict(identity=1, reduce=reductions.prod, accumulate=cumulative.cumprod, at=multiply_at),
-        ufuncs.subtract: dict(identity=None, at=lambda a, i, b: a.at[i].subtract(b)),
-        ufuncs.bitwise_and: dict(identity=-1, reduce=reductions.reduce_bitwise_and),
-        ufuncs.bitwise_or: dict(identity=0, reduce=reductions.reduce_bitwise_or),
-        ufuncs.bitwise_xor: dict(identity=0, reduce=reductions.reduce_bitwise_xor),
-        ufuncs.minimum: dict(identity=None, reduce=_without_dtype(reductions.min)),
-        ufuncs.maximum: dict(identity=None, reduce=_without_dtype(reductions.max)),
-        ufuncs.logical_and: dict(identity=True, reduce=reductions.reduce_logical_and),
-        ufuncs.logical_or: dict(identity=False, reduce=reductions.reduce_logical_or),
-        ufuncs.logical_xor: dict(identity=False, reduce=reductions.reduce_logical_xor),
-        ufuncs_extra.logaddexp: dict(identity=-np.inf),
-        ufuncs_extra.logaddexp2: dict(identity=-np.inf),
+    binary = {
+        ufuncs.add: {"identity": 0, "reduce": reductions.sum, "accumulate": cumulative.cumsum, "at": add_at},
+        ufuncs.multiply: {"identity": 1, "reduce": reductions.prod, "accumulate": cumulative.cumprod,
+                          "at": multiply_at},
+        ufuncs.subtract: {"identity": None, "at": lambda a, i, b: a.at[i].subtract(b)},
+        ufuncs.bitwise_and: {"identity": -1, "reduce": reductions.reduce_bitwise_and},
+        ufuncs.bitwise_or: {"identity": 0, "reduce": reductions.reduce_bitwise_or},
+        ufuncs.bitwise_xor: {"identity": 0, "reduce": reductions.reduce_bitwise_xor},
+        ufuncs.minimum: {"identity": None, "reduce": _without_dtype(reductions.min)},
+        ufuncs.maximum: {"identity": None, "reduce": _without_dtype(reductions.max)},
+        ufuncs.logical_and: {"identity": True, "reduce": reductions.reduce_logical_and},
+        ufuncs.logical_or: {"identity": False, "reduce": reductions.reduce_logical_or},
+        ufuncs.logical_xor: {"identity": False, "reduce": reductions.reduce_logical_xor},
+        ufuncs_extra.logaddexp: {"identity": -np.inf},
+        ufuncs_extra.logaddexp2: {"identity": -np.inf},
     }
-    for fn, props in table.items():
-        u = ufunc(fn, 2, 1, name=fn.__name__, call=fn, **props)
-        for method in ("reduce", "accumulate", "at", "reduceat", "outer"):
-            setattr(fn, method, getattr(u, method))
-        fn.identity = props.get("identity")
-        fn.nin, fn.nout, fn.nargs = 2, 1, 2
+    made = {fn.__name__: ufunc(fn, 2, 1, name=fn.__name__, call=fn, **props) for fn, props in binary.items()}
+    made["negative"] = ufunc(ufuncs.negative, 1, 1, name="negative", call=ufuncs.negative)
+    return made

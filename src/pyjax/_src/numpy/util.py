@@ -11,6 +11,7 @@ eager mode); otherwise it is converted to a NumPy scalar of the result dtype.
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -34,10 +35,17 @@ def is_arraylike(x) -> bool:
     )
 
 
-def check_arraylike(fun_name: str, *args) -> None:
+def check_arraylike(fun_name: str, *args, emit_warning: bool = False, stacklevel: int = 3) -> None:
+    """Raises JAX's TypeError for an argument that is not array-like (a list,
+    say); with `emit_warning`, JAX's DeprecationWarning instead."""
     for i, arg in enumerate(args):
         if not is_arraylike(arg):
-            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got {type(arg)} at position {i}.")
+            msg = f"{fun_name} requires ndarray or scalar arguments, got {type(arg)} at position {i}."
+            if emit_warning:
+                warnings.warn(msg + " In a future JAX release this will be an error.", DeprecationWarning,
+                              stacklevel=stacklevel)
+                return
+            raise TypeError(msg)
 
 
 def aval_of(x):
@@ -118,6 +126,12 @@ def promote_shapes(fun_name: str, *args):
     ranks = {len(s) for s in shapes if s}
     if len(ranks) < 2:
         return list(args)
+    # Operands of different ranks are checked here, before the rank
+    # promotion, as JAX does (hence its ValueError rather than lax's TypeError).
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}") from None
     rank = max(ranks)
     return [
         x if not s or len(s) == rank else lax_shapes.broadcast_in_dim(x, (1,) * (rank - len(s)) + tuple(s), tuple(range(rank - len(s), rank)))
