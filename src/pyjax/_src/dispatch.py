@@ -26,6 +26,19 @@ class EvalTrace(core.Trace):
         self.impls = impls
 
     def process_primitive(self, primitive, args, params):
+        if len(args) == 2 and type(args[0]) is Array and type(args[1]) is Array and not primitive.multiple_results:
+            # The commonest eager call, a binary op on two Arrays, without the
+            # generic argument loop (same cache, same impl, same checks).
+            x, y = args
+            avals = (x.aval, y.aval)
+            out_aval = primitive._abstract_eval_cache.get((avals, *params.values()) if params else avals)
+            impl = self.impls.get(primitive)
+            if out_aval is not None and impl is not None:
+                out = impl(x._value, y._value, **params)
+                dtype = getattr(out, "dtype", None)
+                if dtype is not out_aval.dtype and dtype != out_aval.dtype:
+                    out = np.asarray(out, out_aval.dtype)
+                return Array(out, out_aval)
         avals = []
         for x in args:
             tx = type(x)
