@@ -208,3 +208,24 @@ def test_array_and_asarray():
         jnp.array([object()])
     with pytest.raises(ValueError, match="setting an array element with a sequence"):
         jnp.array([[1, 2], [3]])
+
+
+def test_io_and_interchange(tmp_path):
+    path = tmp_path / "a.npy"
+    np.save(path, np.arange(3.0))
+    loaded = jnp.load(path)
+    assert isinstance(loaded, pyjax.Array)
+    check_close(loaded, np.arange(3.0, dtype=np.float32))  # x64 is off
+    check_close(jnp.from_dlpack(np.arange(3)), np.arange(3, dtype=np.int32))
+    assert jnp.save is np.save and jnp.savez is np.savez
+    assert jnp.array_repr(np.array([1, 2])) == "array([1, 2])"
+    for name in ("fromiter", "fromfile"):
+        with pytest.raises(NotImplementedError, match=f"jnp.{name}\\(\\) is not implemented because it may be "
+                           "non-pure and thus unsafe for use with JIT and other JAX transformations."):
+            getattr(jnp, name)(iter([1, 2]) if name == "fromiter" else "x")
+    previous = jnp.get_printoptions()["precision"]
+    jnp.set_printoptions(precision=3)
+    try:
+        assert jnp.get_printoptions()["precision"] == 3
+    finally:
+        jnp.set_printoptions(precision=previous)
