@@ -653,6 +653,54 @@ def rewriting_take(x, idx, *, indices_are_sorted=False, unique_indices=False, mo
                    mode=mode, fill_value=fill_value, normalize=normalize_indices)
 
 
+_INDEX_PLANS: dict = {}  # (aval, index key) -> (NumPy index, result aval) or False
+
+
+def _entry_key(e):
+    # Types are part of the key (True == 1 == 1.0 as dict keys); slices are
+    # unhashable before Python 3.12, so they become tuples.
+    if type(e) is slice:
+        return (slice, type(e.start), e.start, type(e.stop), e.stop, type(e.step), e.step)
+    return (type(e), e)
+
+
+def _index_key(index):
+    if type(index) is tuple:
+        return tuple(_entry_key(e) for e in index)
+    return _entry_key(index)
+
+
 def getitem(x, index):
     """x[index] with NumPy's basic and advanced indexing (see the module docstring)."""
+    if type(x) is Array and core._trace_ctx.get() is None:
+        # Eager fast path for static basic indices (ints, slices, None, ...):
+        # the elements the static slice would select, read with NumPy, under
+        # a cached plan (JAX's clamping of out-of-range integers included).
+        aval = x.aval
+        try:
+            key = (aval, _index_key(index))
+            plan = _INDEX_PLANS.get(key)
+        except TypeError:  # an unhashable index: arrays, lists
+            plan = False
+        else:
+            if plan is None:
+                plan = _static_plan(aval, index)
+                if len(_INDEX_PLANS) >= 4096:
+                    _INDEX_PLANS.clear()
+                _INDEX_PLANS[key] = plan
+        if plan:
+            np_index, out_aval = plan
+            value = x._value[np_index]
+            return Array(value if type(value) is np.ndarray else np.asarray(value), out_aval)
     return rewriting_take(x, index)
+
+
+def _static_plan(aval, index):
+    from pyjax._src.avals import ShapedArray
+    from pyjax._src.numpy.eager import static_index_plan
+
+    plan = static_index_plan(aval.shape, index)
+    if plan is None:
+        return False
+    np_index, shape = plan
+    return np_index, ShapedArray(shape, aval.dtype, aval.weak_type)

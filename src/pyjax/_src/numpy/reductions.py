@@ -19,6 +19,8 @@ import operator
 import numpy as np
 
 from pyjax._src import core, dtypes, errors
+from pyjax._src.array import Array
+from pyjax._src.numpy import eager
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import reduce as lax_reduce
@@ -177,6 +179,22 @@ def ensure_optional_axes(axis):
         return tuple(operator.index(i) for i in axis)
 
 
+def _eager(fn, name: str, a, **options):
+    """`fn(a, **options)` through the eager replay cache (eager.py), or None
+    when the options are not all static and hashable."""
+    try:
+        key = tuple((k, eager.hashable(v)) for k, v in options.items())
+    except TypeError:
+        return None
+    return eager.replay(name, a, key, lambda x: fn(x, **options))
+
+
+def _plain(a, out, initial=None, where=None) -> bool:
+    # The eager fast path covers an Array argument without out/initial/where.
+    return (type(a) is Array and out is None and initial is None and where is None
+            and core._trace_ctx.get() is None)
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
         promote_integers=True):
     """Sum of array elements over `axis`.
@@ -195,6 +213,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
       >>> jnp.sum(jnp.arange(6).reshape(2, 3), axis=1)
       Array([ 3, 12], dtype=int32)
     """
+    if _plain(a, out, initial, where) and (r := _eager(sum, "sum", a, axis=axis, dtype=dtype, keepdims=keepdims,
+                                                       promote_integers=promote_integers)) is not None:
+        return r
     return _reduction(a, "sum", lax_ew.add, 0, preproc=_cast_to_numeric, bool_op=lax_ew.bitwise_or,
                       upcast_f16_for_computation=dtype is None, axis=ensure_optional_axes(axis), dtype=dtype,
                       out=out, keepdims=keepdims, initial=initial, where_=where, promote_integers=promote_integers)
@@ -202,6 +223,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
     """Product of array elements over `axis` (options as for `sum`)."""
+    if _plain(a, out, initial, where) and (r := _eager(prod, "prod", a, axis=axis, dtype=dtype, keepdims=keepdims,
+                                                       promote_integers=promote_integers)) is not None:
+        return r
     return _reduction(a, "prod", lax_ew.mul, 1, preproc=_cast_to_numeric, bool_op=lax_ew.bitwise_and,
                       upcast_f16_for_computation=dtype is None, axis=ensure_optional_axes(axis), dtype=dtype,
                       out=out, keepdims=keepdims, initial=initial, where_=where, promote_integers=promote_integers)
@@ -210,6 +234,8 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum of array elements over `axis` (NaN-propagating). With `where`,
     `initial` is required (max has no identity)."""
+    if _plain(a, out, initial, where) and (r := _eager(max, "max", a, axis=axis, keepdims=keepdims)) is not None:
+        return r
     return _reduction(a, "max", lax_ew.max, -np.inf, has_identity=False, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, initial=initial, where_=where)
 
@@ -217,6 +243,8 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum of array elements over `axis` (NaN-propagating). With `where`,
     `initial` is required."""
+    if _plain(a, out, initial, where) and (r := _eager(min, "min", a, axis=axis, keepdims=keepdims)) is not None:
+        return r
     return _reduction(a, "min", lax_ew.min, np.inf, has_identity=False, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, initial=initial, where_=where)
 
@@ -233,12 +261,16 @@ def amin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where every element along `axis` is truthy."""
+    if _plain(a, out, None, where) and (r := _eager(all, "all", a, axis=axis, keepdims=keepdims)) is not None:
+        return r
     return _reduction(a, "all", lax_ew.bitwise_and, True, preproc=_cast_to_bool, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, where_=where)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where some element along `axis` is truthy."""
+    if _plain(a, out, None, where) and (r := _eager(any, "any", a, axis=axis, keepdims=keepdims)) is not None:
+        return r
     return _reduction(a, "any", lax_ew.bitwise_or, False, preproc=_cast_to_bool, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, where_=where)
 
@@ -294,6 +326,9 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
       >>> jnp.mean(jnp.array([[1., 2.], [3., 5.]]), axis=0)
       Array([2. , 3.5], dtype=float32)
     """
+    if _plain(a, out, None, where) and (r := _eager(mean, "mean", a, axis=axis, dtype=dtype,
+                                                    keepdims=keepdims)) is not None:
+        return r
     return _mean(a, ensure_optional_axes(axis), dtype, out, keepdims, where=where,
                  upcast_f16_for_computation=dtype is None)
 
@@ -599,6 +634,8 @@ def _arg_reduce(name, primitive, a, axis, keepdims):
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum along `axis` (of the flattened array if None);
     the first one on ties, NaN counting as the maximum."""
+    if _plain(a, out) and (r := _eager(argmax, "argmax", a, axis=axis, keepdims=keepdims)) is not None:
+        return r
     arr = ensure_arraylike("argmax", a)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.argmax is not supported.")
@@ -608,6 +645,8 @@ def argmax(a, axis=None, out=None, keepdims=None):
 
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the minimum along `axis` (of the flattened array if None)."""
+    if _plain(a, out) and (r := _eager(argmin, "argmin", a, axis=axis, keepdims=keepdims)) is not None:
+        return r
     arr = ensure_arraylike("argmin", a)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.argmin is not supported.")
