@@ -115,7 +115,7 @@ def test_flags_reach_the_scatter():
         return a.at[i].add(1.0, indices_are_sorted=True, unique_indices=True, mode="clip")
 
     jaxpr = pyjax.make_jaxpr(f)(jnp.zeros(5), jnp.array([0, 2]))
-    scatter = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "scatter-add"][0]
+    scatter = next(e for e in jaxpr.jaxpr.eqns if e.primitive.name == "scatter-add")
     assert scatter.params["indices_are_sorted"] is True
     assert scatter.params["unique_indices"] is True
     assert str(scatter.params["mode"]) == "GatherScatterMode.CLIP"

@@ -33,7 +33,7 @@ def test_static_indexing_fast_path_matches_jit(index):
 
 def test_static_indexing_takes_the_fast_path(monkeypatch):
     x = jnp.arange(10.0)
-    x[3]  # noqa: B018  (warms the plan)
+    x[3]
 
     def fail(*args, **kwargs):
         raise AssertionError("the ordinary indexing path ran")
@@ -93,7 +93,7 @@ def test_calls_that_warn_or_raise_keep_doing_so():
 
 
 def test_fast_paths_do_not_apply_under_transformations():
-    f = lambda a: jnp.sum(a[1:], axis=0)  # noqa: E731
+    f = lambda a: jnp.sum(a[1:], axis=0)
     text = str(pyjax.make_jaxpr(f)(X))
     assert "slice" in text and "reduce_sum" in text
     np.testing.assert_allclose(np.asarray(pyjax.grad(lambda a: jnp.sum(a[0] ** 2))(X))[0], 2 * np.asarray(X)[0])

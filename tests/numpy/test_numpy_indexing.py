@@ -78,7 +78,7 @@ def test_advanced_indexing_with_traced_indices(idx):
 
 def test_staged_primitives_follow_the_index_kind():
     x = jnp.asarray(X)
-    prims = lambda f, *a: [e.primitive.name for e in pyjax.make_jaxpr(f)(x, *a).jaxpr.eqns]  # noqa: E731
+    prims = lambda f, *a: [e.primitive.name for e in pyjax.make_jaxpr(f)(x, *a).jaxpr.eqns]
     assert prims(lambda a: a[1:, ::2]) == ["slice"]
     assert prims(lambda a: a[0]) == ["slice", "squeeze"]
     # A traced integer: every start is normalised (i < 0 ? i + n : i), then
@@ -91,7 +91,7 @@ def test_staged_primitives_follow_the_index_kind():
 
 def test_gather_parameters_for_mixed_indexing():
     jaxpr = pyjax.make_jaxpr(lambda a, i: a[i, :, 1:3])(jnp.asarray(X), jnp.array([1, 0]))
-    gather = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "gather"][0]
+    gather = next(e for e in jaxpr.jaxpr.eqns if e.primitive.name == "gather")
     dnums = gather.params["dimension_numbers"]
     # The static slice 1:3 becomes a gathered window of size 2 starting at 1.
     assert dnums.offset_dims == (1, 2)

@@ -41,6 +41,7 @@ def test_polyfit(deg):
     check_close(jnp.polyfit(x, y, deg, w=w), np.polyfit(x, y, deg, w=w).astype(np.float32), rtol=2e-3, atol=2e-3)
     coef, cov = jnp.polyfit(x, y, deg, cov=True)
     want_coef, want_cov = np.polyfit(x, y, deg, cov=True)
+    check_close(coef, want_coef.astype(np.float32), rtol=2e-3, atol=2e-3)
     check_close(cov, want_cov.astype(np.float32), rtol=5e-2, atol=1e-5)
     full = jnp.polyfit(x, y, deg, full=True)
     want = np.polyfit(x, y, deg, full=True)

@@ -69,26 +69,28 @@ def test_sized_variants_under_jit():
     check_close(jnp.compress(np.array([True, False, True]), M, axis=1), np.compress([True, False, True], M, axis=1))
 
 
+# The messages JAX 0.11 gives (regular expressions).
+NONZERO_MSG = "The size argument of jnp.nonzero must be statically specified"
+UNIQUE_MSG = ("The error arose for the first argument of jnp.unique\\(\\). To make jnp.unique\\(\\) compatible "
+              "with JIT and other transforms, you can specify a concrete value for the size argument, which will "
+              "determine the output size.")
 DATA_DEPENDENT = {
-    "nonzero": (lambda x: jnp.nonzero(x), "The size argument of jnp.nonzero must be statically specified to use "
-                "jnp.nonzero within JAX transformations."),
-    "where": (lambda x: jnp.where(x), "The size argument of jnp.nonzero must be statically specified"),
-    "argwhere": (lambda x: jnp.argwhere(x), "The size argument of jnp.nonzero must be statically specified"),
-    "flatnonzero": (lambda x: jnp.flatnonzero(x), "The size argument of jnp.nonzero must be statically specified"),
-    "unique": (lambda x: jnp.unique(x), "The error arose for the first argument of jnp.unique\\(\\). To make "
-               "jnp.unique\\(\\) compatible with JIT and other transforms, you can specify a concrete value for "
-               "the size argument, which will determine the output size."),
+    "nonzero": (lambda x: jnp.nonzero(x), NONZERO_MSG + " to use jnp.nonzero within JAX transformations."),
+    "where": (lambda x: jnp.where(x), NONZERO_MSG),
+    "argwhere": (lambda x: jnp.argwhere(x), NONZERO_MSG),
+    "flatnonzero": (lambda x: jnp.flatnonzero(x), NONZERO_MSG),
+    "unique": (lambda x: jnp.unique(x), UNIQUE_MSG),
     "union1d": (lambda x: jnp.union1d(x, x), "The error arose in union1d\\(\\)"),
     "setdiff1d": (lambda x: jnp.setdiff1d(x, x), "The error arose in setdiff1d\\(\\)"),
-    "intersect1d": (lambda x: jnp.intersect1d(x, x), "The error arose for the first argument of jnp.unique"),
-    "setxor1d": (lambda x: jnp.setxor1d(x, x), "The error arose for the first argument of jnp.unique"),
-    "extract": (lambda x: jnp.extract(x > 0, x), "The size argument of jnp.compress must be specified in order "
-                "to use jnp.compress within JAX transformations like jax.jit, jax.vmap, and jax.grad."),
-    "bincount": (lambda x: jnp.bincount(x), "The error occurred because of argument 'x' of jnp.bincount. To "
-                 "avoid this error, pass a static `length` argument."),
+    "intersect1d": (lambda x: jnp.intersect1d(x, x), UNIQUE_MSG),
+    "setxor1d": (lambda x: jnp.setxor1d(x, x), UNIQUE_MSG),
+    "extract": (lambda x: jnp.extract(x > 0, x), ("The size argument of jnp.compress must be specified in order "
+                                                  "to use jnp.compress within JAX transformations like jax.jit, "
+                                                  "jax.vmap, and jax.grad.")),
+    "bincount": (lambda x: jnp.bincount(x), ("The error occurred because of argument 'x' of jnp.bincount. To "
+                                             "avoid this error, pass a static `length` argument.")),
     "trim_zeros": (lambda x: jnp.trim_zeros(x), "Error arose in the `filt` argument of trim_zeros\\(\\)"),
-    "repeat": (lambda x: jnp.repeat(x, x), "When jit-compiling jnp.repeat, the total number of repeats must be "
-               "static."),
+    "repeat": (lambda x: jnp.repeat(x, x), "When jit-compiling jnp.repeat, the total number of repeats must be static."),
 }
 
 
@@ -128,7 +130,7 @@ def test_unique_with_size():
     # Without fill_value the padding repeats the smallest value, as JAX does.
     check_close(jnp.unique(V, size=6), _ints([1, 2, 3, 5, 1, 1]))
     check_close(jnp.unique(V, size=2), _ints([1, 2]))
-    values, counts = jnp.unique(V, size=5, return_counts=True)
+    _, counts = jnp.unique(V, size=5, return_counts=True)
     check_close(counts, _ints([2, 1, 3, 1, 0]))
 
 

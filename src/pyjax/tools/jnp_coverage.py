@@ -95,8 +95,8 @@ def render_markdown(reference: dict, result: dict) -> str:
     lines = [
         "# jax.numpy coverage",
         "",
-        f"pyjax.numpy against the public namespace of jax.numpy {reference['jax_version']} "
-        "(recorded in `tests/golden/jnp_names.json` by `tests/golden/record_jnp_names.py`).",
+        (f"pyjax.numpy against the public namespace of jax.numpy {reference['jax_version']} "
+         "(recorded in `tests/golden/jnp_names.json` by `tests/golden/record_jnp_names.py`)."),
         "Regenerate with `python -m pyjax.tools.jnp_coverage --markdown > docs/jnp_coverage.md`.",
         "",
         "| namespace | implemented | mismatched kind | missing | coverage |",

@@ -85,9 +85,8 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
         copy, order, ndmin = (list(args) + [copy, order, ndmin][len(args):])[:3]
     if order is not None and order != "K":
         raise NotImplementedError("Only implemented for order='K'")
-    if dtype is None and ndmin == 0:
-        if isinstance(object, core.Tracer) and _concrete(object) is None:
-            return lax_ew.copy_p.bind(object) if copy else object
+    if dtype is None and ndmin == 0 and isinstance(object, core.Tracer) and _concrete(object) is None:
+        return lax_ew.copy_p.bind(object) if copy else object
     if dtype is not None:
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "array")
     weak_type = dtype is None and dtypes.is_weakly_typed(object)

@@ -32,7 +32,7 @@ _MAX_PLANS = 4096  # a bound on the cache for programs that index with many diff
 class _Program:
     """A flat jaxpr prepared for direct evaluation with numpy impls."""
 
-    __slots__ = ("steps", "consts", "invar", "outvar", "out_aval")
+    __slots__ = ("consts", "invar", "out_aval", "outvar", "steps")
 
     def __init__(self, closed, impls):
         jaxpr = closed.jaxpr
@@ -100,7 +100,7 @@ def _build(fn, x, impls):
         warnings.simplefilter("always")
         try:
             closed = make_jaxpr(fn)(x)
-        except Exception:  # the ordinary path raises the user-facing error
+        except Exception:  # noqa: BLE001  (whatever it is, the ordinary path raises it to the user)
             return _NOT_REPLAYABLE
     if caught:
         # A call that warns keeps warning on every call: no fast path.

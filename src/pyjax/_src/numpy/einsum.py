@@ -11,6 +11,7 @@ result share; a transpose puts the result's axes in order.
 from __future__ import annotations
 
 import collections
+import itertools
 
 import numpy as np
 import opt_einsum
@@ -114,7 +115,7 @@ def _delta(shape, axes):
     axes = [int(a) for a in axes]
     base_shape = tuple(np.take(shape, axes))
     iotas = [lax_shapes.broadcasted_iota(np.uint32, base_shape, i) for i in range(len(base_shape))]
-    eyes = [lax_ew.eq(a, b) for a, b in zip(iotas[:-1], iotas[1:])]
+    eyes = [lax_ew.eq(a, b) for a, b in itertools.pairwise(iotas)]
     result = eyes[0]
     for e in eyes[1:]:
         result = lax_ew.bitwise_and(result, e)

@@ -94,7 +94,7 @@ class _AxisConcat:
             if isinstance(item, slice):
                 new, item_ndim = _grid_1d(item, self.op_name), 0
             elif isinstance(item, str):
-                raise ValueError("string directive must be placed at the beginning")
+                raise ValueError("string directive must be placed at the beginning")  # noqa: TRY004  (JAX's class)
             else:
                 new = array(item, copy=False)
                 item_ndim = aval_of(new).ndim

@@ -189,7 +189,7 @@ def _atleast_nd(x, n: int):
 
 def _block(xs):
     if isinstance(xs, tuple):
-        raise ValueError(f"jax.numpy.block does not allow tuples, got {xs}")
+        raise ValueError(f"jax.numpy.block does not allow tuples, got {xs}")  # noqa: TRY004  (JAX's class)
     if isinstance(xs, list):
         if len(xs) == 0:
             raise ValueError("jax.numpy.block does not allow empty list arguments")

@@ -128,7 +128,7 @@ def _pad_symmetric_or_reflect(array, pad_width, mode: str, reflect_type: str):
         if pad_width[i][0] == 0 and pad_width[i][1] == 0:
             continue
 
-        def build(array, padding, before):
+        def build(array, padding, before, i=i, axis_size=axis_size):  # bound now: called in this iteration
             edge = lax_slicing.slice_in_dim(array, 0, 1, axis=i) if before else \
                 lax_slicing.slice_in_dim(array, -1, None, axis=i)
             # 'reflect' skips the edge element; a long pad reflects repeatedly.

@@ -20,12 +20,12 @@ import numpy as np
 
 from pyjax._src import core, dtypes, errors
 from pyjax._src.array import Array
-from pyjax._src.numpy import eager
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import reduce as lax_reduce
 from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shapes as lax_shapes
+from pyjax._src.numpy import eager
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -54,11 +54,10 @@ def promote_integer_dtype(dtype):
     if dtypes.issubdtype(dtype, np.bool_):
         return dtypes.default_int_dtype()
     if dtypes.issubdtype(dtype, np.unsignedinteger):
-        if np.iinfo(dtype).bits < np.iinfo(dtypes.default_uint_dtype()).bits:
-            return dtypes.default_uint_dtype()
-    elif dtypes.issubdtype(dtype, np.integer):
-        if np.iinfo(dtype).bits < np.iinfo(dtypes.default_int_dtype()).bits:
-            return dtypes.default_int_dtype()
+        narrow = np.iinfo(dtype).bits < np.iinfo(dtypes.default_uint_dtype()).bits
+        return dtypes.default_uint_dtype() if narrow else dtype
+    if dtypes.issubdtype(dtype, np.integer) and np.iinfo(dtype).bits < np.iinfo(dtypes.default_int_dtype()).bits:
+        return dtypes.default_int_dtype()
     return dtype
 
 

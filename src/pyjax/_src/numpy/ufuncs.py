@@ -89,11 +89,12 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                     return bind(x, y if ax.weak_type else np.asarray(y, ax.dtype)[()])
             else:
                 ay = getattr(y, "aval", None)
-                if ay is not None and (ax is ay or (ax.dtype is ay.dtype and ax.weak_type is ay.weak_type and ax.ndim == ay.ndim)):
-                    if (not (has_bool and ax.dtype == np.bool_) and not (inexact and ax.dtype.kind not in "fc")
-                            and not (slow is not None and ax.dtype.kind == "c")
-                            and (not ax.weak_type or _weak_pair_stays(ax.dtype))):
-                        return bind(x, y)
+                if (ay is not None
+                        and (ax is ay or (ax.dtype is ay.dtype and ax.weak_type is ay.weak_type and ax.ndim == ay.ndim))
+                        and not (has_bool and ax.dtype == np.bool_) and not (inexact and ax.dtype.kind not in "fc")
+                        and not (slow is not None and ax.dtype.kind == "c")
+                        and (not ax.weak_type or _weak_pair_stays(ax.dtype))):
+                    return bind(x, y)
         elif type(x) in _PY_SCALARS and (ay := getattr(y, "aval", None)) is not None:
             key = (ay, type(x), config.trace_context_id())
             plan = _fast_plans.get(key)

@@ -287,7 +287,7 @@ def signbit(x, /):
     if dtypes.issubdtype(dtype, np.bool_):
         return full_like(x, False, dtype=np.dtype(np.bool_))
     if not dtypes.issubdtype(dtype, np.floating):
-        raise ValueError("jax.numpy.signbit is not well defined for %s" % dtype)
+        raise ValueError(f"jax.numpy.signbit is not well defined for {dtype}")
     info = dtypes.finfo(dtype)
     if info.bits not in _INT_FOR_BITS:
         raise NotImplementedError("jax.numpy.signbit only supports 16, 32, and 64-bit types.")

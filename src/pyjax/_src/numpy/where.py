@@ -8,7 +8,13 @@ import numpy as np
 
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src.numpy.util import aval_of, check_arraylike, constant_like, ensure_arraylike, promote_dtypes
+from pyjax._src.numpy.util import (
+    aval_of,
+    check_arraylike,
+    constant_like,
+    ensure_arraylike,
+    promote_dtypes,
+)
 
 
 @jit

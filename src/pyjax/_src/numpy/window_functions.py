@@ -19,8 +19,6 @@ def _length(M, name: str) -> int:
 
 
 def _window(M, name: str, formula):
-    from pyjax._src.numpy import ufuncs  # noqa: F401 (the formulas use array operators)
-
     M = _length(M, name)
     dtype = dtypes.default_float_dtype()
     if M <= 1:
