@@ -108,14 +108,7 @@ def reference(name, x, axis, out_dtype):
     return np.asarray(out).astype(np_dtype(out_dtype))
 
 
-# The NumPy backend's gather returns a 1-element array where the result is a
-# scalar (np.ascontiguousarray promotes 0-d arrays to 1-d), which median and
-# quantile of a whole array hit; see the report for the one-line fix.
-SCALAR_GATHER = pytest.mark.xfail(reason="NumPy backend gather: 0-d result comes back with shape (1,)",
-                                  strict=True)
-
-CASES = [pytest.param(name, dtype, axis, marks=[SCALAR_GATHER] if name == "median" and
-                      axis is None and dtype != "complex64" else [])
+CASES = [pytest.param(name, dtype, axis)
          for name in sorted(TABLE) for dtype in DTYPES
          for axis in ([None, 0, -1] if name in SINGLE_AXIS else AXES)]
 

@@ -181,7 +181,8 @@ def _gather(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
         mask = np.expand_dims(in_bounds, tuple(dnums.offset_dims))
         # Conversion like lax.full_like: an integer fill wraps into the dtype.
         result = np.where(mask, result, np.array(value).astype(x.dtype))
-    return np.ascontiguousarray(result)
+    # (ascontiguousarray makes a 0-d result 1-d: keep the gathered shape)
+    return np.ascontiguousarray(result).reshape(np.shape(result))
 
 
 IMPLS[gs.gather_p] = _gather
