@@ -2,14 +2,9 @@
 grad/jvp/vjp/linearize jaxprs, values and errors (see programs_core.py for
 the format; record with `record_core.py autodiff`)."""
 
-from programs_core import Program, program as _core_program  # noqa: F401
-import textwrap
+from programs_core import program_set
 
-PROGRAMS: list[Program] = []
-
-
-def program(name: str, expect: str, source: str) -> None:
-    PROGRAMS.append(Program(name, textwrap.dedent(source).strip("\n") + "\n", expect))
+PROGRAMS, program = program_set()
 
 
 program("seed_grad_sin_squared", "jaxpr", """

@@ -4,15 +4,9 @@ control_flow.json (see programs_core.py for the format; record with
 map and associative_scan, their jaxprs (params printed as JAX prints them,
 ft_in/ft_out included), grads, JVPs, vmaps, values and error messages."""
 
-import textwrap
+from programs_core import program_set
 
-from programs_core import Program
-
-PROGRAMS: list[Program] = []
-
-
-def program(name: str, expect: str, source: str) -> None:
-    PROGRAMS.append(Program(name, textwrap.dedent(source).strip("\n") + "\n", expect))
+PROGRAMS, program = program_set()
 
 
 # ---- the issue's seed programs ----

@@ -32,7 +32,7 @@ import io
 import re
 import textwrap
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -139,14 +139,22 @@ def run_program(program: Program, jax_module, jnp_module, lax_module) -> dict:
 # --------------------------------------------------------------------------
 # The programs.
 
-PROGRAMS: list[Program] = []
+def program_set() -> tuple[list[Program], Callable[[str, str, str], None]]:
+  """A new, empty program list and the `program(name, expect, source)` that
+  adds to it. Every program set (programs_<set>.py) makes its own:
+  ``PROGRAMS, program = program_set()``. Sources are dedented and end with
+  one newline, so the recording and the test see the same text."""
+  programs: list[Program] = []
+
+  def program(name: str, expect: str, source: str) -> None:
+    if any(p.name == name for p in programs):
+      raise ValueError(f"duplicate program name {name!r}")
+    programs.append(Program(name, textwrap.dedent(source).strip("\n") + "\n", expect))
+
+  return programs, program
 
 
-def program(name: str, expect: str, source: str) -> None:
-  if any(p.name == name for p in PROGRAMS):
-    raise ValueError(f"duplicate program name {name!r}")
-  PROGRAMS.append(Program(name, textwrap.dedent(source).strip("\n") + "\n",
-                          expect))
+PROGRAMS, program = program_set()
 
 
 # ---- the five seed programs (their text is known; must match verbatim) ----

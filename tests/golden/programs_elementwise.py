@@ -17,17 +17,9 @@ and param checks.
 
 from __future__ import annotations
 
-import textwrap
+from programs_core import program_set, run_program  # noqa: F401  (run_program: the shared runner)
 
-from programs_core import Program, run_program  # noqa: F401  (run_program: the shared runner)
-
-PROGRAMS: list[Program] = []
-
-
-def program(name: str, expect: str, source: str) -> None:
-  if any(p.name == name for p in PROGRAMS):
-    raise ValueError(f"duplicate program name {name!r}")
-  PROGRAMS.append(Program(name, textwrap.dedent(source).strip("\n") + "\n", expect))
+PROGRAMS, program = program_set()
 
 
 # ---- jaxprs ----

@@ -14,17 +14,9 @@ custom_linear_solve, which pyjax does not have yet.)
 
 from __future__ import annotations
 
-import textwrap
+from programs_core import program_set
 
-from programs_core import Program
-
-PROGRAMS: list[Program] = []
-
-
-def program(name: str, expect: str, source: str) -> None:
-  if any(p.name == name for p in PROGRAMS):
-    raise ValueError(f"duplicate program name {name!r}")
-  PROGRAMS.append(Program(name, textwrap.dedent(source).strip("\n") + "\n", expect))
+PROGRAMS, program = program_set()
 
 
 def jaxpr(name: str, call: str, shape: str = "(3, 3)") -> None:

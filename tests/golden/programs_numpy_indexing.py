@@ -3,17 +3,9 @@ whose JAX 0.11.0 behaviour is recorded in numpy_indexing.json (see
 programs_core.py for the format; record with
 `record_core.py numpy_indexing`)."""
 
-import textwrap
+from programs_core import program_set
 
-from programs_core import Program
-
-PROGRAMS: list[Program] = []
-
-
-def program(name: str, expect: str, source: str) -> None:
-    if any(p.name == name for p in PROGRAMS):
-        raise ValueError(f"duplicate program name {name!r}")
-    PROGRAMS.append(Program(name, textwrap.dedent(source).strip("\n") + "\n", expect))
+PROGRAMS, program = program_set()
 
 
 def jaxpr(name: str, body: str, *args: str) -> None:

@@ -3,17 +3,9 @@ jaxprs of the key primitives and samplers, key reprs, and the errors for
 misuse (see programs_core.py for the format; record with
 `record_core.py random`). The bits themselves are in random_vectors.json."""
 
-import textwrap
+from programs_core import program_set
 
-from programs_core import Program
-
-PROGRAMS: list[Program] = []
-
-
-def program(name: str, expect: str, source: str) -> None:
-  if any(p.name == name for p in PROGRAMS):
-    raise ValueError(f"duplicate program name {name!r}")
-  PROGRAMS.append(Program(name, textwrap.dedent(source).strip("\n") + "\n", expect))
+PROGRAMS, program = program_set()
 
 
 # Not recorded yet, because they need changes outside pyjax.random:

@@ -12,17 +12,9 @@ functions) and jax.scipy.optimize.minimize: jaxprs, values and JAX's errors.
 
 from __future__ import annotations
 
-import textwrap
+from programs_core import program_set
 
-from programs_core import Program
-
-PROGRAMS: list[Program] = []
-
-
-def program(name: str, expect: str, source: str) -> None:
-  if any(p.name == name for p in PROGRAMS):
-    raise ValueError(f"duplicate program name {name!r}")
-  PROGRAMS.append(Program(name, textwrap.dedent(source).strip("\n") + "\n", expect))
+PROGRAMS, program = program_set()
 
 
 def jaxpr(name: str, call: str, args: str = "jnp.ones(3)") -> None:

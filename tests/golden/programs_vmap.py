@@ -1,15 +1,9 @@
 """vmap programs whose JAX 0.11.0 behaviour is recorded in vmap.json (see
 programs_core.py for the format; record with `record_core.py vmap`)."""
 
-import textwrap
+from programs_core import program_set
 
-from programs_core import Program
-
-PROGRAMS: list[Program] = []
-
-
-def program(name: str, expect: str, source: str) -> None:
-    PROGRAMS.append(Program(name, textwrap.dedent(source).strip("\n") + "\n", expect))
+PROGRAMS, program = program_set()
 
 
 program("seed_vmap_dot", "jaxpr", "result = jax.make_jaxpr(jax.vmap(jnp.dot))(jnp.ones((32, 5)), jnp.ones((32, 5)))")

@@ -344,7 +344,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
       — ((value, aux), gradient) with has_aux — where the gradient has the
       structure of the arguments selected by `argnums`.
     """
-    from pyjax._src.tree_util import tree_flatten, tree_leaves
+    from pyjax._src.tree_util import tree_leaves
 
     @functools.wraps(fun, updated=())
     def value_and_grad_f(*args, **kwargs):

@@ -72,12 +72,10 @@ def _difference(new_key, old_key, arg_names: Sequence[str]) -> list[str]:
         return lines
     if new_avals != old_avals:
         lines = ["  different input types:"]
-        weak_note = False
         for i, (new, old) in enumerate(zip(new_avals, old_avals, strict=True)):
             if new != old:
                 name = arg_names[i] if i < len(arg_names) else f"args[{i}]"
                 weak = new.weak_type != old.weak_type
-                weak_note |= weak
                 line = f"  * at {name}, now {_type_str(new, old)} and before {_type_str(old, new)}"
                 lines.append(line + (_WEAK_TYPES_DOC if weak else ""))
         return lines

@@ -291,22 +291,24 @@ class JitWrapped:
         return entry, flat_args
 
     def __call__(self, *args, **kwargs):
-        if self._plain and not kwargs and core._trace_ctx.get() is None:
+        fast_key = None
+        if self._plain and not kwargs:
+            # One flatten and one aval per leaf: the whole key of a cache hit.
             flat_args, in_tree = tree_flatten(args)
             try:
-                avals = tuple([x.aval if type(x) is Array else abstractify(x) for x in flat_args])
-            except TypeError:
-                avals = None
-            if avals is not None:
-                entry = self._fast_cache.get((in_tree, avals, config.trace_context_id()))
+                fast_key = (in_tree, tuple([x.aval if type(x) is Array else abstractify(x) for x in flat_args]),
+                            config.trace_context_id())
+            except TypeError:  # a non-array argument: the general path names it
+                pass
+            if fast_key is not None and core._trace_ctx.get() is None:
+                entry = self._fast_cache.get(fast_key)
                 if entry is not None and not config.disable_jit.value:
                     return tree_unflatten(entry.out_tree, entry.run(flat_args))
         if config.disable_jit.value:
             return self._fun(*args, **kwargs)
         entry, flat_args = self._get_jaxpr(args, kwargs)
-        if self._plain and not kwargs:
-            flat, in_tree = tree_flatten(args)
-            self._fast_cache[(in_tree, tuple(abstractify(x) for x in flat), config.trace_context_id())] = entry
+        if fast_key is not None:
+            self._fast_cache[fast_key] = entry
         trace = core.current_trace()
         if trace is core._default_trace[0]:
             outs = entry.run(flat_args)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var, format_literal, subjaxprs
+from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, format_literal, subjaxprs
 
 WIDTH = 80
 

@@ -10,7 +10,6 @@ axes; the batching rule turns this trace's name into its positional axis.
 
 from __future__ import annotations
 
-from typing import Sequence
 
 import numpy as np
 

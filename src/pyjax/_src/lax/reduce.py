@@ -257,7 +257,7 @@ def reduce(operands: Any, init_values: Any, computation: Callable[[Any, Any], An
         weak = all(dtypes.is_weakly_typed(x) for x in flat_operands) and all(
             dtypes.is_weakly_typed(x) for x in flat_inits)
         if out_sharding is not None and monoid is not red.reduce_sum:
-            raise NotImplementedError
+            raise NotImplementedError(f"lax.reduce: out_sharding is supported only for sums, not for {monoid.__name__}")
         kwargs = {"out_sharding": out_sharding} if out_sharding is not None else {}
         out = monoid(*flat_operands, dimensions, **kwargs)
         return ew._convert_element_type(out, core.get_aval(out).dtype, weak_type=weak)

@@ -192,7 +192,6 @@ reduce_prod_p.def_jvp(_reduce_prod_jvp)
 # ---------------------------------------------------------------------------
 # Batching rules
 
-from pyjax._src.interpreters import batching as _batching
 from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
 
 for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p, reduce_xor_p,

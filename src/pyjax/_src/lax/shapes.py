@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from pyjax._src import dtypes
+from pyjax._src import core, dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 
@@ -398,4 +398,3 @@ concatenate_p.def_batch(_concatenate_batch)
 slice_p.def_batch(_slice_batch)
 iota_p.def_batch(lambda axis_data, args, dims, **params: (iota_p.bind(**params), _batching.not_mapped))
 
-from pyjax._src import core  # noqa: E402

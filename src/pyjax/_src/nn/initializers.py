@@ -232,7 +232,7 @@ def orthogonal(scale=1.0, column_axis: int = -1, dtype=None) -> Initializer:
 
     def init(key, shape, dtype=dtype, out_sharding=None):
         if out_sharding is not None:
-            raise NotImplementedError
+            raise NotImplementedError("out_sharding is not supported by pyjax's initializers yet (no sharding)")
         dtype = _default(dtype)
         if len(shape) < 2:
             raise ValueError("orthogonal initializer requires at least a 2D shape")
@@ -254,7 +254,7 @@ def delta_orthogonal(scale=1.0, column_axis: int = -1, dtype=None) -> Initialize
 
     def init(key, shape, dtype=dtype, out_sharding=None):
         if out_sharding is not None:
-            raise NotImplementedError
+            raise NotImplementedError("out_sharding is not supported by pyjax's initializers yet (no sharding)")
         dtype = _default(dtype)
         if len(shape) not in (3, 4, 5):
             raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")

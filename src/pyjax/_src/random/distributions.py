@@ -55,6 +55,17 @@ def _check_all_safe_to_cast(name: str, dtype, *args) -> None:
                 f"{asarray(arg).dtype} to {dtype}")
 
 
+def float_sampler_args(name: str, key, dtype, shape, *params):
+    """The checks every float sampler with array parameters starts with: a
+    valid key, a float dtype, a shape broadcast-compatible with the params,
+    params castable to the dtype. Returns (key, dtype, shape)."""
+    key, _ = check_prng_key(name, key)
+    dtype = _float_dtype(dtype, name)
+    shape = check_broadcast_shapes(name, shape, *params)
+    _check_all_safe_to_cast(name, dtype, *params)
+    return key, dtype, shape
+
+
 def check_broadcast_shapes(name: str, shape, *args) -> tuple:
     """``shape`` canonicalised and checked against the parameters' shapes,
     or (when None) their broadcast shape."""
@@ -398,10 +409,7 @@ def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
       A random array with the specified dtype and with shape given by ``shape`` if
       ``shape`` is not None, or else by ``b.shape``.
     """
-    key, _ = check_prng_key("pareto", key)
-    dtype = _float_dtype(dtype, "pareto")
-    shape = check_broadcast_shapes("pareto", shape, b)
-    _check_all_safe_to_cast("pareto", dtype, b)
+    key, dtype, shape = float_sampler_args("pareto", key, dtype, shape, b)
     return _pareto(key, b, shape, dtype)
 
 
@@ -479,10 +487,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
       if ``shape`` is not None, or else by ``left.shape``, ``mode.shape`` and
       ``right.shape``.
     """
-    key, _ = check_prng_key("triangular", key)
-    dtype = _float_dtype(dtype, "triangular")
-    shape = check_broadcast_shapes("triangular", shape, left, mode, right)
-    _check_all_safe_to_cast("triangular", dtype, left, mode, right)
+    key, dtype, shape = float_sampler_args("triangular", key, dtype, shape, left, mode, right)
     return _triangular(key, left, mode, right, shape, dtype)
 
 
@@ -560,10 +565,7 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
       A random array with the specified dtype and with shape given by ``shape`` if
       ``shape`` is not None, or else by ``scale.shape``.
     """
-    key, _ = check_prng_key("rayleigh", key)
-    dtype = _float_dtype(dtype, "rayleigh")
-    shape = check_broadcast_shapes("rayleigh", shape, scale)
-    _check_all_safe_to_cast("rayleigh", dtype, scale)
+    key, dtype, shape = float_sampler_args("rayleigh", key, dtype, shape, scale)
     return _rayleigh(key, scale, shape, dtype)
 
 
@@ -603,10 +605,7 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
       A random array with the specified dtype and with shape given by ``shape`` if
       ``shape`` is not None, or else by ``mean.shape``.
     """
-    key, _ = check_prng_key("wald", key)
-    dtype = _float_dtype(dtype, "wald")
-    shape = check_broadcast_shapes("wald", shape, mean)
-    _check_all_safe_to_cast("wald", dtype, mean)
+    key, dtype, shape = float_sampler_args("wald", key, dtype, shape, mean)
     return _wald(key, mean, shape, dtype)
 
 

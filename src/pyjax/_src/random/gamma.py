@@ -19,6 +19,7 @@ from pyjax._src.numpy import ufuncs as jnp_ufuncs
 from pyjax._src.numpy.shape_ops import broadcast_to
 from pyjax._src.random.discrete import _concrete_int, rademacher
 from pyjax._src.random.distributions import (
+    float_sampler_args,
     _check_all_safe_to_cast,
     _float_dtype,
     check_broadcast_shapes,
@@ -250,10 +251,7 @@ def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
       A random array with the specified dtype and with shape given by ``shape`` if
       ``shape`` is not None, or else by ``df.shape``.
     """
-    key, _ = check_prng_key("chisquare", key)
-    dtype = _float_dtype(dtype, "chisquare")
-    shape = check_broadcast_shapes("chisquare", shape, df)
-    _check_all_safe_to_cast("chisquare", dtype, df)
+    key, dtype, shape = float_sampler_args("chisquare", key, dtype, shape, df)
     return _chisquare(key, df, shape, dtype, None)
 
 
@@ -296,10 +294,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
       A random array with the specified dtype and with shape given by ``shape`` if
       ``shape`` is not None, or else by ``df.shape``.
     """
-    key, _ = check_prng_key("f", key)
-    dtype = _float_dtype(dtype, "f")
-    shape = check_broadcast_shapes("f", shape, dfnum, dfden)
-    _check_all_safe_to_cast("f", dtype, dfnum, dfden)
+    key, dtype, shape = float_sampler_args("f", key, dtype, shape, dfnum, dfden)
     return _f(key, dfnum, dfden, shape, dtype, None)
 
 
@@ -339,10 +334,7 @@ def t(key, df, shape=None, dtype=None, *, out_sharding=None):
       A random array with the specified dtype and with shape given by ``shape`` if
       ``shape`` is not None, or else by ``df.shape``.
     """
-    key, _ = check_prng_key("t", key)
-    dtype = _float_dtype(dtype, "t")
-    shape = check_broadcast_shapes("t", shape, df)
-    _check_all_safe_to_cast("t", dtype, df)
+    key, dtype, shape = float_sampler_args("t", key, dtype, shape, df)
     return _t(key, df, shape, dtype)
 
 

@@ -8,7 +8,7 @@ the `jit` primitive's eager impl uses for bodies it runs only once.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Sequence
 
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.rules import missing_rule_error
@@ -32,7 +32,3 @@ def run_jaxpr(jaxpr: Jaxpr, impls: dict, args: Sequence) -> list:
 
 def _raw(value):
     return getattr(value, "_value", value)
-
-
-def interpret(jaxpr: Jaxpr, impls: dict) -> Callable:
-    return lambda *args: run_jaxpr(jaxpr, impls, args)

@@ -29,12 +29,12 @@ import numpy as np
 from pyjax._src import dtypes
 from pyjax._src.backends.numpy.convolution import dilate_and_pad, window_view
 from pyjax._src.core import Primitive
+from pyjax._src.backends.numpy.interpreter import run_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reduce as reduce_lax
 from pyjax._src.lax import special as special_lax
 from pyjax._src.lax import windowed as win
-from pyjax._src.rules import missing_rule_error
 
 IMPLS: dict = {}
 
@@ -59,10 +59,6 @@ def _impls() -> dict:
 # Evaluating a scalar computation over arrays
 
 
-def _raw(value):
-    return getattr(value, "_value", value)
-
-
 def _vectorisable(jaxpr: Jaxpr) -> bool:
     """Whether every equation reading (transitively) an input of `jaxpr` is
     elementwise on scalars, so that the jaxpr can run on arrays. Equations
@@ -84,24 +80,8 @@ def _vectorisable(jaxpr: Jaxpr) -> bool:
 
 
 def _run(jaxpr: Jaxpr, consts: Sequence, args: Sequence) -> list:
-    """Runs `jaxpr` with NumPy impls, calls evaluated in place."""
-    table = _impls()
-    env = dict(zip(jaxpr.constvars, [_raw(c) for c in consts], strict=True))
-    env.update(zip(jaxpr.invars, args, strict=True))
-    for eqn in jaxpr.eqns:
-        ins = [v.val if type(v) is Literal else env[v] for v in eqn.invars]
-        body_param = _CALL_BODIES.get(eqn.primitive.name)
-        if body_param is not None and body_param in eqn.params:
-            body = eqn.params[body_param]
-            outs = _run(body, body.consts, ins)
-        else:
-            impl = table.get(eqn.primitive)
-            if impl is None:
-                raise missing_rule_error("impl", eqn.primitive.name)
-            outs = impl(*ins, **eqn.params)
-            outs = outs if eqn.primitive.multiple_results else [outs]
-        env.update(zip(eqn.outvars, outs, strict=True))
-    return [v.val if type(v) is Literal else env[v] for v in jaxpr.outvars]
+    """Runs `jaxpr` (with these consts) on NumPy values: the backend's interpreter."""
+    return run_jaxpr(jaxpr.replace(consts=list(consts)), _impls(), args)
 
 
 def combiner(jaxpr: Jaxpr, consts: Sequence, out_dtypes: Sequence[np.dtype]) -> Callable:
