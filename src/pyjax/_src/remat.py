@@ -1,0 +1,438 @@
+"""The `remat2` primitive behind `jax.checkpoint`, and policy-driven partial
+evaluation.
+
+`remat2[jaxpr=... differentiated=... policy=... prevent_cse=...]` calls a
+constant-free jaxpr. It evaluates like a call; what makes it a checkpoint is
+its partial-evaluation rule. When some inputs are unknown (linearize, grad),
+the body is split by `partial_eval_jaxpr_custom`: an equation whose inputs
+are all known runs now (in the enclosing trace, outside the remat), and the
+policy decides whether its outputs may be saved as residuals; those it may
+not save are also staged into the unknown part, i.e. recomputed in the
+backward pass. The unknown part is one `remat2[differentiated=True]`
+equation. Its JVP is a remat of the JVP body, its transpose a remat of the
+transposed body, its batching a remat of the batched body, as in JAX 0.11.
+
+A policy is called as `policy(primitive, *in_avals, **params)` and returns
+a bool or one of `Saveable`, `Recompute`, `Offloadable(src, dst)`; this
+single-memory backend treats `Offloadable` as `Saveable`.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from pyjax._src import core, dtypes
+from pyjax._src.ad_util import Zero, instantiate, tangent_aval
+from pyjax._src.core import Primitive
+from pyjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
+from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var
+
+# ---------------------------------------------------------------------------
+# What a policy may answer
+
+
+class RecomputeType:
+    def __repr__(self):
+        return "Recompute"
+
+
+class SaveableType:
+    def __repr__(self):
+        return "Saveable"
+
+
+class Offloadable(NamedTuple):
+    src: str
+    dst: str
+
+
+Recompute = RecomputeType()
+Saveable = SaveableType()
+
+
+def ensure_enum(case) -> RecomputeType | SaveableType | Offloadable:
+    """A policy's answer as one of the three cases (JAX's TypeError otherwise)."""
+    if isinstance(case, bool):
+        return Saveable if case else Recompute
+    if not isinstance(case, (RecomputeType, SaveableType, Offloadable)):
+        msg = ("Value returned by a remat policy should be a bool or"
+               " `ad_checkpoint.Recompute`, `ad_checkpoint.Saveable` or"
+               " `ad_checkpoint.Offloadable(...)`."
+               f" Got {case} of type {type(case)}.")
+        if case is Offloadable:
+            msg += "Did you return `Offloadable` instead of an instantiated `Offloadable(...)`?"
+        raise TypeError(msg)
+    return case
+
+
+def nothing_saveable(*_, **__) -> bool:
+    """Rematerialize everything, as if a custom policy were not being used at all.
+
+    This is the effective policy when using jax.remat without explicit policy."""
+    return False
+
+
+def everything_saveable(*_, **__) -> bool:
+    """The default strategy, as if ``jax.checkpoint`` were not being used at all.
+
+    This is the effective policy without any use of jax.remat."""
+    return True
+
+
+# ---------------------------------------------------------------------------
+# The primitive
+
+remat_p = Primitive("remat2", multiple_results=True)
+
+
+@remat_p.def_abstract_eval
+def _remat_abstract_eval(*avals, jaxpr: Jaxpr, **params):
+    return jaxpr.out_avals
+
+
+def bind_closed(jaxpr: Jaxpr, args: Sequence, **params) -> list:
+    """Binds remat_p on a closed jaxpr: its consts become leading operands
+    (a remat body has no constvars, as in JAX)."""
+    if jaxpr.constvars:
+        consts = list(jaxpr.consts)
+        jaxpr = jaxpr.replace(constvars=[], consts=[], invars=jaxpr.constvars + jaxpr.invars)
+        prevent_cse = params["prevent_cse"]
+        if isinstance(prevent_cse, tuple):
+            params = dict(params, prevent_cse=(False,) * len(consts) + prevent_cse)
+        args = consts + list(args)
+    return remat_p.bind(*args, jaxpr=jaxpr, **params)
+
+
+def eval_jaxpr_keeping_source(jaxpr: Jaxpr, consts: Sequence, *args) -> list:
+    """eval_jaxpr, but the equations it stages keep the source line of the
+    equation they come from (the user's line inside the checkpointed
+    function), which print_saved_residuals reports."""
+    staging = core.current_trace()
+    while staging is not None and not isinstance(staging, DynamicJaxprTrace):
+        staging = getattr(staging, "parent", None)
+    env: dict = dict(zip(jaxpr.constvars, consts, strict=True))
+    env.update(zip(jaxpr.invars, args, strict=True))
+    for eqn in jaxpr.eqns:
+        start = len(staging.eqns) if staging is not None else 0
+        ins = [v.val if type(v) is Literal else env[v] for v in eqn.invars]
+        outs = eqn.primitive.bind(*ins, **eqn.params)
+        env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs], strict=True))
+        if staging is not None and eqn.source_info is not None:
+            for new in staging.eqns[start:]:
+                new.source_info = eqn.source_info
+    return [v.val if type(v) is Literal else env[v] for v in jaxpr.outvars]
+
+
+# ---------------------------------------------------------------------------
+# JVP: a remat of the JVP body
+
+
+def _jvp_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool]) -> tuple[Jaxpr, list]:
+    from pyjax._src.interpreters.jvp import jvp_flat
+
+    n = len(jaxpr.invars)
+    in_avals = jaxpr.in_avals + [tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzeros, strict=True) if nz]
+    out_nonzeros: list = []
+
+    def jvp_fun(*args):
+        it = iter(args[n:])
+        tangents = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(jaxpr.in_avals, nonzeros, strict=True)]
+        outs, out_tangents = jvp_flat(lambda *a: eval_jaxpr_keeping_source(jaxpr, jaxpr.consts, *a), args[:n], tangents)
+        out_nonzeros[:] = [type(t) is not Zero for t in out_tangents]
+        return list(outs) + [t for t in out_tangents if type(t) is not Zero]
+
+    new_jaxpr, _ = trace_to_jaxpr(jvp_fun, in_avals, jaxpr.debug_info)
+    return new_jaxpr, out_nonzeros
+
+
+def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
+    nonzeros = [type(t) is not Zero for t in tangents]
+    body, out_nonzeros = _jvp_jaxpr(jaxpr, nonzeros)
+    nonzero_tangents = [t for t in tangents if type(t) is not Zero]
+    if isinstance(prevent_cse, tuple):
+        prevent_cse = prevent_cse + (True,) * len(nonzero_tangents)
+    outs = bind_closed(body, [*primals, *nonzero_tangents], prevent_cse=prevent_cse,
+                       differentiated=differentiated, policy=policy)
+    n_out = len(jaxpr.outvars)
+    primal_outs, it = outs[:n_out], iter(outs[n_out:])
+    tangent_outs = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(jaxpr.out_avals, out_nonzeros, strict=True)]
+    return primal_outs, tangent_outs
+
+
+remat_p.def_jvp(_remat_jvp)
+
+
+# ---------------------------------------------------------------------------
+# Policy-driven partial evaluation of a jaxpr
+
+
+def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns: Sequence[bool], in_inst: Sequence[bool],
+                              saveable: Callable) -> tuple[Jaxpr, Jaxpr, list, list, int]:
+    """Splits `jaxpr` into a known and a staged jaxpr, asking `saveable`
+    which known values may be kept as residuals.
+
+    Returns (known, staged, out_unknowns, out_inst, num_res): `known` maps the
+    known inputs to the known outputs and then the residuals; `staged` maps
+    (residuals, instantiated inputs) to the instantiated outputs. A known
+    equation whose outputs may not be saved is in both: run now, and
+    recomputed by the staged jaxpr. `inst` says a value is available in the
+    staged jaxpr; a known, not instantiated value it needs becomes a residual.
+    """
+    env: dict = {}
+    residuals: dict = {}  # an ordered set
+
+    def read(x):
+        return env[x] if type(x) is Var else (False, True)
+
+    def instantiated(inst: bool, x):
+        if type(x) is Var and not inst:
+            residuals[x] = None
+        return x
+
+    for v, unknown, inst in zip(jaxpr.invars, in_unknowns, in_inst, strict=True):
+        env[v] = (unknown, inst)
+    for v in jaxpr.constvars:
+        env[v] = (False, True)
+    known_eqns, staged_eqns = [], []
+    for eqn in jaxpr.eqns:
+        unks_in, inst_in = zip(*map(read, eqn.invars)) if eqn.invars else ((), ())
+        rule = PARTIAL_EVAL_CUSTOM_RULES.get(eqn.primitive.name)
+        if rule is not None:
+            known_eqn, staged_eqn, unks_out, inst_out, res = rule(saveable, list(unks_in), list(inst_in), eqn)
+            if known_eqn is not None:
+                known_eqns.append(known_eqn)
+            if staged_eqn is not None:
+                staged_eqns.append(staged_eqn)
+            residuals.update((r, None) for r in res)
+            for v, u, i in zip(eqn.outvars, unks_out, inst_out, strict=True):
+                env[v] = (u, i)
+        elif any(unks_in):
+            staged_eqns.append(eqn.replace(invars=[instantiated(i, x) for i, x in zip(inst_in, eqn.invars, strict=True)]))
+            env.update((v, (True, True)) for v in eqn.outvars)
+        else:
+            known_eqns.append(eqn)
+            case = ensure_enum(saveable(eqn.primitive, *[x.aval for x in eqn.invars], **eqn.params))
+            if eqn.effects or not isinstance(case, RecomputeType):
+                # Saved (an offload is a save on this single-memory backend).
+                env.update((v, (False, False)) for v in eqn.outvars)
+            else:
+                staged_eqns.append(eqn.replace(invars=[instantiated(i, x) for i, x in zip(inst_in, eqn.invars, strict=True)]))
+                env.update((v, (False, True)) for v in eqn.outvars)
+    outs = [read(v) for v in jaxpr.outvars]
+    out_unknowns = [u for u, _ in outs]
+    out_inst = [i for _, i in outs]
+    residual_vars = list(residuals)
+    known = jaxpr.replace(
+        invars=[v for v, u in zip(jaxpr.invars, in_unknowns, strict=True) if not u],
+        outvars=[v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if not u] + residual_vars,
+        eqns=known_eqns,
+    )
+    staged = jaxpr.replace(
+        invars=residual_vars + [v for v, i in zip(jaxpr.invars, in_inst, strict=True) if i],
+        outvars=[v for v, i in zip(jaxpr.outvars, out_inst, strict=True) if i],
+        eqns=staged_eqns,
+    )
+    return known, staged, out_unknowns, out_inst, len(residual_vars)
+
+
+def _call_partial_eval_custom(saveable, unks_in, inst_in, eqn: JaxprEqn):
+    """A call (jit, remat) inside a remat body: split its body the same way,
+    into a known call that also returns residuals and a staged call."""
+    body = eqn.params["jaxpr"]
+    known, staged, unks_out, inst_out, num_res = partial_eval_jaxpr_custom(body, unks_in, inst_in, saveable)
+    residuals = [Var(v.aval) for v in staged.invars[:num_res]]
+    ins_known = [v for v, u in zip(eqn.invars, unks_in, strict=True) if not u]
+    ins_staged = [v for v, i in zip(eqn.invars, inst_in, strict=True) if i]
+    params_known = _call_params(eqn, known, [u for u in unks_in if not u])
+    params_staged = _call_params(eqn, staged, [False] * num_res + [i for i in inst_in if i])
+    if eqn.primitive is remat_p:
+        params_staged["differentiated"] = True
+    known_eqn = eqn.replace(invars=ins_known, params=params_known,
+                            outvars=[v for v, u in zip(eqn.outvars, unks_out, strict=True) if not u] + residuals)
+    staged_eqn = eqn.replace(invars=residuals + ins_staged, params=params_staged,
+                             outvars=[v for v, i in zip(eqn.outvars, inst_out, strict=True) if i])
+    new_inst = [x for x, i in zip(eqn.invars, inst_in, strict=True) if type(x) is Var and not i]
+    return known_eqn, staged_eqn, unks_out, inst_out, new_inst + residuals
+
+
+def _call_params(eqn: JaxprEqn, body: Jaxpr, kept_mask: list) -> dict:
+    # Per-operand params follow the new operand list (residual operands are
+    # neither donated nor CSE-protected).
+    params = dict(eqn.params, jaxpr=body)
+    if "donated_invars" in params:
+        params["donated_invars"] = (False,) * len(body.invars)
+    if isinstance(params.get("prevent_cse"), tuple):
+        params["prevent_cse"] = (True,) * len(body.invars)
+    return params
+
+
+PARTIAL_EVAL_CUSTOM_RULES: dict[str, Callable] = {"jit": _call_partial_eval_custom, "remat2": _call_partial_eval_custom}
+
+
+# ---------------------------------------------------------------------------
+# Dead code elimination that also prunes call bodies and their operands
+
+
+def dce(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[Jaxpr, list[bool]]:
+    """Keeps the used outputs and what they need; drops unused invars.
+    Returns (jaxpr, which of the original invars are used)."""
+    outvars = [v for v, used in zip(jaxpr.outvars, used_outputs, strict=True) if used]
+    live = {v for v in outvars if type(v) is Var}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        used = [v in live for v in eqn.outvars]
+        if not any(used) and not eqn.effects:
+            continue
+        if eqn.primitive.name in ("jit", "remat2") and not all(used):
+            eqn = _dce_call(eqn, used)
+        kept.append(eqn)
+        live.update(v for v in eqn.invars if type(v) is Var)
+    kept.reverse()
+    used_inputs = [v in live for v in jaxpr.invars]
+    keep_consts = [v in live for v in jaxpr.constvars]
+    new = jaxpr.replace(
+        eqns=kept, outvars=outvars,
+        invars=[v for v, u in zip(jaxpr.invars, used_inputs, strict=True) if u],
+        constvars=[v for v, k in zip(jaxpr.constvars, keep_consts, strict=True) if k],
+        consts=[c for c, k in zip(jaxpr.consts, keep_consts, strict=True) if k],
+    )
+    return new, used_inputs
+
+
+def _dce_call(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
+    body, used_inputs = dce(eqn.params["jaxpr"], used_outputs)
+    if eqn.params.get("keep_unused"):
+        body = body.replace(invars=eqn.params["jaxpr"].invars)
+        used_inputs = [True] * len(used_inputs)
+    params = dict(eqn.params, jaxpr=body)
+    for key in ("donated_invars", "prevent_cse"):
+        if isinstance(params.get(key), tuple):
+            params[key] = tuple(p for p, u in zip(params[key], used_inputs, strict=True) if u)
+    return eqn.replace(
+        invars=[v for v, u in zip(eqn.invars, used_inputs, strict=True) if u],
+        outvars=[v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u],
+        params=params,
+    )
+
+
+def insert_reduce_precision(jaxpr: Jaxpr, num_res: int) -> Jaxpr:
+    """Rounds each floating residual the known jaxpr also uses itself with an
+    explicit reduce_precision, so the forward and backward passes see the
+    same value whatever excess precision a compiler keeps (JAX does this)."""
+    from pyjax._src.lax.elementwise import reduce_precision_p
+
+    res_vars = jaxpr.outvars[len(jaxpr.outvars) - num_res:]
+    used = {x for e in jaxpr.eqns for x in e.invars if type(x) is Var}
+    invars, eqns = list(jaxpr.invars), list(jaxpr.eqns)
+    for v in res_vars:
+        if type(v) is not Var or not dtypes.issubdtype(v.aval.dtype, np.inexact) or v not in used:
+            continue
+        finfo = dtypes.finfo(v.aval.dtype)
+        params = dict(exponent_bits=int(finfo.nexp), mantissa_bits=int(finfo.nmant))
+        fresh = Var(v.aval)
+        if v in invars:
+            invars[invars.index(v)] = fresh
+            eqns.insert(0, JaxprEqn(reduce_precision_p, [fresh], [v], params))
+            continue
+        index, producer = next((i, e) for i, e in enumerate(eqns) if v in e.outvars)
+        if producer.primitive is reduce_precision_p and producer.params == params:
+            continue
+        eqns[index] = producer.replace(outvars=[fresh if o is v else o for o in producer.outvars])
+        eqns.insert(index + 1, JaxprEqn(reduce_precision_p, [fresh], [v], params, source_info=producer.source_info))
+    return jaxpr.replace(invars=invars, eqns=eqns)
+
+
+# ---------------------------------------------------------------------------
+# Partial evaluation of a remat equation (linearize / grad)
+
+
+def _remat_partial_eval(trace, args, params):
+    jaxpr = params["jaxpr"]
+    policy = params["policy"] or nothing_saveable
+    unknowns = [trace.is_unknown(x) for x in args]
+    known, staged, out_unknowns, out_inst, num_res = partial_eval_jaxpr_custom(
+        jaxpr, unknowns, [True] * len(unknowns), policy)
+    # The staged part computes the unknown outputs among those it has.
+    staged, in_used_staged = dce(staged, [u for i, u in zip(out_inst, out_unknowns, strict=True) if i])
+    used_res, in_used_staged = in_used_staged[:num_res], in_used_staged[num_res:]
+    n_known_outs = len(out_unknowns) - sum(out_unknowns)
+    known, in_used_known = dce(known, [True] * n_known_outs + used_res)
+    num_res = sum(used_res)
+    known = insert_reduce_precision(known, num_res)
+
+    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
+    known_args = [x for x, used in zip(known_args, in_used_known, strict=True) if used]
+    # The known part is hoisted out of the remat: it runs in the enclosing trace.
+    with core.set_current_trace(trace.parent):
+        known_outs = eval_jaxpr_keeping_source(known, known.consts, *known_args)
+    out_knowns, residuals = known_outs[:n_known_outs], known_outs[n_known_outs:]
+    staged_args = [x for x, used in zip(args, in_used_staged, strict=True) if used]
+    prevent_cse = params["prevent_cse"]
+    if isinstance(prevent_cse, tuple):
+        prevent_cse = (True,) * len(residuals) + tuple(
+            p for p, used in zip(prevent_cse, in_used_staged, strict=True) if used)
+    unknown_outs = []
+    if staged.outvars:
+        new_params = dict(params, jaxpr=staged, differentiated=True, prevent_cse=prevent_cse)
+        unknown_outs = trace.record(remat_p, [*residuals, *staged_args], new_params)
+    known_it, unknown_it = iter(out_knowns), iter(unknown_outs)
+    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+remat_p.partial_eval = _remat_partial_eval
+
+
+# ---------------------------------------------------------------------------
+# Transpose: a remat of the transposed body
+
+
+def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
+    from pyjax._src.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined_primal
+
+    linear = [is_undefined_primal(x) for x in args]
+    residuals = [x for x, lin in zip(args, linear, strict=True) if not lin]
+    ct_nonzero = [type(ct) is not Zero for ct in cts]
+    nonzero_cts = [ct for ct in cts if type(ct) is not Zero]
+    in_avals = [core.get_aval(r) for r in residuals] + [core.get_aval(ct) for ct in nonzero_cts]
+    in_nonzero: list = []
+
+    def transposed(*res_and_cts):
+        res_it, ct_it = iter(res_and_cts[:len(residuals)]), iter(res_and_cts[len(residuals):])
+        full_args = [UndefinedPrimal(x.aval) if lin else next(res_it) for x, lin in zip(args, linear, strict=True)]
+        full_cts = [next(ct_it) if nz else Zero(a) for a, nz in zip(jaxpr.out_avals, ct_nonzero, strict=True)]
+        in_cts = [ct for ct, lin in zip(backward_pass(jaxpr, jaxpr.consts, full_cts, full_args), linear, strict=True) if lin]
+        in_nonzero[:] = [type(ct) is not Zero for ct in in_cts]
+        return [ct for ct in in_cts if type(ct) is not Zero]
+
+    body, _ = trace_to_jaxpr(transposed, in_avals, jaxpr.debug_info)
+    if isinstance(prevent_cse, tuple):
+        prevent_cse = tuple(p for p, lin in zip(prevent_cse, linear, strict=True) if not lin) + (True,) * len(nonzero_cts)
+    outs = iter(bind_closed(body, [*residuals, *nonzero_cts], prevent_cse=prevent_cse,
+                            differentiated=differentiated, policy=policy))
+    nonzero_it = iter(in_nonzero)
+    return [(next(outs) if next(nonzero_it) else None) if lin else None for lin in linear]
+
+
+remat_p.def_transpose(_remat_transpose)
+
+
+# ---------------------------------------------------------------------------
+# Batching: a remat of the batched body
+
+
+def _remat_batch(axis_data, args, dims, *, jaxpr, **params):
+    from pyjax._src.jit import batch_jaxpr
+
+    body, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
+    return bind_closed(body, args, **params), out_dims
+
+
+remat_p.def_batch(_remat_batch)
+
+
+__all__ = [
+    "Offloadable", "Recompute", "Saveable", "bind_closed", "dce", "ensure_enum", "everything_saveable",
+    "insert_reduce_precision", "nothing_saveable", "partial_eval_jaxpr_custom", "remat_p",
+]
