@@ -143,35 +143,43 @@ IMPLS = {cond_p: _cond_impl, while_p: _while_impl, scan_p: _scan_impl, _common.e
 _DEFAULT_IMPLS.update(IMPLS)
 
 # ---------------------------------------------------------------------------
-# Compile emitters: the loop written into the enclosing function's source
+# Compile emitters: the loop written into the enclosing function's source,
+# bodies inlined (`ProgramBuilder.block`) so an iteration is straight-line
+# code over locals, with no call, argument tuple or result list.
 
 _names = itertools.count()
 
 
-def _targets(names: list[str]) -> str:
-    return ", ".join(names) + ","
+def _assign(targets: list[str], values: list[str]) -> list[str]:
+    """`t1, t2 = v1, v2` (simultaneous, so a swap of carries is safe); no
+    line for names already equal."""
+    pairs = [(t, v) for t, v in zip(targets, values, strict=True) if t != v]
+    if not pairs:
+        return []
+    return [f"{', '.join(t for t, _ in pairs)} = {', '.join(v for _, v in pairs)}"]
+
+
+def _indent(lines: list[str], level: int = 1) -> list[str]:
+    return ["    " * level + line for line in lines]
 
 
 def _emit_cond(builder, eqn, ins):
     branches = eqn.params["branches"]
-    fns = [builder.compile_sub(b, f"cond_branch{i}") for i, b in enumerate(branches)]
+    # Branches read the operands where they are (never deleting or writing them).
+    blocks = [builder.block(b, [v.name for v in ins[1:]]) for b in branches]
     as_buffer = builder.constant(_as_buffer, "as_buffer")
     avals = [builder.constant(a, "aval") for a in branches[0].out_avals]
     k = f"_k{next(_names)}"
 
     def render(in_names, out_names):
-        index, args = in_names[0], ", ".join(in_names[1:])
-        lines = [f"{k} = int({index})"]
-        for i, fn in enumerate(fns):
-            head = "if" if i == 0 else "elif"
-            if i == len(fns) - 1:
+        lines = [f"{k} = int({in_names[0]})"]
+        for i, block in enumerate(blocks):
+            if i == len(blocks) - 1:
                 lines.append("else:" if i else "if True:")
             else:
-                lines.append(f"{head} {k} == {i}:")
-            if out_names:
-                lines.append(f"    {_targets(out_names)} = {fn}({args})")
-            else:
-                lines.append(f"    {fn}({args})")
+                lines.append(f"{'if' if i == 0 else 'elif'} {k} == {i}:")
+            body = block.lines + _assign(out_names, block.out_names)
+            lines.extend(_indent(body or ["pass"]))
         # Branch results may be Python or NumPy scalars (a forwarded literal).
         lines.extend(f"{o} = {as_buffer}({o}, {a})" for o, a in zip(out_names, avals, strict=True))
         return lines
@@ -181,29 +189,45 @@ def _emit_cond(builder, eqn, ins):
 
 def _emit_while(builder, eqn, ins):
     p = eqn.params
-    cond_fn = builder.compile_sub(p["cond_jaxpr"], "while_cond")
-    body_fn = builder.compile_sub(p["body_jaxpr"], "while_body")
     nc, nb = p["cond_nconsts"], p["body_nconsts"]
     out_avals = [v.aval for v in eqn.outvars]
     as_buffer = builder.constant(_as_buffer, "as_buffer")
     avals = [builder.constant(a, "aval") for a in out_avals]
-    batched = bool(p["cond_jaxpr"].out_avals[0].shape)
-    run = builder.constant(run_while, "run_while")
+    if p["cond_jaxpr"].out_avals[0].shape:
+        # A batched predicate (vmap of a data-dependent loop): lanes freeze
+        # as they finish; rare, so the bodies stay separate functions.
+        cond_fn = builder.compile_sub(p["cond_jaxpr"], "while_cond")
+        body_fn = builder.compile_sub(p["body_jaxpr"], "while_body")
+        run = builder.constant(run_while, "run_while")
+
+        def render_batched(in_names, out_names):
+            cconsts, bconsts, init = in_names[:nc], in_names[nc:nc + nb], in_names[nc + nb:]
+            return [f"{_targets(out_names)} = {run}({cond_fn}, {body_fn}, ({_tuple(cconsts)}), "
+                    f"({_tuple(bconsts)}), ({_tuple(init)}), True)"] + [
+                f"{o} = {as_buffer}({o}, {a})" for o, a in zip(out_names, avals, strict=True)]
+
+        return builder.statement(render_batched, ins, out_avals)
+
+    cconsts, bconsts = ins[:nc], ins[nc:nc + nb]
+    body = builder.block(p["body_jaxpr"], [v.name for v in bconsts] + [None] * len(out_avals))
+    carry = body.in_names[nb:]  # the loop variables
+    cond = builder.block(p["cond_jaxpr"], [v.name for v in cconsts] + carry)
 
     def render(in_names, out_names):
-        cconsts, bconsts, init = in_names[:nc], in_names[nc:nc + nb], in_names[nc + nb:]
-        lines = []
-        if batched:
-            lines.append(f"{_targets(out_names)} = {run}({cond_fn}, {body_fn}, ({_tuple(cconsts)}), "
-                         f"({_tuple(bconsts)}), ({_tuple(init)}), True)")
-        else:
-            lines.append(f"{_targets(out_names)} = {_tuple(init)}")
-            lines.append(f"while {cond_fn}({', '.join(cconsts + out_names)})[0]:")
-            lines.append(f"    {_targets(out_names)} = {body_fn}({', '.join(bconsts + out_names)})")
-        lines.extend(f"{o} = {as_buffer}({o}, {a})" for o, a in zip(out_names, avals, strict=True))
+        lines = _assign(carry, in_names[nc + nb:])
+        lines.append("while True:")
+        lines.extend(_indent(cond.lines))
+        lines.append(f"    if not {cond.out_names[0]}:")
+        lines.append("        break")
+        lines.extend(_indent(body.lines + _assign(carry, body.out_names)))
+        lines.extend(f"{o} = {as_buffer}({c}, {a})" for o, c, a in zip(out_names, carry, avals, strict=True))
         return lines
 
     return builder.statement(render, ins, out_avals)
+
+
+def _targets(names: list[str]) -> str:
+    return ", ".join(names) + ","
 
 
 def _tuple(names: list[str]) -> str:
@@ -212,11 +236,13 @@ def _tuple(names: list[str]) -> str:
 
 def _emit_scan(builder, eqn, ins):
     p = eqn.params
-    body = builder.compile_sub(p["jaxpr"], "scan_body")
     nc, nk = _scan_counts(p["ft_in"])
     length, reverse = p["length"], p["reverse"]
     out_avals = [v.aval for v in eqn.outvars]
     y_avals = p["jaxpr"].out_avals[nk:]
+    nx = len(ins) - nc - nk
+    body = builder.block(p["jaxpr"], [v.name for v in ins[:nc]] + [None] * (nk + nx))
+    carry, x_names = body.in_names[nc:nc + nk], body.in_names[nc + nk:]
     empty = builder.constant(np.empty, "np_empty")
     dtypes = [builder.constant(a.dtype, "dtype") for a in y_avals]
     as_buffer = builder.constant(_as_buffer, "as_buffer")
@@ -225,23 +251,21 @@ def _emit_scan(builder, eqn, ins):
     i = f"_i{n}"
 
     def render(in_names, out_names):
-        consts, init, xs = in_names[:nc], in_names[nc:nc + nk], in_names[nc + nk:]
-        carry, ys = out_names[:nk], out_names[nk:]
-        lines = []
-        if carry:
-            lines.append(f"{_targets(carry)} = {_tuple(init)}")
+        init, xs = in_names[nc:nc + nk], in_names[nc + nk:]
+        ys = out_names[nk:]
+        lines = [f"# _scan_body{n} (inlined), {length} steps{' in reverse' if reverse else ''}"]
+        lines += _assign(carry, init)
         for y, aval, dt in zip(ys, y_avals, dtypes, strict=True):
             lines.append(f"{y} = {empty}({(length, *aval.shape)!r}, {dt})")
         steps = f"range({length - 1}, -1, -1)" if reverse else f"range({length})"
         lines.append(f"for {i} in {steps}:")
-        call = f"{body}({', '.join(consts + carry + [f'{x}[{i}]' for x in xs])})"
-        y_tmps = [f"_y{n}_{k}" for k in range(len(ys))]
-        if carry or ys:
-            lines.append(f"    {_targets(carry + y_tmps)} = {call}")
-        else:
-            lines.append(f"    {call}")
-        lines.extend(f"    {y}[{i}] = {t}" for y, t in zip(ys, y_tmps, strict=True))
-        lines.extend(f"{c} = {as_buffer}({c}, {a})" for c, a in zip(carry, carry_avals, strict=True))
+        step = [f"{x} = {xs_name}[{i}]" for x, xs_name in zip(x_names, xs, strict=True)]
+        step += body.lines
+        # ys first: a y may be the old value of a carry the next line rebinds.
+        step += [f"{y}[{i}] = {t}" for y, t in zip(ys, body.out_names[nk:], strict=True)]
+        step += _assign(carry, body.out_names[:nk])
+        lines.extend(_indent(step or ["pass"]))
+        lines.extend(f"{o} = {as_buffer}({c}, {a})" for o, c, a in zip(out_names[:nk], carry, carry_avals, strict=True))
         return lines
 
     return builder.statement(render, ins, out_avals)
