@@ -285,7 +285,7 @@ def dce(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[Jaxpr, list[bool]]:
         used = [v in live for v in eqn.outvars]
         if not any(used) and not eqn.effects:
             continue
-        if eqn.primitive.name in ("jit", "remat2") and not all(used):
+        if eqn.primitive.name in ("jit", "remat2"):
             eqn = _dce_call(eqn, used)
         kept.append(eqn)
         live.update(v for v in eqn.invars if type(v) is Var)
@@ -389,6 +389,7 @@ remat_p.partial_eval = _remat_partial_eval
 
 
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
+    from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
     from pyjax._src.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined_primal
 
     linear = [is_undefined_primal(x) for x in args]
@@ -399,10 +400,17 @@ def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     in_nonzero: list = []
 
     def transposed(*res_and_cts):
-        res_it, ct_it = iter(res_and_cts[:len(residuals)]), iter(res_and_cts[len(residuals):])
-        full_args = [UndefinedPrimal(x.aval) if lin else next(res_it) for x, lin in zip(args, linear, strict=True)]
+        # As JAX does: first recompute the non-linear part (calls split into a
+        # known and a linear call), then transpose the linear jaxpr.
+        res_in, ct_it = res_and_cts[:len(residuals)], iter(res_and_cts[len(residuals):])
+        known, lin_jaxpr, out_unknowns, sources = partial_eval_jaxpr(jaxpr, linear)
+        known_outs = eval_jaxpr_keeping_source(known, known.consts, *res_in)
+        computed = known_outs[len(out_unknowns) - sum(out_unknowns):]
+        lin_res = [res_in[i] if kind == "in" else computed[i] for kind, i in sources]
         full_cts = [next(ct_it) if nz else Zero(a) for a, nz in zip(jaxpr.out_avals, ct_nonzero, strict=True)]
-        in_cts = [ct for ct, lin in zip(backward_pass(jaxpr, jaxpr.consts, full_cts, full_args), linear, strict=True) if lin]
+        lin_cts = [ct for ct, u in zip(full_cts, out_unknowns, strict=True) if u]
+        lin_args = lin_res + [UndefinedPrimal(x.aval) for x, lin in zip(args, linear, strict=True) if lin]
+        in_cts = backward_pass(lin_jaxpr, lin_jaxpr.consts, lin_cts, lin_args)[len(lin_res):]
         in_nonzero[:] = [type(ct) is not Zero for ct in in_cts]
         return [ct for ct in in_cts if type(ct) is not Zero]
 
