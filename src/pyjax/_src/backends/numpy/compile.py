@@ -75,6 +75,18 @@ UFUNCS: dict[str, np.ufunc] = {
     "ge": np.greater_equal,
 }
 
+# Primitives whose impl is one ufunc for inexact dtypes only (integers need
+# XLA's rounding and division-by-zero rules): (ufunc, the dtype kinds).
+_INEXACT_UFUNCS: dict[str, tuple[np.ufunc, str]] = {
+    "div": (np.true_divide, "fc"), "rem": (np.fmod, "f"),
+}
+
+
+def _inexact_ufunc(name: str, dtype: np.dtype) -> np.ufunc | None:
+    entry = _INEXACT_UFUNCS.get(name)
+    return entry[0] if entry is not None and np.dtype(dtype).kind in entry[1] else None
+
+
 # Primitives whose default impl returns its operand: the output is renamed to
 # the input at compile time and no code is emitted.
 IDENTITIES = frozenset({"stop_gradient"})
@@ -345,6 +357,8 @@ class ProgramBuilder:
             ufunc = UFUNCS.get(primitive.name) if is_default else None
             if ufunc is not None and getattr(impl, "ufunc", None) is not ufunc:
                 ufunc = None
+            if ufunc is None and is_default:
+                ufunc = _inexact_ufunc(primitive.name, out_avals[0].dtype)
         if ufunc is not None:
             outs = [self.new_value(out_avals[0])]
             fn = self._function(ufunc, "np_" + ufunc.__name__)
