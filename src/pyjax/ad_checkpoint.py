@@ -7,7 +7,7 @@ pyjax/__init__ wires the default backend into layers that must not import it.
 """
 
 from pyjax._src.ad_checkpoint import (
-    checkpoint, checkpoint_name, checkpoint_policies, print_saved_residuals, remat, saved_residuals,
+    checkpoint, checkpoint_name, checkpoint_policies, print_saved_residuals, remat,
 )
 from pyjax._src.ad_checkpoint import name_p as _name_p
 from pyjax._src.backends.numpy.compile import EMITTERS as _EMITTERS
@@ -29,5 +29,5 @@ _EMITTERS["name"] = lambda builder, eqn, ins: list(ins)
 
 __all__ = [
     "Offloadable", "Recompute", "Saveable", "checkpoint", "checkpoint_name", "checkpoint_policies",
-    "print_saved_residuals", "remat", "saved_residuals",
+    "print_saved_residuals", "remat",
 ]

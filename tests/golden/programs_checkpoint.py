@@ -207,3 +207,7 @@ jax.grad(jax.checkpoint(f))(1.0, 3.0)
 program("policy_bad_return_error", "error", """
 jax.grad(jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)), policy=lambda *_, **__: "yes"))(1.0)
 """)
+program("grad_prevent_cse_tuple", "jaxpr", """
+f = jax.checkpoint(lambda x, y: jnp.sin(x) * y, prevent_cse=(False, True))
+result = jax.make_jaxpr(jax.grad(f))(0.5, 2.0)
+""")
