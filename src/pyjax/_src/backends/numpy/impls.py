@@ -449,6 +449,8 @@ def _jit_impl(*args, jaxpr, **params):
 
 IMPLS[jit_lib.jit_p] = _jit_impl
 IMPLS[custom_derivatives.custom_jvp_call_p] = lambda *args, call_jaxpr, **params: _jit_impl(*args, jaxpr=call_jaxpr)
+IMPLS[custom_derivatives.custom_vjp_call_p] = IMPLS[custom_derivatives.custom_jvp_call_p]
+IMPLS[custom_derivatives.custom_lin_p] = custom_derivatives.custom_lin_impl  # raises JAX's forward-mode error
 
 
 # --- primitive families kept in their own modules: one table each, merged here
