@@ -20,4 +20,5 @@ from pyjax._src.lax.special import *  # noqa: F401,F403
 from pyjax._src.lax.windowed import *  # noqa: F401,F403
 from pyjax.lax import linalg  # noqa: E402,F401
 from pyjax._src.lax.parallel import *  # noqa: F401,F403
+from pyjax._src.lax.parallel_comm import *  # noqa: F401,F403
 from pyjax._src.lax.control_flow import *  # noqa: F401,F403

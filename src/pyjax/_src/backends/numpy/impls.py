@@ -457,12 +457,13 @@ IMPLS[custom_derivatives.custom_lin_p] = custom_derivatives.custom_lin_impl  # r
 from pyjax._src.backends.numpy import convolution as _convolution  # noqa: E402
 from pyjax._src.backends.numpy import fft as _fft  # noqa: E402
 from pyjax._src.backends.numpy import linalg as _linalg  # noqa: E402
+from pyjax._src.backends.numpy import parallel as _parallel  # noqa: E402
 from pyjax._src.backends.numpy import slicing as _slicing  # noqa: E402
 from pyjax._src.backends.numpy import sorting as _sorting  # noqa: E402
 from pyjax._src.backends.numpy import special as _special  # noqa: E402
 from pyjax._src.backends.numpy import windowed as _windowed  # noqa: E402
 
-for _family in (_convolution, _fft, _linalg, _slicing, _sorting, _special, _windowed):
+for _family in (_convolution, _fft, _linalg, _parallel, _slicing, _sorting, _special, _windowed):
     IMPLS.update(_family.IMPLS)
 
 # --- autodiff's accumulation primitive
@@ -486,21 +487,5 @@ def _select_n_fast(which, *cases):
 
 IMPLS[ew.select_n_p] = _select_n_fast
 
-# --- collectives over positional axes (named axes are bound by vmap first)
-from pyjax._src.lax import parallel as _parallel  # noqa: E402
-
-
-def _positional_reduction(fn):
-    def impl(*xs, axes, axis_index_groups):
-        if any(not isinstance(a, (int, np.integer)) for a in axes):
-            raise NameError(f"unbound axis name: {next(a for a in axes if not isinstance(a, (int, np.integer)))}")
-        return [fn(np.asarray(x), axis=tuple(int(a) for a in axes)).astype(np.asarray(x).dtype) if axes else np.asarray(x) for x in xs]
-
-    return impl
-
-
-IMPLS[_parallel.psum_p] = _positional_reduction(np.sum)
-IMPLS[_parallel.pmax_p] = _positional_reduction(np.max)
-IMPLS[_parallel.pmin_p] = _positional_reduction(np.min)
 from pyjax._src.backends.numpy.random import IMPLS as _RANDOM_IMPLS; IMPLS.update(_RANDOM_IMPLS)  # noqa: E402,E702 (pyjax.random)
 from pyjax._src.backends.numpy import control_flow as _control_flow  # noqa: E402,F401 (registers cond, while, scan)
