@@ -615,7 +615,8 @@ def _instr_lines(instr: _Instr) -> list[str]:
         return list(instr.render([v.name for v in instr.ins], [v.name for v in instr.outs]))
     args = [v.name for v in instr.ins]
     if instr.out_buffer is not None:
-        args.append(f"out={instr.out_buffer.name}")
+        # Positional: a ufunc parses it ~60 ns faster than `out=` (it matters in loop bodies).
+        args.append(instr.out_buffer.name)
     elif instr.kwargs:
         args.append(instr.kwargs)
     call = f"{instr.fn}({', '.join(args)})"

@@ -257,10 +257,16 @@ def _emit_scan(builder, eqn, ins):
         lines += _assign(carry, init)
         for y, aval, dt in zip(ys, y_avals, dtypes, strict=True):
             lines.append(f"{y} = {empty}({(length, *aval.shape)!r}, {dt})")
-        steps = f"range({length - 1}, -1, -1)" if reverse else f"range({length})"
-        lines.append(f"for {i} in {steps}:")
-        step = [f"{x} = {xs_name}[{i}]" for x, xs_name in zip(x_names, xs, strict=True)]
-        step += body.lines
+        # Iterating the xs yields the same views as indexing them, ~30 ns faster.
+        targets, iterables = list(x_names), [f"{x}[::-1]" if reverse else x for x in xs]
+        if ys or not xs:
+            targets.insert(0, i)
+            iterables.insert(0, f"range({length - 1}, -1, -1)" if reverse else f"range({length})")
+        if len(iterables) == 1:
+            lines.append(f"for {targets[0]} in {iterables[0]}:")
+        else:
+            lines.append(f"for {', '.join(targets)} in zip({', '.join(iterables)}):")
+        step = list(body.lines)
         # ys first: a y may be the old value of a carry the next line rebinds.
         step += [f"{y}[{i}] = {t}" for y, t in zip(ys, body.out_names[nk:], strict=True)]
         step += _assign(carry, body.out_names[:nk])
