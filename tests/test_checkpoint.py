@@ -19,7 +19,7 @@ from pyjax._src.ad_checkpoint import saved_residuals
 GOLDEN = Path(__file__).resolve().parent / "golden"
 sys.path.insert(0, str(GOLDEN))
 
-from record_saved_residuals import SAVED_RESIDUAL_CASES, run_case  # noqa: E402
+from record_saved_residuals import SAVED_RESIDUAL_CASES, run_case
 
 RECORDED = json.loads((GOLDEN / "checkpoint_residuals.json").read_text())
 POLICIES = jax.checkpoint_policies
@@ -171,7 +171,7 @@ def test_nested_checkpoints_and_jit_inside():
     inner = jax.jit(lambda x: jnp.sin(jnp.sin(x)))
     f = jax.checkpoint(lambda x: jax.checkpoint(inner)(x) * jnp.cos(x), policy=POLICIES.everything_saveable)
     x = jnp.array([0.2, 1.3])
-    plain = lambda x: jnp.sin(jnp.sin(x)) * jnp.cos(x)  # noqa: E731
+    plain = lambda x: jnp.sin(jnp.sin(x)) * jnp.cos(x)
     np.testing.assert_allclose(jax.grad(lambda x: jnp.sum(f(x)))(x), jax.grad(lambda x: jnp.sum(plain(x)))(x), rtol=1e-6)
 
 
@@ -214,7 +214,7 @@ def test_prevent_cse_param_and_per_argument_tuple():
 
 
 def test_checkpoint_name_is_identity_under_every_transformation():
-    named = lambda x: ad.checkpoint_name(jnp.sin(x), "s") * 2  # noqa: E731
+    named = lambda x: ad.checkpoint_name(jnp.sin(x), "s") * 2
     x = jnp.array([0.1, 0.2])
     assert "name[name=s]" in str(jax.make_jaxpr(named)(x))
     np.testing.assert_allclose(named(x), 2 * np.sin([0.1, 0.2]), rtol=1e-6)

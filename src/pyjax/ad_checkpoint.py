@@ -7,7 +7,11 @@ pyjax/__init__ wires the default backend into layers that must not import it.
 """
 
 from pyjax._src.ad_checkpoint import (
-    checkpoint, checkpoint_name, checkpoint_policies, print_saved_residuals, remat,
+    checkpoint,
+    checkpoint_name,
+    checkpoint_policies,
+    print_saved_residuals,
+    remat,
 )
 from pyjax._src.ad_checkpoint import name_p as _name_p
 from pyjax._src.backends.numpy.compile import EMITTERS as _EMITTERS

@@ -11,15 +11,27 @@ from __future__ import annotations
 
 import functools
 import types
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from pyjax._src import core, errors
 from pyjax._src.core import Primitive
-from pyjax._src.interpreters.staging import DebugInfo, format_source_info, func_src_info, trace_to_jaxpr
+from pyjax._src.interpreters.staging import (
+    DebugInfo,
+    format_source_info,
+    func_src_info,
+    trace_to_jaxpr,
+)
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.remat import (
-    Offloadable, Recompute, Saveable, bind_closed, everything_saveable, nothing_saveable, remat_p,
+    Offloadable,
+    Recompute,
+    Saveable,
+    bind_closed,
+    everything_saveable,
+    nothing_saveable,
+    remat_p,
 )
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 

@@ -19,12 +19,13 @@ single-memory backend treats `Offloadable` as `Saveable`.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.ad_util import Zero, instantiate, tangent_aval
+from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var
@@ -330,7 +331,7 @@ def insert_reduce_precision(jaxpr: Jaxpr, num_res: int) -> Jaxpr:
         if type(v) is not Var or not dtypes.issubdtype(v.aval.dtype, np.inexact) or v not in used:
             continue
         finfo = dtypes.finfo(v.aval.dtype)
-        params = dict(exponent_bits=int(finfo.nexp), mantissa_bits=int(finfo.nmant))
+        params = {"exponent_bits": int(finfo.nexp), "mantissa_bits": int(finfo.nmant)}
         fresh = Var(v.aval)
         if v in invars:
             invars[invars.index(v)] = fresh
@@ -390,7 +391,11 @@ remat_p.partial_eval = _remat_partial_eval
 
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
-    from pyjax._src.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined_primal
+    from pyjax._src.interpreters.transpose import (
+        UndefinedPrimal,
+        backward_pass,
+        is_undefined_primal,
+    )
 
     linear = [is_undefined_primal(x) for x in args]
     residuals = [x for x, lin in zip(args, linear, strict=True) if not lin]
