@@ -28,11 +28,12 @@ from pyjax._src.api import (
     ShapeDtypeStruct, block_until_ready, device_get, eval_shape, grad, jvp, linearize, make_jaxpr, typeof,
     value_and_grad, vjp, vmap,
 )
+from pyjax._src.api_jac import closure_convert, hessian, jacfwd, jacobian, jacrev, linear_transpose
 from pyjax._src.jit import clear_caches
 from pyjax._src.array import Array
 from pyjax._src.config import checking_leaks, config
 from pyjax._src.config import disable_jit_context as disable_jit
-from pyjax._src.custom_derivatives import custom_jvp
+from pyjax._src.custom_derivatives import custom_jvp, custom_vjp
 from pyjax._src.jit import jit
 
 enable_x64 = _config_module.enable_x64
@@ -45,6 +46,8 @@ debug_infs = _config_module.debug_infs
 explain_cache_misses = _config_module.explain_cache_misses
 
 from pyjax import dtypes, errors, lax, nn, numpy, random, scipy, tree, tree_util  # noqa: E402
+from pyjax import ad_checkpoint  # noqa: E402
+from pyjax.ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
 
 
 def devices(backend=None):
