@@ -42,3 +42,41 @@ def test_bitwise_select_matches_where_exactly():
         np.testing.assert_array_equal(fast, slow)
     signed_zero = IMPLS[ew.select_n_p](np.ones(5000, bool), np.zeros(5000, np.float32), np.full(5000, -0.0, np.float32))
     assert np.signbit(signed_zero).all()
+
+
+def _names(jaxpr) -> list[str]:
+    return [e.primitive.name for e in jaxpr.eqns]
+
+
+def test_rewrite_reaches_into_loop_and_branch_bodies():
+    from pyjax import lax
+
+    def f(a, b, p):
+        step = lambda c, _: (c + (a.T @ b).T, None)
+        c = lax.scan(step, jnp.zeros((5, 3)), None, length=2)[0]
+        c = lax.while_loop(lambda c: c[0, 0] < 0, lambda c: c + (a.T @ b).T, c)
+        return lax.cond(p, lambda c: (a.T @ b).T * c, lambda c: c, c)
+
+    a = np.arange(12, dtype=np.float32).reshape(4, 3) / 5
+    b = np.arange(20, dtype=np.float32).reshape(4, 5) / 7
+    jaxpr = jax.make_jaxpr(f)(a, b, True)
+    scan, loop, cond = (e for e in jaxpr.eqns if e.primitive.name in ("scan", "while", "cond"))
+    assert "transpose" in _names(scan.params["jaxpr"])
+    rewritten = simplify(jaxpr)
+    new_scan, new_loop, new_cond = (e for e in rewritten.eqns if e.primitive.name in ("scan", "while", "cond"))
+    assert _names(new_scan.params["jaxpr"]).count("transpose") == _names(scan.params["jaxpr"]).count("transpose") - 1
+    assert _names(new_loop.params["body_jaxpr"]).count("transpose") == 1
+    assert new_loop.params["cond_jaxpr"] is loop.params["cond_jaxpr"]  # nothing to rewrite: kept
+    assert new_cond.params["branches"][0] is cond.params["branches"][0]
+    assert _names(new_cond.params["branches"][1]).count("transpose") == 1
+    prod = (a.T @ b).T
+    want = 2 * prod
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(a, b, True)), prod * want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(a, b, False)), want, rtol=1e-6)
+
+
+def test_rewrite_leaves_loops_without_rewrites_as_they_are():
+    from pyjax import lax
+
+    jaxpr = jax.make_jaxpr(lambda c, xs: lax.scan(lambda c, x: (c * x, c), c, xs))(jnp.float32(1), jnp.ones(3))
+    assert simplify(jaxpr) is jaxpr

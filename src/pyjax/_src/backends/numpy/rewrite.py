@@ -9,7 +9,9 @@ backend makes them on the jaxpr:
   C-ordered array instead of a strided view (reverse-mode matmuls produce
   this pattern once per weight matrix).
 
-Rewrites recurse into `jit` bodies, which the compiler inlines.
+Rewrites recurse into `jit` bodies, which the compiler inlines, and into
+the bodies of `cond`, `while` and `scan`, which it compiles into the loop
+(a reverse-mode scan's body is where such transposed products appear).
 """
 
 from __future__ import annotations
@@ -61,9 +63,28 @@ def simplify(jaxpr: Jaxpr) -> Jaxpr:
         if id(eqn) in dropped:
             continue
         eqn = replaced.get(id(eqn), eqn)
-        if eqn.primitive.name == "jit":
-            eqn = eqn.replace(params=dict(eqn.params, jaxpr=simplify(eqn.params["jaxpr"])))
+        eqn = _simplify_bodies(eqn)
         eqns.append(eqn)
     if not dropped and all(e is o for e, o in zip(eqns, jaxpr.eqns)):
         return jaxpr
     return jaxpr.replace(eqns=eqns)
+
+
+# The params holding the bodies the compiler splices in, per primitive.
+_BODY_PARAMS = {"jit": ("jaxpr",), "scan": ("jaxpr",), "while": ("cond_jaxpr", "body_jaxpr"), "cond": ("branches",)}
+
+
+def _simplify_bodies(eqn: JaxprEqn) -> JaxprEqn:
+    changed = {}
+    for name in _BODY_PARAMS.get(eqn.primitive.name, ()):
+        value = eqn.params[name]
+        if type(value) is tuple:  # cond's branches
+            new = tuple(simplify(b) for b in value)
+            if all(n is v for n, v in zip(new, value, strict=True)):
+                continue
+        else:
+            new = simplify(value)
+            if new is value:
+                continue
+        changed[name] = new
+    return eqn.replace(params=dict(eqn.params, **changed)) if changed else eqn
