@@ -145,8 +145,6 @@ def _compare_values(name: str, expected: dict, actual: dict) -> None:
 KNOWN_DIFFERENCES = {
     ("jnp_linalg", "jaxpr_grad_slogdet_2x2"):
         "a custom_jvp rule's literal output is kept as an output of the known jit (JAX forwards it)",
-    ("scipy", "jaxpr_grad_xlogy"):
-        "a weakly typed scalar reaching a custom_jvp rule is converted before the multiply (JAX after)",
     ("scipy", "stats_mvn_logpdf_jaxpr"):
         "JAX's 2-D jnp.diagonal goes through platform_dependent, which pyjax does not have",
 }

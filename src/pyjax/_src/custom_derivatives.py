@@ -52,7 +52,7 @@ class SymbolicZero:
         return SymbolicZero(tangent_aval(core.get_aval(val)))
 
     def instantiate(self):
-        return instantiate(Zero(self.aval))
+        return zeros_like_aval(self.aval)
 
 
 def zero_from_primal(val, symbolic_zeros: bool = False):
@@ -64,8 +64,23 @@ def zero_from_primal(val, symbolic_zeros: bool = False):
 def _to_rule_tangent(t, symbolic_zeros: bool):
     # What a user rule sees for an internal tangent (Zero is pyjax-internal).
     if type(t) is Zero:
-        return SymbolicZero(t.aval) if symbolic_zeros else instantiate(t)
+        return SymbolicZero(t.aval) if symbolic_zeros else zeros_like_aval(t.aval)
     return t
+
+
+def zeros_like_aval(aval):
+    """A zero of `aval`, weak-typed when the aval is (as JAX's zeros are)."""
+    if not aval.weak_type:
+        return instantiate(Zero(aval))
+    from pyjax._src.lax import shapes
+
+    scalar = _python_zero(aval.dtype)
+    return scalar if not aval.shape else shapes.broadcast_in_dim(scalar, aval.shape, ())
+
+
+def _python_zero(dtype):
+    kind = np.dtype(dtype).kind
+    return {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}.get(kind, 0.0)
 
 
 def _from_rule_tangent(t, aval):
@@ -155,19 +170,31 @@ def unflatten_dyn(in_tree, leaves) -> tuple:
     return tuple(tree_unflatten(in_tree, leaves)[0])
 
 
-def to_batch_front(axis_data, args: Sequence, dims: Sequence) -> tuple[list, list]:
-    """Moves every batch axis to the front: (values, dims of 0 or not_mapped)."""
-    from pyjax._src.interpreters.batching import not_mapped
-    from pyjax._src.lax.batching_util import moveaxis
+def batch_body(jaxpr: Jaxpr, axis_data, in_dims: Sequence) -> tuple[Jaxpr, list]:
+    """The body batched along `in_dims` (ints or not_mapped), each output
+    keeping the batch dim it comes out with (as JAX batches custom calls:
+    no axis is moved). Returns (jaxpr, out_dims)."""
+    from pyjax._src.interpreters import batching
+    from pyjax._src.interpreters.staging import trace_to_jaxpr
+    from pyjax._src.jaxpr import eval_jaxpr
 
-    vals = [a if d is not_mapped or d == 0 else moveaxis(a, d, 0) for a, d in zip(args, dims, strict=True)]
-    return vals, [d if d is not_mapped else 0 for d in dims]
+    in_avals = [a if d is batching.not_mapped else a.update(shape=(*a.shape[:d], axis_data.size, *a.shape[d:]))
+                for a, d in zip(jaxpr.in_avals, in_dims, strict=True)]
+    out_dims: list = []
+
+    def batched(*args):
+        infos = batching.batch_flat(lambda *xs: eval_jaxpr(jaxpr, jaxpr.consts, *xs), args, in_dims, axis_data)
+        out_dims[:] = [d for _, d in infos]
+        return [v for v, _ in infos]
+
+    body, _ = trace_to_jaxpr(batched, in_avals, jaxpr.debug_info)
+    return body, out_dims
 
 
 def unbatched_aval(aval, dim):
     from pyjax._src.interpreters.batching import not_mapped
 
-    return aval if dim is not_mapped else aval.update(shape=aval.shape[1:])
+    return aval if dim is not_mapped else aval.update(shape=aval.shape[:dim] + aval.shape[dim + 1:])
 
 
 def batch_rule_call(axis_data, fun: Callable, args: Sequence, dims: Sequence) -> tuple[list, list]:
@@ -202,7 +229,8 @@ def match_out(value, dim, target, size: int, what: str):
     from pyjax._src.lax.batching_util import matchaxis
 
     if type(value) is Zero:
-        return value if target is not_mapped else Zero(value.aval.update(shape=(size, *value.aval.shape)))
+        shape = value.aval.shape
+        return value if target is not_mapped else Zero(value.aval.update(shape=(*shape[:target], size, *shape[target:])))
     if target is not_mapped and dim is not not_mapped:
         raise NotImplementedError(
             f"vmap of a {what}: the rule's output is batched where the function's output is not; "
@@ -236,10 +264,7 @@ custom_jvp_call_p.def_jvp(_custom_jvp_call_jvp)
 def _custom_jvp_call_batch(axis_data, args, dims, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
     # Still one custom_jvp_call: the body batched, and a rule that runs the
     # original rule under vmap (so differentiating outside the vmap uses it).
-    from pyjax._src.jit import batch_jaxpr
-
-    args, dims = to_batch_front(axis_data, args, dims)
-    body, out_dims = batch_jaxpr(call_jaxpr, axis_data, dims)
+    body, out_dims = batch_body(call_jaxpr, axis_data, dims)
     in_dims = dims[num_consts:]
     size = axis_data.size
 

@@ -26,8 +26,8 @@ from pyjax._src import core, dtypes
 from pyjax._src.ad_util import Zero, instantiate, tangent_aval
 from pyjax._src.core import Primitive
 from pyjax._src.custom_derivatives import (
-    SymbolicZero, _fun_name, _ListParam, _RuleRef, _short_tree, _to_rule_tangent, batch_rule_call, match_out,
-    nondiff_args, resolve_kwargs, to_batch_front, trace_body, unbatched_aval, unflatten_dyn,
+    SymbolicZero, _fun_name, _ListParam, _RuleRef, _short_tree, _to_rule_tangent, batch_body, batch_rule_call,
+    match_out, nondiff_args, resolve_kwargs, trace_body, unbatched_aval, unflatten_dyn,
 )
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten, treedef_children
@@ -138,11 +138,9 @@ custom_vjp_call_p.def_jvp(_custom_vjp_call_jvp)
 
 def _custom_vjp_call_batch(axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name):
     from pyjax._src.interpreters.batching import not_mapped
-    from pyjax._src.jit import batch_jaxpr
     from pyjax._src.lax.reductions import reduce_sum
 
-    args, dims = to_batch_front(axis_data, args, dims)
-    body, out_dims = batch_jaxpr(call_jaxpr, axis_data, dims)
+    body, out_dims = batch_body(call_jaxpr, axis_data, dims)
     in_dims = dims[num_consts:]
     size = axis_data.size
     res_dims: list = []  # set by the batched fwd, read by the batched bwd
@@ -159,9 +157,8 @@ def _custom_vjp_call_batch(axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_c
         n_out, res_tree = box
         outs = [match_out(v, d, od, size, "custom_vjp fwd rule")
                 for v, d, od in zip(values[:n_out], vdims[:n_out], out_dims, strict=True)]
-        res, rdims = to_batch_front(axis_data, values[n_out:], vdims[n_out:])
-        res_dims[:] = rdims
-        return outs, res, res_tree
+        res_dims[:] = vdims[n_out:]
+        return outs, values[n_out:], res_tree
 
     def batched_bwd(res_tree, res, cts):
         nonzero = [type(ct) is not Zero for ct in cts]
@@ -402,7 +399,8 @@ def _check_for_tracers(x) -> None:
                 "by nondiff_argnums as non-differentiable. Tracers cannot be passed as non-differentiable arguments "
                 "to custom_vjp functions; instead, nondiff_argnums should only be used for arguments that can't be "
                 "or contain JAX tracers, e.g. function-valued arguments. In particular, array-valued arguments "
-                "should typically not be indicated as nondiff_argnums."
+                "should typically not be indicated as nondiff_argnums.\n"
+                f"See {errors._DOCS}#jax.errors.UnexpectedTracerError"
             )
 
 
