@@ -22,21 +22,23 @@ from pyjax._src.interpreters.jvp import deflinear
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
 from pyjax._src.lax.parallel import (
-    axes_tuple, axis_index, canonical_groups, check_axis_names, fold_axis, in_eager_mode, move_axis, named_axis_size,
+    axes_tuple,
+    axis_index,
+    canonical_groups,
+    check_axis_names,
+    fold_axis,
+    in_eager_mode,
+    move_axis,
+    named_axis_size,
     psum,
 )
 from pyjax._src.lax.parallel import split_axis as split_into
+from pyjax._src.lax.slicing import _canonicalize_axis
 
 __all__ = [
     "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "pbroadcast", "pbroadcast_p", "ppermute", "ppermute_p",
     "pshuffle", "psum_scatter", "pswapaxes", "reduce_scatter_p",
 ]
-
-
-def _canonicalize_axis(axis: int, ndim: int) -> int:
-    from pyjax._src.numpy.util import canonicalize_axis
-
-    return canonicalize_axis(axis, ndim)
 
 
 def _tree_map(fun, x):
@@ -81,9 +83,8 @@ def _ppermute_batch(axis_data, args, dims, *, axis_name, perm):
     sources = np.zeros(axis_data.size, dtype=int)
     for src, dst in perm:
         sources[dst] = src
-    from pyjax._src.numpy.take import take
-
-    return take(x, sources, axis=d), d
+    # The array method, as JAX: jnp.take's jit (`_take`) is what JAX prints.
+    return x.take(sources, axis=d), d
 
 
 ppermute_p.def_batch(_ppermute_batch)
@@ -135,22 +136,24 @@ def _pbroadcast_batch(axis_data, args, dims, *, axis_name, source):
     assert 0 <= source < axis_data.size, "collective broadcast doesn't fit in the axis size!"
     if d is not_mapped:
         return x, d
-    from pyjax._src.numpy.take import take
-
     # JAX's batcher passes the indices as a list, which jnp.take refuses:
     # under vmap a batched pbroadcast is a TypeError in JAX 0.11, and here.
-    return take(x, [source] * axis_data.size, axis=d), d
+    return x.take([source] * axis_data.size, axis=d), d
 
 
 pbroadcast_p.def_batch(_pbroadcast_batch)
 
 
 def _pbroadcast_transpose(ct, operand, *, axis_name, source):
-    from pyjax._src.numpy.util import full_like
-
-    is_source = ew.eq(axis_index(axis_name), source)
+    # The source lane gets the sum of every lane's cotangent, the others zero.
+    # JAX builds both with lax.full_like, which takes scalars only.
+    is_source = axis_index(axis_name) == source
     total = psum(ct, axis_name)
-    return [ew.select(is_source, full_like(ct, total), full_like(ct, 0))]
+    aval = core.get_aval(total)
+    if aval.shape:
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape {aval.shape}.")
+    zero = ew._constant(np.zeros((), aval.dtype), aval.weak_type)
+    return [ew.select(is_source, total, zero)]
 
 
 deflinear(pbroadcast_p, _pbroadcast_transpose)
@@ -182,7 +185,7 @@ def _all_gather_abstract_eval(aval, *, all_gather_dimension, axis_name, axis_ind
 def _all_gather_batch(axis_data, args, dims, *, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled):
     (x,), (d,) = args, dims
     names = axes_tuple(axis_name)
-    params = dict(axis_name=names, axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled)
+    params = {"axis_name": names, "axis_index_groups": axis_index_groups, "axis_size": axis_size, "tiled": tiled}
     if axis_data.name not in names:
         dim = all_gather_dimension
         if d is not not_mapped:
@@ -279,7 +282,7 @@ def _reduce_scatter_batch(axis_data, args, dims, *, scatter_dimension, axis_name
 
     (x,), (d,) = args, dims
     names = axes_tuple(axis_name)
-    params = dict(axis_name=names, axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled)
+    params = {"axis_name": names, "axis_index_groups": axis_index_groups, "axis_size": axis_size, "tiled": tiled}
     if axis_data.name not in names:
         dim = scatter_dimension
         if d is not not_mapped:
@@ -353,7 +356,7 @@ def _all_to_all_batch(axis_data, args, dims, *, split_axis, concat_axis, axis_na
     (x,), (d,) = args, dims
     size, name = axis_data.size, axis_data.name
     names = axes_tuple(axis_name)
-    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups, tiled=tiled)
+    params = {"axis_name": axis_name, "axis_index_groups": axis_index_groups, "tiled": tiled}
     if name not in names:
         if d is not_mapped:
             return all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis, **params), d
