@@ -255,3 +255,50 @@ result = lax.pmin(jnp.ones(3), 'i')
 program("error_psum_constant_traced", "error", """
 result = jax.make_jaxpr(lambda v: lax.psum(1, 'i') * v)(jnp.ones(3))
 """)
+
+# ---- more transposes, unbatched operands, dtypes
+program("vmap_grad_all_gather_tiled", "jaxpr", """
+g = jax.grad(lambda v: jnp.sum(jnp.sin(lax.all_gather(v, 'i', axis=1, tiled=True))))
+result = jax.make_jaxpr(jax.vmap(g, axis_name='i'))(jnp.ones((3, 2, 2)))
+""")
+program("vmap_grad_psum_scatter_tiled", "jaxpr", """
+g = jax.grad(lambda v: jnp.sum(lax.psum_scatter(v, 'i', scatter_dimension=1, tiled=True) ** 2))
+result = jax.make_jaxpr(jax.vmap(g, axis_name='i'))(jnp.ones((2, 3, 4)))
+""")
+program("vmap_grad_all_to_all_tiled", "jaxpr", """
+g = jax.grad(lambda v: jnp.sum(jnp.sin(lax.all_to_all(v, 'i', 0, 1, tiled=True))))
+result = jax.make_jaxpr(jax.vmap(g, axis_name='i'))(jnp.ones((2, 4, 3)))
+""")
+program("vmap_jvp_all_gather", "jaxpr", """
+f = lambda v: jax.jvp(lambda u: lax.all_gather(u, 'i'), (v,), (jnp.ones_like(v),))
+result = jax.make_jaxpr(jax.vmap(f, axis_name='i'))(jnp.ones((3, 2)))
+""")
+program("pmean_tuple_names_nested", "jaxpr", """
+f = jax.vmap(jax.vmap(lambda x: lax.pmean(x, ('i', 'j')), axis_name='j'), axis_name='i')
+result = jax.make_jaxpr(f)(jnp.ones((2, 3)))
+""")
+program("psum_bool_value", "value", """
+result = jax.vmap(lambda x: lax.psum(x > 1, 'i'), axis_name='i')(jnp.arange(4.0))
+""")
+program("psum_bool_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(jax.vmap(lambda x: lax.psum(x > 1, 'i'), axis_name='i'))(jnp.arange(4.0))
+""")
+program("error_psum_groups_with_positional", "error", """
+result = jax.vmap(lambda x: lax.psum(x, ('i', 0), axis_index_groups=[[0, 1]]), axis_name='i')(jnp.ones((2, 2)))
+""")
+program("all_to_all_unbatched_operand", "jaxpr", """
+f = jax.vmap(lambda v: lax.all_to_all(jnp.ones((3, 2)), 'i', 0, 1) + v, axis_name='i')
+result = jax.make_jaxpr(f)(jnp.ones((3, 2, 3)))
+""")
+program("psum_scatter_unbatched_operand", "jaxpr", """
+f = jax.vmap(lambda v: lax.psum_scatter(jnp.ones((3, 2)), 'i') + v, axis_name='i')
+result = jax.make_jaxpr(f)(jnp.ones((3, 2)))
+""")
+program("ppermute_pytree_int", "value", """
+f = jax.vmap(lambda v: lax.ppermute((v, v * 2), 'i', [(0, 1), (1, 0)])[1], axis_name='i')
+result = f(jnp.arange(4).reshape(2, 2))
+""")
+program("all_gather_pytree_tuple_axis_name_single", "jaxpr", """
+f = jax.vmap(lambda v: lax.all_gather({'a': v, 'b': v[0]}, ('i',))['b'], axis_name='i')
+result = jax.make_jaxpr(f)(jnp.ones((3, 2)))
+""")

@@ -188,6 +188,14 @@ def _psum_transpose(ct, operand, *, axes, axis_index_groups):
 deflinear(psum_p, _psum_transpose)
 
 
+def _validate_groups(axis_index_groups) -> None:
+    if axis_index_groups is None:
+        return
+    indices = [i for group in axis_index_groups for i in group]
+    if set(indices) != set(range(sum(len(group) for group in axis_index_groups))):
+        raise ValueError("axis_index_groups must cover all indices exactly once")
+
+
 def _reduce(primitive: Primitive, x, axis_name, axis_index_groups):
     from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
@@ -195,8 +203,14 @@ def _reduce(primitive: Primitive, x, axis_name, axis_index_groups):
     if not axes:
         return x
     leaves, tree = tree_flatten(x)
-    if primitive is psum_p and not any(is_tracer(leaf) for leaf in leaves):
-        named_axis_size(axes)  # JAX's constant path: `unbound axis name`
+    if primitive is psum_p:
+        if axis_index_groups is not None and any(is_positional(a) for a in axes):
+            raise ValueError("axis_index_groups only supported for sums over just named axes")
+        _validate_groups(axis_index_groups)
+        leaves = [ew._convert_element_type(leaf, np.dtype(np.int32)) if core.get_aval(leaf).dtype == np.bool_ else leaf
+                  for leaf in leaves]  # booleans are counted
+        if not any(is_tracer(leaf) for leaf in leaves):
+            named_axis_size(axes)  # JAX's constant path: `unbound axis name`
     check_axis_names(axes, "psum")
     groups = canonical_groups(axis_index_groups)
     outs = [primitive.bind(leaf, axes=axes, axis_index_groups=groups) for leaf in leaves]

@@ -363,8 +363,11 @@ def _all_to_all_batch(axis_data, args, dims, *, split_axis, concat_axis, axis_na
         return all_to_all_p.bind(x, split_axis=split_axis + (d <= split_axis),
                                  concat_axis=concat_axis + (d <= concat_axis), **params), d
     if d is not_mapped:
+        # JAX calls lax.broadcast(x, (size, *x.shape)), which *prepends* all
+        # of those sizes: the operand's shape appears twice. Kept as JAX does.
         shape = core.get_aval(x).shape
-        x = shapes.broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
+        lead = (size, *shape)
+        x = shapes.broadcast_in_dim(x, (*lead, *shape), tuple(range(len(lead), len(lead) + len(shape))))
         d = 0
     pos = names.index(name)
     major, minor = (names[:pos], names[pos + 1:]) if isinstance(axis_name, (list, tuple)) else ((), ())
