@@ -342,3 +342,21 @@ def h(x, n):
 h.defvjp(lambda x, n: (h(x, n), None), lambda n, r, g: (g * n,))
 result = jax.grad(lambda x: h(x, x))(2.0)
 """)
+
+# --- inside control flow and jit-of-vmap under grad
+program("both_in_cond_under_grad", "jaxpr", SIN_MUL_VJP + SIN_MUL_JVP + """
+result = jax.make_jaxpr(jax.grad(lambda x: lax.cond(x > 0, lambda x: f(x, 2.0), lambda x: g(x, 3.0), x)))(1.0)
+""")
+program("vjp_grad_of_jit_of_vmap", "jaxpr", SIN_MUL_VJP + """
+result = jax.make_jaxpr(jax.grad(lambda x: jax.jit(jax.vmap(lambda x: f(x, 2.0)))(x).sum()))(jnp.ones(3))
+""")
+program("jvp_grad_of_grad", "jaxpr", SIN_MUL_JVP + """
+result = jax.make_jaxpr(jax.grad(jax.grad(g)))(1.0, 2.0)
+""")
+program("both_in_scan_grad_value", "value", SIN_MUL_VJP + SIN_MUL_JVP + """
+def scanned(x):
+  def body(c, a):
+    return f(c, a) + g(c, a), c
+  return lax.scan(body, x, jnp.arange(3.0))[0]
+result = jax.grad(scanned)(jnp.float32(1.0))
+""")
