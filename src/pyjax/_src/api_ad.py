@@ -161,9 +161,22 @@ def as_array(x):
 
 def zeros_for(x):
     """Concrete zeros of the tangent type of `x`."""
-    from pyjax._src.ad_util import tangent_aval, zeros_like_aval
+    from pyjax._src.ad_util import tangent_aval
 
-    return zeros_like_aval(tangent_aval(core.get_aval(x)))
+    return instantiate_zeros(tangent_aval(core.get_aval(x)))
+
+
+def instantiate_zeros(aval: ShapedArray):
+    """Zeros of `aval`. float0 zeros are a NumPy array when computed eagerly
+    and, under a trace, a broadcast float0 literal (JAX's equation)."""
+    from pyjax._src.ad_util import zeros_like_aval
+    from pyjax._src.lax import shapes
+
+    if aval.dtype != dtypes.float0:
+        return zeros_like_aval(aval)
+    if core.current_trace() is core._default_trace[0] or not aval.shape:
+        return np.zeros(aval.shape, dtypes.float0)
+    return shapes.broadcast_in_dim(np.zeros((), dtypes.float0), aval.shape, ())
 
 
 # ---------------------------------------------------------------------------
@@ -324,7 +337,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     >>> primals, f_vjp = jax.vjp(lambda x, y: (jnp.sin(x), jnp.cos(y)), 0.5, 1.0)
     >>> xbar, ybar = f_vjp((-0.7, 0.3))
     """
-    from pyjax._src.ad_util import Zero, zeros_like_aval
+    from pyjax._src.ad_util import Zero
     from pyjax._src.interpreters.transpose import backward_pass
 
     if reduce_axes:
@@ -351,7 +364,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
                 )
         cts = [as_array(ct) for ct, nz in zip(flat_cts, nonzero, strict=True) if nz]
         in_cts = backward_pass(linear, linear.consts, cts)
-        in_cts = [as_array(zeros_like_aval(c.aval)) if type(c) is Zero else as_array(c) for c in in_cts]
+        in_cts = [as_array(instantiate_zeros(c.aval)) if type(c) is Zero else as_array(c) for c in in_cts]
         return tree_unflatten(in_tree, in_cts)
 
     out = tree_unflatten(out_tree, [as_array(o) for o in outs])
@@ -415,7 +428,9 @@ def _one_like(x):
     """The seed cotangent of grad: a scalar 1 of x's dtype and weak type."""
     aval = core.get_aval(x)
     if aval.weak_type and aval.dtype == dtypes.default_float_dtype():
-        return 1.0
+        return 1.0  # a Python scalar is weakly typed
+    if aval.weak_type and aval.dtype == dtypes.default_complex_dtype():
+        return 1 + 0j
     return np.ones((), aval.dtype)[()]
 
 
@@ -523,6 +538,6 @@ def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
 
 __all__ = [
     "argnums_partial", "as_array", "check_arg", "check_callable", "check_input_dtype_revderiv",
-    "check_output_dtype_revderiv", "ensure_index", "grad", "jvp", "jvp_unchecked", "linearize",
+    "check_output_dtype_revderiv", "ensure_index", "grad", "instantiate_zeros", "jvp", "jvp_unchecked", "linearize",
     "value_and_grad", "vjp", "zeros_for",
 ]
