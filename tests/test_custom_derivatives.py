@@ -143,7 +143,7 @@ def test_custom_jvp_symbolic_zeros():
 
     assert float(jax.grad(f)(3.0, 4.0)) == 4.0
     assert seen[-1] == (False, True)
-    _, t = jax.jvp(f, (3.0, 4.0), (0.0, 1.0))
+    jax.jvp(f, (3.0, 4.0), (0.0, 1.0))
     assert seen[-1] == (False, False)
 
 
@@ -226,7 +226,7 @@ def test_custom_vjp_grad_uses_bwd():
     f = make_vjp_fn()
     gx, gy = true_grads(1.0, 2.0)
     np.testing.assert_allclose(jax.grad(f, argnums=(0, 1))(1.0, 2.0), (gx, gy), rtol=1e-6)
-    out, vjp_fun = jax.vjp(f, 1.0, 2.0)
+    _, vjp_fun = jax.vjp(f, 1.0, 2.0)
     np.testing.assert_allclose(vjp_fun(1.0), (gx, gy), rtol=1e-6)
     np.testing.assert_allclose(jax.jit(jax.grad(f))(1.0, 2.0), gx, rtol=1e-6)
     np.testing.assert_allclose(jax.grad(jax.jit(f))(1.0, 2.0), gx, rtol=1e-6)
@@ -273,7 +273,7 @@ def test_custom_vjp_nondiff_argnums_pytrees_and_none():
         return app(fn, d, s), (d["a"], s)
 
     def app_bwd(fn, res, g):
-        a, s = res
+        _, s = res
         return {"a": 7.0 * g * s, "b": None}, None
 
     app.defvjp(app_fwd, app_bwd)
@@ -322,12 +322,12 @@ def test_custom_vjp_forward_mode_raises():
 
 
 @pytest.mark.parametrize("bwd, error, match", [
-    (lambda r, g: (g,), TypeError, r"bwd output structure PyTreeDef\(\(\*,\)\) for primal input structure "
-                                   r"PyTreeDef\(\(\*, \*\)\)"),
+    (lambda r, g: (g,), TypeError, (r"bwd output structure PyTreeDef\(\(\*,\)\) for primal input structure "
+                                    r"PyTreeDef\(\(\*, \*\)\)")),
     (lambda r, g: g, TypeError, "must produce an output with the same container"),
-    (lambda r, g: (jnp.ones(3), g), ValueError, r"at output\[0\] the bwd rule produced an output of type "
-                                                r"float32\[3\] corresponding to an input of type float32\[\], "
-                                                "so the shapes do not match"),
+    (lambda r, g: (jnp.ones(3), g), ValueError, (r"at output\[0\] the bwd rule produced an output of type "
+                                                 r"float32\[3\] corresponding to an input of type float32\[\], "
+                                                 "so the shapes do not match")),
 ])
 def test_custom_vjp_bwd_errors(bwd, error, match):
     @custom_vjp_public

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -93,7 +94,7 @@ def _from_rule_tangent(t, aval):
 class _RuleRef:
     """A rule as an equation param: compared by identity, printed by name."""
 
-    __slots__ = ("rule", "name")
+    __slots__ = ("name", "rule")
 
     def __init__(self, rule: Callable, name: str):
         self.rule = rule
@@ -457,5 +458,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_jvp_call_p", "custom_lin_p", "custom_vjp",
-           "custom_vjp_call_p", "zero_from_primal"]
+__all__ = ["SymbolicZero", "custom_jvp", "custom_jvp_call_p", "zero_from_primal"]

@@ -18,19 +18,39 @@ vmapped versions (a cotangent of an unbatched input is summed over the batch).
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.ad_util import Zero, instantiate, tangent_aval
+from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.core import Primitive
 from pyjax._src.custom_derivatives import (
-    SymbolicZero, _fun_name, _ListParam, _RuleRef, _short_tree, _to_rule_tangent, batch_body, batch_rule_call,
-    match_out, nondiff_args, resolve_kwargs, trace_body, unbatched_aval, unflatten_dyn,
+    SymbolicZero,
+    _fun_name,
+    _ListParam,
+    _RuleRef,
+    _short_tree,
+    _to_rule_tangent,
+    batch_body,
+    batch_rule_call,
+    match_out,
+    nondiff_args,
+    resolve_kwargs,
+    trace_body,
+    unbatched_aval,
+    unflatten_dyn,
 )
 from pyjax._src.jaxpr import Jaxpr
-from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten, treedef_children
+from pyjax._src.tree_util import (
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_map,
+    tree_unflatten,
+    treedef_children,
+)
 
 _JVP_ERROR = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
 
@@ -237,19 +257,22 @@ def _flatten_bwd_output(cts_in, in_tree, in_avals) -> list:
         flat.extend([None] * n if x is None else [x] * n)
         return x
 
-    try:
-        if not isinstance(cts_in, tuple):
-            raise ValueError
-        tree_map(append, cts_in, dummy, is_leaf=lambda x: x is None)
-    except ValueError:
+    def structure_error() -> TypeError:
         _, got = tree_flatten(cts_in)
         _, expected = tree_flatten(dummy)
-        raise TypeError(
+        return TypeError(
             "Custom VJP bwd rule must produce an output with the same container (pytree) structure as the args "
             "tuple of the primal function, and in particular must produce a tuple of length equal to the number "
             f"of arguments to the primal function, but got bwd output structure {got} for primal input "
             f"structure {expected}."
-        ) from None
+        )
+
+    if not isinstance(cts_in, tuple):
+        raise structure_error()
+    try:
+        tree_map(append, cts_in, dummy, is_leaf=lambda x: x is None)
+    except ValueError:
+        raise structure_error() from None
     results = []
     for kp, aval, ct in zip(keypaths, in_avals, flat, strict=True):
         ct_aval = tangent_aval(aval)
