@@ -367,3 +367,50 @@ def test_float_division_is_the_ufunc_and_integer_division_keeps_xla_rounding():
     assert "_np_divide" not in source_of(lax.div, i, j)
     np.testing.assert_array_equal(np.asarray(pyjax.jit(lax.div)(i, j)), [3, -3, -1])
     np.testing.assert_array_equal(np.asarray(pyjax.jit(lax.rem)(x[4:], y[4:])), np.fmod(x[4:], y[4:]))
+
+
+# ---------------------------------------------------------------------------
+# ys written in place by the ufunc computing them
+
+
+def test_a_ufunc_computing_a_y_writes_its_row_directly():
+    f = lambda c, xs: lax.scan(lambda c, x: (jnp.sin(c) + x, (c * 2.0, jnp.exp(x), c)), c, xs, reverse=True)
+    c, xs = f32(3), f32(4, 3)
+    source = source_of(f, c, xs)
+    assert re.search(r"_np_multiply_\d+\(c, _lit\d+, (_ys\d+_0)\[(_i\d+)\]\)", source)
+    assert re.search(r"_np_exp_\d+\(d, _ys\d+_1\[_i\d+\]\)", source)
+    assert re.search(r"_ys\d+_2\[_i\d+\] = c\n", source)  # a y that is the old carry is copied
+    carry, (a, b, old) = jit_and_eager(f, c, xs)
+    want_c = c
+    for i in range(3, -1, -1):
+        np.testing.assert_array_equal(np.asarray(a)[i], want_c * np.float32(2.0))
+        np.testing.assert_array_equal(np.asarray(b)[i], np.exp(xs[i]))
+        np.testing.assert_array_equal(np.asarray(old)[i], want_c)
+        want_c = np.sin(want_c) + xs[i]
+    np.testing.assert_array_equal(np.asarray(carry), want_c)
+
+
+@pytest.mark.parametrize("case", ["carry_is_a_view_of_y", "y_twice", "y_is_the_carry"])
+def test_ys_sharing_memory_with_other_outputs_are_copied(case):
+    def body(c, x):
+        t = jnp.exp(c * x)  # f32[2, 3]
+        if case == "carry_is_a_view_of_y":
+            return jnp.reshape(t, (6,)), t
+        if case == "y_twice":
+            return c, (t, t)
+        return jnp.reshape(t, (6,)), jnp.reshape(t, (6,))
+
+    def f(c, xs):
+        if case == "y_twice":
+            return lax.scan(lambda c, x: body(c, x), c, xs)
+        return lax.scan(lambda c, x: body(jnp.reshape(c, (2, 3)), x), c, xs)
+
+    c = f32(2, 3) * 0.1 if case == "y_twice" else f32(6) * 0.1
+    xs = f32(5, 2, 3) * 0.1
+    carry, ys = jit_and_eager(f, c, xs)
+    assert re.search(r"_ys\d+_\d+\[_i\d+\] = ", source_of(f, c, xs))  # copied, not written in place
+    for y in pyjax.tree_util.tree_leaves(ys):
+        assert not np.shares_memory(np.asarray(carry), np.asarray(y))
+    if case == "y_twice":
+        np.testing.assert_array_equal(np.asarray(ys[0]), np.asarray(ys[1]))
+        assert not np.shares_memory(np.asarray(ys[0]), np.asarray(ys[1]))

@@ -186,7 +186,8 @@ class _Instr:
     (`ufunc` set when `fn` is a ufunc called directly), or custom lines from
     `render(in_names, out_names)`."""
 
-    __slots__ = ("fn", "ins", "outs", "kwargs", "multiple_results", "ufunc", "render", "out_buffer", "fresh")
+    __slots__ = ("fn", "ins", "outs", "kwargs", "multiple_results", "ufunc", "render", "out_buffer",
+                 "out_target", "fresh")
 
     def __init__(self, fn, ins, outs, kwargs="", multiple_results=False, ufunc=None, render=None,
                  fresh=False):
@@ -198,6 +199,7 @@ class _Instr:
         self.ufunc = ufunc
         self.render = render
         self.out_buffer: _Value | None = None
+        self.out_target: str | None = None  # an expression the ufunc writes into (a row of a loop's ys)
         # `fresh`: fn always returns a newly allocated array (np.dot of
         # operands with at least one dimension), which later ufuncs may reuse.
         self.fresh = fresh
@@ -419,7 +421,8 @@ class ProgramBuilder:
         self.instrs.append(_Instr(None, list(ins), outs, render=render))
         return outs
 
-    def block(self, jaxpr: Jaxpr, outer_names: Sequence[str | None]) -> Block:
+    def block(self, jaxpr: Jaxpr, outer_names: Sequence[str | None],
+              out_targets: Sequence[str | None] | None = None) -> Block:
         """Compiles `jaxpr` into lines to splice into this function (a loop or
         branch body run in place: no call per iteration).
 
@@ -428,7 +431,13 @@ class ProgramBuilder:
         variable owned by the caller), or None for an input the caller binds
         before running the lines (the block may `del` such a name). The block
         releases and reuses its own temporaries like a function body does; it
-        never writes into its inputs."""
+        never writes into its inputs.
+
+        `out_targets[k]`, when given and not None, is an expression naming
+        an array slot of the k-th output's shape and dtype (a loop's
+        `ys[i]`): where the output is a ufunc result that no other output
+        shares memory with, the ufunc writes straight into it, and
+        `Block.written` holds k (the caller then skips its copy)."""
         sub = ProgramBuilder(self.impls, parent=self)
         ins = [
             sub.new_value(v.aval, _INPUT) if name is None else _Value(name, v.aval, _OUTER)
@@ -437,7 +446,8 @@ class ProgramBuilder:
         outs = sub.inline(jaxpr, ins)
         _mark_last_uses(sub.instrs, outs)
         _assign_out_buffers(sub.instrs)
-        return Block([v.name for v in ins], _body_lines(sub.instrs), [v.name for v in outs])
+        written = _write_outputs_in_place(sub.instrs, outs, out_targets) if out_targets else set()
+        return Block([v.name for v in ins], _body_lines(sub.instrs), [v.name for v in outs], written)
 
     def compile_sub(self, jaxpr: Jaxpr, hint: str = "body") -> str:
         """Compiles `jaxpr` separately (a loop or branch body); returns its
@@ -479,12 +489,13 @@ class Block:
     read the names `in_names` and bind `out_names` (which may be input names,
     or namespace globals for literal and const outputs)."""
 
-    __slots__ = ("in_names", "lines", "out_names")
+    __slots__ = ("in_names", "lines", "out_names", "written")
 
-    def __init__(self, in_names: list[str], lines: list[str], out_names: list[str]):
+    def __init__(self, in_names: list[str], lines: list[str], out_names: list[str], written: set[int]):
         self.in_names = in_names
         self.lines = lines
         self.out_names = out_names
+        self.written = written  # outputs already stored in their out_targets
 
 
 # dtypes np.dot hands to BLAS exactly as np.matmul does.
@@ -564,6 +575,28 @@ def _assign_out_buffers(instrs: list[_Instr]) -> None:
                 _note_aliases(out)
 
 
+def _write_outputs_in_place(instrs: list[_Instr], outs: list[_Value], targets: Sequence[str | None]) -> set[int]:
+    """Redirects the ufuncs computing outputs into their targets (see
+    `ProgramBuilder.block`); returns the indices of the outputs redirected.
+
+    Only a ufunc result with at least one dimension qualifies (a 0-d ufunc
+    result is a NumPy scalar), returned once, whose buffer no other output
+    may share: otherwise a carry could end up a view of the stacked ys."""
+    producers = {id(out): instr for instr in instrs if instr.ufunc is not None for out in instr.outs}
+    written = set()
+    for k, (value, target) in enumerate(zip(outs, targets, strict=True)):
+        instr = producers.get(id(value))
+        if target is None or instr is None or not value.aval.shape:
+            continue
+        others = [o for j, o in enumerate(outs) if j != k]
+        if any(o is value or value.root in o.aliases for o in others):
+            continue
+        instr.out_buffer = None  # a dead buffer it would have reused simply stays dead
+        instr.out_target = target
+        written.add(k)
+    return written
+
+
 def _union_aliases(values: list[_Value]) -> tuple:
     found: dict[int, _Value] = {}
     for value in values:
@@ -614,7 +647,9 @@ def _instr_lines(instr: _Instr) -> list[str]:
     if instr.render is not None:
         return list(instr.render([v.name for v in instr.ins], [v.name for v in instr.outs]))
     args = [v.name for v in instr.ins]
-    if instr.out_buffer is not None:
+    if instr.out_target is not None:
+        args.append(instr.out_target)
+    elif instr.out_buffer is not None:
         # Positional: a ufunc parses it ~60 ns faster than `out=` (it matters in loop bodies).
         args.append(instr.out_buffer.name)
     elif instr.kwargs:

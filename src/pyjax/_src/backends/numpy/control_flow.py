@@ -241,21 +241,24 @@ def _emit_scan(builder, eqn, ins):
     out_avals = [v.aval for v in eqn.outvars]
     y_avals = p["jaxpr"].out_avals[nk:]
     nx = len(ins) - nc - nk
-    body = builder.block(p["jaxpr"], [v.name for v in ins[:nc]] + [None] * (nk + nx))
+    n = next(_names)
+    i = f"_i{n}"
+    # The stacked ys, preallocated; a ufunc computing a y writes its row directly.
+    stacked = [f"_ys{n}_{k}" for k in range(len(y_avals))]
+    body = builder.block(p["jaxpr"], [v.name for v in ins[:nc]] + [None] * (nk + nx),
+                         [None] * nk + [f"{y}[{i}]" for y in stacked])
     carry, x_names = body.in_names[nc:nc + nk], body.in_names[nc + nk:]
     empty = builder.constant(np.empty, "np_empty")
     dtypes = [builder.constant(a.dtype, "dtype") for a in y_avals]
     as_buffer = builder.constant(_as_buffer, "as_buffer")
     carry_avals = [builder.constant(a, "aval") for a in out_avals[:nk]]
-    n = next(_names)
-    i = f"_i{n}"
 
     def render(in_names, out_names):
         init, xs = in_names[nc:nc + nk], in_names[nc + nk:]
         ys = out_names[nk:]
         lines = [f"# _scan_body{n} (inlined), {length} steps{' in reverse' if reverse else ''}"]
         lines += _assign(carry, init)
-        for y, aval, dt in zip(ys, y_avals, dtypes, strict=True):
+        for y, aval, dt in zip(stacked, y_avals, dtypes, strict=True):
             lines.append(f"{y} = {empty}({(length, *aval.shape)!r}, {dt})")
         # Iterating the xs yields the same views as indexing them, ~30 ns faster.
         targets, iterables = list(x_names), [f"{x}[::-1]" if reverse else x for x in xs]
@@ -268,9 +271,11 @@ def _emit_scan(builder, eqn, ins):
             lines.append(f"for {', '.join(targets)} in zip({', '.join(iterables)}):")
         step = list(body.lines)
         # ys first: a y may be the old value of a carry the next line rebinds.
-        step += [f"{y}[{i}] = {t}" for y, t in zip(ys, body.out_names[nk:], strict=True)]
+        step += [f"{y}[{i}] = {t}" for k, (y, t) in enumerate(zip(stacked, body.out_names[nk:], strict=True))
+                 if nk + k not in body.written]
         step += _assign(carry, body.out_names[:nk])
         lines.extend(_indent(step or ["pass"]))
+        lines += _assign(ys, stacked)
         lines.extend(f"{o} = {as_buffer}({c}, {a})" for o, c, a in zip(out_names[:nk], carry, carry_avals, strict=True))
         return lines
 
