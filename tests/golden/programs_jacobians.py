@@ -377,3 +377,12 @@ program("jacrev_docstring", "text", """
 def loss(a, b): return a * b
 result = jax.jacrev(loss, argnums=1).__doc__ + ' | ' + jax.jacfwd(loss).__name__
 """)
+program("linear_transpose_closed_constant_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(jax.linear_transpose(lambda x: 2 * x, jnp.arange(3.)))(jnp.arange(3.))
+""")
+program("jit_of_jacfwd_has_aux_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(jax.jit(jax.jacfwd(lambda x: (x * x, x.sum()), has_aux=True)))(jnp.ones(2))
+""")
+program("jacrev_scalar_input_vector_output_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(jax.jacrev(lambda t: jnp.cos(t) * jnp.array([1., 2.])))(0.5)
+""")
