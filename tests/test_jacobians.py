@@ -206,9 +206,9 @@ def test_jacfwd_of_bfloat16_input_is_not_zero():
     (lambda: jax.grad(lambda x: x, reduce_axes=("i",)), NotImplementedError, "reduce_axes argument to grad is deprecated"),
     (lambda: jax.vjp(lambda x: x, 1., reduce_axes=("i",)), NotImplementedError, "reduce_axes argument to vjp is deprecated"),
     (lambda: jax.grad(lambda z: z * 1j)(1.), TypeError,
-     "grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got complex64. "
-     "For holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic functions "
-     "involving complex outputs, use jax.vjp directly."),
+     ("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got complex64. "
+      "For holomorphic differentiation, pass holomorphic=True. For differentiation of non-holomorphic functions "
+      "involving complex outputs, use jax.vjp directly.")),
     (lambda: jax.grad(lambda z: z, holomorphic=True)(1.), TypeError,
      "grad with holomorphic=True requires inputs with complex dtype, but got float32."),
     (lambda: jax.grad(lambda a, b: a, argnums=-3)(1., 2.), ValueError, "but got value -3 for len(args) == 2."),
@@ -267,7 +267,7 @@ def test_linear_transpose_pytrees_and_unused_inputs():
     (out,) = jax.linear_transpose(f, {"a": x, "b": x})({"s": x, "d": x})
     np.testing.assert_allclose(np.asarray(out["a"]), 3 * np.arange(3.))
     np.testing.assert_allclose(np.asarray(out["b"]), np.arange(3.))
-    ox, oy = jax.linear_transpose(lambda x, y: 2 * x, x, x)(x)
+    _, oy = jax.linear_transpose(lambda x, y: 2 * x, x, x)(x)
     assert oy.shape == (3,) and not np.asarray(oy).any()
 
 

@@ -15,16 +15,16 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.array import Array
-from pyjax._src.avals import ShapedArray
-from pyjax._src.jaxpr import Jaxpr
-from pyjax._src.jit import JitWrapped, trace_flat
-from pyjax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 # The autodiff entry points live in api_ad.py and api_jac.py; they are
 # re-exported here, where the rest of the package has always found them.
 from pyjax._src.api_ad import as_array as _as_array
 from pyjax._src.api_ad import grad, jvp, linearize, value_and_grad, vjp  # noqa: F401
+from pyjax._src.array import Array
+from pyjax._src.avals import ShapedArray
+from pyjax._src.jaxpr import Jaxpr
+from pyjax._src.jit import JitWrapped, trace_flat
+from pyjax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 
 class ShapeDtypeStruct:

@@ -87,10 +87,8 @@ def _wraps(fun: Callable, template: str, argnums):
 
     def decorate(wrapper):
         wrapper = functools.wraps(fun, updated=())(wrapper)
-        try:
-            wrapper.__doc__ = _docstring(fun, template, argnums)
-        except Exception:  # a callable without the usual attributes keeps its own
-            pass
+        # A callable without a __name__ (a functools.partial) gets no docstring.
+        wrapper.__doc__ = _docstring(fun, template, argnums)
         return wrapper
 
     return decorate

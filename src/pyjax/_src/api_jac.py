@@ -18,11 +18,25 @@ import numpy as np
 
 from pyjax._src import core, dtypes
 from pyjax._src.api_ad import (
-    _wraps, argnums_partial, as_array, check_arg, check_callable, check_input_dtype_revderiv,
-    check_output_dtype_revderiv, ensure_index, jvp_unchecked, vjp,
+    _wraps,
+    argnums_partial,
+    as_array,
+    check_arg,
+    check_callable,
+    check_input_dtype_revderiv,
+    check_output_dtype_revderiv,
+    ensure_index,
+    jvp_unchecked,
+    vjp,
 )
 from pyjax._src.tree_util import (
-    Partial, tree_flatten, tree_leaves, tree_map, tree_structure, tree_transpose, tree_unflatten,
+    Partial,
+    tree_flatten,
+    tree_leaves,
+    tree_map,
+    tree_structure,
+    tree_transpose,
+    tree_unflatten,
 )
 
 _JAC_DOC = (
