@@ -12,6 +12,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from pyjax._src.backends.numpy import xla_math
 from pyjax._src.random import prng
 from pyjax._src.random.threefry import threefry2x32_numpy, threefry2x32_p
 
@@ -75,58 +76,27 @@ IMPLS[threefry2x32_p] = lambda k0, k1, x0, x1: list(threefry2x32_numpy(k0, k1, x
 # once), so the draws stay bit-identical to XLA's wherever the
 # transcendentals (log, erf_inv, pow) agree.
 
-_ERF_INV_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
-_ERF_INV_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
-
-
 def _fma(a, b, c, dtype):
     if dtype == np.float32:  # exact product in float64, one rounding of the sum
         return (a.astype(np.float64) * b + c).astype(np.float32)
     return (a * b + c).astype(dtype)
 
 
-# XLA's float32 log1p below |x| = sqrt(2) - 1: Cephes' rational approximation,
-# Horner with fused multiply-adds (above it, log(1 + x)).
-_LOG1P_NUMERATOR = (4.5270000862445199635215E-5, 4.9854102823193375972212E-1, 6.5787325942061044846969E0,
-                    2.9911919328553073277375E1, 6.0949667980987787057556E1, 5.7112963590585538103336E1,
-                    2.0039553499201281259648E1)
-_LOG1P_DENOMINATOR = (1.0, 1.5062909083469192043167E1, 8.3047565967967209469434E1, 2.2176239823732856465394E2,
-                      3.0909872225312059774938E2, 2.1642788614495947685003E2, 6.0118660497603843919306E1)
+def _log(x, dtype):
+    # XLA's float32 log is its own polynomial (xla_math), not NumPy's.
+    return xla_math.log_f32(x) if dtype == np.float32 else np.log(x)
 
 
-def _log1p_f32(x):
-    small = np.abs(x) < np.float32(0.41421356237309504880)
-    xs = np.where(small, x, np.float32(0))
-    numerator = np.full_like(xs, _LOG1P_NUMERATOR[0])
-    denominator = np.full_like(xs, _LOG1P_DENOMINATOR[0])
-    for a, b in zip(_LOG1P_NUMERATOR[1:], _LOG1P_DENOMINATOR[1:], strict=True):
-        numerator = _fma(numerator, xs, np.float32(a), np.float32)
-        denominator = _fma(denominator, xs, np.float32(b), np.float32)
-    squared = xs * xs
-    series = (xs * squared) * (numerator / denominator)
-    series = xs + _fma(np.float32(-0.5), squared, series, np.float32)
-    # (XLA's own float32 log is not NumPy's: the large branch may differ in the last bit.)
-    large = np.log((np.float32(1) + x).astype(np.float64)).astype(np.float32)
-    return np.where(small, series, large)
+def _log1p(x, dtype):
+    return xla_math.log1p_f32(x) if dtype == np.float32 else np.log1p(x).astype(dtype)
 
 
 def _erf_inv(x, dtype):
-    if dtype != np.float32:
-        import scipy.special
+    if dtype == np.float32:
+        return xla_math.erf_inv_f32(x)
+    import scipy.special
 
-        return np.where(x == 0, x, scipy.special.erfinv(x.astype(np.float64))).astype(dtype)
-    # XLA's single-precision erf_inv (Giles' polynomials, Horner with fused
-    # multiply-adds): not correctly rounded, so scipy's value can be ulps away.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        w = -_log1p_f32(x * -x)
-        small = w < np.float32(5)
-        w = np.where(small, w - np.float32(2.5), np.sqrt(w) - np.float32(3))
-        p = np.where(small, np.float32(_ERF_INV_SMALL[0]), np.float32(_ERF_INV_LARGE[0]))
-        for lo, hi in zip(_ERF_INV_SMALL[1:], _ERF_INV_LARGE[1:], strict=True):
-            p = _fma(p, w, np.where(small, np.float32(lo), np.float32(hi)), np.float32)
-        return np.where(np.abs(x) == 1, x * np.float32(np.inf), p * x)
+    return np.where(x == 0, x, scipy.special.erfinv(x.astype(np.float64))).astype(dtype)
 
 
 def _uniform_scalars(impl, keys, dtype, lo=None, hi=None):
@@ -172,7 +142,7 @@ def _gamma_one(impl, keys, alpha, log_space: bool):
     def rejected(X, V, U, d):
         with np.errstate(divide="ignore", invalid="ignore"):
             first = U >= _fma(-squeeze, X * X, one, dtype)
-            second = np.log(U) >= X * half + d * ((one - V) + np.log(V))
+            second = _log(U, dtype) >= X * half + d * ((one - V) + _log(V, dtype))
         return first & second
 
     active = rejected(X, V, U, d)
@@ -197,9 +167,9 @@ def _gamma_one(impl, keys, alpha, log_space: bool):
         active = rejected(X, V, U, d)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if log_space:
-            log_samples = np.log1p(-_uniform_scalars(impl, subkey, dtype)).astype(dtype)
+            log_samples = _log1p(-_uniform_scalars(impl, subkey, dtype), dtype)
             log_boost = np.where(boost_mask | (log_samples == 0), dtype.type(0), log_samples * (one / alpha_orig))
-            return ((np.log(d) + np.log(V)) + log_boost).astype(dtype)
+            return ((_log(d, dtype) + _log(V, dtype)) + log_boost).astype(dtype)
         samples = one - _uniform_scalars(impl, subkey, dtype)
         boost = np.where(boost_mask, one, np.power(samples, one / alpha_orig))
         return ((d * V) * boost).astype(dtype)

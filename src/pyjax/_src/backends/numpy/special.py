@@ -19,6 +19,7 @@ import numpy as np
 import scipy.special as sc
 
 from pyjax._src import dtypes
+from pyjax._src.backends.numpy import xla_math
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import special as sp
 
@@ -218,9 +219,21 @@ def _igamma(a, x):
     return np.where((a == 0) & (x > 0) & (x < 1), np.nan, sc.gammainc(a, x))
 
 
+def _erf_inv(x, **params):
+    # Float32 and narrower (which XLA computes in float32): XLA's own
+    # polynomial approximation, bit for bit; float64: scipy's.
+    dtype = _common_dtype(x)
+    if dtype.itemsize <= 4:
+        return xla_math.erf_inv_f32(np.asarray(x, np.float32)).astype(dtype)
+    return _erf_inv_f64(x)
+
+
+_erf_inv_f64 = _special(_keep_signed_zero(sc.erfinv))
+
+
 IMPLS[sp.erf_p] = _special(sc.erf)
 IMPLS[sp.erfc_p] = _special(sc.erfc)
-IMPLS[sp.erf_inv_p] = _special(_keep_signed_zero(sc.erfinv))
+IMPLS[sp.erf_inv_p] = _erf_inv
 IMPLS[sp.lgamma_p] = _special(_lgamma)
 IMPLS[sp.digamma_p] = _special(_digamma)
 IMPLS[sp.polygamma_p] = _special(_polygamma)
