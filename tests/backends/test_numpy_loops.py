@@ -414,3 +414,31 @@ def test_ys_sharing_memory_with_other_outputs_are_copied(case):
     if case == "y_twice":
         np.testing.assert_array_equal(np.asarray(ys[0]), np.asarray(ys[1]))
         assert not np.shares_memory(np.asarray(ys[0]), np.asarray(ys[1]))
+
+
+# ---------------------------------------------------------------------------
+# Eager execution runs the same compiled loop
+
+
+def test_eager_scan_and_while_compile_the_equation_once(monkeypatch):
+    from pyjax._src.backends.numpy import compile as compile_mod
+    from pyjax._src.backends.numpy import control_flow as cf
+
+    scan_jaxpr = pyjax.make_jaxpr(rnn)(f32(4, 4), f32(6, 4), f32(4))
+    while_jaxpr = pyjax.make_jaxpr(newton)(np.ones(8, np.float32))
+    compiles = []
+    real = compile_mod.compile_jaxpr
+    monkeypatch.setattr(compile_mod, "compile_jaxpr", lambda *a, **k: compiles.append(1) or real(*a, **k))
+    W, xs, h = f32(4, 4), f32(6, 4), f32(4)
+    a = rng.uniform(1.0, 9.0, 8).astype(np.float32)
+    for _ in range(3):
+        (scan_eqn,), (while_eqn,) = scan_jaxpr.eqns, while_jaxpr.eqns
+        (got,) = cf.IMPLS[scan_eqn.primitive](W, h, xs, **scan_eqn.params)
+        i, y, d = cf.IMPLS[while_eqn.primitive](*([a] * len(while_eqn.invars[:-3])), np.int32(0), a,
+                                                np.float32(np.inf), **while_eqn.params)
+    assert len(compiles) == 2  # one program per equation, reused by later calls
+    want = h
+    for x in xs:
+        want = np.tanh(np.add(np.dot(W, want), x))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(y, np.asarray(pyjax.jit(newton)(a)[1]))

@@ -7,7 +7,7 @@ holds the impls, the constants and the literals:
     def jaxpr_fn(a, b):
         c = _np_add(a, b)
         del a, b                        # a buffer is released after its last use
-        d = _np_multiply(c, _lit0, out=c)   # a dead intermediate is reused in place
+        d = _np_multiply(c, _lit0, c)   # a dead intermediate is reused in place (out)
         e = _reduce_sum(d, axes=(0,), out_sharding=None)
         del d
         return [e]
@@ -17,12 +17,17 @@ Three passes, each linear in the number of equations:
 1. *flatten* walks the jaxpr and turns each equation into an instruction over
    `_Value`s. Equations with a code emitter (`EMITTERS`, keyed by primitive
    name) are handled by it: `jit` splices its body in (renamed values, consts
-   hoisted); control flow can later emit Python `if`/`while`/`for` over
-   compiled bodies. Everything else calls `impls[primitive]`, except hot
-   elementwise primitives, which call their NumPy ufunc directly.
+   hoisted); control flow (control_flow.py) writes Python `if`/`while`/`for`
+   whose bodies are *blocks*: jaxprs flattened by a child builder that shares
+   this one's namespace and names, run through passes 2 and 3 on their own,
+   and spliced into the loop as straight-line code. Everything else calls
+   `impls[primitive]`, except hot elementwise primitives, which call their
+   NumPy ufunc directly (float `div`/`rem` too), and matrix/vector
+   `dot_general`s without casts, which call `np.dot`.
 2. *liveness* records each value's last use, so the code can `del` it there.
 3. *buffer reuse* lets a ufunc write into a dead intermediate of the same
-   shape and dtype (`out=`), when that buffer is provably ours and unaliased.
+   shape and dtype (its positional `out` argument), when that buffer is
+   provably ours and unaliased (a ufunc's or `np.dot`'s fresh result).
 
 Nothing is caught: an error raised by an impl propagates unchanged, and its
 traceback shows the generated line (the source is registered in linecache).

@@ -1,24 +1,31 @@
-"""The NumPy backend's control flow: Python `if` / `while` / `for` over
-bodies compiled once.
-
-A control-flow equation's bodies are compiled with `compile_jaxpr` (the
-same Python-source compiler as `jit`) exactly once; the loop or branch
-itself is plain Python around calls of those compiled bodies, so an
-iteration costs one Python call plus the body's NumPy work. No body is
-traced or interpreted per iteration.
+"""The NumPy backend's control flow: Python `if` / `while` / `for` with the
+bodies written inline.
 
 Two entry points per primitive:
 
-- an *impl* (eager `lax.scan(...)`, `lax.cond(...)` outside jit), which
-  compiles the bodies (kept in a small cache keyed by body) and loops;
-- a compile *emitter* (inside jit), which writes the loop into the
-  generated source of the enclosing function:
+- a compile *emitter* (inside jit) writes the loop or branch into the
+  generated source of the enclosing function, each body spliced in as
+  straight-line code (`ProgramBuilder.block`): an iteration costs only its
+  NumPy calls, with no Python call, argument tuple or result list:
 
-      c = a
-      e = _np_empty_0((5,), _dtype_1)
-      for _i2 in range(5):
-          c, _y2_0, = _scan_body_3(c, b[_i2])
-          e[_i2] = _y2_0
+      # _scan_body0 (inlined), 5000 steps
+      d = c
+      for e in b:
+          f = _np_dot_0(a, d)          # W @ h: np.dot, a fresh buffer ...
+          del d
+          g = _np_add_1(f, e, f)       # ... that the add and tanh reuse in place
+          del f, e
+          h = _np_tanh_2(g, g)
+          del g
+          d = h
+
+  Stacked ys are preallocated; a ufunc computing a y writes its row
+  (`np.exp(x, _ys0_1[_i0])`), other ys are copied in (`_ys0_2[_i0] = c`).
+  Carries are rebound together (`c, d = d, c` is a swap), after the ys rows
+  that may read their old values.
+- an *impl* (eager `lax.scan(...)`, `lax.cond(...)` outside jit) compiles
+  the bodies once (kept in a small cache keyed by body) and loops over
+  calls of them.
 
 Semantics follow XLA: a `cond` index out of range runs the last branch; a
 `while` whose predicate is batched (vmap of a data-dependent loop) runs
@@ -106,13 +113,41 @@ def run_while(cond_fn, body_fn, cond_consts, body_consts, carry, batched: bool):
     return carry
 
 
+_EQN_CACHE: OrderedDict = OrderedDict()
+
+
+def compiled_equation(primitive, params: dict, in_avals: list) -> Callable:
+    """One loop equation compiled alone, exactly as jit compiles it (bodies
+    inlined into the loop), for eager execution. Cached by the identity of
+    its params (the cache holds them, so an id is not reused while cached)."""
+    key = (primitive, *(id(v) for v in params.values()))
+    entry = _EQN_CACHE.get(key)
+    if entry is not None:
+        _EQN_CACHE.move_to_end(key)
+        return entry[1]
+    from pyjax._src.backends.numpy.compile import compile_jaxpr
+    from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Var
+
+    invars = [Var(a) for a in in_avals]
+    outvars = [Var(a) for a in primitive.out_avals(tuple(in_avals), params)]
+    program = Jaxpr([], invars, outvars, [JaxprEqn(primitive, invars, outvars, params)])
+    fn = compile_jaxpr(program, _DEFAULT_IMPLS, name=primitive.name).func
+    _EQN_CACHE[key] = (params, fn)
+    if len(_EQN_CACHE) > _BODY_CACHE_SIZE:
+        _EQN_CACHE.popitem(last=False)
+    return fn
+
+
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cond_consts = args[:cond_nconsts]
     body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
     carry = args[cond_nconsts + body_nconsts:]
-    batched = bool(cond_jaxpr.out_avals[0].shape)
-    outs = run_while(compiled_body(cond_jaxpr), compiled_body(body_jaxpr), cond_consts, body_consts, carry, batched)
-    return [_as_buffer(o, a) for o, a in zip(outs, body_jaxpr.out_avals, strict=True)]
+    if cond_jaxpr.out_avals[0].shape:  # batched predicate
+        outs = run_while(compiled_body(cond_jaxpr), compiled_body(body_jaxpr), cond_consts, body_consts, carry, True)
+        return [_as_buffer(o, a) for o, a in zip(outs, body_jaxpr.out_avals, strict=True)]
+    params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
+    in_avals = cond_jaxpr.in_avals[:cond_nconsts] + body_jaxpr.in_avals
+    return compiled_equation(while_p, params, in_avals)(*args)
 
 
 def _scan_counts(ft_in) -> tuple[int, int]:
@@ -121,18 +156,12 @@ def _scan_counts(ft_in) -> tuple[int, int]:
 
 
 def _scan_impl(*args, reverse, length, jaxpr, ft_in, ft_out, unroll):
-    body = compiled_body(jaxpr)
     nc, nk = _scan_counts(ft_in)
-    consts, carry, xs = args[:nc], list(args[nc:nc + nk]), [np.asarray(x) for x in args[nc + nk:]]
-    y_avals = jaxpr.out_avals[nk:]
-    ys = [np.empty((length, *a.shape), a.dtype) for a in y_avals]
-    for i in (range(length - 1, -1, -1) if reverse else range(length)):
-        outs = body(*consts, *carry, *[x[i] for x in xs])
-        carry = outs[:nk]
-        for y, o in zip(ys, outs[nk:]):
-            y[i] = o
-    carry = [_as_buffer(c, a) for c, a in zip(carry, jaxpr.out_avals[:nk], strict=True)]
-    return carry + ys
+    params = dict(reverse=reverse, length=length, jaxpr=jaxpr, ft_in=ft_in, ft_out=ft_out, unroll=unroll)
+    body_avals = jaxpr.in_avals
+    in_avals = body_avals[:nc + nk] + [a.update(shape=(length, *a.shape)) for a in body_avals[nc + nk:]]
+    xs = [np.asarray(x) for x in args[nc + nk:]]
+    return compiled_equation(scan_p, params, in_avals)(*args[:nc + nk], *xs)
 
 
 def _empty2_impl(*, dtype, memory_space):
