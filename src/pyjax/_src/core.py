@@ -32,11 +32,27 @@ from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR, Sentinel, missing_r
 
 _trace_ctx: ContextVar = ContextVar("pyjax_current_trace", default=None)
 _default_trace: list = [None]  # the eval trace, installed once by the dispatch layer
+_all_primitives: list = []  # every Primitive made, for set_default_trace to reset their eager plans
+_eager_memos: list = []  # other memos of eager plans (see eager_memo)
 
 
 def set_default_trace(trace: Trace) -> None:
-    """Installs the trace used when no transformation is active (eager)."""
+    """Installs the trace used when no transformation is active (eager).
+    The eager plans memoised by the previous one are dropped."""
     _default_trace[0] = trace
+    for primitive in _all_primitives:
+        primitive.eager_plans.clear()
+    for memo in _eager_memos:
+        memo.clear()
+
+
+def eager_memo() -> dict:
+    """A new dict for memoising eager plans outside a primitive (jax.numpy's
+    fast paths); it is cleared with the primitives' plans when the default
+    trace changes."""
+    memo: dict = {}
+    _eager_memos.append(memo)
+    return memo
 
 
 def current_trace() -> Trace:
@@ -75,6 +91,11 @@ class Primitive:
         # Params JAX leaves out of the jaxpr text, or prints only when set.
         self.pp_hidden: Callable[[str, Any], bool] | None = None
         self._abstract_eval_cache: dict = {}
+        # The eval trace's memo of eager calls on Arrays: (operand avals...,
+        # param values...) -> (call, out_aval, exact). Filled and cleared by
+        # dispatch.EvalTrace; hot wrappers read it to skip the trace machinery.
+        self.eager_plans: dict = {}
+        _all_primitives.append(self)
 
     def __repr__(self):
         return self.name

@@ -8,6 +8,8 @@ why an eager op costs little more than the NumPy call it makes.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from pyjax._src import core, dtypes, errors
@@ -17,6 +19,7 @@ from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
 
 _SCALAR_TYPES = (bool, int, float, complex)
+_MAX_PLANS = 8192
 
 
 class EvalTrace(core.Trace):
@@ -25,20 +28,28 @@ class EvalTrace(core.Trace):
     def __init__(self, impls: dict):
         self.impls = impls
 
+    # Eager plans. A call on one or two Arrays is keyed by the operands' avals
+    # and the param values in `primitive.eager_plans`; the plan holds the
+    # NumPy call (the ufunc itself where the impl is one or only drops
+    # params), the output aval, and whether the call is known to return that
+    # dtype already. A hit is one dict lookup, the NumPy call and the Array
+    # wrapper: the same impl and abstract evaluation as the general path.
+
     def process_primitive(self, primitive, args, params):
-        if len(args) == 2 and type(args[0]) is Array and type(args[1]) is Array and not primitive.multiple_results:
-            # The commonest eager call, a binary op on two Arrays, without the
-            # generic argument loop (same cache, same impl, same checks).
+        n = len(args)
+        if n == 2:
             x, y = args
-            avals = (x.aval, y.aval)
-            out_aval = primitive._abstract_eval_cache.get((avals, *params.values()) if params else avals)
-            impl = self.impls.get(primitive)
-            if out_aval is not None and impl is not None:
-                out = impl(x._value, y._value, **params)
-                dtype = getattr(out, "dtype", None)
-                if dtype is not out_aval.dtype and dtype != out_aval.dtype:
-                    out = np.asarray(out, out_aval.dtype)
-                return Array(out, out_aval)
+            if type(x) is Array and type(y) is Array:
+                key = (x.aval, y.aval, *params.values()) if params else (x.aval, y.aval)
+                plan = primitive.eager_plans.get(key) or self._plan(key, primitive, (x.aval, y.aval), params)
+                if plan:
+                    call, out_aval, exact = plan
+                    out = call(x._value, y._value)
+                    if not exact and out.dtype != out_aval.dtype:
+                        out = np.asarray(out, out_aval.dtype)
+                    return Array(out, out_aval)
+        elif n == 1 and type(args[0]) is Array:
+            return self.apply_unary(primitive, args[0], params)
         avals = []
         for x in args:
             tx = type(x)
@@ -62,18 +73,57 @@ class EvalTrace(core.Trace):
             out = np.asarray(out, out_aval.dtype)
         return Array(out, out_aval)
 
+    def apply_unary(self, primitive, x: Array, params: dict):
+        """`primitive(x, **params)` for an Array `x`, through the eager plans."""
+        key = (x.aval, *params.values()) if params else (x.aval,)
+        plan = primitive.eager_plans.get(key) or self._plan(key, primitive, (x.aval,), params)
+        if not plan:
+            return self._process_general(primitive, (x,), params)
+        call, out_aval, exact = plan
+        out = call(x._value)
+        if not exact and out.dtype != out_aval.dtype:
+            out = np.asarray(out, out_aval.dtype)
+        return Array(out, out_aval)
+
+    def _plan(self, key, primitive, avals: tuple, params: dict):
+        """Builds (and caches) the plan for `key`; False where there is none
+        (multiple results, unhashable params, no impl). Abstract evaluation
+        runs here, so a bad call raises its error exactly as the slow path."""
+        try:
+            hash(key)
+        except TypeError:  # an unhashable param: no plan, the general path runs
+            return False
+        out_aval = primitive.out_avals(avals, params)
+        impl = self.impls.get(primitive)
+        plans = primitive.eager_plans
+        if impl is None or primitive.multiple_results:
+            plan = False
+        else:
+            ufunc = impl if isinstance(impl, np.ufunc) else getattr(impl, "ufunc", None)
+            if ufunc is not None:
+                # A ufunc's result dtype depends on its operands' dtypes alone:
+                # one call on empty operands tells whether it is already right.
+                empties = [np.empty(0, a.dtype) for a in avals]
+                plan = (ufunc, out_aval, ufunc(*empties).dtype == out_aval.dtype)
+            else:
+                plan = (functools.partial(impl, **params) if params else impl, out_aval, False)
+            if len(plans) >= _MAX_PLANS:  # programs with ever-new shapes: start afresh
+                plans.clear()
+        plans[key] = plan
+        return plan
+
     def apply_with_scalar(self, primitive, x: Array, scalar, scalar_aval, scalar_first: bool):
-        """`primitive(x, scalar)` (or reversed) for a param-free binary primitive:
-        the same impl and abstract-eval cache as process_primitive, minus the
-        generic argument loop. jax.numpy's binary functions call this for the
-        most common eager operation there is, `array + 1.0`."""
+        """`primitive(x, scalar)` (or reversed) for a param-free binary primitive,
+        through the eager plans: jax.numpy's binary functions call this for the
+        most common eager operation there is, `array + 1.0`. `scalar_aval` is
+        the weak aval the scalar has next to `x`."""
         avals = (scalar_aval, x.aval) if scalar_first else (x.aval, scalar_aval)
-        out_aval = primitive._abstract_eval_cache.get(avals)
-        if out_aval is None:
-            out_aval = primitive.out_avals(avals, {})
-        impl = self.impls[primitive]
-        out = impl(scalar, x._value) if scalar_first else impl(x._value, scalar)
-        if out.dtype is not out_aval.dtype and out.dtype != out_aval.dtype:
+        plan = primitive.eager_plans.get(avals) or self._plan(avals, primitive, avals, {})
+        if not plan:
+            return self._run(primitive, avals, [scalar, x._value] if scalar_first else [x._value, scalar], {})
+        call, out_aval, exact = plan
+        out = call(scalar, x._value) if scalar_first else call(x._value, scalar)
+        if not exact and out.dtype != out_aval.dtype:
             out = np.asarray(out, out_aval.dtype)
         return Array(out, out_aval)
 

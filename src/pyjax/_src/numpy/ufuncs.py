@@ -18,6 +18,7 @@ import numpy as np
 
 from pyjax._src import config, core, dtypes
 from pyjax._src.array import Array
+from pyjax._src.avals import ShapedArray
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.numpy.util import (
     aval_of,
@@ -36,16 +37,26 @@ _PY_SCALARS = frozenset({bool, int, float, complex})
 
 
 def _scalar_fast_plan(aval, scalar_type, inexact: bool, has_bool_primitive: bool):
-    """May `op(array, python_scalar)` bind directly? Yes (the scalar's aval is
-    returned) when promotion leaves the array's type unchanged and the scalar
-    already is a weak value of it; otherwise False."""
+    """May `op(array, python_scalar)` bind directly? When promotion leaves the
+    array's type unchanged, yes: the plan is (scalar aval, cast), where `cast`
+    is None if the scalar already is a weak value of the array's dtype (the
+    traced path binds it as it is), or the Python type that converts it to
+    one (an int next to a float array: eager only, since a trace must record
+    JAX's converted literal). Otherwise False."""
     if has_bool_primitive and aval.dtype == np.bool_:
         return False
     if inexact and not np.issubdtype(aval.dtype, np.inexact):
         return False
     scalar_aval = core.python_scalar_aval(scalar_type)
     promoted = dtypes.binary_promote(aval.dtype, aval.weak_type, scalar_aval.dtype, scalar_aval.weak_type)
-    return scalar_aval if promoted == (aval.dtype, aval.weak_type) and scalar_aval.dtype == aval.dtype else False
+    if promoted != (aval.dtype, aval.weak_type):
+        return False
+    if scalar_aval.dtype == aval.dtype:
+        return scalar_aval, None
+    cast = {"f": float, "c": complex}.get(aval.dtype.kind)
+    if cast is None:  # integer arrays: out-of-range scalars must raise JAX's error, on the slow path
+        return False
+    return ShapedArray((), aval.dtype, weak_type=True), cast
 
 
 def _weak_pair_stays(dtype) -> bool:
@@ -62,6 +73,8 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
     need more than promotion (comparisons of complex numbers)."""
     promote = promote_args_inexact if inexact else promote_args
     bind = primitive.bind
+    eager_plans = primitive.eager_plans  # the eval trace's memo (dispatch.py)
+    pair_plans = core.eager_memo()  # (aval, aval) -> eager plan of two Arrays promotion leaves alone, or False
     has_bool = bool_primitive is not None
     _fast_plans: dict = {}  # per function: (array aval, scalar type, config id) -> plan
 
@@ -74,6 +87,11 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
     def _call(x, y, as_operator=True):
         # Fast paths: operands that promotion would leave as they are. (Also
         # the `__op__` method itself, hence the defaulted flag.)
+        if type(x) is Array and type(y) is Array and core._trace_ctx.get() is None:
+            # Two eager Arrays seen before: their plan, found once below.
+            plan = pair_plans.get((x.aval, y.aval))
+            if plan:
+                return Array(plan[0](x._value, y._value), plan[1])
         ax = getattr(x, "aval", None)
         if ax is not None:
             if type(y) in _PY_SCALARS:
@@ -82,11 +100,18 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                 if plan is None:
                     plan = _fast_plans[key] = slow is None and _scalar_fast_plan(ax, type(y), inexact, has_bool)
                 if plan:
+                    scalar_aval, cast = plan
                     if type(x) is Array and core._trace_ctx.get() is None:
-                        return core._default_trace[0].apply_with_scalar(primitive, x, y, plan, False)
-                    # Traced: next to a strongly typed array the scalar becomes a
-                    # value of its dtype (JAX's literal then prints rounded to it).
-                    return bind(x, y if ax.weak_type else np.asarray(y, ax.dtype)[()])
+                        if cast is not None:
+                            y = cast(y)
+                        eager = eager_plans.get((ax, scalar_aval))
+                        if eager and eager[2]:
+                            return Array(eager[0](x._value, y), eager[1])
+                        return core._default_trace[0].apply_with_scalar(primitive, x, y, scalar_aval, False)
+                    if cast is None:
+                        # Traced: next to a strongly typed array the scalar becomes a
+                        # value of its dtype (JAX's literal then prints rounded to it).
+                        return bind(x, y if ax.weak_type else np.asarray(y, ax.dtype)[()])
             else:
                 ay = getattr(y, "aval", None)
                 if (ay is not None
@@ -94,16 +119,31 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                         and not (has_bool and ax.dtype == np.bool_) and not (inexact and ax.dtype.kind not in "fc")
                         and not (slow is not None and ax.dtype.kind == "c")
                         and (not ax.weak_type or _weak_pair_stays(ax.dtype))):
-                    return bind(x, y)
+                    out = bind(x, y)
+                    if type(x) is Array and type(y) is Array and core._trace_ctx.get() is None:
+                        # Promotion leaves this pair as it is: later calls may use the plan
+                        # the eval trace just made, if it needs no dtype fix.
+                        eager = eager_plans.get((ax, ay))
+                        if len(pair_plans) >= 4096:
+                            pair_plans.clear()
+                        pair_plans[(ax, ay)] = eager if eager and eager[2] else False
+                    return out
         elif type(x) in _PY_SCALARS and (ay := getattr(y, "aval", None)) is not None:
             key = (ay, type(x), config.trace_context_id())
             plan = _fast_plans.get(key)
             if plan is None:
                 plan = _fast_plans[key] = slow is None and _scalar_fast_plan(ay, type(x), inexact, has_bool)
             if plan:
+                scalar_aval, cast = plan
                 if type(y) is Array and core._trace_ctx.get() is None:
-                    return core._default_trace[0].apply_with_scalar(primitive, y, x, plan, True)
-                return bind(x if ay.weak_type else np.asarray(x, ay.dtype)[()], y)
+                    if cast is not None:
+                        x = cast(x)
+                    eager = eager_plans.get((scalar_aval, ay))
+                    if eager and eager[2]:
+                        return Array(eager[0](x, y._value), eager[1])
+                    return core._default_trace[0].apply_with_scalar(primitive, y, x, scalar_aval, True)
+                if cast is None:
+                    return bind(x if ay.weak_type else np.asarray(x, ay.dtype)[()], y)
         if as_operator and not (is_arraylike(x) and is_arraylike(y)):
             return NotImplemented  # let Python try the other operand
         x, y = promote(name, x, y)
@@ -161,12 +201,23 @@ divide.method, divide.reflected = true_divide.method, true_divide.reflected
 atan2 = arctan2
 
 
-def _unary(name: str, bind, doc: str, *, inexact: bool = False):
+def _unary(name: str, primitive, doc: str, *, inexact: bool = False, **params):
+    """A promoting unary function. An eager Array that promotion would leave
+    as it is (any dtype, or an inexact one for `inexact` functions) goes
+    straight to the eval trace's plan for `primitive`."""
     promote = promote_args_inexact if inexact else promote_args
+    kinds = "fc" if inexact else None
+    eager_plans = primitive.eager_plans  # the eval trace's memo (dispatch.py)
+    plan_key_tail = tuple(params.values())
 
     def fn(x, /):
+        if type(x) is Array and core._trace_ctx.get() is None and (kinds is None or x.aval.dtype.kind in kinds):
+            plan = eager_plans.get((x.aval, *plan_key_tail))
+            if plan and plan[2]:
+                return Array(plan[0](x._value), plan[1])
+            return core._default_trace[0].apply_unary(primitive, x, dict(params))
         (x,) = promote(name, x)
-        return bind(x)
+        return primitive.bind(x, **params)
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -174,33 +225,29 @@ def _unary(name: str, bind, doc: str, *, inexact: bool = False):
     return fn
 
 
-def _accurate(primitive):
-    return lambda x: primitive.bind(x, accuracy=None)
-
-
-exp = _unary("exp", _accurate(lax_ew.exp_p), "Elementwise exponential e**x.", inexact=True)
-log = _unary("log", _accurate(lax_ew.log_p), "Elementwise natural logarithm.", inexact=True)
-sin = _unary("sin", _accurate(lax_ew.sin_p), "Elementwise sine.", inexact=True)
-cos = _unary("cos", _accurate(lax_ew.cos_p), "Elementwise cosine.", inexact=True)
-tan = _unary("tan", _accurate(lax_ew.tan_p), "Elementwise tangent.", inexact=True)
-tanh = _unary("tanh", _accurate(lax_ew.tanh_p), "Elementwise hyperbolic tangent.", inexact=True)
-sqrt = _unary("sqrt", _accurate(lax_ew.sqrt_p), "Elementwise non-negative square root.", inexact=True)
-cbrt = _unary("cbrt", _accurate(lax_ew.cbrt_p), "Elementwise cube root.", inexact=True)
-exp2 = _unary("exp2", _accurate(lax_ew.exp2_p), "Elementwise 2**x.", inexact=True)
-log1p = _unary("log1p", _accurate(lax_ew.log1p_p), "Elementwise log(1 + x), accurate near 0.", inexact=True)
-expm1 = _unary("expm1", _accurate(lax_ew.expm1_p), "Elementwise exp(x) - 1, accurate near 0.", inexact=True)
-arcsin = _unary("arcsin", lax_ew.asin_p.bind, "Elementwise arc sine (in [-pi/2, pi/2]).", inexact=True)
-arccos = _unary("arccos", lax_ew.acos_p.bind, "Elementwise arc cosine (in [0, pi]).", inexact=True)
-arctan = _unary("arctan", lax_ew.atan_p.bind, "Elementwise arc tangent (in [-pi/2, pi/2]).", inexact=True)
-sinh = _unary("sinh", lax_ew.sinh_p.bind, "Elementwise hyperbolic sine.", inexact=True)
-cosh = _unary("cosh", lax_ew.cosh_p.bind, "Elementwise hyperbolic cosine.", inexact=True)
-arcsinh = _unary("arcsinh", lax_ew.asinh_p.bind, "Elementwise inverse hyperbolic sine.", inexact=True)
-arctanh = _unary("arctanh", lax_ew.atanh_p.bind, "Elementwise inverse hyperbolic tangent.", inexact=True)
-negative = _unary("negative", lax_ew.neg_p.bind, "Elementwise -x.")
-sign = _unary("sign", lax_ew.sign_p.bind, "Elementwise sign: -1, 0 or 1 (x/|x| for complex).")
-invert = _unary("invert", lax_ew.not_p.bind, "Elementwise bitwise NOT (logical NOT for booleans).")
-bitwise_not = _unary("bitwise_not", lax_ew.not_p.bind, "Elementwise bitwise NOT.")
-bitwise_invert = _unary("bitwise_invert", lax_ew.not_p.bind, "Elementwise bitwise NOT (array-API name).")
+exp = _unary("exp", lax_ew.exp_p, "Elementwise exponential e**x.", inexact=True, accuracy=None)
+log = _unary("log", lax_ew.log_p, "Elementwise natural logarithm.", inexact=True, accuracy=None)
+sin = _unary("sin", lax_ew.sin_p, "Elementwise sine.", inexact=True, accuracy=None)
+cos = _unary("cos", lax_ew.cos_p, "Elementwise cosine.", inexact=True, accuracy=None)
+tan = _unary("tan", lax_ew.tan_p, "Elementwise tangent.", inexact=True, accuracy=None)
+tanh = _unary("tanh", lax_ew.tanh_p, "Elementwise hyperbolic tangent.", inexact=True, accuracy=None)
+sqrt = _unary("sqrt", lax_ew.sqrt_p, "Elementwise non-negative square root.", inexact=True, accuracy=None)
+cbrt = _unary("cbrt", lax_ew.cbrt_p, "Elementwise cube root.", inexact=True, accuracy=None)
+exp2 = _unary("exp2", lax_ew.exp2_p, "Elementwise 2**x.", inexact=True, accuracy=None)
+log1p = _unary("log1p", lax_ew.log1p_p, "Elementwise log(1 + x), accurate near 0.", inexact=True, accuracy=None)
+expm1 = _unary("expm1", lax_ew.expm1_p, "Elementwise exp(x) - 1, accurate near 0.", inexact=True, accuracy=None)
+arcsin = _unary("arcsin", lax_ew.asin_p, "Elementwise arc sine (in [-pi/2, pi/2]).", inexact=True)
+arccos = _unary("arccos", lax_ew.acos_p, "Elementwise arc cosine (in [0, pi]).", inexact=True)
+arctan = _unary("arctan", lax_ew.atan_p, "Elementwise arc tangent (in [-pi/2, pi/2]).", inexact=True)
+sinh = _unary("sinh", lax_ew.sinh_p, "Elementwise hyperbolic sine.", inexact=True)
+cosh = _unary("cosh", lax_ew.cosh_p, "Elementwise hyperbolic cosine.", inexact=True)
+arcsinh = _unary("arcsinh", lax_ew.asinh_p, "Elementwise inverse hyperbolic sine.", inexact=True)
+arctanh = _unary("arctanh", lax_ew.atanh_p, "Elementwise inverse hyperbolic tangent.", inexact=True)
+negative = _unary("negative", lax_ew.neg_p, "Elementwise -x.")
+sign = _unary("sign", lax_ew.sign_p, "Elementwise sign: -1, 0 or 1 (x/|x| for complex).")
+invert = _unary("invert", lax_ew.not_p, "Elementwise bitwise NOT (logical NOT for booleans).")
+bitwise_not = _unary("bitwise_not", lax_ew.not_p, "Elementwise bitwise NOT.")
+bitwise_invert = _unary("bitwise_invert", lax_ew.not_p, "Elementwise bitwise NOT (array-API name).")
 asin, acos, atan, asinh, atanh = arcsin, arccos, arctan, arcsinh, arctanh
 
 
