@@ -20,6 +20,7 @@ from pyjax._src import cache_miss, config, core
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
+from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -270,7 +271,12 @@ class JitWrapped:
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
         flat_args, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         avals = _abstractify_args(self._fun, flat_args, args, kwargs, static_argnums)
-        key = (in_tree, avals, static_key, config.trace_context())
+        # A body traced inside a named vmap may use its axis names and sizes
+        # (psum(1, 'i') is the size): the axis environment is part of the key.
+        # (In the tracing context, as in JAX: a miss explains itself as one.)
+        env = batching.axis_env_key()
+        context = config.trace_context() + (env,) if env else config.trace_context()
+        key = (in_tree, avals, static_key, context)
         entry = self._cache.get(key)
         if entry is None:
             if config.explain_cache_misses.value:
@@ -307,7 +313,7 @@ class JitWrapped:
         if config.disable_jit.value:
             return self._fun(*args, **kwargs)
         entry, flat_args = self._get_jaxpr(args, kwargs)
-        if fast_key is not None:
+        if fast_key is not None and not batching.axis_env():
             self._fast_cache[fast_key] = entry
         trace = core.current_trace()
         if trace is core._default_trace[0]:
@@ -578,10 +584,10 @@ jit_p.def_transpose(_jit_transpose)
 # vmap of a jit call: one jit equation whose body is the batched body.
 
 
-def batch_jaxpr(jaxpr: Jaxpr, axis_data, in_dims: Sequence) -> tuple[Jaxpr, list]:
-    """The body batched along `in_dims` (ints or not_mapped); batched outputs
-    come out with their batch axis first. Returns (jaxpr, out_dims)."""
-    from pyjax._src.interpreters import batching
+def batch_jaxpr(jaxpr: Jaxpr, axis_data, in_dims: Sequence, keep_out_dims: bool = False) -> tuple[Jaxpr, list]:
+    """The body batched along `in_dims` (ints or not_mapped). Batched outputs
+    come out with their batch axis first, or where the body leaves it with
+    `keep_out_dims` (JAX's jit batching). Returns (jaxpr, out_dims)."""
     from pyjax._src.jaxpr import eval_jaxpr
     from pyjax._src.lax import batching_util
 
@@ -596,14 +602,10 @@ def batch_jaxpr(jaxpr: Jaxpr, axis_data, in_dims: Sequence) -> tuple[Jaxpr, list
     out_dims: list = []
 
     def batched(*args):
-        trace = batching.BatchTrace(core.current_trace(), axis_data)
-        try:
-            ins = [trace.wrap(a, d) for a, d in zip(args, in_dims, strict=True)]
-            with core.set_current_trace(trace):
-                outs = eval_jaxpr(jaxpr, jaxpr.consts, *ins)
-            infos = [trace.to_batch_info(o) for o in outs]
-        finally:
-            trace.valid = False
+        infos = batching.batch_flat(lambda *xs: eval_jaxpr(jaxpr, jaxpr.consts, *xs), args, in_dims, axis_data)
+        if keep_out_dims:
+            out_dims[:] = [d for _, d in infos]
+            return [v for v, _ in infos]
         out_dims[:] = [batching.not_mapped if d is batching.not_mapped else 0 for _, d in infos]
         return [batching_util.matchaxis(v, d, od, axis_data.size) for (v, d), od in zip(infos, out_dims, strict=True)]
 
@@ -611,10 +613,29 @@ def batch_jaxpr(jaxpr: Jaxpr, axis_data, in_dims: Sequence) -> tuple[Jaxpr, list
     return new_jaxpr, out_dims
 
 
+def _uses_named_axes(jaxpr: Jaxpr) -> bool:
+    """Whether a collective appears anywhere in the body (nested bodies too)."""
+    for eqn in jaxpr.eqns:
+        if getattr(eqn.primitive, "is_collective", False) and eqn.primitive is not jit_p:
+            return True
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else (value,):
+                if isinstance(sub, Jaxpr) and _uses_named_axes(sub):
+                    return True
+    return False
+
+
 def _jit_batch(axis_data, args, dims, *, jaxpr, **params):
-    body, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
+    if all(d is batching.not_mapped for d in dims) and (axis_data.name is None or not _uses_named_axes(jaxpr)):
+        # Nothing to batch: the same equation (JAX retraces the body to the
+        # same equations).
+        return jit_p.bind(*args, jaxpr=jaxpr, **params), [batching.not_mapped] * len(jaxpr.outvars)
+    body, out_dims = batch_jaxpr(jaxpr, axis_data, dims, keep_out_dims=True)
     outs = jit_p.bind(*args, jaxpr=body, **params)
     return outs, out_dims
 
 
 jit_p.def_batch(_jit_batch)
+# The body may hold collectives over the vmapped name: the batching rule runs
+# even when no operand is batched (it binds the equation unchanged otherwise).
+jit_p.is_collective = True

@@ -6,6 +6,13 @@ primitive unpacks the pairs and calls the primitive's batching rule under the
 parent trace; the rule says where the batch axis lands on the output. Named
 axes (`axis_name`) let collectives (psum, ...) find the axis they reduce.
 
+The axis environment: while a vmap with an `axis_name` traces its function,
+its AxisData is also in a context variable, so a trace started inside it (a
+jit staging its body) still sees the name and size — JAX's axis env. A
+collective staged there keeps the name in its params; the outer vmap
+resolves it when it batches the jit equation. jit keys its cache on the
+environment (`axis_env_key`).
+
 Rule signature (rules.py): `batch(axis_data, args, dims, **params) ->
 (out, out_dim)` — `dims[i]` is an int or `not_mapped`; for multiple_results
 primitives `out` and `out_dim` are lists. The rule builders and the helpers
@@ -15,6 +22,7 @@ lax/batching_util.py, above this layer.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Callable, Sequence
 
 from pyjax._src import core
@@ -41,6 +49,22 @@ class AxisData:
         self.name = name
         self.size = size
         self.spmd_name = spmd_name
+
+
+# The named axes of the vmaps being traced, outermost first (unnamed vmaps
+# are not in it: no collective can refer to them).
+_axis_env: ContextVar[tuple] = ContextVar("pyjax_axis_env", default=())
+
+
+def axis_env() -> tuple:
+    """The AxisData of the named vmaps being traced, outermost first."""
+    return _axis_env.get()
+
+
+def axis_env_key() -> tuple:
+    """The axis environment as a hashable key: ((name, size), ...)."""
+    env = _axis_env.get()
+    return tuple((a.name, a.size) for a in env) if env else ()
 
 
 class BatchTracer(core.Tracer):
@@ -110,12 +134,17 @@ class BatchTrace(core.Trace):
 
 
 def find_axis(name) -> AxisData:
-    """The AxisData of the innermost enclosing vmap with this axis name."""
+    """The AxisData of the innermost enclosing vmap with this axis name: a
+    BatchTrace on the current trace's parent chain, else the axis environment
+    (a trace started inside that vmap, e.g. a jit's body)."""
     trace = core.current_trace()
     while trace is not None:
         if type(trace) is BatchTrace and trace.axis_data.name == name:
             return trace.axis_data
         trace = getattr(trace, "parent", None)
+    for axis_data in reversed(_axis_env.get()):
+        if axis_data.name == name:
+            return axis_data
     raise NameError(f"Found an unbound axis name: {name}. To fix this, please call {'{}'} under `jax.shard_map`.")
 
 
@@ -123,6 +152,7 @@ def batch_flat(fun: Callable, args: Sequence, in_dims: Sequence, axis_data: Axis
     """Runs fun under a BatchTrace; returns (value, batch_dim) per flat output
     (values of the enclosing trace; the caller moves the batch axes)."""
     trace = BatchTrace(core.current_trace(), axis_data)
+    env_token = _axis_env.set(_axis_env.get() + (axis_data,)) if axis_data.name is not None else None
     try:
         ins = [trace.wrap(a, d) for a, d in zip(args, in_dims, strict=True)]
         with core.set_current_trace(trace):
@@ -130,6 +160,8 @@ def batch_flat(fun: Callable, args: Sequence, in_dims: Sequence, axis_data: Axis
         return [trace.to_batch_info(o) for o in outs]
     finally:
         trace.valid = False
+        if env_token is not None:
+            _axis_env.reset(env_token)
 
 
-__all__ = ["AxisData", "BatchTrace", "BatchTracer", "batch_flat", "find_axis", "not_mapped"]
+__all__ = ["AxisData", "BatchTrace", "BatchTracer", "axis_env", "axis_env_key", "batch_flat", "find_axis", "not_mapped"]

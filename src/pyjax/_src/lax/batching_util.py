@@ -75,55 +75,48 @@ def vectorized(primitive) -> None:
 def broadcasting(primitive) -> None:
     """An n-ary elementwise primitive (lax broadcasts size-1 and rank-0 operands).
 
-    Batched operands of equal rank with the batch axis in the same place go
-    through unchanged. Otherwise batch axes move to the front; an unbatched
-    operand of full rank gets a size-1 axis there (lax broadcasts it).
+    JAX's broadcast batcher, in its order: when every operand of nonzero rank
+    has the first batched operand's shape and batch axis, the primitive runs
+    as is. Otherwise, in argument order, each operand of nonzero rank gets
+    its batch axis at the front (an unbatched one a size-1 axis there, which
+    lax broadcasting fills); then, again in argument order, a batched operand
+    of lower rank (a per-example scalar) gets trailing size-1 axes.
     """
 
     def rule(axis_data, args, dims, **params):
-        ndims = [core.get_aval(x).ndim for x in args]
-        mapped = [(d, n) for d, n in zip(dims, ndims, strict=True) if d is not not_mapped]
-        first_dim, first_ndim = mapped[0]
-        if all(d == first_dim and n == first_ndim for d, n in mapped) and all(
-            d is not not_mapped or n == 0 for d, n in zip(dims, ndims, strict=True)
-        ):
-            return primitive.bind(*args, **params), first_dim
-        out_ndim = max(n - (0 if d is not_mapped else 1) for d, n in zip(dims, ndims, strict=True)) + 1
-        # Unbatched operands first, then the batched ones (JAX's equation order).
-        moved = list(args)
-        for i, (x, d, n) in enumerate(zip(args, dims, ndims, strict=True)):
-            if d is not_mapped and n:
-                moved[i] = _expand_unbatched(x, n, out_ndim)
-        for i, (x, d, n) in enumerate(zip(args, dims, ndims, strict=True)):
+        avals = [core.get_aval(x) for x in args]
+        shape = dim = None
+        for aval, d in zip(avals, dims, strict=True):
             if d is not not_mapped:
-                x = moveaxis(x, d, 0)
-                moved[i] = _expand_batched(x, n, out_ndim) if n < out_ndim else x
+                shape, dim = aval.shape, d
+                break
+        if all(d == dim and a.shape == shape for a, d in zip(avals, dims, strict=True) if a.shape):
+            return primitive.bind(*args, **params), dim
+        moved = [_batch_axis_first(x, d, a) if a.shape else x for x, a, d in zip(args, avals, dims, strict=True)]
+        ndims = [core.get_aval(x).ndim for x in moved]
+        out_ndim = max(ndims)
+        for i, (x, d, n) in enumerate(zip(moved, dims, ndims, strict=True)):
+            if d is not not_mapped and n < out_ndim:
+                moved[i] = _trailing_unit_axes(x, n, out_ndim)
         return primitive.bind(*moved, **params), 0
 
     primitive.def_batch(rule)
 
 
-def _expand_unbatched(x, ndim: int, out_ndim: int):
-    # (n...) -> (1, [1...], n...): size-1 axes that lax broadcasting fills.
-    # The dimension numbers come out of NumPy (np.int64), as in JAX's text.
+def _batch_axis_first(x, d, aval):
+    # JAX's bdim_at_front(x, d, 1): an unbatched operand gets a size-1 axis.
+    if d is not_mapped:
+        return broadcast_batch(x, 1, 0)
+    return moveaxis(x, d, 0)
+
+
+def _trailing_unit_axes(x, ndim: int, out_ndim: int):
+    # (B,) -> (B, 1, ..., 1): expand_dims at the trailing positions, as JAX.
     from pyjax._src.lax.shapes import broadcast_in_dim_p
 
     shape = core.get_aval(x).shape
-    lead = out_ndim - ndim
-    new_shape = (1,) * lead + tuple(shape)
-    dims = tuple(np.arange(lead, out_ndim))
-    return broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=dims, sharding=None)
-
-
-def _expand_batched(x, ndim: int, out_ndim: int):
-    # (B, n...) -> (B, 1..., n...)
-    from pyjax._src.lax.shapes import broadcast_in_dim_p
-
-    shape = core.get_aval(x).shape
-    extra = out_ndim - ndim
-    new_shape = (shape[0],) + (1,) * extra + tuple(shape[1:])
-    dims = (0,) + tuple(range(1 + extra, out_ndim))
-    return broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=dims, sharding=None)
+    new_shape = tuple(shape) + (1,) * (out_ndim - ndim)
+    return broadcast_in_dim_p.bind(x, shape=new_shape, broadcast_dimensions=tuple(range(ndim)), sharding=None)
 
 
 def defreducer(primitive, axes_param: str = "axes") -> None:
