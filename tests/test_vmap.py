@@ -113,3 +113,147 @@ def test_errors():
     # A primitive without a batching rule (as in JAX 0.11) names itself.
     with pytest.raises(NotImplementedError, match="Batching rule for 'cholesky_update' not implemented"):
         jax.vmap(lax.linalg.cholesky_update, in_axes=(0, None))(jnp.ones((2, 3, 3)), jnp.ones(3))
+
+
+# ---------------------------------------------------------------------------
+# The broadcast batcher (n-ary elementwise primitives): values for every mix
+# of batched / unbatched operands, per-example scalars and batch-axis
+# placements, and JAX's equation order.
+
+BINARY = {"add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "max": jnp.maximum, "lt": jnp.less,
+          "atan2": jnp.arctan2}
+
+
+def _take(x, axis, i):
+    return x if axis is None else np.take(x, i, axis)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(sorted(BINARY)), st.sampled_from([None, 0, 1, 2]), st.sampled_from([None, 0, 1, 2]),
+       st.booleans(), st.booleans())
+def test_broadcasting_batcher_equals_stacking(name, ax, ay, x_scalar, y_scalar):
+    if ax is None and ay is None:
+        ax = 0
+    op = BINARY[name]
+    example = (2, 3)
+
+    def operand(axis, scalar):
+        shape = () if scalar else example
+        if axis is None:
+            return rng.standard_normal(shape).astype(np.float32), None
+        axis = min(axis, len(shape))
+        full = list(shape)
+        full.insert(axis, B)
+        return rng.standard_normal(full).astype(np.float32), axis
+
+    (x, ax), (y, ay) = operand(ax, x_scalar), operand(ay, y_scalar)
+    got = jax.vmap(op, in_axes=(ax, ay))(x, y)
+    want = np.stack([np.asarray(op(jnp.asarray(_take(x, ax, i)), jnp.asarray(_take(y, ay, i)))) for i in range(B)])
+    check_close(got, want, rtol=1e-6, atol=1e-6)
+
+
+def _primitive_names(jaxpr):
+    return [eqn.primitive.name for eqn in jaxpr.eqns]
+
+
+def test_broadcasting_batcher_moves_batched_operands_in_argument_order():
+    # JAX's first pass runs in argument order: the batched operand's
+    # transpose comes before the unbatched operand's size-1 broadcast.
+    jaxpr = jax.make_jaxpr(jax.vmap(lambda a, b: a - b, in_axes=(1, None)))(jnp.ones((3, 4)), jnp.ones(3)).jaxpr
+    assert _primitive_names(jaxpr) == ["transpose", "broadcast_in_dim", "sub"]
+    jaxpr = jax.make_jaxpr(jax.vmap(lambda a, b: a - b, in_axes=(None, 1)))(jnp.ones(3), jnp.ones((3, 4))).jaxpr
+    assert _primitive_names(jaxpr) == ["broadcast_in_dim", "transpose", "sub"]
+    # A per-example scalar is expanded (trailing size-1 axes) in the second pass.
+    jaxpr = jax.make_jaxpr(jax.vmap(lambda s, m: s * m, in_axes=(0, 2)))(jnp.ones(3), jnp.ones((2, 4, 3))).jaxpr
+    assert _primitive_names(jaxpr) == ["transpose", "broadcast_in_dim", "mul"]
+    assert jaxpr.eqns[1].outvars[0].aval.shape == (3, 1, 1)
+
+
+def test_broadcasting_batcher_leaves_agreeing_operands_alone():
+    # Same batch axis, same shape, and unbatched rank-0 operands: one equation.
+    jaxpr = jax.make_jaxpr(jax.vmap(lambda a, b: a * b + 2.0, in_axes=(1, 1), out_axes=1))(jnp.ones((2, 5)), jnp.ones((2, 5))).jaxpr
+    assert _primitive_names(jaxpr) == ["mul", "add"]
+
+
+def test_jacfwd_of_matvec_matches_finite_differences():
+    W = jnp.asarray(rng.standard_normal((3, 4)).astype(np.float32))
+    f = lambda x: jnp.tanh(W @ x) * jnp.arange(1.0, 4.0)  # noqa: E731
+    x = rng.standard_normal(4).astype(np.float32)
+    eps = 1e-3
+    fd = np.stack([(np.asarray(f(jnp.asarray(x + eps * e))) - np.asarray(f(jnp.asarray(x - eps * e)))) / (2 * eps)
+                   for e in np.eye(4, dtype=np.float32)], axis=1)
+    check_close(jax.jacfwd(f)(jnp.asarray(x)), fd.astype(np.float32), rtol=2e-2, atol=2e-3)
+
+
+# ---------------------------------------------------------------------------
+# The axis environment: a jit traced inside a named vmap sees its axes.
+
+
+def test_vmap_of_jit_collectives_values():
+    x = np.arange(1.0, 5.0, dtype=np.float32)
+    check_close(jax.vmap(jax.jit(lambda v: v / lax.psum(v, "i")), axis_name="i")(x), x / x.sum())
+    check_close(jax.vmap(jax.jit(lambda v: v - lax.pmean(v, "i")), axis_name="i")(x), x - x.mean())
+    check_close(jax.vmap(jax.jit(lambda v: lax.pmin(v, "i") + lax.axis_index("i")), axis_name="i")(x),
+                np.float32(1) + np.arange(4, dtype=np.float32))
+    check_close(jax.vmap(jax.jit(lambda v: lax.all_gather(v, "i")), axis_name="i")(x), np.tile(x, (4, 1)))
+    assert jax.vmap(jax.jit(lambda v: lax.axis_size("i") * v), axis_name="i")(jnp.ones(4)).tolist() == [4.0] * 4
+    xs = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    two = jax.vmap(jax.vmap(jax.jit(lambda v: lax.psum(v, ("i", "j"))), axis_name="j"), axis_name="i")(xs)
+    check_close(two, np.broadcast_to(xs.sum((0, 1)), xs.shape))
+    inner_only = jax.vmap(jax.vmap(jax.jit(lambda v: lax.psum(v, "i")), axis_name="j"), axis_name="i")(xs)
+    check_close(inner_only, np.broadcast_to(xs.sum(0), xs.shape))
+
+
+def test_vmap_of_jit_collective_under_grad_and_jit():
+    xs = jnp.asarray(rng.standard_normal((3, 2)).astype(np.float32))
+    f = jax.jit(lambda v: jnp.sum(jnp.sin(v) * lax.psum(v, "i")))
+    got = jax.vmap(jax.grad(f), axis_name="i")(xs)
+    # d/dv_k sum_j sin(v_k_j) S_j = cos(v_k) S + sum_l sin(v_l): S = psum(v).
+    s = np.asarray(xs).sum(0)
+    want = np.cos(np.asarray(xs)) * s + np.sin(np.asarray(xs)).sum(0)
+    check_close(got, want.astype(np.float32), rtol=1e-5, atol=1e-5)
+    check_close(jax.jit(jax.vmap(jax.jit(lambda v: lax.psum(v, "i")), axis_name="i"))(xs), np.broadcast_to(s, (3, 2)),
+                rtol=1e-6, atol=1e-6)
+
+
+def test_jit_cache_is_keyed_on_the_axis_env():
+    traces = []
+    g = jax.jit(lambda v: (traces.append(1), v * lax.psum(1, "i"))[1])
+    check_close(jax.vmap(g, axis_name="i")(jnp.ones(3)), np.full(3, 3.0, np.float32))
+    check_close(jax.vmap(g, axis_name="i")(jnp.ones(3)), np.full(3, 3.0, np.float32))
+    assert len(traces) == 1
+    check_close(jax.vmap(g, axis_name="i")(jnp.ones(5)), np.full(5, 5.0, np.float32))
+    assert len(traces) == 2
+    # Outside the vmap the name is unbound again: traced anew, JAX's error.
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        g(jnp.float32(1.0))
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        g(jnp.float32(1.0))
+
+
+def test_unnamed_vmap_does_not_retrace_a_jit():
+    traces = []
+    g = jax.jit(lambda v: (traces.append(1), jnp.sin(v))[1])
+    jax.vmap(g)(jnp.ones(3))
+    jax.vmap(g)(jnp.ones(5))
+    assert len(traces) == 1
+
+
+def test_axis_env_is_restored_after_an_error():
+    from pyjax._src.interpreters import batching
+
+    with pytest.raises(ZeroDivisionError):
+        jax.vmap(lambda v: 1 // 0, axis_name="i")(jnp.ones(3))
+    assert batching.axis_env() == ()
+    with pytest.raises(NameError, match="Found an unbound axis name: k"):
+        jax.vmap(jax.jit(lambda v: lax.psum(v, "k")), axis_name="i")(jnp.ones(3))
+    assert batching.axis_env() == ()
+
+
+def test_batched_jit_keeps_the_body_output_batch_axis():
+    # As JAX: the body's output batch axis stays where the body leaves it;
+    # vmap moves it once, outside the jit.
+    jaxpr = jax.make_jaxpr(jax.vmap(jax.jit(jnp.sin), in_axes=1))(jnp.ones((3, 2))).jaxpr
+    assert _primitive_names(jaxpr) == ["jit", "transpose"]
+    assert _primitive_names(jaxpr.eqns[0].params["jaxpr"]) == ["sin"]
+    check_close(jax.vmap(jax.jit(lambda v: jnp.sum(v, 0)), in_axes=2)(jnp.ones((2, 3, 4))), np.full((4, 3), 2.0, np.float32))
