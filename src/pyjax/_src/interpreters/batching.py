@@ -67,25 +67,56 @@ def axis_env_key() -> tuple:
     return tuple((a.name, a.size) for a in env) if env else ()
 
 
+# (aval of the batched value, batch dim) -> the per-example aval. Avals are
+# interned, so the lookup is an identity hash.
+_unbatched_avals: dict = {}
+
+
+def _unbatched_aval(aval, batch_dim):
+    key = (aval, batch_dim)
+    out = _unbatched_avals.get(key)
+    if out is None:
+        shape = list(aval.shape)
+        del shape[batch_dim]
+        out = _unbatched_avals[key] = aval.update(shape=tuple(shape))
+    return out
+
+
 class BatchTracer(core.Tracer):
-    __slots__ = ("val", "batch_dim")
+    __slots__ = ("val", "batch_dim", "_aval")
 
     def __init__(self, trace: BatchTrace, val, batch_dim):
         self._trace = trace
         self.val = val
         self.batch_dim = batch_dim
+        self._aval = None
 
     @property
     def aval(self):
-        aval = core.get_aval(self.val)
-        if self.batch_dim is not_mapped:
-            return aval
-        shape = list(aval.shape)
-        del shape[self.batch_dim]
-        return aval.update(shape=tuple(shape))
+        # The value never changes: its per-example aval is computed once.
+        aval = self._aval
+        if aval is None:
+            aval = core.get_aval(self.val)
+            if self.batch_dim is not not_mapped:
+                aval = _unbatched_aval(aval, self.batch_dim)
+            self._aval = aval
+        return aval
 
     def __repr__(self):
         return f"BatchTracer(val={self.val!r}, batch_dim={self.batch_dim})"
+
+
+# primitive -> whether its batching rule runs when no operand is batched
+# (collectives, and jit, whose body may hold one). A dict lookup is cheaper
+# than getattr with a default on the hot path.
+_rule_runs_unbatched: dict = {}
+
+
+def _runs_unbatched(primitive) -> bool:
+    flag = _rule_runs_unbatched.get(primitive)
+    if flag is None:
+        flag = _rule_runs_unbatched[primitive] = bool(getattr(primitive, "is_collective", False))
+    return flag
 
 
 class BatchTrace(core.Trace):
@@ -105,18 +136,31 @@ class BatchTrace(core.Trace):
         return x, not_mapped
 
     def process_primitive(self, primitive, args, params):
+        # The hot path of every vmap: unpack the operands inline, and set the
+        # parent trace with the context variable directly (no context manager).
         vals, dims = [], []
+        batched = False
         for x in args:
-            v, d = self.to_batch_info(x)
-            vals.append(v)
-            dims.append(d)
-        with core.set_current_trace(self.parent):
-            if all(d is not_mapped for d in dims) and not getattr(primitive, "is_collective", False):
+            if type(x) is BatchTracer and x._trace is self:
+                vals.append(x.val)
+                dims.append(x.batch_dim)
+                batched = True
+            else:
+                vals.append(x)
+                dims.append(not_mapped)
+        token = core._trace_ctx.set(self.parent)
+        try:
+            if not batched and not _runs_unbatched(primitive):
                 return primitive.bind(*vals, **params)
-            out, out_dim = primitive.rule("batch")(self.axis_data, vals, dims, **params)
+            rule = primitive.batch
+            if rule is None or not callable(rule):
+                rule = primitive.rule("batch")  # JAX's missing-rule error
+            out, out_dim = rule(self.axis_data, vals, dims, **params)
+        finally:
+            core._trace_ctx.reset(token)
         if primitive.multiple_results:
-            return [self.wrap(o, d) for o, d in zip(out, out_dim, strict=True)]
-        return self.wrap(out, out_dim)
+            return [o if d is not_mapped else BatchTracer(self, o, d) for o, d in zip(out, out_dim, strict=True)]
+        return out if out_dim is not_mapped else BatchTracer(self, out, out_dim)
 
     def lift_constant(self, value, aval):
         # A constant made under vmap is unbatched: it belongs to the parent.
