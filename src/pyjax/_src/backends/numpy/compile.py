@@ -383,7 +383,7 @@ class ProgramBuilder:
         The impl reaches the same BLAS call through `np.matmul`, whose
         dispatch costs ~0.3 us more per call (a 32x32 matvec costs 0.6 us in
         all): that matters in a loop body run thousands of times. Results are
-        bitwise those of the impl (tests/backends/test_numpy_compile.py)."""
+        bitwise those of the impl (tests/backends/test_numpy_loops.py)."""
         (lc, rc), (lb, _) = eqn.params["dimension_numbers"]
         lhs, rhs = (v.aval for v in ins)
         out_aval = eqn.outvars[0].aval

@@ -23,9 +23,10 @@ Two entry points per primitive:
   (`np.exp(x, _ys0_1[_i0])`), other ys are copied in (`_ys0_2[_i0] = c`).
   Carries are rebound together (`c, d = d, c` is a swap), after the ys rows
   that may read their old values.
-- an *impl* (eager `lax.scan(...)`, `lax.cond(...)` outside jit) compiles
-  the bodies once (kept in a small cache keyed by body) and loops over
-  calls of them.
+- an *impl* (eager `lax.scan(...)`, `lax.cond(...)` outside jit): a scan or
+  while compiles its equation alone into the same code jit writes
+  (`compiled_equation`, cached per equation); a cond calls its compiled
+  branch (`compiled_body`, cached per branch).
 
 Semantics follow XLA: a `cond` index out of range runs the last branch; a
 `while` whose predicate is batched (vmap of a data-dependent loop) runs
