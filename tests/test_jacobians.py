@@ -154,8 +154,6 @@ def test_holomorphic_jacobians():
         np.testing.assert_allclose(np.asarray(jac), expected, rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="the NumPy impl of convert_element_type cannot convert float0 "
-                   "to int32 (backends/numpy/impls.py); JAX gives int32 zeros")
 def test_jacrev_allow_int_gives_float0_block():
     jx, jn = jax.jacrev(lambda x, n: x * n, argnums=(0, 1), allow_int=True)(jnp.ones(2), jnp.arange(2))
     np.testing.assert_allclose(np.asarray(jx), np.diag([0., 1.]))
@@ -180,8 +178,6 @@ def test_grad_of_jacobian_entry():
     np.testing.assert_allclose(np.asarray(g(jnp.array([1., 2.]))), [6., 12.], rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="convert_element_type's JVP tests np.issubdtype(bfloat16, "
-                   "np.inexact), which is False, and drops the tangent (lax/elementwise_ad.py)")
 def test_jacfwd_of_bfloat16_input_is_not_zero():
     # the tangent of convert_element_type from bfloat16 must survive.
     f = lambda x: x.astype(jnp.float32) * 3.

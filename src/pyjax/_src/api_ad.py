@@ -19,7 +19,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
-from pyjax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
+from pyjax._src.tree_util import Partial, tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 # ---------------------------------------------------------------------------
 # Argument handling shared by the autodiff entry points
@@ -292,19 +292,27 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     >>> f_jvp(2.0)
     Array(1.0806046, dtype=float32, weak_type=True)
     """
+    from pyjax._src.ad_util import tangent_aval
     from pyjax._src.jaxpr import eval_jaxpr
 
     check_callable(fun)
     outs, linear, nonzero, out_tree, in_tree, aux = _linearize_flat(fun, primals, has_aux)
+    out_tangent_avals = [tangent_aval(core.get_aval(o)) for o in outs]
+    num_res = len(linear.consts)
 
-    def f_jvp(*tangents):
+    def lifted_jvp(*args):
+        residuals, tangents = args[:num_res], args[num_res:]
         flat_tangents, tangent_tree = tree_flatten(tangents)
         if tangent_tree != in_tree:
             raise TypeError(f"linearized function called on tangent values inconsistent with the original function: expected {in_tree}, got {tangent_tree}")
-        results = iter(eval_jaxpr(linear, linear.consts, *[as_array(t) for t in flat_tangents]))
-        out_tangents = [next(results) if nz else zeros_for(o) for o, nz in zip(outs, nonzero, strict=True)]
+        results = iter(eval_jaxpr(linear, list(residuals), *[as_array(t) for t in flat_tangents]))
+        out_tangents = [next(results) if nz else instantiate_zeros(aval)
+                        for aval, nz in zip(out_tangent_avals, nonzero, strict=True)]
         return tree_unflatten(out_tree, [as_array(t) for t in out_tangents])
 
+    # a pytree whose leaves are the residuals (as in JAX): it can be returned
+    # from make_jaxpr / jit, and the residuals are staged as outputs
+    f_jvp = Partial(lifted_jvp, *linear.consts)
     out = tree_unflatten(out_tree, [as_array(o) for o in outs])
     return (out, f_jvp, aux) if has_aux else (out, f_jvp)
 
@@ -343,8 +351,10 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
     check_callable(fun)
     outs, linear, nonzero, out_tree, in_tree, aux = _linearize_flat(fun, primals, has_aux)
     out_avals = [core.get_aval(o) for o in outs]
+    num_res = len(linear.consts)
 
-    def vjp_fun(cotangent):
+    def vjp_apply(*args):
+        residuals, (cotangent,) = args[:num_res], args[num_res:]
         flat_cts, ct_tree = tree_flatten(cotangent)
         if ct_tree != out_tree:
             raise ValueError(
@@ -361,10 +371,12 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
                     f"{aval.str_short()}"
                 )
         cts = [as_array(ct) for ct, nz in zip(flat_cts, nonzero, strict=True) if nz]
-        in_cts = backward_pass(linear, linear.consts, cts)
+        in_cts = backward_pass(linear, list(residuals), cts)
         in_cts = [as_array(instantiate_zeros(c.aval)) if type(c) is Zero else as_array(c) for c in in_cts]
         return tree_unflatten(in_tree, in_cts)
 
+    # a pytree whose leaves are the residuals, like JAX's VJP object
+    vjp_fun = Partial(vjp_apply, *linear.consts)
     out = tree_unflatten(out_tree, [as_array(o) for o in outs])
     return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
 

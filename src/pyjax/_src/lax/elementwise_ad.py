@@ -26,7 +26,16 @@ from pyjax._src.rules import unimplemented
 
 
 def _const(x, value):
-    """A scalar constant of x's dtype (written inline as a literal)."""
+    """A scalar constant of x's dtype (written inline as a literal).
+
+    As lax._const: for a weakly typed scalar ``x`` the constant is a Python
+    scalar when that scalar's canonical dtype is x's, so arithmetic with it
+    keeps x's weak type (``grad(lambda z: z**2)(3.)`` is weakly typed).
+    """
+    if dtypes.is_weakly_typed_scalar(x):
+        scalar = dtypes.scalar_type_of(x)(value)
+        if dtypes.dtype(scalar, canonicalize=True) == core.get_aval(x).dtype:
+            return scalar
     return np.asarray(value, core.get_aval(x).dtype)[()]
 
 
@@ -145,7 +154,7 @@ deflinear(ew.reduce_precision_p, lambda ct, x, **params: [ew.reduce_precision_p.
 def _conj_transpose(ct, x, **params):
     # conj of a real operand made a complex result: its cotangent is the real part.
     input_dtype = params.get("input_dtype")
-    if input_dtype is not None and not np.issubdtype(input_dtype, np.complexfloating):
+    if input_dtype is not None and not dtypes.issubdtype(input_dtype, np.complexfloating):
         return [ew.real_p.bind(ct)]
     return [ew.conj_p.bind(ct, **params)]
 
@@ -165,7 +174,7 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding):
     (x,), (g,) = primals, tangents
     out = ew.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
     in_dtype = core.get_aval(x).dtype
-    if not np.issubdtype(in_dtype, np.inexact) or not np.issubdtype(new_dtype, np.inexact):
+    if not dtypes.issubdtype(in_dtype, np.inexact) or not dtypes.issubdtype(new_dtype, np.inexact):
         from pyjax._src.ad_util import tangent_aval
 
         return out, Zero(tangent_aval(core.get_aval(out)))
@@ -288,7 +297,7 @@ defjvp(ew.atanh_p, lambda g, x: mul(ew.reciprocal(add(_one(x), x)), div(g, sub(_
 
 def _abs_tangent(g, ans, x):
     dtype = core.get_aval(x).dtype
-    if np.issubdtype(dtype, np.complexfloating):
+    if dtypes.issubdtype(dtype, np.complexfloating):
         # d|x| = Re(g conj(x) / |x|), with |x| = 0 giving 0
         return ew.real(mul(g, div(ew.conj(x), _replace_zero(ew.convert_element_type(ans, dtype)))))
     # the sign picked by a select, not sign(x) * g: the derivative at 0 is +g
@@ -321,7 +330,7 @@ def _pow_tangent_x(g, ans, x, y):
         result_dtype = np.dtype(np.int32)
     x = ew.convert_element_type(x, result_dtype)
     y = ew.convert_element_type(y, result_dtype)
-    if np.issubdtype(y_dtype, np.integer):
+    if dtypes.issubdtype(y_dtype, np.integer):
         x_shape, y_shape = core.get_aval(x).shape, core.get_aval(y).shape
         if x_shape != y_shape:
             shape = ew.broadcasting_shape("pow", (core.get_aval(x), core.get_aval(y)))

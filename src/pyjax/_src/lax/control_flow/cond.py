@@ -461,7 +461,7 @@ cond_p.def_transpose(_cond_transpose)
 def _stop_gradient(x):
     from pyjax._src.lax.elementwise import stop_gradient_p
 
-    if np.issubdtype(core.get_aval(x).dtype, np.inexact):
+    if dtypes.issubdtype(core.get_aval(x).dtype, np.inexact):
         return stop_gradient_p.bind(x)
     return x
 
