@@ -68,7 +68,8 @@ def test_reduction_fast_path_matches_jit(name, axis, keepdims):
 
 
 def test_reduction_takes_the_fast_path(monkeypatch):
-    jnp.sum(X, axis=1)  # warms the plan
+    jnp.sum(X, axis=1)  # first sight: the ordinary path, the key is remembered
+    jnp.sum(X, axis=1)  # second: the program is compiled
 
     def fail(*args, **kwargs):
         raise AssertionError("the ordinary reduction path ran")
@@ -98,6 +99,41 @@ def test_fast_paths_do_not_apply_under_transformations():
     assert "slice" in text and "reduce_sum" in text
     np.testing.assert_allclose(np.asarray(pyjax.grad(lambda a: jnp.sum(a[0] ** 2))(X))[0], 2 * np.asarray(X)[0])
     np.testing.assert_allclose(np.asarray(pyjax.vmap(lambda r: r[1])(X)), np.asarray(X)[:, 1])
+
+
+def test_first_call_of_a_key_compiles_nothing(monkeypatch):
+    from pyjax._src import jit as jit_lib
+
+    x = jnp.arange(7.0) * 3  # a shape no other test uses
+    compiled = []
+    real = jit_lib.compile_for_backend
+    monkeypatch.setattr(jit_lib, "compile_for_backend", lambda j: compiled.append(j) or real(j))
+    assert float(jnp.sum(x)) == 63.0
+    assert compiled == []  # code that meets a shape once pays no compilation
+    assert float(jnp.sum(x)) == 63.0
+    assert len(compiled) == 1
+    assert float(jnp.sum(x)) == 63.0
+    assert len(compiled) == 1
+
+
+@pytest.mark.parametrize("name", ["dot", "matmul"])
+def test_contractions_take_the_fast_path_and_match_jit(name, monkeypatch):
+    from pyjax._src.lax import dot as lax_dot
+
+    fn = getattr(jnp, name)
+    a, b = jnp.arange(6.0).reshape(2, 3), jnp.arange(12, dtype=np.int32).reshape(3, 4)
+    check_jit_matches_eager(lambda a, b: fn(a, b), a, b)
+    check_jit_matches_eager(lambda a, b: fn(a, b, preferred_element_type=np.float32), b.T, a.T)
+    fn(a, b)
+    fn(a, b)
+
+    def fail(*args, **kwargs):
+        raise AssertionError("the ordinary path ran")
+
+    monkeypatch.setattr(lax_dot, "dot_general", fail)
+    np.testing.assert_array_equal(np.asarray(fn(a, b)), np.asarray(a) @ np.asarray(b))
+    with pytest.raises(AssertionError, match="the ordinary path ran"):
+        fn(a, b, precision="highest")  # a new key: the ordinary path first
 
 
 def test_hashable_keys():

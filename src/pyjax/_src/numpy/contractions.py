@@ -13,11 +13,13 @@ from functools import partial
 
 import numpy as np
 
-from pyjax._src import dtypes
+from pyjax._src import core, dtypes
+from pyjax._src.array import Array
 from pyjax._src.jit import jit
 from pyjax._src.lax import dot as lax_dot
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
+from pyjax._src.numpy import eager
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -46,6 +48,10 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
       >>> jnp.dot(jnp.array([[1., 2.], [3., 4.]]), jnp.array([1., 1.]))
       Array([3., 7.], dtype=float32)
     """
+    if (type(a) is Array and type(b) is Array and core._trace_ctx.get() is None
+            and (r := eager.call("dot", dot, a, b, precision=precision, preferred_element_type=preferred_element_type,
+                                 out_sharding=out_sharding)) is not None):
+        return r
     a, b = ensure_arraylike("dot", a, b)
     dtype, weak = _result_type("dot", a, b, preferred_element_type)
     a_ndim, b_ndim = aval_of(a).ndim, aval_of(b).ndim
@@ -67,6 +73,10 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
       >>> jnp.matmul(jnp.ones((2, 3, 4)), jnp.ones((4, 5))).shape
       (2, 3, 5)
     """
+    if (type(a) is Array and type(b) is Array and core._trace_ctx.get() is None
+            and (r := eager.call("matmul", matmul, a, b, precision=precision,
+                                 preferred_element_type=preferred_element_type, out_sharding=out_sharding)) is not None):
+        return r
     a, b = ensure_arraylike("matmul", a, b)
     for i, x in enumerate((a, b)):
         if aval_of(x).ndim < 1:

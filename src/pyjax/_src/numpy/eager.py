@@ -1,17 +1,19 @@
 """Eager fast paths for jax.numpy functions of one array with static options.
 
-Eagerly, `jnp.sum(x)` or `x[1:3]` would redo all of jax.numpy's Python work
-(argument checks, promotion, axis canonicalisation, index parsing) and
-bind each primitive through the evaluation trace, on every call. Their
-result only depends on the array's aval, the static options and the
-configuration, so the first call per such key traces the function once
-into a jaxpr and later calls run its equations directly with the backend's
-impls: the same primitives, parameters and impls as the slow path, hence
-the same values, dtypes and weak types, minus the Python overhead.
+Eagerly, `jnp.sum(x)` or `jnp.mean(x, axis=0)` would redo all of jax.numpy's
+Python work (argument checks, promotion, axis canonicalisation) and bind
+each primitive through the evaluation trace, on every call. Their result
+only depends on the array's aval, the static options and the
+configuration, so once a call has been seen twice under one such key, the
+function is traced into a jaxpr and compiled by the jit compiler, and later
+calls run the compiled program: the same primitives, parameters and impls
+as the slow path, hence the same values, dtypes and weak types, minus the
+Python overhead. (The first call of a key takes the ordinary path, so code
+that meets many shapes once each pays no compilation.)
 
-Only flat programs are replayed (equations whose parameters hold no
-sub-jaxpr and whose primitives have a plain impl); anything else, any
-traced call and any non-Array input take the ordinary path.
+A function whose trace fails or warns keeps the ordinary path for that key
+(it raises or warns there, as it should); so do traced calls and any
+non-Array input.
 """
 
 from __future__ import annotations
@@ -22,95 +24,85 @@ import numpy as np
 
 from pyjax._src import config, core
 from pyjax._src.array import Array
-from pyjax._src.jaxpr import Literal
+from pyjax._src.dispatch import EvalTrace
 
 _NOT_REPLAYABLE = object()
-_PLANS: dict = {}  # (name, aval, options, config id) -> _Program or _NOT_REPLAYABLE
-_MAX_PLANS = 4096  # a bound on the cache for programs that index with many different keys
+_PLANS: dict = {}  # (name, aval, options, config id) -> 1 (seen once), _Program or _NOT_REPLAYABLE
+_MAX_PLANS = 4096  # a bound on the cache for programs called with many different keys
 
 
 class _Program:
-    """A flat jaxpr prepared for direct evaluation with numpy impls."""
+    """A jaxpr with one output, compiled by the default backend."""
 
-    __slots__ = ("consts", "invar", "out_aval", "outvar", "steps")
+    __slots__ = ("compiled", "out_aval")
 
-    def __init__(self, closed, impls):
-        jaxpr = closed.jaxpr
-        self.consts = {v: (c._value if type(c) is Array else c) for v, c in zip(jaxpr.constvars, closed.consts,
-                                                                                 strict=True)}
-        (self.invar,) = jaxpr.invars
-        (self.outvar,) = jaxpr.outvars
-        self.out_aval = self.outvar.aval
-        self.steps = []
-        for eqn in jaxpr.eqns:
-            impl = impls.get(eqn.primitive)
-            if impl is None or eqn.primitive.multiple_results or any(
-                    _holds_jaxpr(p) for p in eqn.params.values()):
-                raise _Unsupported
-            (out,) = eqn.outvars
-            self.steps.append((impl, tuple(eqn.invars), eqn.params, out, out.aval.dtype))
+    def __init__(self, closed):
+        from pyjax._src.jit import compile_for_backend
 
-    def run(self, value):
-        env = dict(self.consts)
-        env[self.invar] = value
-        for impl, invars, params, out, dtype in self.steps:
-            result = impl(*[v.val if type(v) is Literal else env[v] for v in invars], **params)
-            if getattr(result, "dtype", None) != dtype:
-                result = np.asarray(result, dtype)  # e.g. NumPy returned a Python scalar
-            env[out] = result
-        outvar = self.outvar
-        return Array(outvar.val if type(outvar) is Literal else env[outvar], self.out_aval)
+        self.compiled = compile_for_backend(closed)
+        self.out_aval = closed.jaxpr.outvars[0].aval
 
 
-class _Unsupported(Exception):
-    pass
+def options_key(options: tuple):
+    """`options` (a tuple of static option values) as part of a cache key:
+    the values with their types (so `0`, `0.0` and `False` differ), lists
+    made tuples. Raises TypeError for anything unhashable (arrays)."""
+    key = (options, tuple(map(type, options)))
+    try:
+        hash(key)
+        return key
+    except TypeError:
+        return tuple(hashable(v) for v in options)
 
 
-def _holds_jaxpr(param) -> bool:
-    if isinstance(param, (tuple, list)):
-        return any(_holds_jaxpr(p) for p in param)
-    return hasattr(param, "eqns") or hasattr(param, "jaxpr")
-
-
-def replay(name: str, x, options, fn):
-    """`fn(x)` for an eager Array `x`, from the equations cached under
-    (name, x's aval, options); None when there is no fast path (the caller
-    then runs its ordinary code). `options` must be hashable."""
-    from pyjax._src.dispatch import EvalTrace
-
-    trace = core._default_trace[0]
-    if type(trace) is not EvalTrace:
+def call(name: str, fn, x, y=None, /, **options):
+    """`fn(x, **options)` (or `fn(x, y, **options)`) for eager Arrays, from
+    the program cached under (name, the arrays' avals, options); None when
+    there is no fast path (yet): the caller then runs its ordinary code."""
+    if type(core._default_trace[0]) is not EvalTrace:
         return None
-    key = (name, x.aval, options, config.trace_context_id())
+    try:
+        key = (name, x.aval, y if y is None else y.aval, options_key(tuple(options.values())),
+               config.trace_context_id())
+    except TypeError:  # an option that is not static: no fast path
+        return None
     program = _PLANS.get(key)
+    if type(program) is not _Program:
+        program = _first_calls(key, program, fn, (x,) if y is None else (x, y), options)
+        if program is None:
+            return None
+    out = program.compiled(x._value) if y is None else program.compiled(x._value, y._value)
+    return Array(out[0], program.out_aval)
+
+
+def _first_calls(key, program, fn, args, options):
+    # The first sight of a key takes the ordinary path and is remembered;
+    # the second builds the program (or finds there is none).
     if program is None:
-        program = _build(fn, x, trace.impls)
         if len(_PLANS) >= _MAX_PLANS:
             _PLANS.clear()
-        _PLANS[key] = program
-    if program is _NOT_REPLAYABLE:
+        _PLANS[key] = 1
         return None
-    return program.run(x._value)
+    if program == 1:
+        program = _PLANS[key] = _build(lambda *a: fn(*a, **options), args)
+    return None if program is _NOT_REPLAYABLE else program
 
 
-def _build(fn, x, impls):
+def _build(fn, args):
     from pyjax._src.api import make_jaxpr
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            closed = make_jaxpr(fn)(x)
+            closed = make_jaxpr(fn)(*args)
         except Exception:  # noqa: BLE001  (whatever it is, the ordinary path raises it to the user)
             return _NOT_REPLAYABLE
     if caught:
         # A call that warns keeps warning on every call: no fast path.
         return _NOT_REPLAYABLE
-    if len(closed.jaxpr.outvars) != 1 or len(closed.jaxpr.invars) != 1:
+    if len(closed.jaxpr.outvars) != 1:
         return _NOT_REPLAYABLE
-    try:
-        return _Program(closed, impls)
-    except _Unsupported:
-        return _NOT_REPLAYABLE
+    return _Program(closed)
 
 
 def static_index_plan(shape, index):

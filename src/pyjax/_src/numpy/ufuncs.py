@@ -98,7 +98,7 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                 key = (ax, type(y), config.trace_context_id())
                 plan = _fast_plans.get(key)
                 if plan is None:
-                    plan = _fast_plans[key] = slow is None and _scalar_fast_plan(ax, type(y), inexact, has_bool)
+                    plan = _fast_plans[key] = (slow is None or ax.dtype.kind != "c") and _scalar_fast_plan(ax, type(y), inexact, has_bool)
                 if plan:
                     scalar_aval, cast = plan
                     if type(x) is Array and core._trace_ctx.get() is None:
@@ -132,7 +132,7 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
             key = (ay, type(x), config.trace_context_id())
             plan = _fast_plans.get(key)
             if plan is None:
-                plan = _fast_plans[key] = slow is None and _scalar_fast_plan(ay, type(x), inexact, has_bool)
+                plan = _fast_plans[key] = (slow is None or ay.dtype.kind != "c") and _scalar_fast_plan(ay, type(x), inexact, has_bool)
             if plan:
                 scalar_aval, cast = plan
                 if type(y) is Array and core._trace_ctx.get() is None:

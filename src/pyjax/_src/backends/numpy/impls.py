@@ -10,6 +10,7 @@ half away from zero) the impl says so and does what XLA does.
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 import scipy.special
@@ -125,7 +126,9 @@ IMPLS[ew.sign_p] = _sign
 
 
 def _minmax(x, y, take_x_if, ufunc):
-    (x, y), dtype = _operands(x, y)
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or dtype.kind not in "biuf" or getattr(y, "dtype", dtype) != dtype:
+        (x, y), dtype = _operands(x, y)  # Python scalars only, mixed operands, complex, ml_dtypes
     if dtype.kind == "c":
         # XLA orders complex numbers lexicographically (real part, then
         # imaginary part); a NaN part never wins, so the other operand does.
@@ -146,6 +149,8 @@ def _may_return_wrong_zero(x, y, is_max: bool) -> bool:
     # only for x = +0.0, y = -0.0 and min for x = -0.0, y = +0.0. A scalar
     # operand (relu's 0.0) settles it without looking at the array.
     def may_be_zero(v, negative: bool) -> bool:
+        if type(v) is float:  # a weak Python scalar next to an array of x's dtype
+            return v == 0 and (math.copysign(1.0, v) < 0) == negative
         return v.ndim > 0 or bool(v == 0 and np.signbit(v) == negative)
 
     return may_be_zero(x, not is_max) and may_be_zero(y, is_max)
@@ -370,13 +375,16 @@ IMPLS[sh.iota_p] = _iota
 
 
 # --- reductions
-def _reduction(fn, identity):
+def _reduction(ufunc, identity, *, accumulate_in_own_dtype: bool = False):
+    # `ufunc.reduce` directly: np.sum / np.max are Python wrappers around it.
     def impl(operand, *, axes, out_sharding=None):
         x = np.asarray(operand)
-        if x.size == 0 or any(x.shape[a] == 0 for a in axes):
+        if x.size == 0:  # no identity for max/min in NumPy: XLA's init value
             out_shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
             return np.full(out_shape, identity(x.dtype), x.dtype)
-        return fn(x, axis=axes, dtype=x.dtype) if fn in (np.sum, np.prod) else fn(x, axis=axes)
+        if accumulate_in_own_dtype:  # NumPy would sum small ints in the default int
+            return ufunc.reduce(x, axis=axes, dtype=x.dtype)
+        return ufunc.reduce(x, axis=axes)
 
     return impl
 
@@ -389,13 +397,13 @@ def _highest(dtype):
     return np.inf if np.issubdtype(dtype, np.inexact) else (True if dtype == np.bool_ else np.iinfo(dtype).max)
 
 
-IMPLS[red.reduce_sum_p] = _reduction(np.sum, lambda d: 0)
-IMPLS[red.reduce_prod_p] = _reduction(np.prod, lambda d: 1)
-IMPLS[red.reduce_max_p] = _reduction(np.max, _lowest)
-IMPLS[red.reduce_min_p] = _reduction(np.min, _highest)
-IMPLS[red.reduce_and_p] = _reduction(np.bitwise_and.reduce, lambda d: True if d == np.bool_ else -1)
-IMPLS[red.reduce_or_p] = _reduction(np.bitwise_or.reduce, lambda d: 0)
-IMPLS[red.reduce_xor_p] = _reduction(np.bitwise_xor.reduce, lambda d: 0)
+IMPLS[red.reduce_sum_p] = _reduction(np.add, lambda d: 0, accumulate_in_own_dtype=True)
+IMPLS[red.reduce_prod_p] = _reduction(np.multiply, lambda d: 1, accumulate_in_own_dtype=True)
+IMPLS[red.reduce_max_p] = _reduction(np.maximum, _lowest)
+IMPLS[red.reduce_min_p] = _reduction(np.minimum, _highest)
+IMPLS[red.reduce_and_p] = _reduction(np.bitwise_and, lambda d: True if d == np.bool_ else -1)
+IMPLS[red.reduce_or_p] = _reduction(np.bitwise_or, lambda d: 0)
+IMPLS[red.reduce_xor_p] = _reduction(np.bitwise_xor, lambda d: 0)
 IMPLS[red.argmax_p] = lambda x, *, axes, index_dtype: np.argmax(x, axis=axes[0]).astype(index_dtype)
 IMPLS[red.argmin_p] = lambda x, *, axes, index_dtype: np.argmin(x, axis=axes[0]).astype(index_dtype)
 
