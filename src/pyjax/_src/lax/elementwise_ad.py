@@ -164,7 +164,11 @@ deflinear(ew.conj_p, _conj_transpose)
 
 def _convert(x, new_dtype, weak_type, sharding):
     # JAX's convert_element_type_p.bind folds host constants (a NumPy or
-    # Python scalar cotangent becomes a converted literal, no equation).
+    # Python scalar cotangent becomes a converted literal, no equation), and
+    # its staging trace forwards a conversion to the operand's own type.
+    aval = core.get_aval(x)
+    if sharding is None and aval.dtype == new_dtype and aval.weak_type == weak_type:
+        return x
     if sharding is None and (type(x) in (bool, int, float, complex) or isinstance(x, (np.ndarray, np.generic))):
         return ew._convert_element_type(x, new_dtype, weak_type=weak_type)
     return ew.convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)

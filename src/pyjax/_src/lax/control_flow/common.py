@@ -326,6 +326,7 @@ def partial_eval_jaxpr_nounits(jaxpr: Jaxpr, unknowns: Sequence[bool], instantia
     """
     n_out = len(jaxpr.outvars)
     inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+    jaxpr = _inline_custom_jvp_on_unknowns(jaxpr, unknowns)
     known, unknown, out_uk, sources = partial_eval_jaxpr(jaxpr, unknowns)
     n_known_out = sum(not u for u in out_uk)
     known_outs, computed = known.outvars[:n_known_out], known.outvars[n_known_out:]
@@ -359,6 +360,44 @@ def partial_eval_jaxpr_nounits(jaxpr: Jaxpr, unknowns: Sequence[bool], instantia
     unknown = unknown.replace(invars=res_vars + extra_vars + unknown.invars[len(sources):], outvars=new_outvars)
     res_avals = [v.aval for v in res_vars + extra_vars]
     return known, unknown, out_unknowns, res_avals, in_fwd_res
+
+
+def _inline_custom_jvp_on_unknowns(jaxpr: Jaxpr, unknowns: Sequence[bool]) -> Jaxpr:
+    """`jaxpr` with each custom_jvp_call that reads an unknown input replaced
+    by its body.
+
+    JAX's partial evaluation keeps no custom JVP rule for such a call (only
+    linear functions are partially evaluated with unknowns): under grad of a
+    scan, the relu in the known body is its inner jit, not a custom_jvp_call.
+    """
+    from pyjax._src.custom_derivatives import custom_jvp_call_p
+
+    unknown_vars = {v for v, uk in zip(jaxpr.invars, unknowns, strict=True) if uk}
+    inline = set()
+    for i, eqn in enumerate(jaxpr.eqns):
+        if any(type(v) is not Literal and v in unknown_vars for v in eqn.invars):
+            unknown_vars.update(eqn.outvars)
+            if eqn.primitive is custom_jvp_call_p:
+                inline.add(i)
+    if not inline:
+        return jaxpr
+
+    def inlined(*args):
+        env = dict(zip(jaxpr.constvars, jaxpr.consts, strict=True))
+        env.update(zip(jaxpr.invars, args, strict=True))
+        read = lambda v: v.val if type(v) is Literal else env[v]
+        for i, eqn in enumerate(jaxpr.eqns):
+            ins = [read(v) for v in eqn.invars]
+            if i in inline:
+                body = eqn.params["call_jaxpr"]
+                outs = eval_jaxpr(body, body.consts, *ins)
+            else:
+                outs = eqn.primitive.bind(*ins, **eqn.params)
+                outs = outs if eqn.primitive.multiple_results else [outs]
+            env.update(zip(eqn.outvars, outs, strict=True))
+        return [read(v) for v in jaxpr.outvars]
+
+    return close_over(inlined, jaxpr.in_avals, jaxpr.debug_info)
 
 
 def linearize_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool], instantiate: bool | Sequence[bool],

@@ -32,7 +32,7 @@ from pyjax._src.interpreters.transpose import (
     backward_pass,
     is_undefined_primal,
 )
-from pyjax._src.jaxpr import Jaxpr, dce_jaxpr, eval_jaxpr
+from pyjax._src.jaxpr import Jaxpr, Var, dce_jaxpr, eval_jaxpr
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.control_flow import flattree as ft
 from pyjax._src.lax.control_flow.scan import scan_p
@@ -225,6 +225,7 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, ft_in, ft_out, unroll):
     lin_const_vars = [v for v, lin in zip(cv, const_lin, strict=True) if lin]
     jaxpr = jaxpr.replace(invars=invars, outvars=jaxpr.outvars + lin_const_vars)
     ct_carry = [instantiate_zeros(ct) for ct in ct_carry]
+    jaxpr = _carry_typed_as_cotangents(jaxpr, kv, common.avals_of(ct_carry))
     ct_consts = [zeros_like_aval(c.aval) for c in consts_dot]
     trans_in = [*ires, *ct_consts, *ct_carry, *ct_ys, *eres]
     n_head = len(ires) + len(ct_consts) + len(ct_carry)
@@ -235,7 +236,7 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, ft_in, ft_out, unroll):
 
     def transposed(*flat):
         res_c, acc, ctc, cty, res_x = common.split_list(flat, [n_ires, n_cc, n_k, n_ys])
-        primals = ([*res_c] + [UndefinedPrimal(c.aval) for c in consts_dot] + [UndefinedPrimal(c.aval) for c in carry_dot]
+        primals = ([*res_c] + [UndefinedPrimal(c.aval) for c in consts_dot] + [UndefinedPrimal(core.get_aval(c)) for c in ctc]
                    + [UndefinedPrimal(a) for a in xs_dot_avals] + [*res_x])
         in_cts = backward_pass(jaxpr, jaxpr.consts, [*ctc, *cty, *acc], primals)
         lin_cts = in_cts[n_ires:n_ires + n_cc + n_k + len(xs_dot)]
@@ -254,6 +255,17 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, ft_in, ft_out, unroll):
     return ([next(lin_consts) if k else None for k in keep_consts]
             + [ct if lin else None for ct, lin in zip(cts_carry, carry_lin, strict=True)]
             + [next(lin_xs) if k else None for k in keep_xs])
+
+
+def _carry_typed_as_cotangents(jaxpr, carry_vars, ct_avals):
+    # A carry's cotangent takes the type of the cotangent coming in, not of the
+    # body's binder (as in JAX): a weak carry the body makes strong transposes
+    # without a convert back to weak, and its gradient is strong.
+    rename = {v: Var(a) for v, a in zip(carry_vars, ct_avals, strict=True)
+              if v.aval is not a and v.aval.update(weak_type=a.weak_type) == a}
+    if not rename:
+        return jaxpr
+    return common._rename(jaxpr, rename, [rename.get(v, v) for v in jaxpr.invars])
 
 
 def _drop_unused_residuals(jaxpr, consts, carry, xs):
