@@ -135,7 +135,8 @@ def _minmax(x, y, take_x_if, ufunc):
         pick_x = take_x_if(x.real, y.real) | ((x.real == y.real) & take_x_if(x.imag, y.imag))
         return np.where(pick_x, x, y)
     out = ufunc(x, y)
-    if _is_float(dtype) and _may_return_wrong_zero(x, y, ufunc is np.maximum):
+    if (dtype.kind == "f" or (dtype.kind == "V" and _is_float(dtype))) and _may_return_wrong_zero(
+            x, y, ufunc is np.maximum):
         # For two zeros -0.0 + +0.0 is the max, -(+0.0 + -0.0) of the negations the min.
         both_zero = (x == 0) & (y == 0)
         if both_zero.any():
