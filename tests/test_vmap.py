@@ -257,3 +257,17 @@ def test_batched_jit_keeps_the_body_output_batch_axis():
     assert _primitive_names(jaxpr) == ["jit", "transpose"]
     assert _primitive_names(jaxpr.eqns[0].params["jaxpr"]) == ["sin"]
     check_close(jax.vmap(jax.jit(lambda v: jnp.sum(v, 0)), in_axes=2)(jnp.ones((2, 3, 4))), np.full((4, 3), 2.0, np.float32))
+
+
+def test_collective_of_unbatched_operand_inside_a_body():
+    # No operand of the cond / scan / jit is batched, but their bodies hold a
+    # psum over the vmapped name: it must still be resolved (times the size).
+    c = jnp.arange(2.0)
+    ones = jnp.ones((3, 2))
+    via_cond = jax.vmap(lambda x: lax.cond(True, lambda: lax.psum(c, "i"), lambda: c) + x, axis_name="i")(ones)
+    check_close(via_cond, np.broadcast_to(np.asarray(c) * 3 + 1, (3, 2)))
+    via_scan = jax.vmap(lambda x: lax.scan(lambda a, _: (lax.psum(a, "i"), None), c, None, length=2)[0] * x,
+                        axis_name="i")(ones)
+    check_close(via_scan, np.broadcast_to(np.asarray(c) * 9, (3, 2)))
+    via_jit = jax.vmap(lambda x: jax.jit(lambda y: lax.pmax(y, "i") + lax.psum(y, "i"))(c) - x, axis_name="i")(ones)
+    check_close(via_jit, np.broadcast_to(np.asarray(c) * 4 - 1, (3, 2)))

@@ -98,3 +98,22 @@ result = jax.make_jaxpr(g)(1.0)
 """)
 program("error_axis_index_unbound_inside_jit", "error",
         "result = jax.vmap(jax.jit(lambda x: lax.axis_index('j') * x), axis_name='i')(jnp.ones(3))")
+program("cond_branch_psum_of_unbatched_closure", "jaxpr", """
+c = jnp.ones(2)
+f = jax.vmap(lambda x: lax.cond(True, lambda: lax.psum(c, 'i'), lambda: c) + x, axis_name='i')
+result = jax.make_jaxpr(f)(jnp.ones((3, 2)))
+""")
+program("scan_body_psum_of_unbatched_carry", "jaxpr", """
+c = jnp.ones(2)
+f = jax.vmap(lambda x: lax.scan(lambda a, _: (lax.psum(a, 'i'), None), c, None, length=2)[0] + x, axis_name='i')
+result = jax.make_jaxpr(f)(jnp.ones((3, 2)))
+""")
+program("value_cond_branch_psum_of_unbatched_closure", "value", """
+c = jnp.arange(2.0)
+result = jax.vmap(lambda x: lax.cond(True, lambda: lax.psum(c, 'i'), lambda: c) + x, axis_name='i')(jnp.ones((3, 2)))
+""")
+program("value_while_body_pmax_of_unbatched", "value", """
+c = jnp.arange(2.0)
+f = jax.vmap(lambda x: lax.fori_loop(0, 2, lambda i, a: lax.psum(a, 'i'), c) * x, axis_name='i')
+result = f(jnp.ones((3, 2)))
+""")

@@ -613,29 +613,12 @@ def batch_jaxpr(jaxpr: Jaxpr, axis_data, in_dims: Sequence, keep_out_dims: bool 
     return new_jaxpr, out_dims
 
 
-def _uses_named_axes(jaxpr: Jaxpr) -> bool:
-    """Whether a collective appears anywhere in the body (nested bodies too)."""
-    for eqn in jaxpr.eqns:
-        if getattr(eqn.primitive, "is_collective", False) and eqn.primitive is not jit_p:
-            return True
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (tuple, list)) else (value,):
-                if isinstance(sub, Jaxpr) and _uses_named_axes(sub):
-                    return True
-    return False
-
-
 def _jit_batch(axis_data, args, dims, *, jaxpr, **params):
-    if all(d is batching.not_mapped for d in dims) and (axis_data.name is None or not _uses_named_axes(jaxpr)):
-        # Nothing to batch: the same equation (JAX retraces the body to the
-        # same equations).
-        return jit_p.bind(*args, jaxpr=jaxpr, **params), [batching.not_mapped] * len(jaxpr.outvars)
+    # Also runs with no operand batched when the body holds a collective over
+    # the vmapped name (BatchTrace.process_primitive checks the params).
     body, out_dims = batch_jaxpr(jaxpr, axis_data, dims, keep_out_dims=True)
     outs = jit_p.bind(*args, jaxpr=body, **params)
     return outs, out_dims
 
 
 jit_p.def_batch(_jit_batch)
-# The body may hold collectives over the vmapped name: the batching rule runs
-# even when no operand is batched (it binds the equation unchanged otherwise).
-jit_p.is_collective = True

@@ -107,7 +107,7 @@ class BatchTracer(core.Tracer):
 
 
 # primitive -> whether its batching rule runs when no operand is batched
-# (collectives, and jit, whose body may hold one). A dict lookup is cheaper
+# (the collectives). A dict lookup is cheaper
 # than getattr with a default on the hot path.
 _rule_runs_unbatched: dict = {}
 
@@ -117,6 +117,25 @@ def _runs_unbatched(primitive) -> bool:
     if flag is None:
         flag = _rule_runs_unbatched[primitive] = bool(getattr(primitive, "is_collective", False))
     return flag
+
+
+def jaxpr_holds_collectives(jaxpr) -> bool:
+    """Whether a collective appears anywhere in a jaxpr (nested bodies too)."""
+    for eqn in jaxpr.eqns:
+        if _runs_unbatched(eqn.primitive) or params_hold_collectives(eqn.params):
+            return True
+    return False
+
+
+def params_hold_collectives(params: dict) -> bool:
+    """Whether a jaxpr among an equation's params (a jit body, cond branches,
+    a loop body) holds a collective: under a named vmap its batching rule
+    must run even when no operand is batched, to resolve the name."""
+    for value in params.values():
+        for sub in value if type(value) in (tuple, list) else (value,):
+            if hasattr(sub, "eqns") and jaxpr_holds_collectives(sub):
+                return True
+    return False
 
 
 class BatchTrace(core.Trace):
@@ -150,7 +169,8 @@ class BatchTrace(core.Trace):
                 dims.append(not_mapped)
         token = core._trace_ctx.set(self.parent)
         try:
-            if not batched and not _runs_unbatched(primitive):
+            if not batched and not _runs_unbatched(primitive) and (
+                    self.axis_data.name is None or not params_hold_collectives(params)):
                 return primitive.bind(*vals, **params)
             rule = primitive.batch
             if rule is None or not callable(rule):
