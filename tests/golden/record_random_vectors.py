@@ -18,7 +18,8 @@ erf_inv, tan, exp, pow, lgamma ...): XLA evaluates those with its own
 approximations, pyjax with NumPy/SciPy, and the two may differ in the last
 bits; the bound is in units in the last place of max(|value|, 1), since near
 a zero of a sampler's formula those errors are absolute. ``ulp=0`` (the
-default) means bit-identical. This module imports no
+default) means bit-identical. ``digest`` cases (large draws) store the
+SHA-256 of the array's bytes instead of its values. This module imports no
 JAX at import time: the test reads CASES from it.
 """
 
@@ -43,16 +44,19 @@ class Case:
   partitionable: bool = True
   ulp: int = 0
   fma: bool = False
+  digest: bool = False
   config: dict = field(default_factory=dict)
 
 
 CASES: list[Case] = []
 
 
-def case(name, expr, *, x64=False, partitionable=True, ulp=0, fma=False, **config):
+def case(name, expr, *, x64=False, partitionable=True, ulp=0, fma=False, digest=False, **config):
   if any(c.name == name for c in CASES):
     raise ValueError(f"duplicate case {name}")
-  CASES.append(Case(name, expr, x64, partitionable, ulp, fma, config))
+  if digest and (ulp or fma):
+    raise ValueError(f"{name}: a digest case must be bit-exact")
+  CASES.append(Case(name, expr, x64, partitionable, ulp, fma, digest, config))
 
 
 def both_layouts(name, expr, **kw):
@@ -105,13 +109,18 @@ both_layouts("uniform_array_bounds", "random.uniform(random.key(2), (2, 3), minv
              fma=True)
 both_layouts("uniform_scalar", f"random.uniform({K})")
 case("uniform_raw_key", "random.uniform(random.PRNGKey(0), (4,))")
-both_layouts("normal_seed", f"random.normal({K}, (3,))", ulp=8)
-both_layouts("normal_split", f"random.normal(random.split({K})[0], (3,))", ulp=8)
-both_layouts("normal_float32_2d", "random.normal(random.key(3), (4, 5))", ulp=8)
-both_layouts("normal_float16", f"random.normal({K}, (6,), jnp.float16)", ulp=1)
-both_layouts("normal_bfloat16", f"random.normal({K}, (6,), jnp.bfloat16)", ulp=1)
-both_layouts("normal_float64_x64", f"random.normal({K}, (6,), jnp.float64)", x64=True, ulp=8)
-both_layouts("normal_complex64", f"random.normal({K}, (4,), jnp.complex64)", ulp=8)
+both_layouts("normal_seed", f"random.normal({K}, (3,))")
+both_layouts("normal_split", f"random.normal(random.split({K})[0], (3,))")
+both_layouts("normal_float32_2d", "random.normal(random.key(3), (4, 5))")
+both_layouts("normal_float16", f"random.normal({K}, (6,), jnp.float16)")
+both_layouts("normal_bfloat16", f"random.normal({K}, (6,), jnp.bfloat16)")
+# float64: scipy's erfinv, not XLA's double-precision polynomial (measured: 3 ulp).
+both_layouts("normal_float64_x64", f"random.normal({K}, (6,), jnp.float64)", x64=True, ulp=3)
+both_layouts("normal_complex64", f"random.normal({K}, (4,), jnp.complex64)")
+# Draws of 2**20 or more take the erf_inv table (backends/numpy/xla_math.py).
+both_layouts("normal_large", "random.normal(random.key(7), (1 << 20,))", digest=True)
+case("normal_large_2d", "random.normal(random.key(8), (1024, 1100))", digest=True)
+case("erf_inv_uniform", "jax.lax.erf_inv(random.uniform(random.key(9), (1 << 16,), minval=-1.0, maxval=1.0))", digest=True)
 
 
 # ---- discrete samplers (integer and bool results: exact) -------------------
@@ -149,7 +158,7 @@ case("geometric_int64_x64", f"random.geometric({K}, 0.2, (6,), jnp.int64)", x64=
 
 # ---- continuous samplers --------------------------------------------------
 # `ulp` values: how far XLA's transcendental (named) is from NumPy's.
-LOG = 4
+LOG = 2  # measured: 2
 both_layouts("exponential", f"random.exponential({K}, (8,))", ulp=LOG)
 both_layouts("exponential_2d", "random.exponential(random.key(1), (2, 3))", ulp=LOG)
 case("exponential_float64_x64", f"random.exponential({K}, (6,), jnp.float64)", x64=True, ulp=LOG)
@@ -164,30 +173,33 @@ both_layouts("logistic", f"random.logistic({K}, (8,))", ulp=LOG)
 both_layouts("logistic_2d", "random.logistic(random.key(1), (2, 3))", ulp=LOG)
 both_layouts("cauchy", f"random.cauchy({K}, (8,))", ulp=LOG, fma=True)
 both_layouts("cauchy_2d", "random.cauchy(random.key(1), (2, 3))", ulp=LOG, fma=True)
-both_layouts("truncated_normal", f"random.truncated_normal({K}, -1.0, 2.0, (8,))", ulp=8, fma=True)
-both_layouts("truncated_normal_array", "random.truncated_normal(random.key(1), jnp.array([-2.0, 0.0, 1.0]), 3.0, (2, 3))", ulp=8, fma=True)
-case("truncated_normal_float64_x64", f"random.truncated_normal({K}, -1.0, 2.0, (6,), jnp.float64)", x64=True, ulp=8, fma=True)
+both_layouts("truncated_normal", f"random.truncated_normal({K}, -1.0, 2.0, (8,))", ulp=2, fma=True)
+both_layouts("truncated_normal_array", "random.truncated_normal(random.key(1), jnp.array([-2.0, 0.0, 1.0]), 3.0, (2, 3))", ulp=2, fma=True)
+case("truncated_normal_float64_x64", f"random.truncated_normal({K}, -1.0, 2.0, (6,), jnp.float64)", x64=True, ulp=3, fma=True)
 both_layouts("pareto", f"random.pareto({K}, 3.0, (8,))", ulp=LOG)
 both_layouts("pareto_array", "random.pareto(random.key(1), jnp.array([1.0, 2.0, 5.0]), (2, 3))", ulp=LOG)
 both_layouts("weibull_min", f"random.weibull_min({K}, 2.0, 1.5, (8,))", ulp=LOG)
 both_layouts("weibull_min_2d", "random.weibull_min(random.key(1), 1.0, 0.5, (2, 3))", ulp=LOG)
-both_layouts("triangular", f"random.triangular({K}, 0.0, 1.0, 3.0, (8,))", ulp=2)
-both_layouts("triangular_array", "random.triangular(random.key(1), -1.0, jnp.array([0.0, 0.5, 1.0]), 2.0, (2, 3))", ulp=2)
-both_layouts("lognormal", f"random.lognormal({K}, 0.5, (8,))", ulp=8)
-both_layouts("lognormal_2d", "random.lognormal(random.key(1), shape=(2, 3))", ulp=8)
+both_layouts("triangular", f"random.triangular({K}, 0.0, 1.0, 3.0, (8,))")
+both_layouts("triangular_array", "random.triangular(random.key(1), -1.0, jnp.array([0.0, 0.5, 1.0]), 2.0, (2, 3))")
+both_layouts("lognormal", f"random.lognormal({K}, 0.5, (8,))", ulp=1)
+both_layouts("lognormal_2d", "random.lognormal(random.key(1), shape=(2, 3))", ulp=1)
 both_layouts("rayleigh", f"random.rayleigh({K}, 2.0, (8,))", ulp=LOG)
 both_layouts("rayleigh_array", "random.rayleigh(random.key(1), jnp.array([0.5, 1.0, 2.0]), (2, 3))", ulp=LOG)
-# wald cancels terms of the squared normal (8 ulp), hence the wider bound.
-both_layouts("wald", f"random.wald({K}, 1.5, (8,))", ulp=32, fma=True)
-both_layouts("wald_array", "random.wald(random.key(1), jnp.array([0.5, 1.0, 3.0]), (2, 3))", ulp=32, fma=True)
-both_layouts("maxwell", f"random.maxwell({K}, (8,))", ulp=8)
-both_layouts("maxwell_2d", "random.maxwell(random.key(1), (2, 3))", ulp=8)
-both_layouts("double_sided_maxwell", f"random.double_sided_maxwell({K}, 1.0, 2.0, (8,))", ulp=8, fma=True)
-both_layouts("double_sided_maxwell_array", "random.double_sided_maxwell(random.key(1), jnp.array([0.0, 1.0]), 1.0, (3,))", ulp=8, fma=True)
-case("maxwell_float64_x64", f"random.maxwell({K}, (4,), jnp.float64)", x64=True, ulp=8)
+# wald cancels terms of the squared normal, hence the wider bound (measured: 4).
+both_layouts("wald", f"random.wald({K}, 1.5, (8,))", ulp=4, fma=True)
+both_layouts("wald_array", "random.wald(random.key(1), jnp.array([0.5, 1.0, 3.0]), (2, 3))", ulp=4, fma=True)
+both_layouts("maxwell", f"random.maxwell({K}, (8,))", ulp=1)
+both_layouts("maxwell_2d", "random.maxwell(random.key(1), (2, 3))", ulp=1)
+both_layouts("double_sided_maxwell", f"random.double_sided_maxwell({K}, 1.0, 2.0, (8,))", ulp=1, fma=True)
+both_layouts("double_sided_maxwell_array", "random.double_sided_maxwell(random.key(1), jnp.array([0.0, 1.0]), 1.0, (3,))", ulp=1, fma=True)
+case("maxwell_float64_x64", f"random.maxwell({K}, (4,), jnp.float64)", x64=True, ulp=3)
 
 # ---- gamma and friends (rejection loops inside random_gamma) ---------------
-GAMMA = 16
+# The float32 gamma kernel uses XLA's log and erf_inv (backends/numpy/xla_math.py)
+# but does not yet repeat all of XLA's fused arithmetic: on 20000 draws of
+# gamma(2.5) 15% differ, by at most 10 ulp (gamma(0.5): 19%, 2 ulp).
+GAMMA = 10
 both_layouts("gamma", f"random.gamma({K}, 2.0, (8,))", ulp=GAMMA)
 both_layouts("gamma_small_a", f"random.gamma({K}, 0.3, (8,))", ulp=GAMMA)
 both_layouts("gamma_array", "random.gamma(random.key(1), jnp.array([0.5, 1.0, 4.0]), (2, 3))", ulp=GAMMA)
@@ -210,11 +222,11 @@ both_layouts("ball", f"random.ball({K}, 3)", ulp=GAMMA)
 both_layouts("ball_p1_batch", "random.ball(random.key(1), 2, p=1.0, shape=(3,))", ulp=GAMMA)
 
 # ---- matrix samplers -----------------------------------------------------
-both_layouts("multivariate_normal", "random.multivariate_normal(random.key(1), jnp.array([1.0, -1.0]), jnp.array([[2.0, 0.5], [0.5, 1.0]]), (4,))", ulp=16, fma=True)
-both_layouts("multivariate_normal_svd", "random.multivariate_normal(random.key(1), jnp.zeros(3), jnp.eye(3) * 2.0, (2,), method='svd')", ulp=16, fma=True)
-both_layouts("multivariate_normal_eigh", "random.multivariate_normal(random.key(1), jnp.zeros(2), jnp.array([[2.0, 0.5], [0.5, 1.0]]), method='eigh')", ulp=16, fma=True)
-both_layouts("orthogonal", f"random.orthogonal({K}, 3)", ulp=16, fma=True)
-both_layouts("orthogonal_rect_batch", "random.orthogonal(random.key(1), 2, (2,), m=4)", ulp=16, fma=True)
+both_layouts("multivariate_normal", "random.multivariate_normal(random.key(1), jnp.array([1.0, -1.0]), jnp.array([[2.0, 0.5], [0.5, 1.0]]), (4,))", ulp=1, fma=True)
+both_layouts("multivariate_normal_svd", "random.multivariate_normal(random.key(1), jnp.zeros(3), jnp.eye(3) * 2.0, (2,), method='svd')", ulp=1, fma=True)
+both_layouts("multivariate_normal_eigh", "random.multivariate_normal(random.key(1), jnp.zeros(2), jnp.array([[2.0, 0.5], [0.5, 1.0]]), method='eigh')", ulp=1, fma=True)
+both_layouts("orthogonal", f"random.orthogonal({K}, 3)", ulp=1, fma=True)
+both_layouts("orthogonal_rect_batch", "random.orthogonal(random.key(1), 2, (2,), m=4)", ulp=1, fma=True)
 
 # ---- samplers that loop (while_loop / scan) ---------------------------------
 # Integer-valued: exact unless a log/lgamma difference flips an acceptance.
@@ -232,12 +244,21 @@ both_layouts("multinomial_batch", "random.multinomial(random.key(3), jnp.array([
 # --------------------------------------------------------------------------
 # Encoding (shared with the test)
 
-def encode(value, np) -> dict:
+def digest(array, np) -> str:
+  """The SHA-256 of an array's bytes (C order): a large draw, compared exactly."""
+  import hashlib
+
+  return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+
+
+def encode(value, np, as_digest=False) -> dict:
   """A JSON-able record of an array or a tuple of arrays, exact to the bit."""
   if isinstance(value, (tuple, list)):
     return {"tuple": [encode(v, np) for v in value]}
   array = np.asarray(value)
   dtype = str(array.dtype)
+  if as_digest:
+    return {"dtype": dtype, "shape": list(array.shape), "sha256": digest(array, np)}
   if array.dtype.kind in "fc" or dtype == "bfloat16":
     if array.dtype.kind == "c":
       parts = np.stack([array.real, array.imag], axis=-1)
@@ -275,7 +296,7 @@ def main() -> int:
     return 1
   records = {}
   for c in CASES:
-    records[c.name] = {"expr": c.expr, **encode(run_case(c, jax, jnp, random, np), np)}
+    records[c.name] = {"expr": c.expr, **encode(run_case(c, jax, jnp, random, np), np, c.digest)}
   document = {"meta": {"jax_version": jax.__version__, "platform": jax.default_backend(),
                        "recorded_by": "tests/golden/record_random_vectors.py"},
               "cases": records}

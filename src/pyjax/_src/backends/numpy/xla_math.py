@@ -179,33 +179,42 @@ _GRID_MIN_DRAW = 1 << 20  # smaller draws compute directly (cheaper than the tab
 _grid_table: np.ndarray | None = None
 
 
-def _grid_indices(u: np.ndarray) -> np.ndarray | None:
-    # k for every element when all of u lies on the grid, else None.
+def _from_grid_table(u: np.ndarray) -> np.ndarray | None:
+    # erf_inv(u) read from the table, or None when some u is off the grid.
     flat = u.reshape(-1)
-    k = np.empty(flat.shape, np.int32)
-    offset = np.empty(min(flat.size, _BLOCK), _F32)
-    for start in range(0, flat.size, _BLOCK):
-        block = flat[start:start + _BLOCK]
-        scaled = offset[:block.size]
-        np.subtract(block, _GRID_LO, out=scaled)  # exact for grid values
-        np.multiply(scaled, _GRID_SCALE, out=scaled)
-        ks = k[start:start + _BLOCK]
-        np.copyto(ks, scaled, casting="unsafe")
-        # On the grid: an integer in range (NaN and out-of-range fail here).
-        if not (np.array_equal(ks, scaled) and 0 <= ks.min() and ks.max() < _GRID_SIZE):
+    out = np.empty_like(flat)
+    block = min(flat.size, 1 << 16)
+    scaled, back = np.empty(block, _F32), np.empty(block, _F32)
+    k = np.empty(block, np.intp)
+    for start in range(0, flat.size, block):
+        ub = flat[start:start + block]
+        n = ub.size
+        sb, bb, kb = scaled[:n], back[:n], k[:n]
+        np.subtract(ub, _GRID_LO, out=sb)  # exact for grid values
+        np.multiply(sb, _GRID_SCALE, out=sb)
+        np.copyto(kb, sb, casting="unsafe")
+        np.clip(kb, 0, _GRID_SIZE - 1, out=kb)
+        # On the grid iff k is exact: a fraction, NaN or out-of-range u fails.
+        np.copyto(bb, kb, casting="unsafe")
+        if not np.array_equal(bb, sb):
             return None
-    return k
+        np.take(_table(), kb, out=out[start:start + n], mode="clip")
+    return out.reshape(u.shape)
+
+
+def _table() -> np.ndarray:
+    global _grid_table
+    if _grid_table is None:  # built on the first large draw found on the grid
+        grid = _GRID_LO + np.arange(_GRID_SIZE, dtype=_F32) / _GRID_SCALE
+        _grid_table = _erf_inv_exact(grid)
+    return _grid_table
 
 
 def erf_inv_f32(u: np.ndarray) -> np.ndarray:
     """XLA CPU's float32 inverse error function."""
-    global _grid_table
     u = np.ascontiguousarray(u, _F32)
     if u.size >= _GRID_MIN_DRAW:
-        k = _grid_indices(u)
-        if k is not None:
-            if _grid_table is None:
-                grid = _GRID_LO + np.arange(_GRID_SIZE, dtype=_F32) / _GRID_SCALE
-                _grid_table = _erf_inv_exact(grid)
-            return _grid_table[k].reshape(u.shape)
+        out = _from_grid_table(u)
+        if out is not None:
+            return out
     return _erf_inv_exact(u)
