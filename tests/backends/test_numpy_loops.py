@@ -192,7 +192,7 @@ def test_loop_invariant_values_survive_the_loop():
         return W @ h, W.sum()
 
     W, h, xs = f32(4, 4), f32(4), f32(3, 4)
-    out, total = jit_and_eager(f, W, h, xs)
+    _, total = jit_and_eager(f, W, h, xs)
     assert np.asarray(total) == np.sum(W)
 
 
@@ -230,11 +230,11 @@ def test_cond_and_while_inside_scan_and_nested_scans():
 
 def newton(a):
     def cond(c):
-        i, y, d = c
+        i, _, d = c
         return (i < 50) & (d > 1e-6)
 
     def body(c):
-        i, y, d = c
+        i, y, _ = c
         yn = 0.5 * (y + a / y)
         return i + 1, yn, jnp.max(jnp.abs(yn - y) / yn)
 
@@ -243,7 +243,7 @@ def newton(a):
 
 def test_while_with_carried_arrays_matches_a_numpy_loop():
     a = rng.uniform(0.5, 100.0, 1000).astype(np.float32)
-    i, y, d = jit_and_eager(newton, a)
+    i, y, _ = jit_and_eager(newton, a)
     n, want, dd = 0, a, np.float32(np.inf)
     while n < 50 and dd > 1e-6:
         yn = np.float32(0.5) * (want + a / want)
@@ -257,14 +257,14 @@ def test_while_with_carried_arrays_matches_a_numpy_loop():
 
 def test_while_that_never_runs_returns_its_init():
     f = lambda x: lax.while_loop(lambda c: c[0] > 10, lambda c: (c[0] + 1, c[1] * 2), (0, x))
-    i, x = jit_and_eager(f, f32(3))
+    i, _ = jit_and_eager(f, f32(3))
     assert int(i) == 0 and np.asarray(i).dtype == np.int32
 
 
 def test_while_body_returning_a_literal_and_a_const():
     k = np.arange(3, dtype=np.float32)
     f = lambda x: lax.while_loop(lambda c: c[0] < 4, lambda c: (c[0] + 1, k, 2.0 + c[2] * 0), (0, x, 1.0))
-    i, x, z = jit_and_eager(f, f32(3))
+    _, x, z = jit_and_eager(f, f32(3))
     np.testing.assert_array_equal(np.asarray(x), k)
     assert float(z) == 2.0 and np.asarray(z).dtype == np.float32
 
@@ -434,7 +434,7 @@ def test_eager_scan_and_while_compile_the_equation_once(monkeypatch):
     for _ in range(3):
         (scan_eqn,), (while_eqn,) = scan_jaxpr.eqns, while_jaxpr.eqns
         (got,) = cf.IMPLS[scan_eqn.primitive](W, h, xs, **scan_eqn.params)
-        i, y, d = cf.IMPLS[while_eqn.primitive](*([a] * len(while_eqn.invars[:-3])), np.int32(0), a,
+        _, y, _ = cf.IMPLS[while_eqn.primitive](*([a] * len(while_eqn.invars[:-3])), np.int32(0), a,
                                                 np.float32(np.inf), **while_eqn.params)
     assert len(compiles) == 2  # one program per equation, reused by later calls
     want = h

@@ -146,7 +146,8 @@ def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     if cond_jaxpr.out_avals[0].shape:  # batched predicate
         outs = run_while(compiled_body(cond_jaxpr), compiled_body(body_jaxpr), cond_consts, body_consts, carry, True)
         return [_as_buffer(o, a) for o, a in zip(outs, body_jaxpr.out_avals, strict=True)]
-    params = dict(cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr, cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
+    params = {"cond_jaxpr": cond_jaxpr, "body_jaxpr": body_jaxpr, "cond_nconsts": cond_nconsts,
+              "body_nconsts": body_nconsts}
     in_avals = cond_jaxpr.in_avals[:cond_nconsts] + body_jaxpr.in_avals
     return compiled_equation(while_p, params, in_avals)(*args)
 
@@ -158,7 +159,8 @@ def _scan_counts(ft_in) -> tuple[int, int]:
 
 def _scan_impl(*args, reverse, length, jaxpr, ft_in, ft_out, unroll):
     nc, nk = _scan_counts(ft_in)
-    params = dict(reverse=reverse, length=length, jaxpr=jaxpr, ft_in=ft_in, ft_out=ft_out, unroll=unroll)
+    params = {"reverse": reverse, "length": length, "jaxpr": jaxpr, "ft_in": ft_in, "ft_out": ft_out,
+              "unroll": unroll}
     body_avals = jaxpr.in_avals
     in_avals = body_avals[:nc + nk] + [a.update(shape=(length, *a.shape)) for a in body_avals[nc + nk:]]
     xs = [np.asarray(x) for x in args[nc + nk:]]
@@ -232,8 +234,9 @@ def _emit_while(builder, eqn, ins):
 
         def render_batched(in_names, out_names):
             cconsts, bconsts, init = in_names[:nc], in_names[nc:nc + nb], in_names[nc + nb:]
-            return [f"{_targets(out_names)} = {run}({cond_fn}, {body_fn}, ({_tuple(cconsts)}), "
-                    f"({_tuple(bconsts)}), ({_tuple(init)}), True)"] + [
+            call = (f"{run}({cond_fn}, {body_fn}, ({_tuple(cconsts)}), ({_tuple(bconsts)}), "
+                    f"({_tuple(init)}), True)")
+            return [f"{_targets(out_names)} = {call}"] + [
                 f"{o} = {as_buffer}({o}, {a})" for o, a in zip(out_names, avals, strict=True)]
 
         return builder.statement(render_batched, ins, out_avals)
