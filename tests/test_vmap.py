@@ -3,14 +3,13 @@ f over the examples; compositions with jit and grad; collectives."""
 
 import numpy as np
 import pytest
+from helpers import check_close
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pyjax as jax
 import pyjax.numpy as jnp
 from pyjax import lax
-
-from helpers import check_close
 
 B = 3
 EXAMPLE = (2, 4)
@@ -78,7 +77,7 @@ def test_binary_in_axes(in_axes):
 def test_compositions_with_jit_and_grad():
     w = jnp.asarray(rng.standard_normal((3, 2)).astype(np.float32))
     xs = jnp.asarray(rng.standard_normal((5, 3)).astype(np.float32))
-    loss = lambda w, x: jnp.sum(jnp.tanh(x @ w))  # noqa: E731
+    loss = lambda w, x: jnp.sum(jnp.tanh(x @ w))
     per_example = jax.jit(jax.vmap(jax.grad(loss), in_axes=(None, 0)))(w, xs)
     want = np.stack([np.asarray(jax.grad(loss)(w, x)) for x in xs])
     check_close(per_example, want, rtol=1e-5, atol=1e-6)
@@ -177,7 +176,7 @@ def test_broadcasting_batcher_leaves_agreeing_operands_alone():
 
 def test_jacfwd_of_matvec_matches_finite_differences():
     W = jnp.asarray(rng.standard_normal((3, 4)).astype(np.float32))
-    f = lambda x: jnp.tanh(W @ x) * jnp.arange(1.0, 4.0)  # noqa: E731
+    f = lambda x: jnp.tanh(W @ x) * jnp.arange(1.0, 4.0)
     x = rng.standard_normal(4).astype(np.float32)
     eps = 1e-3
     fd = np.stack([(np.asarray(f(jnp.asarray(x + eps * e))) - np.asarray(f(jnp.asarray(x - eps * e)))) / (2 * eps)

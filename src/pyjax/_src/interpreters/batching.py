@@ -83,7 +83,7 @@ def _unbatched_aval(aval, batch_dim):
 
 
 class BatchTracer(core.Tracer):
-    __slots__ = ("val", "batch_dim", "_aval")
+    __slots__ = ("_aval", "batch_dim", "val")
 
     def __init__(self, trace: BatchTrace, val, batch_dim):
         self._trace = trace
