@@ -171,6 +171,9 @@ def instantiate_zeros(aval: ShapedArray):
     from pyjax._src.lax import shapes
 
     if aval.dtype != dtypes.float0:
+        if core.current_trace() is core._default_trace[0]:
+            # an Array of the aval itself: a zero tangent keeps its weak type
+            return Array(np.zeros(aval.shape, aval.dtype), aval)
         return zeros_like_aval(aval)
     if core.current_trace() is core._default_trace[0] or not aval.shape:
         return np.zeros(aval.shape, dtypes.float0)
@@ -184,14 +187,18 @@ def instantiate_zeros(aval: ShapedArray):
 def jvp_unchecked(fun: Callable, primals, tangents, has_aux: bool = False):
     """jvp without the argument checks (jacfwd builds its tangents itself):
     flat pytrees of primals and tangents, all output tangents instantiated."""
-    from pyjax._src.ad_util import Zero, instantiate, tangent_aval
+    from pyjax._src.ad_util import Zero, tangent_aval
     from pyjax._src.interpreters.jvp import jvp_flat
 
-    flat_primals, in_tree = tree_flatten(tuple(primals))
-    flat_tangents, _ = tree_flatten(tuple(tangents))
-    flat_primals = [as_array(p) for p in flat_primals]
+    raw_primals, in_tree = tree_flatten(tuple(primals))
+    raw_tangents, _ = tree_flatten(tuple(tangents))
+    # The function sees typed values (Python scalars as weakly typed Arrays),
+    # but a value it returns unchanged comes back as it was given: JAX's jvp
+    # returns (1.0, 1.0) for the identity at 1.0.
+    flat_primals = [as_array(p) for p in raw_primals]
     tangents_in = [Zero(tangent_aval(core.get_aval(p))) if core.get_aval(t).dtype == dtypes.float0 else as_array(t)
-                   for p, t in zip(flat_primals, flat_tangents, strict=True)]
+                   for p, t in zip(flat_primals, raw_tangents, strict=True)]
+    given = {id(v): raw for v, raw in zip(flat_primals + tangents_in, raw_primals + raw_tangents, strict=True)}
     store: list = []
 
     def flat(*leaves):
@@ -204,9 +211,10 @@ def jvp_unchecked(fun: Callable, primals, tangents, has_aux: bool = False):
         return out_leaves
 
     outs, out_tangents = jvp_flat(flat, flat_primals, tangents_in)
-    out_tangents = [as_array(instantiate(t)) for t in out_tangents]
+    outs = [given.get(id(o), o) for o in outs]
+    out_tangents = [instantiate_zeros(t.aval) if type(t) is Zero else given.get(id(t), t) for t in out_tangents]
     out_tree = store[0]
-    result = (tree_unflatten(out_tree, [as_array(o) for o in outs]), tree_unflatten(out_tree, out_tangents))
+    result = (tree_unflatten(out_tree, outs), tree_unflatten(out_tree, out_tangents))
     return (*result, store[1]) if has_aux else result
 
 
@@ -270,6 +278,8 @@ def _linearize_flat(fun: Callable, primals: Sequence, has_aux: bool):
     from pyjax._src.interpreters.partial_eval import linearize_flat
 
     flat_primals, in_tree = tree_flatten(primals)
+    # Python scalars become typed values (JAX's TypedFloat): what the
+    # function returns unchanged is then a weakly typed Array.
     flat_primals = [as_array(p) for p in flat_primals]
     for p in flat_primals:
         check_arg(p)
@@ -305,15 +315,15 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         flat_tangents, tangent_tree = tree_flatten(tangents)
         if tangent_tree != in_tree:
             raise TypeError(f"linearized function called on tangent values inconsistent with the original function: expected {in_tree}, got {tangent_tree}")
-        results = iter(eval_jaxpr(linear, list(residuals), *[as_array(t) for t in flat_tangents]))
+        results = iter(eval_jaxpr(linear, list(residuals), *flat_tangents))
         out_tangents = [next(results) if nz else instantiate_zeros(aval)
                         for aval, nz in zip(out_tangent_avals, nonzero, strict=True)]
-        return tree_unflatten(out_tree, [as_array(t) for t in out_tangents])
+        return tree_unflatten(out_tree, out_tangents)
 
     # a pytree whose leaves are the residuals (as in JAX): it can be returned
     # from make_jaxpr / jit, and the residuals are staged as outputs
     f_jvp = Partial(lifted_jvp, *linear.consts)
-    out = tree_unflatten(out_tree, [as_array(o) for o in outs])
+    out = tree_unflatten(out_tree, outs)
     return (out, f_jvp, aux) if has_aux else (out, f_jvp)
 
 
@@ -370,14 +380,14 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
                     "corresponding output of the function had JAX type "
                     f"{aval.str_short()}"
                 )
-        cts = [as_array(ct) for ct, nz in zip(flat_cts, nonzero, strict=True) if nz]
+        cts = [ct for ct, nz in zip(flat_cts, nonzero, strict=True) if nz]
         in_cts = backward_pass(linear, list(residuals), cts)
-        in_cts = [as_array(instantiate_zeros(c.aval)) if type(c) is Zero else as_array(c) for c in in_cts]
+        in_cts = [instantiate_zeros(c.aval) if type(c) is Zero else c for c in in_cts]
         return tree_unflatten(in_tree, in_cts)
 
     # a pytree whose leaves are the residuals, like JAX's VJP object
     vjp_fun = Partial(vjp_apply, *linear.consts)
-    out = tree_unflatten(out_tree, [as_array(o) for o in outs])
+    out = tree_unflatten(out_tree, outs)
     return (out, vjp_fun, aux) if has_aux else (out, vjp_fun)
 
 
@@ -435,8 +445,12 @@ def _check_scalar(x) -> None:
 
 
 def _one_like(x):
-    """The seed cotangent of grad: a scalar 1 of x's dtype and weak type."""
+    """The seed cotangent of grad: a scalar 1 of x's dtype and weak type
+    (eagerly an Array, so grad of the identity returns an Array, as in JAX;
+    under a trace a literal)."""
     aval = core.get_aval(x)
+    if core.current_trace() is core._default_trace[0]:
+        return Array(np.ones((), aval.dtype), aval)
     if aval.weak_type and aval.dtype == dtypes.default_float_dtype():
         return 1.0  # a Python scalar is weakly typed
     if aval.weak_type and aval.dtype == dtypes.default_complex_dtype():
