@@ -1,0 +1,99 @@
+"""XLA CPU's float32 log / log1p / erf_inv (backends/numpy/xla_math.py) against
+values JAX 0.11.0 computed on the CPU (bit patterns recorded with
+``jax.jit(f)(x).view(uint32)``), the erf_inv table path against the direct
+evaluation, and the PRNGs pyjax refuses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.special
+
+import pyjax as jax
+from pyjax import lax, random
+from pyjax._src.backends.numpy import xla_math
+
+F32 = np.float32
+ERF_INV_X = [0.0, -0.0, 0.1, -0.3, 0.5, 0.64, -0.7, 0.9, 0.99, -0.999, 0.9999, 1.0, -1.0, 1.5, np.nan, 1e-40]
+ERF_INV_JAX = [0, 2147483648, 1035336225, 3196813373, 1056190718, 1059435234, 3208355151, 1066721289, 1072243507,
+               3222595993, 1076891859, 2139095040, 4286578688, 2147483647, 2143289344, 0]
+# (A denormal operand is left out: XLA's CPU kernels for log disagree on it.)
+LOG_X = [1e-30, 0.001, 0.3, 0.7071, 0.75, 1.0, 1.5, 2.0, 10.0, 1e30, 0.0, -1.0, np.inf]
+LOG_JAX = [3263834037, 3235712085, 3214547912, 3199300443, 3197324049, 0, 1053792543, 1060205080, 1075010958,
+           1116350389, 4286578688, 4290772992, 2139095040]
+LOG1P_X = [-0.9, -0.5, -0.41, -0.1, -1e-5, 0.0, 1e-5, 0.2, 0.414, 0.5, 3.0, -1.0, np.inf, 1e-40]
+LOG1P_JAX = [3222494605, 3207688728, 3204911856, 3185035073, 3072837091, 0, 925353333, 1044034177, 1051811404,
+             1053792543, 1068593688, 4286578688, 2139095040, 0]
+
+
+def _assert_bits(actual, expected_bits):
+    expected = np.array(expected_bits, np.uint32).view(F32)
+    actual = np.asarray(actual, F32)
+    nan = np.isnan(expected)
+    np.testing.assert_array_equal(np.isnan(actual), nan)
+    np.testing.assert_array_equal(actual[~nan].view(np.uint32), expected[~nan].view(np.uint32))
+
+
+@pytest.mark.parametrize("fn, xs, bits", [
+    (xla_math.erf_inv_f32, ERF_INV_X, ERF_INV_JAX),
+    (xla_math.log_f32, LOG_X, LOG_JAX),
+    (xla_math.log1p_f32, LOG1P_X, LOG1P_JAX),
+], ids=["erf_inv", "log", "log1p"])
+def test_matches_xla_cpu(fn, xs, bits):
+    with np.errstate(all="ignore"):
+        _assert_bits(fn(np.array(xs, F32)), bits)
+
+
+def test_lax_erf_inv_float32_is_xlas():
+    x = np.array(ERF_INV_X, F32)
+    _assert_bits(lax.erf_inv(x), ERF_INV_JAX)
+    _assert_bits(jax.jit(lax.erf_inv)(x), ERF_INV_JAX)
+    # ... which is not the correctly rounded value everywhere: scipy's differs.
+    grid = np.linspace(-0.999, 0.999, 20001, dtype=F32)
+    assert not np.array_equal(np.asarray(lax.erf_inv(grid)), scipy.special.erfinv(grid.astype(np.float64)).astype(F32))
+
+
+def test_erf_inv_narrow_dtypes_round_the_float32_value():
+    x = np.array([0.1, -0.5, 0.9], F32)
+    for dtype in (np.float16, jax.numpy.bfloat16):
+        expected = xla_math.erf_inv_f32(x.astype(dtype).astype(F32)).astype(dtype)
+        np.testing.assert_array_equal(np.asarray(lax.erf_inv(x.astype(dtype))), expected)
+
+
+def test_table_path_equals_direct_evaluation():
+    # A draw of 2**20 values on the normal sampler's grid takes the table.
+    k = np.random.default_rng(0).integers(0, 1 << 23, 1 << 20)
+    u = (xla_math._GRID_LO + k.astype(F32) / xla_math._GRID_SCALE).astype(F32)
+    assert xla_math._from_grid_table(u) is not None
+    np.testing.assert_array_equal(xla_math.erf_inv_f32(u).view(np.uint32), xla_math._erf_inv_exact(u).view(np.uint32))
+
+
+def test_off_grid_values_are_computed():
+    u = np.linspace(-0.99, 0.99, 1 << 20, dtype=F32)
+    assert xla_math._from_grid_table(u) is None
+    u[::7] = np.nan
+    assert xla_math._from_grid_table(u) is None
+    out = xla_math.erf_inv_f32(u)
+    assert np.isnan(out[::7]).all()
+    np.testing.assert_array_equal(out[1:50], xla_math._erf_inv_exact(u[1:50]))
+
+
+@pytest.mark.parametrize("name", ["rbg", "unsafe_rbg", "philox4x32"])
+def test_unimplemented_prngs_are_refused_by_name(name):
+    with pytest.raises(NotImplementedError, match=f"the {name} PRNG is not implemented"):
+        random.key(0, impl=name)
+    with _default_impl(name):
+        with pytest.raises(NotImplementedError, match=f"the {name} PRNG is not implemented"):
+            random.key(0)
+
+
+class _default_impl:
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        self.previous = jax.config.jax_default_prng_impl
+        jax.config.update("jax_default_prng_impl", self.name)
+
+    def __exit__(self, *exc):
+        jax.config.update("jax_default_prng_impl", self.previous)
