@@ -150,3 +150,77 @@ def test_errors():
         IMPLS[q] = lambda x: x
         defjvp(q, lambda g, x: q.bind(g))  # a JVP whose tangent needs q's transpose
         jax.grad(lambda x: q.bind(x))(1.0)
+
+
+# --- issue 7: weak scalar constants, check_grads's defaults, returned closures, jvp outputs
+
+
+def test_grad_of_a_weak_scalar_stays_weak():
+    # the JVP rules' constants are Python scalars next to a weak scalar, so
+    # they do not make the derivative strongly typed
+    for f in (lambda z: z ** 2, lambda z: z ** 3, jnp.tanh, jnp.sqrt, lax.logistic, jnp.square):
+        g = jax.grad(f)(3.0)
+        assert jax.typeof(g).weak_type, f
+    assert not jax.typeof(jax.grad(lambda z: z ** 2)(np.float32(3.0))).weak_type
+
+
+def test_jacfwd_of_jacrev_has_no_weak_type_conversions_at_the_end():
+    jaxpr = jax.make_jaxpr(jax.jacfwd(jax.jacrev(lambda x: x ** 3)))(1.0)
+    converts = [e for e in jaxpr.eqns if e.primitive.name == "convert_element_type"]
+    assert len(converts) == 4  # two one-hot bases, each made strong then weak: none added by the rules
+    check_close(jax.jacfwd(jax.jacrev(lambda x: x ** 3))(2.0), np.float32(12.0))
+
+
+def test_convert_element_type_jvp_keeps_bfloat16_tangents():
+    dtype = jnp.bfloat16  # an ml_dtypes float: np.issubdtype(bfloat16, np.inexact) is False
+    _, t = jax.jvp(lambda x: x.astype(jnp.float32) * 2.0, (jnp.ones(2, dtype),), (jnp.ones(2, dtype),))
+    check_close(t, np.full(2, 2.0, np.float32))
+    g = jax.grad(lambda x: jnp.sum(x.astype(jnp.float32) ** 2))(jnp.arange(3, dtype=dtype))
+    assert g.dtype == dtype and np.asarray(g, np.float32).tolist() == [0.0, 2.0, 4.0]
+
+
+def test_check_grads_defaults_match_jax():
+    # JAX's float32 gradient tolerance (2e-3) with finite differences in the
+    # input dtype: sin at a Python float passes, as in JAX ...
+    check_grads(jnp.sin, (1.0,), order=1)
+    check_grads(jnp.sin, (np.float32(1.0),), order=2, modes=("fwd", "rev", "lin"))
+    check_grads(lambda d: d["a"] * d["b"], ({"a": np.float32(2.0), "b": np.ones(3, np.float32)},), order=2)
+
+    # ... and a derivative 1% off fails (pyjax's former 2e-2 let it through)
+    @jax.custom_jvp
+    def off(x):
+        return jnp.sin(x)
+
+    off.defjvp(lambda p, t: (off(p[0]), jnp.cos(p[0]) * t[0] * 1.01))
+    with pytest.raises(AssertionError, match="JVP tangent"):
+        check_grads(off, (np.float32(1.0),), order=1, modes=("fwd",))
+    # tolerances given per dtype replace the defaults for that dtype only
+    with pytest.raises(AssertionError, match="rtol=1e-07, atol=1e-07"):
+        check_grads(jnp.exp, (np.float32(3.0),), order=1, atol={np.float32: 1e-7}, rtol={np.float32: 1e-7})
+    check_grads(off, (np.float32(1.0),), order=1, modes=("fwd",), atol=2e-2, rtol=2e-2)
+
+
+def test_vjp_and_linearize_functions_are_pytrees_of_residuals():
+    _, vjp_fun = jax.vjp(jnp.sin, 1.0)
+    leaves = jax.tree_util.tree_leaves(vjp_fun)
+    check_close(leaves[0], np.float32(np.cos(1.0)), rtol=1e-6)
+    # returned from make_jaxpr and jit: the residuals are outputs
+    jaxpr = jax.make_jaxpr(lambda x: jax.vjp(jnp.sin, x)[1])(1.0)
+    assert [e.primitive.name for e in jaxpr.eqns] == ["sin", "cos"] and len(jaxpr.outvars) == 1
+    from_jit = jax.jit(lambda x: jax.vjp(jnp.sin, x)[1])(1.0)
+    check_close(from_jit(2.0)[0], np.float32(2 * np.cos(1.0)), rtol=1e-6)
+    f_jvp = jax.jit(lambda x: jax.linearize(jnp.sin, x)[1])(1.0)
+    check_close(f_jvp(3.0), np.float32(3 * np.cos(1.0)), rtol=1e-6)
+    with pytest.raises(TypeError, match="linearized function called on tangent values inconsistent"):
+        f_jvp(1.0, 2.0)
+
+
+def test_jvp_returns_values_as_given():
+    p, t = jax.jvp(lambda x: x, (1.0,), (1.0,))
+    assert type(p) is float and type(t) is float and (p, t) == (1.0, 1.0)
+    p, t = jax.jvp(lambda x: (2.0, np.float32(3.0), x * 2), (1.0,), (1.0,))
+    assert type(p[0]) is float and type(p[1]) is np.float32 and isinstance(p[2], jax.Array)
+    assert jax.typeof(t[0]).weak_type and not jax.typeof(t[1]).weak_type  # zeros of the outputs' types
+    value, g = jax.value_and_grad(lambda x: 2.0)(1.0)
+    assert type(value) is float and jax.typeof(g).weak_type and float(g) == 0.0
+    assert isinstance(jax.grad(lambda x: x)(1.0), jax.Array)

@@ -142,3 +142,58 @@ result = jax.jvp(jnp.sin, (1.0,), (jnp.int32(1),))
 program("error_jvp_tree_mismatch", "error", """
 result = jax.jvp(lambda x, y: x + y, (1.0, 2.0), (1.0,))
 """)
+
+# --- issue 7: weak scalar constants, closures returned from traces, jvp's outputs
+
+program("value_grad_weak_square", "value", """
+result = jax.grad(lambda z: z ** 2)(3.)
+""")
+program("value_grad_weak_tanh", "value", """
+result = jax.grad(lambda z: jnp.tanh(z) + jnp.sqrt(z))(3.)
+""")
+program("jacfwd_jacrev_cube_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(jax.jacfwd(jax.jacrev(lambda x: x ** 3)))(1.)
+""")
+program("grad_weak_logistic_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(jax.grad(lambda x: lax.logistic(x) * lax.rsqrt(x)))(2.)
+""")
+program("value_jacfwd_bfloat16_convert", "value", """
+result = jax.jacfwd(lambda x: x.astype(jnp.float32) * 3.)(jnp.ones(2, jnp.bfloat16))
+""")
+program("value_grad_bfloat16_convert", "value", """
+result = jax.grad(lambda x: jnp.sum(x.astype(jnp.float32) ** 2))(jnp.arange(3, dtype=jnp.bfloat16))
+""")
+program("make_jaxpr_returns_vjp_fun", "jaxpr", """
+result = jax.make_jaxpr(lambda x: jax.vjp(jnp.sin, x)[1])(1.)
+""")
+program("make_jaxpr_returns_primal_and_vjp_fun", "jaxpr", """
+result = jax.make_jaxpr(lambda x: jax.vjp(jnp.sin, x))(1.)
+""")
+program("make_jaxpr_calls_vjp_fun", "jaxpr", """
+result = jax.make_jaxpr(lambda x: jax.vjp(jnp.sin, x)[1](2.))(1.)
+""")
+program("make_jaxpr_returns_linearized_fun", "jaxpr", """
+result = jax.make_jaxpr(lambda x: jax.linearize(jnp.sin, x)[1])(1.)
+""")
+program("make_jaxpr_vjp_fun_two_residuals", "jaxpr", """
+result = jax.make_jaxpr(lambda x: jax.vjp(lambda a, b: jnp.sin(a) * b, x, 2.)[1])(1.)
+""")
+program("value_jit_returns_vjp_fun_then_called", "value", """
+result = jax.jit(lambda x: jax.vjp(jnp.sin, x)[1])(1.)(2.)[0]
+""")
+program("text_jvp_identity_passes_python_floats", "text", """
+result = repr(jax.jvp(lambda x: x, (1.0,), (1.0,)))
+""")
+program("text_jvp_constant_output", "text", """
+p, t = jax.jvp(lambda x: (2.0, np.float32(3.0), x * 2), (1.0,), (1.0,))
+result = repr((p[:2], t[:2], isinstance(p[2], jax.Array)))
+""")
+program("text_linearize_constant_tangent_weak", "text", """
+result = repr(jax.linearize(lambda x: 2.0, 1.0)[1](2.0))
+""")
+program("text_value_and_grad_constant", "text", """
+result = repr(jax.value_and_grad(lambda x: 2.0)(1.0))
+""")
+program("text_grad_identity_is_array", "text", """
+result = repr(jax.grad(lambda x: x)(1.0))
+""")

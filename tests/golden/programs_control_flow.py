@@ -303,3 +303,31 @@ result = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c + i, 0.0, unroll=2
 program("error_scan_negative_unroll", "error", """
 result = lax.scan(lambda c, x: (c, x), 0., jnp.arange(3.), unroll=-1)
 """)
+
+# --- issue 7: scan under grad (custom_jvp in the known body, weak carries)
+
+program("grad_scan_custom_jvp_known_body", "jaxpr", """
+@jax.custom_jvp
+def f(x):
+  return jnp.sin(x)
+f.defjvp(lambda p, t: (f(p[0]), 2.0 * t[0]))
+result = jax.make_jaxpr(jax.grad(lambda x: lax.scan(lambda c, _: (f(c) * c, None), x, None, length=2)[0]))(1.)
+""")
+program("grad_scan_relu_known_body", "jaxpr", """
+def body(c, _):
+  return jax.nn.relu(c) * 2.0 + jnp.sin(c), c
+result = jax.make_jaxpr(jax.grad(lambda x: lax.scan(body, x, None, length=3)[0]))(1.)
+""")
+program("grad_scan_weak_carry_strong_xs_jaxpr", "jaxpr", """
+f = lambda x: lax.scan(lambda c, y: (c * y, None), x, jnp.arange(1., 3.))[0]
+result = jax.make_jaxpr(jax.grad(f))(1.)
+""")
+program("value_grad_scan_weak_carry_strong_xs", "value", """
+result = jax.grad(lambda x: lax.scan(lambda c, y: (c * y, None), x, jnp.arange(1., 3.))[0])(1.)
+""")
+program("value_grad_scan_weak_carry_stays_weak", "value", """
+result = jax.grad(lambda x: lax.scan(lambda c, _: (c * 2.0, None), x, None, length=2)[0])(1.)
+""")
+program("value_grad_fori_relu", "value", """
+result = jax.grad(lambda x: lax.fori_loop(0, 3, lambda i, c: jax.nn.relu(c) + c, x))(1.)
+""")

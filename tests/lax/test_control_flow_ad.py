@@ -261,3 +261,35 @@ def test_vmap_of_grad_of_cond():
     xs = jnp.array([-1.0, 1.0, 2.0])
     check_close(f(xs), np.where(np.array([-1.0, 1.0, 2.0]) > 0, np.cos([-1.0, 1.0, 2.0]),
                                 -np.sin([-1.0, 1.0, 2.0])).astype(np.float32))
+
+
+# --- issue 7: scan under grad
+
+
+def test_grad_of_scan_inlines_custom_jvp_in_the_known_body():
+    @pyjax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+
+    f.defjvp(lambda p, t: (f(p[0]), 2.0 * t[0]))
+    loss = lambda x: lax.scan(lambda c, _: (f(c) * c, None), x, None, length=2)[0]
+    jaxpr = pyjax.make_jaxpr(pyjax.grad(loss))(1.0)
+    primal_scan = jaxpr.eqns[0]
+    assert primal_scan.primitive.name == "scan"
+    names = [e.primitive.name for e in primal_scan.params["jaxpr"].eqns]
+    assert "custom_jvp_call" not in names and "sin" in names
+    # the custom rule (2 t) is still the one differentiated
+    c1 = np.sin(np.float32(1.0))
+    expected = (2.0 * 1.0 + c1) * (2.0 * c1 + np.sin(c1))
+    check_close(pyjax.grad(loss)(1.0), np.float32(expected), rtol=1e-6)
+
+
+def test_grad_of_scan_with_weak_carry_made_strong_is_strong():
+    g = pyjax.grad(lambda x: lax.scan(lambda c, y: (c * y, None), x, jnp.arange(1.0, 3.0))[0])(1.0)
+    assert not pyjax.typeof(g).weak_type and float(g) == 2.0
+    jaxpr = pyjax.make_jaxpr(pyjax.grad(lambda x: lax.scan(lambda c, y: (c * y, None), x, jnp.arange(1.0, 3.0))[0]))(1.0)
+    transposed = jaxpr.eqns[-1].params["jaxpr"]
+    assert [e.primitive.name for e in transposed.eqns] == ["mul"]  # no convert back to weak
+    # a carry that stays weak keeps a weak gradient
+    g = pyjax.grad(lambda x: lax.scan(lambda c, _: (c * 2.0, None), x, None, length=2)[0])(1.0)
+    assert pyjax.typeof(g).weak_type and float(g) == 4.0
