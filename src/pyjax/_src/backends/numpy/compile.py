@@ -23,11 +23,11 @@ Three passes, each linear in the number of equations:
    and spliced into the loop as straight-line code. Everything else calls
    `impls[primitive]`, except hot elementwise primitives, which call their
    NumPy ufunc directly (float `div`/`rem` too), and matrix/vector
-   `dot_general`s without casts, which call `np.dot`.
+   `dot_general`s without casts, which call `ndarray.dot`.
 2. *liveness* records each value's last use, so the code can `del` it there.
 3. *buffer reuse* lets a ufunc write into a dead intermediate of the same
    shape and dtype (its positional `out` argument), when that buffer is
-   provably ours and unaliased (a ufunc's or `np.dot`'s fresh result).
+   provably ours and unaliased (a ufunc's or `ndarray.dot`'s fresh result).
 
 Nothing is caught: an error raised by an impl propagates unchanged, and its
 traceback shows the generated line (the source is registered in linecache).
@@ -205,7 +205,7 @@ class _Instr:
         self.render = render
         self.out_buffer: _Value | None = None
         self.out_target: str | None = None  # an expression the ufunc writes into (a row of a loop's ys)
-        # `fresh`: fn always returns a newly allocated array (np.dot of
+        # `fresh`: fn always returns a newly allocated array (ndarray.dot of
         # operands with at least one dimension), which later ufuncs may reuse.
         self.fresh = fresh
 
@@ -378,12 +378,13 @@ class ProgramBuilder:
         return self.call(impl, ins, out_avals, eqn.params, primitive.multiple_results, hint=primitive.name)
 
     def _direct_dot(self, eqn: JaxprEqn, ins: list[_Value]) -> list[_Value] | None:
-        """`np.dot` for a matrix/vector product whose dtypes need no casts.
+        """`ndarray.dot` for a matrix/vector product whose dtypes need no casts.
 
         The impl reaches the same BLAS call through `np.matmul`, whose
-        dispatch costs ~0.3 us more per call (a 32x32 matvec costs 0.6 us in
-        all): that matters in a loop body run thousands of times. Results are
-        bitwise those of the impl (tests/backends/test_numpy_loops.py)."""
+        dispatch costs ~0.5 us more per call (the method skips even
+        `np.dot`'s `__array_function__` dispatch; a 32x32 matvec costs
+        0.4 us in all): that matters in a loop body run thousands of times.
+        Results are bitwise those of the impl (tests/backends/test_numpy_loops.py)."""
         (lc, rc), (lb, _) = eqn.params["dimension_numbers"]
         lhs, rhs = (v.aval for v in ins)
         out_aval = eqn.outvars[0].aval
@@ -395,12 +396,13 @@ class ProgramBuilder:
         # Transposed views let BLAS read the operands in place, as the impl does.
         lhs_t = lc[0] != lhs.ndim - 1
         rhs_t = rc[0] != 0
-        fn = self._function(np.dot, "np_dot")
         outs = [self.new_value(out_aval)]
 
         def render(in_names, out_names):
+            # Operands of rank >= 1 are ndarrays here (inputs, consts and
+            # results; only scalars are NumPy scalars or literals).
             a, b = (f"{n}.T" if t else n for n, t in zip(in_names, (lhs_t, rhs_t), strict=True))
-            return [f"{out_names[0]} = {fn}({a}, {b})"]
+            return [f"{out_names[0]} = {a}.dot({b})"]
 
         self.instrs.append(_Instr(None, list(ins), outs, render=render, fresh=bool(out_aval.shape)))
         return outs
@@ -503,7 +505,7 @@ class Block:
         self.written = written  # outputs already stored in their out_targets
 
 
-# dtypes np.dot hands to BLAS exactly as np.matmul does.
+# dtypes ndarray.dot hands to BLAS exactly as np.matmul does.
 _BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 

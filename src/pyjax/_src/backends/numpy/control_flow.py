@@ -11,11 +11,11 @@ Two entry points per primitive:
       # _scan_body0 (inlined), 5000 steps
       d = c
       for e in b:
-          f = _np_dot_0(a, d)          # W @ h: np.dot, a fresh buffer ...
+          f = a.dot(d)                 # W @ h: ndarray.dot, a fresh buffer ...
           del d
-          g = _np_add_1(f, e, f)       # ... that the add and tanh reuse in place
+          g = _np_add_0(f, e, f)       # ... that the add and tanh reuse in place
           del f, e
-          h = _np_tanh_2(g, g)
+          h = _np_tanh_1(g, g)
           del g
           d = h
 
