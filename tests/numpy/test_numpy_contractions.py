@@ -201,3 +201,28 @@ def test_hypothesis_einsum(case, optimize):
     operands = [rand(*s) for s in shapes]
     check_close(jnp.einsum(spec, *operands, optimize=optimize),
                 np.asarray(np.einsum(spec, *[o.astype(np.float64) for o in operands])).astype(np.float32), **TOL)
+
+
+@pytest.mark.parametrize("lhs_shape,rhs_shape,dims", [
+    ((5, 3), (5, 4), (((), ()), ((0,), (0,)))),           # vmap's per-example outer products
+    ((2, 5, 3), (5, 2, 4), (((), ()), ((1, 0), (0, 1)))),  # two batch dims, transposed
+    ((5, 3, 1), (5, 1, 4), (((2,), (1,)), ((0,), (0,)))),  # a contracting axis of size 1
+    ((3,), (4,), (((), ()), ((), ()))),                    # a plain outer product
+])
+def test_dot_general_without_a_sum_is_an_exact_product(lhs_shape, rhs_shape, dims):
+    from pyjax import lax
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(lhs_shape).astype(np.float32)
+    b = rng.standard_normal(rhs_shape).astype(np.float32)
+    out = np.asarray(lax.dot_general(jnp.asarray(a), jnp.asarray(b), dims))
+    (lc, rc), (lb, rb) = dims
+    letters = "abcdefgh"
+    lhs_sub = [letters[i] for i in range(len(lhs_shape))]
+    rhs_sub = ["xyzw"[i] for i in range(len(rhs_shape))]
+    for i, j in zip(lb + lc, rb + rc, strict=True):
+        rhs_sub[j] = lhs_sub[i]
+    free_l = [lhs_sub[i] for i in range(len(lhs_shape)) if i not in lb + lc]
+    free_r = [rhs_sub[j] for j in range(len(rhs_shape)) if j not in rb + rc]
+    spec = f"{''.join(lhs_sub)},{''.join(rhs_sub)}->{''.join([lhs_sub[i] for i in lb] + free_l + free_r)}"
+    np.testing.assert_array_equal(out, np.einsum(spec, a, b))

@@ -433,7 +433,9 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
     batch = int(np.prod(batch_shape, dtype=np.int64))
     a = np.transpose(lhs, [*lb, *lhs_free, *lc]).reshape(batch, -1 if lhs_free_shape else 1, contract) if lhs.size else np.zeros((batch, int(np.prod(lhs_free_shape, dtype=np.int64)), contract), lhs.dtype)
     b = np.transpose(rhs, [*rb, *rc, *rhs_free]).reshape(batch, contract, -1 if rhs_free_shape else 1) if rhs.size else np.zeros((batch, contract, int(np.prod(rhs_free_shape, dtype=np.int64))), rhs.dtype)
-    out = np.matmul(a, b)
+    # Nothing to sum (e.g. vmap's per-example outer products): a broadcast
+    # multiply is exact and several times faster than a K=1 batched matmul.
+    out = np.multiply(a, b) if contract == 1 else np.matmul(a, b)
     return out.reshape(batch_shape + lhs_free_shape + rhs_free_shape).astype(out_dtype, copy=False)
 
 
