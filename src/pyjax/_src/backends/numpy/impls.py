@@ -332,6 +332,9 @@ def _convert_element_type(operand, *, new_dtype, weak_type, sharding):
     x = np.asarray(operand)
     if x.dtype == new_dtype:
         return x
+    if x.dtype == dtypes.float0:
+        # a float0 tangent (of an integer input) holds no data: it converts to zeros
+        return np.zeros(x.shape, new_dtype)
     if new_dtype == np.bool_:
         return x != 0
     if x.dtype.kind == "c" and not dtypes.issubdtype(new_dtype, np.complexfloating):
