@@ -2,9 +2,8 @@
 column_stack, block, unstack, split and its variants, tile, repeat, resize,
 append, delete, insert and trim_zeros.
 
-JAX 0.11 binds `stack`, `unstack` and `tile` primitives that pyjax's lax does
-not have yet; here they are written with concatenate, slice and broadcast
-(same values, different equations).
+As in JAX 0.11, `stack`, `unstack` and `tile` bind lax's `stack`, `unstack`
+and `tile` primitives (lax/stack.py).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from pyjax._src import core, dtypes, errors
 from pyjax._src.jit import jit
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
+from pyjax._src.lax import stack as lax_stack
 from pyjax._src.numpy.shape_ops import (
     atleast_1d,
     atleast_2d,
@@ -113,21 +113,13 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
         arrays = [asarray(a, dtype=dtype) for a in arrays]
     elif len(arrays) > 1:
         arrays = [ensure_array(a) for a in promote_dtypes("stack", *arrays)]
-    shape = aval_of(arrays[0]).shape
-    if any(aval_of(a).shape != shape for a in arrays):
-        shapes = ", ".join(str(aval_of(a).shape) for a in arrays)
-        raise ValueError(f"All input arrays must have the same shape. Got {shapes}.")
-    axis = canonicalize_axis(axis, len(shape) + 1)
-    # JAX binds a `stack` primitive; this is its expansion.
-    return lax_shapes.concatenate([lax_shapes.expand_dims(a, (axis,)) for a in arrays], axis)
+    return lax_stack.stack(arrays, axis=axis)
 
 
 def unstack(x, /, *, axis: int = 0) -> tuple:
     """Splits `x` along `axis` into a tuple of arrays without that axis."""
     x = ensure_arraylike("unstack", x)
-    axis = canonicalize_axis(axis, aval_of(x).ndim)
-    n = aval_of(x).shape[axis]
-    return tuple(lax_shapes.squeeze(lax_slicing.slice_in_dim(x, i, i + 1, axis=axis), (axis,)) for i in range(n))
+    return lax_stack.unstack(x, axis=axis)
 
 
 def vstack(tup, dtype=None):
@@ -295,14 +287,7 @@ def tile(A, reps):
     reps_tup = (1,) * (ndim - len(reps_tup)) + reps_tup
     if len(reps_tup) > ndim:
         A = lax_shapes.expand_dims(A, tuple(range(len(reps_tup) - ndim)))
-    # JAX binds a `tile` primitive; its expansion: broadcast each axis to
-    # (reps, n), then merge the pairs.
-    shape = aval_of(A).shape
-    if all(r == 1 for r in reps_tup):
-        return A
-    wide = tuple(d for pair in zip(reps_tup, shape) for d in pair)
-    out = lax_shapes.broadcast_in_dim(A, wide, tuple(range(1, 2 * len(shape), 2)))
-    return lax_shapes.reshape(out, tuple(r * d for r, d in zip(reps_tup, shape)))
+    return lax_stack.tile(A, reps_tup)
 
 
 def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None, out_sharding=None):

@@ -471,13 +471,14 @@ IMPLS[custom_derivatives.custom_lin_p] = custom_derivatives.custom_lin_impl  # r
 from pyjax._src.backends.numpy import convolution as _convolution  # noqa: E402
 from pyjax._src.backends.numpy import fft as _fft  # noqa: E402
 from pyjax._src.backends.numpy import linalg as _linalg  # noqa: E402
+from pyjax._src.backends.numpy import misc as _misc  # noqa: E402
 from pyjax._src.backends.numpy import parallel as _parallel  # noqa: E402
 from pyjax._src.backends.numpy import slicing as _slicing  # noqa: E402
 from pyjax._src.backends.numpy import sorting as _sorting  # noqa: E402
 from pyjax._src.backends.numpy import special as _special  # noqa: E402
 from pyjax._src.backends.numpy import windowed as _windowed  # noqa: E402
 
-for _family in (_convolution, _fft, _linalg, _parallel, _slicing, _sorting, _special, _windowed):
+for _family in (_convolution, _fft, _linalg, _misc, _parallel, _slicing, _sorting, _special, _windowed):
     IMPLS.update(_family.IMPLS)
 
 # --- autodiff's accumulation primitive

@@ -1,0 +1,41 @@
+"""NumPy impls of the miscellaneous primitives: stack, unstack, tile,
+optimization_barrier, device_put, the host callbacks (pure_callback,
+debug_callback, debug_print) and custom_linear_solve.
+
+The identity primitives return their operands (NumPy buffers are immutable
+to pyjax, so no copy is needed); the callbacks call their Python function on
+NumPy values, which is also what the jit compiler runs, so a callback fires
+at run time under jit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src.lax import identity, stack
+
+IMPLS: dict = {}
+
+
+def _stack(*operands, axis):
+    return np.stack([np.asarray(x) for x in operands], axis=axis)
+
+
+def _unstack(operand, *, axis):
+    x = np.asarray(operand)
+    return [np.take(x, i, axis=axis) for i in range(x.shape[axis])]
+
+
+def _tile(operand, *, reps):
+    return np.tile(np.asarray(operand), reps)
+
+
+def _identity(*operands, **params):
+    return list(operands)
+
+
+IMPLS[stack.stack_p] = _stack
+IMPLS[stack.unstack_p] = _unstack
+IMPLS[stack.tile_p] = _tile
+IMPLS[identity.optimization_barrier_p] = _identity
+IMPLS[identity.device_put_p] = _identity

@@ -1,0 +1,199 @@
+"""Identity primitives on pytrees: `optimization_barrier` and `device_put`.
+
+Both return their operands unchanged; they exist for the compiler (a barrier
+that stops XLA moving work across it) and for placement (a device or
+sharding to put the values on). On pyjax's one CPU device both are copies of
+nothing, but they are staged, differentiated and batched as JAX 0.11 does:
+linear, transposing into themselves, batching axis for axis.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import numpy as np
+
+from pyjax._src.ad_util import Zero, instantiate
+from pyjax._src.avals import ShapedArray
+from pyjax._src.core import Primitive
+from pyjax._src.interpreters.transpose import is_undefined_primal
+from pyjax._src.tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["ArrayCopySemantics", "device_put", "device_put_p", "optimization_barrier", "optimization_barrier_p"]
+
+
+def _leaf_array(x):
+    from pyjax._src.numpy.util import ensure_array
+
+    return ensure_array(x)
+
+
+# ---------------------------------------------------------------------------
+# optimization_barrier
+
+optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
+
+
+@optimization_barrier_p.def_abstract_eval
+def _optimization_barrier_abstract_eval(*avals: ShapedArray) -> list[ShapedArray]:
+    return list(avals)
+
+
+def optimization_barrier(operand, /):
+    """Prevents the compiler from moving operations across the barrier.
+
+    Returns `operand` (a pytree of arrays) unchanged. Computations that an
+    output depends on cannot be moved past the barrier, nor merged with
+    computations on the other side (used, e.g., to keep a rematerialised
+    value from being CSE'd with the original).
+
+    Args:
+      operand: a pytree of JAX values.
+
+    Returns:
+      A pytree of JAX values, with the same structure and contents as
+      ``operand``.
+
+    Examples:
+      >>> lax.optimization_barrier((jnp.ones(2), 2.0))
+      (Array([1., 1.], dtype=float32), Array(2., dtype=float32, weak_type=True))
+    """
+    leaves, treedef = tree_flatten(operand)
+    outs = optimization_barrier_p.bind(*[_leaf_array(x) for x in leaves])
+    return tree_unflatten(treedef, outs)
+
+
+def _optimization_barrier_jvp(primals, tangents):
+    outs = optimization_barrier_p.bind(*primals)
+    return outs, optimization_barrier_p.bind(*[instantiate(t) for t in tangents])
+
+
+def _optimization_barrier_transpose(cts, *operands):
+    return optimization_barrier_p.bind(*[instantiate(ct) for ct in cts])
+
+
+def _optimization_barrier_batch(axis_data, args, dims):
+    return optimization_barrier_p.bind(*args), list(dims)
+
+
+optimization_barrier_p.def_jvp(_optimization_barrier_jvp)
+optimization_barrier_p.def_transpose(_optimization_barrier_transpose)
+optimization_barrier_p.def_batch(_optimization_barrier_batch)
+
+
+# ---------------------------------------------------------------------------
+# device_put
+
+
+class ArrayCopySemantics(enum.Enum):
+    """Whether device_put may alias, must copy, or may donate its input."""
+
+    ALWAYS_COPY = 0
+    REUSE_INPUT = 1
+    DONATE_INPUT = 2
+
+    def __repr__(self) -> str:
+        return f"ArrayCopySemantics.{self.name}"
+
+    __str__ = __repr__
+
+
+device_put_p = Primitive("device_put", multiple_results=True)
+
+
+@device_put_p.def_abstract_eval
+def _device_put_abstract_eval(*avals: ShapedArray, devices, srcs, copy_semantics) -> list[ShapedArray]:
+    # One CPU device: a placement never changes the type.
+    return list(avals)
+
+
+def _per_leaf(name: str, value, treedef, count: int) -> list:
+    # `device`, `donate` and `may_alias` are one value for all leaves or a
+    # tree prefix of `x`; pyjax takes one value or a matching flat tree.
+    if value is None or isinstance(value, (bool, np.bool_)) or not isinstance(value, (tuple, list, dict)):
+        return [value] * count
+    flat, _ = tree_flatten(value, is_leaf=lambda v: v is None)
+    if len(flat) != count:
+        raise ValueError(f"{name} must be a tree prefix of x: got {len(flat)} entries for {count} leaves")
+    return flat
+
+
+def _copy_semantics(may_alias, donate) -> ArrayCopySemantics:
+    if may_alias and donate:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
+    if may_alias is None:
+        may_alias = not donate
+    if may_alias and not donate:
+        return ArrayCopySemantics.REUSE_INPUT
+    if donate:
+        return ArrayCopySemantics.DONATE_INPUT
+    return ArrayCopySemantics.ALWAYS_COPY
+
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = False, may_alias: Any = None) -> Any:
+    """Transfers ``x`` to ``device``.
+
+    Args:
+      x: An array, scalar, or (nested) standard Python container thereof.
+      device: The (optional) device or sharding to which ``x`` should be
+        transferred (or a tree prefix of ``x`` of them).
+      src: The (optional) device or sharding on which ``x`` lives.
+      donate: whether ``x`` may be overwritten (best effort).
+      may_alias: if False, ``x`` is copied; if True, it may be aliased.
+
+    Returns:
+      A copy of ``x`` that resides on ``device``. With the default device
+      (pyjax has one CPU device) this is the identity on values.
+    """
+    leaves, treedef = tree_flatten(x)
+    count = len(leaves)
+    devices = tuple(_per_leaf("device_put device", device, treedef, count))
+    srcs = tuple(_per_leaf("device_put source", src, treedef, count))
+    donates = _per_leaf("device_put donate", donate, treedef, count)
+    aliases = _per_leaf("device_put may_alias", may_alias, treedef, count)
+    copy_semantics = tuple(_copy_semantics(m, d) for m, d in zip(aliases, donates, strict=True))
+    if (all(d is None for d in devices) and all(isinstance(v, np.ndarray) for v in leaves)
+            and all(c is ArrayCopySemantics.REUSE_INPUT for c in copy_semantics)):
+        # JAX folds a device_put of NumPy constants away: they stay constants.
+        return tree_unflatten(treedef, [_leaf_array(v) for v in leaves])
+    outs = device_put_p.bind(*[_leaf_array(v) for v in leaves], devices=devices, srcs=srcs,
+                             copy_semantics=copy_semantics)
+    return tree_unflatten(treedef, outs)
+
+
+def _device_put_jvp(primals, tangents, **params):
+    outs = device_put_p.bind(*primals, **params)
+    return outs, device_put_p.bind(*[instantiate(t) for t in tangents], **params)
+
+
+def _device_put_transpose(cts, *operands, devices, srcs, copy_semantics):
+    results: list = [None] * len(cts)
+    moved = []
+    for i, (ct, arg, dst, source, cp) in enumerate(zip(cts, operands, devices, srcs, copy_semantics, strict=True)):
+        if not is_undefined_primal(arg):
+            continue
+        if type(ct) is Zero:
+            results[i] = Zero(arg.aval)
+            continue
+        if cp is ArrayCopySemantics.DONATE_INPUT:
+            raise ValueError("donate=True is not allowed during tranposition of device_put."
+                             " Please file an issue if you want this to be supported.")
+        moved.append((i, ct, dst, source))
+    if moved:
+        # The cotangent travels back: source and destination swap, and it is a copy.
+        index, ct_values, dsts, sources = zip(*moved, strict=True)
+        back = device_put_p.bind(*ct_values, devices=tuple(sources), srcs=tuple(dsts),
+                                 copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,) * len(moved))
+        for i, y in zip(index, back, strict=True):
+            results[i] = y
+    return results
+
+
+def _device_put_batch(axis_data, args, dims, **params):
+    return device_put_p.bind(*args, **params), list(dims)
+
+
+device_put_p.def_jvp(_device_put_jvp)
+device_put_p.def_transpose(_device_put_transpose)
+device_put_p.def_batch(_device_put_batch)
