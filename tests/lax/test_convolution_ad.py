@@ -8,6 +8,8 @@ adjoint identity directly; and the empty-output corner.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -15,6 +17,10 @@ import pyjax as jax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax.test_util import check_grads
+
+# float32 finite differences: the tolerance these checks were written for
+# (JAX's own default for float32 is 2e-3)
+check_grads = functools.partial(check_grads, atol=2e-2, rtol=2e-2)
 
 
 def _values(shape, seed):
