@@ -45,7 +45,7 @@ def _scalar_fast_plan(aval, scalar_type, inexact: bool, has_bool_primitive: bool
     JAX's converted literal). Otherwise False."""
     if has_bool_primitive and aval.dtype == np.bool_:
         return False
-    if inexact and not np.issubdtype(aval.dtype, np.inexact):
+    if inexact and not dtypes.issubdtype(aval.dtype, np.inexact):
         return False
     scalar_aval = core.python_scalar_aval(scalar_type)
     promoted = dtypes.binary_promote(aval.dtype, aval.weak_type, scalar_aval.dtype, scalar_aval.weak_type)

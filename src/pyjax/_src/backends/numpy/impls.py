@@ -394,11 +394,11 @@ def _reduction(ufunc, identity, *, accumulate_in_own_dtype: bool = False):
 
 
 def _lowest(dtype):
-    return -np.inf if np.issubdtype(dtype, np.inexact) else (False if dtype == np.bool_ else np.iinfo(dtype).min)
+    return -np.inf if dtypes.issubdtype(dtype, np.inexact) else (False if dtype == np.bool_ else np.iinfo(dtype).min)
 
 
 def _highest(dtype):
-    return np.inf if np.issubdtype(dtype, np.inexact) else (True if dtype == np.bool_ else np.iinfo(dtype).max)
+    return np.inf if dtypes.issubdtype(dtype, np.inexact) else (True if dtype == np.bool_ else np.iinfo(dtype).max)
 
 
 IMPLS[red.reduce_sum_p] = _reduction(np.add, lambda d: 0, accumulate_in_own_dtype=True)

@@ -255,7 +255,7 @@ def _logaddexp_accumulate(x: np.ndarray, axis: int) -> np.ndarray:
         shift = np.max(x.real, axis=axis, keepdims=True)
         shift = np.where(np.isfinite(shift), shift, 0)
         return shift + np.log(np.cumsum(np.exp(x - shift), axis=axis))
-    if not np.issubdtype(x.dtype, np.inexact):
+    if not dtypes.issubdtype(x.dtype, np.inexact):
         # JAX fails the same way: the scan's initial value, -inf, is no integer.
         raise OverflowError("cannot convert float infinity to integer")
     return np.logaddexp.accumulate(x, axis=axis)
