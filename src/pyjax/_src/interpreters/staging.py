@@ -74,11 +74,21 @@ _LITERAL_TYPES = (bool, int, float, complex)
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+_INTERNAL_CODE: dict = {}  # id(code) -> (code, is it pyjax's own?); the code is kept so its id stays unique
+
+
 def user_source_info():
     """(code, line, last instruction) of the innermost frame outside pyjax: where
     the user's program made the current equation. Kept for error messages."""
     frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    internal = _INTERNAL_CODE
+    while frame is not None:
+        code = frame.f_code
+        entry = internal.get(id(code))
+        if entry is None:
+            entry = internal[id(code)] = (code, code.co_filename.startswith(_PACKAGE_DIR))
+        if not entry[1]:
+            break
         frame = frame.f_back
     if frame is None:
         return None
@@ -154,8 +164,8 @@ class DynamicJaxprTrace(core.Trace):
 
     # --- primitives
     def process_primitive(self, primitive, args, params):
-        atoms = [self.to_atom(x) for x in args]
-        out = primitive.out_avals(tuple(a.aval for a in atoms), params)
+        atoms = [x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x) for x in args]
+        out = primitive.out_avals(tuple([a.aval for a in atoms]), params)
         source_info = user_source_info()
         if primitive.multiple_results:
             outvars = [Var(a) for a in out]
