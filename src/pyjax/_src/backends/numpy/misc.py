@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src.lax import identity, stack
+from pyjax._src import debugging
+from pyjax._src.lax import callbacks, identity, stack
 
 IMPLS: dict = {}
 
@@ -39,3 +40,17 @@ IMPLS[stack.unstack_p] = _unstack
 IMPLS[stack.tile_p] = _tile
 IMPLS[identity.optimization_barrier_p] = _identity
 IMPLS[identity.device_put_p] = _identity
+IMPLS[callbacks.pure_callback_p] = callbacks.pure_callback_impl
+IMPLS[debugging.debug_callback_p] = debugging.debug_callback_impl
+IMPLS[debugging.debug_print_p] = debugging.debug_print_impl
+
+
+# The jit compiler's generic path assumes a primitive has an output; the
+# debug primitives have none, so they are emitted as plain calls.
+def _emit_effect_call(builder, eqn, ins) -> list:
+    return builder.call(builder.impls[eqn.primitive], ins, [], eqn.params, True, hint=eqn.primitive.name)
+
+
+from pyjax._src.backends.numpy import compile as _compile  # noqa: E402 (compile imports impls' table, built above)
+
+_compile.EMITTERS.update({"debug_callback": _emit_effect_call, "debug_print": _emit_effect_call})
