@@ -6,7 +6,8 @@
 Each cell is `rule` (implemented), a sentinel's name (NOT_LINEAR,
 NOT_DIFFERENTIABLE, unimplemented: a declared, known gap) or `-` (a silent
 hole). The totals are the project's version of the registry counts JAX
-reports for itself.
+reports for itself. The last column counts lowerings to StableHLO, the
+compiled backend's table: that backend is not built yet, so it is all holes.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pyjax._src import core
 from pyjax._src.rules import SLOTS, Sentinel
 
 BACKENDS = ("numpy",)
+LOWERINGS: dict = {}  # primitive -> StableHLO lowering rule; the compiled backend does not exist yet
 
 
 def all_primitives() -> list[core.Primitive]:
@@ -53,12 +55,13 @@ def cell(rule) -> str:
 
 
 def table() -> tuple[list[str], list[list[str]]]:
-    header = ["primitive", *SLOTS, *(f"impl:{b}" for b in BACKENDS)]
+    header = ["primitive", *SLOTS, *(f"impl:{b}" for b in BACKENDS), "lowering:stablehlo"]
     tables = backend_tables()
     rows = []
     for primitive in all_primitives():
         row = [primitive.name] + [cell(getattr(primitive, slot)) for slot in SLOTS]
         row += ["rule" if primitive in tables[b] else "-" for b in BACKENDS]
+        row.append("rule" if primitive in LOWERINGS else "-")
         rows.append(row)
     return header, rows
 
