@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import debugging
-from pyjax._src.lax import callbacks, identity, stack
+from pyjax._src.lax import callbacks, identity, linear_solve, stack
 
 IMPLS: dict = {}
 
@@ -43,6 +43,7 @@ IMPLS[identity.device_put_p] = _identity
 IMPLS[callbacks.pure_callback_p] = callbacks.pure_callback_impl
 IMPLS[debugging.debug_callback_p] = debugging.debug_callback_impl
 IMPLS[debugging.debug_print_p] = debugging.debug_print_impl
+IMPLS[linear_solve.linear_solve_p] = linear_solve.linear_solve_impl
 
 
 # The jit compiler's generic path assumes a primitive has an output; the
