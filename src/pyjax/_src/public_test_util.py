@@ -100,8 +100,8 @@ def _assert_allclose(a: np.ndarray, b: np.ndarray, atol, rtol, err_msg: str) -> 
 def _assert_close_leaf(a, b, atol, rtol, err_msg: str) -> None:
     a, b = np.asarray(a), np.asarray(b)
     assert a.shape == b.shape
-    atol = max(tolerance(a.dtype, atol), tolerance(b.dtype, atol))
-    rtol = max(tolerance(a.dtype, rtol), tolerance(b.dtype, rtol))
+    # the looser of the two dtypes' tolerances applies
+    atol, rtol = (max(tolerance(x.dtype, tol) for x in (a, b)) for tol in (atol, rtol))
     # the tolerance grows with the number of elements: one random direction
     # sums every element's rounding error
     _assert_allclose(a, b, atol * a.size, rtol * b.size, err_msg)
@@ -153,7 +153,8 @@ def _safe_sub_leaf(x, y):
 def _scalar_mul(xs, a):
     def mul(x):
         dtype = _dtype(x)
-        result = np.multiply(x, np.array(a, dtype=dtype), dtype=dtype)
+        factor = np.array(a, dtype=dtype)
+        result = np.multiply(x, factor, dtype=dtype)
         return result.item() if _is_python_scalar(x) else result
 
     return tree_map(mul, xs)
@@ -164,7 +165,7 @@ def _rand_like(rng: np.random.RandomState, x):
     shape = np.shape(x)
     draw = lambda: np.asarray(rng.randn(*shape), dtype=dtype)
     result = draw()
-    if dtypes.issubdtype(dtype, np.complexfloating):
+    if np.iscomplexobj(result):
         result = result + dtype.type(1j) * draw()
     return result.item() if _is_python_scalar(x) else result
 
@@ -192,129 +193,157 @@ def _labelled(err_msg: str, what: str) -> str:
     return f"{err_msg} {what}" if err_msg else what
 
 
+def _gradient_check_setup(atol, rtol):
+    # both checks compare against the gradient tables unless told otherwise, and
+    # draw their directions from the same seeded stream as JAX's test_util
+    tols = dict(atol=_merge_tolerance(atol, default_gradient_tolerance),
+                rtol=_merge_tolerance(rtol, default_gradient_tolerance))
+    return tols, functools.partial(_rand_like, np.random.RandomState(0))
+
+
 def check_jvp(f: Callable, f_jvp: Callable, args: Sequence, atol=None, rtol=None, eps: float = EPS,
               err_msg: str = "") -> None:
-    """Check a JVP from automatic differentiation against finite differences.
+    """Compare a forward-mode derivative with a central finite difference.
 
-    Gradients are only checked in a single randomly chosen direction, which
-    ensures that the finite difference calculation does not become prohibitively
-    expensive even for large input/output spaces.
+    One random tangent direction is drawn, so the cost stays that of two extra
+    evaluations of ``f`` however large its inputs are.
 
     Args:
-      f: function to check at ``f(*args)``.
-      f_jvp: function that calculates ``jax.jvp`` applied to ``f``. Typically this
-        should be ``functools.partial(jax.jvp, f)``.
-      args: tuple of argument values.
-      atol: absolute tolerance for gradient equality.
-      rtol: relative tolerance for gradient equality.
-      eps: step size used for finite differences.
-      err_msg: additional error message to include if checks fail.
+      f: the function, evaluated at ``f(*args)``.
+      f_jvp: maps ``(primals, tangents)`` to ``(primal_out, tangent_out)``, usually
+        ``functools.partial(jax.jvp, f)``.
+      args: the point at which to differentiate, a tuple.
+      atol: absolute tolerance, a number or a dict from dtype to number.
+      rtol: relative tolerance, a number or a dict from dtype to number.
+      eps: the finite-difference step.
+      err_msg: text prefixed to the failure message.
 
     Raises:
-      AssertionError: if gradients do not match.
+      AssertionError: when the primal or tangent outputs disagree.
+
+    Example:
+      >>> import functools
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> from pyjax.test_util import check_jvp
+      >>> check_jvp(jnp.sin, functools.partial(jax.jvp, jnp.sin), (0.5,))
     """
-    atol = _merge_tolerance(atol, default_gradient_tolerance)
-    rtol = _merge_tolerance(rtol, default_gradient_tolerance)
-    rng = np.random.RandomState(0)
-    tangent = tree_map(functools.partial(_rand_like, rng), args)
-    v_out, t_out = f_jvp(args, tangent)
-    _check_dtypes_match(v_out, t_out)
-    v_out_expected = f(*args)
-    _check_dtypes_match(v_out, v_out_expected)
-    t_out_expected = numerical_jvp(f, args, tangent, eps=eps)
-    check_close(v_out, v_out_expected, atol=atol, rtol=rtol, err_msg=_labelled(err_msg, "primal"))
-    check_close(t_out, t_out_expected, atol=atol, rtol=rtol, err_msg=_labelled(err_msg, "tangent"))
+    tols, rand_like = _gradient_check_setup(atol, rtol)
+    direction = tree_map(rand_like, args)
+    out, out_dot = f_jvp(args, direction)
+    _check_dtypes_match(out, out_dot)
+    reference = f(*args)
+    _check_dtypes_match(out, reference)
+    finite_difference = numerical_jvp(f, args, direction, eps=eps)
+    check_close(out, reference, **tols, err_msg=_labelled(err_msg, "primal"))
+    check_close(out_dot, finite_difference, **tols, err_msg=_labelled(err_msg, "tangent"))
 
 
 def check_vjp(f: Callable, f_vjp: Callable, args: Sequence, atol=None, rtol=None, eps: float = EPS,
               err_msg: str = "") -> None:
-    """Check a VJP from automatic differentiation against finite differences.
+    """Compare a reverse-mode derivative with a central finite difference.
 
-    Gradients are only checked in a single randomly chosen direction, which
-    ensures that the finite difference calculation does not become prohibitively
-    expensive even for large input/output spaces.
+    With a random input direction ``t`` and a random output cotangent ``c``, the
+    check is the transpose identity ``<vjp(c), t> == <c, J t>``, where ``J t`` is
+    taken by finite differences.
 
     Args:
-      f: function to check at ``f(*args)``.
-      f_vjp: function that calculates ``jax.vjp`` applied to ``f``. Typically this
-        should be ``functools.partial(jax.vjp, f)``.
-      args: tuple of argument values.
-      atol: absolute tolerance for gradient equality.
-      rtol: relative tolerance for gradient equality.
-      eps: step size used for finite differences.
-      err_msg: additional error message to include if checks fail.
+      f: the function, evaluated at ``f(*args)``.
+      f_vjp: maps ``*primals`` to ``(primal_out, vjp_fun)``, usually
+        ``functools.partial(jax.vjp, f)``.
+      args: the point at which to differentiate, a tuple.
+      atol: absolute tolerance, a number or a dict from dtype to number.
+      rtol: relative tolerance, a number or a dict from dtype to number.
+      eps: the finite-difference step.
+      err_msg: text prefixed to the failure message.
 
     Raises:
-      AssertionError: if gradients do not match.
+      AssertionError: when the primal outputs or the two inner products disagree.
+
+    Example:
+      >>> import functools
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> from pyjax.test_util import check_vjp
+      >>> check_vjp(jnp.sin, functools.partial(jax.vjp, jnp.sin), (0.5,))
     """
-    atol = _merge_tolerance(atol, default_gradient_tolerance)
-    rtol = _merge_tolerance(rtol, default_gradient_tolerance)
-    rand_like = functools.partial(_rand_like, np.random.RandomState(0))
-    v_out, vjpfun = f_vjp(*args)
-    v_out_expected = f(*args)
-    check_close(v_out, v_out_expected, atol=atol, rtol=rtol, err_msg=_labelled(err_msg, "primal"))
-    tangent = tree_map(rand_like, args)
-    tangent_out = numerical_jvp(f, args, tangent, eps=eps)
-    cotangent = tree_map(rand_like, v_out)
+    tols, rand_like = _gradient_check_setup(atol, rtol)
+    out, vjp_fun = f_vjp(*args)
+    check_close(out, f(*args), **tols, err_msg=_labelled(err_msg, "primal"))
+    direction = tree_map(rand_like, args)
+    jvp_estimate = numerical_jvp(f, args, direction, eps=eps)
+    out_cotangent = tree_map(rand_like, out)
     # VJPs of complex functions follow JAX's convention: conj(vjp(conj(ct))).
-    cotangent_out = _conj(vjpfun(_conj(cotangent)))
-    ip = _inner_prod(tangent, cotangent_out)
-    ip_expected = _inner_prod(tangent_out, cotangent)
-    check_close(ip, ip_expected, atol=atol, rtol=rtol, err_msg=_labelled(err_msg, "cotangent projection"))
+    in_cotangent = _conj(vjp_fun(_conj(out_cotangent)))
+    check_close(_inner_prod(direction, in_cotangent), _inner_prod(jvp_estimate, out_cotangent), **tols,
+                err_msg=_labelled(err_msg, "cotangent projection"))
 
 
 def _jvp_from_linearize(f: Callable, primals, tangents):
-    primal_out, f_lin = api.linearize(f, *primals)
-    return primal_out, f_lin(*tangents)
+    out, f_lin = api.linearize(f, *primals)
+    return out, f_lin(*tangents)
+
+
+def _vjp_of_output(f: Callable) -> Callable:
+    # the function whose derivatives test second-order reverse mode: pull the
+    # output itself back as the cotangent
+    def pulled_back(*primals):
+        out, vjp_fun = api.vjp(f, *primals)
+        return vjp_fun(out)
+
+    return pulled_back
 
 
 def check_grads(f: Callable, args: Sequence, order: int, modes: Sequence[str] = ("fwd", "rev"),
                 atol=None, rtol=None, eps: float | None = None) -> None:
-    """Check gradients from automatic differentiation against finite differences.
+    """Compare derivatives of ``f`` up to ``order`` with finite differences.
 
-    Gradients are only checked in a single randomly chosen direction, which
-    ensures that the finite difference calculation does not become prohibitively
-    expensive even for large input/output spaces.
+    Each requested mode is checked in one random direction (see
+    :func:`check_jvp` and :func:`check_vjp`); higher orders repeat the check on
+    the derivative function itself.
 
     Args:
-      f: function to check at ``f(*args)``.
-      args: tuple of argument values.
-      order: forward and backwards gradients up to this order are checked.
-      modes: lists of gradient modes to check ('fwd', 'rev' and/or 'lin').
-      atol: absolute tolerance for gradient equality.
-      rtol: relative tolerance for gradient equality.
-      eps: step size used for finite differences.
+      f: the function, evaluated at ``f(*args)``.
+      args: the point at which to differentiate, a tuple.
+      order: the highest derivative order checked.
+      modes: any of ``"fwd"`` (``jax.jvp``), ``"rev"`` (``jax.vjp``) and
+        ``"lin"`` (``jax.linearize``).
+      atol: absolute tolerance, a number or a dict from dtype to number.
+      rtol: relative tolerance, a number or a dict from dtype to number.
+      eps: the finite-difference step (``1e-4`` when not given).
 
     Raises:
-      AssertionError: if gradients do not match.
+      AssertionError: when any checked derivative disagrees.
+
+    Example:
+      >>> import pyjax.numpy as jnp
+      >>> from pyjax.test_util import check_grads
+      >>> check_grads(jnp.tanh, (0.3,), order=2)
     """
     args = tuple(args)
-    eps = eps or EPS
-    jvp_check = functools.partial(check_jvp, atol=atol, rtol=rtol, eps=eps)
-    vjp_check = functools.partial(check_vjp, atol=atol, rtol=rtol, eps=eps)
+    tols = dict(atol=atol, rtol=rtol, eps=eps or EPS)
+    # mode -> (label, the checker, how to build f's derivative function, and
+    # the arguments that derivative takes)
+    plans = {
+        "fwd": ("JVP", check_jvp, lambda g: functools.partial(api.jvp, g), lambda a: (a, a)),
+        "rev": ("VJP", check_vjp, lambda g: functools.partial(api.vjp, g), None),
+        "lin": ("LIN", check_jvp, lambda g: functools.partial(_jvp_from_linearize, g), lambda a: (a, a)),
+    }
 
-    def check(f, args, order, err_msg=""):
-        if "fwd" in modes:
-            msg = f"JVP of {err_msg}" if err_msg else "JVP"
-            jvp_check(f, functools.partial(api.jvp, f), args, err_msg=msg)
-            if order > 1:
-                check(functools.partial(api.jvp, f), (args, args), order - 1, msg)
-        if "rev" in modes:
-            msg = f"VJP of {err_msg}" if err_msg else "VJP"
-            vjp_check(f, functools.partial(api.vjp, f), args, err_msg=msg)
-            if order > 1:
-                def f_vjp(*primals):
-                    out, vjp_fun = api.vjp(f, *primals)
-                    return vjp_fun(out)
+    def check(g, g_args, remaining, context):
+        for mode in ("fwd", "rev", "lin"):
+            if mode not in modes:
+                continue
+            label, checker, derivative, next_args = plans[mode]
+            msg = f"{label} of {context}" if context else label
+            checker(g, derivative(g), g_args, **tols, err_msg=msg)
+            if remaining > 1:
+                if next_args is None:
+                    check(_vjp_of_output(g), g_args, remaining - 1, msg)
+                else:
+                    check(derivative(g), next_args(g_args), remaining - 1, msg)
 
-                check(f_vjp, args, order - 1, msg)
-        if "lin" in modes:
-            msg = f"LIN of {err_msg}" if err_msg else "LIN"
-            jvp_check(f, functools.partial(_jvp_from_linearize, f), args, err_msg=msg)
-            if order > 1:
-                check(functools.partial(_jvp_from_linearize, f), (args, args), order - 1, msg)
-
-    check(f, args, order)
+    check(f, args, order, "")
 
 
 __all__ = ["check_grads", "check_jvp", "check_vjp", "check_close", "numerical_jvp"]
