@@ -39,8 +39,11 @@ class PartialEvalTrace(DynamicJaxprTrace):
                 if rule is not None:  # a call: split its body into known and unknown parts
                     return rule(self, args, params)
                 return super().process_primitive(primitive, args, params)
-        with core.set_current_trace(self.parent):
+        token = core._trace_ctx.set(self.parent)  # (a `with` block costs more on this hot path)
+        try:
             return primitive.bind(*args, **params)
+        finally:
+            core._trace_ctx.reset(token)
 
     def is_unknown(self, x) -> bool:
         return type(x) is DynamicJaxprTracer and x._trace is self
