@@ -67,31 +67,27 @@ def _canonicalize_axis(axis: int, ndim: int) -> int:
 
 
 def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
-    r"""Sample Bernoulli random values with given shape and mean.
+    r"""Draw booleans that are ``True`` with probability ``p``.
 
-    The values are distributed according to the probability mass function:
-
-    .. math::
-       f(k; p) = p^k(1 - p)^{1 - k}
-
-    where :math:`k \in \{0, 1\}` and :math:`0 \le p \le 1`.
+    Each entry is an independent coin flip: :math:`P(k = 1) = p` and
+    :math:`P(k = 0) = 1 - p`, for :math:`k \in \{0, 1\}`.
 
     Args:
-      key: a PRNG key used as the random key.
-      p: optional, a float or array of floats for the mean of the random
-        variables. Must be broadcast-compatible with ``shape``. Default 0.5.
-      shape: optional, a tuple of nonnegative integers representing the result
-        shape. Must be broadcast-compatible with ``p.shape``. The default (None)
-        produces a result shape equal to ``p.shape``.
-      mode: optional, "high" or "low" for how many bits to use when sampling.
-        default='low'. Set to "high" for correct sampling at small values of
-        `p`. When sampling in float32, bernoulli samples with mode='low' produce
-        incorrect results for p < ~1E-7. mode="high" approximately doubles the
-        cost of sampling.
+      key: the PRNG key to consume.
+      p: probability of ``True``, a float or a float array (default ``0.5``).
+      shape: result shape, broadcast-compatible with ``p``; ``None`` (the default)
+        means ``p``'s shape.
+      mode: ``"low"`` (the default) compares one uniform draw with ``p``, which
+        cannot resolve probabilities under about ``1e-7`` in float32; ``"high"``
+        adds a second draw below the first one's resolution, at twice the cost.
 
     Returns:
-      A random array with boolean dtype and shape given by ``shape`` if ``shape``
-      is not None, or else ``p.shape``.
+      A boolean array of the requested shape.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.bernoulli(jax.random.key(0), 0.3, (4,)).dtype
+      dtype('bool')
     """
     if shape is not None:
         shape = canonicalize_shape(shape)
@@ -121,23 +117,21 @@ def _bernoulli(key, p, shape, mode):
 
 
 def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
-    r"""Sample from a Rademacher distribution.
-
-    The values are distributed according to the probability mass function:
-
-    .. math::
-       f(k) = \frac{1}{2}(\delta(k - 1) + \delta(k + 1))
-
-    on the domain :math:`k \in \{-1, 1\}`, where :math:`\delta(x)` is the dirac delta function.
+    """Draw ``-1`` or ``+1``, each with probability one half.
 
     Args:
-      key: a PRNG key.
-      shape: The shape of the returned samples. Default ().
-      dtype: The type used for samples.
+      key: the PRNG key to consume.
+      shape: result shape (default ``()``).
+      dtype: result dtype (default: the default integer dtype).
 
     Returns:
-      A jnp.array of samples, of shape `shape`. Each element in the output has
-      a 50% change of being 1 or -1.
+      An array of ``shape`` whose entries are ``-1`` or ``1``.
+
+    Example:
+      >>> import pyjax as jax
+      >>> x = jax.random.rademacher(jax.random.key(0), (6,))
+      >>> bool(((x == 1) | (x == -1)).all())
+      True
     """
     key, _ = check_prng_key("rademacher", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
@@ -165,25 +159,25 @@ def _convert_and_clip_integer(val, dtype):
 
 
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
-    """Sample uniform random values in [minval, maxval) with given shape/dtype.
+    """Draw integers uniformly from the half-open range ``[minval, maxval)``.
 
     Args:
-      key: a PRNG key used as the random key.
-      shape: a tuple of nonnegative integers representing the shape.
-      minval: int or array of ints broadcast-compatible with ``shape``, a minimum
-        (inclusive) value for the range.
-      maxval: int or array of ints broadcast-compatible with ``shape``, a maximum
-        (exclusive) value for the range.
-      dtype: optional, an int dtype for the returned values (default int64 if
-        jax_enable_x64 is true, otherwise int32).
+      key: the PRNG key to consume.
+      shape: result shape.
+      minval: smallest value that can be drawn (inclusive); an integer or an integer
+        array broadcast-compatible with ``shape``.
+      maxval: bound that is never reached (exclusive), likewise.
+      dtype: integer dtype of the result (default: the default integer dtype,
+        int32 unless x64 is enabled).
 
     Returns:
-      A random array with the specified shape and dtype.
+      An integer array of ``shape`` and ``dtype``.
 
-    .. note::
-       The values are reduced modulo the span from twice as many random bits as
-       the dtype has, which leaves a small bias unless the span is a power of 2.
-       8- and 16-bit values are drawn in 32 bits for the same reason.
+    Example:
+      >>> import pyjax as jax
+      >>> x = jax.random.randint(jax.random.key(0), (5,), 3, 7)
+      >>> bool(((x >= 3) & (x < 7)).all())
+      True
     """
     key, _ = check_prng_key("randint", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
@@ -244,18 +238,23 @@ def _randint(key, minval, maxval, shape, dtype):
 
 
 def permutation(key, x, axis: int = 0, independent: bool = False, *, out_sharding=None):
-    """Returns a randomly permuted array or range.
+    """Shuffle an array, or return a shuffled ``arange``.
 
     Args:
-      key: a PRNG key used as the random key.
-      x: int or array. If x is an integer, randomly shuffle np.arange(x).
-        If x is an array, randomly shuffle its elements.
-      axis: int, optional. The axis which x is shuffled along. Default is 0.
-      independent: bool, optional. If set to True, each individual vector along
-        the given axis is shuffled independently. Default is False.
+      key: the PRNG key to consume.
+      x: an integer ``n`` (shuffle ``arange(n)``) or an array of at least one
+        dimension.
+      axis: the axis to shuffle along (default 0).
+      independent: when ``True``, every 1-D slice along ``axis`` gets its own
+        shuffle; when ``False`` (the default), whole slices are reordered together.
 
     Returns:
-      A shuffled version of x or array range
+      The shuffled array.
+
+    Example:
+      >>> import pyjax as jax
+      >>> sorted(jax.random.permutation(jax.random.key(0), 4).tolist())
+      [0, 1, 2, 3]
     """
     key, _ = check_prng_key("permutation", key)
     check_arraylike("permutation", x)
@@ -302,33 +301,29 @@ def _shuffle(key, x, axis):
 
 
 def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=None):
-    """Generates a random sample from a given array.
+    """Pick entries of ``a`` at random, with or without replacement.
 
-    .. warning::
-      If ``p`` has fewer non-zero elements than the requested number of samples,
-      as specified in ``shape``, and ``replace=False``, the output of this
-      function is ill-defined. Please make sure to use appropriate inputs.
+    Behaviour is undefined when sampling without replacement asks for more
+    draws than ``p`` has non-zero entries.
 
     Args:
-      key: a PRNG key used as the random key.
-      a : array or int. If an ndarray, a random sample is generated from
-        its elements. If an int, the random sample is generated as if a were
-        arange(a).
-      shape : tuple of ints, optional. Output shape.  If the given shape is,
-        e.g., ``(m, n)``, then ``m * n`` samples are drawn.  Default is (),
-        in which case a single value is returned.
-      replace : boolean.  Whether the sample is with or without replacement.
-        Default is True.
-      p : 1-D array-like, The probabilities associated with each entry in a.
-        If not given the sample assumes a uniform distribution over all
-        entries in a.
-      axis: int, optional. The axis along which the selection is performed.
-        The default, 0, selects by row.
-      mode: optional, "high" or "low" for how many bits to use in the gumbel
-        sampler when `p is None` and `replace = False`.
+      key: the PRNG key to consume.
+      a: an array to pick from, or an integer ``n`` meaning ``arange(n)``.
+      shape: how many picks to make, as a shape (default ``()``, one pick).
+      replace: whether an entry may be picked more than once (default ``True``).
+      p: optional 1-D probabilities, one per entry of ``a`` along ``axis``;
+        uniform when not given.
+      axis: the axis of ``a`` along which entries are picked (default 0).
+      mode: bit count for the Gumbel draws used when ``p`` is given and
+        ``replace=False``; see :func:`gumbel`.
 
     Returns:
-      An array of shape `shape` containing samples from `a`.
+      The picked entries; ``shape`` takes the place of ``a``'s ``axis``.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.choice(jax.random.key(0), 10, (3,), replace=False).shape
+      (3,)
     """
     key, _ = check_prng_key("choice", key)
     if not isinstance(shape, Sequence):
@@ -379,27 +374,25 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
 
 
 def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
-    """Sample Gumbel random values with given shape and float dtype.
+    """Draw samples of the standard Gumbel distribution.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x) = e^{-(x + e^{-x})}
+    The density is :math:`f(x) = e^{-(x + e^{-x})}`.
 
     Args:
-      key: a PRNG key used as the random key.
-      shape: optional, a tuple of nonnegative integers representing the result
-        shape. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
-      mode: optional, "high" or "low" for how many bits to use when sampling.
-        The default is "low". When drawing float32 samples, with mode="low" the
-        uniform resolution is such that the largest possible gumbel logit is ~16;
-        with mode="high" this is increased to ~32, at approximately double the
-        computational cost ("highest", float32 only, uses 64 bits per value).
+      key: the PRNG key to consume.
+      shape: result shape (default ``()``).
+      dtype: floating result dtype (default: the default float dtype).
+      mode: ``"low"`` (the default) uses one uniform draw per value, which caps
+        the largest result at about 16 in float32; ``"high"`` spends twice the
+        bits to raise the cap to about 32.
 
     Returns:
-      A random array with the specified shape and dtype.
+      A floating array of ``shape`` and ``dtype``.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.gumbel(jax.random.key(0), (2, 3)).shape
+      (2, 3)
     """
     from pyjax._src import config
 
@@ -458,27 +451,27 @@ def _gumbel(key, shape, dtype, mode):
 
 def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, mode=None, *,
                 out_sharding=None):
-    """Sample random values from categorical distributions.
+    """Draw category indices from unnormalised log-probabilities.
 
-    Sampling with replacement uses the Gumbel max trick. Sampling without
-    replacement uses the Gumbel top-k trick (Kool et al., "Stochastic Beams and
-    Where to Find Them", ICML 2019).
+    Index ``i`` is drawn with probability ``softmax(logits, axis)[i]``.
 
     Args:
-      key: a PRNG key used as the random key.
-      logits: Unnormalized log probabilities of the categorical distribution(s) to sample from,
-        so that `softmax(logits, axis)` gives the corresponding probabilities.
-      axis: Axis along which logits belong to the same categorical distribution.
-      shape: Optional, a tuple of nonnegative integers representing the result shape.
-        Must be broadcast-compatible with ``np.delete(logits.shape, axis)``.
-        The default (None) produces a result shape equal to ``np.delete(logits.shape, axis)``.
-      replace: If True (default), perform sampling with replacement. If False, perform
-        sampling without replacement.
-      mode: optional, "high" or "low" for how many bits to use in the gumbel sampler.
+      key: the PRNG key to consume.
+      logits: log-probabilities up to a constant, one per category along ``axis``.
+      axis: the axis of ``logits`` that holds the categories (default ``-1``).
+      shape: result shape, broadcast-compatible with ``logits``'s shape without
+        ``axis``; ``None`` (the default) means exactly that shape.
+      replace: when ``False``, no index repeats within one distribution.
+      mode: bit count of the Gumbel draws; see :func:`gumbel`.
 
     Returns:
-      A random array with int dtype and shape given by ``shape`` if ``shape``
-      is not None, or else ``np.delete(logits.shape, axis)``.
+      An integer array of the requested shape.
+
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> jax.random.categorical(jax.random.key(0), jnp.zeros((2, 5))).shape
+      (2,)
     """
     key, _ = check_prng_key("categorical", key)
     check_arraylike("categorical", logits)
@@ -518,28 +511,24 @@ def _categorical(key, logits_arr, shape, batch_shape, axis, replace, mode):
 
 
 def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Geometric random values with given shape and float dtype.
+    r"""Count trials up to and including the first success.
 
-    The values are returned according to the probability mass function:
-
-    .. math::
-        f(k;p) = p(1-p)^{k-1}
-
-    on the domain :math:`0 < p < 1`.
+    The mass function is :math:`f(k) = (1 - p)^{k - 1} p` for :math:`k \ge 1`.
 
     Args:
-      key: a PRNG key used as the random key.
-      p: a float or array of floats broadcast-compatible with ``shape``
-        representing the probability of success of an individual trial.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``p``. The default
-        (None) produces a result shape equal to ``np.shape(p)``.
-      dtype: optional, a int dtype for the returned values (default int64 if
-        jax_enable_x64 is true, otherwise int32).
+      key: the PRNG key to consume.
+      p: success probability of each trial, a float or float array.
+      shape: result shape, broadcast-compatible with ``p``; ``None`` (the default)
+        means ``p``'s shape.
+      dtype: integer result dtype (default: the default integer dtype).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape`` if
-      ``shape`` is not None, or else by ``p.shape``.
+      An integer array of the requested shape.
+
+    Example:
+      >>> import pyjax as jax
+      >>> bool((jax.random.geometric(jax.random.key(0), 0.5, (8,)) >= 1).all())
+      True
     """
     key, _ = check_prng_key("geometric", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
