@@ -56,9 +56,12 @@ def _check_all_safe_to_cast(name: str, dtype, *args) -> None:
 
 
 def float_sampler_args(name: str, key, dtype, shape, *params):
-    """The checks every float sampler with array parameters starts with: a
-    valid key, a float dtype, a shape broadcast-compatible with the params,
-    params castable to the dtype. Returns (key, dtype, shape)."""
+    """Validate the inputs every float sampler with array parameters shares.
+
+    The key must be valid, ``dtype`` floating, ``shape`` broadcast-compatible
+    with the parameters and the parameters castable to ``dtype``; returns
+    ``(key, dtype, shape)``.
+    """
     key, _ = check_prng_key(name, key)
     dtype = _float_dtype(dtype, name)
     shape = check_broadcast_shapes(name, shape, *params)
@@ -84,21 +87,24 @@ def check_broadcast_shapes(name: str, shape, *args) -> tuple:
 
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
-    """Sample uniform random values in [minval, maxval) with given shape/dtype.
+    """Draw floats uniformly from ``[minval, maxval)``.
 
     Args:
-      key: a PRNG key used as the random key.
-      shape: optional, a tuple of nonnegative integers representing the result
-        shape. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
-      minval: optional, a minimum (inclusive) value broadcast-compatible with shape
-        for the range (default 0).
-      maxval: optional, a maximum (exclusive) value broadcast-compatible with shape
-        for the range (default 1).
+      key: the PRNG key to consume.
+      shape: result shape (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
+      minval: inclusive lower bound, broadcast-compatible with ``shape`` (default 0).
+      maxval: exclusive upper bound, likewise (default 1).
 
     Returns:
-      A random array with the specified shape and dtype.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> x = jax.random.uniform(jax.random.key(0), (3,), minval=2.0, maxval=4.0)
+      >>> bool(((x >= 2) & (x < 4)).all())
+      True
     """
     key, _ = check_prng_key("uniform", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype)
@@ -140,29 +146,22 @@ def _uniform(key, minval, maxval, shape, dtype):
 
 
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
-    r"""Sample standard normal random values with given shape and float dtype.
+    r"""Draw samples of the standard normal distribution.
 
-    The values are returned according to the probability density function:
-
-    .. math::
-       f(x) = \frac{1}{\sqrt{2\pi}}e^{-x^2/2}
-
-    on the domain :math:`-\infty < x < \infty`. A complex dtype gives values
-    whose real and imaginary parts are independent normals of variance 1/2.
+    The density is :math:`f(x) = e^{-x^2/2} / \sqrt{2\pi}`; complex dtypes draw the real and imaginary parts independently, each with variance one half.
 
     Args:
-      key: a PRNG key used as the random key.
-      shape: optional, a tuple of nonnegative integers representing the result
-        shape. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      shape: result shape (default ``()``).
+      dtype: floating or complex result dtype (default: the default float dtype).
 
     Returns:
-      A random array with the specified shape and dtype.
+      An array of the requested shape and dtype.
 
     Example:
-      >>> normal(key(0), (3,))
-      Array([ 1.6226422 ,  2.0252647 , -0.43359444], dtype=float32)
+      >>> import pyjax as jax
+      >>> jax.random.normal(jax.random.key(0), (2, 2)).shape
+      (2, 2)
     """
     key, _ = check_prng_key("normal", key)
     shape = canonicalize_shape(shape)
@@ -199,32 +198,27 @@ def _normal_real(key, shape, dtype):
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample truncated standard normal random values with given shape and dtype.
+    """Draw standard normal samples restricted to ``(lower, upper)``.
 
-    The values are returned according to the probability density function:
-
-    .. math::
-       f(x) \propto e^{-x^2/2}
-
-    on the domain :math:`\rm{lower} < x < \rm{upper}`.
+    The density is proportional to :math:`e^{-x^2/2}` between the bounds and zero outside.
 
     Args:
-      key: a PRNG key used as the random key.
-      lower: a float or array of floats representing the lower bound for
-        truncation. Must be broadcast-compatible with ``upper``.
-      upper: a float or array of floats representing the  upper bound for
-        truncation. Must be broadcast-compatible with ``lower``.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``lower`` and ``upper``. The
-        default (None) produces a result shape by broadcasting ``lower`` and
-        ``upper``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      lower: lower bound, a float or float array.
+      upper: upper bound, broadcast-compatible with ``lower``.
+      shape: result shape, broadcast-compatible with ``lower`` and ``upper``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and shape given by ``shape`` if
-      ``shape`` is not None, or else by broadcasting ``lower`` and ``upper``.
-      Returns values in the open interval ``(lower, upper)``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> x = jax.random.truncated_normal(jax.random.key(0), -1.0, 1.0, (5,))
+      >>> bool((abs(x) < 1).all())
+      True
     """
     if shape is not None:
         shape = canonicalize_shape(shape)
@@ -256,24 +250,23 @@ def _truncated_normal(key, lower, upper, shape, dtype):
 
 
 def exponential(key, shape=(), dtype=None, *, out_sharding=None):
-    r"""Sample Exponential random values with given shape and float dtype.
+    r"""Draw samples of the unit-rate exponential distribution.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x) = e^{-x}
-
-    on the domain :math:`0 \le x < \infty`.
+    The density is :math:`f(x) = e^{-x}` for :math:`x \ge 0`.
 
     Args:
-      key: a PRNG key used as the random key.
-      shape: optional, a tuple of nonnegative integers representing the result
-        shape. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      shape: result shape (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified shape and dtype.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> bool((jax.random.exponential(jax.random.key(0), (4,)) >= 0).all())
+      True
     """
     key, _ = check_prng_key("exponential", key)
     dtype = _float_dtype(dtype, "exponential")
@@ -290,24 +283,23 @@ def _exponential(key, shape, dtype):
 
 
 def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
-    r"""Sample Cauchy random values with given shape and float dtype.
+    r"""Draw samples of the standard Cauchy distribution.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x) \propto \frac{1}{x^2 + 1}
-
-    on the domain :math:`-\infty < x < \infty`
+    The density is :math:`f(x) = 1 / (\pi (1 + x^2))`.
 
     Args:
-      key: a PRNG key used as the random key.
-      shape: optional, a tuple of nonnegative integers representing the result
-        shape. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      shape: result shape (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified shape and dtype.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.cauchy(jax.random.key(0), (3,)).shape
+      (3,)
     """
     key, _ = check_prng_key("cauchy", key)
     dtype = _float_dtype(dtype, "cauchy")
@@ -324,22 +316,23 @@ def _cauchy(key, shape, dtype):
 
 
 def laplace(key, shape=(), dtype=None, *, out_sharding=None):
-    r"""Sample Laplace random values with given shape and float dtype.
+    """Draw samples of the standard Laplace distribution.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-      f(x) = \frac{1}{2}e^{-|x|}
+    The density is :math:`f(x) = e^{-|x|} / 2`.
 
     Args:
-      key: a PRNG key used as the random key.
-      shape: optional, a tuple of nonnegative integers representing the result
-        shape. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      shape: result shape (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified shape and dtype.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.laplace(jax.random.key(0), (3,)).shape
+      (3,)
     """
     key, _ = check_prng_key("laplace", key)
     dtype = _float_dtype(dtype, "laplace")
@@ -355,22 +348,23 @@ def _laplace(key, shape, dtype):
 
 
 def logistic(key, shape=(), dtype=None, *, out_sharding=None):
-    r"""Sample logistic random values with given shape and float dtype.
+    """Draw samples of the standard logistic distribution.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x) = \frac{e^{-x}}{(1 + e^{-x})^2}
+    The density is :math:`f(x) = e^{-x} / (1 + e^{-x})^2`.
 
     Args:
-      key: a PRNG key used as the random key.
-      shape: optional, a tuple of nonnegative integers representing the result
-        shape. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      shape: result shape (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified shape and dtype.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.logistic(jax.random.key(0), (3,)).shape
+      (3,)
     """
     key, _ = check_prng_key("logistic", key)
     dtype = _float_dtype(dtype, "logistic")
@@ -386,28 +380,25 @@ def _logistic(key, shape, dtype):
 
 
 def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Pareto random values with given shape and float dtype.
+    r"""Draw samples of the Pareto distribution with shape parameter ``b``.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x; b) = b / x^{b + 1}
-
-    on the domain :math:`1 \le x < \infty` with :math:`b > 0`
+    The density is :math:`f(x) = b / x^{b + 1}` for :math:`x \ge 1`.
 
     Args:
-      key: a PRNG key used as the random key.
-      b: a float or array of floats broadcast-compatible with ``shape``
-        representing the parameter of the distribution.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``b``. The default (None)
-        produces a result shape equal to ``b.shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      b: the shape parameter, a float or float array.
+      shape: result shape, broadcast-compatible with ``b``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape`` if
-      ``shape`` is not None, or else by ``b.shape``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> bool((jax.random.pareto(jax.random.key(0), 3.0, (4,)) >= 1).all())
+      True
     """
     key, dtype, shape = float_sampler_args("pareto", key, dtype, shape, b)
     return _pareto(key, b, shape, dtype)
@@ -421,25 +412,25 @@ def _pareto(key, b, shape, dtype):
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
-    r"""Sample from a Weibull distribution.
+    r"""Draw samples of the Weibull distribution.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x;\sigma,c) \propto x^{c - 1} \exp(-(x / \sigma)^c)
-
-    on the domain :math:`0 < x < \infty`, where :math:`c > 0` is the concentration
-    parameter, and :math:`\sigma > 0` is the scale parameter.
+    The density is proportional to :math:`x^{c - 1} e^{-(x / \sigma)^c}` for :math:`x > 0`, with scale :math:`\sigma` and concentration :math:`c`.
 
     Args:
-      key: a PRNG key.
-      scale: The scale parameter of the distribution.
-      concentration: The concentration parameter of the distribution.
-      shape: The shape added to the parameters loc and scale broadcastable shape.
-      dtype: The type used for samples.
+      key: the PRNG key to consume.
+      scale: the scale :math:`\sigma > 0`.
+      concentration: the concentration :math:`c > 0`.
+      shape: result shape, broadcast against the parameters (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A jnp.array of samples.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.weibull_min(jax.random.key(0), 1.0, 2.0, (3,)).shape
+      (3,)
     """
     key, _ = check_prng_key("weibull_min", key)
     dtype = _float_dtype(dtype, "weibull_min")
@@ -455,37 +446,28 @@ def _weibull_min(key, scale, concentration, shape, dtype):
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Triangular random values with given shape and float dtype.
+    """Draw samples of the triangular distribution on ``[left, right]``.
 
-    The values are returned according to the probability density function:
-
-    .. math::
-        f(x; a, b, c) = \frac{2}{c-a} \left\{ \begin{array}{ll} \frac{x-a}{b-a} & a \leq x
-        \leq b \\ \frac{c-x}{c-b} & b \leq x \leq c \end{array} \right.
-
-    on the domain :math:`a \leq x \leq c`.
+    The density rises linearly from ``left`` to its peak at ``mode`` and falls linearly to ``right``.
 
     Args:
-      key: a PRNG key used as the random key.
-      left: a float or array of floats broadcast-compatible with ``shape``
-        representing the lower limit parameter of the distribution.
-      mode: a float or array of floats broadcast-compatible with ``shape``
-        representing the peak value parameter of the distribution, value must
-        fulfill the condition ``left <= mode <= right``.
-      right: a float or array of floats broadcast-compatible with ``shape``
-        representing the upper limit parameter of the distribution, must be
-        larger than ``left``.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``left``,``mode`` and ``right``.
-        The default (None) produces a result shape equal to ``left.shape``,
-        ``mode.shape`` and ``right.shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      left: lower end of the support.
+      mode: the peak, with ``left <= mode <= right``.
+      right: upper end of the support.
+      shape: result shape, broadcast-compatible with the three parameters; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape``
-      if ``shape`` is not None, or else by ``left.shape``, ``mode.shape`` and
-      ``right.shape``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> x = jax.random.triangular(jax.random.key(0), 0.0, 0.5, 1.0, (4,))
+      >>> bool(((x >= 0) & (x <= 1)).all())
+      True
     """
     key, dtype, shape = float_sampler_args("triangular", key, dtype, shape, left, mode, right)
     return _triangular(key, left, mode, right, shape, dtype)
@@ -505,26 +487,25 @@ def _triangular(key, left, mode, right, shape, dtype):
 
 
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample lognormal random values with given shape and float dtype.
+    r"""Draw samples whose logarithm is normal with standard deviation ``sigma``.
 
-    The values are returned according to the probability density function:
-
-    .. math::
-        f(x) = \frac{1}{x\sqrt{2\pi\sigma^2}}\exp\left(-\frac{(\log x)^2}{2\sigma^2}\right)
-
-    on the domain :math:`x > 0`.
+    The density is :math:`f(x) = e^{-(\log x)^2 / (2\sigma^2)} / (x \sigma \sqrt{2\pi})` for :math:`x > 0`.
 
     Args:
-      key: a PRNG key used as the random key.
-      sigma: a float or array of floats broadcast-compatible with ``shape`` representing
-        the standard deviation of the underlying normal distribution. Default 1.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. The default (None) produces a result shape equal to ``()``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      sigma: standard deviation of the underlying normal (default 1).
+      shape: result shape, broadcast-compatible with ``sigma``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> bool((jax.random.lognormal(jax.random.key(0), shape=(4,)) > 0).all())
+      True
     """
     key, _ = check_prng_key("lognormal", key)
     dtype = _float_dtype(dtype, "lognormal", allow_complex=True)
@@ -541,29 +522,25 @@ def _lognormal(key, sigma, shape, dtype):
 
 
 def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Rayleigh random values with given shape and float dtype.
+    r"""Draw samples of the Rayleigh distribution.
 
-    The values are returned according to the probability density function:
-
-    .. math::
-       f(x;\sigma) \propto xe^{-x^2/(2\sigma^2)}
-
-    on the domain :math:`-\infty < x < \infty`, and where :math:`\sigma > 0` is the scale
-    parameter of the distribution.
+    The density is :math:`f(x) = (x / \sigma^2) e^{-x^2 / (2\sigma^2)}` for :math:`x \ge 0`.
 
     Args:
-      key: a PRNG key used as the random key.
-      scale: a float or array of floats broadcast-compatible with ``shape``
-        representing the parameter of the distribution.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``scale``. The default (None)
-        produces a result shape equal to ``scale.shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      scale: the scale :math:`\sigma > 0`, a float or float array.
+      shape: result shape, broadcast-compatible with ``scale``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape`` if
-      ``shape`` is not None, or else by ``scale.shape``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.rayleigh(jax.random.key(0), 1.0, (3,)).shape
+      (3,)
     """
     key, dtype, shape = float_sampler_args("rayleigh", key, dtype, shape, scale)
     return _rayleigh(key, scale, shape, dtype)
@@ -581,29 +558,25 @@ def _rayleigh(key, scale, shape, dtype):
 
 
 def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Wald random values with given shape and float dtype.
+    r"""Draw samples of the Wald (inverse Gaussian) distribution with unit shape.
 
-    The values are returned according to the probability density function:
-
-    .. math::
-       f(x;\mu) = \frac{1}{\sqrt{2\pi x^3}} \exp\left(-\frac{(x - \mu)^2}{2\mu^2 x}\right)
-
-    on the domain :math:`-\infty < x < \infty`, and where :math:`\mu > 0` is the location
-    parameter of the distribution.
+    The density is :math:`f(x) = e^{-(x - \mu)^2 / (2 \mu^2 x)} / \sqrt{2 \pi x^3}` for :math:`x > 0`.
 
     Args:
-      key: a PRNG key used as the random key.
-      mean: a float or array of floats broadcast-compatible with ``shape``
-        representing the mean parameter of the distribution.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``mean``. The default
-        (None) produces a result shape equal to ``np.shape(mean)``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      mean: the mean :math:`\mu > 0`, a float or float array.
+      shape: result shape, broadcast-compatible with ``mean``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape`` if
-      ``shape`` is not None, or else by ``mean.shape``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> bool((jax.random.wald(jax.random.key(0), 1.0, (4,)) > 0).all())
+      True
     """
     key, dtype, shape = float_sampler_args("wald", key, dtype, shape, mean)
     return _wald(key, mean, shape, dtype)
@@ -626,23 +599,23 @@ def _wald(key, mean, shape, dtype):
 
 
 def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
-    r"""Sample from a one sided Maxwell distribution.
+    r"""Draw samples of the one-sided Maxwell distribution.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x) \propto x^2 e^{-x^2 / 2}
-
-    on the domain :math:`0 \le x < \infty`.
+    The density is proportional to :math:`x^2 e^{-x^2 / 2}` for :math:`x \ge 0`: the length of a standard normal 3-vector.
 
     Args:
-      key: a PRNG key.
-      shape: optional, the batch dimensions of the result. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      shape: result shape (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A jnp.array of samples, of shape `shape`.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> bool((jax.random.maxwell(jax.random.key(0), (4,)) >= 0).all())
+      True
     """
     # The norm of three independent standard normals.
     key, _ = check_prng_key("maxwell", key)
@@ -664,25 +637,25 @@ def norm(x):
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
-    r"""Sample from a double sided Maxwell distribution.
+    r"""Draw samples of the two-sided Maxwell distribution.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x;\mu,\sigma) \propto z^2 e^{-z^2 / 2}
-
-    where :math:`z = (x - \mu) / \sigma`, with the center :math:`\mu` specified by
-    ``loc`` and the scale :math:`\sigma` specified by ``scale``.
+    With :math:`z = (x - \mu) / \sigma` the density is proportional to :math:`z^2 e^{-z^2 / 2}`.
 
     Args:
-      key: a PRNG key.
-      loc: The location parameter of the distribution.
-      scale: The scale parameter of the distribution.
-      shape: The shape added to the parameters loc and scale broadcastable shape.
-      dtype: The type used for samples.
+      key: the PRNG key to consume.
+      loc: the centre :math:`\mu`.
+      scale: the scale :math:`\sigma`.
+      shape: result shape, broadcast against the parameters (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A jnp.array of samples.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.double_sided_maxwell(jax.random.key(0), 0.0, 1.0, (3,)).shape
+      (3,)
     """
     key, _ = check_prng_key("double_sided_maxwell", key)
     dtype = _float_dtype(dtype, "double_sided_maxwell")
