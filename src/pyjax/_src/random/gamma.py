@@ -40,37 +40,27 @@ from pyjax._src.random.prng import random_gamma_p
 
 
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Gamma random values with given shape and float dtype.
+    r"""Draw samples of the gamma distribution with unit scale.
 
-    The values are distributed according to the probability density function:
+    The density is :math:`f(x) = x^{a - 1} e^{-x} / \Gamma(a)` for :math:`x > 0`.
 
-    .. math::
-       f(x;a) \propto x^{a - 1} e^{-x}
-
-    on the domain :math:`0 \le x < \infty`, with :math:`a > 0`.
-
-    This is the standard gamma density, with a unit scale/rate parameter.
-    Dividing the sample output by the rate is equivalent to sampling from
-    *gamma(a, rate)*, and multiplying the sample output by the scale is equivalent
-    to sampling from *gamma(a, scale)*.
+    Gradients with respect to ``a`` are implicit (through the CDF), as in JAX.
 
     Args:
-      key: a PRNG key used as the random key.
-      a: a float or array of floats broadcast-compatible with ``shape``
-        representing the parameter of the distribution.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``a``. The default (None)
-        produces a result shape equal to ``a.shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      a: the shape parameter :math:`a > 0`, a float or float array.
+      shape: result shape, broadcast-compatible with ``a``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape`` if
-      ``shape`` is not None, or else by ``a.shape``.
+      A floating array of the requested shape and dtype.
 
-    See Also:
-      loggamma : sample gamma values in log-space, which can provide improved
-        accuracy for small values of ``a``.
+    Example:
+      >>> import pyjax as jax
+      >>> bool((jax.random.gamma(jax.random.key(0), 2.0, (4,)) > 0).all())
+      True
     """
     key, _ = check_prng_key("gamma", key)
     dtype = _float_dtype(dtype, "gamma")
@@ -80,25 +70,25 @@ def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
 
 
 def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
-    """Sample log-gamma random values with given shape and float dtype.
+    """Draw the logarithms of gamma samples.
 
-    ``exp(loggamma(*args))`` equals ``gamma(*args)`` up to rounding; for samples
-    very close to zero (frequent when ``a << 1``) the log-space values keep
-    precision that the samples themselves lose.
+    Sampling in log space keeps small shape parameters, whose gamma samples underflow to zero, accurate.
 
     Args:
-      key: a PRNG key used as the random key.
-      a: a float or array of floats broadcast-compatible with ``shape``
-        representing the parameter of the distribution.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``a``. The default (None)
-        produces a result shape equal to ``a.shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      a: the shape parameter :math:`a > 0`, a float or float array.
+      shape: result shape, broadcast-compatible with ``a``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape`` if
-      ``shape`` is not None, or else by ``a.shape``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.loggamma(jax.random.key(0), 0.1, (3,)).shape
+      (3,)
     """
     key, _ = check_prng_key("loggamma", key)
     dtype = _float_dtype(dtype, "gamma")
@@ -124,30 +114,27 @@ def _gamma(key, a, shape, dtype, log_space=False):
 
 
 def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Beta random values with given shape and float dtype.
+    """Draw samples of the beta distribution on ``[0, 1]``.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x;a,b) \propto x^{a - 1}(1 - x)^{b - 1}
-
-    on the domain :math:`0 \le x \le 1`.
+    The density is proportional to :math:`x^{a - 1} (1 - x)^{b - 1}`.
 
     Args:
-      key: a PRNG key used as the random key.
-      a: a float or array of floats broadcast-compatible with ``shape``
-        representing the first parameter "alpha".
-      b: a float or array of floats broadcast-compatible with ``shape``
-        representing the second parameter "beta".
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``a`` and ``b``. The default
-        (None) produces a result shape by broadcasting ``a`` and ``b``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      a: first shape parameter, a float or float array.
+      b: second shape parameter, likewise.
+      shape: result shape, broadcast-compatible with ``a`` and ``b``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and shape given by ``shape`` if
-      ``shape`` is not None, or else by broadcasting ``a`` and ``b``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> x = jax.random.beta(jax.random.key(0), 2.0, 3.0, (4,))
+      >>> bool(((x >= 0) & (x <= 1)).all())
+      True
     """
     key, _ = check_prng_key("beta", key)
     dtype = _float_dtype(dtype, "beta")
@@ -174,36 +161,26 @@ def _beta(key, a, b, shape, dtype):
 
 
 def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Dirichlet random values with given shape and float dtype.
+    r"""Draw probability vectors from the Dirichlet distribution.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(\{x_i\}; \{\alpha_i\}) \propto \prod_{i=1}^k x_i^{\alpha_i - 1}
-
-    Where :math:`k` is the dimension, and :math:`\{x_i\}` satisfies
-
-    .. math::
-       \sum_{i=1}^k x_i = 1
-
-    and :math:`0 \le x_i \le 1` for all :math:`x_i`.
+    The density on the simplex is proportional to :math:`\prod_i x_i^{\alpha_i - 1}`.
 
     Args:
-      key: a PRNG key used as the random key.
-      alpha: an array of shape ``(..., n)`` used as the concentration
-        parameter of the random variables.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        batch shape; that is, the prefix of the result shape excluding the last
-        element of value ``n``. Must be broadcast-compatible with
-        ``alpha.shape[:-1]``. The default (None) produces a result shape equal to
-        ``alpha.shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      alpha: concentrations, an array of shape ``(..., n)``.
+      shape: batch shape of the result, broadcast-compatible with ``alpha.shape[:-1]``;
+        ``None`` (the default) means ``alpha.shape[:-1]``.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and shape given by
-      ``shape + (alpha.shape[-1],)`` if ``shape`` is not None, or else
-      ``alpha.shape``.
+      A floating array of shape ``(*shape, n)`` whose last axis sums to one.
+
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> jax.random.dirichlet(jax.random.key(0), jnp.ones(3), (2,)).shape
+      (2, 3)
     """
     key, _ = check_prng_key("dirichlet", key)
     dtype = _float_dtype(dtype, "dirichlet")
@@ -227,29 +204,25 @@ def _dirichlet(key, alpha, shape, dtype):
 
 
 def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Chisquare random values with given shape and float dtype.
+    r"""Draw samples of the chi-square distribution with ``df`` degrees of freedom.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x; \nu) \propto x^{\nu/2 - 1}e^{-x/2}
-
-    on the domain :math:`0 < x < \infty`, where :math:`\nu > 0` represents the
-    degrees of freedom, given by the parameter ``df``.
+    The density is proportional to :math:`x^{\nu/2 - 1} e^{-x/2}` for :math:`x > 0`, with :math:`\nu` = ``df``.
 
     Args:
-      key: a PRNG key used as the random key.
-      df: a float or array of floats broadcast-compatible with ``shape``
-        representing the parameter of the distribution.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``df``. The default (None)
-        produces a result shape equal to ``df.shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      df: degrees of freedom, a float or float array.
+      shape: result shape, broadcast-compatible with ``df``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape`` if
-      ``shape`` is not None, or else by ``df.shape``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> bool((jax.random.chisquare(jax.random.key(0), 3.0, (4,)) > 0).all())
+      True
     """
     key, dtype, shape = float_sampler_args("chisquare", key, dtype, shape, df)
     return _chisquare(key, df, shape, dtype, None)
@@ -265,34 +238,26 @@ def _chisquare(key, df, shape, dtype, out_sharding):
 
 
 def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample F-distribution random values with given shape and float dtype.
+    """Draw samples of the F distribution.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(x; \nu_1, \nu_2) \propto x^{\nu_1/2 - 1}\left(1 + \frac{\nu_1}{\nu_2}x\right)^{
-        -(\nu_1 + \nu_2) / 2}
-
-    on the domain :math:`0 < x < \infty`. Here :math:`\nu_1` is the degrees of
-    freedom of the numerator (``dfnum``), and :math:`\nu_2` is the degrees of
-    freedom of the denominator (``dfden``).
+    A sample is the ratio of two chi-square samples, each divided by its degrees of freedom.
 
     Args:
-      key: a PRNG key used as the random key.
-      dfnum: a float or array of floats broadcast-compatible with ``shape``
-        representing the numerator's ``df`` of the distribution.
-      dfden: a float or array of floats broadcast-compatible with ``shape``
-        representing the denominator's ``df`` of the distribution.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``dfnum`` and ``dfden``.
-        The default (None) produces a result shape equal to ``dfnum.shape``,
-        and ``dfden.shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      dfnum: degrees of freedom of the numerator.
+      dfden: degrees of freedom of the denominator.
+      shape: result shape, broadcast-compatible with ``dfnum`` and ``dfden``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape`` if
-      ``shape`` is not None, or else by ``df.shape``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.f(jax.random.key(0), 2.0, 5.0, (3,)).shape
+      (3,)
     """
     key, dtype, shape = float_sampler_args("f", key, dtype, shape, dfnum, dfden)
     return _f(key, dfnum, dfden, shape, dtype, None)
@@ -311,28 +276,25 @@ def _f(key, dfnum, dfden, shape, dtype, out_sharding):
 
 
 def t(key, df, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Student's t random values with given shape and float dtype.
+    r"""Draw samples of Student's t distribution with ``df`` degrees of freedom.
 
-    The values are distributed according to the probability density function:
-
-    .. math::
-       f(t; \nu) \propto \left(1 + \frac{t^2}{\nu}\right)^{-(\nu + 1)/2}
-
-    Where :math:`\nu > 0` is the degrees of freedom, given by the parameter ``df``.
+    The density is proportional to :math:`(1 + x^2 / \nu)^{-(\nu + 1)/2}`, with :math:`\nu` = ``df``.
 
     Args:
-      key: a PRNG key used as the random key.
-      df: a float or array of floats broadcast-compatible with ``shape``
-        representing the degrees of freedom parameter of the distribution.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``df``. The default (None)
-        produces a result shape equal to ``df.shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      df: degrees of freedom, a float or float array.
+      shape: result shape, broadcast-compatible with ``df``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape`` if
-      ``shape`` is not None, or else by ``df.shape``.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.t(jax.random.key(0), 4.0, (3,)).shape
+      (3,)
     """
     key, dtype, shape = float_sampler_args("t", key, dtype, shape, df)
     return _t(key, df, shape, dtype)
@@ -351,25 +313,24 @@ def _t(key, df, shape, dtype):
 
 
 def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
-    r"""Sample from the generalized normal distribution.
+    """Draw samples of the generalized normal distribution.
 
-    The values are returned according to the probability density function:
-
-    .. math::
-       f(x;p) \propto e^{-|x|^p}
-
-    on the domain :math:`-\infty < x < \infty`, where :math:`p > 0` is the
-    shape parameter.
+    The density is proportional to :math:`e^{-|x|^p}`; ``p = 2`` is a scaled normal and ``p = 1`` a Laplace.
 
     Args:
-      key: a PRNG key used as the random key.
-      p: a float representing the shape parameter.
-      shape: optional, the batch dimensions of the result. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      p: the shape parameter :math:`p > 0`.
+      shape: result shape (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified shape and dtype.
+      A floating array of the requested shape and dtype.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.generalized_normal(jax.random.key(0), 1.5, (3,)).shape
+      (3,)
     """
     shape = canonicalize_shape(shape)
     key, _ = check_prng_key("generalized_normal", key)
@@ -390,20 +351,25 @@ def _generalized_normal(key, p, shape, dtype):
 
 
 def ball(key, d: int, p: float = 2, shape=(), dtype=None, *, out_sharding=None):
-    """Sample uniformly from the unit Lp ball.
+    """Draw points uniformly from the unit ball of the ``p``-norm in ``d`` dimensions.
 
-    Reference: Barthe, Guédon, Mendelson and Naor, https://arxiv.org/abs/math/0503650.
+    The construction follows Barthe, Guedon, Mendelson and Naor (https://arxiv.org/abs/math/0503650).
 
     Args:
-      key: a PRNG key used as the random key.
-      d: a nonnegative int representing the dimensionality of the ball.
-      p: a float representing the p parameter of the Lp norm.
-      shape: optional, the batch dimensions of the result. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      d: the dimension, a nonnegative integer.
+      p: the norm's exponent (default 2).
+      shape: batch shape of the result (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array of shape `(*shape, d)` and specified dtype.
+      A floating array of shape ``(*shape, d)``.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.random.ball(jax.random.key(0), 3, shape=(5,)).shape
+      (5, 3)
     """
     shape = canonicalize_shape(shape)
     key, _ = check_prng_key("ball", key)

@@ -126,27 +126,24 @@ def _poisson(key, lam, shape, dtype):
 
 
 def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
-    r"""Sample Poisson random values with given shape and integer dtype.
+    r"""Draw counts from the Poisson distribution with rate ``lam``.
 
-    The values are distributed according to the probability mass function:
-
-    .. math::
-       f(k; \lambda) = \frac{\lambda^k e^{-\lambda}}{k!}
-
-    Where `k` is a non-negative integer and :math:`\lambda > 0`.
+    The mass function is :math:`f(k) = \lambda^k e^{-\lambda} / k!` for integers :math:`k \ge 0`.
 
     Args:
-      key: a PRNG key used as the random key.
-      lam: rate parameter (mean of the distribution), must be >= 0. Must be
-        broadcast-compatible with ``shape``
-      shape: optional, a tuple of nonnegative integers representing the result
-        shape. Default (None) produces a result shape equal to ``lam.shape``.
-      dtype: optional, a integer dtype for the returned values (default int64 if
-        jax_enable_x64 is true, otherwise int32).
+      key: the PRNG key to consume.
+      lam: the rate (and mean), nonnegative; a float or float array.
+      shape: result shape, broadcast-compatible with ``lam``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: integer result dtype (default: the default integer dtype).
 
     Returns:
-      A random array with the specified dtype and with shape given by ``shape`` if
-      ``shape is not None, or else by ``lam.shape``.
+      An integer array of the requested shape.
+
+    Example:
+      >>> import pyjax as jax
+      >>> bool((jax.random.poisson(jax.random.key(0), 3.0, (4,)) >= 0).all())
+      True
     """
     key, _ = check_prng_key("poisson", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
@@ -288,32 +285,27 @@ def _binomial(key, count, prob, shape, dtype):
 
 
 def binomial(key, n, p, shape=None, dtype=None):
-    r"""Sample Binomial random values with given shape and float dtype.
+    r"""Draw success counts from ``n`` trials of probability ``p``.
 
-    The values are returned according to the probability mass function:
-
-    .. math::
-        f(k;n,p) = \binom{n}{k}p^k(1-p)^{n-k}
-
-    on the domain :math:`0 < p < 1`, and where :math:`n` is a nonnegative integer
-    representing the number of trials and :math:`p` is a float representing the
-    probability of success of an individual trial.
+    The mass function is :math:`f(k) = \binom{n}{k} p^k (1 - p)^{n - k}` for :math:`0 \le k \le n`.
 
     Args:
-      key: a PRNG key used as the random key.
-      n: a float or array of floats broadcast-compatible with ``shape``
-        representing the number of trials.
-      p: a float or array of floats broadcast-compatible with ``shape``
-        representing the probability of success of an individual trial.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        shape. Must be broadcast-compatible with ``n`` and ``p``.
-        The default (None) produces a result shape equal to ``np.broadcast(n, p).shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
+      key: the PRNG key to consume.
+      n: the number of trials, a float or float array.
+      p: the success probability of one trial.
+      shape: result shape, broadcast-compatible with ``n`` and ``p``; ``None`` (the
+        default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
 
     Returns:
-      A random array with the specified dtype and with shape given by
-      ``np.broadcast(n, p).shape``.
+      A floating array of whole-number counts of the requested shape.
+
+    Example:
+      >>> import pyjax as jax
+      >>> x = jax.random.binomial(jax.random.key(0), 10.0, 0.5, (4,))
+      >>> bool(((x >= 0) & (x <= 10)).all())
+      True
     """
     key, _ = check_prng_key("binomial", key)
     check_arraylike("binomial", n, p)
@@ -326,29 +318,28 @@ def binomial(key, n, p, shape=None, dtype=None):
 
 
 def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
-    r"""Sample from a multinomial distribution.
+    r"""Draw how often each outcome occurs in ``n`` trials.
 
-    The probability mass function is
-
-    .. math::
-        f(x;n,p) = \frac{n!}{x_1! \ldots x_k!} p_1^{x_1} \ldots p_k^{x_k}
+    The mass function is :math:`f(x) = n! \prod_i p_i^{x_i} / x_i!` with :math:`\sum_i x_i = n`.
 
     Args:
-      key: PRNG key.
-      n: number of trials. Should have shape broadcastable to ``p.shape[:-1]``.
-      p: probability of each outcome, with outcomes along the last axis.
-      shape: optional, a tuple of nonnegative integers specifying the result batch
-        shape, that is, the prefix of the result shape excluding the last axis.
-        Must be broadcast-compatible with ``p.shape[:-1]``. The default (None)
-        produces a result shape equal to ``p.shape``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
-      unroll: optional, unroll parameter passed to :func:`jax.lax.scan` inside the
-        implementation of this function.
+      key: the PRNG key to consume.
+      n: the number of trials, broadcast-compatible with ``p.shape[:-1]``.
+      p: outcome probabilities along the last axis.
+      shape: batch shape of the result (everything but the last axis); ``None``
+        (the default) means ``p.shape[:-1]``.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
+      unroll: the ``unroll`` passed to the :func:`jax.lax.scan` over outcomes.
 
     Returns:
-      An array of counts for each outcome with the specified dtype and with shape
-        ``p.shape`` if ``shape`` is None, otherwise ``shape + (p.shape[-1],)``.
+      A floating array of counts of shape ``(*shape, p.shape[-1])``.
+
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> float(jax.random.multinomial(jax.random.key(0), 5.0, jnp.array([0.2, 0.8])).sum())
+      5.0
     """
     key, _ = check_prng_key("multinomial", key)
     check_arraylike("multinomial", n, p)

@@ -24,36 +24,29 @@ from pyjax._src.random.numpy_ops import promote_dtypes_inexact, shape_of
 
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "cholesky", *,
                         out_sharding=None):
-    r"""Sample multivariate normal random values with given mean and covariance.
+    """Draw vectors from a multivariate normal distribution.
 
-    The values are returned according to the probability density function:
-
-    .. math::
-       f(x;\mu, \Sigma) = (2\pi)^{-k/2} \det(\Sigma)^{-1}e^{-\frac{1}{2}(x - \mu)^T \Sigma^{-1} (x - \mu)}
-
-    where :math:`k` is the dimension, :math:`\mu` is the mean (given by ``mean``) and
-    :math:`\Sigma` is the covariance matrix (given by ``cov``).
+    Standard normal draws are multiplied by a factor of ``cov`` and shifted by ``mean``.
 
     Args:
-      key: a PRNG key used as the random key.
-      mean: a mean vector of shape ``(..., n)``.
-      cov: a positive definite covariance matrix of shape ``(..., n, n)``. The
-        batch shape ``...`` must be broadcast-compatible with that of ``mean``.
-      shape: optional, a tuple of nonnegative integers specifying the result
-        batch shape; that is, the prefix of the result shape excluding the last
-        axis. Must be broadcast-compatible with ``mean.shape[:-1]`` and
-        ``cov.shape[:-2]``. The default (None) produces a result batch shape by
-        broadcasting together the batch shapes of ``mean`` and ``cov``.
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
-      method: optional, a method to compute the factor of ``cov``.
-        Must be one of 'svd', 'eigh', and 'cholesky'. Default 'cholesky'. For
-        singular covariance matrices, use 'svd' or 'eigh'.
+      key: the PRNG key to consume.
+      mean: the means, an array of shape ``(..., n)``.
+      cov: the covariances, an array of shape ``(..., n, n)``.
+      shape: batch shape of the result, broadcast-compatible with ``mean.shape[:-1]``
+        and ``cov.shape[:-2]``; ``None`` (the default) means their broadcast shape.
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
+      method: how ``cov`` is factored: ``'cholesky'`` (the default), ``'eigh'`` or
+        ``'svd'``; the last two also accept singular ``cov``.
 
     Returns:
-      A random array with the specified dtype and shape given by
-      ``shape + mean.shape[-1:]`` if ``shape`` is not None, or else
-      ``broadcast_shapes(mean.shape[:-1], cov.shape[:-2]) + mean.shape[-1:]``.
+      A floating array of shape ``(*shape, n)``.
+
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> jax.random.multivariate_normal(jax.random.key(0), jnp.zeros(2), jnp.eye(2), (3,)).shape
+      (3, 2)
     """
     key, _ = check_prng_key("multivariate_normal", key)
     mean, cov = promote_dtypes_inexact(mean, cov)
@@ -116,32 +109,30 @@ def _broadcast_leading(x, shape):
 
 
 def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None, *, out_sharding=None):
-    r"""Sample uniformly from the orthogonal group O(n).
+    """Draw a Haar-random orthogonal (or unitary) matrix.
 
-    If the dtype is complex, sample uniformly from the unitary group U(n).
-
-    For unequal rows and columns, this samples a semi-orthogonal matrix instead.
-    That is, if :math:`A` is the resulting matrix and :math:`A^*` is its conjugate
-    transpose, then:
-
-    - If :math:`n \leq m`, the rows are mutually orthonormal: :math:`A A^* = I_n`.
-    - If :math:`m \leq n`, the columns are mutually orthonormal: :math:`A^* A = I_m`.
+    Complex dtypes draw from the unitary group. When ``m != n`` the result is
+    semi-orthogonal: orthonormal rows if ``n <= m``, orthonormal columns if
+    ``m <= n``. The construction is Mezzadri's (https://arxiv.org/abs/math-ph/0609050):
+    the QR factor of a normal matrix with the signs of R's diagonal folded in.
 
     Args:
-      key: a PRNG key used as the random key.
-      n: an integer indicating the number of rows.
-      shape: optional, the batch dimensions of the result. Default ().
-      dtype: optional, a float dtype for the returned values (default float64 if
-        jax_enable_x64 is true, otherwise float32).
-      m: an integer indicating the number of columns. Defaults to `n`.
+      key: the PRNG key to consume.
+      n: the number of rows.
+      shape: batch shape of the result (default ``()``).
+      dtype: floating result dtype (default: the default float dtype, float32
+        unless x64 is enabled).
+      m: the number of columns (default ``n``).
 
     Returns:
-      A random array of shape `(*shape, n, m)` and specified dtype.
+      An array of shape ``(*shape, n, m)``.
 
-    References:
-      Mezzadri, Francesco. (2007). "How to generate random matrices from the
-      classical compact groups". Notices of the American Mathematical Society,
-      54(5), 592-604. https://arxiv.org/abs/math-ph/0609050.
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> q = jax.random.orthogonal(jax.random.key(0), 3)
+      >>> bool(jnp.allclose(q @ q.T, jnp.eye(3), atol=1e-5))
+      True
     """
     columns = n if m is None else m
     shape = canonicalize_shape(shape)
