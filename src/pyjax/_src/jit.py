@@ -16,7 +16,9 @@ import time
 import weakref
 from typing import Any, Callable, Sequence
 
-from pyjax._src import cache_miss, config, core
+import numpy as np
+
+from pyjax._src import cache_miss, config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
@@ -407,17 +409,17 @@ class _CacheEntry:
 
 
 def _to_numpy(x):
-    import numpy as np
-
-    from pyjax._src import dtypes
-
+    t = type(x)
+    if t in _PY_SCALARS:  # a weak Python scalar: a 0-d array of its canonical dtype
+        return np.asarray(x, core.python_scalar_aval(t).dtype)
     if isinstance(x, Array):
         return x._value
     if isinstance(x, core.Tracer):
-        from pyjax._src import errors
-
         raise errors.escaped_tracer_error(x)
     return np.asarray(x, dtypes.canonicalize_dtype(core.concrete_aval(x).dtype))
+
+
+_PY_SCALARS = frozenset({bool, int, float, complex})
 
 
 _all_jitted: weakref.WeakSet = weakref.WeakSet()
