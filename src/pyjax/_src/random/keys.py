@@ -46,7 +46,7 @@ def default_prng_impl() -> PRNGImpl:
 
 
 class PRNGSpec:
-    """Specifies a PRNG key implementation."""
+    """Names a PRNG implementation; what :func:`key_impl` returns for an unregistered one."""
 
     __slots__ = ("_impl",)
 
@@ -177,20 +177,18 @@ def _key(ctor_name: str, seed, impl_spec):
 
 
 def key(seed, *, impl=None, dtype=None):
-    """Create a pseudo-random number generator (PRNG) key given an integer seed.
+    """Make a typed PRNG key from an integer seed.
 
-    The result is a scalar array containing a key, whose dtype indicates the
-    PRNG implementation (``key<fry>`` for the default threefry2x32).
+    The key is a scalar array whose dtype names its implementation
+    (``key<fry>`` for the default, threefry2x32).
 
     Args:
-      seed: a 64- or 32-bit integer used as the value of the key.
-      impl: optional string specifying the PRNG implementation (e.g.
-        ``'threefry2x32'``). Deprecated in favor of ``dtype``.
-      dtype: optional key dtype or implementation name.
+      seed: the seed, an integer of up to 64 bits.
+      impl: the implementation's name; ``dtype`` is preferred.
+      dtype: a key dtype or implementation name (default: ``jax_default_prng_impl``).
 
     Returns:
-      A scalar PRNG key array, consumable by random functions as well as
-      ``split`` and ``fold_in``.
+      A scalar key array, for the samplers, :func:`split` and :func:`fold_in`.
 
     Example:
       >>> key(0)
@@ -205,32 +203,43 @@ def key(seed, *, impl=None, dtype=None):
 
 
 def PRNGKey(seed, *, impl=None):
-    """Create a legacy PRNG key given an integer seed.
+    """Make a raw (legacy) PRNG key from an integer seed.
 
-    The key is a raw ``uint32`` array (shape ``(2,)`` for threefry2x32): the
-    seed's high and low 32-bit words. It carries no implementation, so the
-    default implementation must match wherever it is used. Prefer ``key``.
+    The key is a plain ``uint32`` array, shape ``(2,)`` for threefry2x32, holding
+    the seed's high and low 32-bit words. Nothing in it records the
+    implementation, so every consumer must assume the default one; prefer
+    :func:`key`.
 
     Args:
-      seed: a 64- or 32-bit integer used as the value of the key.
-      impl: optional string specifying the PRNG implementation.
+      seed: the seed, an integer of up to 64 bits.
+      impl: the implementation's name (default: ``jax_default_prng_impl``).
 
     Returns:
-      A PRNG key, consumable by random functions as well as ``split`` and ``fold_in``.
+      A ``uint32`` key-data array.
+
+    Example:
+      >>> PRNGKey(1)
+      Array([0, 1], dtype=uint32)
     """
     return return_prng_keys(True, _key("PRNGKey", seed, impl))
 
 
 def fold_in(key, data):
-    """Folds in data to a PRNG key to form a new PRNG key.
+    """Derive a new key by mixing a 32-bit integer into ``key``.
+
+    Distinct ``data`` give statistically independent keys, so folding in a step
+    or device index is a cheap way to make per-step keys.
 
     Args:
-      key: a PRNG key (from ``key``, ``split``, ``fold_in``).
-      data: a 32-bit integer representing data to be folded into the key.
+      key: the key to derive from.
+      data: a scalar integer, taken as ``uint32``.
 
     Returns:
-      A new PRNG key that is a deterministic function of the inputs and is
-      statistically safe for producing a stream of new pseudo-random values.
+      A key of the same kind (typed or raw) as ``key``.
+
+    Example:
+      >>> fold_in(key(0), 7).dtype
+      key<fry>
     """
     key, wrapped = check_prng_key("fold_in", key)
     if np.ndim(data):
@@ -250,15 +259,19 @@ def split_typed(key, num=2):
 
 
 def split(key, num=2):
-    """Splits a PRNG key into `num` new keys by adding a leading axis.
+    """Derive ``num`` independent keys from ``key``.
 
     Args:
-      key: a PRNG key (from ``key``, ``split``, ``fold_in``).
-      num: optional, a positive integer (or tuple of integers) indicating
-        the number (or shape) of keys to produce. Defaults to 2.
+      key: the key to split; it should not be used again afterwards.
+      num: how many keys to make, or a tuple giving the shape of the result
+        (default 2).
 
     Returns:
-      An array-like object of `num` new PRNG keys.
+      An array of keys of shape ``(num,)`` (or ``num``), of the same kind as ``key``.
+
+    Example:
+      >>> split(key(0), 3).shape
+      (3,)
     """
     typed_key, wrapped = check_prng_key("split", key)
     return return_prng_keys(wrapped, split_typed(typed_key, num))
@@ -272,22 +285,35 @@ def key_impl(keys):
 
 
 def key_data(keys):
-    """Recover the bits of key data underlying a PRNG key array."""
+    """Return the ``uint32`` words underlying an array of keys.
+
+    Args:
+      keys: a typed key array (or a raw one, returned unchanged).
+
+    Returns:
+      A ``uint32`` array of shape ``keys.shape`` plus the implementation's key shape.
+
+    Example:
+      >>> key_data(key(3))
+      Array([0, 3], dtype=uint32)
+    """
     keys, _ = check_prng_key("key_data", keys, allow_batched=True)
     return prng.random_unwrap(keys)
 
 
 def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
-    """Wrap an array of key data bits into a PRNG key array.
+    """Make a typed key array from ``uint32`` key words.
+
+    This is the inverse of :func:`key_data`.
 
     Args:
-      key_bits_array: a ``uint32`` array with trailing shape corresponding to
-        the key shape of the PRNG implementation specified by ``impl``.
-      impl: optional, specifies a PRNG implementation, as in ``random.key``.
-      dtype: optional key dtype or implementation name.
+      key_bits_array: a ``uint32`` array whose trailing axes are the
+        implementation's key shape.
+      impl: the implementation's name; ``dtype`` is preferred.
+      dtype: a key dtype or implementation name (default: the default one).
 
     Returns:
-      A PRNG key array whose shape is the leading shape of ``key_bits_array``.
+      A key array over the leading axes of ``key_bits_array``.
 
     Example:
       >>> k = key(42)
@@ -303,25 +329,25 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
 
 
 def clone(key):
-    """Clone a key for reuse.
-
-    Outside the context of key reuse checking this function is the identity.
-    """
+    """Return ``key`` itself; a marker for deliberate reuse when key-reuse checking is on."""
     return prng.random_clone_p.bind(key)
 
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
-    """Sample uniform bits in the form of unsigned integers.
+    """Draw raw random bits as unsigned integers.
 
     Args:
-      key: a PRNG key used as the random key.
-      shape: optional, a tuple of nonnegative integers representing the result
-        shape. Default ``()``.
-      dtype: optional, an unsigned integer dtype for the returned values (default
-        ``uint64`` if ``jax_enable_x64`` is true, otherwise ``uint32``).
+      key: the PRNG key to consume.
+      shape: result shape (default ``()``).
+      dtype: unsigned integer result dtype (default: ``uint32``, or ``uint64`` when
+        x64 is enabled).
 
     Returns:
-      A random array with the specified shape and dtype.
+      An unsigned integer array of the requested shape and dtype.
+
+    Example:
+      >>> bits(key(0), (2,)).dtype
+      dtype('uint32')
     """
     key, _ = check_prng_key("bits", key)
     if dtype is None:
