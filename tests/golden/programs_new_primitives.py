@@ -196,3 +196,8 @@ jax.grad(lambda b: lax.custom_linear_solve(lambda x: 2.0 * x, b, lambda m, r: r 
 program("custom_linear_solve_solve_shape_error", "error", """
 lax.custom_linear_solve(lambda x: 2.0 * x, jnp.ones(2), lambda m, r: r[:1])
 """)
+program("debug_print_kept_under_grad_of_jit_and_scan", "value", """
+f = lambda a: (jax.debug.print("in {}", a), jnp.sin(a))[1]
+jax.grad(lambda a: jax.jit(f)(a).sum())(jnp.ones(2))
+result = jax.jit(jax.grad(lambda a: lax.scan(lambda c, x: (c + f(x).sum(), None), 0.0, a)[0]))(jnp.ones(2))
+""")
