@@ -114,6 +114,11 @@ def _jacrev_unravel(output_pytree, input_leaf, arr):
 # jacfwd, jacrev, jacobian, hessian
 
 
+def _selected(argnums, per_argument):
+    # a single int argnums differentiates one argument, which is not wrapped in a tuple
+    return per_argument[0] if isinstance(argnums, int) else per_argument
+
+
 def _check_input_dtype_jacfwd(holomorphic: bool, x) -> None:
     check_arg(x)
     dtype = core.get_aval(x).dtype
@@ -138,30 +143,33 @@ def _check_output_dtype_jacfwd(holomorphic: bool, x) -> None:
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable:
-    """Jacobian of ``fun`` evaluated column-by-column using forward-mode AD.
+    """Build the Jacobian of ``fun`` one input direction at a time, in forward mode.
+
+    Forward mode pushes the whole standard basis of the inputs through
+    :func:`jax.jvp` under :func:`jax.vmap`, so it suits functions with fewer inputs
+    than outputs.
 
     Args:
-      fun: Function whose Jacobian is to be computed.
-      argnums: Optional, integer or sequence of integers. Specifies which
-        positional argument(s) to differentiate with respect to (default ``0``).
-      has_aux: Optional, bool. Indicates whether ``fun`` returns a pair where the
-        first element is considered the output of the mathematical function to be
-        differentiated and the second element is auxiliary data. Default False.
-      holomorphic: Optional, bool. Indicates whether ``fun`` is promised to be
-        holomorphic. Default False.
+      fun: the function to differentiate; the differentiated arguments and its
+        outputs are arrays, scalars or pytrees of them.
+      argnums: which positional argument(s) to differentiate with respect to, an
+        integer or a sequence of integers (default 0).
+      has_aux: when ``True``, ``fun`` returns ``(output, aux)`` and ``aux`` is
+        passed through undifferentiated (default ``False``).
+      holomorphic: when ``True``, ``fun`` is promised to be complex-differentiable
+        and complex inputs and outputs are allowed (default ``False``).
 
     Returns:
-      A function with the same arguments as ``fun``, that evaluates the Jacobian of
-      ``fun`` using forward-mode automatic differentiation. If ``has_aux`` is True
-      then a pair of (jacobian, auxiliary_data) is returned.
+      A function taking ``fun``'s arguments and returning the Jacobian (one column per input element),
+      or ``(jacobian, aux)`` when ``has_aux`` is set. For an output leaf of shape
+      ``out`` and an input leaf of shape ``in`` the block has shape ``out + in``.
 
-    >>> def f(x):
-    ...   return jnp.asarray([x[0], 5*x[2], 4*x[1]**2 - 2*x[2], x[2] * jnp.sin(x[0])])
-    >>> print(jax.jacfwd(f)(jnp.array([1., 2., 3.])))
-    [[ 1.       0.       0.     ]
-     [ 0.       0.       5.     ]
-     [ 0.      16.      -2.     ]
-     [ 1.6209   0.       0.84147]]
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> jax.jacfwd(lambda x: jnp.stack([x[0] * x[1], x[1] ** 2]))(jnp.array([2., 3.]))
+      Array([[3., 2.],
+             [0., 6.]], dtype=float32)
     """
     from pyjax._src.api import vmap
 
@@ -173,44 +181,48 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         f_partial, dyn_args = argnums_partial(fun, argnums, args, kwargs)
         tree_map(functools.partial(_check_input_dtype_jacfwd, holomorphic), dyn_args)
         dyn_args = tree_map(as_array, dyn_args)
-        pushfwd = functools.partial(jvp_unchecked, f_partial, dyn_args, has_aux=has_aux)
-        if has_aux:
-            y, jac, aux = vmap(pushfwd, out_axes=(None, -1, None))(_std_basis(dyn_args))
-        else:
-            y, jac = vmap(pushfwd, out_axes=(None, -1))(_std_basis(dyn_args))
-        tree_map(functools.partial(_check_output_dtype_jacfwd, holomorphic), y)
-        example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
-        jac_tree = tree_map(functools.partial(_jacfwd_unravel, example_args), y, jac)
-        return (jac_tree, aux) if has_aux else jac_tree
+        push_forward = functools.partial(jvp_unchecked, f_partial, dyn_args, has_aux=has_aux)
+        # the primal output (and aux) is the same for every basis vector
+        batched_out_axes = (None, -1, None) if has_aux else (None, -1)
+        out, columns, *aux = vmap(push_forward, out_axes=batched_out_axes)(_std_basis(dyn_args))
+        tree_map(functools.partial(_check_output_dtype_jacfwd, holomorphic), out)
+        jac_tree = tree_map(functools.partial(_jacfwd_unravel, _selected(argnums, dyn_args)), out, columns)
+        return (jac_tree, *aux) if has_aux else jac_tree
 
     return jacfun
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False, allow_int: bool = False) -> Callable:
-    """Jacobian of ``fun`` evaluated row-by-row using reverse-mode AD.
+    """Build the Jacobian of ``fun`` one output direction at a time, in reverse mode.
+
+    Reverse mode pulls the whole standard basis of the outputs back through the
+    :func:`jax.vjp` function under :func:`jax.vmap`, so it suits functions with more
+    inputs than outputs.
 
     Args:
-      fun: Function whose Jacobian is to be computed.
-      argnums: Optional, integer or sequence of integers. Specifies which
-        positional argument(s) to differentiate with respect to (default ``0``).
-      has_aux: Optional, bool. Indicates whether ``fun`` returns a pair where the
-        first element is considered the output of the mathematical function to be
-        differentiated and the second element is auxiliary data. Default False.
-      holomorphic: Optional, bool. Indicates whether ``fun`` is promised to be
-        holomorphic. Default False.
-      allow_int: Optional, bool. Whether to allow differentiating with
-        respect to integer valued inputs. The gradient of an integer input will
-        have a trivial vector-space dtype (float0). Default False.
+      fun: the function to differentiate; the differentiated arguments and its
+        outputs are arrays, scalars or pytrees of them.
+      argnums: which positional argument(s) to differentiate with respect to, an
+        integer or a sequence of integers (default 0).
+      has_aux: when ``True``, ``fun`` returns ``(output, aux)`` and ``aux`` is
+        passed through undifferentiated (default ``False``).
+      holomorphic: when ``True``, ``fun`` is promised to be complex-differentiable
+        and complex inputs and outputs are allowed (default ``False``).
+      allow_int: when ``True``, integer inputs are accepted and get ``float0``
+        derivatives (default ``False``).
 
     Returns:
-      A function with the same arguments as ``fun``, that evaluates the Jacobian of
-      ``fun`` using reverse-mode automatic differentiation. If ``has_aux`` is True
-      then a pair of (jacobian, auxiliary_data) is returned.
+      A function taking ``fun``'s arguments and returning the Jacobian (one row per output element),
+      or ``(jacobian, aux)`` when ``has_aux`` is set. For an output leaf of shape
+      ``out`` and an input leaf of shape ``in`` the block has shape ``out + in``.
 
-    >>> print(jax.jacrev(lambda x: jnp.sin(x) * x)(jnp.array([1., 2.])))
-    [[1.3817732 0.       ]
-     [0.        0.0770038]]
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> jax.jacrev(lambda x: jnp.stack([x[0] * x[1], x[1] ** 2]))(jnp.array([2., 3.]))
+      Array([[3., 2.],
+             [0., 6.]], dtype=float32)
     """
     from pyjax._src.api import vmap
 
@@ -221,40 +233,56 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     def jacfun(*args, **kwargs):
         f_partial, dyn_args = argnums_partial(fun, argnums, args, kwargs)
         tree_map(functools.partial(check_input_dtype_revderiv, "jacrev", holomorphic, allow_int), dyn_args)
-        y, pullback, *maybe_aux = vjp(f_partial, *dyn_args, has_aux=has_aux)
-        tree_map(functools.partial(check_output_dtype_revderiv, "jacrev", holomorphic), y)
-        jac = vmap(pullback)(_std_basis(y))
-        jac = jac[0] if isinstance(argnums, int) else jac
-        example_args = dyn_args[0] if isinstance(argnums, int) else dyn_args
-        jac_tree = tree_map(functools.partial(_jacrev_unravel, y), example_args, jac)
-        jac_tree = tree_transpose(tree_structure(example_args), tree_structure(y), jac_tree)
-        return (jac_tree, *maybe_aux) if has_aux else jac_tree
+        out, pull_back, *aux = vjp(f_partial, *dyn_args, has_aux=has_aux)
+        tree_map(functools.partial(check_output_dtype_revderiv, "jacrev", holomorphic), out)
+        rows = _selected(argnums, vmap(pull_back)(_std_basis(out)))
+        inputs = _selected(argnums, dyn_args)
+        # blocks come out grouped by input; the result groups them by output
+        by_input = tree_map(functools.partial(_jacrev_unravel, out), inputs, rows)
+        jac_tree = tree_transpose(tree_structure(inputs), tree_structure(out), by_input)
+        return (jac_tree, *aux) if has_aux else jac_tree
 
     return jacfun
 
 
 def jacobian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
              holomorphic: bool = False, allow_int: bool = False) -> Callable:
-    """Alias of :func:`jax.jacrev`."""
-    return jacrev(fun, argnums=argnums, has_aux=has_aux, holomorphic=holomorphic, allow_int=allow_int)
+    """Same as :func:`jacrev`."""
+    options = dict(argnums=argnums, has_aux=has_aux, holomorphic=holomorphic, allow_int=allow_int)
+    return jacrev(fun, **options)
 
 
 def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
             holomorphic: bool = False) -> Callable:
-    """Hessian of ``fun`` as a dense array: ``jacfwd(jacrev(fun))``.
+    """Build the matrix of second derivatives of ``fun``, as ``jacfwd(jacrev(fun))``.
 
-    The tree structure of ``hessian(fun)(x)`` is the tree product of the
-    structure of ``fun(x)`` with two copies of the structure of ``x``; a leaf
-    for output leaf of shape ``(out...)`` and input leaves of shapes
-    ``(in1...)``, ``(in2...)`` has shape ``(out..., in1..., in2...)``.
+    For an output leaf of shape ``out`` and input leaves of shapes ``in1`` and
+    ``in2``, the corresponding block has shape ``out + in1 + in2``; the result's
+    tree nests the output's structure around two copies of the input's.
 
-    >>> g = lambda x: x[0]**3 - 2*x[0]*x[1] - x[1]**6
-    >>> print(jax.hessian(g)(jnp.array([1., 2.])))
-    [[   6.   -2.]
-     [  -2. -480.]]
+    Args:
+      fun: the function to differentiate; the differentiated arguments and its
+        outputs are arrays, scalars or pytrees of them.
+      argnums: which positional argument(s) to differentiate with respect to, an
+        integer or a sequence of integers (default 0).
+      has_aux: when ``True``, ``fun`` returns ``(output, aux)`` and ``aux`` is
+        passed through undifferentiated (default ``False``).
+      holomorphic: when ``True``, ``fun`` is promised to be complex-differentiable
+        and complex inputs and outputs are allowed (default ``False``).
+
+    Returns:
+      A function taking ``fun``'s arguments and returning the Hessian, or
+      ``(hessian, aux)`` when ``has_aux`` is set.
+
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> jax.hessian(lambda x: x[0] ** 2 * x[1])(jnp.array([1., 2.]))
+      Array([[4., 2.],
+             [2., 0.]], dtype=float32)
     """
-    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic),
-                  argnums, has_aux=has_aux, holomorphic=holomorphic)
+    options = dict(argnums=argnums, has_aux=has_aux, holomorphic=holomorphic)
+    return jacfwd(jacrev(fun, **options), **options)
 
 
 # ---------------------------------------------------------------------------
@@ -301,33 +329,28 @@ def _instantiate_known(trace, x):
 
 
 def linear_transpose(fun: Callable, *primals, reduce_axes=()) -> Callable:
-    """Transpose a function that is promised to be linear.
+    """Return the transpose of a function that is promised to be linear.
 
-    For linear functions, this transformation is equivalent to :py:func:`vjp`,
-    but avoids the overhead of computing the forward pass.
-
-    The outputs of the transposed function always have the dtypes of
-    ``primals``. Integer dtypes are supported only for integer -> integer
-    functions.
+    For a linear ``fun`` this gives what :func:`jax.vjp` would, without running a
+    forward pass first. The results keep the dtypes of ``primals``; integer
+    dtypes are allowed only when every input and output is an integer.
 
     Args:
-      fun: the linear function to be transposed.
-      *primals: a positional argument tuple of arrays, scalars, or (nested)
-        standard Python containers of those types used for evaluating the
-        shape/dtype of ``fun(*primals)``; only the ``shape`` and ``dtype``
-        attributes are accessed (a ``ShapeDtypeStruct`` will do).
+      fun: the linear function.
+      *primals: example arguments (arrays, scalars, pytrees of them, or anything
+        with ``shape`` and ``dtype`` such as :class:`jax.ShapeDtypeStruct`); only
+        their shapes and dtypes are used.
 
     Returns:
-      A callable that calculates the transpose of ``fun``. Valid input into
-      this function must have the same shape/dtypes/structure as the result of
-      ``fun(*primals)``. Output will be a tuple, with the same
-      shape/dtypes/structure as ``primals``.
+      A function from a cotangent shaped like ``fun(*primals)`` to a tuple shaped
+      like ``primals``.
 
-    >>> f = lambda x, y: 0.5 * x - 0.5 * y
-    >>> scalar = jax.ShapeDtypeStruct(shape=(), dtype=np.dtype(np.float32))
-    >>> f_transpose = jax.linear_transpose(f, scalar, scalar)
-    >>> f_transpose(1.0)
-    (Array(0.5, dtype=float32), Array(-0.5, dtype=float32))
+    Example:
+      >>> import numpy as np
+      >>> import pyjax as jax
+      >>> s = jax.ShapeDtypeStruct((), np.dtype(np.float32))
+      >>> jax.linear_transpose(lambda x, y: 2.0 * x + y, s, s)(1.0)
+      (Array(2., dtype=float32), Array(1., dtype=float32, weak_type=True))
     """
     if reduce_axes:
         raise NotImplementedError("reduce_axes argument to transpose is deprecated")
@@ -400,20 +423,26 @@ def _maybe_perturbed(x) -> bool:
 
 
 def closure_convert(fun: Callable, *example_args) -> tuple[Callable, list[Any]]:
-    """Closure conversion utility, for use with higher-order custom derivatives.
+    """Turn the differentiable values ``fun`` closes over into explicit arguments.
 
-    Traces ``fun`` on the types of ``example_args`` and hoists the values it
-    closes over that may be differentiated (tracers) into explicit arguments.
+    Custom-derivative rules (:func:`jax.custom_vjp` and friends) may not close
+    over tracers; tracing ``fun`` once on the types of ``example_args`` finds the
+    tracers it captures so that they can be passed in instead.
 
     Args:
-      fun: Python callable to be converted. Must be a pure function.
-      example_args: arrays, scalars, or (nested) standard Python containers
-        thereof, used to determine the types of the formal arguments to ``fun``.
+      fun: a pure Python function.
+      *example_args: arrays, scalars or pytrees of them giving the types of
+        ``fun``'s arguments.
 
     Returns:
-      A pair comprising (i) a Python callable, accepting the same arguments as
-      ``fun`` followed by arguments corresponding to the values hoisted from its
-      closure, and (ii) a list of values hoisted from the closure.
+      ``(converted, hoisted)``: ``converted`` takes ``fun``'s arguments followed by
+      the hoisted values, and ``hoisted`` is the list of those values.
+
+    Example:
+      >>> import pyjax as jax
+      >>> converted, hoisted = jax.closure_convert(lambda x: x * 2.0, 1.0)
+      >>> hoisted, converted(3.0)
+      ([], Array(6., dtype=float32, weak_type=True))
     """
     from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
     from pyjax._src.jaxpr import eval_jaxpr
