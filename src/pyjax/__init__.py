@@ -65,3 +65,6 @@ def device_count() -> int:
 
 def default_backend() -> str:
     return "cpu"
+from pyjax._src.lax.identity import device_put  # noqa: E402
+from pyjax._src.lax.callbacks import pure_callback  # noqa: E402
+from pyjax import debug  # noqa: E402
