@@ -219,26 +219,26 @@ def jvp_unchecked(fun: Callable, primals, tangents, has_aux: bool = False):
 
 
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
-    """Computes a (forward-mode) Jacobian-vector product of ``fun``.
+    """Evaluate ``fun`` and its Jacobian-vector product at ``primals``, in forward mode.
 
     Args:
-      fun: Function to be differentiated. Its arguments should be arrays,
-        scalars, or standard Python containers of arrays or scalars.
-      primals: The primal values at which the Jacobian of ``fun`` should be
-        evaluated. Should be either a tuple or a list of arguments.
-      tangents: The tangent vector for which the Jacobian-vector product should
-        be evaluated: a tuple or list with the same tree structure and array
-        shapes as ``primals``.
-      has_aux: Optional, bool. Indicates whether ``fun`` returns a pair where
-        the first element is the output of the function to be differentiated
-        and the second element is auxiliary data. Default False.
+      fun: the function to differentiate; its arguments and outputs are arrays,
+        scalars or pytrees of them.
+      primals: the point, a tuple or list with one entry per positional argument.
+      tangents: the direction, a tuple or list matching ``primals`` in structure,
+        shapes and (tangent) dtypes.
+      has_aux: when ``True``, ``fun`` returns ``(output, aux)`` and ``aux`` is
+        passed through undifferentiated (default ``False``).
 
     Returns:
-      A ``(primals_out, tangents_out)`` pair (``(primals_out, tangents_out,
-      aux)`` with ``has_aux``).
+      ``(primals_out, tangents_out)``, or ``(primals_out, tangents_out, aux)``
+      when ``has_aux`` is set.
 
-    >>> jax.jvp(jnp.sin, (0.1,), (0.2,))
-    (Array(0.09983342, dtype=float32, weak_type=True), Array(0.19900084, dtype=float32, weak_type=True))
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> jax.jvp(jnp.square, (3.0,), (1.0,))
+      (Array(9., dtype=float32, weak_type=True), Array(6., dtype=float32, weak_type=True))
     """
     from pyjax._src.ad_util import tangent_aval
 
@@ -291,16 +291,26 @@ def _linearize_flat(fun: Callable, primals: Sequence, has_aux: bool):
 
 
 def linearize(fun: Callable, *primals, has_aux: bool = False):
-    """Produces a linear approximation to ``fun`` using :py:func:`jvp` and partial eval.
+    """Evaluate ``fun`` at ``primals`` and return its JVP there as a function.
+
+    The forward pass runs once; the returned function replays only the linear
+    part that was recorded, so it is cheap to call for many tangents.
+
+    Args:
+      fun: the function to differentiate.
+      *primals: the point, one value per positional argument.
+      has_aux: when ``True``, ``fun`` returns ``(output, aux)`` (default ``False``).
 
     Returns:
-      ``(primals_out, f_jvp)`` (plus ``aux`` with ``has_aux``), where
-      ``f_jvp`` evaluates the JVP at ``primals`` without re-running ``fun``:
-      it evaluates the recorded linear jaxpr.
+      ``(primals_out, f_jvp)``, plus ``aux`` when ``has_aux`` is set; ``f_jvp``
+      maps tangents shaped like ``primals`` to tangents shaped like the output.
 
-    >>> y, f_jvp = jax.linearize(jnp.sin, 1.0)
-    >>> f_jvp(2.0)
-    Array(1.0806046, dtype=float32, weak_type=True)
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> y, f_jvp = jax.linearize(jnp.square, 3.0)
+      >>> f_jvp(2.0)
+      Array(12., dtype=float32, weak_type=True)
     """
     from pyjax._src.ad_util import tangent_aval
     from pyjax._src.jaxpr import eval_jaxpr
@@ -332,26 +342,28 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
 
 
 def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
-    """Computes a (reverse-mode) vector-Jacobian product of ``fun``.
+    """Evaluate ``fun`` at ``primals`` and return its vector-Jacobian product function.
 
-    :py:func:`grad` is implemented as a special case of :py:func:`vjp`.
+    This is reverse mode; :func:`jax.grad` is the special case of a scalar output
+    pulled back with cotangent one.
 
     Args:
-      fun: Function to be differentiated. Its arguments and output may be
-        arrays, scalars, or standard Python containers of them.
-      primals: the points at which the Jacobian of ``fun`` is evaluated, one
-        per positional parameter of ``fun``.
-      has_aux: Optional, bool. Indicates whether ``fun`` returns a pair where
-        the first element is the output of the function to be differentiated
-        and the second element is auxiliary data. Default False.
+      fun: the function to differentiate; its arguments and outputs are arrays,
+        scalars or pytrees of them.
+      *primals: the point, one value per positional argument.
+      has_aux: when ``True``, ``fun`` returns ``(output, aux)`` (default ``False``).
 
     Returns:
-      ``(primals_out, vjpfun)`` (plus ``aux`` with ``has_aux``), where
-      ``vjpfun`` maps a cotangent with the structure of ``primals_out`` to a
-      tuple of cotangents, one per primal.
+      ``(primals_out, vjp_fun)``, plus ``aux`` when ``has_aux`` is set; ``vjp_fun``
+      maps a cotangent shaped like the output to a tuple with one cotangent per
+      primal.
 
-    >>> primals, f_vjp = jax.vjp(lambda x, y: (jnp.sin(x), jnp.cos(y)), 0.5, 1.0)
-    >>> xbar, ybar = f_vjp((-0.7, 0.3))
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> out, vjp_fun = jax.vjp(lambda x, y: x * y, 2.0, 5.0)
+      >>> vjp_fun(1.0)
+      (Array(5., dtype=float32, weak_type=True), Array(2., dtype=float32, weak_type=True))
     """
     from pyjax._src.ad_util import Zero
     from pyjax._src.interpreters.transpose import backward_pass
@@ -472,26 +484,30 @@ _GRAD_DOC = (
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
                    holomorphic: bool = False, allow_int: bool = False, reduce_axes=()) -> Callable:
-    """Create a function that evaluates both ``fun`` and the gradient of ``fun``.
+    """Make a function returning both ``fun``'s value and its gradient.
 
     Args:
-      fun: Function to be differentiated. Its arguments at positions specified
-        by ``argnums`` should be arrays, scalars, or standard Python containers.
-        It should return a scalar.
-      argnums: Optional, integer or sequence of integers. Specifies which
-        positional argument(s) to differentiate with respect to (default 0).
-      has_aux: Optional, bool. Indicates whether ``fun`` returns a pair where
-        the first element is the output to be differentiated and the second
-        element is auxiliary data. Default False.
-      holomorphic: Optional, bool. Whether ``fun`` is promised to be
-        holomorphic. If True, inputs and outputs must be complex.
-      allow_int: Optional, bool. Whether to allow differentiating with respect
-        to integer valued inputs (their gradient has dtype float0).
+      fun: the function to differentiate. It must return a real scalar (complex
+        with ``holomorphic=True``); the arguments named by ``argnums`` are arrays,
+        scalars or pytrees of them.
+      argnums: which positional argument(s) to differentiate with respect to, an
+        integer or a sequence of integers (default 0).
+      has_aux: when ``True``, ``fun`` returns ``(output, aux)`` and ``aux`` is
+        passed through undifferentiated (default ``False``).
+      holomorphic: when ``True``, ``fun`` is promised to be complex-differentiable
+        and its inputs and output must be complex (default ``False``).
+      allow_int: when ``True``, integer inputs are accepted and get ``float0``
+        gradients (default ``False``).
 
     Returns:
-      A function with the same arguments as ``fun`` returning ``(value,
-      gradient)`` (``((value, aux), gradient)`` with ``has_aux``); the gradient
-      has the structure of the arguments selected by ``argnums``.
+      A function taking ``fun``'s arguments and returning ``(value, gradient)``
+      (``((value, aux), gradient)`` with ``has_aux``); the gradient is shaped like
+      the argument(s) selected by ``argnums``.
+
+    Example:
+      >>> import pyjax as jax
+      >>> jax.value_and_grad(lambda x: x ** 3)(2.0)
+      (Array(8., dtype=float32, weak_type=True), Array(12., dtype=float32, weak_type=True))
     """
     if reduce_axes:
         raise NotImplementedError("reduce_axes argument to grad is deprecated")
@@ -500,7 +516,7 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
 
     @_wraps(fun, _VALUE_AND_GRAD_DOC, argnums)
     def value_and_grad_f(*args, **kwargs):
-        max_argnum = argnums if isinstance(argnums, int) else max(argnums)
+        max_argnum = max(argnums) if isinstance(argnums, tuple) else argnums
         if max_argnum >= len(args):
             raise TypeError(
                 f"differentiating with respect to argnums={argnums} requires at least "
@@ -510,42 +526,33 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
         f_partial, dyn_args = argnums_partial(fun, argnums, args, kwargs)
         for leaf in tree_leaves(dyn_args):
             check_input_dtype_revderiv("grad", holomorphic, allow_int, leaf)
-        ans, vjp_fun, *maybe_aux = vjp(f_partial, *dyn_args, has_aux=has_aux)
-        _check_scalar(ans)
-        check_output_dtype_revderiv("grad", holomorphic, ans)
-        grads = vjp_fun(_one_like(ans))
-        grads = grads[0] if isinstance(argnums, int) else grads
-        return ((ans, *maybe_aux) if has_aux else ans), grads
+        value, pull_back, *aux = vjp(f_partial, *dyn_args, has_aux=has_aux)
+        _check_scalar(value)
+        check_output_dtype_revderiv("grad", holomorphic, value)
+        # pulling back a cotangent of one gives the gradient
+        per_argument = pull_back(_one_like(value))
+        gradient = per_argument if isinstance(argnums, tuple) else per_argument[0]
+        return ((value, *aux) if has_aux else value), gradient
 
     return value_and_grad_f
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
          holomorphic: bool = False, allow_int: bool = False, reduce_axes=()) -> Callable:
-    """Creates a function that evaluates the gradient of ``fun``.
+    """Make a function returning the gradient of the scalar-valued ``fun``.
 
-    Args:
-      fun: Function to be differentiated. Its arguments at positions specified
-        by ``argnums`` should be arrays, scalars, or standard Python containers
-        of inexact type. It should return a scalar.
-      argnums: Optional, integer or sequence of integers. Specifies which
-        positional argument(s) to differentiate with respect to (default 0).
-      has_aux: Optional, bool. Indicates whether ``fun`` returns a pair where
-        the first element is the output to be differentiated and the second
-        element is auxiliary data. Default False.
-      holomorphic: Optional, bool. Whether ``fun`` is promised to be
-        holomorphic. If True, inputs and outputs must be complex.
-      allow_int: Optional, bool. Whether to allow differentiating with respect
-        to integer valued inputs (their gradient has dtype float0).
+    The arguments are those of :func:`value_and_grad`; only the gradient is kept.
 
     Returns:
-      A function with the same arguments as ``fun`` that evaluates the gradient
-      of ``fun`` (a tuple of gradients if ``argnums`` is a tuple; a pair
-      ``(gradient, aux)`` with ``has_aux``).
+      A function taking ``fun``'s arguments and returning the gradient, shaped
+      like the argument(s) selected by ``argnums`` (``(gradient, aux)`` with
+      ``has_aux``).
 
-    >>> grad_tanh = jax.grad(jnp.tanh)
-    >>> print(grad_tanh(0.2))
-    0.961043
+    Example:
+      >>> import pyjax as jax
+      >>> import pyjax.numpy as jnp
+      >>> jax.grad(jnp.sin)(0.0)
+      Array(1., dtype=float32, weak_type=True)
     """
     if reduce_axes:
         raise NotImplementedError("reduce_axes argument to grad is deprecated")
