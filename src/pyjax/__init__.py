@@ -48,7 +48,9 @@ debug_infs = _config_module.debug_infs
 explain_cache_misses = _config_module.explain_cache_misses
 
 from pyjax import dtypes, errors, lax, nn, numpy, random, scipy, tree, tree_util  # noqa: E402
-from pyjax import ad_checkpoint  # noqa: E402
+from pyjax import ad_checkpoint, debug  # noqa: E402
+from pyjax._src.lax.callbacks import pure_callback  # noqa: E402
+from pyjax._src.lax.identity import device_put  # noqa: E402
 from pyjax.ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
 
 
@@ -65,6 +67,3 @@ def device_count() -> int:
 
 def default_backend() -> str:
     return "cpu"
-from pyjax._src.lax.identity import device_put  # noqa: E402
-from pyjax._src.lax.callbacks import pure_callback  # noqa: E402
-from pyjax import debug  # noqa: E402
