@@ -182,23 +182,37 @@ def _all_gather_abstract_eval(aval, *, all_gather_dimension, axis_name, axis_ind
     return aval.update(shape=tuple(shape))
 
 
-def _all_gather_batch(axis_data, args, dims, *, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled):
-    (x,), (d,) = args, dims
-    names = axes_tuple(axis_name)
-    params = {"axis_name": names, "axis_index_groups": axis_index_groups, "axis_size": axis_size, "tiled": tiled}
-    if axis_data.name not in names:
-        dim = all_gather_dimension
-        if d is not not_mapped:
-            if d <= dim:
-                dim += 1
-            elif not tiled:
-                d += 1
-        return all_gather_p.bind(x, all_gather_dimension=dim, **params), d
-    if axis_index_groups is not None:
+def _rebind_over_other_axis(prim, dim_param: str, x, d, dim: int, names, groups, axis_size, tiled):
+    """Batching rule of a gather/scatter collective when vmap's axis is not one
+    of the collective's: the same collective, with its dimension and the batch
+    dimension moved past each other."""
+    if d is not not_mapped:
+        if dim >= d:
+            dim += 1
+        elif not tiled:
+            # an untiled collective adds (or removes) an axis in front of d
+            d += 1
+    out = prim.bind(x, **{dim_param: dim}, axis_name=names, axis_index_groups=groups, axis_size=axis_size,
+                    tiled=tiled)
+    return out, d
+
+
+def _check_vmapped_collective(names, groups, axis_size, axis_data) -> None:
+    """What a collective over vmap's own axis cannot do (JAX's errors)."""
+    if groups is not None:
         raise NotImplementedError("axis_index_groups not supported in vmap")
     assert axis_size == axis_data.size, "axis size doesn't match"
     if len(names) > 1:
         raise NotImplementedError("Please open a feature request!")
+
+
+def _all_gather_batch(axis_data, args, dims, *, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled):
+    (x,), (d,) = args, dims
+    names = axes_tuple(axis_name)
+    if axis_data.name not in names:
+        return _rebind_over_other_axis(all_gather_p, "all_gather_dimension", x, d, all_gather_dimension, names, axis_index_groups,
+                                       axis_size, tiled)
+    _check_vmapped_collective(names, axis_index_groups, axis_size, axis_data)
     if d is not_mapped:
         shape = list(core.get_aval(x).shape)
         shape.insert(all_gather_dimension, axis_size)
@@ -282,20 +296,10 @@ def _reduce_scatter_batch(axis_data, args, dims, *, scatter_dimension, axis_name
 
     (x,), (d,) = args, dims
     names = axes_tuple(axis_name)
-    params = {"axis_name": names, "axis_index_groups": axis_index_groups, "axis_size": axis_size, "tiled": tiled}
     if axis_data.name not in names:
-        dim = scatter_dimension
-        if d is not not_mapped:
-            if d <= dim:
-                dim += 1
-            elif not tiled:
-                d += 1
-        return reduce_scatter_p.bind(x, scatter_dimension=dim, **params), d
-    if axis_index_groups is not None:
-        raise NotImplementedError("axis_index_groups not supported in vmap")
-    assert axis_size == axis_data.size, "axis size doesn't match"
-    if len(names) > 1:
-        raise NotImplementedError("Please open a feature request!")
+        return _rebind_over_other_axis(reduce_scatter_p, "scatter_dimension", x, d, scatter_dimension, names, axis_index_groups,
+                                       axis_size, tiled)
+    _check_vmapped_collective(names, axis_index_groups, axis_size, axis_data)
     # Lane i keeps slice i of the sum: the summed scatter axis becomes the batch axis.
     y = x * axis_size if d is not_mapped else reduce_sum(x, (d,))
     if tiled:
