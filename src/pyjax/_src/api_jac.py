@@ -160,8 +160,8 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         and complex inputs and outputs are allowed (default ``False``).
 
     Returns:
-      A function taking ``fun``'s arguments and returning the Jacobian (one column per input element),
-      or ``(jacobian, aux)`` when ``has_aux`` is set. For an output leaf of shape
+      A function taking ``fun``'s arguments and returning the Jacobian, or
+      ``(jacobian, aux)`` when ``has_aux`` is set. For an output leaf of shape
       ``out`` and an input leaf of shape ``in`` the block has shape ``out + in``.
 
     Example:
@@ -201,28 +201,20 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     inputs than outputs.
 
     Args:
-      fun: the function to differentiate; the differentiated arguments and its
-        outputs are arrays, scalars or pytrees of them.
-      argnums: which positional argument(s) to differentiate with respect to, an
-        integer or a sequence of integers (default 0).
-      has_aux: when ``True``, ``fun`` returns ``(output, aux)`` and ``aux`` is
-        passed through undifferentiated (default ``False``).
-      holomorphic: when ``True``, ``fun`` is promised to be complex-differentiable
-        and complex inputs and outputs are allowed (default ``False``).
+      fun, argnums, has_aux, holomorphic: as for :func:`jacfwd`.
       allow_int: when ``True``, integer inputs are accepted and get ``float0``
         derivatives (default ``False``).
 
     Returns:
-      A function taking ``fun``'s arguments and returning the Jacobian (one row per output element),
-      or ``(jacobian, aux)`` when ``has_aux`` is set. For an output leaf of shape
-      ``out`` and an input leaf of shape ``in`` the block has shape ``out + in``.
+      A function returning the Jacobian in the same layout as :func:`jacfwd`.
 
     Example:
       >>> import pyjax as jax
       >>> import pyjax.numpy as jnp
-      >>> jax.jacrev(lambda x: jnp.stack([x[0] * x[1], x[1] ** 2]))(jnp.array([2., 3.]))
-      Array([[3., 2.],
-             [0., 6.]], dtype=float32)
+      >>> jac = jax.jacrev(lambda p: p["w"] * p["b"])({"w": jnp.ones(2), "b": 3.0})
+      >>> jac["w"]
+      Array([[3., 0.],
+             [0., 3.]], dtype=float32)
     """
     from pyjax._src.api import vmap
 
@@ -261,14 +253,7 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
     tree nests the output's structure around two copies of the input's.
 
     Args:
-      fun: the function to differentiate; the differentiated arguments and its
-        outputs are arrays, scalars or pytrees of them.
-      argnums: which positional argument(s) to differentiate with respect to, an
-        integer or a sequence of integers (default 0).
-      has_aux: when ``True``, ``fun`` returns ``(output, aux)`` and ``aux`` is
-        passed through undifferentiated (default ``False``).
-      holomorphic: when ``True``, ``fun`` is promised to be complex-differentiable
-        and complex inputs and outputs are allowed (default ``False``).
+      fun, argnums, has_aux, holomorphic: as for :func:`jacfwd`.
 
     Returns:
       A function taking ``fun``'s arguments and returning the Hessian, or

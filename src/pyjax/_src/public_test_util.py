@@ -248,14 +248,9 @@ def check_vjp(f: Callable, f_vjp: Callable, args: Sequence, atol=None, rtol=None
     taken by finite differences.
 
     Args:
-      f: the function, evaluated at ``f(*args)``.
       f_vjp: maps ``*primals`` to ``(primal_out, vjp_fun)``, usually
         ``functools.partial(jax.vjp, f)``.
-      args: the point at which to differentiate, a tuple.
-      atol: absolute tolerance, a number or a dict from dtype to number.
-      rtol: relative tolerance, a number or a dict from dtype to number.
-      eps: the finite-difference step.
-      err_msg: text prefixed to the failure message.
+      f, args, atol, rtol, eps, err_msg: as for :func:`check_jvp`.
 
     Raises:
       AssertionError: when the primal outputs or the two inner products disagree.
