@@ -130,22 +130,35 @@ def eval_jaxpr_keeping_source(jaxpr: Jaxpr, consts: Sequence, *args) -> list:
 # JVP: a remat of the JVP body
 
 
-def _jvp_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool]) -> tuple[Jaxpr, list]:
+def jvp_of_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool], evaluate: Callable) -> tuple[Jaxpr, list]:
+    """Trace the JVP of ``jaxpr`` as a new jaxpr.
+
+    Its inputs are the primals followed by the tangents marked in ``nonzeros``;
+    its outputs are the primal outputs followed by the tangents that are not
+    symbolic zeros. ``evaluate(jaxpr, consts, *args)`` runs the body (remat
+    keeps each equation's source info, jit's rule does not). Returns the jaxpr
+    and, per output, whether its tangent is nonzero.
+    """
     from pyjax._src.interpreters.jvp import jvp_flat
 
-    n = len(jaxpr.invars)
-    in_avals = jaxpr.in_avals + [tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzeros, strict=True) if nz]
+    num_primals = len(jaxpr.invars)
+    tangent_avals = [tangent_aval(a) for a in jaxpr.in_avals]
+    live_tangent_avals = [t for t, nz in zip(tangent_avals, nonzeros, strict=True) if nz]
     out_nonzeros: list = []
 
-    def jvp_fun(*args):
-        it = iter(args[n:])
-        tangents = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(jaxpr.in_avals, nonzeros, strict=True)]
-        outs, out_tangents = jvp_flat(lambda *a: eval_jaxpr_keeping_source(jaxpr, jaxpr.consts, *a), args[:n], tangents)
+    def body(*args):
+        primals, live = args[:num_primals], iter(args[num_primals:])
+        tangents = [next(live) if nz else Zero(t) for t, nz in zip(tangent_avals, nonzeros, strict=True)]
+        outs, out_tangents = jvp_flat(lambda *a: evaluate(jaxpr, jaxpr.consts, *a), primals, tangents)
         out_nonzeros[:] = [type(t) is not Zero for t in out_tangents]
-        return list(outs) + [t for t in out_tangents if type(t) is not Zero]
+        return [*outs, *(t for t in out_tangents if type(t) is not Zero)]
 
-    new_jaxpr, _ = trace_to_jaxpr(jvp_fun, in_avals, jaxpr.debug_info)
+    new_jaxpr, _ = trace_to_jaxpr(body, list(jaxpr.in_avals) + live_tangent_avals, jaxpr.debug_info)
     return new_jaxpr, out_nonzeros
+
+
+def _jvp_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool]) -> tuple[Jaxpr, list]:
+    return jvp_of_jaxpr(jaxpr, nonzeros, eval_jaxpr_keeping_source)
 
 
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
