@@ -12,7 +12,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import dtypes
+from pyjax._src import core, dtypes
+from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 
@@ -162,3 +163,16 @@ def standard_naryop(name: str, accepted: Sequence, *, result_dtype: Callable | N
 
     primitive.def_abstract_eval(abstract_eval)
     return primitive
+
+
+def as_array(x):
+    """`x` as a value the lax layer hands on: Arrays and tracers as they are,
+    Python scalars (weakly typed) and NumPy values as Arrays of their
+    canonical dtype; anything else is JAX's "not a valid JAX type" error."""
+    if type(x) is Array or isinstance(x, core.Tracer):
+        return x
+    aval = core.concrete_aval(x)
+    value = np.asarray(x, aval.dtype)
+    # Under a trace the constant is the trace's (a staged scalar is a literal).
+    lift = getattr(core.current_trace(), "lift_constant", None)
+    return Array(value, aval) if lift is None else lift(value, aval)

@@ -22,7 +22,14 @@ from pyjax._src import dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
-from pyjax._src.tree_util import PyTreeDef, tree_flatten, tree_leaves, tree_map, tree_unflatten
+from pyjax._src.lax._standard import as_array
+from pyjax._src.tree_util import (
+    PyTreeDef,
+    tree_flatten,
+    tree_leaves,
+    tree_map,
+    tree_unflatten,
+)
 
 __all__ = ["pure_callback", "pure_callback_p"]
 
@@ -128,13 +135,11 @@ def pure_callback(callback: Callable[..., Any], result_shape_dtypes: Any, *args:
     if vmap_method not in _VMAP_METHODS:
         raise ValueError(f"vmap_method must be on of the allowed methods {_VMAP_METHODS}, "
                          f"but got: {vmap_method}")
-    from pyjax._src.numpy.util import ensure_array
-
     flat_args, in_tree = tree_flatten((args, kwargs))
     tree_map(_check_shape_dtype, result_shape_dtypes)
     result_avals = tree_map(lambda s: ShapedArray(tuple(s.shape), np.dtype(s.dtype)), result_shape_dtypes)
     flat_result_avals, out_tree = tree_flatten(result_avals)
-    outs = pure_callback_p.bind(*[ensure_array(a) for a in flat_args], callback=_FlatCallback(callback, in_tree),
+    outs = pure_callback_p.bind(*[as_array(a) for a in flat_args], callback=_FlatCallback(callback, in_tree),
                                 result_avals=tuple(flat_result_avals), sharding=sharding, vmap_method=vmap_method)
     return tree_unflatten(out_tree, outs)
 
@@ -152,9 +157,9 @@ def _pure_callback_transpose(cts, *args, **params):
 def callback_batch_rule(primitive, axis_data, args, dims, *, vmap_method, result_avals, **params):
     """vmap of a callback primitive per `vmap_method` (shared with the FFI-style
     callbacks): every output is batched on axis 0."""
+    from pyjax._src.lax.batching_util import moveaxis
     from pyjax._src.lax.control_flow import scan
     from pyjax._src.lax.shapes import broadcast
-    from pyjax._src.lax.batching_util import moveaxis
 
     size = axis_data.size
     mapped = [d is not batching.not_mapped for d in dims]

@@ -18,15 +18,14 @@ from pyjax._src.ad_util import Zero, instantiate
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.transpose import is_undefined_primal
+from pyjax._src.lax._standard import as_array
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["ArrayCopySemantics", "device_put", "device_put_p", "optimization_barrier", "optimization_barrier_p"]
 
 
 def _leaf_array(x):
-    from pyjax._src.numpy.util import ensure_array
-
-    return ensure_array(x)
+    return as_array(x)
 
 
 # ---------------------------------------------------------------------------

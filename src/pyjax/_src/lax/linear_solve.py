@@ -22,8 +22,20 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal
-from pyjax._src.lax.control_flow.common import debug_info, jaxpr_as_fun, separate_consts, split_list, trace_body
-from pyjax._src.tree_util import tree_flatten, tree_leaves, tree_structure, tree_unflatten
+from pyjax._src.lax._standard import as_array
+from pyjax._src.lax.control_flow.common import (
+    debug_info,
+    jaxpr_as_fun,
+    separate_consts,
+    split_list,
+    trace_body,
+)
+from pyjax._src.tree_util import (
+    tree_flatten,
+    tree_leaves,
+    tree_structure,
+    tree_unflatten,
+)
 
 __all__ = ["custom_linear_solve", "linear_solve_p"]
 
@@ -110,12 +122,10 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable[[Callable, Any
       >>> lax.custom_linear_solve(lambda x: 2.0 * x, jnp.ones(2), lambda mv, r: r / 2.0)
       Array([0.5, 0.5], dtype=float32)
     """
-    from pyjax._src.numpy.util import ensure_array
-
     if transpose_solve is None and symmetric:
         transpose_solve = solve
     b_flat, tree = tree_flatten(b)
-    b_flat = [ensure_array(x) for x in b_flat]
+    b_flat = [as_array(x) for x in b_flat]
     b = tree_unflatten(tree, b_flat)
     b_avals = [core.get_aval(x) for x in b_flat]
     b_avals = [ShapedArray(a.shape, a.dtype, a.weak_type) for a in b_avals]
@@ -158,7 +168,7 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable[[Callable, Any
     all_consts = [matvec_consts, vecmat_consts, solve_consts, tr_solve_consts]
     const_lengths = _LinearSolveTuple(*[len(c) for c in all_consts])
     jaxprs = _LinearSolveTuple(matvec_jaxpr, vecmat_jaxpr, solve_jaxpr, tr_solve_jaxpr)
-    operands = [ensure_array(c) for c in _flatten(all_consts)] + b_flat
+    operands = [as_array(c) for c in _flatten(all_consts)] + b_flat
     out_flat = linear_solve_p.bind(*operands, const_lengths=const_lengths, jaxprs=jaxprs)
     x = tree_unflatten(tree, out_flat[:len(b_flat)])
     if has_aux:

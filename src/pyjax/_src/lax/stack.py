@@ -19,8 +19,8 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import deflinear
 from pyjax._src.interpreters.transpose import is_undefined_primal
-from pyjax._src.lax._standard import check_same_dtypes
 from pyjax._src.lax import batching_util
+from pyjax._src.lax._standard import as_array, check_same_dtypes
 
 __all__ = ["stack", "stack_p", "tile", "tile_p", "unstack", "unstack_p"]
 
@@ -33,9 +33,7 @@ def _canonicalize_axis(axis, ndim: int) -> int:
 
 
 def _asarray(x):
-    from pyjax._src.numpy.util import ensure_array
-
-    return ensure_array(x)
+    return as_array(x)
 
 
 # ---------------------------------------------------------------------------
