@@ -24,7 +24,8 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
-from pyjax._src.jaxpr import Jaxpr
+from pyjax._src.remat import jvp_of_jaxpr
+from pyjax._src.jaxpr import Jaxpr, eval_jaxpr
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 # ---------------------------------------------------------------------------
@@ -354,8 +355,6 @@ class JitWrapped:
     def _bind(self, entry, flat_args):
         jaxpr, hoisted = hoist_tracer_consts(entry.jaxpr)
         if self._inline:
-            from pyjax._src.jaxpr import eval_jaxpr
-
             return eval_jaxpr(jaxpr, jaxpr.consts, *hoisted, *flat_args)
         donated = tuple(False for _ in hoisted) + self._donated_flags(flat_args)
         return jit_p.bind(*hoisted, *flat_args, jaxpr=jaxpr, name=self.__name__,
@@ -494,23 +493,7 @@ def jvp_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool]) -> tuple[Jaxpr, list]:
     """The JVP of a closed jaxpr as a jaxpr: (primals, nonzero tangents) ->
     (primal outputs, nonzero output tangents); also which outputs' tangents
     are nonzero."""
-    from pyjax._src.ad_util import Zero, tangent_aval
-    from pyjax._src.interpreters.jvp import jvp_flat
-    from pyjax._src.jaxpr import eval_jaxpr
-
-    n = len(jaxpr.invars)
-    in_avals = jaxpr.in_avals + [tangent_aval(a) for a, nz in zip(jaxpr.in_avals, nonzeros, strict=True) if nz]
-    out_nonzeros: list = []
-
-    def jvp_fun(*args):
-        it = iter(args[n:])
-        tangents = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(jaxpr.in_avals, nonzeros, strict=True)]
-        outs, out_tangents = jvp_flat(lambda *a: eval_jaxpr(jaxpr, jaxpr.consts, *a), args[:n], tangents)
-        out_nonzeros[:] = [type(t) is not Zero for t in out_tangents]
-        return list(outs) + [t for t in out_tangents if type(t) is not Zero]
-
-    new_jaxpr, _ = trace_to_jaxpr(jvp_fun, in_avals, jaxpr.debug_info)
-    return new_jaxpr, out_nonzeros
+    return jvp_of_jaxpr(jaxpr, nonzeros, eval_jaxpr)
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline):
@@ -590,7 +573,6 @@ def batch_jaxpr(jaxpr: Jaxpr, axis_data, in_dims: Sequence, keep_out_dims: bool 
     """The body batched along `in_dims` (ints or not_mapped). Batched outputs
     come out with their batch axis first, or where the body leaves it with
     `keep_out_dims` (JAX's jit batching). Returns (jaxpr, out_dims)."""
-    from pyjax._src.jaxpr import eval_jaxpr
     from pyjax._src.lax import batching_util
 
     in_avals = []
