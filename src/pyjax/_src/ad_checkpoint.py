@@ -39,7 +39,7 @@ from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 # checkpoint_name: the `name` primitive, an identity the policies can see
 
 name_p = Primitive("name")
-name_p.def_abstract_eval(lambda x, *, name: x)
+name_p.def_abstract_eval(lambda operand, *, name: operand)
 
 
 def _name_jvp(primals, tangents, *, name):
@@ -61,10 +61,11 @@ name_p.def_batch(_name_batch)
 
 
 def checkpoint_name(x: Any, name: str) -> Any:
-    """Identifies a value with a name within :func:`jax.checkpoint`.
+    """Tag ``x`` with ``name`` so that checkpoint policies can refer to it.
 
-    An identity at runtime, it attaches ``name`` to the value in the trace so
-    that policies such as ``save_only_these_names`` can select it.
+    The value passes through unchanged; in a trace it becomes a ``name``
+    equation, which name-based policies (``save_only_these_names`` and
+    friends) use to decide whether the value is kept for the backward pass.
 
     Args:
       x: array or pytree of arrays to be named.
@@ -93,7 +94,7 @@ def _is_dot_without_batch_dims(prim, params) -> bool:
 class DotsSaveable:
     only_if_no_batch_dims: bool
 
-    def __call__(self, prim, *args, **params):
+    def __call__(self, prim, *_avals, **params):
         if self.only_if_no_batch_dims:
             return _is_dot_without_batch_dims(prim, params)
         from pyjax._src.lax.convolution import conv_general_dilated_p
@@ -118,8 +119,9 @@ class OffloadDotWithNoBatchDims:
 
 
 def offload_dot_with_no_batch_dims(offload_src, offload_dst):
-    """Same as ``dots_with_no_batch_dims_saveable``, but offload to CPU memory
-    instead of recomputing. (This backend has one memory: offloading saves.)"""
+    """Policy: move the outputs of batch-free ``dot_general`` equations from
+    ``offload_src`` to ``offload_dst`` memory; recompute everything else.
+    (This backend has one memory, so offloading amounts to saving.)"""
     return OffloadDotWithNoBatchDims(offload_src, offload_dst)
 
 
@@ -140,20 +142,20 @@ class SaveAnyNamesButThese:
 
 
 def save_only_these_names(*names_which_can_be_saved):
-    """Save only named values, and only among the names given."""
+    """Policy: keep the ``checkpoint_name`` values whose name is listed; recompute the rest."""
     return SaveOnlyTheseNames(frozenset(names_which_can_be_saved))
 
 
 def save_any_names_but_these(*names_not_to_save):
-    """Save only named values, i.e. any outputs of `checkpoint_name`, excluding
-    the names given."""
+    """Policy: keep every ``checkpoint_name`` value except those whose name is
+    listed; unnamed values are recomputed."""
     return SaveAnyNamesButThese(frozenset(names_not_to_save))
 
 
 def save_anything_except_these_names(*names_not_to_save):
-    """Save any values (not just named ones) excluding the names given.
+    """Policy meant to keep every value apart from the listed names.
 
-    (As in JAX 0.11, this policy saves everything: the names are ignored.)"""
+    (JAX 0.11 ignores the names and keeps everything; so does pyjax.)"""
     return lambda *_, **__: True
 
 
@@ -174,8 +176,9 @@ class SaveAndOffloadOnlyTheseNames:
 
 def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
                                       offload_src, offload_dst):
-    """Same as ``save_only_these_names``, but offload to CPU memory instead of
-    recomputing. (This backend has one memory: offloading saves.)"""
+    """Policy: keep the values named in ``names_which_can_be_saved``, move those
+    named in ``names_which_can_be_offloaded`` to ``offload_dst`` memory, and
+    recompute the rest. (One memory here: offloading amounts to saving.)"""
     saved, offloaded = frozenset(names_which_can_be_saved), frozenset(names_which_can_be_offloaded)
     both = saved & offloaded
     if both:
@@ -187,18 +190,15 @@ def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_c
 
 
 def save_from_both_policies(policy_1, policy_2):
-    """Logical OR of the given policies.
+    """Combine two boolean policies: a value is kept when either one keeps it."""
 
-    A residual is saveable iff it is saveable according to either policy."""
-
-    def policy(prim, *args, **params):
-        out1 = policy_1(prim, *args, **params)
-        out2 = policy_2(prim, *args, **params)
-        if not (isinstance(out1, bool) and isinstance(out2, bool)):
+    def policy(prim, *avals, **params):
+        first, second = (p(prim, *avals, **params) for p in (policy_1, policy_2))
+        if type(first) is not bool or type(second) is not bool:
             raise ValueError(
-                f"The return value of the policies should be a boolean. Got: {out1} and {out2}. Please write "
+                f"The return value of the policies should be a boolean. Got: {first} and {second}. Please write "
                 "a custom policy function directly, rather than using this helper function.")
-        return out1 or out2
+        return first or second
 
     return policy
 
@@ -234,7 +234,7 @@ _STATIC_HINT = (
 
 def checkpoint(fun: Callable, *, prevent_cse: bool | Sequence[bool] = True, policy: Callable[..., bool] | None = None,
                static_argnums: int | tuple[int, ...] = (), static_argnames: str | Iterable[str] = ()) -> Callable:
-    """Make ``fun`` recompute internal linearization points when differentiated.
+    """Trade memory for compute: recompute ``fun``'s intermediates when differentiating.
 
     Under differentiation, the values ``fun`` computes from its inputs are not
     stored for the backward pass (only the inputs are) but recomputed there,
@@ -256,7 +256,8 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | Sequence[bool] = True, poli
 
     Example:
       >>> f = jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))
-      >>> jax.grad(f)(1.0)  # sin(x) is recomputed in the backward pass
+      >>> jax.grad(f)(1.0)  # sin(1.0) is computed again in the backward pass
+      Array(0.36003944, dtype=float32, weak_type=True)
     """
     argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
 
@@ -296,7 +297,8 @@ def checkpoint(fun: Callable, *, prevent_cse: bool | Sequence[bool] = True, poli
 
 
 def remat(fun: Callable, *, prevent_cse: bool = True, policy: Callable[..., bool] | None = None,
-          static_argnums: int | tuple[int, ...] = ()) -> Callable:
+          static_argnums: int | tuple[int, ...] = ()
+          ) -> Callable:
     """Alias of :func:`jax.checkpoint`."""
     return checkpoint(fun, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums)
 
@@ -307,11 +309,12 @@ def _static_argnums(static_argnums, args: tuple) -> frozenset:
     elif not (type(static_argnums) is tuple and all(type(d) is int for d in static_argnums)):
         raise TypeError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must be an int, tuple of "
                         f"ints or, bool, but got value {static_argnums}")
-    if not all(-len(args) <= d < len(args) for d in static_argnums):
+    nargs = len(args)
+    if any(d < -nargs or d >= nargs for d in static_argnums):
         raise ValueError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can only take integer "
                          "values greater than or equal to `-len(args)` and less than `len(args)`, but got "
                          f"{static_argnums}, while `len(args)` = {len(args)}")
-    return frozenset(d % len(args) for d in static_argnums)
+    return frozenset(d % nargs for d in static_argnums)
 
 
 def _abstractify(x):
@@ -343,7 +346,7 @@ def saved_residuals(f: Callable, *args, **kwargs) -> list[tuple[Any, str]]:
     as (aval, where it comes from) pairs."""
     from pyjax._src.interpreters.partial_eval import linearize_flat
 
-    in_leaves, in_tree = tree_flatten((args, kwargs))
+    leaves, in_tree = tree_flatten((args, kwargs))
 
     def flat_f(*leaves):
         a, kw = tree_unflatten(in_tree, leaves)
@@ -354,7 +357,7 @@ def saved_residuals(f: Callable, *args, **kwargs) -> list[tuple[Any, str]]:
         return list(linear.consts)
 
     debug = DebugInfo("saved_residuals", func_src_info(f), _arg_names(f, args, kwargs, ()))
-    jaxpr, _ = trace_to_jaxpr(residuals_of, [_abstractify(x) for x in in_leaves], debug)
+    jaxpr, _ = trace_to_jaxpr(residuals_of, [_abstractify(x) for x in leaves], debug)
     return _saved_residuals(jaxpr, debug.arg_names or ("",) * len(jaxpr.invars))
 
 
@@ -389,8 +392,8 @@ def _saved_residuals(jaxpr: Jaxpr, arg_names: Sequence[str]) -> list[tuple[Any, 
 def print_saved_residuals(f: Callable, *args, **kwargs) -> None:
     """Prints, one per line, the shape, dtype and origin of each residual a
     VJP of `f` at these arguments saves."""
-    for aval, src in saved_residuals(f, *args, **kwargs):
-        print(f"{aval.str_short(short_dtypes=True)} {src}")
+    for residual_aval, origin in saved_residuals(f, *args, **kwargs):
+        print(f"{residual_aval.str_short(short_dtypes=True)} {origin}")
 
 
 __all__ = [
