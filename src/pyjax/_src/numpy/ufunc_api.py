@@ -106,13 +106,13 @@ class ufunc:
             raise NotImplementedError(f"out argument of {self.__name__}.reduce()")
         if where is not None:
             check_arraylike(f"{self.__name__}.reduce", where)
-            if self.identity is None and initial is None:
+            if initial is None and self.identity is None:
                 raise ValueError(f"reduction operation {self.__name__!r} does not have an identity, so to use a "
                                  "where mask one has to specify 'initial'.")
             if aval_of(where).dtype != np.bool_:
                 raise ValueError(f"where argument must have dtype=bool; got dtype={aval_of(where).dtype}")
-        reduce = self._reduce or self._reduce_via_loop
-        return reduce(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=where)
+        reducer = self._reduce or self._reduce_via_loop
+        return reducer(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=where)
 
     def _reduce_via_loop(self, arr, axis=0, dtype=None, keepdims=False, initial=None, where=None):
         from pyjax._src.lax.control_flow import fori_loop
@@ -159,8 +159,8 @@ class ufunc:
         self._binary_only("accumulate")
         if out is not None:
             raise NotImplementedError(f"out argument of {self.__name__}.accumulate()")
-        accumulate = self._accumulate or self._accumulate_via_scan
-        return accumulate(a, axis=axis, dtype=dtype)
+        accumulator = self._accumulate or self._accumulate_via_scan
+        return accumulator(a, axis=axis, dtype=dtype)
 
     def _accumulate_via_scan(self, arr, axis=0, dtype=None):
         from pyjax._src.lax.control_flow import scan
@@ -172,17 +172,22 @@ class ufunc:
         check_arraylike(f"{self.__name__}.accumulate", arr)
         arr = asarray(arr)
         dtype = _result_dtype(self._func, arr, arr) if dtype is None else dtype
-        if axis is None or isinstance(axis, tuple):
+        if isinstance(axis, tuple) or axis is None:
             raise ValueError("accumulate does not allow multiple axes")
         axis = canonicalize_axis(axis, aval_of(arr).ndim)
         if aval_of(arr).size == 0:
             return full(aval_of(arr).shape, 0, dtype)
         arr = moveaxis(arr, axis, 0)
 
+        # Step k combines the running value with element k; step 0 just
+        # takes element 0 (the ufunc may have no identity to start from).
         def step(carry, _):
-            i, x = carry
-            y = _where(i == 0, arr[0].astype(dtype), self(x.astype(dtype), arr[i].astype(dtype)))
-            return (i + 1, y), y
+            k, running = carry
+            is_first = k == 0
+            head = arr[0].astype(dtype)
+            combined = self(running.astype(dtype), arr[k].astype(dtype))
+            running = _where(is_first, head, combined)
+            return (k + 1, running), running
 
         _, result = scan(step, (0, arr[0].astype(dtype)), None, length=aval_of(arr).shape[0])
         return moveaxis(result, 0, axis)
@@ -192,8 +197,9 @@ class ufunc:
         once per occurrence of an index."""
         if inplace:
             raise NotImplementedError(_AT_INPLACE_WARNING)
-        at = self._at or self._at_via_scan
-        return at(a, indices) if b is None else at(a, indices, b)
+        apply_at = self._at or self._at_via_scan
+        operands = () if b is None else (b,)
+        return apply_at(a, indices, *operands)
 
     def _at_via_scan(self, a, indices, *args):
         from pyjax._src.lax.control_flow import scan
@@ -212,17 +218,21 @@ class ufunc:
                   if not isinstance(i, slice)]
         shape = shapes and tuple(np.broadcast_shapes(*shapes))
         if not shape:
-            return a.at[indices].set(self(a.at[indices].get(), *args))
+            # Only slices and scalars: one update of the selected block.
+            ref = a.at[indices]
+            return ref.set(self(ref.get(), *args))
         if args:
             tail = aval_of(args[0]).shape[len(shape):]
             args = (broadcast_to(args[0], (*shape, *tail)).reshape(math.prod(shape), *tail),)
         indices = [i if isinstance(i, slice) else broadcast_to(i, shape).ravel() for i in indices]
 
+        # One index position per step, so repeated indices apply repeatedly.
         def step(carry, x):
-            i, a = carry
-            idx = tuple(ind if isinstance(ind, slice) else ind[i] for ind in indices)
-            a = a.at[idx].set(self(a.at[idx].get(), *(arg[i] for arg in args)))
-            return (i + 1, a), x
+            k, acc = carry
+            where_k = tuple(ix if isinstance(ix, slice) else ix[k] for ix in indices)
+            ref = acc.at[where_k]
+            acc = ref.set(self(ref.get(), *(arg[k] for arg in args)))
+            return (k + 1, acc), x
 
         carry, _ = scan(step, (0, a), None, aval_of(indices[0]).shape[0])
         return carry[1]
@@ -232,8 +242,8 @@ class ufunc:
         self._binary_only("reduceat")
         if out is not None:
             raise NotImplementedError(f"out argument of {self.__name__}.reduceat()")
-        reduceat = self._reduceat or self._reduceat_via_loop
-        return reduceat(a, indices, axis=axis, dtype=dtype)
+        segment_reducer = self._reduceat or self._reduceat_via_loop
+        return segment_reducer(a, indices, axis=axis, dtype=dtype)
 
     def _reduceat_via_loop(self, a, indices, axis=0, dtype=None):
         from pyjax._src.lax import slicing as lax_slicing
@@ -250,7 +260,7 @@ class ufunc:
             raise ValueError(f"reduceat: a must have 1 or more dimension, got a.shape={aval_of(a).shape}")
         if aval_of(indices).ndim != 1:
             raise ValueError(f"reduceat: indices must be one-dimensional, got indices.shape={aval_of(indices).shape}")
-        if axis is None or isinstance(axis, (tuple, list)):
+        if isinstance(axis, (tuple, list)) or axis is None:
             raise ValueError("reduceat requires a single integer axis.")
         axis = canonicalize_axis(axis, aval_of(a).ndim)
         out = take(a, indices, axis=axis)
@@ -282,7 +292,7 @@ class ufunc:
 
 def frompyfunc(func, /, nin: int, nout: int, *, identity=None) -> ufunc:
     """A jnp.ufunc from a scalar Python function (vectorized with vmap)."""
-    return ufunc(func, nin, nout, identity=identity)
+    return ufunc(func, nin=nin, nout=nout, identity=identity)
 
 
 def _without_dtype(reduction):
@@ -294,6 +304,19 @@ def _without_dtype(reduction):
     return reduce
 
 
+def _scatter_at(method: str):
+    # ufunc.at for add / multiply through the matching `.at[...]` scatter;
+    # booleans go through int32 (scatter-add of bools is not defined).
+    def at(a, indices, b):
+        if aval_of(a).dtype != np.bool_:
+            return getattr(a.at[indices], method)(b)
+        as_int = a.astype("int32")
+        updates = b.astype(bool).astype("int32")
+        return getattr(as_int.at[indices], method)(updates).astype(bool)
+
+    return at
+
+
 def make_builtin_ufuncs() -> dict:
     """JAX's built-in ufunc objects (jnp.add, jnp.multiply, ..., jnp.negative),
     keyed by name: each calls the plain jnp function (which the array
@@ -302,19 +325,7 @@ def make_builtin_ufuncs() -> dict:
     is jnp.cumprod, and so on)."""
     from pyjax._src.numpy import cumulative, reductions, ufuncs, ufuncs_extra
 
-    def add_at(a, indices, b):
-        if aval_of(a).dtype == np.bool_:
-            a = a.astype("int32")
-            b = b.astype(bool).astype("int32")
-            return a.at[indices].add(b).astype(bool)
-        return a.at[indices].add(b)
-
-    def multiply_at(a, indices, b):
-        if aval_of(a).dtype == np.bool_:
-            a = a.astype("int32")
-            b = b.astype(bool).astype("int32")
-            return a.at[indices].mul(b).astype(bool)
-        return a.at[indices].mul(b)
+    add_at, multiply_at = _scatter_at("add"), _scatter_at("mul")
 
     binary = {
         ufuncs.add: {"identity": 0, "reduce": reductions.sum, "accumulate": cumulative.cumsum, "at": add_at},
