@@ -46,11 +46,11 @@ stack_p = Primitive("stack")
 def _stack_abstract_eval(*operands: ShapedArray, axis: int) -> ShapedArray:
     if not operands:
         raise ValueError("stack expects at least one operand, got 0.")
-    if len({op.ndim for op in operands}) != 1:
-        shapes = ", ".join(str(o.shape) for o in operands)
+    shapes = ", ".join(str(o.shape) for o in operands)
+    first = operands[0]
+    if any(o.ndim != first.ndim for o in operands):
         raise ValueError(f"Cannot stack arrays with different numbers of dimensions: got {shapes}.")
-    if len({op.shape for op in operands}) != 1:
-        shapes = ", ".join(str(o.shape) for o in operands)
+    if any(o.shape != first.shape for o in operands):
         raise ValueError(f"All input arrays must have the same shape. Got {shapes}.")
     check_same_dtypes("stack", *operands)
     shape = list(operands[0].shape)
@@ -59,14 +59,14 @@ def _stack_abstract_eval(*operands: ShapedArray, axis: int) -> ShapedArray:
 
 
 def stack(operands: Sequence, axis: int = 0):
-    """Joins a sequence of arrays along a new axis.
+    """Stack same-shaped arrays into one array with an extra axis.
 
     Args:
-      operands: a sequence of arrays to stack. All arrays must have the same shape.
-      axis: the axis along which to stack the arrays.
+      operands: the arrays to combine; they must agree in shape and dtype.
+      axis: where the new axis of length ``len(operands)`` goes in the result.
 
     Returns:
-      An array containing the stacked operands.
+      The combined array, whose slice ``i`` along ``axis`` is ``operands[i]``.
 
     Examples:
       >>> lax.stack([jnp.array([1, 2]), jnp.array([3, 4])], axis=1)
@@ -93,7 +93,8 @@ def _stack_batch(axis_data, args, dims, *, axis):
             return stack_p.bind(*args, axis=axis), first + 1
         return stack_p.bind(*args, axis=axis + 1), first
     operands = [batching_util.bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True)]
-    return stack_p.bind(*operands, axis=axis + 1), 0
+    out = stack_p.bind(*operands, axis=axis + 1)
+    return out, 0
 
 
 deflinear(stack_p, _stack_transpose)
@@ -118,14 +119,14 @@ def _unstack_abstract_eval(operand: ShapedArray, *, axis: int) -> list[ShapedArr
 
 
 def unstack(x, axis: int = 0) -> tuple:
-    """Unstacks an array along an axis.
+    """Split an array into the slices along one of its axes.
 
     Args:
-      x: the array to unstack.
-      axis: the axis along which to unstack the array.
+      x: the array to take apart; it must have at least one dimension.
+      axis: the axis that is removed; one result per index along it.
 
     Returns:
-      A tuple of arrays, split along `axis`.
+      A tuple of ``x.shape[axis]`` arrays, each of ``x``'s shape without ``axis``.
 
     Examples:
       >>> lax.unstack(jnp.array([[1, 2], [3, 4]]), axis=1)
@@ -133,7 +134,8 @@ def unstack(x, axis: int = 0) -> tuple:
     """
     arr = _asarray(x)
     axis = _canonicalize_axis(axis, core.get_aval(arr).ndim)
-    return tuple(unstack_p.bind(arr, axis=axis))
+    pieces = unstack_p.bind(arr, axis=axis)
+    return tuple(pieces)
 
 
 def _unstack_transpose(cts, operand, *, axis):
@@ -173,22 +175,22 @@ def _tile_abstract_eval(x: ShapedArray, *, reps: tuple) -> ShapedArray:
 
 
 def tile(operand, reps: Sequence[int]):
-    """Tiles an array by repeating it along each dimension.
+    """Repeat an array end to end along every one of its axes.
 
     Args:
-      operand: an array to tile.
-      reps: a sequence of integers representing the number of repeats for each
-        dimension. Must have the same length as ``operand.ndim``.
+      operand: the array to repeat.
+      reps: how many copies to lay out along each axis; one entry per
+        dimension of ``operand``.
 
     Returns:
-      A tiled array with shape ``(operand.shape[0] * reps[0], ...,
-      operand.shape[-1] * reps[-1])``.
+      An array whose axis ``i`` has length ``operand.shape[i] * reps[i]``.
 
     Examples:
       >>> lax.tile(jnp.array([1, 2, 3]), (2,))
       Array([1, 2, 3, 1, 2, 3], dtype=int32)
     """
-    return tile_p.bind(operand, reps=tuple(reps))
+    reps = tuple(reps)
+    return tile_p.bind(operand, reps=reps)
 
 
 def _tile_transpose(ct, operand, *, reps):
@@ -201,8 +203,8 @@ def _tile_transpose(ct, operand, *, reps):
     if not is_undefined_primal(operand):
         return [None]
     split = tuple(k for pair in zip(reps, operand.aval.shape, strict=True) for k in pair)
-    axes = tuple(2 * i for i in range(operand.aval.ndim))
-    return [reduce_sum(reshape(ct, split), axes)]
+    copy_axes = tuple(range(0, len(split), 2))
+    return [reduce_sum(reshape(ct, split), copy_axes)]
 
 
 def _tile_batch(axis_data, args, dims, *, reps):
