@@ -106,11 +106,15 @@ def stack(arrays, axis: int = 0, out=None, dtype=None):
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
     if _is_array(arrays):
-        axis = canonicalize_axis(axis, np.ndim(arrays) if not hasattr(arrays, "aval") else aval_of(arrays).ndim)
-        return concatenate(expand_dims(arrays, axis + 1), axis=axis, dtype=dtype)
+        # An array stacks its leading-axis slices: give each a unit axis at
+        # the target position, then merge the leading axis into it.
+        ndim = np.ndim(arrays) if not hasattr(arrays, "aval") else aval_of(arrays).ndim
+        axis = canonicalize_axis(axis, ndim)
+        with_unit_axis = expand_dims(arrays, axis + 1)
+        return concatenate(with_unit_axis, axis=axis, dtype=dtype)
     arrays = [ensure_arraylike("stack", a) for a in arrays]
     if dtype is not None:
-        arrays = [asarray(a, dtype=dtype) for a in arrays]
+        arrays = [asarray(op, dtype=dtype) for op in arrays]
     elif len(arrays) > 1:
         arrays = [ensure_array(a) for a in promote_dtypes("stack", *arrays)]
     return lax_stack.stack(arrays, axis=axis)
@@ -131,7 +135,7 @@ def vstack(tup, dtype=None):
     else:
         check_arraylike("vstack", *tup)
         arrs = [atleast_2d(m) for m in tup]
-    return concatenate(arrs, axis=0, dtype=dtype)
+    return concatenate(arrs, dtype=dtype)
 
 
 def hstack(tup, dtype=None):
@@ -157,7 +161,8 @@ def dstack(tup, dtype=None):
     else:
         check_arraylike("dstack", *tup)
         arrs = [atleast_3d(ensure_array(m)) for m in tup]
-    return concatenate(arrs, axis=2, dtype=dtype)
+    third_axis = 2
+    return concatenate(arrs, axis=third_axis, dtype=dtype)
 
 
 def column_stack(tup):
@@ -186,11 +191,13 @@ def _block(xs):
         if len(xs) == 0:
             raise ValueError("jax.numpy.block does not allow empty list arguments")
         parts, depths = zip(*[_block(x) for x in xs])
-        if any(d != depths[0] for d in depths[1:]):
+        depth = depths[0]
+        if set(depths) != {depth}:
             raise ValueError("Mismatched list depths in jax.numpy.block")
-        rank = max(depths[0], max(aval_of(x).ndim for x in parts))
+        # A list `depth` levels above the leaves joins along axis -depth.
+        rank = max(depth, *(aval_of(x).ndim for x in parts))
         parts = tuple(_atleast_nd(x, rank) for x in parts)
-        return concatenate(parts, axis=-depths[0]), depths[0] + 1
+        return concatenate(parts, axis=-depth), depth + 1
     return ensure_array(xs), 1
 
 
@@ -342,7 +349,7 @@ def _repeat(repeats, arr, *, axis: int, total_repeat_length=None):
         repeats = np.ravel(repeats)
         if len(shape) != 0:
             repeats = np.broadcast_to(repeats, [shape[axis]])
-        total_repeat_length = int(np.sum(repeats))
+        total_repeat_length = int(repeats.sum())
     else:
         repeats = ravel(repeats)
         if len(shape) != 0:
@@ -387,9 +394,8 @@ def resize(a, new_shape):
 @jit(static_argnames=("axis",))
 def append(arr, values, axis: int | None = None):
     """`values` appended to `arr` along `axis` (both flattened when None)."""
-    if axis is None:
-        return concatenate([ravel(arr), ravel(values)], 0)
-    return concatenate([arr, values], axis=axis)
+    pieces = [arr, values] if axis is not None else [ravel(arr), ravel(values)]
+    return concatenate(pieces, axis=0 if axis is None else axis)
 
 
 def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = False):
@@ -413,20 +419,27 @@ def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = F
     except TypeError:
         pass
     else:
-        idx = (slice(None),) * axis
-        return concatenate([a[idx + (slice(0, obj),)], a[idx + (slice(obj + 1, None),)]], axis=axis)
+        # One static index: the parts before and after it, joined.
+        before = a[_along(axis, slice(0, obj))]
+        after = a[_along(axis, slice(obj + 1, None))]
+        return concatenate([before, after], axis=axis)
     if isinstance(obj, slice):
         obj = arange(n)[obj]
         assume_unique_indices = True
     check_arraylike("delete", a, obj)
     if dtypes.issubdtype(dtypes.dtype(obj), np.integer) and assume_unique_indices:
-        positions = ravel(asarray(obj))
-        positions = clip(where(positions < 0, positions + n, positions), 0, n)
-        positions = sort(positions)
-        positions -= arange(aval_of(positions).size, dtype=aval_of(positions).dtype)
-        i = arange(n - aval_of(positions).size, dtype=aval_of(positions).dtype)
-        i += (i[None, :] >= positions[:, None]).sum(0, dtype=aval_of(i).dtype)
-        return a[(slice(None),) * axis + (i,)]
+        # Sorted unique positions, each shifted down by the number of
+        # removed entries before it, say where the kept entries jump: the
+        # k-th kept entry sits at k plus the count of shifted positions <= k.
+        removed = ravel(asarray(obj))
+        removed = clip(where(removed < 0, removed + n, removed), 0, n)
+        removed = sort(removed)
+        index_dtype = aval_of(removed).dtype
+        n_removed = aval_of(removed).size
+        removed -= arange(n_removed, dtype=index_dtype)
+        kept = arange(n - n_removed, dtype=index_dtype)
+        kept += (kept[None, :] >= removed[:, None]).sum(0, dtype=aval_of(kept).dtype)
+        return a[_along(axis, kept)]
     value = concrete_value(obj)
     if value is None:
         raise errors.ConcretizationTypeError(obj, "'obj' array argument of jnp.delete()")
@@ -440,7 +453,12 @@ def delete(arr, obj, axis: int | None = None, *, assume_unique_indices: bool = F
         mask = ~value
     else:
         raise ValueError(f"np.delete(arr, obj): got obj.dtype={value.dtype}; must be integer or bool.")
-    return a[(slice(None),) * axis + (mask,)]
+    return a[_along(axis, mask)]
+
+
+def _along(axis: int, index) -> tuple:
+    # An indexing tuple that applies `index` to axis `axis` only.
+    return (slice(None),) * axis + (index,)
 
 
 def insert(arr, obj, values, axis: int | None = None):
@@ -471,18 +489,21 @@ def insert(arr, obj, values, axis: int | None = None):
         if aval_of(indices).ndim == 0:
             values_arr = moveaxis(values_arr, 0, axis)
         indices = full(aval_of(values_arr).shape[axis], index)
-    n_input = aval_of(a).shape[axis]
-    n_insert = broadcast_shapes(aval_of(indices).shape, (aval_of(values_arr).shape[axis],))[0]
-    out_shape = list(aval_of(a).shape)
-    out_shape[axis] += n_insert
-    out = zeros_like(a, shape=tuple(out_shape))
-    indices = where(indices < 0, indices + n_input, indices)
-    indices = clip(indices, 0, n_input)
-    values_ind = indices.at[argsort(indices)].add(arange(n_insert, dtype=aval_of(indices).dtype))
-    arr_mask = ones(n_input + n_insert, dtype=bool).at[values_ind].set(False)
-    arr_ind = nonzero(arr_mask, size=n_input)[0]
-    out = out.at[(slice(None),) * axis + (values_ind,)].set(values_arr)
-    return out.at[(slice(None),) * axis + (arr_ind,)].set(a)
+    old_len = aval_of(a).shape[axis]
+    new_len = broadcast_shapes(aval_of(indices).shape, (aval_of(values_arr).shape[axis],))[0]
+    result_shape = list(aval_of(a).shape)
+    result_shape[axis] = old_len + new_len
+    result = zeros_like(a, shape=tuple(result_shape))
+    # Where each inserted value lands: its (wrapped, clipped) index plus the
+    # number of inserted values that precede it in sorted order. Every other
+    # slot of the result takes the original entries, in order.
+    indices = clip(where(indices < 0, indices + old_len, indices), 0, old_len)
+    order = argsort(indices)
+    inserted_at = indices.at[order].add(arange(new_len, dtype=aval_of(indices).dtype))
+    is_original = ones(old_len + new_len, dtype=bool).at[inserted_at].set(False)
+    original_at = nonzero(is_original, size=old_len)[0]
+    result = result.at[_along(axis, inserted_at)].set(values_arr)
+    return result.at[_along(axis, original_at)].set(a)
 
 
 def trim_zeros(filt, trim: str = "fb", axis=None):
