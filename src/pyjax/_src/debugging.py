@@ -48,8 +48,7 @@ class OrderedDebugEffect(DebugEffect):
     __repr__ = __str__
 
 
-debug_effect = DebugEffect()
-ordered_debug_effect = OrderedDebugEffect()
+debug_effect, ordered_debug_effect = DebugEffect(), OrderedDebugEffect()
 
 
 def _mark_effect(primitive: Primitive, effect) -> None:
@@ -154,7 +153,7 @@ debug_callback_p.def_batch(partial(debug_batch_rule, debug_callback_p))
 
 def debug_callback(callback: Callable[..., None] | None = None, *args: Any, ordered: bool = False,
                    partitioned: bool = False, **kwargs: Any) -> Callable[..., None] | None:
-    """Calls a stageable Python callback.
+    """Run a Python function for its side effects from inside a traced program.
 
     ``jax.debug.callback`` calls ``callback(*args, **kwargs)`` with NumPy
     arrays in place of the array arguments: at once when run eagerly, and
@@ -167,38 +166,50 @@ def debug_callback(callback: Callable[..., None] | None = None, *args: Any, orde
     *args, **kwargs)``.
 
     Args:
-      callback: A Python callable returning None.
-      *args: The positional arguments to the callback.
-      ordered: whether the callback is ordered with respect to other ordered
-        callbacks.
-      partitioned: If True, the callback sees local shards only.
-      **kwargs: The keyword arguments to the callback.
+      callback: the function to run; what it returns is discarded.
+      *args: values handed to ``callback`` positionally (arrays arrive as
+        NumPy arrays, other leaves as they are).
+      ordered: keep this call in program order relative to other ordered
+        callbacks and prints.
+      partitioned: give ``callback`` per-shard values instead of whole arrays.
+      **kwargs: values handed to ``callback`` by keyword.
 
     Returns:
-      None, or (two-call form) the function that makes the call.
+      None; in the two-call form, the function that performs the call.
+
+    Example:
+      >>> jax.jit(lambda x: jax.debug.callback(print, x) or x + 1)(jnp.arange(2))
+      [0 1]
+      Array([1, 2], dtype=int32)
     """
 
     def _debug_callback(callback: Callable[..., None], *c_args: Any, **c_kwargs: Any):
         if not callable(callback):
             raise TypeError("first argument to jax.debug.callback must be callable, "
                             f"but got an object of type {type(callback)}")
-        in_tree, dyn_args, static_args = _split_callback_args(c_args, c_kwargs)
+        tree, operands, statics = _split_callback_args(c_args, c_kwargs)
 
-        def _flat_callback(*dyn_args_flat):
-            args_, kwargs_ = _merge_callback_args(in_tree, dyn_args_flat, static_args)
-            callback(*args_, **kwargs_)
+        def call_with_operands(*values):
+            pos, kw = _merge_callback_args(tree, values, statics)
+            callback(*pos, **kw)
             return ()
 
-        effect = ordered_debug_effect if ordered else debug_effect
-        _bind(debug_callback_p, dyn_args, dict(callback=_flat_callback, effect=effect, partitioned=partitioned))
+        params = dict(callback=call_with_operands, effect=_effect_of({"ordered": ordered}), partitioned=partitioned)
+        _bind(debug_callback_p, operands, params)
 
-    if callback is not None:
-        _debug_callback(callback, *args, **kwargs)
+    return _call_now_or_later("debug_callback", _debug_callback, callback, args, kwargs)
+
+
+def _call_now_or_later(name: str, call: Callable, first, args: tuple, kwargs: dict):
+    # jax.debug.callback / print take their target either directly
+    # (one-call form) or on a second call after only keyword options.
+    if first is not None:
+        call(first, *args, **kwargs)
         return None
     if args or kwargs:
-        raise TypeError("debug_callback received unexpected arguments in the two-call form:"
+        raise TypeError(f"{name} received unexpected arguments in the two-call form:"
                         f" args={args!r} kwargs={kwargs!r}")
-    return _debug_callback
+    return call
 
 
 callback = debug_callback
@@ -222,13 +233,13 @@ class _FormatChecker(string.Formatter):
         return ""
 
     def check_unused_args(self, used_args, args, kwargs):
-        unused_args = [arg for i, arg in enumerate(args) if i not in used_args]
-        unused_kwargs = [k for k in kwargs if k not in used_args]
-        if unused_args:
-            raise ValueError(f"Unused positional arguments to `jax.debug.print`: {unused_args}")
-        if unused_kwargs:
+        leftover_positional = [value for pos, value in enumerate(args) if pos not in used_args]
+        if leftover_positional:
+            raise ValueError(f"Unused positional arguments to `jax.debug.print`: {leftover_positional}")
+        leftover_names = [name for name in kwargs if name not in used_args]
+        if leftover_names:
             raise ValueError(
-                f"Unused keyword arguments to `jax.debug.print`: {unused_kwargs}. "
+                f"Unused keyword arguments to `jax.debug.print`: {leftover_names}. "
                 "You may be passing an f-string (i.e, `f\"{x}\"`) into "
                 "`jax.debug.print` and instead should pass in a regular string.")
 
@@ -260,7 +271,7 @@ debug_print_p.def_batch(partial(debug_batch_rule, debug_print_p))
 
 def debug_print(fmt: str | None = None, *args, ordered: bool = False, partitioned: bool = False,
                 skip_format_check: bool = False, **kwargs) -> Callable[..., None] | None:
-    """Prints values and works in staged out JAX functions.
+    """Print array values from inside jitted, vmapped or differentiated code.
 
     ``jax.debug.print("x = {x}", x=x)`` formats like ``str.format`` with the
     runtime values of the arrays: at once when run eagerly, each time the
@@ -268,36 +279,35 @@ def debug_print(fmt: str | None = None, *args, ordered: bool = False, partitione
     :func:`jax.vmap`.
 
     Args:
-      fmt: A format string, e.g. ``"hello {x}"``.
-      *args: positional arguments to be formatted.
-      ordered: whether the print is ordered with respect to other ordered
-        prints.
-      partitioned: If True, print local shards only.
-      skip_format_check: If True, the format string is not checked.
-      **kwargs: keyword arguments to be formatted.
+      fmt: a ``str.format`` template such as ``"step {i}: {loss}"``.
+      *args: values for the positional fields of ``fmt``.
+      ordered: keep this print in program order relative to other ordered
+        prints and callbacks.
+      partitioned: print each shard's values separately.
+      skip_format_check: do not check up front that ``fmt`` uses every argument.
+      **kwargs: values for the named fields of ``fmt``.
 
     Returns:
-      None, or (two-call form ``jax.debug.print(ordered=True)(fmt, ...)``)
-      the printing function.
+      None; in the two-call form ``jax.debug.print(ordered=True)(fmt, ...)``,
+      the function that prints.
+
+    Example:
+      >>> jax.jit(lambda x: jax.debug.print("x = {}", x) or x * 2)(jnp.arange(3))
+      x = [0 1 2]
+      Array([0, 2, 4], dtype=int32)
     """
 
     def _debug_print(fmt: str, *c_args, **c_kwargs):
         if not skip_format_check:
             _format_checker.format(fmt, *c_args, **c_kwargs)
-        has_placeholders = False
-        if fmt:
-            _, field_name, *_ = next(iter(string.Formatter().parse(fmt)))
-            has_placeholders = field_name is not None
-        in_tree, dyn_args, static_args = _split_callback_args(c_args, c_kwargs)
-        _bind(debug_print_p, dyn_args, dict(
-            fmt=fmt, ordered=ordered, partitioned=partitioned, in_tree=in_tree,
-            static_args=tuple(static_args.items()), np_printoptions=tuple(np.get_printoptions().items()),
+        # Only the template's first piece matters: does a field follow it?
+        # (Without fields the values are printed after the text, space-separated.)
+        first_piece = next(iter(string.Formatter().parse(fmt)), None) if fmt else None
+        has_placeholders = first_piece is not None and first_piece[1] is not None
+        tree, operands, statics = _split_callback_args(c_args, c_kwargs)
+        _bind(debug_print_p, operands, dict(
+            fmt=fmt, ordered=ordered, partitioned=partitioned, in_tree=tree,
+            static_args=tuple(statics.items()), np_printoptions=tuple(np.get_printoptions().items()),
             has_placeholders=has_placeholders, logging_record=None))
 
-    if fmt is not None:
-        _debug_print(fmt, *args, **kwargs)
-        return None
-    if args or kwargs:
-        raise TypeError("debug_print received unexpected arguments in the two-call form:"
-                        f" args={args!r} kwargs={kwargs!r}")
-    return _debug_print
+    return _call_now_or_later("debug_print", _debug_print, fmt, args, kwargs)
