@@ -189,12 +189,13 @@ def debug_callback(callback: Callable[..., None] | None = None, *args: Any, orde
                             f"but got an object of type {type(callback)}")
         tree, operands, statics = _split_callback_args(c_args, c_kwargs)
 
-        def call_with_operands(*values):
+        # Its qualified name shows in printed jaxprs, so it matches JAX's.
+        def _flat_callback(*values):
             pos, kw = _merge_callback_args(tree, values, statics)
             callback(*pos, **kw)
             return ()
 
-        params = dict(callback=call_with_operands, effect=_effect_of({"ordered": ordered}), partitioned=partitioned)
+        params = dict(callback=_flat_callback, effect=_effect_of({"ordered": ordered}), partitioned=partitioned)
         _bind(debug_callback_p, operands, params)
 
     return _call_now_or_later("debug_callback", _debug_callback, callback, args, kwargs)
