@@ -107,13 +107,11 @@ def _bind_branches(index, jaxprs: list[Jaxpr], consts: list, args: list, out_tre
 
 
 def switch(index, branches: Sequence[Callable], *operands, operand=_no_operand):
-    """Apply exactly one of the ``branches`` given by ``index``.
+    """Run the branch that ``index`` selects on ``operands``.
 
-    Semantically::
-
-      def switch(index, branches, *operands):
-        index = clamp(0, index, len(branches) - 1)
-        return branches[index](*operands)
+    Behaves like ``branches[i](*operands)`` where ``i`` is ``index`` clamped
+    into ``[0, len(branches) - 1]``, but stages all branches into a single
+    ``cond`` equation so that ``index`` may be a traced value.
 
     Every branch is traced (once); under `vmap` with a batched index every
     branch runs and the results are selected.
@@ -126,6 +124,10 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_no_operand):
 
     Returns:
       The chosen branch's result.
+
+    Example:
+      >>> lax.switch(5, [lambda v: v + 1, lambda v: v * 10], 2)
+      Array(20, dtype=int32, weak_type=True)
     """
     if not all(callable(b) for b in branches):
         raise TypeError("lax.switch: branches argument should be a sequence of callables.")
@@ -165,15 +167,11 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_no_operand):
 
 
 def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_no_operand):
-    """Conditionally apply ``true_fun`` or ``false_fun``.
+    """Choose between two functions of the same operands with a scalar predicate.
 
-    Semantically::
-
-      def cond(pred, true_fun, false_fun, *operands):
-        if pred:
-          return true_fun(*operands)
-        else:
-          return false_fun(*operands)
+    The result is ``true_fun(*operands)`` when ``pred`` holds and
+    ``false_fun(*operands)`` otherwise; unlike a Python ``if``, ``pred`` may
+    be a traced value.
 
     Both branches are traced (once each) into one `cond` equation; only
     the chosen one runs. Under `vmap` with a batched predicate both run and
@@ -189,13 +187,15 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_no_o
       The result of the chosen function.
 
     Example:
-      >>> lax.cond(x > 0, lambda v: v, lambda v: -v, x)   # doctest: +SKIP
+      >>> lax.cond(jnp.float32(-3.) > 0, lambda v: v, lambda v: -v, jnp.float32(-3.))
+      Array(3., dtype=float32)
     """
     if not (callable(true_fun) and callable(false_fun)):
         # The deprecated form cond(pred, x_true, f_true, x_false, f_false).
         if callable(false_fun) and len(operands) == 2 and callable(operands[1]):
-            x_true, f_true, x_false, f_false = true_fun, false_fun, *operands
-            return cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true, x_false)
+            true_operand, false_operand = true_fun, operands[0]
+            on_true, on_false = false_fun, operands[1]
+            return cond(pred, lambda t, _: on_true(t), lambda _, f: on_false(f), true_operand, false_operand)
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     if operand is not _no_operand:
         if operands:
@@ -372,8 +372,7 @@ def _split_cond(trace, args, unknowns, splits, out_uks):
     staged = [s[1] for s in splits]
     res_avals = [s[3] for s in splits]
     all_res, indices = _merge_branch_residuals(res_avals)
-    num_known_outs = len(out_uks) - sum(out_uks)
-    knowns = _join_outputs(knowns, all_res, indices, num_known_outs)
+    knowns = _join_outputs(knowns, all_res, indices, out_uks.count(False))
     staged = _join_inputs(staged, all_res, indices)
     index, ops = args[0], args[1:]
     known_ops = [x for x, u in zip(ops, unknowns[1:], strict=True) if not u]

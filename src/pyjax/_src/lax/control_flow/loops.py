@@ -58,15 +58,11 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
 
 
 def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
-    """Call ``body_fun`` repeatedly in a loop while ``cond_fun`` is True.
+    """Apply ``body_fun`` to a carried value for as long as ``cond_fun`` holds.
 
-    Semantically::
-
-      def while_loop(cond_fun, body_fun, init_val):
-        val = init_val
-        while cond_fun(val):
-          val = body_fun(val)
-        return val
+    Starting from ``init_val``, the carry is replaced by ``body_fun(carry)``
+    until ``cond_fun(carry)`` is false; the final carry is returned. It
+    behaves like a Python ``while`` statement whose test may be traced.
 
     Both functions are traced once into one `while` equation. The carry
     must keep its structure, shapes and dtypes across iterations. A while
@@ -80,6 +76,10 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
 
     Returns:
       The carry after the last iteration.
+
+    Example:
+      >>> lax.while_loop(lambda c: c < 100, lambda c: c * 3, 1)
+      Array(243, dtype=int32, weak_type=True)
     """
     if not (callable(body_fun) and callable(cond_fun)):
         raise TypeError("lax.while_loop: body_fun and cond_fun arguments should be callable.")
@@ -121,7 +121,8 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
     # A carry the body passes through and the predicate does not read is
     # loop-invariant: it becomes a body const and comes out as it went in.
     body_fwd = common.jaxpr_forwarding(body_jaxpr)
-    carry_nofwd = [len(body_consts) + i != f for i, f in enumerate(body_fwd)]
+    n_bc = len(body_consts)
+    carry_nofwd = [src != n_bc + pos for pos, src in enumerate(body_fwd)]
     n_cc = len(cond_consts)
     read = _used_inputs(cond_jaxpr)
     keep_cond = [True] * n_cc + [r or nf for r, nf in zip(read[n_cc:], carry_nofwd, strict=True)]
@@ -132,9 +133,10 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
         body_jaxpr = common.prune_outputs(body_jaxpr, [not m for m in move_to_const])
         body_jaxpr = common.move_binders_to_front(body_jaxpr, [False] * len(body_consts) + move_to_const)
         init_vals, new_body_consts = common.partition_list(move_to_const, init_vals)
-        body_consts = [*new_body_consts, *body_consts]
-    outs = while_p.bind(*cond_consts, *body_consts, *init_vals, cond_nconsts=len(cond_consts), cond_jaxpr=cond_jaxpr,
-                        body_nconsts=len(body_consts), body_jaxpr=body_jaxpr)
+        body_consts = new_body_consts + list(body_consts)
+    params = dict(cond_nconsts=len(cond_consts), cond_jaxpr=cond_jaxpr, body_nconsts=len(body_consts),
+                  body_jaxpr=body_jaxpr)
+    outs = while_p.bind(*cond_consts, *body_consts, *init_vals, **params)
     if any(move_to_const):
         outs = common.merge_lists(move_to_const, outs, new_body_consts)
     return tree_unflatten(body_tree, outs)
@@ -147,15 +149,10 @@ def _used_inputs(jaxpr) -> list[bool]:
 
 
 def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool | None = None):
-    """Loop from ``lower`` to ``upper`` by reduction to `while_loop` or `scan`.
+    """Thread a carry through ``body_fun(i, carry)`` for ``i`` in ``range(lower, upper)``.
 
-    Semantically::
-
-      def fori_loop(lower, upper, body_fun, init_val):
-        val = init_val
-        for i in range(lower, upper):
-          val = body_fun(i, val)
-        return val
+    It acts like a Python ``for`` loop over the index range, staged as one
+    loop equation.
 
     With bounds known at trace time (Python ints, concrete arrays) the loop
     is a `scan` of `upper - lower` steps and supports reverse-mode
@@ -170,6 +167,10 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool 
 
     Returns:
       The carry after the last iteration.
+
+    Example:
+      >>> lax.fori_loop(1, 5, lambda i, total: total + i, 0)
+      Array(10, dtype=int32, weak_type=True)
     """
     if not callable(body_fun):
         raise TypeError("lax.fori_loop: body_fun argument should be callable.")
@@ -198,7 +199,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool 
         if unroll is None:
             unroll = False
         length = max(upper_ - lower_, 0)
-        if config.disable_jit.value and length == 0:
+        if length == 0 and config.disable_jit.value:
             return init_val
 
         def scanned_fun(loop_carry, _):
@@ -207,7 +208,7 @@ def fori_loop(lower, upper, body_fun: Callable, init_val, *, unroll: int | bool 
 
         (_, result), _ = scan(scanned_fun, (lower_, init_val), None, length=length, unroll=unroll)
         return result
-    if unroll is not None and unroll is not False and unroll != 1:
+    if not (unroll is None or unroll is False or unroll == 1):
         raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are statically known.")
     from pyjax._src.lax.elementwise import add, convert_element_type, lt
 
@@ -255,7 +256,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     _, bconst_dot, init_dot = common.split_list(tangents, [cond_nconsts, body_nconsts])
     bconst_dot = [t for t in bconst_dot if type(t) is not Zero]
     init_dot = [t for t in init_dot if type(t) is not Zero]
-    num_carry = len(primals) - cond_nconsts - body_nconsts
+    num_carry = len(init)
     # The JVP body's binders are (bconst, carry, bconst_dot, carry_dot) ->
     # (carry, carry_dot); the loop wants (bconst, bconst_dot, carry, carry_dot).
     n_b, n_bd = body_nconsts, len(bconst_dot)
@@ -336,8 +337,8 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
         body_batched = common.batch_jaxpr_axes(body_jaxpr, axis_data, bconst_dims + carry_dims, carry_dims)
         cond_batched = common.batch_jaxpr_axes(cond_jaxpr, axis_data, cconst_dims + carry_dims, [0])
     else:
-        cond_rank = len(cond_jaxpr.out_avals[0].shape)
-        carry_dims = [cond_rank if b else not_mapped for b in carry_b]
+        pred_ndim = cond_jaxpr.out_avals[0].ndim
+        carry_dims = [pred_ndim if b else not_mapped for b in carry_b]
         body_batched = common.batch_jaxpr_axes(body_jaxpr, axis_data, bconst_dims + carry_dims, carry_dims)
         cond_batched = common.batch_jaxpr_axes(cond_jaxpr, axis_data, cconst_dims + carry_dims, [not_mapped])
     new_init = []
