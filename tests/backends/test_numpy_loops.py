@@ -442,3 +442,69 @@ def test_eager_scan_and_while_compile_the_equation_once(monkeypatch):
         want = np.tanh(np.add(np.dot(W, want), x))
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(y, np.asarray(pyjax.jit(newton)(a)[1]))
+
+
+# ---------------------------------------------------------------------------
+# 0-d arithmetic as Python operators (NumPy scalar math)
+
+_OPERATOR_CASES = {
+    "add": (lax.add, "+"), "sub": (lax.sub, "-"), "mul": (lax.mul, "*"), "div": (lax.div, "/"),
+    "lt": (lax.lt, "<"), "le": (lax.le, "<="), "gt": (lax.gt, ">"), "ge": (lax.ge, ">="),
+    "eq": (lax.eq, "=="), "ne": (lax.ne, "!="),
+}
+_SPECIAL = np.array([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 3e38, 1e-45, 7.0], np.float64)
+
+
+@pytest.mark.parametrize("name", sorted(_OPERATOR_CASES))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scalar_operators_are_bitwise_the_ufuncs(name, dtype):
+    fn, symbol = _OPERATOR_CASES[name]
+    x0 = np.zeros((), dtype)
+    jaxpr = pyjax.make_jaxpr(fn)(x0, x0)
+    compiled = compile_jaxpr(jaxpr, IMPLS)
+    assert f"c = a {symbol} b" in compiled.source
+    impl = IMPLS[jaxpr.eqns[0].primitive]
+    values = _SPECIAL.astype(dtype)
+    with np.errstate(all="ignore"):
+        for a in values:
+            for b in values:
+                for x, y in ((a, b), (np.asarray(a), b), (a, np.asarray(b))):  # scalars and 0-d arrays
+                    got, want = compiled(x, y)[0], impl(x, y)
+                    assert np.asarray(got).dtype == np.asarray(want).dtype
+                    np.testing.assert_array_equal(got, want)
+                    assert np.signbit(got) == np.signbit(want)
+
+
+def test_scalar_operators_only_where_numpy_scalar_math_agrees():
+    f = lambda i, x, v, p, q: (i + 1, i < 3, x * 2.0, -x, v * 2.0, p & q, x.astype(np.float16) * 2)
+    args = (np.int32(2), np.float32(1.5), np.ones(3, np.float32), np.bool_(True), np.bool_(False))
+    source = source_of(f, *args)
+    assert "_np_add" in source  # int32 add: scalar math would warn where XLA wraps silently
+    assert re.search(r"= \w+ < _lit", source) and re.search(r"= \w+ \* _lit", source)
+    assert re.search(r"= -\w+\n", source) and re.search(r"= \w+ & \w+\n", source)
+    assert "_np_multiply" in source  # the f32[3] product and the float16 one stay ufuncs
+    outs = pyjax.jit(f)(*args)
+    assert [np.asarray(o).dtype for o in outs] == [np.int32, np.bool_, np.float32, np.float32, np.float32,
+                                                    np.bool_, np.float16]
+
+
+def test_int32_wraparound_stays_silent(recwarn):
+    # The wrap happens in the second step, on the NumPy scalar the first made.
+    start = np.int32(2**31 - 2)
+    out = pyjax.jit(lambda i: lax.fori_loop(0, 3, lambda k, c: c + np.int32(1), i))(start)
+    assert int(out) == -(2**31) + 1
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_cond_results_keep_their_dtypes_without_conversion():
+    k = np.arange(3, dtype=np.float32)
+
+    def f(p, x, y):
+        return lax.cond(p, lambda a, b: (a + b, 1.0, k, b), lambda a, b: (a * b, 2.0, k * 2, a), x, y)
+
+    x, y = np.float32(1.5), np.float32(2.0)
+    for p in (True, False):
+        s, lit, arr, passed = pyjax.jit(f)(p, x, y)
+        assert [np.asarray(o).dtype for o in (s, lit, arr, passed)] == [np.float32] * 4
+        assert float(s) == (3.5 if p else 3.0) and float(lit) == (1.0 if p else 2.0)
+        assert float(passed) == (2.0 if p else 1.5)

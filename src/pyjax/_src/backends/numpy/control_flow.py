@@ -199,8 +199,6 @@ def _emit_cond(builder, eqn, ins):
     branches = eqn.params["branches"]
     # Branches read the operands where they are (never deleting or writing them).
     blocks = [builder.block(b, [v.name for v in ins[1:]]) for b in branches]
-    as_buffer = builder.constant(_as_buffer, "as_buffer")
-    avals = [builder.constant(a, "aval") for a in branches[0].out_avals]
     k = f"_k{next(_names)}"
 
     def render(in_names, out_names):
@@ -212,8 +210,8 @@ def _emit_cond(builder, eqn, ins):
                 lines.append(f"{'if' if i == 0 else 'elif'} {k} == {i}:")
             body = block.lines + _assign(out_names, block.out_names)
             lines.extend(_indent(body or ["pass"]))
-        # Branch results may be Python or NumPy scalars (a forwarded literal).
-        lines.extend(f"{o} = {as_buffer}({o}, {a})" for o, a in zip(out_names, avals, strict=True))
+        # Results stay as the branch made them: a 0-d result may be a NumPy
+        # scalar, as everywhere in compiled code (scalar math on it is fast).
         return lines
 
     return builder.statement(render, ins, [v.aval for v in eqn.outvars])
