@@ -21,7 +21,10 @@ __all__ = ["associative_scan"]
 
 
 def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
-    """Performs a scan with an associative binary operation, in parallel.
+    """Compute all running combinations of ``elems`` under an associative ``fn``.
+
+    Unlike a sequential `scan`, the prefixes are built in a logarithmic
+    number of rounds, each applying ``fn`` to whole slices at once.
 
     Args:
       fn: an associative binary operation ``r = fn(a, b)`` on pytrees of
@@ -36,7 +39,7 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
       first ``k + 1`` elements: ``[a, fn(a, b), fn(fn(a, b), c), ...]``.
 
     Example:
-      >>> lax.associative_scan(jnp.add, jnp.arange(0, 4))   # doctest: +SKIP
+      >>> lax.associative_scan(jnp.add, jnp.arange(0, 4))
       Array([0, 1, 3, 6], dtype=int32)
     """
     from pyjax._src.lax.shapes import concatenate, rev
@@ -56,8 +59,9 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
     if not -ndim <= axis < ndim:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     axis = axis % ndim
-    num_elems = int(elems_flat[0].shape[axis])
-    if not all(int(e.shape[axis]) == num_elems for e in elems_flat[1:]):
+    axis_sizes = [int(e.shape[axis]) for e in elems_flat]
+    num_elems = axis_sizes[0]
+    if any(n != num_elems for n in axis_sizes):
         raise ValueError("Array inputs to associative_scan must have the same first dimension. "
                          f"(saw: {[e.shape for e in elems_flat]})")
 

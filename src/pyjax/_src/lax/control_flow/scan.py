@@ -113,21 +113,13 @@ def _python_scan(f, init, xs_flat, xs_tree, length, reverse):
 
 def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
          unroll: int | bool = 1, _split_transpose: bool = False):
-    """Scan a function over leading array axes while carrying along state.
+    """Loop ``f`` over the leading axis of ``xs``, threading a carry and stacking outputs.
 
-    Semantically::
-
-      def scan(f, init, xs, length=None):
-        if xs is None:
-          xs = [None] * length
-        carry = init
-        ys = []
-        for x in xs:
-          carry, y = f(carry, x)
-          ys.append(y)
-        return carry, np.stack(ys)
-
-    but `f` is traced once, and the loop is one `scan` primitive: a jitted
+    Step ``i`` calls ``f(carry, x_i)`` with ``x_i`` the ``i``-th slice of every
+    leaf of ``xs`` (``None`` when ``xs`` is None), takes the new carry from
+    its first output and collects its second output; the result is the last
+    carry and the collected outputs stacked along a new leading axis. Here
+    `f` is traced once, and the loop is one `scan` primitive: a jitted
     program stays small however many steps it takes. The carry must keep
     its pytree structure, shapes and dtypes from one step to the next
     (a weakly typed initial value, e.g. a Python scalar, may take the
@@ -148,7 +140,7 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
       ``(final_carry, stacked_ys)``.
 
     Example:
-      >>> lax.scan(lambda c, x: (c + x, c), 0., jnp.arange(3.))   # doctest: +SKIP
+      >>> lax.scan(lambda c, x: (c + x, c), 0., jnp.arange(3.))
       (Array(3., dtype=float32), Array([0., 0., 1.], dtype=float32))
     """
     if not callable(f):
@@ -222,13 +214,11 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
 
 
 def map(f: Callable, xs, *, batch_size: int | None = None):
-    """Map a function over leading array axes.
+    """Apply ``f`` to each leading-axis slice of ``xs`` in turn and stack the results.
 
-    Like Python's builtin map over the rows of `xs` (a pytree of arrays),
-    with the outputs stacked, but traced once and run as one `scan`::
-
-      def map(f, xs):
-        return np.stack([f(x) for x in xs])
+    The slices are processed one after another by a single `scan` (``f`` is
+    traced once), which keeps memory low where `vmap` would evaluate all
+    slices at once.
 
     Args:
       f: the function applied to each slice.
@@ -239,41 +229,53 @@ def map(f: Callable, xs, *, batch_size: int | None = None):
 
     Returns:
       The stacked outputs.
+
+    Example:
+      >>> lax.map(lambda v: v * v, jnp.arange(4))
+      Array([0, 1, 4, 9], dtype=int32)
     """
-    if batch_size is not None:
-        from pyjax._src.api import vmap
-
-        scan_xs, remainder_xs = _batch_and_remainder(xs, batch_size)
-        g = lambda _, x: ((), vmap(f)(x))
-        scan_ys = scan(g, (), scan_xs)[1] if scan_xs is not None else None
-        flatten = lambda x: x.reshape(-1, *x.shape[2:])
-        if scan_ys is None:
-            return vmap(f)(remainder_xs)
-        if remainder_xs is not None:
-            from pyjax._src.lax.shapes import concatenate
-
-            remainder_ys = vmap(f)(remainder_xs)
-            return tree_map(lambda x, y: concatenate([flatten(x), y], 0), scan_ys, remainder_ys)
-        return tree_map(flatten, scan_ys)
-    g = lambda _, x: ((), f(x))
-    return scan(g, (), xs)[1]
+    if batch_size is None:
+        return scan(lambda _, x: ((), f(x)), (), xs)[1]
+    return _map_in_batches(f, xs, batch_size)
 
 
-def _batch_and_remainder(x, batch_size: int):
-    leaves, treedef = tree_flatten(x)
+def _map_in_batches(f: Callable, xs, batch_size: int):
+    # Whole batches go through a scan of vmap(f); the slices left over (or
+    # everything, when no whole batch fits) go through one more vmap(f).
+    from pyjax._src.api import vmap
+
+    chunks, leftover = _split_into_batches(xs, batch_size)
+    if chunks is None:
+        return vmap(f)(leftover)
+    chunk_ys = scan(lambda _, chunk: ((), vmap(f)(chunk)), (), chunks)[1]
+
+    def unchunk(y):
+        return y.reshape(-1, *y.shape[2:])
+
+    if leftover is None:
+        return tree_map(unchunk, chunk_ys)
+    from pyjax._src.lax.shapes import concatenate
+
+    leftover_ys = vmap(f)(leftover)
+    return tree_map(lambda c, r: concatenate([unchunk(c), r], 0), chunk_ys, leftover_ys)
+
+
+def _split_into_batches(xs, batch_size: int):
+    """(whole batches with a new leading batch axis or None, leftover slices or None)."""
+    leaves, treedef = tree_flatten(xs)
     if not leaves:
-        return x, None
-    if batch_size == 0:
-        num_batches, remainder = 0, leaves[0].shape[0]
-    else:
-        num_batches, remainder = divmod(leaves[0].shape[0], batch_size)
-    elems = num_batches * batch_size
-    if num_batches == 0:
-        return None, tree_unflatten(treedef, [leaf[elems:] for leaf in leaves])
-    batched = [leaf[:elems].reshape(num_batches, batch_size, *leaf.shape[1:]) for leaf in leaves]
-    if remainder:
-        return tree_unflatten(treedef, batched), tree_unflatten(treedef, [leaf[elems:] for leaf in leaves])
-    return tree_unflatten(treedef, batched), None
+        return xs, None
+    total = leaves[0].shape[0]
+    n_chunks = total // batch_size if batch_size else 0
+    cut = n_chunks * batch_size
+
+    def tail():
+        return tree_unflatten(treedef, [leaf[cut:] for leaf in leaves])
+
+    if n_chunks == 0:
+        return None, tail()
+    chunks = tree_unflatten(treedef, [leaf[:cut].reshape(n_chunks, batch_size, *leaf.shape[1:]) for leaf in leaves])
+    return chunks, (tail() if cut < total else None)
 
 
 # ---------------------------------------------------------------------------

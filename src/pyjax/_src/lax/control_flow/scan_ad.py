@@ -44,6 +44,13 @@ def _params(jaxpr, ft_in, ft_out, reverse, length, unroll) -> dict:
     return {"reverse": reverse, "length": length, "jaxpr": jaxpr, "ft_in": ft_in, "ft_out": ft_out, "unroll": unroll}
 
 
+def _ft_with_residuals(ft_in, mask, n_int_res: int, n_ext_res: int):
+    # The input layout of a scan split off another: loop-invariant residuals
+    # ahead of the kept consts, per-step residuals after the kept xs.
+    consts, carry, xs = ft_in.filter_with_mask(mask).unpack()
+    return ft.pack(((ft.nones(n_int_res), consts), carry, (xs, ft.nones(n_ext_res))))
+
+
 def _zeros_in(trace, aval):
     # A zero tangent made by the tangent program itself (as JAX's linearized
     # program does), rather than computed now and passed as a residual.
@@ -81,7 +88,7 @@ def scan_linearize(trace, primals, tangents, nzs, *, reverse, length, jaxpr, ft_
     the enclosing trace), the tangent scan is staged into `trace`. Returns
     (primal outputs, output tangents) as a JVP rule does."""
     const_nz, init_nz, xs_nz = (list(t) for t in ft_in.update(nzs).unpack())
-    num_consts, num_carry = len(const_nz), len(init_nz)
+    num_consts, num_carry = map(len, (const_nz, init_nz))
     num_ys = len(jaxpr.outvars) - num_carry
     c_ok, k_ok, xs_ok = ft_in.update([not isinstance(x, np.ndarray) for x in primals]).unpack()
     allow_fwds = list(ft.pack((c_ok, k_ok.map(lambda _: False), xs_ok)))
@@ -119,9 +126,8 @@ def scan_linearize(trace, primals, tangents, nzs, *, reverse, length, jaxpr, ft_
     for t, nz, p in zip(tangents, nzs, primals, strict=True):
         if nz:
             nz_tangents.append(_zeros_in(trace, tangent_aval(core.get_aval(p))) if type(t) is Zero else t)
-    nz_consts_g, nz_carry_g, nz_xs_g = ft_in.filter_with_mask(nzs).unpack()
     tangents_out = trace.record(scan_p, [*int_res, *nz_tangents, *ext_res], _params(
-        tangent_jaxpr, ft.pack(((ft.nones(len(int_res)), nz_consts_g), nz_carry_g, (nz_xs_g, ft.nones(len(ext_res))))),
+        tangent_jaxpr, _ft_with_residuals(ft_in, nzs, len(int_res), len(ext_res)),
         ft_out.filter_with_mask(nzs_out), reverse, length, unroll))
     tangents_it = iter(tangents_out)
     tangents_out = [next(tangents_it) if nz else Zero(tangent_aval(core.get_aval(p)))
@@ -153,8 +159,8 @@ def _generic_partial_eval(trace, args, unknowns, *, reverse, length, jaxpr, ft_i
         carry_uk = [a or b for a, b in zip(carry_uk, out_uk[:num_carry], strict=True)]
     num_res_out = len(jaxpr_known.outvars) - (len(out_uk) - sum(out_uk))
     num_knowns_out = len(jaxpr_known.outvars) - num_res_out
-    num_consts_known = num_consts - sum(const_uk)
-    num_carry_known = num_carry - sum(carry_uk)
+    num_consts_known = const_uk.count(False)
+    num_carry_known = carry_uk.count(False)
     known_ins = [x for x, uk in zip(args, unknowns, strict=True) if not uk]
     known_consts, known_ins = known_ins[:num_consts_known], known_ins[num_consts_known:]
     with core.set_current_trace(trace.parent):
@@ -180,9 +186,8 @@ def _generic_partial_eval(trace, args, unknowns, *, reverse, length, jaxpr, ft_i
     int_res, ext_res = common.partition_list(res_to_move, res)
     unknown_inputs = [x for x, uk in zip(args, unknowns, strict=True) if uk]
     # Inputs that became unknown in the fixpoint are passed as they are.
-    unk_consts_g, unk_carry_g, unk_xs_g = ft_in.filter_with_mask(unknowns).unpack()
     staged = trace.record(scan_p, [*int_res, *unknown_inputs, *ext_res], _params(
-        jaxpr_unknown, ft.pack(((ft.nones(len(int_res)), unk_consts_g), unk_carry_g, (unk_xs_g, ft.nones(len(ext_res))))),
+        jaxpr_unknown, _ft_with_residuals(ft_in, unknowns, len(int_res), len(ext_res)),
         ft_out.filter_with_mask(out_uk), reverse, length, unroll))
     return common.merge_lists(out_uk, known_outs, staged)
 
