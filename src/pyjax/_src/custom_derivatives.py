@@ -40,9 +40,17 @@ class SymbolicZero:
     def __init__(self, aval):
         self.aval = aval
 
-    shape = property(lambda self: self.aval.shape)
-    dtype = property(lambda self: self.aval.dtype)
-    ndim = property(lambda self: len(self.aval.shape))
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
     size = property(lambda self: int(np.prod(self.aval.shape, dtype=int)))
 
     def __repr__(self):
@@ -342,15 +350,13 @@ def _check_jvp_outputs(pair, jvp_name: str, name: str, out_tree, out_avals):
 
 
 class custom_jvp:
-    """Set up a JAX-transformable function for a custom JVP rule definition.
+    """Give a function a hand-written forward-mode derivative.
 
-    This class is meant to be used as a function decorator. Instances are
-    callables that behave similarly to the underlying function to which the
-    decorator was applied, except when a differentiation transformation (like
-    :py:func:`jax.jvp` or :py:func:`jax.grad`) is applied, in which case a
-    custom user-supplied JVP rule function is used instead of tracing into and
-    performing automatic differentiation of the underlying function's
-    implementation.
+    Use it as a decorator. The decorated object calls ``fun`` as usual; when
+    a derivative is needed (:py:func:`jax.jvp`, :py:func:`jax.grad`, and the
+    transformations built on them) the rule registered with :meth:`defjvp`
+    supplies the tangents instead of differentiating ``fun``'s body. Reverse
+    mode is obtained by linearizing and transposing that rule.
 
     Args:
       fun: the function to decorate.
@@ -358,17 +364,16 @@ class custom_jvp:
         (e.g. Python callables or configuration values); they are passed to
         the JVP rule first.
 
-    Example::
-
-      @jax.custom_jvp
-      def f(x, y):
-        return jnp.sin(x) * y
-
-      @f.defjvp
-      def f_jvp(primals, tangents):
-        x, y = primals
-        x_dot, y_dot = tangents
-        return f(x, y), jnp.cos(x) * x_dot * y + jnp.sin(x) * y_dot
+    Example:
+      >>> @jax.custom_jvp
+      ... def softplus(x):
+      ...   return jnp.log1p(jnp.exp(x))
+      >>> @softplus.defjvp
+      ... def softplus_jvp(primals, tangents):
+      ...   (x,), (dx,) = primals, tangents
+      ...   return softplus(x), dx * jax.nn.sigmoid(x)
+      >>> jax.grad(softplus)(0.)
+      Array(0.5, dtype=float32, weak_type=True)
     """
 
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
@@ -384,7 +389,7 @@ class custom_jvp:
         return functools.partial(self, instance)
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
-        """Define a custom JVP rule for the function represented by this instance.
+        """Register the rule that computes this function's output tangent.
 
         Args:
           jvp: a Python callable `jvp(*nondiff_args, primals, tangents)` taking

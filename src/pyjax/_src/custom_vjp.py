@@ -309,36 +309,31 @@ def _flatten_bwd_output(cts_in, in_tree, in_avals) -> list:
 
 
 class custom_vjp:
-    """Set up a JAX-transformable function for a custom VJP rule definition.
+    """Give a function a hand-written reverse-mode derivative.
 
-    This class is meant to be used as a function decorator. Instances are
-    callables that behave similarly to the underlying function to which the
-    decorator was applied, except when a reverse-mode differentiation
-    transformation (like :py:func:`jax.grad`) is applied, in which case a
-    custom user-supplied VJP rule function is used instead of tracing into and
-    performing automatic differentiation of the underlying function's
-    implementation. Forward-mode differentiation (:py:func:`jax.jvp`) of a
-    custom_vjp function raises a TypeError.
+    Use it as a decorator. The decorated object calls ``fun`` as usual;
+    under reverse-mode differentiation (:py:func:`jax.grad`, :py:func:`jax.vjp`)
+    the pair registered with :meth:`defvjp` takes over: ``fwd`` computes the
+    output and the residuals to keep, ``bwd`` maps residuals and the output
+    cotangent to input cotangents. There is no forward-mode rule, so
+    :py:func:`jax.jvp` of such a function raises a TypeError.
 
     Args:
       fun: the function to decorate.
       nondiff_argnums: positions of arguments that are not differentiated
         (they must not be tracers); they are passed to `bwd` first.
 
-    Example::
-
-      @jax.custom_vjp
-      def f(x, y):
-        return jnp.sin(x) * y
-
-      def f_fwd(x, y):
-        return f(x, y), (jnp.cos(x), jnp.sin(x), y)
-
-      def f_bwd(res, g):
-        cos_x, sin_x, y = res
-        return (cos_x * g * y, sin_x * g)
-
-      f.defvjp(f_fwd, f_bwd)
+    Example:
+      >>> @jax.custom_vjp
+      ... def clip_gradient(x):
+      ...   return x
+      >>> def clip_fwd(x):
+      ...   return x, None
+      >>> def clip_bwd(_, g):
+      ...   return (jnp.clip(g, -1., 1.),)
+      >>> clip_gradient.defvjp(clip_fwd, clip_bwd)
+      >>> jax.grad(lambda x: 5. * clip_gradient(x))(2.)
+      Array(1., dtype=float32, weak_type=True)
     """
 
     def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
@@ -357,7 +352,7 @@ class custom_vjp:
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
                optimize_remat: bool = False) -> None:
-        """Define a custom VJP rule for the function represented by this instance.
+        """Register the forward and backward functions of this function's VJP.
 
         Args:
           fwd: `fwd(*args) -> (primal_out, residuals)`, called with the same
