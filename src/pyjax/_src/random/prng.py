@@ -139,7 +139,7 @@ class KeyTy(dtypes.ExtendedDType):
     __str__ = __repr__
 
     def __eq__(self, other):
-        return type(other) is KeyTy and self._impl == other._impl
+        return type(other) is type(self) and other._impl == self._impl
 
     def __ne__(self, other):
         return not self == other
@@ -329,7 +329,8 @@ def _random_unwrap_abstract_eval(keys_aval):
 
 def random_unwrap(keys):
     """The uint32 key data of a key array."""
-    if not dtypes.issubdtype(keys.dtype, dtypes.prng_key):
+    is_key_array = dtypes.issubdtype(keys.dtype, dtypes.prng_key)
+    if not is_key_array:
         raise TypeError(f"random_unwrap takes key array operand, got {keys.dtype=}")
     return random_unwrap_p.bind(keys)
 
@@ -338,7 +339,7 @@ def random_unwrap(keys):
 # random_clone: the identity (it marks a key as reusable for key-reuse checks)
 
 random_clone_p = _key_primitive("random_clone")
-random_clone_p.def_abstract_eval(lambda x: x)
+random_clone_p.def_abstract_eval(lambda keys_aval: keys_aval)
 
 
 # ---------------------------------------------------------------------------
