@@ -44,7 +44,10 @@ class _LinearSolveTuple(collections.namedtuple("_LinearSolveTuple", "matvec, vec
     """One entry per function of the linear system."""
 
     def transpose(self) -> "_LinearSolveTuple":
-        return type(self)(self.vecmat, self.matvec, self.transpose_solve, self.solve)
+        # Transposing swaps each map with its transpose, and each solver with
+        # the transpose solver.
+        m, v, s, ts = self
+        return type(self)(v, m, ts, s)
 
 
 linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
@@ -93,36 +96,36 @@ def _check_tree(func_name: str, expected_name: str, actual_tree, expected_tree, 
 def custom_linear_solve(matvec: Callable, b: Any, solve: Callable[[Callable, Any], Any],
                         transpose_solve: Callable[[Callable, Any], Any] | None = None,
                         symmetric: bool = False, has_aux: bool = False) -> Any:
-    """Perform a matrix-free linear solve with implicitly defined gradients.
+    """Solve ``matvec(x) = b`` with a user solver, differentiating the equation instead of the solver.
 
-    Required invariant::
-
-        x = solve(matvec, b)  # solve the linear equation
-        assert matvec(x) == b  # not checked
+    The solver's own operations (iterations, factorizations) are never
+    differentiated: derivatives come from implicit differentiation of the
+    linear equation, which takes further solves (with ``solve`` for tangents,
+    ``transpose_solve`` for cotangents). The caller is responsible for
+    ``solve`` actually returning a solution; nothing checks it.
 
     Args:
-      matvec: linear function to invert. Must be differentiable.
-      b: constant right hand side of the equation (any pytree of arrays).
-      solve: higher level function that solves for the solution of the linear
-        equation, i.e., ``solve(matvec, x) == x`` for all ``x`` of the form of
-        ``b``. It need not be differentiable.
-      transpose_solve: higher level function for solving the transpose linear
-        equation, ``transpose_solve(vecmat, x) == x`` where ``vecmat`` is the
-        transpose of ``matvec`` (computed with autodiff). Required for reverse
-        mode, unless ``symmetric=True`` (then ``solve`` is used).
-      symmetric: whether the linear map is symmetric (``matvec == vecmat``).
-      has_aux: whether ``solve`` and ``transpose_solve`` return auxiliary data
-        as a second output.
+      matvec: the linear map ``A`` as a function ``x -> A x``; it must be
+        differentiable (its transpose is derived with autodiff).
+      b: the right-hand side, a pytree of arrays; it fixes the form of ``x``.
+      solve: ``solve(matvec, r)`` returns the ``x`` with ``matvec(x) == r``,
+        for any ``r`` shaped like ``b``; it need not be differentiable.
+      transpose_solve: ``transpose_solve(vecmat, r)`` does the same for the
+        transposed map ``vecmat``. Needed for reverse mode unless
+        ``symmetric`` is set.
+      symmetric: the map is its own transpose, so ``solve`` serves for both.
+      has_aux: ``solve`` and ``transpose_solve`` return ``(x, aux)``; the aux
+        data is passed through undifferentiated.
 
     Returns:
-      Result of ``solve(matvec, b)``, with gradients defined assuming that the
-      solution ``x`` satisfies ``matvec(x) == b``.
+      ``solve(matvec, b)`` (and its aux data when ``has_aux``), with
+      derivatives those of the exact solution of ``matvec(x) == b``.
 
     Examples:
       >>> lax.custom_linear_solve(lambda x: 2.0 * x, jnp.ones(2), lambda mv, r: r / 2.0)
       Array([0.5, 0.5], dtype=float32)
     """
-    if transpose_solve is None and symmetric:
+    if symmetric and transpose_solve is None:
         transpose_solve = solve
     b_flat, tree = tree_flatten(b)
     b_flat = [as_array(x) for x in b_flat]
@@ -165,10 +168,10 @@ def custom_linear_solve(matvec: Callable, b: Any, solve: Callable[[Callable, Any
             vecmat_jaxpr, vecmat_consts = trace(vecmat, "vecmat", False, "custom_linear_solve transpose_solve")
         tr_solve_jaxpr, tr_solve_consts = trace(lambda x: transpose_solve(vecmat, x), "transpose_solve", has_aux,
                                                 "custom_linear_solve transpose_solve")
-    all_consts = [matvec_consts, vecmat_consts, solve_consts, tr_solve_consts]
-    const_lengths = _LinearSolveTuple(*[len(c) for c in all_consts])
+    consts_per_fn = _LinearSolveTuple(matvec_consts, vecmat_consts, solve_consts, tr_solve_consts)
+    const_lengths = _LinearSolveTuple(*map(len, consts_per_fn))
     jaxprs = _LinearSolveTuple(matvec_jaxpr, vecmat_jaxpr, solve_jaxpr, tr_solve_jaxpr)
-    operands = [as_array(c) for c in _flatten(all_consts)] + b_flat
+    operands = [as_array(c) for c in _flatten(consts_per_fn)] + b_flat
     out_flat = linear_solve_p.bind(*operands, const_lengths=const_lengths, jaxprs=jaxprs)
     x = tree_unflatten(tree, out_flat[:len(b_flat)])
     if has_aux:
@@ -216,8 +219,8 @@ def _linear_solve_transpose(cts, *primals, const_lengths, jaxprs):
     if any(is_undefined_primal(x) for xs in params for x in xs):
         raise NotImplementedError("custom_linear_solve: transposing with respect to the operator's constants")
     x_ct = [instantiate(ct) for ct in cts[:len(b)]]
-    ct_b = linear_solve_p.bind(*_flatten(params.transpose()), *x_ct,
-                               const_lengths=const_lengths.transpose(), jaxprs=jaxprs.transpose())
+    swapped = dict(const_lengths=const_lengths.transpose(), jaxprs=jaxprs.transpose())
+    ct_b = linear_solve_p.bind(*_flatten(params.transpose()), *x_ct, **swapped)
     return [None] * sum(const_lengths) + list(ct_b[:len(b)])
 
 
