@@ -40,19 +40,18 @@ def _optimization_barrier_abstract_eval(*avals: ShapedArray) -> list[ShapedArray
 
 
 def optimization_barrier(operand, /):
-    """Prevents the compiler from moving operations across the barrier.
+    """Return ``operand`` unchanged while fencing off compiler reordering.
 
-    Returns `operand` (a pytree of arrays) unchanged. Computations that an
-    output depends on cannot be moved past the barrier, nor merged with
-    computations on the other side (used, e.g., to keep a rematerialised
-    value from being CSE'd with the original).
+    The values pass through as they are, but the compiler may neither move
+    the computations feeding them past this point nor merge them with work
+    on the other side; checkpointing uses it so a recomputed value is not
+    deduplicated against the original.
 
     Args:
-      operand: a pytree of JAX values.
+      operand: a pytree of arrays and scalars.
 
     Returns:
-      A pytree of JAX values, with the same structure and contents as
-      ``operand``.
+      ``operand``'s values, in a pytree of the same structure.
 
     Examples:
       >>> lax.optimization_barrier((jnp.ones(2), 2.0))
@@ -131,19 +130,24 @@ def _copy_semantics(may_alias, donate) -> ArrayCopySemantics:
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = False, may_alias: Any = None) -> Any:
-    """Transfers ``x`` to ``device``.
+    """Place the arrays of ``x`` on a device (or sharding).
 
     Args:
-      x: An array, scalar, or (nested) standard Python container thereof.
-      device: The (optional) device or sharding to which ``x`` should be
-        transferred (or a tree prefix of ``x`` of them).
-      src: The (optional) device or sharding on which ``x`` lives.
-      donate: whether ``x`` may be overwritten (best effort).
-      may_alias: if False, ``x`` is copied; if True, it may be aliased.
+      x: a pytree whose leaves are arrays or scalars.
+      device: where to put the values: a device, a sharding, or a pytree
+        prefix of ``x`` holding those; None means the default device.
+      src: where the values are now, if the caller knows.
+      donate: allow the input buffers to be reused for the output.
+      may_alias: True lets the output share the input's buffer, False forces
+        a copy; None decides from ``donate``.
 
     Returns:
-      A copy of ``x`` that resides on ``device``. With the default device
-      (pyjax has one CPU device) this is the identity on values.
+      ``x``'s values placed as requested. pyjax has a single CPU device, so
+      the values are unchanged.
+
+    Example:
+      >>> jax.device_put(jnp.arange(3))
+      Array([0, 1, 2], dtype=int32)
     """
     leaves, treedef = tree_flatten(x)
     count = len(leaves)
