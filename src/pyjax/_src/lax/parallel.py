@@ -218,27 +218,30 @@ def _reduce(primitive: Primitive, x, axis_name, axis_index_groups):
 
 
 def psum(x, axis_name, *, axis_index_groups=None):
-    """Compute an all-reduce sum on ``x`` over the mapped axis ``axis_name``.
+    """Add ``x`` up across the mapped axis ``axis_name``, handing every member the total.
 
-    Every lane gets the total. ``axis_name`` may be a tuple of names (nested
-    vmaps) and may mix in positional axes. If ``x`` is a pytree the sum maps
-    over its leaves.
+    ``axis_name`` may be a tuple of names (nested vmaps) and may mix in
+    positional axes. If ``x`` is a pytree the sum maps over its leaves.
+
+    Example:
+      >>> jax.vmap(lambda v: v / lax.psum(v, "i"), axis_name="i")(jnp.array([1., 3.]))
+      Array([0.25, 0.75], dtype=float32)
     """
     return _reduce(psum_p, x, axis_name, axis_index_groups)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
-    """Compute an all-reduce max on ``x`` over the mapped axis ``axis_name``."""
+    """The largest ``x`` across the mapped axis ``axis_name``, given to every member (see :func:`psum`)."""
     return _reduce(pmax_p, x, axis_name, axis_index_groups)
 
 
 def pmin(x, axis_name, *, axis_index_groups=None):
-    """Compute an all-reduce min on ``x`` over the mapped axis ``axis_name``."""
+    """The smallest ``x`` across the mapped axis ``axis_name``, given to every member (see :func:`psum`)."""
     return _reduce(pmin_p, x, axis_name, axis_index_groups)
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """Compute an all-reduce mean on ``x`` over the mapped axis ``axis_name``."""
+    """The average of ``x`` across the mapped axis ``axis_name``, given to every member (see :func:`psum`)."""
     from pyjax._src.tree_util import tree_map
 
     total = psum(x, axis_name, axis_index_groups=axis_index_groups)
