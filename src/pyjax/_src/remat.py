@@ -57,28 +57,28 @@ def ensure_enum(case) -> RecomputeType | SaveableType | Offloadable:
     """A policy's answer as one of the three cases (JAX's TypeError otherwise)."""
     if isinstance(case, bool):
         return Saveable if case else Recompute
-    if not isinstance(case, (RecomputeType, SaveableType, Offloadable)):
-        msg = ("Value returned by a remat policy should be a bool or"
-               " `ad_checkpoint.Recompute`, `ad_checkpoint.Saveable` or"
-               " `ad_checkpoint.Offloadable(...)`."
-               f" Got {case} of type {type(case)}.")
-        if case is Offloadable:
-            msg += "Did you return `Offloadable` instead of an instantiated `Offloadable(...)`?"
-        raise TypeError(msg)
-    return case
+    if isinstance(case, (RecomputeType, SaveableType, Offloadable)):
+        return case
+    # Anything else is a bug in the policy.
+    msg = ("Value returned by a remat policy should be a bool or"
+           " `ad_checkpoint.Recompute`, `ad_checkpoint.Saveable` or"
+           " `ad_checkpoint.Offloadable(...)`."
+           f" Got {case} of type {type(case)}.")
+    if case is Offloadable:
+        msg += "Did you return `Offloadable` instead of an instantiated `Offloadable(...)`?"
+    raise TypeError(msg)
 
 
 def nothing_saveable(*_, **__) -> bool:
-    """Rematerialize everything, as if a custom policy were not being used at all.
+    """Policy: keep no intermediate value; recompute all of them in the backward pass.
 
-    This is the effective policy when using jax.remat without explicit policy."""
+    ``jax.checkpoint`` uses it when no ``policy`` is given."""
     return False
 
 
 def everything_saveable(*_, **__) -> bool:
-    """The default strategy, as if ``jax.checkpoint`` were not being used at all.
-
-    This is the effective policy without any use of jax.remat."""
+    """Policy: keep every intermediate value, which is what plain autodiff does
+    without ``jax.checkpoint``."""
     return True
 
 
@@ -337,7 +337,7 @@ def insert_reduce_precision(jaxpr: Jaxpr, num_res: int) -> Jaxpr:
     same value whatever excess precision a compiler keeps (JAX does this)."""
     from pyjax._src.lax.elementwise import reduce_precision_p
 
-    res_vars = jaxpr.outvars[len(jaxpr.outvars) - num_res:]
+    res_vars = jaxpr.outvars[-num_res:] if num_res else []
     used = {x for e in jaxpr.eqns for x in e.invars if type(x) is Var}
     invars, eqns = list(jaxpr.invars), list(jaxpr.eqns)
     for v in res_vars:
