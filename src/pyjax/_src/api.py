@@ -38,8 +38,13 @@ class ShapeDtypeStruct:
         self.sharding = sharding
         self.weak_type = weak_type
 
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
 
     @property
     def aval(self) -> ShapedArray:
@@ -49,11 +54,15 @@ class ShapeDtypeStruct:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
+    def _identity(self) -> tuple:
+        # What equality and hashing compare (the sharding is not part of it).
+        return self.shape, self.dtype, self.weak_type
+
     def __eq__(self, other):
-        return (isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (other.shape, other.dtype, other.weak_type))
+        return isinstance(other, ShapeDtypeStruct) and self._identity() == other._identity()
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash(self._identity())
 
 
 def _static_argnums(static_argnums) -> tuple:
@@ -103,7 +112,23 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
 
 
 def eval_shape(fun: Callable, *args, **kwargs):
-    """The shapes and dtypes of fun(*args, **kwargs), computed by tracing only."""
+    """Find the shapes and dtypes ``fun(*args, **kwargs)`` would return, without computing it.
+
+    ``fun`` is traced with abstract values only, so no array data is touched
+    and nothing is compiled or run.
+
+    Args:
+      fun: the function to inspect.
+      *args, **kwargs: its arguments: arrays, or anything with ``shape`` and
+        ``dtype`` such as :class:`ShapeDtypeStruct`.
+
+    Returns:
+      A pytree like ``fun``'s output, with a :class:`ShapeDtypeStruct` per leaf.
+
+    Example:
+      >>> jax.eval_shape(jnp.outer, jax.ShapeDtypeStruct((3,), jnp.float32), jnp.ones(4))
+      ShapeDtypeStruct(shape=(3, 4), dtype=float32)
+    """
     jaxpr, _, out_tree, _ = trace_flat(fun, args, kwargs, ())
     return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.out_avals])
 
