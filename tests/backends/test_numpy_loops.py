@@ -508,3 +508,50 @@ def test_cond_results_keep_their_dtypes_without_conversion():
         assert [np.asarray(o).dtype for o in (s, lit, arr, passed)] == [np.float32] * 4
         assert float(s) == (3.5 if p else 3.0) and float(lit) == (1.0 if p else 2.0)
         assert float(passed) == (2.0 if p else 1.5)
+
+
+# ---------------------------------------------------------------------------
+# Exact casts without the impl's checks
+
+_CASTS = [  # (source, target, direct)
+    ("bool", "int32", True), ("bool", "uint8", True), ("bool", "float32", True), ("bool", "float64", True),
+    ("int8", "int32", True), ("int32", "int64", True), ("uint8", "uint32", True), ("float32", "float64", True),
+    ("int32", "int8", False), ("int32", "uint32", False), ("float32", "int32", False),
+    ("float64", "float32", False), ("int32", "bool", False), ("bool", "float16", False),
+    ("int32", "float32", False),
+]
+
+
+@pytest.mark.parametrize("src, dst, direct", _CASTS)
+@pytest.mark.parametrize("shape", [(), (5,)])
+def test_exact_casts_skip_the_impl_and_agree_with_it(src, dst, direct, shape):
+    if src == "bool":
+        x = np.array([True, False, True, True, False])
+    elif np.dtype(src).kind == "f":
+        x = np.array([1.5, -2.7, np.nan, 3e38, -np.inf])
+    else:
+        x = np.array([0, 1, -1, 127, 100]) if np.dtype(src).kind == "i" else np.array([0, 1, 255, 7, 128])
+    x = x.astype(src)
+    x = x[1] if not shape else x
+    with pyjax.enable_x64(True):
+        jaxpr = pyjax.make_jaxpr(lambda v: lax.convert_element_type(v, np.dtype(dst)))(x)
+    compiled = compile_jaxpr(jaxpr, IMPLS)
+    assert ("_convert_element_type" not in compiled.source) == direct
+    with np.errstate(all="ignore"):
+        got, want = compiled(x)[0], IMPLS[jaxpr.eqns[0].primitive](x, **jaxpr.eqns[0].params)
+    assert np.asarray(got).dtype == np.asarray(want).dtype == np.dtype(dst)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_cond_index_cast_is_a_scalar_constructor():
+    f = lambda c, xs: lax.scan(lambda c, x: (lax.cond(x > 0, lambda v: v + x, lambda v: v - x, c), c), c, xs)
+    xs = np.linspace(-1, 1, 9).astype(np.float32)
+    source = source_of(f, np.float32(0), xs)
+    assert re.search(r"= _np_int32_\d+\(\w+\)", source) and "_convert_element_type" not in source
+    carry, ys = jit_and_eager(f, np.float32(0), xs)
+    c, want = np.float32(0), []
+    for x in xs:
+        want.append(c)
+        c = c + x if x > 0 else c - x
+    np.testing.assert_array_equal(np.asarray(ys), np.array(want, np.float32))
+    assert np.asarray(carry) == c

@@ -407,11 +407,42 @@ class ProgramBuilder:
             fn = self._function(ufunc, "np_" + ufunc.__name__)
             self.instrs.append(_Instr(fn, ins, outs, ufunc=ufunc))
             return outs
+        if is_default and primitive.name == "convert_element_type":
+            outs = self._direct_convert(eqn, ins)
+            if outs is not None:
+                return outs
         if is_default and primitive.name == "dot_general":
             outs = self._direct_dot(eqn, ins)
             if outs is not None:
                 return outs
         return self.call(impl, ins, out_avals, eqn.params, primitive.multiple_results, hint=primitive.name)
+
+    def _direct_convert(self, eqn: JaxprEqn, ins: list[_Value]) -> list[_Value] | None:
+        """A cast NumPy does exactly and silently, without the impl's checks
+        (~3 us, paid by every `cond`'s bool -> int32 index): bool to a number,
+        a widening of an integer within its signedness, float32 to float64.
+        Other casts keep the impl (XLA's saturating float -> int, complex ->
+        real, float0, `!= 0` for bool targets, warnings on overflow)."""
+        (x,) = ins
+        src, dst = x.aval.dtype, eqn.outvars[0].aval.dtype
+        if not (isinstance(src, np.dtype) and isinstance(dst, np.dtype)):
+            return None  # extended dtypes (PRNG keys)
+        exact = (
+            (src.kind == "b" and dst.kind in "iu" or src.kind == "b" and dst in _SCALAR_FLOATS)
+            or (src.kind == dst.kind and src.kind in "iu" and dst.itemsize >= src.itemsize)
+            or (src == np.float32 and dst == np.float64)
+        )
+        if not exact:
+            return None
+        outs = [self.new_value(eqn.outvars[0].aval)]
+        if x.aval.shape:  # an ndarray: astype returns a fresh buffer
+            dtype = self.constant(dst, "dtype")
+            render = lambda ins_, outs_: [f"{outs_[0]} = {ins_[0]}.astype({dtype})"]  # noqa: E731
+        else:  # a NumPy (or Python) scalar or a 0-d array: the scalar type converts it
+            scalar = self.constant(dst.type, "np_" + dst.name + "_")
+            render = lambda ins_, outs_: [f"{outs_[0]} = {scalar}({ins_[0]})"]  # noqa: E731
+        self.instrs.append(_Instr(None, list(ins), outs, render=render, fresh=bool(x.aval.shape)))
+        return outs
 
     def _direct_dot(self, eqn: JaxprEqn, ins: list[_Value]) -> list[_Value] | None:
         """`ndarray.dot` for a matrix/vector product whose dtypes need no casts.
