@@ -437,10 +437,10 @@ class ProgramBuilder:
         outs = [self.new_value(eqn.outvars[0].aval)]
         if x.aval.shape:  # an ndarray: astype returns a fresh buffer
             dtype = self.constant(dst, "dtype")
-            render = lambda ins_, outs_: [f"{outs_[0]} = {ins_[0]}.astype({dtype})"]  # noqa: E731
+            render = lambda ins_, outs_: [f"{outs_[0]} = {ins_[0]}.astype({dtype})"]
         else:  # a NumPy (or Python) scalar or a 0-d array: the scalar type converts it
             scalar = self.constant(dst.type, "np_" + dst.name + "_")
-            render = lambda ins_, outs_: [f"{outs_[0]} = {scalar}({ins_[0]})"]  # noqa: E731
+            render = lambda ins_, outs_: [f"{outs_[0]} = {scalar}({ins_[0]})"]
         self.instrs.append(_Instr(None, list(ins), outs, render=render, fresh=bool(x.aval.shape)))
         return outs
 
