@@ -206,6 +206,22 @@ def unbatched_aval(aval, dim):
     return aval if dim is not_mapped else aval.update(shape=aval.shape[:dim] + aval.shape[dim + 1:])
 
 
+def live_and_dims(values: Sequence, dims: Sequence) -> tuple[list, list]:
+    """The values that are not symbolic zeros, with their batch dims."""
+    keep = [type(v) is not Zero for v in values]
+    return ([v for v, k in zip(values, keep, strict=True) if k],
+            [d for d, k in zip(dims, keep, strict=True) if k])
+
+
+def refill_zeros(live: Sequence, batched: Sequence, dims: Sequence) -> list:
+    """One example's values for the positions of `batched`: the next of
+    `live` where `batched` has a value, a zero of the unbatched aval where it
+    has a symbolic zero."""
+    it = iter(live)
+    return [Zero(unbatched_aval(b.aval, d)) if type(b) is Zero else next(it)
+            for b, d in zip(batched, dims, strict=True)]
+
+
 def batch_rule_call(axis_data, fun: Callable, args: Sequence, dims: Sequence) -> tuple[list, list]:
     """Runs fun (flat values -> flat outputs, symbolic Zeros allowed) once per
     example: returns (outputs, their dims), a Zero output staying a Zero of
@@ -278,19 +294,14 @@ def _custom_jvp_call_batch(axis_data, args, dims, *, call_jaxpr, jvp, num_consts
     size = axis_data.size
 
     def batched_rule(primals, tangents):
-        nonzero = [type(t) is not Zero for t in tangents]
         n = len(primals)
 
         def per_example(*xs):
-            it = iter(xs[n:])
-            ts = [next(it) if nz else Zero(unbatched_aval(t.aval, d))
-                  for t, nz, d in zip(tangents, nonzero, in_dims, strict=True)]
-            outs, touts = jvp.rule(list(xs[:n]), ts)
+            outs, touts = jvp.rule(list(xs[:n]), refill_zeros(xs[n:], tangents, in_dims))
             return list(outs) + list(touts)
 
-        t_dims = [d for d, nz in zip(in_dims, nonzero, strict=True) if nz]
-        outs, odims = batch_rule_call(axis_data, per_example, list(primals) + [t for t in tangents if type(t) is not Zero],
-                                      list(in_dims) + t_dims)
+        live, live_dims = live_and_dims(tangents, in_dims)
+        outs, odims = batch_rule_call(axis_data, per_example, [*primals, *live], [*in_dims, *live_dims])
         k = len(out_dims)
         primal_outs = [match_out(v, d, od, size, "custom_jvp rule") for v, d, od in zip(outs[:k], odims[:k], out_dims, strict=True)]
         tangent_outs = [match_out(v, d, od, size, "custom_jvp rule") for v, d, od in zip(outs[k:], odims[k:], out_dims, strict=True)]

@@ -35,11 +35,12 @@ from pyjax._src.custom_derivatives import (
     _to_rule_tangent,
     batch_body,
     batch_rule_call,
+    live_and_dims,
     match_out,
     nondiff_args,
+    refill_zeros,
     resolve_kwargs,
     trace_body,
-    unbatched_aval,
     unflatten_dyn,
 )
 from pyjax._src.jaxpr import Jaxpr
@@ -181,18 +182,13 @@ def _custom_vjp_call_batch(axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_c
         return outs, values[n_out:], res_tree
 
     def batched_bwd(res_tree, res, cts):
-        nonzero = [type(ct) is not Zero for ct in cts]
         n_res = len(res)
 
         def per_example(*xs):
-            it = iter(xs[n_res:])
-            full = [next(it) if nz else Zero(unbatched_aval(ct.aval, d))
-                    for ct, nz, d in zip(cts, nonzero, out_dims, strict=True)]
-            return bwd.rule(res_tree, list(xs[:n_res]), full)
+            return bwd.rule(res_tree, list(xs[:n_res]), refill_zeros(xs[n_res:], cts, out_dims))
 
-        ct_dims = [d for d, nz in zip(out_dims, nonzero, strict=True) if nz]
-        values, vdims = batch_rule_call(axis_data, per_example, list(res) + [ct for ct in cts if type(ct) is not Zero],
-                                        list(res_dims) + ct_dims)
+        live, live_dims = live_and_dims(cts, out_dims)
+        values, vdims = batch_rule_call(axis_data, per_example, [*res, *live], [*res_dims, *live_dims])
         out = []
         for v, d, target in zip(values, vdims, in_dims, strict=True):
             if type(v) is not Zero and target is not_mapped and d is not not_mapped:

@@ -24,8 +24,8 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
-from pyjax._src.remat import jvp_of_jaxpr
 from pyjax._src.jaxpr import Jaxpr, eval_jaxpr
+from pyjax._src.remat import jvp_of_jaxpr
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 # ---------------------------------------------------------------------------

@@ -372,7 +372,8 @@ def _split_cond(trace, args, unknowns, splits, out_uks):
     staged = [s[1] for s in splits]
     res_avals = [s[3] for s in splits]
     all_res, indices = _merge_branch_residuals(res_avals)
-    knowns = _join_outputs(knowns, all_res, indices, out_uks.count(False))
+    num_known_outs = out_uks.count(False)
+    knowns = _join_outputs(knowns, all_res, indices, num_known_outs)
     staged = _join_inputs(staged, all_res, indices)
     index, ops = args[0], args[1:]
     known_ops = [x for x, u in zip(ops, unknowns[1:], strict=True) if not u]

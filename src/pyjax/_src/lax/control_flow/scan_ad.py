@@ -144,7 +144,7 @@ def _generic_partial_eval(trace, args, unknowns, *, reverse, length, jaxpr, ft_i
     # JAX's partial evaluation of a scan: a known scan now, an unknown scan
     # staged, residuals flowing from one to the other.
     const_uk, init_uk, xs_uk = (list(t) for t in ft_in.update(unknowns).unpack())
-    num_consts, num_carry = len(const_uk), len(init_uk)
+    num_carry = len(init_uk)
     num_ys = len(jaxpr.outvars) - num_carry
     c_ok, k_ok, xs_ok = ft_in.update([not isinstance(x, np.ndarray) for x in args]).unpack()
     fwd_all = list(ft.pack((c_ok, k_ok.map(lambda _: False), xs_ok)))
