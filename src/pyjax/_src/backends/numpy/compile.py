@@ -396,7 +396,7 @@ class ProgramBuilder:
             ufunc = UFUNCS.get(primitive.name) if is_default else None
             if ufunc is not None and getattr(impl, "ufunc", None) is not ufunc:
                 ufunc = None
-            if ufunc is None and is_default:
+            if ufunc is None and is_default and out_avals:
                 ufunc = _inexact_ufunc(primitive.name, out_avals[0].dtype)
         if ufunc is not None:
             outs = [self.new_value(out_avals[0])]
@@ -758,6 +758,8 @@ def _inline_jit(builder: ProgramBuilder, eqn: JaxprEqn, ins: list[_Value]) -> li
 
 EMITTERS: dict[str, Callable[[ProgramBuilder, JaxprEqn, list[_Value]], list[_Value | None]]] = {
     "jit": _inline_jit,
+    "remat2": _inline_jit,  # a checkpoint's body runs inline too (rematerialisation is a partial-eval matter)
+    "name": lambda builder, eqn, ins: list(ins),  # checkpoint_name: no code
 }
 
 # Control flow: Python if/while/for over bodies compiled once.

@@ -15,8 +15,9 @@ import math
 import numpy as np
 import scipy.special
 
-from pyjax._src import custom_derivatives, dtypes
+from pyjax._src import ad_checkpoint, custom_derivatives, dtypes
 from pyjax._src import jit as jit_lib
+from pyjax._src import remat as remat_lib
 from pyjax._src.backends.numpy.interpreter import run_jaxpr
 from pyjax._src.lax import dot as dot_lax
 from pyjax._src.lax import elementwise as ew
@@ -465,6 +466,8 @@ IMPLS[jit_lib.jit_p] = _jit_impl
 IMPLS[custom_derivatives.custom_jvp_call_p] = lambda *args, call_jaxpr, **params: _jit_impl(*args, jaxpr=call_jaxpr)
 IMPLS[custom_derivatives.custom_vjp_call_p] = IMPLS[custom_derivatives.custom_jvp_call_p]
 IMPLS[custom_derivatives.custom_lin_p] = custom_derivatives.custom_lin_impl  # raises JAX's forward-mode error
+IMPLS[remat_lib.remat_p] = _jit_impl  # a checkpoint runs its body
+IMPLS[ad_checkpoint.name_p] = lambda x, *, name: x
 
 
 # --- primitive families kept in their own modules: one table each, merged here

@@ -44,14 +44,3 @@ IMPLS[callbacks.pure_callback_p] = callbacks.pure_callback_impl
 IMPLS[debugging.debug_callback_p] = debugging.debug_callback_impl
 IMPLS[debugging.debug_print_p] = debugging.debug_print_impl
 IMPLS[linear_solve.linear_solve_p] = linear_solve.linear_solve_impl
-
-
-# The jit compiler's generic path assumes a primitive has an output; the
-# debug primitives have none, so they are emitted as plain calls.
-def _emit_effect_call(builder, eqn, ins) -> list:
-    return builder.call(builder.impls[eqn.primitive], ins, [], eqn.params, True, hint=eqn.primitive.name)
-
-
-from pyjax._src.backends.numpy import compile as _compile  # noqa: E402 (compile imports impls' table, built above)
-
-_compile.EMITTERS.update({"debug_callback": _emit_effect_call, "debug_print": _emit_effect_call})
