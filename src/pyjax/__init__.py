@@ -15,13 +15,14 @@ from pyjax._src import core as _core
 from pyjax._src import jit as _jit_module
 from pyjax._src.backends.numpy import blas as _numpy_blas
 from pyjax._src.backends.numpy import impls as _numpy_impls
+from pyjax._src.backends.numpy import split as _numpy_split
 from pyjax._src.backends.numpy import rewrite as _numpy_rewrite
 from pyjax._src.backends.numpy.compile import compile_jaxpr as _compile_numpy
 from pyjax._src.dispatch import EvalTrace as _EvalTrace
 from pyjax._src.numpy import array_methods as _array_methods
 
 # Wire the default backend into the layers that must not import it.
-_numpy_blas.limit_blas_threads()
+_numpy_split.configure(_numpy_blas.limit_blas_threads())
 _core.set_default_trace(_EvalTrace(_numpy_impls.IMPLS))
 _jit_module.set_compiler(lambda jaxpr: _compile_numpy(_numpy_rewrite.simplify(jaxpr), _numpy_impls.IMPLS))
 _array_methods.install()

@@ -11,7 +11,8 @@ one thread when pyjax is imported.
 `PYJAX_BLAS_THREADS` overrides it: a number of threads, or `default` to
 leave NumPy's BLAS as it is (a large idle machine doing big matmuls may be
 faster with more threads). The limit needs `threadpoolctl` (a dependency);
-without it nothing changes.
+without it nothing changes. With one BLAS thread, large matmuls are split
+across the cores by the backend itself (split.py).
 """
 
 from __future__ import annotations

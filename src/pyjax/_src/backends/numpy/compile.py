@@ -48,6 +48,7 @@ import scipy.special
 
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
+from pyjax._src.backends.numpy import split as split_lib
 from pyjax._src.backends.numpy.impls import IMPLS as DEFAULT_IMPLS
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 from pyjax._src.rules import missing_rule_error
@@ -404,7 +405,12 @@ class ProgramBuilder:
             if operator is not None:
                 self.instrs.append(_Instr(None, list(ins), outs, render=operator))
                 return outs
-            fn = self._function(ufunc, "np_" + ufunc.__name__)
+            if split_lib.elementwise_worth_splitting(ufunc, out_avals[0].shape):
+                # A large elementwise op runs by blocks on every core (split.py).
+                split = split_lib.SplitUfunc(ufunc, out_avals[0].shape, out_avals[0].dtype)
+                fn = self._function(split, "split_" + ufunc.__name__)
+            else:
+                fn = self._function(ufunc, "np_" + ufunc.__name__)
             self.instrs.append(_Instr(fn, ins, outs, ufunc=ufunc))
             return outs
         if is_default and primitive.name == "convert_element_type":
@@ -464,12 +470,17 @@ class ProgramBuilder:
         lhs_t = lc[0] != lhs.ndim - 1
         rhs_t = rc[0] != 0
         outs = [self.new_value(out_aval)]
+        # A product large enough is split across the cores (matmul.py); the
+        # shapes are static, so the choice is made here, once.
+        split = (lhs.ndim == rhs.ndim == 2
+                 and split_lib.worth_splitting(lhs.shape[1 - lc[0]], lhs.shape[lc[0]], rhs.shape[1 - rc[0]]))
+        split_fn = self._function(split_lib.matmul, "split_matmul") if split else None
 
         def render(in_names, out_names):
             # Operands of rank >= 1 are ndarrays here (inputs, consts and
             # results; only scalars are NumPy scalars or literals).
             a, b = (f"{n}.T" if t else n for n, t in zip(in_names, (lhs_t, rhs_t), strict=True))
-            return [f"{out_names[0]} = {a}.dot({b})"]
+            return [f"{out_names[0]} = {split_fn}({a}, {b})" if split else f"{out_names[0]} = {a}.dot({b})"]
 
         self.instrs.append(_Instr(None, list(ins), outs, render=render, fresh=bool(out_aval.shape)))
         return outs

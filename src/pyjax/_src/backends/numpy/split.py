@@ -1,0 +1,134 @@
+"""Large matmuls and elementwise ops split across the machine's cores.
+
+The backend keeps BLAS single-threaded (blas.py): OpenBLAS's own workers
+spin between calls and collapse on a busy machine. Instead, a matmul big
+enough to pay for it is cut into row blocks (or batch blocks) that run at
+once on a small pool of Python threads, each a single-threaded BLAS call
+writing its block of one preallocated output (NumPy releases the GIL inside
+BLAS). A waiting thread blocks rather than spins, so on a busy machine the
+split costs about one thread hand-off, and on an idle one it uses every
+core. Each output element comes from the same BLAS kernel over the same
+contraction as without the split, so results are bitwise the same (checked
+in tests/backends/test_split.py).
+
+Large elementwise ufunc calls in compiled code are split the same way, by
+blocks of the output's leading axis (`SplitUfunc`): XLA runs such loops on
+every core, NumPy on one.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+
+import numpy as np
+
+# Below this many flops (2*M*K*N), handing blocks to threads costs more than
+# it saves (~50 us per hand-off, measured; a 128x512x512 float32 product is
+# ~0.7 ms serial and ~0.4 ms split in two).
+MIN_FLOPS = 16_000_000
+_MIN_ROWS = 16  # rows per block at the least
+# An elementwise op on fewer elements than this runs whole: an exp over
+# 512K float32 values takes ~0.3 ms, so a hand-off of ~50 us is worth it.
+MIN_ELEMENTS = 1 << 19
+
+_state: dict = {"workers": 1, "pool": None}
+
+
+def configure(blas_threads: int | None) -> None:
+    """Enables splitting when BLAS itself runs one thread (blas.py): one block
+    per available core. With BLAS left multi-threaded there is no split."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    _state["workers"] = cores if blas_threads == 1 else 1
+
+
+def worth_splitting(rows: int, contract: int, cols: int, batch: int = 1) -> bool:
+    """Whether `matmul` would split a (batch, rows, contract) @ (batch, contract, cols) product."""
+    workers = _state["workers"]
+    return (workers > 1 and 2 * batch * rows * contract * cols >= MIN_FLOPS
+            and (batch >= workers or rows >= workers * _MIN_ROWS))
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`np.matmul(a, b)` for 2-D operands, or 3-D ones with equal batch
+    sizes, split across the pool when large enough."""
+    batched = a.ndim == 3
+    if a.ndim != b.ndim or a.ndim not in (2, 3):
+        return np.matmul(a, b)
+    batch = a.shape[0] if batched else 1
+    rows, contract = a.shape[-2], a.shape[-1]
+    if not worth_splitting(rows, contract, b.shape[-1], batch):
+        return np.matmul(a, b)
+    workers = _state["workers"]
+    out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (rows, b.shape[-1]), np.result_type(a, b))
+    if batched and batch >= workers:
+        bounds = np.linspace(0, batch, workers + 1).astype(int)
+        blocks = [(a[i:j], b[i:j], out[i:j]) for i, j in zip(bounds[:-1], bounds[1:], strict=True)]
+    else:
+        bounds = np.linspace(0, rows, workers + 1).astype(int)
+        blocks = [(a[..., i:j, :], b, out[..., i:j, :]) for i, j in zip(bounds[:-1], bounds[1:], strict=True)]
+    _run_blocks(np.matmul, blocks)
+    return out
+
+
+def _run_blocks(fn, blocks: list) -> None:
+    # `fn(*block[:-1], out=block[-1])` for every block, the first on the
+    # calling thread and the others on the pool; returns when all are done.
+    pool = _state["pool"]
+    if pool is None:
+        pool = _state["pool"] = concurrent.futures.ThreadPoolExecutor(_state["workers"] - 1,
+                                                                      thread_name_prefix="pyjax-split")
+    pending = [pool.submit(fn, *block[:-1], out=block[-1]) for block in blocks[1:]]
+    fn(*blocks[0][:-1], out=blocks[0][-1])
+    for future in pending:
+        future.result()
+
+
+# Only ufuncs that compute enough per element are split: add, multiply and
+# the like are bound by memory bandwidth, which a second core does not add
+# to (measured: a 1M-element while loop of them got slower split).
+COMPUTE_BOUND = frozenset({
+    np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10, np.log1p, np.sin, np.cos, np.tan,
+    np.arcsin, np.arccos, np.arctan, np.arctan2, np.sinh, np.cosh, np.tanh, np.arcsinh,
+    np.arccosh, np.arctanh, np.power, np.cbrt,
+})
+
+
+def elementwise_worth_splitting(ufunc: np.ufunc, shape: tuple) -> bool:
+    """Whether compiled code should call a `SplitUfunc` for `ufunc` with an output of this shape."""
+    workers = _state["workers"]
+    return (workers > 1 and ufunc in COMPUTE_BOUND and len(shape) > 0 and shape[0] >= workers
+            and int(np.prod(shape)) >= MIN_ELEMENTS)
+
+
+class SplitUfunc:
+    """A ufunc whose calls are split by blocks of the output's leading axis.
+
+    Called as compiled code calls a ufunc: `f(*inputs)` or `f(*inputs, out)`
+    with the output buffer last. Inputs with the output's leading axis are
+    sliced with it; the others broadcast whole. An input that may share
+    memory with `out` without being `out` itself (a view of it) could be
+    read by one block after another wrote it, so such calls run whole."""
+
+    __slots__ = ("ufunc", "shape", "dtype", "__name__")
+
+    def __init__(self, ufunc: np.ufunc, shape: tuple, dtype):
+        self.ufunc, self.shape, self.dtype = ufunc, tuple(shape), np.dtype(dtype)
+        self.__name__ = ufunc.__name__
+
+    def __call__(self, *args):
+        nin = self.ufunc.nin
+        inputs, out = args[:nin], (args[nin] if len(args) > nin else None)
+        for x in inputs:
+            if out is not None and x is not out and np.may_share_memory(x, out):
+                return self.ufunc(*inputs, out)
+        if out is None:
+            out = np.empty(self.shape, self.dtype)
+        rows, ndim = self.shape[0], len(self.shape)
+        bounds = np.linspace(0, rows, _state["workers"] + 1).astype(int)
+        blocks = []
+        for i, j in zip(bounds[:-1], bounds[1:], strict=True):
+            block = [x[i:j] if getattr(x, "ndim", 0) == ndim and x.shape[0] == rows else x for x in inputs]
+            blocks.append((*block, out[i:j]))
+        _run_blocks(self.ufunc, blocks)
+        return out

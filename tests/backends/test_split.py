@@ -1,0 +1,111 @@
+"""Large matmuls split across cores (backends/numpy/split.py): bitwise the
+same as one np.matmul, used by the impl and by compiled code, and only for
+products large enough."""
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src.backends.numpy import split as split_lib
+
+
+@pytest.fixture
+def two_workers(monkeypatch):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    calls = []
+    real = np.matmul
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("out") is not None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(split_lib.np, "matmul", counting)
+    return calls
+
+
+@pytest.mark.parametrize("shape_a,shape_b,transpose_b", [
+    ((257, 300), (300, 129), False),   # odd row count: uneven blocks
+    ((128, 784), (512, 784), True),    # a transposed operand (a view)
+    ((3, 100, 400), (3, 400, 120), False),  # batch split
+    ((1, 300, 300), (1, 300, 300), False),  # batch of one: rows split
+])
+def test_split_is_bitwise_np_matmul(two_workers, shape_a, shape_b, transpose_b):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape_a).astype(np.float32)
+    b = rng.standard_normal(shape_b).astype(np.float32)
+    if transpose_b:
+        b = b.T
+    expected = np.matmul(a, b)
+    two_workers.clear()
+    out = split_lib.matmul(a, b)
+    assert two_workers == [True, True]  # two blocks, each written into the output
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_small_products_are_not_split(two_workers):
+    a = np.ones((16, 16), np.float32)
+    split_lib.matmul(a, a)
+    assert two_workers == [False]
+
+
+def test_no_split_when_blas_is_multithreaded(monkeypatch):
+    split_lib.configure(None)
+    try:
+        assert not split_lib.worth_splitting(4096, 4096, 4096)
+    finally:
+        split_lib.configure(1)
+
+
+def test_jit_and_eager_use_the_split(two_workers):
+    rng = np.random.default_rng(1)
+    a = jnp.asarray(rng.standard_normal((256, 512)).astype(np.float32))
+    b = jnp.asarray(rng.standard_normal((512, 256)).astype(np.float32))
+    expected = np.asarray(a) @ np.asarray(b)
+    f = pyjax.jit(lambda a, b: a @ b)
+    assert "split_matmul" in f.lower(a, b).as_text()
+    np.testing.assert_array_equal(np.asarray(f(a, b)), expected)
+    two_workers.clear()
+    np.testing.assert_array_equal(np.asarray(lax.dot(a, b)), expected)
+    assert two_workers == [True, True]
+
+
+@pytest.mark.parametrize("ufunc,shapes", [
+    (np.add, [(1024, 600), (1024, 600)]),
+    (np.subtract, [(1024, 600), (1024, 1)]),     # a broadcast column
+    (np.multiply, [(1024, 600), (600,)]),        # a broadcast row of lower rank
+    (np.greater, [(1024, 600), ()]),             # a scalar; bool output
+    (np.exp, [(2048, 300)]),
+])
+def test_split_ufunc_is_bitwise_the_ufunc(monkeypatch, ufunc, shapes):
+    monkeypatch.setitem(split_lib._state, "workers", 3)  # uneven blocks
+    rng = np.random.default_rng(2)
+    args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    expected = ufunc(*args)
+    split = split_lib.SplitUfunc(ufunc, expected.shape, expected.dtype)
+    np.testing.assert_array_equal(split(*args), expected)
+    if expected.dtype == args[0].dtype:  # in place, as compiled code reuses a dead buffer
+        buffer = args[0].copy()
+        np.testing.assert_array_equal(split(buffer, *args[1:], buffer), expected)
+
+
+def test_split_ufunc_runs_whole_when_an_input_is_a_view_of_out(monkeypatch):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    x = np.arange(1024 * 1024, dtype=np.float32).reshape(1024, 1024)
+    expected = x + x.T
+    buffer = x.copy()
+    split = split_lib.SplitUfunc(np.add, x.shape, x.dtype)
+    np.testing.assert_array_equal(split(buffer, buffer.T, buffer), expected)  # NumPy's own overlap handling
+
+
+def test_compiled_code_splits_large_elementwise_ops(monkeypatch):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    x = jnp.asarray(np.random.default_rng(3).standard_normal((1024, 1024)).astype(np.float32))
+    f = pyjax.jit(lambda x: jnp.exp(x - jnp.max(x, axis=1, keepdims=True)) + x)
+    assert "split_exp" in f.lower(x).as_text()
+    xn = np.asarray(x)
+    np.testing.assert_array_equal(np.asarray(f(x)), np.exp(xn - xn.max(1, keepdims=True)) + xn)
+    assert "split_add" not in f.lower(x).as_text()  # memory-bound: runs whole
+    small = pyjax.jit(lambda x: jnp.exp(x) + x).lower(x[:8]).as_text()
+    assert "split_" not in small
