@@ -59,9 +59,12 @@ class JVPTrace(core.Trace):
     def process_primitive(self, primitive, args, params):
         primals, tangents = [], []
         for x in args:
-            p, t = self.to_primal_tangent(x)
-            primals.append(p)
-            tangents.append(t)
+            if type(x) is JVPTracer and x._trace is self:
+                primals.append(x.primal)
+                tangents.append(x.tangent)
+            else:
+                primals.append(x)
+                tangents.append(Zero(tangent_aval(core.get_aval(x))))
         token = core._trace_ctx.set(self.parent)  # (a `with` block costs more on this hot path)
         try:
             if all(type(t) is Zero for t in tangents):
@@ -70,7 +73,8 @@ class JVPTrace(core.Trace):
             if rule is NOT_DIFFERENTIABLE:
                 out = primitive.bind(*primals, **params)
                 return out  # outputs carry zero tangents: no tracer needed
-            out, tangent_out = primitive.rule("jvp")(primals, tangents, **params)
+            rule = rule if callable(rule) else primitive.rule("jvp")  # a missing rule raises JAX's error
+            out, tangent_out = rule(primals, tangents, **params)
         finally:
             core._trace_ctx.reset(token)
         if primitive.multiple_results:
