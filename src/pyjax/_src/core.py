@@ -90,6 +90,10 @@ class Primitive:
         self.batch: Callable | Sentinel | None = None
         # Params JAX leaves out of the jaxpr text, or prints only when set.
         self.pp_hidden: Callable[[str, Any], bool] | None = None
+        # params -> the effects of an equation of this primitive (None: none).
+        # Staging records them on the equation; dead-code elimination keeps
+        # effectful equations whatever their outputs.
+        self.effects_of: Callable[[dict], frozenset] | None = None
         self._abstract_eval_cache: dict = {}
         # The eval trace's memo of eager calls on Arrays: (operand avals...,
         # param values...) -> (call, out_aval, exact). Filled and cleared by

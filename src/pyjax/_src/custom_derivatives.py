@@ -23,7 +23,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.ad_util import Zero, add_tangents, instantiate, tangent_aval
 from pyjax._src.core import Primitive
-from pyjax._src.jaxpr import Jaxpr
+from pyjax._src.jaxpr import Jaxpr, body_effects
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
 # ---------------------------------------------------------------------------
@@ -268,6 +268,7 @@ def match_out(value, dim, target, size: int, what: str):
 # The custom_jvp_call primitive
 
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p.effects_of = body_effects("call_jaxpr")
 custom_jvp_call_p.pp_param_order = ("name", "call_jaxpr", "jvp", "num_consts", "symbolic_zeros")
 custom_jvp_call_p.pp_hidden = lambda key, value: key == "num_consts" and not value
 

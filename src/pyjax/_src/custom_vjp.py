@@ -43,7 +43,7 @@ from pyjax._src.custom_derivatives import (
     trace_body,
     unflatten_dyn,
 )
-from pyjax._src.jaxpr import Jaxpr
+from pyjax._src.jaxpr import Jaxpr, body_effects
 from pyjax._src.tree_util import (
     keystr,
     tree_flatten,
@@ -130,6 +130,7 @@ custom_lin_p.def_batch(_custom_lin_batch)
 # The custom_vjp_call primitive
 
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p.effects_of = body_effects("call_jaxpr")
 custom_vjp_call_p.pp_param_order = ("name", "bwd", "call_jaxpr", "fwd", "num_consts", "symbolic_zeros")
 custom_vjp_call_p.pp_hidden = lambda key, value: key == "num_consts" and not value
 

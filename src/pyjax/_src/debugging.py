@@ -7,9 +7,6 @@ keeps them. Eagerly they run at once; under jit the NumPy compiler calls
 their impls, so they run each time the compiled function runs. Under
 autodiff they see the primal values only; under vmap they run once per
 example (JAX unrolls the batch).
-
-pyjax's staging trace does not yet read effects from primitives, so each
-bind of these primitives marks the equation it just staged (`_mark_effect`).
 """
 
 from __future__ import annotations
@@ -51,34 +48,6 @@ class OrderedDebugEffect(DebugEffect):
 debug_effect, ordered_debug_effect = DebugEffect(), OrderedDebugEffect()
 
 
-def _mark_effect(primitive: Primitive, effect) -> None:
-    # The staging trace records equations without effects; give the one just
-    # staged its effect so dce_jaxpr and remat keep it. The equation may sit
-    # in a staging trace below the current one (partial evaluation forwards
-    # known work to its parent), hence the walk down the parents.
-    from pyjax._src.interpreters.staging import DynamicJaxprTrace
-
-    trace = core._trace_ctx.get()
-    while trace is not None:
-        if isinstance(trace, DynamicJaxprTrace):
-            if trace.eqns and trace.eqns[-1].primitive is primitive:
-                trace.eqns[-1].effects = frozenset({effect})
-            return
-        trace = getattr(trace, "parent", None)
-
-
-class _EffectfulPrimitive(Primitive):
-    """A primitive whose staged equations carry its effect.
-
-    Every bind (from user code, from a rule, or from re-evaluating a jaxpr
-    under another trace) marks the equation it staged."""
-
-    def bind(self, *args, **params):
-        outs = super().bind(*args, **params)
-        _mark_effect(self, _effect_of(params))
-        return outs
-
-
 def _bind(primitive: Primitive, args, params: dict) -> list:
     return primitive.bind(*args, **params)
 
@@ -114,7 +83,8 @@ def _merge_callback_args(in_tree, dynamic, static: dict):
 # ---------------------------------------------------------------------------
 # debug_callback
 
-debug_callback_p = _EffectfulPrimitive("debug_callback", multiple_results=True)
+debug_callback_p = Primitive("debug_callback", multiple_results=True)
+debug_callback_p.effects_of = lambda params: frozenset({_effect_of(params)})
 
 
 @debug_callback_p.def_abstract_eval
@@ -219,7 +189,8 @@ callback = debug_callback
 # ---------------------------------------------------------------------------
 # debug_print
 
-debug_print_p = _EffectfulPrimitive("debug_print", multiple_results=True)
+debug_print_p = Primitive("debug_print", multiple_results=True)
+debug_print_p.effects_of = lambda params: frozenset({_effect_of(params)})
 
 
 @debug_print_p.def_abstract_eval

@@ -237,3 +237,18 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> tuple
             consts.append(value)
     new = jaxpr.replace(eqns=kept, outvars=outvars, constvars=constvars, consts=consts)
     return new, [v in live for v in jaxpr.invars]
+
+
+def body_effects(*param_names: str) -> Callable[[dict], frozenset]:
+    """An `effects_of` rule for a primitive whose params hold jaxprs (a jit
+    body, cond branches, loop bodies): the equation has its bodies' effects."""
+
+    def effects_of(params: dict) -> frozenset:
+        found: frozenset = frozenset()
+        for name in param_names:
+            value = params.get(name)
+            for jaxpr in value if isinstance(value, (tuple, list)) else (value,):
+                found |= getattr(jaxpr, "effects", frozenset())
+        return found
+
+    return effects_of

@@ -24,7 +24,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
-from pyjax._src.jaxpr import Jaxpr, eval_jaxpr
+from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
 from pyjax._src.remat import jvp_of_jaxpr
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
@@ -32,6 +32,7 @@ from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, t
 # The jit primitive: a call of a closed jaxpr.
 
 jit_p = Primitive("jit", multiple_results=True)
+jit_p.effects_of = body_effects("jaxpr")
 jit_p.pp_param_order = ("name", "donated_invars", "jaxpr", "keep_unused")
 jit_p.pp_alias_body = "jaxpr"
 

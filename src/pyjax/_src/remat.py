@@ -28,7 +28,7 @@ from pyjax._src import core, dtypes
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
-from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var
+from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var, body_effects
 
 # ---------------------------------------------------------------------------
 # What a policy may answer
@@ -86,6 +86,7 @@ def everything_saveable(*_, **__) -> bool:
 # The primitive
 
 remat_p = Primitive("remat2", multiple_results=True)
+remat_p.effects_of = body_effects("jaxpr")
 
 
 @remat_p.def_abstract_eval

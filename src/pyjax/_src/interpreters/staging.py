@@ -71,6 +71,7 @@ class DynamicJaxprTracer(core.Tracer):
 
 
 _LITERAL_TYPES = (bool, int, float, complex)
+_NO_EFFECTS: frozenset = frozenset()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -167,12 +168,13 @@ class DynamicJaxprTrace(core.Trace):
         atoms = [x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x) for x in args]
         out = primitive.out_avals(tuple([a.aval for a in atoms]), params)
         source_info = user_source_info()
+        effects = _NO_EFFECTS if primitive.effects_of is None else primitive.effects_of(params)
         if primitive.multiple_results:
             outvars = [Var(a) for a in out]
-            self.eqns.append(JaxprEqn(primitive, atoms, outvars, params, source_info=source_info))
+            self.eqns.append(JaxprEqn(primitive, atoms, outvars, params, effects, source_info))
             return [DynamicJaxprTracer(self, v.aval, v) for v in outvars]
         var = Var(out)
-        self.eqns.append(JaxprEqn(primitive, atoms, [var], params, source_info=source_info))
+        self.eqns.append(JaxprEqn(primitive, atoms, [var], params, effects, source_info))
         return DynamicJaxprTracer(self, out, var)
 
     def add_eqn(self, primitive, atoms, out_avals, params) -> list[DynamicJaxprTracer]:
@@ -184,7 +186,9 @@ class DynamicJaxprTrace(core.Trace):
     # --- result
     def to_jaxpr(self, outs: Sequence[Any]) -> Jaxpr:
         outvars = [self.to_atom(x) for x in outs]
-        return Jaxpr(self.constvars, self.invars, outvars, self.eqns, self.consts, debug_info=self.debug_info)
+        effects = frozenset().union(*[e.effects for e in self.eqns if e.effects])
+        return Jaxpr(self.constvars, self.invars, outvars, self.eqns, self.consts, effects=effects,
+                     debug_info=self.debug_info)
 
     # --- error context
     def describe_function(self) -> str:

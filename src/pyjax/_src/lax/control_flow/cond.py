@@ -41,7 +41,7 @@ from pyjax._src.interpreters.transpose import (
     backward_pass,
     is_undefined_primal,
 )
-from pyjax._src.jaxpr import Jaxpr, Var
+from pyjax._src.jaxpr import Jaxpr, Var, body_effects
 from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
 from pyjax._src.tree_util import (
@@ -55,6 +55,7 @@ from pyjax._src.tree_util_errors import equality_errors
 __all__ = ["cond", "cond_p", "switch"]
 
 cond_p = Primitive("cond", multiple_results=True)
+cond_p.effects_of = body_effects("branches")
 
 
 @cond_p.def_abstract_eval

@@ -30,7 +30,7 @@ from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
-from pyjax._src.jaxpr import Var
+from pyjax._src.jaxpr import Var, body_effects
 from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.control_flow.scan import scan
@@ -39,6 +39,7 @@ from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 __all__ = ["fori_loop", "while_loop", "while_p"]
 
 while_p = Primitive("while", multiple_results=True)
+while_p.effects_of = body_effects("cond_jaxpr", "body_jaxpr")
 
 
 @while_p.def_abstract_eval

@@ -37,10 +37,12 @@ from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.control_flow import flattree as ft
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from pyjax._src.jaxpr import body_effects
 
 __all__ = ["map", "scan", "scan_p"]
 
 scan_p = Primitive("scan", multiple_results=True)
+scan_p.effects_of = body_effects("jaxpr")
 
 
 def _ys_count(ft_out) -> int:
