@@ -93,3 +93,34 @@ def test_matches_jax(name):
 
 def test_every_recorded_case_is_listed():
     assert set(RECORDED) == set(CASES)
+
+
+# ---- coverage: issue 10 asks every distribution at two shapes, both x64 modes
+COVERAGE = cases_module.coverage(RECORDED)
+
+
+@pytest.mark.parametrize("family", cases_module.REQUIRED_FAMILIES)
+def test_every_distribution_is_recorded(family):
+    assert COVERAGE.get(family), f"no recorded case draws from {family}: add one to record_random_vectors.py"
+
+
+@pytest.mark.parametrize("family", cases_module.REQUIRED_FAMILIES)
+def test_two_shapes_and_both_x64_modes(family):
+    combos = COVERAGE.get(family, set())
+    shapes = {shape for shape, _, _ in combos}
+    # PRNGKey has one shape, (2,), whatever the seed.
+    assert family == "PRNGKey" or len(shapes) >= 2, f"{family}: recorded at shapes {sorted(shapes)} only"
+    assert {x64 for _, _, x64 in combos} == {False, True}, f"{family}: not recorded under both x64 modes"
+
+
+@pytest.mark.parametrize("family", sorted(cases_module.FLOAT_SAMPLERS))
+def test_float_samplers_cover_their_dtypes(family):
+    # float32 exists in both modes, float64 under x64; float16 and bfloat16
+    # wherever JAX accepts them (record_random_vectors.UNSUPPORTED).
+    wanted = {("float32", False), ("float32", True), ("float64", True)}
+    wanted |= {(d, False) for d in ("float16", "bfloat16") if (family, d) not in cases_module.UNSUPPORTED}
+    have = {(dtype, x64) for _, dtype, x64 in COVERAGE.get(family, set())}
+    assert wanted <= have, f"{family}: missing {sorted(wanted - have)}"
+    for dtype, x64 in wanted:
+        shapes = {shape for shape, d, x in COVERAGE[family] if (d, x) == (dtype, x64)}
+        assert len(shapes) >= 2, f"{family}: {dtype}{' (x64)' if x64 else ''} at one shape only"
