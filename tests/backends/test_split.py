@@ -109,3 +109,24 @@ def test_compiled_code_splits_large_elementwise_ops(monkeypatch):
     assert "split_add" not in f.lower(x).as_text()  # memory-bound: runs whole
     small = pyjax.jit(lambda x: jnp.exp(x) + x).lower(x[:8]).as_text()
     assert "split_" not in small
+
+
+def test_threefry_split_across_threads_gives_the_same_bits(monkeypatch):
+    from pyjax._src.random import threefry
+
+    counters = np.arange(3 * split_lib.MIN_RANGE + 7, dtype=np.uint32)
+    monkeypatch.setitem(split_lib._state, "workers", 1)
+    whole = threefry.threefry2x32_numpy(np.uint32(3), np.uint32(9), counters, counters[::-1])
+    ranges = []
+    real = split_lib.run_ranges
+
+    def recording(fn, size):
+        ranges.append(size)
+        return real(fn, size)
+
+    monkeypatch.setitem(split_lib._state, "workers", 3)
+    monkeypatch.setattr(threefry, "_run_ranges", [recording])
+    split = threefry.threefry2x32_numpy(np.uint32(3), np.uint32(9), counters, counters[::-1])
+    assert ranges == [counters.size]
+    for a, b in zip(whole, split, strict=True):
+        np.testing.assert_array_equal(a, b)

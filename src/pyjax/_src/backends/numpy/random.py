@@ -14,7 +14,8 @@ import numpy as np
 
 from pyjax._src.backends.numpy import xla_math
 from pyjax._src.random import prng
-from pyjax._src.random.threefry import threefry2x32_numpy, threefry2x32_p
+from pyjax._src.backends.numpy import split
+from pyjax._src.random.threefry import set_range_runner, threefry2x32_numpy, threefry2x32_p
 
 IMPLS: dict = {}
 
@@ -62,6 +63,8 @@ IMPLS[prng.random_wrap_p] = _random_wrap
 IMPLS[prng.random_unwrap_p] = _random_unwrap
 IMPLS[prng.random_clone_p] = lambda keys: keys
 IMPLS[threefry2x32_p] = lambda k0, k1, x0, x1: list(threefry2x32_numpy(k0, k1, x0, x1))
+# Large hashes run on every core (split.py); every word is hashed on its own.
+set_range_runner(split.run_ranges)
 
 
 # ---------------------------------------------------------------------------

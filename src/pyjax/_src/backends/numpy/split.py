@@ -74,10 +74,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _run_blocks(fn, blocks: list) -> None:
     # `fn(*block[:-1], out=block[-1])` for every block, the first on the
     # calling thread and the others on the pool; returns when all are done.
-    pool = _state["pool"]
-    if pool is None:
-        pool = _state["pool"] = concurrent.futures.ThreadPoolExecutor(_state["workers"] - 1,
-                                                                      thread_name_prefix="pyjax-split")
+    pool = _pool()
     pending = [pool.submit(fn, *block[:-1], out=block[-1]) for block in blocks[1:]]
     fn(*blocks[0][:-1], out=blocks[0][-1])
     for future in pending:
@@ -92,6 +89,14 @@ COMPUTE_BOUND = frozenset({
     np.arcsin, np.arccos, np.arctan, np.arctan2, np.sinh, np.cosh, np.tanh, np.arcsinh,
     np.arccosh, np.arctanh, np.power, np.cbrt,
 })
+
+
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    pool = _state["pool"]
+    if pool is None:
+        pool = _state["pool"] = concurrent.futures.ThreadPoolExecutor(_state["workers"] - 1,
+                                                                      thread_name_prefix="pyjax-split")
+    return pool
 
 
 def elementwise_worth_splitting(ufunc: np.ufunc, shape: tuple) -> bool:
@@ -132,3 +137,23 @@ class SplitUfunc:
             blocks.append((*block, out[i:j]))
         _run_blocks(self.ufunc, blocks)
         return out
+
+
+# Below this many elements an index range runs whole (threefry hashes ~60M
+# words a second on one core: 256K words take ~4 ms, far above a hand-off).
+MIN_RANGE = 1 << 18
+
+
+def run_ranges(fn, size: int) -> None:
+    """`fn(start, stop)` over [0, size), split into one range per core when
+    large enough (the caller guarantees the ranges are independent)."""
+    workers = _state["workers"]
+    if workers < 2 or size < MIN_RANGE:
+        fn(0, size)
+        return
+    bounds = np.linspace(0, size, workers + 1).astype(int)
+    pool = _pool()
+    pending = [pool.submit(fn, i, j) for i, j in zip(bounds[1:-1], bounds[2:], strict=True)]
+    fn(bounds[0], bounds[1])
+    for future in pending:
+        future.result()
