@@ -130,3 +130,17 @@ def test_threefry_split_across_threads_gives_the_same_bits(monkeypatch):
     assert ranges == [counters.size]
     for a, b in zip(whole, split, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_fresh_product_splits_large_outer_products(monkeypatch):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((256, 128, 1)).astype(np.float32)
+    b = rng.standard_normal((256, 1, 64)).astype(np.float32)
+    calls = []
+    real = split_lib._run_blocks
+    monkeypatch.setattr(split_lib, "_run_blocks", lambda fn, blocks: calls.append(len(blocks)) or real(fn, blocks))
+    np.testing.assert_array_equal(split_lib.fresh_product(a, b), a * b)
+    assert calls == [2]
+    np.testing.assert_array_equal(split_lib.fresh_product(a[:4], b[:4]), a[:4] * b[:4])
+    assert calls == [2]  # small: one call

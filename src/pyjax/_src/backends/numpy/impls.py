@@ -19,7 +19,7 @@ from pyjax._src import ad_checkpoint, custom_derivatives, dtypes
 from pyjax._src import jit as jit_lib
 from pyjax._src import remat as remat_lib
 from pyjax._src.backends.numpy.interpreter import run_jaxpr
-from pyjax._src.backends.numpy.split import matmul as split_matmul
+from pyjax._src.backends.numpy import split as split_lib
 from pyjax._src.lax import dot as dot_lax
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reductions as red
@@ -426,7 +426,7 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
         # let BLAS read the operands in place (no copies).
         a = lhs if lc[0] == lhs.ndim - 1 else lhs.T
         b = rhs if rc[0] == 0 else rhs.T
-        return split_matmul(a, b)
+        return split_lib.matmul(a, b)
     if not lc and not lb and lhs.ndim <= 2 and rhs.ndim <= 2:
         return np.multiply.outer(lhs, rhs) if lhs.ndim or rhs.ndim else lhs * rhs
     lhs_free = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
@@ -440,7 +440,7 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
     b = np.transpose(rhs, [*rb, *rc, *rhs_free]).reshape(batch, contract, -1 if rhs_free_shape else 1) if rhs.size else np.zeros((batch, contract, int(np.prod(rhs_free_shape, dtype=np.int64))), rhs.dtype)
     # Nothing to sum (e.g. vmap's per-example outer products): a broadcast
     # multiply is exact and several times faster than a K=1 batched matmul.
-    out = np.multiply(a, b) if contract == 1 else split_matmul(a, b)
+    out = split_lib.fresh_product(a, b) if contract == 1 else split_lib.matmul(a, b)
     return out.reshape(batch_shape + lhs_free_shape + rhs_free_shape).astype(out_dtype, copy=False)
 
 
