@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pyjax._src.backends.numpy import split
+
 __all__ = ["erf_inv_f32", "log1p_f32", "log_f32"]
 
 _F32, _F64, _U32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
@@ -181,25 +183,33 @@ _grid_table: np.ndarray | None = None
 
 def _from_grid_table(u: np.ndarray) -> np.ndarray | None:
     # erf_inv(u) read from the table, or None when some u is off the grid.
+    # Index ranges are independent, so large draws run on every core.
     flat = u.reshape(-1)
     out = np.empty_like(flat)
-    block = min(flat.size, 1 << 16)
-    scaled, back = np.empty(block, _F32), np.empty(block, _F32)
-    k = np.empty(block, np.intp)
-    for start in range(0, flat.size, block):
-        ub = flat[start:start + block]
-        n = ub.size
-        sb, bb, kb = scaled[:n], back[:n], k[:n]
-        np.subtract(ub, _GRID_LO, out=sb)  # exact for grid values
-        np.multiply(sb, _GRID_SCALE, out=sb)
-        np.copyto(kb, sb, casting="unsafe")
-        np.clip(kb, 0, _GRID_SIZE - 1, out=kb)
-        # On the grid iff k is exact: a fraction, NaN or out-of-range u fails.
-        np.copyto(bb, kb, casting="unsafe")
-        if not np.array_equal(bb, sb):
-            return None
-        np.take(_table(), kb, out=out[start:start + n], mode="clip")
-    return out.reshape(u.shape)
+    table = _table()
+    off_grid: list = []
+
+    def lookup(start: int, stop: int) -> None:
+        block = min(stop - start, 1 << 16)
+        scaled, back = np.empty(block, _F32), np.empty(block, _F32)
+        k = np.empty(block, np.intp)
+        for lo in range(start, stop, block):
+            ub = flat[lo:min(lo + block, stop)]
+            n = ub.size
+            sb, bb, kb = scaled[:n], back[:n], k[:n]
+            np.subtract(ub, _GRID_LO, out=sb)  # exact for grid values
+            np.multiply(sb, _GRID_SCALE, out=sb)
+            np.copyto(kb, sb, casting="unsafe")
+            np.clip(kb, 0, _GRID_SIZE - 1, out=kb)
+            # On the grid iff k is exact: a fraction, NaN or out-of-range u fails.
+            np.copyto(bb, kb, casting="unsafe")
+            if off_grid or not np.array_equal(bb, sb):
+                off_grid.append(True)
+                return
+            np.take(table, kb, out=out[lo:lo + n], mode="clip")
+
+    split.run_ranges(lookup, flat.size)
+    return None if off_grid else out.reshape(u.shape)
 
 
 def _table() -> np.ndarray:
