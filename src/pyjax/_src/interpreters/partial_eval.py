@@ -28,6 +28,11 @@ from pyjax._src.jaxpr import Jaxpr, dce_jaxpr
 class PartialEvalTrace(DynamicJaxprTrace):
     """Records equations on unknown values; forwards the known ones."""
 
+    # The recorded (linear) jaxpr is transposed or evaluated, and the
+    # equations that come out of that are staged afresh with their own
+    # source lines; the known work goes to the parent trace, which keeps its.
+    records_source_info = False
+
     def __init__(self, parent: core.Trace, debug_info=None):
         super().__init__(debug_info)
         self.parent = parent

@@ -109,6 +109,11 @@ def format_source_info(info, with_column: bool = False) -> str:
 class DynamicJaxprTrace(core.Trace):
     """Records every primitive bound under it as an equation."""
 
+    # Where the user's program made each equation (for error messages and
+    # print_saved_residuals); a trace whose jaxpr is only ever transformed,
+    # never shown, may skip the frame walk.
+    records_source_info = True
+
     def __init__(self, debug_info: DebugInfo | None = None):
         self.eqns: list[JaxprEqn] = []
         self.invars: list[Var] = []
@@ -167,7 +172,7 @@ class DynamicJaxprTrace(core.Trace):
     def process_primitive(self, primitive, args, params):
         atoms = [x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x) for x in args]
         out = primitive.out_avals(tuple([a.aval for a in atoms]), params)
-        source_info = user_source_info()
+        source_info = user_source_info() if self.records_source_info else None
         effects = _NO_EFFECTS if primitive.effects_of is None else primitive.effects_of(params)
         if primitive.multiple_results:
             outvars = [Var(a) for a in out]
