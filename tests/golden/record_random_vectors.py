@@ -199,10 +199,13 @@ both_layouts("double_sided_maxwell_array", "random.double_sided_maxwell(random.k
 case("maxwell_float64_x64", f"random.maxwell({K}, (4,), jnp.float64)", x64=True, ulp=3)
 
 # ---- gamma and friends (rejection loops inside random_gamma) ---------------
-# The float32 gamma kernel uses XLA's log and erf_inv (backends/numpy/xla_math.py)
-# but does not yet repeat all of XLA's fused arithmetic: on 20000 draws of
-# gamma(2.5) 15% differ, by at most 10 ulp (gamma(0.5): 19%, 2 ulp).
-GAMMA = 10
+# The gamma kernel uses XLA's log, log1p, erf_inv and fused multiply-adds
+# (backends/numpy/xla_math.py). Float64 is bit-identical (20000 draws each of
+# gamma/loggamma at a = 0.7, 1.7, 2.5); float32 is not, because XLA computes
+# c = 1/3 * rsqrt(d) with the CPU's rsqrt estimate: on 5000 draws 15-40%
+# differ, by up to 7 ulp of max(|x|, 1). Measured on the recorded draws: 5
+# (chisquare in float16), with exp/sqrt/division after the kernel.
+GAMMA = 5
 both_layouts("gamma", f"random.gamma({K}, 2.0, (8,))", ulp=GAMMA)
 both_layouts("gamma_small_a", f"random.gamma({K}, 0.3, (8,))", ulp=GAMMA)
 both_layouts("gamma_array", "random.gamma(random.key(1), jnp.array([0.5, 1.0, 4.0]), (2, 3))", ulp=GAMMA)
@@ -318,7 +321,6 @@ DTYPE_ULP = {
     ("lognormal", "float64"): 2,  # measured: 2
     ("double_sided_maxwell", "float64"): 3,  # measured: 2.5
     ("wald", "float64"): 8,  # measured: 8
-    ("loggamma", "float64"): 75,  # measured: 75 (log(u) / a with a = 0.7, on values near 0)
     ("multivariate_normal", "float64"): 2,  # measured: 1.5
     ("orthogonal", "float64"): 6,  # measured: 6 (QR of a 3x3 normal matrix)
 }

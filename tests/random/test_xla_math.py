@@ -97,3 +97,16 @@ class _default_impl:
 
     def __exit__(self, *exc):
         jax.config.update("jax_default_prng_impl", self.previous)
+
+
+def test_fma_f64_rounds_once():
+    # Against the exact a * b + c rounded once (Fraction -> float is correctly rounded).
+    from fractions import Fraction
+
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal(2000), rng.standard_normal(2000)
+    c = -(a * b) * (1 + rng.uniform(-1e-6, 1e-6, 2000))  # heavy cancellation: one rounding matters
+    got = xla_math.fma_f64(a, b, c)
+    want = np.array([float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c, strict=True)])
+    assert np.array_equal(got, want)
+    assert not np.array_equal(a * b + c, want)

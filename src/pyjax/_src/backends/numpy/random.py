@@ -82,24 +82,36 @@ set_range_runner(split.run_ranges)
 def _fma(a, b, c, dtype):
     if dtype == np.float32:  # exact product in float64, one rounding of the sum
         return (a.astype(np.float64) * b + c).astype(np.float32)
+    if dtype == np.float64:
+        return xla_math.fma_f64(a, b, c)
     return (a * b + c).astype(dtype)
 
 
+# XLA's own log, log1p and erf_inv (xla_math), not NumPy's or SciPy's.
 def _log(x, dtype):
-    # XLA's float32 log is its own polynomial (xla_math), not NumPy's.
-    return xla_math.log_f32(x) if dtype == np.float32 else np.log(x)
+    if dtype == np.float32:
+        return xla_math.log_f32(x)
+    return xla_math.log_f64(x) if dtype == np.float64 else np.log(x)
 
 
 def _log1p(x, dtype):
-    return xla_math.log1p_f32(x) if dtype == np.float32 else np.log1p(x).astype(dtype)
+    if dtype == np.float32:
+        return xla_math.log1p_f32(x)
+    return xla_math.log1p_f64(x) if dtype == np.float64 else np.log1p(x).astype(dtype)
 
 
 def _erf_inv(x, dtype):
     if dtype == np.float32:
         return xla_math.erf_inv_f32(x)
+    if dtype == np.float64:
+        return xla_math.erf_inv_f64(x)
     import scipy.special
 
     return np.where(x == 0, x, scipy.special.erfinv(x.astype(np.float64))).astype(dtype)
+
+
+def _pow(x, y, dtype):
+    return xla_math.pow_f64(x, y) if dtype == np.float64 else np.power(x, y)
 
 
 def _uniform_scalars(impl, keys, dtype, lo=None, hi=None):
@@ -136,7 +148,10 @@ def _gamma_one(impl, keys, alpha, log_space: bool):
     alpha_orig = alpha
     alpha = np.where(boost_mask, alpha, alpha + one)
     d = alpha - third
-    c = third / np.sqrt(d)
+    # XLA rewrites a / sqrt(b) as a * rsqrt(b). In float64 rsqrt(b) is
+    # 1 / sqrt(b); in float32 it is a hardware estimate refined by Newton
+    # steps, not reproduced here (the division is closer: docs/random.md).
+    c = third * (one / np.sqrt(d)) if dtype == np.float64 else third / np.sqrt(d)
     key, subkey = _split_batch(impl, keys, 2)
     X = np.zeros_like(alpha)
     V = np.ones_like(alpha)
@@ -174,7 +189,7 @@ def _gamma_one(impl, keys, alpha, log_space: bool):
             log_boost = np.where(boost_mask | (log_samples == 0), dtype.type(0), log_samples * (one / alpha_orig))
             return ((_log(d, dtype) + _log(V, dtype)) + log_boost).astype(dtype)
         samples = one - _uniform_scalars(impl, subkey, dtype)
-        boost = np.where(boost_mask, one, np.power(samples, one / alpha_orig))
+        boost = np.where(boost_mask, one, _pow(samples, one / alpha_orig, dtype))
         return ((d * V) * boost).astype(dtype)
 
 

@@ -18,15 +18,25 @@ one operation in 2**29.
 
 Inputs below float32's smallest normal count as zero, as on XLA's CPU
 (denormals are flushed).
+
+Float64 (the end of the file): XLA calls the C library's `log` and `pow`
+(NumPy's SIMD loops differ from it in the last bit about once in 10**4),
+evaluates `log1p` with the same Cephes rational in double precision, and
+`erf_inv` with Giles' double-precision polynomials, again contracting each
+Horner step into a fused multiply-add; `fma_f64` emulates that one rounding
+with error-free transformations.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from pyjax._src.backends.numpy import split
 
-__all__ = ["erf_inv_f32", "log1p_f32", "log_f32"]
+__all__ = ["erf_inv_f32", "erf_inv_f64", "fma_f64", "log1p_f32", "log1p_f64", "log_f32", "log_f64",
+           "pow_f64"]
 
 _F32, _F64, _U32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
 # Elements per block: the float64 temporaries of a block stay in L2.
@@ -228,3 +238,143 @@ def erf_inv_f32(u: np.ndarray) -> np.ndarray:
         if out is not None:
             return out
     return _erf_inv_exact(u)
+
+
+# ---------------------------------------------------------------------------
+# float64
+
+# Veltkamp's splitting constant 2**27 + 1: a * it splits a 53-bit mantissa
+# into two halves whose products are exact.
+_SPLITTER = np.float64(2.0 ** 27 + 1)
+
+
+def _split_halves(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    scaled = _SPLITTER * a
+    high = scaled - (scaled - a)
+    return high, a - high
+
+
+def fma_f64(a, b, c) -> np.ndarray:
+    """``a * b + c`` in float64 with one rounding, as XLA's contracted multiply-adds.
+
+    Dekker's exact product and Knuth's exact sum give ``a * b + c`` as
+    ``s + t + e`` exactly; rounding ``t + e`` first differs from a true fused
+    multiply-add only when the exact result lies within 2**-53 ulp of a tie.
+    (Products that overflow or fall below 2**-969 lose the exact error term.)
+    """
+    a, b, c = (np.asarray(v, _F64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        product = a * b
+        a_hi, a_lo = _split_halves(a)
+        b_hi, b_lo = _split_halves(b)
+        product_err = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+        total = product + c
+        c_part = total - product
+        sum_err = (product - (total - c_part)) + (c - c_part)
+        out = total + (sum_err + product_err)
+    # Infinite or NaN operands, and zeros (whose sign the error terms would
+    # lose): the plain expression has the right value.
+    return np.where(np.isfinite(out) & ((out != 0) | (total != 0)), out, total)
+
+
+_libm_log = np.frompyfunc(math.log, 1, 1)
+_libm_pow = np.frompyfunc(math.pow, 2, 1)
+
+
+def log_f64(x) -> np.ndarray:
+    """XLA CPU's float64 natural logarithm: the C library's ``log``."""
+    x = np.asarray(x, _F64)
+    with np.errstate(all="ignore"):
+        out = np.log(x)  # the edges (0, negative, inf, NaN)
+    finite = np.isfinite(out)
+    if finite.any():
+        out[finite] = _libm_log(x[finite]).astype(_F64)
+    return out
+
+
+def pow_f64(x, y) -> np.ndarray:
+    """XLA CPU's float64 ``x ** y`` for positive finite ``x``: the C library's ``pow``."""
+    x, y = np.broadcast_arrays(np.asarray(x, _F64), np.asarray(y, _F64))
+    with np.errstate(all="ignore"):
+        out = np.power(x, y)
+    ordinary = (x > 0) & np.isfinite(x) & np.isfinite(y)
+    if ordinary.any():
+        out[ordinary] = _libm_pow(x[ordinary], y[ordinary]).astype(_F64)
+    return out
+
+
+def _horner_f64(x: np.ndarray, coeffs) -> np.ndarray:
+    acc = np.full(x.shape, coeffs[0], _F64)
+    for c in coeffs[1:]:
+        acc = fma_f64(acc, x, c)
+    return acc
+
+
+_LOG1P_CUT_F64 = 0.41421356237309504880  # sqrt(2) - 1
+_LOG1P_NUM_F64 = [4.5270000862445199635215E-5, 4.9854102823193375972212E-1, 6.5787325942061044846969E0,
+                  2.9911919328553073277375E1, 6.0949667980987787057556E1, 5.7112963590585538103336E1,
+                  2.0039553499201281259648E1]
+_LOG1P_DEN_F64 = [1.0, 1.5062909083469192043167E1, 8.3047565967967209469434E1, 2.2176239823732856465394E2,
+                  3.0909872225312059774938E2, 2.1642788614495947685003E2, 6.0118660497603843919306E1]
+
+
+def log1p_f64(x) -> np.ndarray:
+    """XLA CPU's float64 log(1 + x)."""
+    x = np.asarray(x, _F64)
+    with np.errstate(all="ignore"):
+        small = np.abs(x) < _LOG1P_CUT_F64
+        out = log_f64(x + 1.0)
+        if small.any():
+            xs = x[small]
+            x2 = xs * xs
+            ratio = _horner_f64(xs, _LOG1P_NUM_F64) / _horner_f64(xs, _LOG1P_DEN_F64)
+            # Here XLA contracts x2 * -0.5 with the sum, as in float32.
+            out[small] = xs + fma_f64(x2, -0.5, (xs * x2) * ratio)
+    return out
+
+
+# Giles' double-precision coefficients for w = -log1p(-x*x) below 6.25 (in
+# w - 3.125), below 16 (in sqrt(w) - 3.25) and above (in sqrt(w) - 5).
+_ERF_INV_F64 = (
+    (6.25, 3.125, False, [
+        -3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18,
+        1.115787767802518096e-17, -1.333171662854620906e-16, 2.0972767875968561637e-17,
+        6.6376381343583238325e-15, -4.0545662729752068639e-14, -8.1519341976054721522e-14,
+        2.6335093153082322977e-12, -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+        1.051212273321532285e-09, -4.1126339803469836976e-09, -2.9070369957882005086e-08,
+        4.2347877827932403518e-07, -1.3654692000834678645e-06, -1.3882523362786468719e-05,
+        0.0001867342080340571352, -0.00074070253416626697512, -0.0060336708714301490533,
+        0.24015818242558961693, 1.6536545626831027356]),
+    (16.0, 3.25, True, [
+        2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07,
+        1.8239629214389227755e-08, 1.5027403968909827627e-06, -4.013867526981545969e-06,
+        2.9234449089955446044e-06, 1.2475304481671778723e-05, -4.7318229009055733981e-05,
+        6.8284851459573175448e-05, 2.4031110387097893999e-05, -0.0003550375203628474796,
+        0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066,
+        -0.0037512085075692412107, 0.005370914553590063617, 1.0052589676941592334,
+        3.0838856104922207635]),
+    (np.inf, 5.0, True, [
+        -2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09,
+        -3.7894654401267369937e-09, 7.6157012080783393804e-09, -1.4960026627149240478e-08,
+        2.9147953450901080826e-08, -6.7711997758452339498e-08, 2.2900482228026654717e-07,
+        -9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
+        7.5995277030017761139e-05, -0.00021503011930044477347, -0.00013871931833623122026,
+        1.0103004648645343977, 4.8499064014085844221]),
+)
+
+
+def erf_inv_f64(x) -> np.ndarray:
+    """XLA CPU's float64 inverse error function."""
+    x = np.asarray(x, _F64)
+    with np.errstate(all="ignore"):
+        w = -log1p_f64(-x * x)
+        p = np.full(x.shape, np.nan)
+        below = np.zeros(x.shape, bool)
+        for bound, shift, in_sqrt, coeffs in _ERF_INV_F64:
+            part = (w < bound) & ~below
+            below |= part
+            if part.any():
+                wp = w[part]
+                p[part] = _horner_f64((np.sqrt(wp) if in_sqrt else wp) - shift, coeffs)
+        # erf_inv(+-1) = +-inf (x times the largest float64, as XLA: +-inf).
+        return np.where(np.abs(x) == 1, x * np.inf, p * x)
