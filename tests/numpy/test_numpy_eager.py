@@ -141,3 +141,23 @@ def test_hashable_keys():
     assert eager.hashable((0, None)) == eager.hashable((0, None))
     with pytest.raises(TypeError):
         eager.hashable(np.arange(3))
+
+
+@pytest.mark.parametrize("form", ["arrays", "scalar_y", "scalar_x"])
+def test_three_argument_where_takes_the_fast_path_and_matches_jit(form, monkeypatch):
+    from pyjax._src.numpy import where as where_mod
+
+    c = jnp.arange(5.0) > 1.5
+    a, b = jnp.arange(5.0), jnp.full(5, -1.0)
+    args = {"arrays": (c, a, b), "scalar_y": (c, a, 0.5), "scalar_x": (c, 2, b)}[form]
+    expected = pyjax.jit(lambda c: jnp.where(c, *args[1:]))(c)
+    for _ in range(3):
+        out = jnp.where(*args)
+        assert out.dtype == expected.dtype and out.weak_type == expected.weak_type
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(expected))
+
+    def fail(*a, **k):
+        raise AssertionError("the ordinary path ran")
+
+    monkeypatch.setattr(where_mod, "_where", fail)
+    np.testing.assert_array_equal(np.asarray(jnp.where(*args)), np.asarray(expected))  # compiled program

@@ -55,24 +55,22 @@ def options_key(options: tuple):
         return tuple(hashable(v) for v in options)
 
 
-def call(name: str, fn, x, y=None, /, **options):
-    """`fn(x, **options)` (or `fn(x, y, **options)`) for eager Arrays, from
-    the program cached under (name, the arrays' avals, options); None when
-    there is no fast path (yet): the caller then runs its ordinary code."""
+def call(name: str, fn, *arrays, **options):
+    """`fn(*arrays, **options)` for eager Arrays, from the program cached
+    under (name, the arrays' avals, options); None when there is no fast
+    path (yet): the caller then runs its ordinary code."""
     if type(core._default_trace[0]) is not EvalTrace:
         return None
     try:
-        key = (name, x.aval, y if y is None else y.aval, options_key(tuple(options.values())),
-               config.trace_context_id())
+        key = (name, *[a.aval for a in arrays], options_key(tuple(options.values())), config.trace_context_id())
     except TypeError:  # an option that is not static: no fast path
         return None
     program = _PLANS.get(key)
     if type(program) is not _Program:
-        program = _first_calls(key, program, fn, (x,) if y is None else (x, y), options)
+        program = _first_calls(key, program, fn, arrays, options)
         if program is None:
             return None
-    out = program.compiled(x._value) if y is None else program.compiled(x._value, y._value)
-    return Array(out[0], program.out_aval)
+    return Array(program.compiled(*[a._value for a in arrays])[0], program.out_aval)
 
 
 def _first_calls(key, program, fn, args, options):

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from pyjax._src import core
+from pyjax._src.array import Array
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
+from pyjax._src.numpy import eager
 from pyjax._src.numpy.util import (
     aval_of,
     check_arraylike,
@@ -45,6 +48,19 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
       >>> jnp.where(jnp.arange(4) > 1, 1.0, -1.0)
       Array([-1., -1.,  1.,  1.], dtype=float32)
     """
+    if type(condition) is Array and size is None and fill_value is None and core._trace_ctx.get() is None:
+        # Eager: the compiled program of this call's types (eager.py); a Python
+        # scalar branch is an option of the key, as a trace would bake it in.
+        tx, ty = type(x), type(y)
+        r = None
+        if tx is Array and ty is Array:
+            r = eager.call("where", _where, condition, x, y)
+        elif tx is Array and ty in _PY_SCALARS:
+            r = eager.call("where_x", _where_scalar_y, condition, x, y=y)
+        elif tx in _PY_SCALARS and ty is Array:
+            r = eager.call("where_y", _where_scalar_x, condition, y, x=x)
+        if r is not None:
+            return r
     if x is None and y is None:
         from pyjax._src.numpy.nonzero import nonzero
 
@@ -56,4 +72,15 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
                          f"jax.numpy.where, got {x} and {y}.")
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in three-term where function.")
+    return _where(condition, x, y)
+
+
+_PY_SCALARS = frozenset({bool, int, float, complex})
+
+
+def _where_scalar_y(condition, x, *, y):
+    return _where(condition, x, y)
+
+
+def _where_scalar_x(condition, y, *, x):
     return _where(condition, x, y)

@@ -356,7 +356,16 @@ def _broadcast_in_dim(operand, *, shape, broadcast_dimensions, sharding):
     expanded = [1] * len(shape)
     for i, d in enumerate(broadcast_dimensions):
         expanded[d] = x.shape[i]
+    if math.prod(shape) <= _SMALL_BROADCAST:
+        # A small result is cheaper to fill than np.broadcast_to's view is to
+        # build (~0.5 us against ~3 us); large ones stay views (no copy).
+        out = np.empty(shape, x.dtype)
+        out[...] = x.reshape(expanded)
+        return out
     return np.broadcast_to(x.reshape(expanded), shape)
+
+
+_SMALL_BROADCAST = 256
 
 
 def _reshape(operand, *, new_sizes, dimensions, sharding):
