@@ -144,3 +144,30 @@ def test_fresh_product_splits_large_outer_products(monkeypatch):
     assert calls == [2]
     np.testing.assert_array_equal(split_lib.fresh_product(a[:4], b[:4]), a[:4] * b[:4])
     assert calls == [2]  # small: one call
+
+
+def test_a_forked_child_gets_its_own_pool():
+    import os
+
+    a = np.ones((512, 512), np.float32)
+    split_lib._state["workers"] = max(split_lib._state["workers"], 2)
+    try:
+        split_lib.matmul(a, a)  # the parent's pool exists now
+        pid = os.fork()
+        if pid == 0:  # the child: a split matmul must finish (the inherited pool has no threads)
+            try:
+                ok = np.array_equal(split_lib.matmul(a, a), a @ a)
+            finally:
+                os._exit(0 if ok else 1)
+        import time
+
+        deadline = time.monotonic() + 60
+        while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if done[0] == 0:  # hung on the inherited pool
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            raise AssertionError("the forked child's split matmul never finished")
+        assert os.waitstatus_to_exitcode(done[1]) == 0
+    finally:
+        split_lib.configure(1)

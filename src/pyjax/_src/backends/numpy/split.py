@@ -93,10 +93,13 @@ COMPUTE_BOUND = frozenset({
 
 
 def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    # A forked child inherits the pool object but not its threads (work
+    # submitted there would never run): each process makes its own pool.
     pool = _state["pool"]
-    if pool is None:
+    if pool is None or _state.get("pid") != os.getpid():
         pool = _state["pool"] = concurrent.futures.ThreadPoolExecutor(_state["workers"] - 1,
                                                                       thread_name_prefix="pyjax-split")
+        _state["pid"] = os.getpid()
     return pool
 
 
