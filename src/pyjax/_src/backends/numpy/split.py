@@ -54,8 +54,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """`np.matmul(a, b)` for 2-D operands, or 3-D ones with equal batch
     sizes, split across the pool when large enough."""
     batched = a.ndim == 3
-    if a.ndim != b.ndim or a.ndim not in (2, 3):
-        return np.matmul(a, b)
+    if a.ndim != b.ndim or a.ndim not in (2, 3) or (batched and a.shape[0] != b.shape[0]):
+        return np.matmul(a, b)  # broadcast batches and vectors: one call
     batch = a.shape[0] if batched else 1
     rows, contract = a.shape[-2], a.shape[-1]
     if not worth_splitting(rows, contract, b.shape[-1], batch):
