@@ -696,3 +696,24 @@ def test_random_programs_match_eval_jaxpr_with_buffer_reuse():
         for a, c in zip(args, copies, strict=True):
             np.testing.assert_array_equal(a, c)
     assert reused > 50  # the programs do exercise in-place reuse
+
+
+def test_a_dot_general_result_is_reused_in_place_and_inputs_are_untouched():
+    import pyjax
+    import pyjax.numpy as jnp
+
+    rng = np.random.default_rng(5)
+    q = jnp.asarray(rng.standard_normal((4, 8, 3)).astype(np.float32))
+    k = jnp.asarray(rng.standard_normal((4, 8, 3)).astype(np.float32))
+    q_before, k_before = np.asarray(q).copy(), np.asarray(k).copy()
+    f = pyjax.jit(lambda q, k: jnp.exp(jnp.einsum("bqd,bkd->bqk", q, k) / 2.0))
+    source = f.lower(q, k).as_text()
+    # The batched product's fresh buffer takes the division's result:
+    # `f = _np_divide_5(e, _lit4, e)`, the output buffer last.
+    line = next(l for l in source.splitlines() if "divide" in l)
+    args = line[line.index("(") + 1:line.rindex(")")].split(", ")
+    assert len(args) == 3 and args[0] == args[-1], source
+    expected = np.exp(np.einsum("bqd,bkd->bqk", q_before, k_before) / np.float32(2.0))
+    np.testing.assert_allclose(np.asarray(f(q, k)), expected, rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(q), q_before)
+    np.testing.assert_array_equal(np.asarray(k), k_before)

@@ -421,6 +421,11 @@ class ProgramBuilder:
             outs = self._direct_dot(eqn, ins)
             if outs is not None:
                 return outs
+            outs = self.call(impl, ins, out_avals, eqn.params, hint=primitive.name)
+            # The default impl always returns a new buffer (a matmul's or a
+            # product's result, possibly reshaped): later ufuncs may reuse it.
+            self.instrs[-1].fresh = bool(out_avals[0].shape)
+            return outs
         return self.call(impl, ins, out_avals, eqn.params, primitive.multiple_results, hint=primitive.name)
 
     def _direct_convert(self, eqn: JaxprEqn, ins: list[_Value]) -> list[_Value] | None:
