@@ -171,3 +171,21 @@ def test_a_forked_child_gets_its_own_pool():
         assert os.waitstatus_to_exitcode(done[1]) == 0
     finally:
         split_lib.configure(1)
+
+
+@pytest.mark.parametrize("ufunc,axes,dtype", [
+    (np.add, (2,), None), (np.maximum, (1, 2), None), (np.add, (1,), np.float32), (np.minimum, (2,), None),
+])
+def test_split_reduce_is_bitwise_the_reduction(monkeypatch, ufunc, axes, dtype):
+    monkeypatch.setitem(split_lib._state, "workers", 3)
+    x = np.random.default_rng(6).standard_normal((9, 512, 512)).astype(np.float32)
+    np.testing.assert_array_equal(split_lib.reduce(ufunc, x, axes, dtype), ufunc.reduce(x, axis=axes, dtype=dtype))
+    # The leading axis reduced, or a small array: one call.
+    np.testing.assert_array_equal(split_lib.reduce(ufunc, x, (0,), dtype), ufunc.reduce(x, axis=(0,), dtype=dtype))
+
+
+def test_memory_bound_ufuncs_split_only_when_large(monkeypatch):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    assert split_lib.elementwise_worth_splitting(np.exp, (1024, 512))       # compute-bound, 512K elements
+    assert not split_lib.elementwise_worth_splitting(np.add, (1024, 512))   # memory-bound: not yet
+    assert split_lib.elementwise_worth_splitting(np.add, (2048, 1024))      # memory-bound, 2M elements

@@ -397,9 +397,8 @@ def _reduction(ufunc, identity, *, accumulate_in_own_dtype: bool = False):
         if x.size == 0:  # no identity for max/min in NumPy: XLA's init value
             out_shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
             return np.full(out_shape, identity(x.dtype), x.dtype)
-        if accumulate_in_own_dtype:  # NumPy would sum small ints in the default int
-            return ufunc.reduce(x, axis=axes, dtype=x.dtype)
-        return ufunc.reduce(x, axis=axes)
+        # (dtype: NumPy would sum small ints in the default int.)
+        return split_lib.reduce(ufunc, x, axes, x.dtype if accumulate_in_own_dtype else None)
 
     return impl
 

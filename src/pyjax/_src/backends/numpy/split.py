@@ -103,11 +103,41 @@ def _pool() -> concurrent.futures.ThreadPoolExecutor:
     return pool
 
 
+# Memory-bound ufuncs gain from a second core only on arrays well past the
+# caches (measured on 8 MB float32 operands: subtract in place 0.37 -> 0.28
+# ms; on 4 MB an add got slower, 0.10 -> 0.13 ms).
+MIN_ELEMENTS_MEMORY_BOUND = 1 << 21
+
+
 def elementwise_worth_splitting(ufunc: np.ufunc, shape: tuple) -> bool:
     """Whether compiled code should call a `SplitUfunc` for `ufunc` with an output of this shape."""
     workers = _state["workers"]
-    return (workers > 1 and ufunc in COMPUTE_BOUND and len(shape) > 0 and shape[0] >= workers
-            and int(np.prod(shape)) >= MIN_ELEMENTS)
+    if workers < 2 or not shape or shape[0] < workers:
+        return False
+    size = math.prod(shape)
+    return size >= (MIN_ELEMENTS if ufunc in COMPUTE_BOUND else MIN_ELEMENTS_MEMORY_BOUND)
+
+
+def reduce(ufunc: np.ufunc, x: np.ndarray, axes: tuple, dtype=None):
+    """`ufunc.reduce(x, axis=axes, dtype=dtype)`, by blocks of the leading
+    axis when it is kept and `x` is large (each block reduces its own rows:
+    the same operations, so the same bits)."""
+    workers = _state["workers"]
+    if workers < 2 or x.ndim == 0 or 0 in axes or x.shape[0] < workers or x.size < MIN_ELEMENTS_MEMORY_BOUND:
+        return ufunc.reduce(x, axis=axes, dtype=dtype)
+    shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    out = np.empty(shape, dtype or x.dtype)
+    bounds = np.linspace(0, x.shape[0], workers + 1).astype(int)
+
+    def reduce_rows(start: int, stop: int) -> None:
+        ufunc.reduce(x[start:stop], axis=axes, dtype=dtype, out=out[start:stop])
+
+    pool = _pool()
+    pending = [pool.submit(reduce_rows, i, j) for i, j in zip(bounds[1:-1], bounds[2:], strict=True)]
+    reduce_rows(bounds[0], bounds[1])
+    for future in pending:
+        future.result()
+    return out
 
 
 class SplitUfunc:
