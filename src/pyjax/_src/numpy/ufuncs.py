@@ -216,6 +216,8 @@ def _unary(name: str, primitive, doc: str, *, inexact: bool = False, **params):
             if plan and plan[2]:
                 return Array(plan[0](x._value), plan[1])
             return core._default_trace[0].apply_unary(primitive, x, dict(params))
+        if isinstance(x, core.Tracer) and (kinds is None or x.aval.dtype.kind in kinds):
+            return primitive.bind(x, **params)  # promotion would leave it as it is
         (x,) = promote(name, x)
         return primitive.bind(x, **params)
 
