@@ -61,8 +61,10 @@ def call(name: str, fn, *arrays, **options):
     path (yet): the caller then runs its ordinary code."""
     if type(core._default_trace[0]) is not EvalTrace:
         return None
+    one = len(arrays) == 1  # the commonest case (reductions), without the list building
     try:
-        key = (name, *[a.aval for a in arrays], options_key(tuple(options.values())), config.trace_context_id())
+        avals = arrays[0].aval if one else tuple([a.aval for a in arrays])
+        key = (name, avals, options_key(tuple(options.values())), config.trace_context_id())
     except TypeError:  # an option that is not static: no fast path
         return None
     program = _PLANS.get(key)
@@ -70,7 +72,8 @@ def call(name: str, fn, *arrays, **options):
         program = _first_calls(key, program, fn, arrays, options)
         if program is None:
             return None
-    return Array(program.compiled(*[a._value for a in arrays])[0], program.out_aval)
+    out = program.compiled(arrays[0]._value) if one else program.compiled(*[a._value for a in arrays])
+    return Array(out[0], program.out_aval)
 
 
 def _first_calls(key, program, fn, args, options):
