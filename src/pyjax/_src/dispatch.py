@@ -106,7 +106,9 @@ class EvalTrace(core.Trace):
                 empties = [np.empty(0, a.dtype) for a in avals]
                 plan = (ufunc, out_aval, ufunc(*empties).dtype == out_aval.dtype)
             else:
-                plan = (functools.partial(impl, **params) if params else impl, out_aval, False)
+                # An impl may declare that it always returns the promised dtype.
+                exact = getattr(impl, "dtype_exact", False)
+                plan = (functools.partial(impl, **params) if params else impl, out_aval, exact)
             if len(plans) >= _MAX_PLANS:  # programs with ever-new shapes: start afresh
                 plans.clear()
         plans[key] = plan

@@ -128,6 +128,11 @@ IMPLS[ew.sign_p] = _sign
 
 
 def _minmax(x, y, take_x_if, ufunc):
+    if type(y) is float and type(x) is np.ndarray and x.dtype.kind == "f":
+        # relu's max(x, 0.0): only a zero of the losing sign (-0.0 for max,
+        # +0.0 for min) can make NumPy's choice between zeros differ from XLA's.
+        if not (y == 0 and (math.copysign(1.0, y) < 0) == (ufunc is np.maximum)):
+            return ufunc(x, y)
     dtype = getattr(x, "dtype", None)
     if dtype is None or dtype.kind not in "biuf" or getattr(y, "dtype", dtype) != dtype:
         (x, y), dtype = _operands(x, y)  # Python scalars only, mixed operands, complex, ml_dtypes
@@ -159,8 +164,19 @@ def _may_return_wrong_zero(x, y, is_max: bool) -> bool:
     return may_be_zero(x, not is_max) and may_be_zero(y, is_max)
 
 
-IMPLS[ew.max_p] = lambda x, y: _minmax(x, y, np.greater, np.maximum)
-IMPLS[ew.min_p] = lambda x, y: _minmax(x, y, np.less, np.minimum)
+def _max(x, y):
+    return _minmax(x, y, np.greater, np.maximum)
+
+
+def _min(x, y):
+    return _minmax(x, y, np.less, np.minimum)
+
+
+# Their result always has the operands' (common) dtype, which is what
+# abstract evaluation promises: the eager plans may skip the dtype check.
+_max.dtype_exact = _min.dtype_exact = True
+IMPLS[ew.max_p] = _max
+IMPLS[ew.min_p] = _min
 
 
 def _all_ones(dtype):
