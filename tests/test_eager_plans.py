@@ -99,3 +99,31 @@ def test_max_keeps_xla_signed_zeros_on_the_plan_path():
         assert not np.signbit(np.asarray(jnp.maximum(x, 0.0))).any()
         assert np.signbit(np.asarray(jnp.minimum(x, 0.0))).tolist() == [False, True]
         assert np.signbit(np.asarray(jnp.minimum(x, -0.0))).all()
+
+
+def test_a_call_without_a_plan_is_not_replanned_every_time(monkeypatch):
+    from pyjax._src import dispatch
+
+    x = _array(np.float32, (7,))
+    lax.sort((x, x), num_keys=1)  # a multiple-results primitive: its "no plan" is memoised
+    built = []
+    real = dispatch.EvalTrace._plan
+    monkeypatch.setattr(dispatch.EvalTrace, "_plan", lambda self, *a: built.append(a) or real(self, *a))
+    for _ in range(3):
+        lax.sort((x, x), num_keys=1)
+    assert built == []
+
+
+def test_an_unhashable_param_takes_the_general_path():
+    from pyjax._src.core import Primitive
+    from pyjax._src.backends.numpy.impls import IMPLS
+
+    scale_p = Primitive("scale_by_list")
+    scale_p.def_abstract_eval(lambda aval, *, factors: aval)
+    IMPLS[scale_p] = lambda x, *, factors: x * factors[0]
+    try:
+        x = _array(np.float32, (3,))
+        out = scale_p.bind(x, factors=[2.0])  # a list: no memo key, but it runs
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(x) * 2)
+    finally:
+        del IMPLS[scale_p]

@@ -41,13 +41,10 @@ class EvalTrace(core.Trace):
             x, y = args
             if type(x) is Array and type(y) is Array:
                 key = (x.aval, y.aval, *params.values()) if params else (x.aval, y.aval)
-                plan = primitive.eager_plans.get(key) or self._plan(key, primitive, (x.aval, y.aval), params)
+                plan = self._cached_plan(primitive, key, (x.aval, y.aval), params)
                 if plan:
                     call, out_aval, exact = plan
-                    out = call(x._value, y._value)
-                    if not exact and out.dtype != out_aval.dtype:
-                        out = np.asarray(out, out_aval.dtype)
-                    return Array(out, out_aval)
+                    return _wrap(call(x._value, y._value), out_aval, exact)
         elif n == 1 and type(args[0]) is Array:
             return self.apply_unary(primitive, args[0], params)
         avals = []
@@ -76,23 +73,25 @@ class EvalTrace(core.Trace):
     def apply_unary(self, primitive, x: Array, params: dict):
         """`primitive(x, **params)` for an Array `x`, through the eager plans."""
         key = (x.aval, *params.values()) if params else (x.aval,)
-        plan = primitive.eager_plans.get(key) or self._plan(key, primitive, (x.aval,), params)
+        plan = self._cached_plan(primitive, key, (x.aval,), params)
         if not plan:
             return self._process_general(primitive, (x,), params)
         call, out_aval, exact = plan
-        out = call(x._value)
-        if not exact and out.dtype != out_aval.dtype:
-            out = np.asarray(out, out_aval.dtype)
-        return Array(out, out_aval)
+        return _wrap(call(x._value), out_aval, exact)
+
+    def _cached_plan(self, primitive, key, avals: tuple, params: dict):
+        """The plan memoised under `key`, built on a miss; False where there is
+        none (multiple results, no impl, or an unhashable param value)."""
+        try:
+            plan = primitive.eager_plans.get(key)
+        except TypeError:  # an unhashable param: the general path runs
+            return False
+        return self._plan(key, primitive, avals, params) if plan is None else plan
 
     def _plan(self, key, primitive, avals: tuple, params: dict):
-        """Builds (and caches) the plan for `key`; False where there is none
-        (multiple results, unhashable params, no impl). Abstract evaluation
-        runs here, so a bad call raises its error exactly as the slow path."""
-        try:
-            hash(key)
-        except TypeError:  # an unhashable param: no plan, the general path runs
-            return False
+        """Builds and caches the plan for `key` (False: none). Abstract
+        evaluation runs here, so a bad call raises its error exactly as the
+        slow path."""
         out_aval = primitive.out_avals(avals, params)
         impl = self.impls.get(primitive)
         plans = primitive.eager_plans
@@ -120,14 +119,11 @@ class EvalTrace(core.Trace):
         most common eager operation there is, `array + 1.0`. `scalar_aval` is
         the weak aval the scalar has next to `x`."""
         avals = (scalar_aval, x.aval) if scalar_first else (x.aval, scalar_aval)
-        plan = primitive.eager_plans.get(avals) or self._plan(avals, primitive, avals, {})
+        plan = self._cached_plan(primitive, avals, avals, {})
         if not plan:
             return self._run(primitive, avals, [scalar, x._value] if scalar_first else [x._value, scalar], {})
         call, out_aval, exact = plan
-        out = call(scalar, x._value) if scalar_first else call(x._value, scalar)
-        if not exact and out.dtype != out_aval.dtype:
-            out = np.asarray(out, out_aval.dtype)
-        return Array(out, out_aval)
+        return _wrap(call(scalar, x._value) if scalar_first else call(x._value, scalar), out_aval, exact)
 
     def _process_general(self, primitive, args, params):
         values, avals = [], []
@@ -155,6 +151,13 @@ class EvalTrace(core.Trace):
         if dtype is not out_aval.dtype and dtype != out_aval.dtype:
             out = np.asarray(out, out_aval.dtype)  # e.g. NumPy returned a Python scalar
         return Array(out, out_aval)
+
+
+def _wrap(out, out_aval, exact: bool) -> Array:
+    # The plan's result as an Array of the promised dtype.
+    if not exact and out.dtype != out_aval.dtype:
+        out = np.asarray(out, out_aval.dtype)
+    return Array(out, out_aval)
 
 
 def _concrete(x):
