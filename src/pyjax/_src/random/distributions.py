@@ -69,6 +69,14 @@ def float_sampler_args(name: str, key, dtype, shape, *params):
     return key, dtype, shape
 
 
+def plain_float_sampler_args(name: str, key, dtype, shape):
+    """Validate the inputs of a float sampler without array parameters: the
+    key, a floating ``dtype`` and a static ``shape``; returns
+    ``(key, dtype, shape)``."""
+    key, _ = check_prng_key(name, key)
+    return key, _float_dtype(dtype, name), canonicalize_shape(shape)
+
+
 def check_broadcast_shapes(name: str, shape, *args) -> tuple:
     """``shape`` canonicalised and checked against the parameters' shapes,
     or (when None) their broadcast shape."""
@@ -268,9 +276,7 @@ def exponential(key, shape=(), dtype=None, *, out_sharding=None):
       >>> bool((jax.random.exponential(jax.random.key(0), (4,)) >= 0).all())
       True
     """
-    key, _ = check_prng_key("exponential", key)
-    dtype = _float_dtype(dtype, "exponential")
-    shape = canonicalize_shape(shape)
+    key, dtype, shape = plain_float_sampler_args("exponential", key, dtype, shape)
     return _exponential(key, shape, dtype)
 
 
@@ -301,9 +307,7 @@ def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
       >>> jax.random.cauchy(jax.random.key(0), (3,)).shape
       (3,)
     """
-    key, _ = check_prng_key("cauchy", key)
-    dtype = _float_dtype(dtype, "cauchy")
-    shape = canonicalize_shape(shape)
+    key, dtype, shape = plain_float_sampler_args("cauchy", key, dtype, shape)
     return _cauchy(key, shape, dtype)
 
 
@@ -334,9 +338,7 @@ def laplace(key, shape=(), dtype=None, *, out_sharding=None):
       >>> jax.random.laplace(jax.random.key(0), (3,)).shape
       (3,)
     """
-    key, _ = check_prng_key("laplace", key)
-    dtype = _float_dtype(dtype, "laplace")
-    shape = canonicalize_shape(shape)
+    key, dtype, shape = plain_float_sampler_args("laplace", key, dtype, shape)
     return _laplace(key, shape, dtype)
 
 
@@ -366,9 +368,7 @@ def logistic(key, shape=(), dtype=None, *, out_sharding=None):
       >>> jax.random.logistic(jax.random.key(0), (3,)).shape
       (3,)
     """
-    key, _ = check_prng_key("logistic", key)
-    dtype = _float_dtype(dtype, "logistic")
-    shape = canonicalize_shape(shape)
+    key, dtype, shape = plain_float_sampler_args("logistic", key, dtype, shape)
     return _logistic(key, shape, dtype)
 
 
@@ -432,9 +432,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
       >>> jax.random.weibull_min(jax.random.key(0), 1.0, 2.0, (3,)).shape
       (3,)
     """
-    key, _ = check_prng_key("weibull_min", key)
-    dtype = _float_dtype(dtype, "weibull_min")
-    shape = canonicalize_shape(shape)
+    key, dtype, shape = plain_float_sampler_args("weibull_min", key, dtype, shape)
     return _weibull_min(key, scale, concentration, shape, dtype)
 
 
@@ -618,9 +616,7 @@ def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
       True
     """
     # The norm of three independent standard normals.
-    key, _ = check_prng_key("maxwell", key)
-    dtype = _float_dtype(dtype, "maxwell")
-    shape = canonicalize_shape(shape)
+    key, dtype, shape = plain_float_sampler_args("maxwell", key, dtype, shape)
     return _maxwell(key, shape, dtype, None)
 
 
@@ -657,9 +653,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
       >>> jax.random.double_sided_maxwell(jax.random.key(0), 0.0, 1.0, (3,)).shape
       (3,)
     """
-    key, _ = check_prng_key("double_sided_maxwell", key)
-    dtype = _float_dtype(dtype, "double_sided_maxwell")
-    shape = canonicalize_shape(shape)
+    key, dtype, shape = plain_float_sampler_args("double_sided_maxwell", key, dtype, shape)
     return _double_sided_maxwell(key, loc, scale, shape, dtype)
 
 
