@@ -180,6 +180,22 @@ def _check_sorted_in_range(dims, rank: int, op: str, name: str) -> None:
             raise TypeError(f"Invalid {name} set in {op} op; valid range is [0, {rank}); got: {bad}.")
 
 
+def _check_batching_dims(op: str, indices_dims_name: str, joiner: str, operand, indices, operand_batching,
+                         indices_batching, index_vector_dim) -> None:
+    # The batching-dimension checks gather and scatter share, in JAX's order and words.
+    if index_vector_dim in indices_batching:
+        raise TypeError(f"{op} op cannot have the index vector dimension as a batching dimension; "
+                        f"got {indices_batching}.")
+    if len(operand_batching) != len(indices_batching):
+        raise TypeError(f"{op} op requires equal numbers of operand_batching_dims and {indices_dims_name}, "
+                        f"got {operand_batching} {joiner}{indices_batching}.")
+    operand_batch_shape = tuple(operand.shape[i] for i in operand_batching)
+    indices_batch_shape = tuple(indices.shape[i] for i in indices_batching)
+    if operand_batch_shape != indices_batch_shape:
+        raise TypeError(f"{op} op requires operand batching dimensions and indices batching dimensions to "
+                        f"have the same shape, got {operand_batch_shape} and {indices_batch_shape}.")
+
+
 def _check_unique(dims, op: str, name: str) -> None:
     if len(set(dims)) != len(dims):
         raise TypeError(f"{name} in {op} op must not repeat; got: {dims}.")
@@ -238,22 +254,9 @@ def _check_gather(operand: ShapedArray, indices: ShapedArray, dnums: GatherDimen
     _check_disjoint(start_index_map, operand_batching, "gather", "start_index_map", "operand_batching_dims")
     _check_unique(indices_batching, "gather", "start_indices_batching_dims")
     _check_in_range(indices_batching, indices.ndim, "gather", "start_indices_batching_dims")
-    if index_vector_dim in indices_batching:
-        raise TypeError(
-            f"Gather op cannot have the index vector dimension as a batching dimension; got {indices_batching}."
-        )
-    if len(operand_batching) != len(indices_batching):
-        raise TypeError(
-            "Gather op requires equal numbers of operand_batching_dims and start_indices_batching_dims, "
-            f"got {operand_batching} and{indices_batching}."
-        )
-    operand_batch_shape = tuple(operand.shape[i] for i in operand_batching)
-    indices_batch_shape = tuple(indices.shape[i] for i in indices_batching)
-    if operand_batch_shape != indices_batch_shape:
-        raise TypeError(
-            "Gather op requires operand batching dimensions and indices batching dimensions to have the "
-            f"same shape, got {operand_batch_shape} and {indices_batch_shape}."
-        )
+    # (JAX's gather message lacks the space before the second tuple.)
+    _check_batching_dims("Gather", "start_indices_batching_dims", "and", operand, indices, operand_batching,
+                         indices_batching, index_vector_dim)
     if operand.ndim != len(slice_sizes):
         raise TypeError(
             "Gather op must have one slice size for every input dimension; got: "
@@ -398,22 +401,8 @@ def _check_scatter(operand: ShapedArray, indices: ShapedArray, updates: ShapedAr
     _check_disjoint(to_operand, operand_batching, "scatter", "scatter_dims_to_operand_dims", "operand_batching_dims")
     _check_unique(indices_batching, "scatter", "scatter_indices_batching_dims")
     _check_in_range(indices_batching, indices.ndim, "scatter", "scatter_indices_batching_dims")
-    if index_vector_dim in indices_batching:
-        raise TypeError(
-            f"Scatter op cannot have the index vector dimension as a batching dimension; got {indices_batching}."
-        )
-    if len(operand_batching) != len(indices_batching):
-        raise TypeError(
-            "Scatter op requires equal numbers of operand_batching_dims and scatter_indices_batching_dims, "
-            f"got {operand_batching} and {indices_batching}."
-        )
-    operand_batch_shape = tuple(operand.shape[i] for i in operand_batching)
-    indices_batch_shape = tuple(indices.shape[i] for i in indices_batching)
-    if operand_batch_shape != indices_batch_shape:
-        raise TypeError(
-            "Scatter op requires operand batching dimensions and indices batching dimensions to have the "
-            f"same shape, got {operand_batch_shape} and {indices_batch_shape}."
-        )
+    _check_batching_dims("Scatter", "scatter_indices_batching_dims", "and ", operand, indices, operand_batching,
+                         indices_batching, index_vector_dim)
     # The scatter (non-window) axes of `updates` are the indices' batch axes, in order.
     scatter_axes_of_updates = [d for d in range(updates.ndim) if d not in window_dims]
     updates_batch_shape = tuple(updates.shape[scatter_axes_of_updates[i]] for i in indices_batching)
