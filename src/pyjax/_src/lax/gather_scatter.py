@@ -181,8 +181,9 @@ def _check_sorted_in_range(dims, rank: int, op: str, name: str) -> None:
 
 
 def _check_batching_dims(op: str, indices_dims_name: str, joiner: str, operand, indices, operand_batching,
-                         indices_batching, index_vector_dim) -> None:
-    # The batching-dimension checks gather and scatter share, in JAX's order and words.
+                         indices_batching, index_vector_dim) -> tuple:
+    # The batching-dimension checks gather and scatter share, in JAX's order
+    # and words; returns the operand's batch shape.
     if index_vector_dim in indices_batching:
         raise TypeError(f"{op} op cannot have the index vector dimension as a batching dimension; "
                         f"got {indices_batching}.")
@@ -194,6 +195,7 @@ def _check_batching_dims(op: str, indices_dims_name: str, joiner: str, operand, 
     if operand_batch_shape != indices_batch_shape:
         raise TypeError(f"{op} op requires operand batching dimensions and indices batching dimensions to "
                         f"have the same shape, got {operand_batch_shape} and {indices_batch_shape}.")
+    return operand_batch_shape
 
 
 def _check_unique(dims, op: str, name: str) -> None:
@@ -401,8 +403,8 @@ def _check_scatter(operand: ShapedArray, indices: ShapedArray, updates: ShapedAr
     _check_disjoint(to_operand, operand_batching, "scatter", "scatter_dims_to_operand_dims", "operand_batching_dims")
     _check_unique(indices_batching, "scatter", "scatter_indices_batching_dims")
     _check_in_range(indices_batching, indices.ndim, "scatter", "scatter_indices_batching_dims")
-    _check_batching_dims("Scatter", "scatter_indices_batching_dims", "and ", operand, indices, operand_batching,
-                         indices_batching, index_vector_dim)
+    operand_batch_shape = _check_batching_dims("Scatter", "scatter_indices_batching_dims", "and ", operand, indices,
+                                               operand_batching, indices_batching, index_vector_dim)
     # The scatter (non-window) axes of `updates` are the indices' batch axes, in order.
     scatter_axes_of_updates = [d for d in range(updates.ndim) if d not in window_dims]
     updates_batch_shape = tuple(updates.shape[scatter_axes_of_updates[i]] for i in indices_batching)
