@@ -23,6 +23,7 @@ from pyjax._src.interpreters.batching import not_mapped
 from pyjax._src.interpreters.jvp import deflinear
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
+from pyjax._src.rules import NOT_DIFFERENTIABLE, unimplemented
 
 __all__ = ["axis_index", "axis_index_p", "axis_size", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "psum", "psum_p"]
 
@@ -168,6 +169,10 @@ def _reduction(name: str, scales: bool) -> Primitive:
 psum_p = _reduction("psum", True)
 pmax_p = _reduction("pmax", False)
 pmin_p = _reduction("pmin", False)
+# Declared gaps: JAX 0.11 defines no derivative either (and says only
+# "Differentiation rule for 'pmax' not implemented", hence no reason here).
+pmax_p.def_jvp(unimplemented(""))
+pmin_p.def_jvp(unimplemented(""))
 
 
 def _psum_transpose(ct, operand, *, axes, axis_index_groups):
@@ -261,6 +266,7 @@ def axis_size(axis_name) -> int:
 axis_index_p = Primitive("axis_index")
 axis_index_p.is_collective = True
 axis_index_p.def_abstract_eval(lambda *, axis_name: ShapedArray((), np.dtype(np.int32)))
+axis_index_p.def_jvp(NOT_DIFFERENTIABLE)  # no operands, an integer result
 
 
 def _axis_index_batch(axis_data, args, dims, *, axis_name):
