@@ -27,7 +27,8 @@ Three passes, each linear in the number of equations:
 2. *liveness* records each value's last use, so the code can `del` it there.
 3. *buffer reuse* lets a ufunc write into a dead intermediate of the same
    shape and dtype (its positional `out` argument), when that buffer is
-   provably ours and unaliased (a ufunc's or `ndarray.dot`'s fresh result).
+   provably ours and unaliased (a ufunc's or `ndarray.dot`'s fresh result,
+   or that of an impl declaring `fresh_result`, such as dot_general's).
 
 Nothing is caught: an error raised by an impl propagates unchanged, and its
 traceback shows the generated line (the source is registered in linecache).
@@ -421,12 +422,12 @@ class ProgramBuilder:
             outs = self._direct_dot(eqn, ins)
             if outs is not None:
                 return outs
-            outs = self.call(impl, ins, out_avals, eqn.params, hint=primitive.name)
-            # The default impl always returns a new buffer (a matmul's or a
-            # product's result, possibly reshaped): later ufuncs may reuse it.
-            self.instrs[-1].fresh = bool(out_avals[0].shape)
-            return outs
-        return self.call(impl, ins, out_avals, eqn.params, primitive.multiple_results, hint=primitive.name)
+        outs = self.call(impl, ins, out_avals, eqn.params, primitive.multiple_results, hint=primitive.name)
+        if getattr(impl, "fresh_result", False) and not primitive.multiple_results and out_avals[0].shape:
+            # The impl declares it always returns a new buffer of its own:
+            # later ufuncs may write into it once it is dead.
+            self.instrs[-1].fresh = True
+        return outs
 
     def _direct_convert(self, eqn: JaxprEqn, ins: list[_Value]) -> list[_Value] | None:
         """A cast NumPy does exactly and silently, without the impl's checks
@@ -628,8 +629,9 @@ def _assign_out_buffers(instrs: list[_Instr]) -> None:
     """Chooses, for each ufunc, a dead input buffer to write its result into.
 
     A buffer qualifies only if this function allocated it (a ufunc result
-    with at least one dimension, hence a fresh writeable ndarray — never an
-    input, const, literal, view or impl result), its shape and dtype equal
+    with at least one dimension, hence a fresh writeable ndarray, or the
+    result of an impl that declares `fresh_result` — never an input, const,
+    literal, view or other impl result), its shape and dtype equal
     the output's, and no value that may share its memory is read after this
     instruction. Sharing is tracked conservatively: the result of anything
     but a ufunc (a reshape, a broadcast, an identity, a custom statement) may

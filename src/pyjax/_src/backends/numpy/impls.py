@@ -468,6 +468,9 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
     return out.reshape(batch_shape + lhs_free_shape + rhs_free_shape).astype(out_dtype, copy=False)
 
 
+# Every branch returns a new array (a matmul's or a product's result, maybe
+# reshaped): the compiler may reuse it in place once it is dead.
+_dot_general.fresh_result = True
 IMPLS[dot_lax.dot_general_p] = _dot_general
 
 IMPLS[sh.concatenate_p] = lambda *xs, dimension: np.concatenate(xs, axis=dimension)
