@@ -19,6 +19,7 @@ every core, NumPy on one.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import math
 import os
 
@@ -63,23 +64,32 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     workers = _state["workers"]
     out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (rows, b.shape[-1]), np.result_type(a, b))
     if batched and batch >= workers:
-        bounds = np.linspace(0, batch, workers + 1).astype(int)
-        blocks = [(a[i:j], b[i:j], out[i:j]) for i, j in zip(bounds[:-1], bounds[1:], strict=True)]
+        blocks = [(a[i:j], b[i:j], out[i:j]) for i, j in _ranges(batch)]
     else:
-        bounds = np.linspace(0, rows, workers + 1).astype(int)
-        blocks = [(a[..., i:j, :], b, out[..., i:j, :]) for i, j in zip(bounds[:-1], bounds[1:], strict=True)]
+        blocks = [(a[..., i:j, :], b, out[..., i:j, :]) for i, j in _ranges(rows)]
     _run_blocks(np.matmul, blocks)
     return out
 
 
-def _run_blocks(fn, blocks: list) -> None:
-    # `fn(*block[:-1], out=block[-1])` for every block, the first on the
-    # calling thread and the others on the pool; returns when all are done.
+def _run_all(calls: list) -> None:
+    # Every call at once: the first on the calling thread, the others on the
+    # pool; returns when all are done (re-raising the first error).
     pool = _pool()
-    pending = [pool.submit(fn, *block[:-1], out=block[-1]) for block in blocks[1:]]
-    fn(*blocks[0][:-1], out=blocks[0][-1])
+    pending = [pool.submit(call) for call in calls[1:]]
+    calls[0]()
     for future in pending:
         future.result()
+
+
+def _run_blocks(fn, blocks: list) -> None:
+    # `fn(*block[:-1], out=block[-1])` for every block, at once.
+    _run_all([functools.partial(fn, *block[:-1], out=block[-1]) for block in blocks])
+
+
+def _ranges(size: int) -> list:
+    # [0, size) cut into one contiguous range per worker.
+    bounds = np.linspace(0, size, _state["workers"] + 1).astype(int)
+    return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
 # Only ufuncs that compute enough per element are split: add, multiply and
@@ -127,16 +137,11 @@ def reduce(ufunc: np.ufunc, x: np.ndarray, axes: tuple, dtype=None):
         return ufunc.reduce(x, axis=axes, dtype=dtype)
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     out = np.empty(shape, dtype or x.dtype)
-    bounds = np.linspace(0, x.shape[0], workers + 1).astype(int)
 
     def reduce_rows(start: int, stop: int) -> None:
         ufunc.reduce(x[start:stop], axis=axes, dtype=dtype, out=out[start:stop])
 
-    pool = _pool()
-    pending = [pool.submit(reduce_rows, i, j) for i, j in zip(bounds[1:-1], bounds[2:], strict=True)]
-    reduce_rows(bounds[0], bounds[1])
-    for future in pending:
-        future.result()
+    _run_all([functools.partial(reduce_rows, i, j) for i, j in _ranges(x.shape[0])])
     return out
 
 
@@ -164,9 +169,8 @@ class SplitUfunc:
         if out is None:
             out = np.empty(self.shape, self.dtype)
         rows, ndim = self.shape[0], len(self.shape)
-        bounds = np.linspace(0, rows, _state["workers"] + 1).astype(int)
         blocks = []
-        for i, j in zip(bounds[:-1], bounds[1:], strict=True):
+        for i, j in _ranges(rows):
             block = [x[i:j] if getattr(x, "ndim", 0) == ndim and x.shape[0] == rows else x for x in inputs]
             blocks.append((*block, out[i:j]))
         _run_blocks(self.ufunc, blocks)
@@ -185,12 +189,7 @@ def run_ranges(fn, size: int) -> None:
     if workers < 2 or size < MIN_RANGE:
         fn(0, size)
         return
-    bounds = np.linspace(0, size, workers + 1).astype(int)
-    pool = _pool()
-    pending = [pool.submit(fn, i, j) for i, j in zip(bounds[1:-1], bounds[2:], strict=True)]
-    fn(bounds[0], bounds[1])
-    for future in pending:
-        future.result()
+    _run_all([functools.partial(fn, i, j) for i, j in _ranges(size)])
 
 
 def fresh_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
