@@ -110,3 +110,88 @@ def test_fma_f64_rounds_once():
     want = np.array([float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c, strict=True)])
     assert np.array_equal(got, want)
     assert not np.array_equal(a * b + c, want)
+
+
+# ---- rsqrt: the CPU's 12-bit estimate and one Newton step (float32)
+# Inputs where XLA's result is not the correctly rounded 1 / sqrt(x) (one
+# ulp off, every exponent range), then the edges; bits from JAX 0.11.0's
+# `jax.jit(lax.rsqrt)(x).view(uint32)` on the recording CPU.
+RSQRT_X_BITS = [1065355265, 1117024280, 984309555, 1237607150, 736005203, 1090232906, 1578670233, 406348852,
+                1197184027, 1048575998]
+RSQRT_JAX = [1065351168, 1038989640, 1105018609, 978234611, 1229071844, 1052153151, 807782971, 1394004474,
+             998913381, 1073741824]
+RSQRT_EDGES = [1.0, 2.0, 0.0, -0.0, 1e-40, np.inf, -2.0, np.nan]
+RSQRT_EDGES_JAX = [1065353216, 1060439283, 2139095040, 4286578688, 2139095040, 0, 4290772992, 2143289344]
+# `3.0 / jnp.sqrt(x)` under jit: XLA multiplies by the rsqrt instead of dividing.
+THREE_OVER_SQRT_JAX = [1077934592, 1051871990, 1118170933, 991625654, 1242668139, 1065938927, 821604184,
+                       1407335159, 1011830808, 1086324736]
+
+
+def _rsqrt_inputs():
+    return np.array(RSQRT_X_BITS, np.uint32).view(F32)
+
+
+def test_rsqrt_matches_xla_cpu():
+    x = _rsqrt_inputs()
+    _assert_bits(xla_math.rsqrt_f32(x), RSQRT_JAX)
+    with np.errstate(all="ignore"):
+        _assert_bits(xla_math.rsqrt_f32(np.array(RSQRT_EDGES, F32)), RSQRT_EDGES_JAX)
+        # ... and each of these differs from the correctly rounded value.
+        correct = (1 / np.sqrt(x.astype(np.float64))).astype(F32)
+    assert (correct.view(np.uint32) != np.array(RSQRT_JAX, np.uint32)).all()
+    # XLA's `a / sqrt(b)` is a times that rsqrt.
+    _assert_bits(F32(3) * xla_math.rsqrt_f32(x), THREE_OVER_SQRT_JAX)
+
+
+def test_lax_rsqrt_is_xlas():
+    x = _rsqrt_inputs()
+    _assert_bits(lax.rsqrt(x), RSQRT_JAX)
+    _assert_bits(jax.jit(lax.rsqrt)(x), RSQRT_JAX)
+    # Narrow floats round the float32 rsqrt.
+    for dtype in (np.float16, jax.numpy.bfloat16):
+        narrow = np.array([0.3, 1.7, 5.0, 123.0], dtype)
+        expected = xla_math.rsqrt_f32(narrow.astype(F32)).astype(dtype)
+        np.testing.assert_array_equal(np.asarray(lax.rsqrt(narrow)).view(np.uint16), expected.view(np.uint16))
+
+
+def test_rsqrt_estimate_is_scaled_by_the_exponent():
+    # The estimate table covers [1, 4): x * 4**k has the estimate times 2**-k.
+    x = np.linspace(1, 4, 4097, dtype=F32)[:-1]
+    base = xla_math.rsqrt_estimate_f32(x)
+    assert (np.abs(base.astype(np.float64) * np.sqrt(x.astype(np.float64)) - 1) < 1.5 * 2.0 ** -12).all()
+    for k in (-60, -3, 1, 20, 62):
+        scaled = xla_math.rsqrt_estimate_f32(x * F32(4.0) ** k)
+        np.testing.assert_array_equal(scaled, base * F32(2.0) ** -k)
+
+
+def _cpu_estimates(x):
+    # The estimate rsqrtss gives on this CPU, through a tiny C program.
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    if shutil.which("gcc") is None or "avx" not in Path("/proc/cpuinfo").read_text():
+        pytest.skip("needs gcc and an x86-64 CPU with AVX")
+    source = r"""
+    #include <immintrin.h>
+    #include <stdio.h>
+    int main(void) { float x; while (scanf("%a", &x) == 1) printf("%a\n", _mm_cvtss_f32(_mm_rsqrt_ss(_mm_set_ss(x)))); }
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "p.c").write_text(source)
+        subprocess.run(["gcc", "-O1", "-mavx", "p.c", "-o", "p"], cwd=tmp, check=True)
+        out = subprocess.run([str(Path(tmp, "p"))], input="\n".join(float(v).hex() for v in x), text=True,
+                             capture_output=True, check=True).stdout
+    return np.array([float.fromhex(v) for v in out.split()], F32)
+
+
+def test_rsqrt_estimate_table_is_this_cpus():
+    # The table was dumped on an AMD EPYC (tools/rsqrt_estimate_table.py);
+    # an Intel CPU's rsqrtps differs, and so do JAX's float32 rsqrt bits there.
+    from pathlib import Path
+
+    if "AMD EPYC" not in Path("/proc/cpuinfo").read_text():
+        pytest.skip("the table is an AMD EPYC's rsqrtps")
+    x = np.random.default_rng(3).uniform(1, 4, 2000).astype(F32) * F32(4.0) ** np.arange(-10, 10).repeat(100)
+    np.testing.assert_array_equal(_cpu_estimates(x), xla_math.rsqrt_estimate_f32(x))

@@ -20,6 +20,7 @@ from pyjax._src import jit as jit_lib
 from pyjax._src import remat as remat_lib
 from pyjax._src.backends.numpy.interpreter import run_jaxpr
 from pyjax._src.backends.numpy import split as split_lib
+from pyjax._src.backends.numpy import xla_math
 from pyjax._src.lax import dot as dot_lax
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reductions as red
@@ -67,7 +68,17 @@ for _primitive, _fn in [
 
 IMPLS[ew.stop_gradient_p] = _identity
 IMPLS[ew.copy_p] = np.copy
-IMPLS[ew.rsqrt_p] = _dropping_params(lambda x: np.reciprocal(np.sqrt(x)))
+
+
+def _rsqrt(x, **params):
+    (x,), dtype = _operands(x)
+    if dtype in _RSQRT_VIA_FLOAT32:  # XLA's: the CPU's estimate and a Newton step (xla_math)
+        return xla_math.rsqrt_f32(x.astype(np.float32)).astype(dtype, copy=False)
+    return np.reciprocal(np.sqrt(x))
+
+
+_RSQRT_VIA_FLOAT32 = frozenset(map(np.dtype, (np.float32, np.float16, dtypes.bfloat16)))
+IMPLS[ew.rsqrt_p] = _rsqrt
 
 
 def _logistic(x, **params):

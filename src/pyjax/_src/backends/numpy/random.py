@@ -110,6 +110,18 @@ def _erf_inv(x, dtype):
     return np.where(x == 0, x, scipy.special.erfinv(x.astype(np.float64))).astype(dtype)
 
 
+def _third_over_sqrt(third, d, dtype):
+    # XLA rewrites a / sqrt(b) as a * rsqrt(b), and its float32 rsqrt starts
+    # from the CPU's estimate (xla_math.rsqrt_f32); float16 takes that rsqrt
+    # rounded to float16. bfloat16 keeps the division (measured: JAX's
+    # bfloat16 c is third / sqrt(d) rounded once).
+    if dtype == np.float64:
+        return third * np.reciprocal(np.sqrt(d))
+    if dtype == ml_dtypes.bfloat16:
+        return third / np.sqrt(d)
+    return third * xla_math.rsqrt_f32(d.astype(np.float32)).astype(dtype)
+
+
 def _pow(x, y, dtype):
     return xla_math.pow_f64(x, y) if dtype == np.float64 else np.power(x, y)
 
@@ -148,10 +160,7 @@ def _gamma_one(impl, keys, alpha, log_space: bool):
     alpha_orig = alpha
     alpha = np.where(boost_mask, alpha, alpha + one)
     d = alpha - third
-    # XLA rewrites a / sqrt(b) as a * rsqrt(b). In float64 rsqrt(b) is
-    # 1 / sqrt(b); in float32 it is a hardware estimate refined by Newton
-    # steps, not reproduced here (the division is closer: docs/random.md).
-    c = third * (one / np.sqrt(d)) if dtype == np.float64 else third / np.sqrt(d)
+    c = _third_over_sqrt(third, d, dtype)
     key, subkey = _split_batch(impl, keys, 2)
     X = np.zeros_like(alpha)
     V = np.ones_like(alpha)

@@ -29,14 +29,16 @@ with error-free transformations.
 
 from __future__ import annotations
 
+import base64
 import math
+import zlib
 
 import numpy as np
 
 from pyjax._src.backends.numpy import split
 
 __all__ = ["erf_inv_f32", "erf_inv_f64", "fma_f64", "log1p_f32", "log1p_f64", "log_f32", "log_f64",
-           "pow_f64"]
+           "pow_f64", "rsqrt_estimate_f32", "rsqrt_f32"]
 
 _F32, _F64, _U32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
 # Elements per block: the float64 temporaries of a block stay in L2.
@@ -238,6 +240,86 @@ def erf_inv_f32(u: np.ndarray) -> np.ndarray:
         if out is not None:
             return out
     return _erf_inv_exact(u)
+
+
+# ---------------------------------------------------------------------------
+# rsqrt
+
+# XLA's float32 rsqrt (and a / sqrt(b), which its algebraic simplifier turns
+# into a * rsqrt(b)) takes the CPU's estimate (`rsqrtss`/`rsqrtps`, 12 bits)
+# and refines it with one Newton-Raphson step,
+#     y = y0 + (-y0 / 2) * (x * y0 * y0 - 1)
+# evaluated as r = x * y0 (rounded), h = fma(r, y0, -1), y = fma(-y0 / 2, h, y0).
+# The estimate is not fixed by the ISA, but on the CPU the goldens were
+# recorded on it is a table indexed by the exponent's parity and the 12
+# leading mantissa bits, scaled by 2**-(exponent // 2) (checked on every
+# positive normal float by tools/rsqrt_estimate_table.py, which also writes
+# the blob below: the first entry's mantissa in two bytes, then the steps
+# down from each entry to the next, zlib-compressed).
+_RSQRT_ESTIMATE = (
+    "eNrdlmsOwjAMg91cgPufFn4w2PoMJmlaYEyp58+pqCaR+y09PziqKDoZ+WTkrRoN//pMBuwn/uoK3se5RqVF8WdrOPNtPzuZTIvi"
+    "z9Zw5ktfTnX9djXLr9bQ+JNs1tk+JufVeqzz8/lew5n39hs8qjLQQvLRGiyf8ispGpv5Zh7/deHbXHEepdHzWT7aV3km3NDJmF+t"
+    "37I8jo4GyXv38+aRPXm9H6eO9lfwZMSko/fTde5Z62791Dw5WYviw3mShzPf+smoln0tJM9qTM73/FcRcvaUjWdhTmd/iVdzqOHs"
+    "R/P4s3kWrK9MElbfynvnK714DkVwfsA35sH5fjRf5x2HlR+oQP3i54PhWIPk2TyC+2Gzflae7ufY+xd16WHy3gjOe/PR/bz9mj/W"
+    "nVvzo/nd8rvvp90PvIMRDg==")
+_rsqrt_table: np.ndarray | None = None
+
+
+def _rsqrt_estimates() -> np.ndarray:
+    # The 8192 estimates' bit patterns (all in [0.5, 1): biased exponent 126).
+    global _rsqrt_table
+    if _rsqrt_table is None:
+        raw = np.frombuffer(zlib.decompress(base64.b64decode("".join(_RSQRT_ESTIMATE))), np.uint8)
+        first = (int(raw[0]) << 4) | int(raw[1])
+        mantissas = first - np.concatenate([[0], np.cumsum(raw[2:], dtype=np.int64)])
+        _rsqrt_table = (np.uint32(126 << 23) | (mantissas.astype(np.uint32) << np.uint32(11))).astype(_U32)
+    return _rsqrt_table
+
+
+def rsqrt_estimate_f32(x: np.ndarray) -> np.ndarray:
+    """The CPU's 12-bit ``rsqrtps`` estimate of ``1 / sqrt(x)`` for float32 ``x``.
+
+    Zeros and denormals give infinities of their sign, +inf gives 0,
+    negative numbers the default NaN, NaN itself (quieted).
+    """
+    x = np.asarray(x, _F32)
+    words = x.view(_U32)
+    biased = (words >> np.uint32(23)) & np.uint32(0xFF)
+    exponent = biased.astype(np.int32) - 127
+    parity = exponent & 1
+    index = (parity << 12) | ((words >> np.uint32(11)) & np.uint32(0xFFF)).astype(np.int32)
+    scale = ((exponent - parity) >> 1) << 23
+    out = (_rsqrt_estimates()[index].astype(np.int32) - scale).view(_F32)
+    negative = (words >> np.uint32(31)).astype(bool)
+    tiny = biased == 0
+    special = tiny | (biased == 0xFF) | negative
+    if special.any():
+        with np.errstate(all="ignore"):
+            edge = np.where(tiny, np.copysign(np.float32(np.inf), x), _DEFAULT_NAN)
+            edge = np.where(x == np.inf, np.float32(0), edge)
+            quiet = (words | np.uint32(0x00400000)).view(_F32)  # NaN in, the same NaN quieted out
+            edge = np.where(np.isnan(x), quiet, edge)
+        out = np.where(special, edge, out)
+    return out
+
+
+_DEFAULT_NAN = np.array(0xFFC00000, _U32).view(_F32)[()]
+
+
+def rsqrt_f32(x: np.ndarray) -> np.ndarray:
+    """XLA CPU's float32 ``1 / sqrt(x)``: the hardware estimate and one Newton step."""
+    x = np.asarray(x, _F32)
+    y0 = rsqrt_estimate_f32(x)
+    with np.errstate(all="ignore"):
+        # x * y0 * y0 is near 1: the float64 product less 1 is exact, and so
+        # is (-y0 / 2) * h + y0 (a 12-bit y0 over a 36-bit product), so each
+        # float64 expression rounds once to float32, as the fused op does.
+        h = (np.multiply(x, y0).astype(_F64) * y0 - 1.0).astype(_F32)
+        out = ((y0 * np.float32(-0.5)).astype(_F64) * h + y0).astype(_F32)
+    # Zeros, denormals, infinities, negatives and NaN keep the estimate.
+    words = x.view(_U32)
+    ordinary = (words >= np.uint32(0x00800000)) & (words < np.uint32(0x7F800000))
+    return out if ordinary.all() else np.where(ordinary, out, y0)
 
 
 # ---------------------------------------------------------------------------
