@@ -49,8 +49,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
       Array([3., 7.], dtype=float32)
     """
     if (type(a) is Array and type(b) is Array and core._trace_ctx.get() is None
-            and (r := eager.call("dot", dot, a, b, precision=precision, preferred_element_type=preferred_element_type,
-                                 out_sharding=out_sharding)) is not None):
+            and (r := _DOT.two(a, b, precision, preferred_element_type, out_sharding)) is not None):
         return r
     a, b = ensure_arraylike("dot", a, b)
     dtype, weak = _result_type("dot", a, b, preferred_element_type)
@@ -74,8 +73,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
       (2, 3, 5)
     """
     if (type(a) is Array and type(b) is Array and core._trace_ctx.get() is None
-            and (r := eager.call("matmul", matmul, a, b, precision=precision,
-                                 preferred_element_type=preferred_element_type, out_sharding=out_sharding)) is not None):
+            and (r := _MATMUL.two(a, b, precision, preferred_element_type, out_sharding)) is not None):
         return r
     a, b = ensure_arraylike("matmul", a, b)
     for i, x in enumerate((a, b)):
@@ -269,3 +267,8 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
     b2 = b[..., 2] if nb == 3 else zeros_like(b0)
     c = array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
     return moveaxis(c, 0, axisc)
+
+
+# The eager fast paths (eager.py) of dot and matmul: option names in call order.
+_DOT = eager.Site("dot", dot, "precision", "preferred_element_type", "out_sharding")
+_MATMUL = eager.Site("matmul", matmul, "precision", "preferred_element_type", "out_sharding")

@@ -1,15 +1,27 @@
-"""Eager fast paths for jax.numpy functions of one array with static options.
+"""Eager fast paths for jax.numpy functions of arrays with static options.
 
 Eagerly, `jnp.sum(x)` or `jnp.mean(x, axis=0)` would redo all of jax.numpy's
 Python work (argument checks, promotion, axis canonicalisation) and bind
 each primitive through the evaluation trace, on every call. Their result
-only depends on the array's aval, the static options and the
+only depends on the arrays' avals, the static options and the
 configuration, so once a call has been seen twice under one such key, the
 function is traced into a jaxpr and compiled by the jit compiler, and later
 calls run the compiled program: the same primitives, parameters and impls
 as the slow path, hence the same values, dtypes and weak types, minus the
 Python overhead. (The first call of a key takes the ordinary path, so code
 that meets many shapes once each pays no compilation.)
+
+A program over small arrays is then specialised further (`_specialise`):
+equations on literals alone are folded once, and when a single equation is
+left it runs as one direct NumPy call (`ufunc.reduce`, `ndarray.dot`,
+`np.where`, or the eval trace's eager plan), checked bitwise against the
+compiled program on the call that built it.
+
+Each jnp function owns a `Site`: its plans are keyed by the arrays' avals,
+the config id and the option values as given. Equal values of other types
+(`0`, `0.0`, `False`) hash alike, so a caller adds a type tag for every
+option where the type changes the outcome (`axis_tag`; a Python scalar's
+type): elsewhere JAX treats them alike (`keepdims=0` is `keepdims=False`).
 
 A function whose trace fails or warns keeps the ordinary path for that key
 (it raises or warns there, as it should); so do traced calls and any
@@ -18,6 +30,7 @@ non-Array input.
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -25,68 +38,106 @@ import numpy as np
 from pyjax._src import config, core
 from pyjax._src.array import Array
 from pyjax._src.dispatch import EvalTrace
+from pyjax._src.jaxpr import Literal
+from pyjax._src.jaxpr import Var as _Var
+from pyjax._src.jit import jit_p
+from pyjax._src.lax import dot as lax_dot
+from pyjax._src.lax import elementwise as lax_ew
+from pyjax._src.lax import reductions as lax_red
 
 _NOT_REPLAYABLE = object()
-_PLANS: dict = {}  # (name, aval, options, config id) -> 1 (seen once), _Program or _NOT_REPLAYABLE
-_MAX_PLANS = 4096  # a bound on the cache for programs called with many different keys
+_MAX_PLANS = 4096  # a bound on a site's cache for programs called with many different keys
+# Specialise only programs whose every value has fewer elements than this:
+# below it the backend's impls make exactly the direct calls used here
+# (no split across threads, select_n's plain np.where).
+_SMALL = 4096
 
 
 class _Program:
-    """A jaxpr with one output, compiled by the default backend."""
+    """A jaxpr with one output, compiled by the default backend: `run`
+    maps the input buffers to the output buffer."""
 
-    __slots__ = ("compiled", "out_aval")
+    __slots__ = ("run", "out_aval")
 
-    def __init__(self, closed):
+    def __init__(self, closed, args):
         from pyjax._src.jit import compile_for_backend
 
-        self.compiled = compile_for_backend(closed)
+        compiled = compile_for_backend(closed)
         self.out_aval = closed.jaxpr.outvars[0].aval
+        self.run = _specialise(closed, compiled, [a._value for a in args]) or _first_output(compiled)
 
 
-def options_key(options: tuple):
-    """`options` (a tuple of static option values) as part of a cache key:
-    the values with their types (so `0`, `0.0` and `False` differ), lists
-    made tuples. Raises TypeError for anything unhashable (arrays)."""
-    key = (options, tuple(map(type, options)))
-    try:
-        hash(key)
-        return key
-    except TypeError:
-        return tuple(hashable(v) for v in options)
+def _first_output(compiled):
+    return lambda *buffers: compiled(*buffers)[0]
 
 
-def call(name: str, fn, *arrays, **options):
-    """`fn(*arrays, **options)` for eager Arrays, from the program cached
-    under (name, the arrays' avals, options); None when there is no fast
-    path (yet): the caller then runs its ordinary code."""
-    if type(core._default_trace[0]) is not EvalTrace:
-        return None
-    one = len(arrays) == 1  # the commonest case (reductions), without the list building
-    try:
-        avals = arrays[0].aval if one else tuple([a.aval for a in arrays])
-        key = (name, avals, options_key(tuple(options.values())), config.trace_context_id())
-    except TypeError:  # an option that is not static: no fast path
-        return None
-    program = _PLANS.get(key)
-    if type(program) is not _Program:
-        program = _first_calls(key, program, fn, arrays, options)
-        if program is None:
+class Site:
+    """The eager fast path of one jax.numpy function.
+
+    `fn(*arrays, **dict(zip(names, options)))` is the ordinary call; a
+    caller passes the option values in `names` order, then any type tags
+    (key parts only)."""
+
+    __slots__ = ("name", "fn", "names", "plans")
+
+    def __init__(self, name: str, fn, *names: str):
+        self.name, self.fn, self.names = name, fn, names
+        self.plans = core.eager_memo()  # dropped with the default trace
+
+    def one(self, x: Array, *options):
+        """The result for one eager Array `x`, or None: run the ordinary path."""
+        try:
+            plan = self.plans.get((x.aval, config.trace_context_id(), *options))
+        except TypeError:  # an option that is not static: no fast path
             return None
-    out = program.compiled(arrays[0]._value) if one else program.compiled(*[a._value for a in arrays])
-    return Array(out[0], program.out_aval)
+        if type(plan) is _Program:
+            return Array(plan.run(x._value), plan.out_aval)
+        return self._miss((x,), (x.aval, config.trace_context_id(), *options), plan, options)
+
+    def two(self, x: Array, y: Array, *options):
+        """The result for two eager Arrays, or None (see `one`)."""
+        try:
+            plan = self.plans.get((x.aval, y.aval, config.trace_context_id(), *options))
+        except TypeError:
+            return None
+        if type(plan) is _Program:
+            return Array(plan.run(x._value, y._value), plan.out_aval)
+        return self._miss((x, y), (x.aval, y.aval, config.trace_context_id(), *options), plan, options)
+
+    def three(self, x: Array, y: Array, z: Array, *options):
+        """The result for three eager Arrays, or None (see `one`)."""
+        try:
+            key = (x.aval, y.aval, z.aval, config.trace_context_id(), *options)
+            plan = self.plans.get(key)
+        except TypeError:
+            return None
+        if type(plan) is _Program:
+            return Array(plan.run(x._value, y._value, z._value), plan.out_aval)
+        return self._miss((x, y, z), key, plan, options)
+
+    def _miss(self, arrays, key, plan, options):
+        # The first sight of a key takes the ordinary path and is remembered;
+        # the second builds the program (or finds there is none).
+        if type(core._default_trace[0]) is not EvalTrace or plan is _NOT_REPLAYABLE:
+            return None
+        plans = self.plans
+        if plan is None:
+            if len(plans) >= _MAX_PLANS:
+                plans.clear()
+            plans[key] = 1
+            return None
+        kwargs = dict(zip(self.names, options))  # options past the names are tags
+        plan = plans[key] = _build(lambda *a: self.fn(*a, **kwargs), arrays)
+        if plan is _NOT_REPLAYABLE:
+            return None
+        return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
 
 
-def _first_calls(key, program, fn, args, options):
-    # The first sight of a key takes the ordinary path and is remembered;
-    # the second builds the program (or finds there is none).
-    if program is None:
-        if len(_PLANS) >= _MAX_PLANS:
-            _PLANS.clear()
-        _PLANS[key] = 1
-        return None
-    if program == 1:
-        program = _PLANS[key] = _build(lambda *a: fn(*a, **options), args)
-    return None if program is _NOT_REPLAYABLE else program
+def axis_tag(axis):
+    """The key tag of an `axis` option: its type (an int axis works, an
+    equal float raises), per element for a tuple."""
+    t = type(axis)
+    return tuple(map(type, axis)) if t is tuple else t
 
 
 def _build(fn, args):
@@ -103,7 +154,168 @@ def _build(fn, args):
         return _NOT_REPLAYABLE
     if len(closed.jaxpr.outvars) != 1:
         return _NOT_REPLAYABLE
-    return _Program(closed)
+    return _Program(closed, args)
+
+
+# --- specialisation of small programs
+
+
+_VAR = object()  # in an operand layout: a variable operand (the others are constant buffers)
+
+# Reductions whose default impl is `ufunc.reduce(x, axis=axes, dtype=...)`
+# for a non-empty operand this small; True: accumulate in the operand's dtype.
+_REDUCE_UFUNCS = {
+    lax_red.reduce_sum_p: (np.add, True), lax_red.reduce_prod_p: (np.multiply, True),
+    lax_red.reduce_max_p: (np.maximum, False), lax_red.reduce_min_p: (np.minimum, False),
+    lax_red.reduce_and_p: (np.bitwise_and, False), lax_red.reduce_or_p: (np.bitwise_or, False),
+    lax_red.reduce_xor_p: (np.bitwise_xor, False),
+}
+# Primitives whose impl is one ufunc for these output dtype kinds only
+# (integer division needs XLA's rounding and division-by-zero rules).
+_INEXACT_UFUNCS = {(lax_ew.div_p, "f"): np.true_divide, (lax_ew.div_p, "c"): np.true_divide}
+_BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
+def _specialise(closed, compiled, buffers):
+    """A direct call computing `closed`'s output from its input buffers, or
+    None (the compiled program runs). `jit` equations are inlined and
+    literal-only equations folded here; then one or two equations must be
+    left, the first reading every input once, in order, the second only the
+    first's result. The call is checked against `compiled` on `buffers`
+    (the inputs of the call that built it): same dtype, shape and bits, or
+    it is not used."""
+    jaxpr = closed.jaxpr
+    trace = core._default_trace[0]
+    if any(v.aval.size >= _SMALL for v in (*jaxpr.invars, *jaxpr.outvars)):
+        return None
+    live: list = []  # (eqn, operands): an operand is a Var (computed per call) or a constant buffer
+    env = {v: _buffer(c) for v, c in zip(jaxpr.constvars, closed.consts, strict=True)}
+    env.update((v, v) for v in jaxpr.invars)
+    if not _flatten(trace, jaxpr, env, live):
+        return None
+    out = env.get(jaxpr.outvars[0]) if type(jaxpr.outvars[0]) is not Literal else None
+    if not 1 <= len(live) <= 2 or out is not live[-1][0].outvars[0]:
+        return None
+    (eqn, operands), *rest = live
+    if [v for v in operands if type(v) is _Var] != list(jaxpr.invars):
+        return None
+    run = _direct_call(trace, eqn, operands)
+    if rest and run is not None:
+        then_eqn, then_operands = rest[0]
+        variables = [v for v in then_operands if type(v) is _Var]
+        then = _direct_call(trace, then_eqn, then_operands) if variables == [eqn.outvars[0]] else None
+        run = None if then is None else _compose(run, then, len(jaxpr.invars))
+    if run is None:
+        return None
+    try:
+        with np.errstate(all="ignore"):  # the call being built warns as it runs, not here too
+            mine, theirs = run(*buffers), compiled(*buffers)[0]
+    except Exception:  # noqa: BLE001  (the compiled program stays in charge)
+        return None
+    mine, theirs = np.asarray(mine), np.asarray(theirs)
+    if mine.dtype != theirs.dtype or mine.shape != theirs.shape or mine.tobytes() != theirs.tobytes():
+        return None
+    return run
+
+
+def _flatten(trace, jaxpr, env: dict, live: list) -> bool:
+    """Appends `jaxpr`'s equations to `live` with `env` (Var -> Var or
+    constant buffer) applied, inlining `jit` bodies and computing
+    equations on constants alone at once; False for anything else than
+    small single-result equations without effects."""
+    for eqn in jaxpr.eqns:
+        operands = [_literal(v) if type(v) is Literal else env[v] for v in eqn.invars]
+        if eqn.primitive is jit_p:
+            body = eqn.params["jaxpr"]
+            inner = {v: _buffer(c) for v, c in zip(body.jaxpr.constvars, body.consts, strict=True)}
+            inner.update(zip(body.jaxpr.invars, operands, strict=True))
+            if not _flatten(trace, body.jaxpr, inner, live):
+                return False
+            for outer, v in zip(eqn.outvars, body.jaxpr.outvars, strict=True):
+                env[outer] = _literal(v) if type(v) is Literal else inner[v]
+            continue
+        if eqn.primitive.multiple_results or eqn.effects or any(v.aval.size >= _SMALL for v in eqn.outvars):
+            return False
+        if any(type(v) is _Var for v in operands):
+            live.append((eqn, operands))
+            env[eqn.outvars[0]] = eqn.outvars[0]
+            continue
+        impl = trace.impls.get(eqn.primitive)
+        if impl is None:
+            return False
+        env[eqn.outvars[0]] = np.asarray(impl(*operands, **eqn.params), eqn.outvars[0].aval.dtype)
+    return True
+
+
+def _compose(first, then, n_inputs: int):
+    if n_inputs == 1:
+        return lambda x: then(first(x))
+    return lambda *xs: then(first(*xs))
+
+
+def _buffer(value):
+    return value._value if type(value) is Array else np.asarray(value)
+
+
+def _literal(literal: Literal):
+    # A 0-d array of the literal's dtype: NumPy treats it as that dtype, as
+    # compiled code's NumPy scalar, and takes its quickest path for it.
+    return np.asarray(literal.val, literal.aval.dtype)
+
+
+def _direct_call(trace, eqn, operands: list):
+    """The NumPy call of `eqn` on its variable operands (in order) with its
+    constant operands bound; None when there is none."""
+    primitive, params = eqn.primitive, eqn.params
+    avals = [v.aval for v in eqn.invars]
+    out_aval = eqn.outvars[0].aval
+    layout = tuple(_VAR if type(v) is _Var else v for v in operands)
+    n_vars = sum(v is _VAR for v in layout)
+    if primitive in _REDUCE_UFUNCS and n_vars == 1 and avals[0].ndim and avals[0].size:
+        ufunc, own_dtype = _REDUCE_UFUNCS[primitive]
+        return functools.partial(ufunc.reduce, axis=params["axes"], dtype=avals[0].dtype if own_dtype else None)
+    if primitive is lax_dot.dot_general_p and n_vars == 2:
+        (lc, rc), (lb, _) = params["dimension_numbers"]
+        lhs, rhs = avals
+        if (not lb and len(lc) == 1 and lhs.ndim in (1, 2) and rhs.ndim in (1, 2)
+                and lc[0] == lhs.ndim - 1 and rc[0] == 0
+                and lhs.dtype == rhs.dtype == out_aval.dtype and lhs.dtype in _BLAS_DTYPES):
+            return np.ndarray.dot  # as compiled code calls it (`a.dot(b)`)
+    if primitive is lax_ew.select_n_p and len(layout) == 3 and avals[0].dtype == np.bool_ and avals[0].ndim:
+        return _where_call(*layout)
+    if len(avals) in (1, 2):
+        key = (*avals, *params.values())
+        plan = trace._cached_plan(primitive, key, tuple(avals), params)
+        if plan and plan[1] == out_aval:
+            call = plan[0] if plan[2] else _INEXACT_UFUNCS.get((primitive, out_aval.dtype.kind))
+            if call is not None:
+                return _bind_constants(call, layout)
+    return None
+
+
+def _where_call(which, false_case, true_case):
+    where = np.where
+    if which is not _VAR:
+        return None
+    if false_case is _VAR and true_case is _VAR:
+        return lambda w, f, t: where(w, t, f)
+    if true_case is _VAR:
+        return lambda w, t: where(w, t, false_case)
+    if false_case is _VAR:
+        return lambda w, f: where(w, true_case, f)
+    return None
+
+
+def _bind_constants(call, layout: tuple):
+    if all(v is _VAR for v in layout):
+        return call
+    if len(layout) == 2:
+        a, b = layout
+        if a is _VAR:
+            return lambda x: call(x, b)
+        if b is _VAR:
+            return lambda y: call(a, y)
+    return None
 
 
 def static_index_plan(shape, index):

@@ -202,8 +202,8 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
       >>> jnp.sum(jnp.arange(6).reshape(2, 3), axis=1)
       Array([ 3, 12], dtype=int32)
     """
-    if _plain(a, out, initial, where) and (r := eager.call("sum", sum, a, axis=axis, dtype=dtype, keepdims=keepdims,
-                                                           promote_integers=promote_integers)) is not None:
+    if _plain(a, out, initial, where) and (r := _SITES["sum"].one(
+            a, axis, dtype, keepdims, promote_integers, eager.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "sum", lax_ew.add, 0, preproc=_cast_to_numeric, bool_op=lax_ew.bitwise_or,
                       upcast_f16_for_computation=dtype is None, axis=ensure_optional_axes(axis), dtype=dtype,
@@ -212,8 +212,8 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
     """Product of array elements over `axis` (options as for `sum`)."""
-    if _plain(a, out, initial, where) and (r := eager.call("prod", prod, a, axis=axis, dtype=dtype, keepdims=keepdims,
-                                                           promote_integers=promote_integers)) is not None:
+    if _plain(a, out, initial, where) and (r := _SITES["prod"].one(
+            a, axis, dtype, keepdims, promote_integers, eager.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "prod", lax_ew.mul, 1, preproc=_cast_to_numeric, bool_op=lax_ew.bitwise_and,
                       upcast_f16_for_computation=dtype is None, axis=ensure_optional_axes(axis), dtype=dtype,
@@ -223,7 +223,8 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum of array elements over `axis` (NaN-propagating). With `where`,
     `initial` is required (max has no identity)."""
-    if _plain(a, out, initial, where) and (r := eager.call("max", max, a, axis=axis, keepdims=keepdims)) is not None:
+    if _plain(a, out, initial, where) and (r := _SITES["max"].one(
+            a, axis, keepdims, eager.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "max", lax_ew.max, -np.inf, has_identity=False, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, initial=initial, where_=where)
@@ -232,7 +233,8 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum of array elements over `axis` (NaN-propagating). With `where`,
     `initial` is required."""
-    if _plain(a, out, initial, where) and (r := eager.call("min", min, a, axis=axis, keepdims=keepdims)) is not None:
+    if _plain(a, out, initial, where) and (r := _SITES["min"].one(
+            a, axis, keepdims, eager.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "min", lax_ew.min, np.inf, has_identity=False, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, initial=initial, where_=where)
@@ -250,7 +252,8 @@ def amin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where every element along `axis` is truthy."""
-    if _plain(a, out, None, where) and (r := eager.call("all", all, a, axis=axis, keepdims=keepdims)) is not None:
+    if _plain(a, out, None, where) and (r := _SITES["all"].one(
+            a, axis, keepdims, eager.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "all", lax_ew.bitwise_and, True, preproc=_cast_to_bool, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, where_=where)
@@ -258,7 +261,8 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where some element along `axis` is truthy."""
-    if _plain(a, out, None, where) and (r := eager.call("any", any, a, axis=axis, keepdims=keepdims)) is not None:
+    if _plain(a, out, None, where) and (r := _SITES["any"].one(
+            a, axis, keepdims, eager.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "any", lax_ew.bitwise_or, False, preproc=_cast_to_bool, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, where_=where)
@@ -315,8 +319,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
       >>> jnp.mean(jnp.array([[1., 2.], [3., 5.]]), axis=0)
       Array([2. , 3.5], dtype=float32)
     """
-    if _plain(a, out, None, where) and (r := eager.call("mean", mean, a, axis=axis, dtype=dtype,
-                                                        keepdims=keepdims)) is not None:
+    if _plain(a, out, None, where) and (r := _SITES["mean"].one(
+            a, axis, dtype, keepdims, eager.axis_tag(axis))) is not None:
         return r
     return _mean(a, ensure_optional_axes(axis), dtype, out, keepdims, where=where,
                  upcast_f16_for_computation=dtype is None)
@@ -623,7 +627,8 @@ def _arg_reduce(name, primitive, a, axis, keepdims):
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum along `axis` (of the flattened array if None);
     the first one on ties, NaN counting as the maximum."""
-    if _plain(a, out) and (r := eager.call("argmax", argmax, a, axis=axis, keepdims=keepdims)) is not None:
+    if _plain(a, out) and (r := _SITES["argmax"].one(
+            a, axis, keepdims, eager.axis_tag(axis))) is not None:
         return r
     arr = ensure_arraylike("argmax", a)
     if out is not None:
@@ -634,7 +639,8 @@ def argmax(a, axis=None, out=None, keepdims=None):
 
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the minimum along `axis` (of the flattened array if None)."""
-    if _plain(a, out) and (r := eager.call("argmin", argmin, a, axis=axis, keepdims=keepdims)) is not None:
+    if _plain(a, out) and (r := _SITES["argmin"].one(
+            a, axis, keepdims, eager.axis_tag(axis))) is not None:
         return r
     arr = ensure_arraylike("argmin", a)
     if out is not None:
@@ -679,3 +685,17 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
         raise NotImplementedError("The 'out' argument to jnp.nanargmin is not supported.")
     a = ensure_arraylike("nanargmin", a)
     return _nanargmin(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
+
+
+# The eager fast paths (eager.py) of the reductions above: option names in call order.
+_SITES = {name: eager.Site(name, globals()[name], *options) for name, options in [
+    ("sum", ("axis", "dtype", "keepdims", "promote_integers")),
+    ("prod", ("axis", "dtype", "keepdims", "promote_integers")),
+    ("max", ("axis", "keepdims")),
+    ("min", ("axis", "keepdims")),
+    ("all", ("axis", "keepdims")),
+    ("any", ("axis", "keepdims")),
+    ("mean", ("axis", "dtype", "keepdims")),
+    ("argmax", ("axis", "keepdims")),
+    ("argmin", ("axis", "keepdims")),
+]}

@@ -54,11 +54,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         tx, ty = type(x), type(y)
         r = None
         if tx is Array and ty is Array:
-            r = eager.call("where", _where, condition, x, y)
+            r = _WHERE.three(condition, x, y)
         elif tx is Array and ty in _PY_SCALARS:
-            r = eager.call("where_x", _where_scalar_y, condition, x, y=y)
+            r = _WHERE_SCALAR_Y.two(condition, x, y, ty)  # the type as a tag: 0, 0.0 and False differ
         elif tx in _PY_SCALARS and ty is Array:
-            r = eager.call("where_y", _where_scalar_x, condition, y, x=x)
+            r = _WHERE_SCALAR_X.two(condition, y, x, tx)
         if r is not None:
             return r
     if x is None and y is None:
@@ -84,3 +84,9 @@ def _where_scalar_y(condition, x, *, y):
 
 def _where_scalar_x(condition, y, *, x):
     return _where(condition, x, y)
+
+
+# The eager fast paths (eager.py): three Arrays, or two and a Python scalar branch.
+_WHERE = eager.Site("where", _where)
+_WHERE_SCALAR_Y = eager.Site("where_x", _where_scalar_y, "y")
+_WHERE_SCALAR_X = eager.Site("where_y", _where_scalar_x, "x")
