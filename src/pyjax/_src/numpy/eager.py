@@ -273,7 +273,12 @@ def _direct_call(trace, eqn, operands: list):
     n_vars = sum(v is _VAR for v in layout)
     if primitive in _REDUCE_UFUNCS and n_vars == 1 and avals[0].ndim and avals[0].size:
         ufunc, own_dtype = _REDUCE_UFUNCS[primitive]
-        return functools.partial(ufunc.reduce, axis=params["axes"], dtype=avals[0].dtype if own_dtype else None)
+        axes, dtype = params["axes"], avals[0].dtype
+        # NumPy sums floats in their own dtype anyway; it widens small ints and bools.
+        dtype = dtype if own_dtype and dtype.kind not in "fc" else None
+        if dtype is None and axes == (0,) and avals[0].ndim == 1:
+            return ufunc.reduce  # its defaults: axis 0, NumPy's dtype
+        return functools.partial(ufunc.reduce, axis=axes[0] if len(axes) == 1 else axes, dtype=dtype)
     if primitive is lax_dot.dot_general_p and n_vars == 2:
         (lc, rc), (lb, _) = params["dimension_numbers"]
         lhs, rhs = avals

@@ -59,6 +59,12 @@ def _scalar_fast_plan(aval, scalar_type, inexact: bool, has_bool_primitive: bool
     return ShapedArray((), aval.dtype, weak_type=True), cast
 
 
+def _remember(plans: dict, key, eager_plan, cast) -> None:
+    if len(plans) >= 4096:  # programs with ever-new shapes: start afresh
+        plans.clear()
+    plans[key] = (eager_plan[0], eager_plan[1], cast)
+
+
 def _weak_pair_stays(dtype) -> bool:
     # Two weak operands of one dtype promote to themselves, except where the
     # lattice has no weak node for the dtype (bool; narrow ints): then
@@ -77,6 +83,10 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
     pair_plans = core.eager_memo()  # (aval, aval) -> eager plan of two Arrays promotion leaves alone, or False
     has_bool = bool_primitive is not None
     _fast_plans: dict = {}  # per function: (array aval, scalar type, config id) -> plan
+    # Eager Array and Python scalar, keyed (aval, scalar type, config id) or
+    # (scalar type, aval, config id) by the scalar's side: (NumPy call, out aval,
+    # scalar cast or None), copied from the eval trace's exact plans.
+    scalar_plans = core.eager_memo()
 
     def fn(x, y, /):
         return _call(x, y, False)
@@ -87,11 +97,21 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
     def _call(x, y, as_operator=True):
         # Fast paths: operands that promotion would leave as they are. (Also
         # the `__op__` method itself, hence the defaulted flag.)
-        if type(x) is Array and type(y) is Array and core._trace_ctx.get() is None:
-            # Two eager Arrays seen before: their plan, found once below.
-            plan = pair_plans.get((x.aval, y.aval))
-            if plan:
-                return Array(plan[0](x._value, y._value), plan[1])
+        tx, ty = type(x), type(y)
+        if (tx is Array or ty is Array) and core._trace_ctx.get() is None:
+            # Eager operands seen before: their plan, found once below.
+            if tx is ty:
+                plan = pair_plans.get((x.aval, y.aval))
+                if plan:
+                    return Array(plan[0](x._value, y._value), plan[1])
+            elif tx is Array:
+                plan = scalar_plans.get((x.aval, ty, config.trace_context_id()))
+                if plan:
+                    return Array(plan[0](x._value, y if plan[2] is None else plan[2](y)), plan[1])
+            else:
+                plan = scalar_plans.get((ty, y.aval, config.trace_context_id()))
+                if plan:
+                    return Array(plan[0](x if plan[2] is None else plan[2](x), y._value), plan[1])
         ax = getattr(x, "aval", None)
         if ax is not None:
             if type(y) in _PY_SCALARS:
@@ -106,6 +126,7 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                             y = cast(y)
                         eager = eager_plans.get((ax, scalar_aval))
                         if eager and eager[2]:
+                            _remember(scalar_plans, (ax, ty, config.trace_context_id()), eager, cast)
                             return Array(eager[0](x._value, y), eager[1])
                         return core._default_trace[0].apply_with_scalar(primitive, x, y, scalar_aval, False)
                     if cast is None:
@@ -140,6 +161,7 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                         x = cast(x)
                     eager = eager_plans.get((scalar_aval, ay))
                     if eager and eager[2]:
+                        _remember(scalar_plans, (tx, ay, config.trace_context_id()), eager, cast)
                         return Array(eager[0](x, y._value), eager[1])
                     return core._default_trace[0].apply_with_scalar(primitive, y, x, scalar_aval, True)
                 if cast is None:
