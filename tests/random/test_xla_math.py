@@ -195,3 +195,40 @@ def test_rsqrt_estimate_table_is_this_cpus():
         pytest.skip("the table is an AMD EPYC's rsqrtps")
     x = np.random.default_rng(3).uniform(1, 4, 2000).astype(F32) * F32(4.0) ** np.arange(-10, 10).repeat(100)
     np.testing.assert_array_equal(_cpu_estimates(x), xla_math.rsqrt_estimate_f32(x))
+
+
+# ---- erf (float32): XLA's rational approximation; inputs where scipy's
+# correctly rounded erf differs from it. Bits from `jax.jit(lax.erf)`.
+ERF_X_BITS = [3217698070, 1074906407, 1029193059, 3220742186, 1075049672, 1080042768, 3209998405, 3223945863]
+ERF_JAX = [3212409053, 1065331789, 1030997538, 3212735947, 1065335135, 1065353205, 3208810080, 3212833845]
+
+
+def test_erf_matches_xla_cpu():
+    x = np.array(ERF_X_BITS, np.uint32).view(F32)
+    _assert_bits(xla_math.erf_f32(x), ERF_JAX)
+    _assert_bits(lax.erf(x), ERF_JAX)
+    _assert_bits(jax.jit(lax.erf)(x), ERF_JAX)
+    assert (scipy.special.erf(x.astype(np.float64)).astype(F32).view(np.uint32) != np.array(ERF_JAX, np.uint32)).all()
+    # Past |x| = 3.8325 the result is +-1; denormal inputs count as zero.
+    edges = xla_math.erf_f32(np.array([3.9, -5.0, np.inf, 1e-40, -1e-40], F32))
+    np.testing.assert_array_equal(edges.view(np.uint32), np.array([1.0, -1.0, 1.0, 0.0, -0.0], F32).view(np.uint32))
+
+
+# ---- exp (float64): Cephes' Pade form with contracted multiply-adds, not the
+# C library's; inputs where NumPy's differs. Bits from `jax.jit(jnp.exp)` (x64).
+EXP_X = [-27.984865481672138, 10.827428215065765, -10.254344660455146, -0.3218115196603897, -11.568112206376789,
+         -21.703686307503183, -7.169857406765562, -8.034623855805808]
+EXP_JAX = [4424983349350787690, 4677157532771835616, 4540320050321414493, 4604703950966684816, 4531703644442947310,
+           4465820151746593542, 4560235984916139978, 4554613224573763708]
+# Edges: +-0, +-inf, NaN, near overflow, near the flush to zero (no denormals).
+EXP_EDGES = [0.0, -0.0, np.inf, -np.inf, np.nan, 709.78, 709.79, -708.39, -708.4, 1e-300, -745.0]
+EXP_EDGES_JAX = [4607182418800017408, 4607182418800017408, 9218868437227405312, 0, 9221120237041090560,
+                 9218844034771735220, 9218868437227405312, 4532599094331755, 0, 4607182418800017408, 0]
+
+
+def test_exp_f64_matches_xla_cpu():
+    x = np.array(EXP_X)
+    np.testing.assert_array_equal(xla_math.exp_f64(x).view(np.uint64), np.array(EXP_JAX, np.uint64))
+    assert (np.exp(x).view(np.uint64) != np.array(EXP_JAX, np.uint64)).all()
+    edges = xla_math.exp_f64(np.array(EXP_EDGES)).view(np.uint64)
+    np.testing.assert_array_equal(edges, np.array(EXP_EDGES_JAX, np.uint64))

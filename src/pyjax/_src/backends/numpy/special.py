@@ -231,7 +231,16 @@ def _erf_inv(x, **params):
 _erf_inv_f64 = xla_math.erf_inv_f64  # XLA CPU's float64 erf_inv (Giles), bit for bit
 
 
-IMPLS[sp.erf_p] = _special(sc.erf)
+def _erf(x, **params):
+    # Float32 and narrower (computed in float32): XLA's rational approximation, bit for bit.
+    dtype = _common_dtype(x)
+    if dtype.itemsize <= 4:
+        return xla_math.erf_f32(np.asarray(x, np.float32)).astype(dtype)
+    with np.errstate(all="ignore"):
+        return np.asarray(sc.erf(np.asarray(x, np.float64))).astype(dtype)
+
+
+IMPLS[sp.erf_p] = _erf
 IMPLS[sp.erfc_p] = _special(sc.erfc)
 IMPLS[sp.erf_inv_p] = _erf_inv
 IMPLS[sp.lgamma_p] = _special(_lgamma)

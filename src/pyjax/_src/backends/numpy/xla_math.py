@@ -37,8 +37,8 @@ import numpy as np
 
 from pyjax._src.backends.numpy import split
 
-__all__ = ["erf_inv_f32", "erf_inv_f64", "fma_f64", "log1p_f32", "log1p_f64", "log_f32", "log_f64",
-           "pow_f64", "rsqrt_estimate_f32", "rsqrt_f32"]
+__all__ = ["erf_f32", "erf_inv_f32", "erf_inv_f64", "fma_f64", "log1p_f32", "log1p_f64", "log_f32", "log_f64",
+           "exp_f64", "pow_f64", "rsqrt_estimate_f32", "rsqrt_f32"]
 
 _F32, _F64, _U32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
 # Elements per block: the float64 temporaries of a block stay in L2.
@@ -240,6 +240,28 @@ def erf_inv_f32(u: np.ndarray) -> np.ndarray:
         if out is not None:
             return out
     return _erf_inv_exact(u)
+
+
+# ---------------------------------------------------------------------------
+# erf
+
+# XLA's float32 erf: x * P(x**2) / Q(x**2) (odd P of degree 9, even Q of
+# degree 12, each a Horner chain of fused multiply-adds in x**2), and
+# sign(x) from |x| >= 3.8325 on, where the ratio rounds to +-1 anyway.
+_ERF_BIG = _bits(0x407547CB)[0]
+_ERF_P = [np.float64(c) for c in _bits(0x39702D51, 0x3B5F5DA2, 0x3D50B6EB, 0x3E3DA740, 0x3F906EBA)]
+_ERF_Q = [np.float64(c) for c in _bits(0xB3FD3906, 0x37C588DF, 0x3A856D28, 0x3C6687D4, 0x3DE34C21, 0x3EFEB44A)]
+_ERF_Q += [np.float64(1)]
+
+
+def erf_f32(x: np.ndarray) -> np.ndarray:
+    """XLA CPU's float32 error function."""
+    x = _flush_denormals(np.asarray(x, _F32))
+    x2 = x * x
+    with np.errstate(all="ignore"):
+        numerator = x * _giles(x2, _ERF_P)
+        ratio = numerator / _giles(x2, _ERF_Q)
+    return np.where(np.abs(x) >= _ERF_BIG, np.copysign(np.float32(1), x), ratio)
 
 
 # ---------------------------------------------------------------------------
@@ -460,3 +482,37 @@ def erf_inv_f64(x) -> np.ndarray:
                 p[part] = _horner_f64((np.sqrt(wp) if in_sqrt else wp) - shift, coeffs)
         # erf_inv(+-1) = +-inf (x times the largest float64, as XLA: +-inf).
         return np.where(np.abs(x) == 1, x * np.inf, p * x)
+
+
+def _f64(*words: int) -> list[np.float64]:
+    return [np.array(w, np.uint64).view(_F64)[()] for w in words]
+
+
+# XLA's float64 exp (Cephes' Pade form): n = floor(x * log2(e) + 1/2),
+# g = x - n * ln2 in two parts, e**g = 1 + 2 g P(g**2) / (Q(g**2) - g P(g**2)),
+# times 2**n applied as four factors (2**(n >> 2) three times and the rest),
+# so that 2**n itself never overflows. Contracted multiply-adds as in XLA.
+_EXP_LO, _EXP_HI, _LOG2E, _LN2_HI, _LN2_LO = _f64(
+    0xC086232BDD7ABCD2, 0x40862E42FEFA39EF, 0x3FF71547652B82FE, 0x3FE62E4000000000, 0x3EB7F7D1CF79ABCA)
+_EXP_P = _f64(0x3F2089CDD5E44BE8, 0x3F9F06D10CCA2C7E)
+_EXP_Q = _f64(0x3EC92EB6BC365FA0, 0x3F64AE39B508B6C0, 0x3FCD17099887E074)
+
+
+def exp_f64(x) -> np.ndarray:
+    """XLA CPU's float64 exponential."""
+    x = np.asarray(x, _F64)
+    with np.errstate(all="ignore"):
+        xc = np.maximum(np.minimum(x, _EXP_HI), _EXP_LO)  # NaN stays NaN
+        n = np.floor(fma_f64(xc, _LOG2E, 0.5))
+        g = fma_f64(n, -_LN2_LO, xc - n * _LN2_HI)  # n * _LN2_HI is exact
+        g2 = g * g
+        pg = fma_f64(fma_f64(g2, _EXP_P[0], _EXP_P[1]), g2, 1.0) * g
+        q = fma_f64(fma_f64(fma_f64(g2, _EXP_Q[0], _EXP_Q[1]), g2, _EXP_Q[2]), g2, 2.0)
+        e = (pg / (q - pg)) * 2.0 + 1.0  # the product is exact: one rounding
+        k = np.clip(np.nan_to_num(n), -2099, 2099).astype(np.int64)
+        quarter = k >> 2
+        step = ((quarter + 1023) << 52).view(_F64)
+        out = e * step * step * step * ((k - 3 * quarter + 1023) << 52).view(_F64)
+    out = np.where(x < _EXP_LO, 0.0, out)
+    return np.where(x > _EXP_HI, np.inf, out)
+
