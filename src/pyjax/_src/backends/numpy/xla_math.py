@@ -1,4 +1,5 @@
-"""XLA CPU's float32 approximations of log, log1p and erf_inv, bit for bit.
+"""XLA CPU's approximations of log, log1p, erf_inv, erf, rsqrt (float32) and
+exp (float64), bit for bit.
 
 XLA on the CPU does not call libm for these: `log` is a Cephes-style
 polynomial on the mantissa (the one Eigen's `plog` uses), `log1p` is Cephes'
@@ -19,12 +20,17 @@ one operation in 2**29.
 Inputs below float32's smallest normal count as zero, as on XLA's CPU
 (denormals are flushed).
 
+`erf` (float32) is a rational function of x**2 in fused multiply-adds;
+`rsqrt` (float32) refines the CPU's own 12-bit estimate with one Newton
+step (the estimate comes from a table dumped on the recording CPU).
+
 Float64 (the end of the file): XLA calls the C library's `log` and `pow`
 (NumPy's SIMD loops differ from it in the last bit about once in 10**4),
 evaluates `log1p` with the same Cephes rational in double precision, and
 `erf_inv` with Giles' double-precision polynomials, again contracting each
 Horner step into a fused multiply-add; `fma_f64` emulates that one rounding
-with error-free transformations.
+with error-free transformations. `exp` is XLA's own Cephes Pade form,
+not libm's.
 """
 
 from __future__ import annotations
