@@ -15,6 +15,8 @@ import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src import core
 from pyjax._src.lax import elementwise as ew
+from pyjax._src.numpy import contractions, eager, reductions
+from pyjax._src.numpy import where as where_mod
 
 DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.int8, np.uint32, np.int32, np.complex64, np.bool_]
 
@@ -127,3 +129,132 @@ def test_an_unhashable_param_takes_the_general_path():
         np.testing.assert_array_equal(np.asarray(out), np.asarray(x) * 2)
     finally:
         del IMPLS[scale_p]
+
+
+# --- jax.numpy's eager sites (numpy/eager.py) and the Array-with-scalar memo
+
+
+def _site_plans(site):
+    return [p for p in site.plans.values() if type(p) is eager._Program]
+
+
+SMALL = {"f32": _array(np.float32, (4, 3)), "i8": _array(np.int8, (4, 3)), "bool": _array(np.bool_, (4, 3)),
+         "f16": _array(np.float16, (4, 3)), "bf16": _array(ml_dtypes.bfloat16, (4, 3)),
+         "c64": _array(np.complex64, (4, 3)), "weak": jnp.full((4, 3), 1.5)}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+@pytest.mark.parametrize("call", ["sum", "sum0", "prod1", "max", "min1", "mean0", "mean", "any", "all1", "argmax0"])
+def test_specialised_reductions_match_jit(call, name):
+    fn = getattr(jnp, call.rstrip("01"))
+    axis = int(call[-1]) if call[-1] in "01" else None
+    x = SMALL[name]
+    try:
+        expected = pyjax.jit(lambda a: fn(a, axis=axis))(x)
+    except TypeError:
+        return
+    for _ in range(3):  # ordinary path, build (checked against the compiled program), replay
+        _same(fn(x, axis=axis), expected)
+
+
+def test_small_programs_run_as_direct_numpy_calls():
+    x, m = _array(np.float32, (3,)), _array(np.float32, (4, 4))
+    core.set_default_trace(core._default_trace[0])  # no plans of earlier tests
+    for _ in range(2):
+        jnp.sum(x), jnp.mean(m, axis=0), jnp.dot(m, m), jnp.where(x > 1, x, 0.0)
+    sum_run, = [p.run for p in _site_plans(reductions._SITES["sum"]) if p.out_aval.shape == ()]
+    assert sum_run == np.add.reduce  # the full 1-D float sum is the bare ufunc reduce
+    dot_run, = [p.run for p in _site_plans(contractions._DOT)]
+    assert dot_run is np.ndarray.dot
+    # mean is reduce then divide; where folds its broadcast scalar: neither runs the compiled program
+    for site in (reductions._SITES["mean"], where_mod._WHERE_SCALAR_Y):
+        assert all(p.run.__qualname__ != "_first_output.<locals>.<lambda>" for p in _site_plans(site))
+    np.testing.assert_array_equal(np.asarray(jnp.where(x > 1, x, 0.0)), [0.0, 2.0, 3.0])
+
+
+def test_large_programs_keep_the_compiled_program():
+    x = jnp.ones((80, 80), np.float32)
+    core.set_default_trace(core._default_trace[0])
+    for _ in range(2):
+        jnp.sum(x, axis=0)
+    runs = [p.run for p in _site_plans(reductions._SITES["sum"]) if p.out_aval.shape == (80,)]
+    assert runs and all(r.__qualname__ == "_first_output.<locals>.<lambda>" for r in runs)
+
+
+def test_sites_follow_x64_after_warm_up():
+    i, a, c = _array(np.int32, (3,)), jnp.full(3, 1.5), jnp.arange(3) > 0
+    calls = [lambda: jnp.sum(i), lambda: jnp.where(c, i, 0.5), lambda: a + 1.0, lambda: jnp.maximum(a, 2.0),
+             lambda: jnp.mean(i, axis=0)]
+    for f in calls:
+        for _ in range(3):
+            f()
+    with pyjax.enable_x64(True):
+        assert [f().dtype for f in calls] == [np.int64, np.float64, np.float64, np.float64, np.float32]  # as JAX
+        for f in calls:
+            _same(f(), f())  # and the replayed call agrees with the first
+    assert [f().dtype for f in calls] == [np.int32, np.float32, np.float32, np.float32, np.float32]
+
+
+@pytest.mark.parametrize("scalar", [0, 0.0, False, 1j])
+def test_where_scalar_branch_keys_on_its_type(scalar):
+    c, i = jnp.arange(3) > 0, _array(np.int32, (3,))
+    for s in (0, 0.0, False, 1j):  # equal values of other types warm up the cache first
+        for _ in range(2):
+            jnp.where(c, i, s)
+    expected = pyjax.jit(lambda c, i: jnp.where(c, i, scalar))(c, i)
+    for _ in range(2):
+        _same(jnp.where(c, i, scalar), expected)
+        _same(jnp.where(c, scalar, i), pyjax.jit(lambda c, i: jnp.where(c, scalar, i))(c, i))
+
+
+def test_axis_keys_on_its_type():
+    x = _array(np.float32, (2, 3))
+    for _ in range(3):
+        jnp.sum(x, axis=0), jnp.sum(x, axis=(0, 1))
+    for bad in (0.0, (0.0, 1)):
+        with pytest.raises(TypeError):
+            jnp.sum(x, axis=bad)  # equal to a cached int axis, but JAX raises
+    assert jnp.sum(x, axis=False).shape == (3,)  # JAX reads a bool axis as an int
+
+
+def test_a_new_key_after_warm_up_raises_as_before():
+    a = _array(np.float32, (2, 3))
+    for _ in range(3):
+        jnp.dot(a, a.T)
+    for _ in range(2):
+        with pytest.raises(TypeError, match=r"dot_general requires contracting dimensions to have the same shape"):
+            jnp.dot(a, a)
+
+
+def test_set_default_trace_drops_site_and_scalar_plans():
+    x = _array(np.float32, (5,))
+    for _ in range(2):
+        jnp.sum(x), x > 0
+    assert _site_plans(reductions._SITES["sum"])
+    core.set_default_trace(core._default_trace[0])
+    assert not reductions._SITES["sum"].plans
+    _same(jnp.sum(x), pyjax.jit(jnp.sum)(x))
+    _same(x > 0, pyjax.jit(lambda a: a > 0)(x))
+
+
+def test_sites_do_not_apply_under_a_trace():
+    x = _array(np.float32, (3,))
+    for _ in range(3):
+        jnp.where(x > 1, x, 0.0), jnp.sum(x)
+    text = str(pyjax.make_jaxpr(lambda a: jnp.sum(jnp.where(a > 1, a, 0.0)))(x))
+    assert "select_n" in text and "reduce_sum" in text and "gt" in text
+    np.testing.assert_array_equal(np.asarray(pyjax.grad(lambda a: jnp.sum(jnp.where(a > 1, a, 0.0)))(x)), [0, 1, 1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8, np.bool_, np.float16], ids=str)
+@pytest.mark.parametrize("scalar", [0, 1, 2.5, True])
+def test_comparison_dunders_with_scalars_match_jit(dtype, scalar):
+    x = jnp.asarray(np.array([0, 1, 3], dtype))
+    for op in ("__gt__", "__lt__", "__ge__", "__eq__", "__ne__", "__le__"):
+        f = lambda a: getattr(a, op)(scalar)
+        try:
+            expected = pyjax.jit(f)(x)
+        except TypeError:
+            continue
+        for _ in range(3):
+            _same(f(x), expected)
