@@ -202,8 +202,9 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
       >>> jnp.sum(jnp.arange(6).reshape(2, 3), axis=1)
       Array([ 3, 12], dtype=int32)
     """
-    if _plain(a, out, initial, where) and (r := _SITES["sum"].one(
-            a, axis, dtype, keepdims, promote_integers, eager.axis_tag(axis))) is not None:
+    if _plain(a, out, initial, where) and (r := (
+            _SUM_ALL.one(a) if axis is None and dtype is None and keepdims is False and promote_integers is True
+            else _SITES["sum"].one(a, axis, dtype, keepdims, promote_integers, eager.axis_tag(axis)))) is not None:
         return r
     return _reduction(a, "sum", lax_ew.add, 0, preproc=_cast_to_numeric, bool_op=lax_ew.bitwise_or,
                       upcast_f16_for_computation=dtype is None, axis=ensure_optional_axes(axis), dtype=dtype,
@@ -699,3 +700,4 @@ _SITES = {name: eager.Site(name, globals()[name], *options) for name, options in
     ("argmax", ("axis", "keepdims")),
     ("argmin", ("axis", "keepdims")),
 ]}
+_SUM_ALL = eager.Site("sum", sum)  # jnp.sum(x) with every default: the shortest key
