@@ -50,6 +50,7 @@ import scipy.special
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import split as split_lib
+from pyjax._src.backends.numpy import tile as tile_lib
 from pyjax._src.backends.numpy.impls import IMPLS as DEFAULT_IMPLS
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 from pyjax._src.rules import missing_rule_error
@@ -363,13 +364,27 @@ class ProgramBuilder:
             env[var] = self.const_value(const, var.aval)
         for var, value in zip(jaxpr.invars, in_values, strict=True):
             env[var] = value
-        for eqn in jaxpr.eqns:
+        # Runs of equations over large arrays may run block by block (tile.py).
+        items = tile_lib.plan(jaxpr) if self.impls is DEFAULT_IMPLS and tile_lib.enabled() else None
+        for item in range(len(jaxpr.eqns)) if items is None else items:
+            if type(item) is not int:
+                self._emit_region(item, env)
+                continue
+            eqn = jaxpr.eqns[item]
             ins = [self.literal_value(v) if type(v) is Literal else env[v] for v in eqn.invars]
             outs = self.emit_eqn(eqn, ins)
             for var, value in zip(eqn.outvars, outs, strict=True):
                 if value is not None and type(var) is not DropVar:
                     env[var] = value
         return [self._output_value(v) if type(v) is Literal else env[v] for v in jaxpr.outvars]
+
+    def _emit_region(self, region: tile_lib.Region, env: dict) -> None:
+        # One call computes every value the region exports, block by block.
+        runner = tile_lib.compile_region(region, self.impls, functools.partial(_compile_block, self.impls))
+        outs = self.call(runner, [env[v] for v in region.invars], [v.aval for v in region.outvars],
+                         multiple_results=True, hint="tiled_region")
+        for var, value in zip(region.outvars, outs, strict=True):
+            env[var] = value
 
     def _output_value(self, literal: Literal) -> _Value:
         # A literal output is returned as a NumPy value of its aval's dtype,
@@ -587,6 +602,26 @@ class Block:
         self.lines = lines
         self.out_names = out_names
         self.written = written  # outputs already stored in their out_targets
+
+
+def _compile_block(impls: dict, jaxpr: Jaxpr, tiled_outputs: Sequence[bool]) -> tuple[Callable, set[int]]:
+    """A tiled region's block (tile.py) as `fn(*inputs, *targets) -> list`:
+    `targets` are the slices of the region's tiled outputs this block
+    fills, one per True in `tiled_outputs`; ufunc results are written
+    straight into them (their indices are returned in the set), other
+    outputs are returned for the caller to store."""
+    builder = ProgramBuilder(impls)
+    targets = [f"target__{k}" if tiled else None for k, tiled in enumerate(tiled_outputs)]
+    block = builder.block(jaxpr, [None] * len(jaxpr.invars), targets)
+    params = [*block.in_names, *(t for t in targets if t is not None)]
+    lines = [f"def tiled_block({', '.join(params)}):", *("    " + line for line in block.lines),
+             f"    return [{', '.join(block.out_names)}]"]
+    source = "\n".join(lines) + "\n"
+    filename = f"<pyjax compiled tiled_block #{next(_compile_ids)}>"
+    exec(compile(source, filename, "exec"), builder.namespace)  # noqa: S102 (our own source)
+    fn = builder.namespace["tiled_block"]
+    _register_source(fn, filename, source)
+    return fn, block.written
 
 
 # dtypes ndarray.dot hands to BLAS exactly as np.matmul does.

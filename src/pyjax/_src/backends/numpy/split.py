@@ -19,9 +19,11 @@ every core, NumPy on one.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import functools
 import math
 import os
+import threading
 
 import numpy as np
 
@@ -35,6 +37,26 @@ _MIN_ROWS = 16  # rows per block at the least
 MIN_ELEMENTS = 1 << 19
 
 _state: dict = {"workers": 1, "pool": None}
+# Set on a thread running one block of a tiled region (tile.py): its calls
+# run whole (the region already shares the cores; a pool thread waiting on
+# the pool could deadlock).
+_local = threading.local()
+
+
+def num_workers() -> int:
+    """How many blocks a split makes now: the cores, or 1 inside a tiled region's block."""
+    return 1 if getattr(_local, "unsplit", False) else _state["workers"]
+
+
+@contextlib.contextmanager
+def unsplit():
+    """Within this context, on this thread, nothing is split."""
+    before = getattr(_local, "unsplit", False)
+    _local.unsplit = True
+    try:
+        yield
+    finally:
+        _local.unsplit = before
 
 
 def configure(blas_threads: int | None) -> None:
@@ -46,7 +68,7 @@ def configure(blas_threads: int | None) -> None:
 
 def worth_splitting(rows: int, contract: int, cols: int, batch: int = 1) -> bool:
     """Whether `matmul` would split a (batch, rows, contract) @ (batch, contract, cols) product."""
-    workers = _state["workers"]
+    workers = num_workers()
     return (workers > 1 and 2 * batch * rows * contract * cols >= MIN_FLOPS
             and (batch >= workers or rows >= workers * _MIN_ROWS))
 
@@ -61,17 +83,17 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rows, contract = a.shape[-2], a.shape[-1]
     if not worth_splitting(rows, contract, b.shape[-1], batch):
         return np.matmul(a, b)
-    workers = _state["workers"]
+    workers = num_workers()
     out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (rows, b.shape[-1]), np.result_type(a, b))
     if batched and batch >= workers:
-        blocks = [(a[i:j], b[i:j], out[i:j]) for i, j in _ranges(batch)]
+        blocks = [(a[i:j], b[i:j], out[i:j]) for i, j in ranges(batch)]
     else:
-        blocks = [(a[..., i:j, :], b, out[..., i:j, :]) for i, j in _ranges(rows)]
+        blocks = [(a[..., i:j, :], b, out[..., i:j, :]) for i, j in ranges(rows)]
     _run_blocks(np.matmul, blocks)
     return out
 
 
-def _run_all(calls: list) -> None:
+def run_all(calls: list) -> None:
     # Every call at once: the first on the calling thread, the others on the
     # pool; returns when all are done (re-raising the first error).
     pool = _pool()
@@ -83,10 +105,10 @@ def _run_all(calls: list) -> None:
 
 def _run_blocks(fn, blocks: list) -> None:
     # `fn(*block[:-1], out=block[-1])` for every block, at once.
-    _run_all([functools.partial(fn, *block[:-1], out=block[-1]) for block in blocks])
+    run_all([functools.partial(fn, *block[:-1], out=block[-1]) for block in blocks])
 
 
-def _ranges(size: int) -> list:
+def ranges(size: int) -> list:
     # [0, size) cut into one contiguous range per worker.
     bounds = np.linspace(0, size, _state["workers"] + 1).astype(int)
     return list(zip(bounds[:-1], bounds[1:], strict=True))
@@ -121,7 +143,7 @@ MIN_ELEMENTS_MEMORY_BOUND = 1 << 21
 
 def elementwise_worth_splitting(ufunc: np.ufunc, shape: tuple) -> bool:
     """Whether compiled code should call a `SplitUfunc` for `ufunc` with an output of this shape."""
-    workers = _state["workers"]
+    workers = num_workers()
     if workers < 2 or not shape or shape[0] < workers:
         return False
     size = math.prod(shape)
@@ -132,7 +154,7 @@ def reduce(ufunc: np.ufunc, x: np.ndarray, axes: tuple, dtype=None):
     """`ufunc.reduce(x, axis=axes, dtype=dtype)`, by blocks of the leading
     axis when it is kept and `x` is large (each block reduces its own rows:
     the same operations, so the same bits)."""
-    workers = _state["workers"]
+    workers = num_workers()
     if workers < 2 or x.ndim == 0 or 0 in axes or x.shape[0] < workers or x.size < MIN_ELEMENTS_MEMORY_BOUND:
         return ufunc.reduce(x, axis=axes, dtype=dtype)
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
@@ -141,7 +163,7 @@ def reduce(ufunc: np.ufunc, x: np.ndarray, axes: tuple, dtype=None):
     def reduce_rows(start: int, stop: int) -> None:
         ufunc.reduce(x[start:stop], axis=axes, dtype=dtype, out=out[start:stop])
 
-    _run_all([functools.partial(reduce_rows, i, j) for i, j in _ranges(x.shape[0])])
+    run_all([functools.partial(reduce_rows, i, j) for i, j in ranges(x.shape[0])])
     return out
 
 
@@ -170,7 +192,7 @@ class SplitUfunc:
             out = np.empty(self.shape, self.dtype)
         rows, ndim = self.shape[0], len(self.shape)
         blocks = []
-        for i, j in _ranges(rows):
+        for i, j in ranges(rows):
             block = [x[i:j] if getattr(x, "ndim", 0) == ndim and x.shape[0] == rows else x for x in inputs]
             blocks.append((*block, out[i:j]))
         _run_blocks(self.ufunc, blocks)
@@ -185,11 +207,11 @@ MIN_RANGE = 1 << 18
 def run_ranges(fn, size: int) -> None:
     """`fn(start, stop)` over [0, size), split into one range per core when
     large enough (the caller guarantees the ranges are independent)."""
-    workers = _state["workers"]
+    workers = num_workers()
     if workers < 2 or size < MIN_RANGE:
         fn(0, size)
         return
-    _run_all([functools.partial(fn, i, j) for i, j in _ranges(size)])
+    run_all([functools.partial(fn, i, j) for i, j in ranges(size)])
 
 
 def fresh_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -198,7 +220,7 @@ def fresh_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     in parallel (a 256x128x64 float32 outer product: 0.91 ms whole, 0.47 ms
     in two blocks)."""
     shape = np.broadcast_shapes(a.shape, b.shape)
-    workers = _state["workers"]
+    workers = num_workers()
     if workers < 2 or not shape or shape[0] < workers or math.prod(shape) < MIN_ELEMENTS:
         return np.multiply(a, b)
     return SplitUfunc(np.multiply, shape, np.result_type(a, b))(a, b)

@@ -1,0 +1,393 @@
+"""Tiled regions: a run of equations executed block by block along a leading axis.
+
+XLA fuses a chain like attention's softmax, or the body of a Newton
+iteration, into loops that stream each element through every operation
+while it is in cache, on every core. The NumPy backend calls one NumPy
+function per equation, each a full pass over arrays of several megabytes.
+When a run of consecutive equations all map the leading axis of their
+operands to the leading axis of their results (elementwise operations,
+reductions over other axes, batched matmuls over that axis, broadcasts
+and transposes that keep it), the run can instead execute on blocks of
+that axis: each block is a slab small enough to stay in cache through the
+whole run, and the slabs are shared among the cores (split.py's pool).
+
+Every equation computes, on a slab, exactly what it computes on the whole
+array restricted to that slab (the same NumPy calls over the same rows), so
+results are bitwise the same as without tiling; tests/backends/test_tile.py
+checks it, and `PYJAX_TILE_MIN_ELEMENTS=1` tiles every region it can find,
+which the whole test suite passes under. A reduction over the leading axis
+itself ends a region: `max`, `min`, `and` and `or` (exact in any order) are
+reduced per block and then across blocks; a sum is not (the order of its
+additions would change).
+
+`plan(jaxpr)` finds the regions of one jaxpr (linear in its equations);
+the compiler (compile.py) runs each as one call of a `TiledRegion`, whose
+per-block code is compiled once per block size, at compile time.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import threading
+import numpy as np
+
+from pyjax._src.avals import ShapedArray
+from pyjax._src.backends.numpy import split as split_lib
+from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
+
+# A region is tiled when its equations produce at least this many elements
+# in all (below it, one pass per equation stays in cache anyway, and the
+# hand-off to a second core costs more than it saves).
+MIN_ELEMENTS = int(os.environ.get("PYJAX_TILE_MIN_ELEMENTS", 1 << 20))
+# Each block's largest intermediate is about this big: a few of them stay in
+# the core's L2 cache while the block runs the whole region.
+BLOCK_BYTES = 1 << 19
+
+# Primitives whose every output element depends only on the operands' element
+# at the same index (operands of the result's shape, or rank-0).
+ELEMENTWISE = frozenset({
+    "neg", "sign", "abs", "floor", "ceil", "round", "is_finite", "square", "not", "conj", "real",
+    "imag", "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf",
+    "erfc", "lgamma", "digamma", "integer_pow", "add", "sub", "mul", "div", "rem", "pow",
+    "max", "min", "atan2", "nextafter", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge",
+    "select_n", "convert_element_type", "clamp", "stop_gradient", "copy", "copy_p",
+})
+# Of those, the ones whose impl is a NumPy ufunc (or NumPy arithmetic), which
+# broadcast operands with size-1 axes as lax's do.
+_BROADCASTING = ELEMENTWISE - {"select_n", "clamp", "convert_element_type", "integer_pow", "copy", "copy_p",
+                               "stop_gradient", "erf_inv", "real", "imag", "round"}
+_REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
+                         "reduce_or", "reduce_xor", "argmax", "argmin"})
+# Reductions whose result does not depend on the order of the reduction: a
+# reduction over the leading axis is done per block, then across blocks.
+_ORDER_FREE = frozenset({"reduce_max", "reduce_min", "reduce_and", "reduce_or"})
+
+_TILED, _WHOLE, _PARTIAL = "tiled", "whole", "partial"
+_inside = threading.local()
+
+
+def enabled() -> bool:
+    """Whether the compiler looks for regions now: only with more than one
+    core to share them, and never while compiling a region's own blocks."""
+    return split_lib.num_workers() > 1 and not getattr(_inside, "compiling", False)
+
+
+class Region:
+    """Equations `eqns` of a jaxpr (in order) tiled along a leading axis of
+    size `size`: `invars` (roles `in_roles`: tiled, or used whole) and
+    `outvars` (roles `out_roles`: tiled, or partial reductions)."""
+
+    __slots__ = ("size", "eqns", "invars", "in_roles", "outvars", "out_roles")
+
+    def __init__(self, size, eqns, invars, in_roles, outvars, out_roles):
+        self.size, self.eqns = size, eqns
+        self.invars, self.in_roles = invars, in_roles
+        self.outvars, self.out_roles = outvars, out_roles
+
+
+def plan(jaxpr: Jaxpr) -> list | None:
+    """The equations of `jaxpr` as a list of equation indices and `Region`s,
+    in an order that computes the same values; None when there is no region
+    worth tiling."""
+    eqns = jaxpr.eqns
+    if not any(_big(v.aval) for e in eqns for v in e.outvars):
+        return None
+    last_use = _last_uses(jaxpr)
+    items: list = []
+    found = False
+    i = 0
+    while i < len(eqns):
+        grown = _grow(eqns, i, last_use)
+        if grown is None:
+            items.append(i)
+            i += 1
+            continue
+        region, hoisted, end = grown
+        items.extend(hoisted)
+        items.append(region)
+        found = True
+        i = end
+    return items if found else None
+
+
+def _big(aval) -> bool:
+    shape = getattr(aval, "shape", ())
+    return bool(shape) and math.prod(shape) * 2 >= MIN_ELEMENTS
+
+
+def _last_uses(jaxpr: Jaxpr) -> dict:
+    last = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for v in eqn.invars:
+            if type(v) is not Literal:
+                last[v] = i
+    for v in jaxpr.outvars:
+        if type(v) is not Literal:
+            last[v] = len(jaxpr.eqns)
+    return last
+
+
+def _grow(eqns: list, start: int, last_use: dict):
+    """The region starting at `eqns[start]`, the indices of the equations
+    hoisted above it (independent scalar work met on the way) and the index
+    after it; None when no region worth tiling starts there."""
+    size = _leading_size(eqns[start])
+    if size is None or size < split_lib.num_workers():
+        return None
+    roles: dict = {}  # region inputs -> tiled/whole
+    defined: dict = {}  # values the region computes -> tiled/partial
+    members, hoisted = [], []
+    j = start
+    while j < len(eqns):
+        eqn = eqns[j]
+        if eqn.effects:
+            break
+        uses_region = any(type(v) is not Literal and v in defined for v in eqn.invars)
+        out_roles = _roles(eqn, size, roles, defined) if not any(
+            type(v) is not Literal and defined.get(v) == _PARTIAL for v in eqn.invars) else None
+        if out_roles is None:
+            if not uses_region and all(not getattr(v.aval, "shape", ()) for v in (*eqn.invars, *eqn.outvars)):
+                hoisted.append(j)  # scalar bookkeeping (a loop counter): runs before the region
+                j += 1
+                continue
+            break
+        members.append(eqn)
+        for v, role in zip(eqn.outvars, out_roles, strict=True):
+            if type(v) is not DropVar:
+                defined[v] = role
+        j += 1
+    work = sum(math.prod(v.aval.shape) for e in members for v in e.outvars if v.aval.shape)
+    if len(members) < 2 or work < MIN_ELEMENTS:
+        return None
+    outs = [v for v in defined if last_use.get(v, -1) >= j]
+    if not outs:
+        return None
+    invars = list(roles)
+    region = Region(size, members, invars, [roles[v] for v in invars], outs, [defined[v] for v in outs])
+    return region, hoisted, j
+
+
+def _leading_size(eqn: JaxprEqn) -> int | None:
+    if eqn.primitive.name not in ELEMENTWISE and eqn.primitive.name not in _SHAPE_RULES:
+        return None
+    outs = [v.aval for v in eqn.outvars]
+    if not outs or not all(isinstance(a, ShapedArray) and a.shape and isinstance(a.dtype, np.dtype)
+                           for a in outs):
+        return None
+    return outs[0].shape[0]
+
+
+def _roles(eqn: JaxprEqn, size: int, roles: dict, defined: dict) -> list | None:
+    """The roles of `eqn`'s outputs inside a region of leading size `size`
+    (recording the roles it gives region inputs), or None when `eqn` cannot
+    run on blocks there."""
+    name = eqn.primitive.name
+    if not all(isinstance(v.aval, ShapedArray) and isinstance(v.aval.dtype, np.dtype)
+               for v in (*eqn.invars, *eqn.outvars)):
+        return None
+    if name in ELEMENTWISE:
+        out = eqn.outvars[0].aval
+        if len(eqn.outvars) != 1 or not out.shape or out.shape[0] != size:
+            return None
+        wanted = {}
+        for v in eqn.invars:
+            shape = v.aval.shape
+            if shape == out.shape:
+                wanted[v] = _TILED
+            elif not shape:
+                wanted[v] = _WHOLE
+            elif name in _BROADCASTING and len(shape) == len(out.shape) and all(
+                    d in (1, o) for d, o in zip(shape, out.shape, strict=True)):
+                # Size-1 axes broadcast (lax allows them since vmap makes them):
+                # an operand of leading size 1 serves every block whole.
+                wanted[v] = _TILED if shape[0] == size else _WHOLE
+            else:
+                return None
+        return [_TILED] if _assign(wanted, roles, defined) else None
+    rule = _SHAPE_RULES.get(name)
+    return None if rule is None else rule(eqn, size, roles, defined)
+
+
+def _assign(wanted: dict, roles: dict, defined: dict) -> bool:
+    # Gives region inputs their roles; False when a value would need two, or
+    # a value the region computes (always tiled, or partial) is wanted whole.
+    for v, role in wanted.items():
+        if type(v) is Literal:
+            if role != _WHOLE:
+                return False
+            continue
+        have = defined.get(v) or roles.get(v)
+        if have is not None and have != role:
+            return False
+    for v, role in wanted.items():
+        if type(v) is not Literal and v not in defined:
+            roles[v] = role
+    return True
+
+
+def _reduction_rule(eqn, size, roles, defined):
+    (x,), (out,) = eqn.invars, eqn.outvars
+    axes = eqn.params["axes"]
+    if not x.aval.shape or x.aval.shape[0] != size or not _assign({x: _TILED}, roles, defined):
+        return None
+    if 0 not in axes:
+        return [_TILED]
+    return [_PARTIAL] if eqn.primitive.name in _ORDER_FREE else None
+
+
+def _broadcast_rule(eqn, size, roles, defined):
+    (x,), (out,) = eqn.invars, eqn.outvars
+    if not out.aval.shape or out.aval.shape[0] != size:
+        return None
+    if not x.aval.shape:
+        return [_TILED] if _assign({x: _WHOLE}, roles, defined) else None
+    dims = eqn.params["broadcast_dimensions"]
+    if dims[0] != 0 or x.aval.shape[0] != size:
+        return None
+    return [_TILED] if _assign({x: _TILED}, roles, defined) else None
+
+
+def _keeps_leading(eqn, size, roles, defined, keeps: bool):
+    (x,), (out,) = eqn.invars, eqn.outvars
+    if not keeps or not x.aval.shape or x.aval.shape[0] != size or not out.aval.shape or out.aval.shape[0] != size:
+        return None
+    return [_TILED] if _assign({x: _TILED}, roles, defined) else None
+
+
+def _dot_rule(eqn, size, roles, defined):
+    lhs, rhs = eqn.invars
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    # Only products batched over the leading axis of both operands: each
+    # block is the same per-matrix BLAS calls the whole product makes.
+    if not lb or lb[0] != 0 or rb[0] != 0 or lhs.aval.shape[0] != size or rhs.aval.shape[0] != size:
+        return None
+    return [_TILED] if _assign({lhs: _TILED, rhs: _TILED}, roles, defined) else None
+
+
+_SHAPE_RULES = {
+    **{name: _reduction_rule for name in _REDUCTIONS},
+    "broadcast_in_dim": _broadcast_rule,
+    "transpose": lambda e, n, r, d: _keeps_leading(e, n, r, d, e.params["permutation"][0] == 0),
+    "reshape": lambda e, n, r, d: _keeps_leading(
+        e, n, r, d, e.params.get("dimensions") is None and tuple(e.params["new_sizes"])[:1] == (n,)),
+    "squeeze": lambda e, n, r, d: _keeps_leading(e, n, r, d, 0 not in e.params["dimensions"]),
+    "dot_general": _dot_rule,
+}
+# Params holding the result's shape, rewritten for a block's size.
+_SHAPE_PARAMS = {"broadcast_in_dim": "shape", "reshape": "new_sizes"}
+
+
+# ---------------------------------------------------------------------------
+# Running a region
+
+
+class TiledRegion:
+    """A region's runner: `region(*inputs) -> list of outputs` computes its
+    outputs by blocks of the leading axis, in parallel on split.py's pool."""
+
+    def __init__(self, region: Region, impls: dict, compile_block):
+        self.region = region
+        self.tiled_in = [role == _TILED for role in region.in_roles]
+        self.out_specs = [(v.aval.shape, v.aval.dtype, role) for v, role in zip(region.outvars, region.out_roles,
+                                                                               strict=True)]
+        partial_eqns = {v: e for e in region.eqns for v in e.outvars}
+        self.combine = [
+            None if role != _PARTIAL else functools.partial(
+                impls[partial_eqns[v].primitive], **dict(partial_eqns[v].params, axes=(0,)))
+            for v, role in zip(region.outvars, region.out_roles, strict=True)
+        ]
+        row_bytes = max(math.prod(v.aval.shape[1:]) * v.aval.dtype.itemsize
+                        for e in region.eqns for v in (*e.invars, *e.outvars)
+                        if type(v) is not Literal and v.aval.shape and v.aval.shape[0] == region.size)
+        rows = max(1, BLOCK_BYTES // max(row_bytes, 1))
+        # One contiguous range of rows per core, cut into blocks of `rows`.
+        self.work = []
+        index = 0
+        for lo, hi in split_lib.ranges(region.size):
+            blocks = []
+            for b in range(lo, hi, rows):
+                blocks.append((index, b, min(b + rows, hi)))
+                index += 1
+            self.work.append(blocks)
+        self.num_blocks = index
+        sizes = {hi - lo for blocks in self.work for _, lo, hi in blocks}
+        tiled_outputs = [role == _TILED for role in region.out_roles]
+        self.programs = {n: compile_block(_block_jaxpr(region, n), tiled_outputs) for n in sizes}
+
+    def __call__(self, *args):
+        outs = [np.empty(shape, dtype) if role == _TILED else [None] * self.num_blocks
+                for shape, dtype, role in self.out_specs]
+        split_lib.run_all([functools.partial(self._run_blocks, blocks, args, outs) for blocks in self.work])
+        for k, combine in enumerate(self.combine):
+            if combine is not None:
+                outs[k] = combine(np.stack(outs[k]))
+        return outs
+
+    def _run_blocks(self, blocks, args, outs):
+        tiled_in, specs = self.tiled_in, self.out_specs
+        with split_lib.unsplit():  # each block runs whole on its core
+            for index, lo, hi in blocks:
+                program, written = self.programs[hi - lo]
+                block_args = [x[lo:hi] if t else x for x, t in zip(args, tiled_in, strict=True)]
+                targets = [out[lo:hi] if spec[2] == _TILED else None for out, spec in zip(outs, specs, strict=True)]
+                results = program(*block_args, *[t for t in targets if t is not None])
+                for k, (result, spec) in enumerate(zip(results, specs, strict=True)):
+                    if spec[2] == _PARTIAL:
+                        outs[k][index] = result
+                    elif k not in written:
+                        targets[k][...] = result
+
+
+def _block_jaxpr(region: Region, rows: int) -> Jaxpr:
+    # The region's equations on blocks of `rows` rows: tiled values get a
+    # leading axis of `rows`, shape params follow.
+    env: dict = {}
+
+    def block_var(v, role):
+        aval = v.aval
+        if role == _TILED:
+            aval = ShapedArray((rows, *aval.shape[1:]), aval.dtype, aval.weak_type)
+        env[v] = Var(aval)
+        return env[v]
+
+    invars = [block_var(v, role) for v, role in zip(region.invars, region.in_roles, strict=True)]
+    eqns = []
+    tiled = {v for v, role in zip(region.invars, region.in_roles, strict=True) if role == _TILED}
+    for eqn in region.eqns:
+        ins = [v if type(v) is Literal else env[v] for v in eqn.invars]
+        outs = []
+        for v in eqn.outvars:
+            if type(v) is DropVar:
+                outs.append(DropVar(v.aval))
+                continue
+            is_tiled = bool(v.aval.shape) and v.aval.shape[0] == region.size and _tiled_result(eqn, tiled)
+            outs.append(block_var(v, _TILED if is_tiled else _PARTIAL))
+            if is_tiled:
+                tiled.add(v)
+        params = eqn.params
+        key = _SHAPE_PARAMS.get(eqn.primitive.name)
+        if key is not None:
+            params = dict(params, **{key: (rows, *tuple(params[key])[1:])})
+        eqns.append(JaxprEqn(eqn.primitive, ins, outs, params, eqn.effects, eqn.source_info))
+    return Jaxpr([], invars, [env[v] for v in region.outvars], eqns)
+
+
+def _tiled_result(eqn: JaxprEqn, tiled: set) -> bool:
+    # A result is tiled unless it is a reduction over the leading axis.
+    if eqn.primitive.name in _REDUCTIONS:
+        return 0 not in eqn.params["axes"]
+    return True
+
+
+def compile_region(region: Region, impls: dict, compile_sub) -> TiledRegion:
+    """The runner of `region`, its blocks compiled by `compile_sub(jaxpr)`
+    (which returns `(function, written)`: see compile.py) with regions off."""
+    _inside.compiling = True
+    try:
+        with split_lib.unsplit():  # a block's own calls never split again
+            return TiledRegion(region, impls, compile_sub)
+    finally:
+        _inside.compiling = False

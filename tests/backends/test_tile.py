@@ -1,0 +1,183 @@
+"""Tiled regions (backends/numpy/tile.py): runs of equations over a shared
+leading axis compiled into one block-by-block call, bitwise the same as
+the equation-by-equation program, and only where every equation keeps the
+leading axis."""
+
+import math
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src.backends.numpy import split as split_lib
+from pyjax._src.backends.numpy import tile as tile_lib
+from pyjax._src.backends.numpy.compile import compile_jaxpr
+from pyjax._src.backends.numpy.impls import IMPLS
+
+
+@pytest.fixture
+def tiling(monkeypatch):
+    """Two workers and small regions tiled, with blocks of a few rows."""
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    monkeypatch.setattr(tile_lib, "MIN_ELEMENTS", 64)
+    monkeypatch.setattr(tile_lib, "BLOCK_BYTES", 256)
+
+
+def _compile(fn, *args):
+    closed = pyjax.make_jaxpr(fn)(*args)
+    return compile_jaxpr(closed, IMPLS), closed
+
+
+def _untiled(fn, *args):
+    # The reference: the same jaxpr compiled with tiling off.
+    closed = pyjax.make_jaxpr(fn)(*args)
+    before = tile_lib.MIN_ELEMENTS
+    tile_lib.MIN_ELEMENTS = 1 << 62
+    try:
+        return compile_jaxpr(closed, IMPLS)(*[np.asarray(a) for a in args])
+    finally:
+        tile_lib.MIN_ELEMENTS = before
+
+
+def _assert_bitwise(actual, expected):
+    assert len(actual) == len(expected)
+    for a, e in zip(actual, expected, strict=True):
+        a, e = np.asarray(a), np.asarray(e)
+        assert a.dtype == e.dtype and a.shape == e.shape
+        assert a.tobytes() == e.tobytes()
+
+
+def _attention(q, k, v):
+    def head(q, k, v):
+        s = (q @ k.T) / math.sqrt(q.shape[-1])
+        s = s - jnp.max(s, axis=-1, keepdims=True)
+        e = jnp.exp(s)
+        return (e / jnp.sum(e, axis=-1, keepdims=True)) @ v
+
+    return pyjax.vmap(head)(q, k, v)
+
+
+def test_attention_is_one_region_and_bitwise_the_same(tiling):
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((5, 16, 8)).astype(np.float32) for _ in range(3))
+    compiled, _ = _compile(_attention, q, k, v)
+    body = [line.strip() for line in compiled.source.splitlines()[1:]]
+    assert body[0].startswith("d, = _tiled_region_"), compiled.source
+    assert not any("dot_general" in line or "exp" in line for line in body)
+    _assert_bitwise(compiled(q, k, v), _untiled(_attention, q, k, v))
+    # and through jit, against the reference computation in NumPy
+    out = pyjax.jit(_attention)(q, k, v)
+    s = q @ k.transpose(0, 2, 1) / np.float32(math.sqrt(8))
+    e = np.exp(s - s.max(-1, keepdims=True))
+    np.testing.assert_allclose(out, (e / e.sum(-1, keepdims=True)) @ v, rtol=1e-5, atol=1e-6)
+
+
+def _newton(a):
+    def body(c):
+        i, y, _ = c
+        yn = 0.5 * (y + a / y)
+        return i + 1, yn, jnp.max(jnp.abs(yn - y) / yn)
+
+    return lax.while_loop(lambda c: (c[0] < 50) & (c[2] > 1e-6), body, (jnp.int32(0), a, jnp.float32(np.inf)))
+
+
+def test_while_body_tiles_with_a_partial_max_and_hoists_the_counter(tiling):
+    a = np.random.default_rng(1).uniform(0.5, 100.0, 1000).astype(np.float32)
+    compiled, _ = _compile(_newton, a)
+    lines = [line.strip() for line in compiled.source.splitlines()]
+    region = [line for line in lines if "_tiled_region_" in line]
+    assert len(region) == 1 and region[0].count(",") >= 2, compiled.source  # yn and the max come out of it
+    counter = next(i for i, line in enumerate(lines) if "_np_add_" in line and "_lit" in line)
+    assert counter < lines.index(region[0])  # the scalar `i + 1` runs before the region
+    result = compiled(a)
+    _assert_bitwise(result, _untiled(_newton, a))
+    assert int(result[0]) > 3
+
+
+def test_a_partial_max_propagates_nan_from_any_block(tiling):
+    def f(x):
+        return jnp.max(jnp.abs(x * 2.0 - 1.0))
+
+    for where in (0, 500, 999):
+        x = np.linspace(-1, 1, 1000, dtype=np.float32)
+        x[where] = np.nan
+        compiled, _ = _compile(f, x)
+        assert "_tiled_region_" in compiled.source
+        assert np.isnan(compiled(x)[0])
+
+
+def test_a_sum_over_the_leading_axis_is_not_tiled(tiling):
+    # Summation order would change; only the elementwise part is tiled.
+    def f(x):
+        return jnp.sum(jnp.tanh(x) * 3.0, axis=0)
+
+    x = np.random.default_rng(2).standard_normal((64, 8)).astype(np.float32)
+    compiled, _ = _compile(f, x)
+    lines = [line.strip() for line in compiled.source.splitlines()]
+    region = next(i for i, line in enumerate(lines) if "_tiled_region_" in line)
+    reduce_sum = next(i for i, line in enumerate(lines) if "_reduce_sum_" in line)
+    assert reduce_sum > region
+    _assert_bitwise(compiled(x), _untiled(f, x))
+
+
+def test_an_operand_of_leading_size_one_is_broadcast_to_every_block(tiling):
+    def f(x, row):
+        return lax.sub(x, row) * 2.0  # row: (1, 8), lax broadcasts its size-1 axis
+
+    x = np.random.default_rng(3).standard_normal((40, 8)).astype(np.float32)
+    row = np.arange(8, dtype=np.float32)[None]
+    compiled, _ = _compile(f, x, row)
+    assert "_tiled_region_" in compiled.source
+    _assert_bitwise(compiled(x, row), _untiled(f, x, row))
+
+
+def test_effects_and_leading_axis_changes_end_a_region(tiling):
+    def f(x):
+        y = jnp.sin(x) + 1.0
+        pyjax.debug.print("{}", y[0, 0])
+        return jnp.cos(y).T * 2.0  # a transpose moving the leading axis
+
+    x = np.random.default_rng(4).standard_normal((32, 6)).astype(np.float32)
+    closed = pyjax.make_jaxpr(f)(x)
+    items = tile_lib.plan(closed.jaxpr)
+    assert items is not None
+    for item in items:
+        if isinstance(item, tile_lib.Region):
+            names = [e.primitive.name for e in item.eqns]
+            assert "debug_callback" not in names and "transpose" not in names
+
+
+def test_one_core_compiles_no_region(monkeypatch):
+    monkeypatch.setitem(split_lib._state, "workers", 1)
+    monkeypatch.setattr(tile_lib, "MIN_ELEMENTS", 1)
+    x = np.ones((32, 4), np.float32)
+    compiled, _ = _compile(lambda x: jnp.exp(x) * 2.0 + 1.0, x)
+    assert "_tiled_region_" not in compiled.source
+
+
+def test_small_programs_are_left_alone(monkeypatch):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    x = np.ones((32, 4), np.float32)  # far below MIN_ELEMENTS
+    compiled, _ = _compile(lambda x: jnp.exp(x) * 2.0 + 1.0, x)
+    assert "_tiled_region_" not in compiled.source
+
+
+def test_blocks_never_split_again(tiling, monkeypatch):
+    # Inside a block the split helpers see one worker (a pool thread waiting
+    # on the pool would deadlock); outside, two.
+    seen = []
+    real = split_lib.matmul
+
+    def spy(a, b):
+        seen.append(split_lib.num_workers())
+        return real(a, b)
+
+    monkeypatch.setattr(split_lib, "matmul", spy)
+    rng = np.random.default_rng(5)
+    q, k, v = (rng.standard_normal((4, 16, 8)).astype(np.float32) for _ in range(3))
+    compiled, _ = _compile(_attention, q, k, v)
+    compiled(q, k, v)
+    assert seen and set(seen) == {1}
+    assert split_lib.num_workers() == 2
