@@ -40,7 +40,7 @@ from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 # A region is tiled when its equations produce at least this many elements
 # in all (below it, one pass per equation stays in cache anyway, and the
 # hand-off to a second core costs more than it saves).
-MIN_ELEMENTS = int(os.environ.get("PYJAX_TILE_MIN_ELEMENTS", 1 << 20))
+MIN_ELEMENTS = int(os.environ.get("PYJAX_TILE_MIN_ELEMENTS") or 1 << 20)
 # Each block's largest intermediate is about this big: a few of them stay in
 # the core's L2 cache while the block runs the whole region.
 BLOCK_BYTES = 1 << 19
@@ -64,6 +64,9 @@ _REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"
 # Reductions whose result does not depend on the order of the reduction: a
 # reduction over the leading axis is done per block, then across blocks.
 _ORDER_FREE = frozenset({"reduce_max", "reduce_min", "reduce_and", "reduce_or"})
+
+# Equations that only change the layout (NumPy views): no work of their own.
+_LAYOUT = frozenset({"transpose", "reshape", "broadcast_in_dim", "squeeze"})
 
 _TILED, _WHOLE, _PARTIAL = "tiled", "whole", "partial"
 _inside = threading.local()
@@ -137,11 +140,38 @@ def _grow(eqns: list, start: int, last_use: dict):
     size = _leading_size(eqns[start])
     if size is None or size < split_lib.num_workers():
         return None
+    members, hoisted = _scan(eqns, start, size)
+    # Layout changes at the end are views of the whole result, free after the
+    # region; inside it they would cost a copy into the result.
+    while members and eqns[members[-1]].primitive.name in _LAYOUT:
+        members.pop()
+    compute = [eqns[i] for i in members if eqns[i].primitive.name not in _LAYOUT]
+    work = sum(math.prod(v.aval.shape) for e in compute for v in e.outvars if v.aval.shape)
+    if len(compute) < 2 or work < MIN_ELEMENTS:
+        return None
+    roles: dict = {}
+    defined: dict = {}
+    for i in members:
+        for v, role in zip(eqns[i].outvars, _roles(eqns[i], size, roles, defined), strict=True):
+            if type(v) is not DropVar:
+                defined[v] = role
+    end = members[-1] + 1
+    outs = [v for v in defined if last_use.get(v, -1) >= end]
+    if not outs:
+        return None
+    invars = list(roles)
+    region = Region(size, [eqns[i] for i in members], invars, [roles[v] for v in invars], outs,
+                    [defined[v] for v in outs])
+    return region, [i for i in hoisted if i < end], end
+
+
+def _scan(eqns: list, start: int, size: int) -> tuple[list, list]:
+    # The indices of the equations that can join a region of leading size
+    # `size` from `start` on, and of the scalar ones met among them.
     roles: dict = {}  # region inputs -> tiled/whole
     defined: dict = {}  # values the region computes -> tiled/partial
     members, hoisted = [], []
-    j = start
-    while j < len(eqns):
+    for j in range(start, len(eqns)):
         eqn = eqns[j]
         if eqn.effects:
             break
@@ -151,23 +181,13 @@ def _grow(eqns: list, start: int, last_use: dict):
         if out_roles is None:
             if not uses_region and all(not getattr(v.aval, "shape", ()) for v in (*eqn.invars, *eqn.outvars)):
                 hoisted.append(j)  # scalar bookkeeping (a loop counter): runs before the region
-                j += 1
                 continue
             break
-        members.append(eqn)
+        members.append(j)
         for v, role in zip(eqn.outvars, out_roles, strict=True):
             if type(v) is not DropVar:
                 defined[v] = role
-        j += 1
-    work = sum(math.prod(v.aval.shape) for e in members for v in e.outvars if v.aval.shape)
-    if len(members) < 2 or work < MIN_ELEMENTS:
-        return None
-    outs = [v for v in defined if last_use.get(v, -1) >= j]
-    if not outs:
-        return None
-    invars = list(roles)
-    region = Region(size, members, invars, [roles[v] for v in invars], outs, [defined[v] for v in outs])
-    return region, hoisted, j
+    return members, hoisted
 
 
 def _leading_size(eqn: JaxprEqn) -> int | None:
