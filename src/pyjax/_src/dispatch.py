@@ -99,6 +99,8 @@ class EvalTrace(core.Trace):
             plan = False
         else:
             ufunc = impl if isinstance(impl, np.ufunc) else getattr(impl, "ufunc", None)
+            if ufunc is not None and out_aval.dtype in getattr(impl, "exact_dtypes", ()):
+                ufunc = None  # the impl computes this dtype as XLA does, not as the ufunc
             if ufunc is not None:
                 # A ufunc's result dtype depends on its operands' dtypes alone:
                 # one call on empty operands tells whether it is already right.

@@ -53,8 +53,7 @@ for _primitive, _fn in [
     (ew.neg_p, np.negative), (ew.abs_p, np.abs), (ew.floor_p, np.floor),
     (ew.ceil_p, np.ceil), (ew.is_finite_p, np.isfinite), (ew.square_p, np.square),
     (ew.not_p, np.invert), (ew.real_p, np.real), (ew.imag_p, np.imag),
-    (ew.exp_p, np.exp), (ew.exp2_p, np.exp2), (ew.log_p, np.log), (ew.log1p_p, np.log1p),
-    (ew.expm1_p, np.expm1), (ew.sqrt_p, np.sqrt), (ew.sin_p, np.sin),
+    (ew.exp2_p, np.exp2), (ew.expm1_p, np.expm1), (ew.sqrt_p, np.sqrt), (ew.sin_p, np.sin),
     (ew.cos_p, np.cos), (ew.tan_p, np.tan), (ew.asin_p, np.arcsin), (ew.acos_p, np.arccos),
     (ew.atan_p, np.arctan), (ew.sinh_p, np.sinh), (ew.cosh_p, np.cosh), (ew.tanh_p, np.tanh),
     (ew.asinh_p, np.arcsinh), (ew.acosh_p, np.arccosh), (ew.atanh_p, np.arctanh),
@@ -65,6 +64,31 @@ for _primitive, _fn in [
     (ew.gt_p, np.greater), (ew.ge_p, np.greater_equal),
 ]:
     IMPLS[_primitive] = _fn if _primitive.name in _PARAM_FREE else _dropping_params(_fn)
+
+
+def _ufunc_except_float64(ufunc, xla_f64):
+    # NumPy's float64 exp/log/log1p differ from XLA's CPU code in the last
+    # bit (XLA: its own Cephes exp, the C library's log, denormals flushed):
+    # float64 runs xla_math's emulation, every other dtype the ufunc.
+    # `exact_dtypes` tells eager plans and the compiler not to call the bare
+    # `ufunc` for those output dtypes.
+    def impl(x, **params):
+        dtype = getattr(x, "dtype", None)
+        if dtype is None:  # a Python scalar
+            (x,), dtype = _operands(x)
+        return xla_f64(x) if dtype == _F64 else ufunc(x)
+
+    impl.__name__ = ufunc.__name__
+    impl.ufunc = ufunc
+    impl.exact_dtypes = frozenset({_F64})
+    impl.dtype_exact = impl.fresh_result = True  # ufunc or emulation: a new buffer of the input's dtype
+    return impl
+
+
+_F64 = np.dtype(np.float64)
+IMPLS[ew.exp_p] = _ufunc_except_float64(np.exp, xla_math.exp_f64)
+IMPLS[ew.log_p] = _ufunc_except_float64(np.log, xla_math.log_f64)
+IMPLS[ew.log1p_p] = _ufunc_except_float64(np.log1p, xla_math.log1p_f64)
 
 IMPLS[ew.stop_gradient_p] = _identity
 IMPLS[ew.copy_p] = np.copy

@@ -389,17 +389,74 @@ def fma_f64(a, b, c) -> np.ndarray:
 
 _libm_log = np.frompyfunc(math.log, 1, 1)
 _libm_pow = np.frompyfunc(math.pow, 2, 1)
+_MIN_NORMAL_F64 = np.finfo(_F64).smallest_normal
+# glibc's log is within 0.52 ulp: it can only round the other way than the
+# exact value when that value lies within 0.02 ulp of a midpoint between two
+# doubles. Where the platform's long double has 64 mantissa bits, `logl`
+# finds the exact logarithm to about 2**-11 ulp of a double: elements whose
+# logarithm lies farther than _TIE_MARGIN ulp from a midpoint round that
+# value (the C library's result), the rest (~6%) call the C library itself.
+_WIDE_LOG = np.finfo(np.longdouble).nmant >= 63
+_TIE_MARGIN = 1 / 32
 
 
-def log_f64(x) -> np.ndarray:
-    """XLA CPU's float64 natural logarithm: the C library's ``log``."""
-    x = np.asarray(x, _F64)
+def _flush_denormals_f64(x: np.ndarray) -> np.ndarray:
+    # XLA's CPU code treats float64 denormals as (signed) zeros too.
+    return np.where(np.abs(x) < _MIN_NORMAL_F64, x * 0.0, x)
+
+
+def _libm_log_where(out: np.ndarray, x: np.ndarray, where: np.ndarray) -> None:
+    if where.any():
+        out[where] = _libm_log(x[where]).astype(_F64)
+
+
+def _elementwise_f64(block_fn):
+    # `block_fn` (float64 array -> float64 array, elementwise) applied by
+    # index ranges, on every core when the array is large (split.py); a
+    # range runs unsplit, so that nothing inside it waits on the pool.
+    def fn(x) -> np.ndarray:
+        x = np.asarray(x, _F64)
+        if x.size < split.MIN_RANGE or split.num_workers() < 2:
+            return block_fn(x)
+        flat = np.ascontiguousarray(x).reshape(-1)
+        out = np.empty_like(flat)
+
+        def run(start: int, stop: int) -> None:
+            with split.unsplit():
+                out[start:stop] = block_fn(flat[start:stop])
+
+        split.run_ranges(run, flat.size)
+        return out.reshape(x.shape)
+
+    fn.__name__ = block_fn.__name__.lstrip("_")
+    return fn
+
+
+def _log_f64(x: np.ndarray) -> np.ndarray:
+    x = _flush_denormals_f64(x)
     with np.errstate(all="ignore"):
         out = np.log(x)  # the edges (0, negative, inf, NaN)
-    finite = np.isfinite(out)
-    if finite.any():
-        out[finite] = _libm_log(x[finite]).astype(_F64)
+        finite = np.isfinite(out)
+        if not _WIDE_LOG:
+            _libm_log_where(out, x, finite)
+            return out
+        wide = np.log(x.astype(np.longdouble))
+        near = wide.astype(_F64)  # the exact logarithm, rounded
+        # The double on the other side of the exact value: one step of the
+        # bit pattern away from zero (wide beyond near) or towards it.
+        away = (wide > near) == (near > 0)
+        other = (near.view(np.int64) + np.where(away, 1, -1)).view(_F64).astype(np.longdouble)
+        # Both ends are doubles: the midpoint and the gap are exact in long double.
+        midpoint = (other + near) * 0.5
+        close = np.abs(wide - midpoint) < np.abs(other - near) * _TIE_MARGIN
+    out = np.where(finite, near, out)
+    _libm_log_where(out, x, finite & close)
     return out
+
+
+log_f64 = _elementwise_f64(_log_f64)
+log_f64.__doc__ = """XLA CPU's float64 natural logarithm: the C library's ``log`` (denormals
+count as zero)."""
 
 
 def pow_f64(x, y) -> np.ndarray:
@@ -428,12 +485,11 @@ _LOG1P_DEN_F64 = [1.0, 1.5062909083469192043167E1, 8.3047565967967209469434E1, 2
                   3.0909872225312059774938E2, 2.1642788614495947685003E2, 6.0118660497603843919306E1]
 
 
-def log1p_f64(x) -> np.ndarray:
-    """XLA CPU's float64 log(1 + x)."""
-    x = np.asarray(x, _F64)
+def _log1p_f64(x: np.ndarray) -> np.ndarray:
+    x = _flush_denormals_f64(x)
     with np.errstate(all="ignore"):
         small = np.abs(x) < _LOG1P_CUT_F64
-        out = log_f64(x + 1.0)
+        out = _log_f64(x + 1.0)
         if small.any():
             xs = x[small]
             x2 = xs * xs
@@ -441,6 +497,11 @@ def log1p_f64(x) -> np.ndarray:
             # Here XLA contracts x2 * -0.5 with the sum, as in float32.
             out[small] = xs + fma_f64(x2, -0.5, (xs * x2) * ratio)
     return out
+
+
+log1p_f64 = _elementwise_f64(_log1p_f64)
+log1p_f64.__doc__ = """XLA CPU's float64 log(1 + x): Cephes' rational below sqrt(2) - 1, ``log``
+of ``1 + x`` above."""
 
 
 # Giles' double-precision coefficients for w = -log1p(-x*x) below 6.25 (in
@@ -504,9 +565,7 @@ _EXP_P = _f64(0x3F2089CDD5E44BE8, 0x3F9F06D10CCA2C7E)
 _EXP_Q = _f64(0x3EC92EB6BC365FA0, 0x3F64AE39B508B6C0, 0x3FCD17099887E074)
 
 
-def exp_f64(x) -> np.ndarray:
-    """XLA CPU's float64 exponential."""
-    x = np.asarray(x, _F64)
+def _exp_f64(x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         xc = np.maximum(np.minimum(x, _EXP_HI), _EXP_LO)  # NaN stays NaN
         n = np.floor(fma_f64(xc, _LOG2E, 0.5))
@@ -522,3 +581,6 @@ def exp_f64(x) -> np.ndarray:
     out = np.where(x < _EXP_LO, 0.0, out)
     return np.where(x > _EXP_HI, np.inf, out)
 
+
+exp_f64 = _elementwise_f64(_exp_f64)
+exp_f64.__doc__ = """XLA CPU's float64 exponential (Cephes' Pade form, not the C library's)."""
