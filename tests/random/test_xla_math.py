@@ -1,9 +1,15 @@
-"""XLA CPU's float32 log / log1p / erf_inv (backends/numpy/xla_math.py) against
-values JAX 0.11.0 computed on the CPU (bit patterns recorded with
-``jax.jit(f)(x).view(uint32)``), the erf_inv table path against the direct
-evaluation, and the PRNGs pyjax refuses."""
+"""XLA CPU's float32 log / log1p / erf_inv / erf / rsqrt and float64 exp / log /
+log1p (backends/numpy/xla_math.py) against values JAX 0.11.0 computed on the
+CPU (bit patterns recorded with ``jax.jit(f)(x).view(uint32)``, float64 in
+tests/golden/xla_math_f64.json), the jnp paths that must use them, the
+erf_inv table path against the direct evaluation, and the PRNGs pyjax
+refuses."""
 
 from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +17,9 @@ import scipy.special
 
 import pyjax as jax
 from pyjax import lax, random
-from pyjax._src.backends.numpy import xla_math
+from pyjax._src.backends.numpy import split, xla_math
+from pyjax._src.backends.numpy.impls import IMPLS
+from pyjax._src.backends.numpy.interpreter import run_jaxpr
 
 F32 = np.float32
 ERF_INV_X = [0.0, -0.0, 0.1, -0.3, 0.5, 0.64, -0.7, 0.9, 0.99, -0.999, 0.9999, 1.0, -1.0, 1.5, np.nan, 1e-40]
@@ -232,3 +240,88 @@ def test_exp_f64_matches_xla_cpu():
     assert (np.exp(x).view(np.uint64) != np.array(EXP_JAX, np.uint64)).all()
     edges = xla_math.exp_f64(np.array(EXP_EDGES)).view(np.uint64)
     np.testing.assert_array_equal(edges, np.array(EXP_EDGES_JAX, np.uint64))
+
+
+# ---- float64 exp / log / log1p as XLA's CPU computes them, against the
+# bits recorded by tests/golden/record_xla_math_f64.py (mostly inputs where
+# NumPy's ufunc differs from XLA), through xla_math and through every path
+# jnp takes: the eager plan, compiled code (small, 0-d and split across the
+# cores) and the jaxpr interpreter.
+F64_FUNCTIONS = ("exp", "log", "log1p")
+_XLA_F64 = {"exp": xla_math.exp_f64, "log": xla_math.log_f64, "log1p": xla_math.log1p_f64}
+
+
+@functools.cache
+def _recorded_f64(name: str) -> tuple[np.ndarray, np.ndarray]:
+    path = Path(__file__).resolve().parents[1] / "golden" / "xla_math_f64.json"
+    entry = json.loads(path.read_text())["functions"][name]
+    return np.array(entry["x"], np.uint64).view(np.float64), np.array(entry["jax"], np.uint64)
+
+
+def _assert_bits_f64(actual, expected_bits: np.ndarray) -> None:
+    actual = np.asarray(actual)
+    assert actual.dtype == np.float64 and actual.shape == expected_bits.shape
+    nan = np.isnan(expected_bits.view(np.float64))
+    np.testing.assert_array_equal(np.isnan(actual), nan)
+    np.testing.assert_array_equal(actual[~nan].view(np.uint64), expected_bits[~nan])
+
+
+@pytest.fixture
+def x64():
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", False)
+
+
+@pytest.mark.parametrize("name", F64_FUNCTIONS)
+def test_f64_matches_xla_cpu(name):
+    x, bits = _recorded_f64(name)
+    _assert_bits_f64(_XLA_F64[name](x), bits)
+    with np.errstate(all="ignore"):
+        numpy_bits = getattr(np, name)(x).view(np.uint64)
+    assert (numpy_bits != bits).sum() >= 100  # the recorded inputs are ones NumPy gets wrong
+    for i in range(0, x.size, 97):  # 0-d operands too
+        _assert_bits_f64(_XLA_F64[name](x[i]), bits[i])
+
+
+@pytest.mark.parametrize("name", F64_FUNCTIONS)
+def test_jnp_f64_is_xlas_on_every_path(name, x64):
+    x, bits = _recorded_f64(name)
+    fn = getattr(jax.numpy, name)
+    array = jax.numpy.asarray(x)
+    with np.errstate(all="ignore"):
+        _assert_bits_f64(fn(array), bits)  # builds the eager plan
+        _assert_bits_f64(fn(array), bits)  # runs it
+        _assert_bits_f64(getattr(lax, name)(array), bits)
+        _assert_bits_f64(jax.jit(fn)(x), bits)
+        # Inside a larger compiled program, and on 0-d values.
+        _assert_bits_f64(jax.jit(lambda v: fn(v * 1.0) * 1.0)(x), bits)
+        _assert_bits_f64(jax.jit(fn)(x[3]), bits[3])
+        _assert_bits_f64(fn(array[3]), bits[3])
+        closed = jax.make_jaxpr(fn)(x)
+        _assert_bits_f64(run_jaxpr(closed.jaxpr, IMPLS, [x])[0], bits)
+
+
+@pytest.mark.parametrize("name", F64_FUNCTIONS)
+def test_jnp_f64_large_arrays_split_bitwise(name, x64):
+    # Past split.MIN_RANGE elements the emulation runs by index ranges.
+    x, bits = _recorded_f64(name)
+    reps = -(-split.MIN_RANGE // x.size) + 1
+    big, big_bits = np.tile(x, reps).reshape(reps, -1), np.tile(bits, reps).reshape(reps, -1)
+    with np.errstate(all="ignore"):
+        _assert_bits_f64(jax.jit(getattr(jax.numpy, name))(big), big_bits)
+        _assert_bits_f64(_XLA_F64[name](big), big_bits)
+
+
+def test_float32_keeps_numpys_ufunc():
+    # Only float64 is routed to the emulation: float32 plans and compiled code call the ufunc.
+    for name in F64_FUNCTIONS:
+        impl = IMPLS[getattr(lax, name + "_p")]
+        assert impl.ufunc is getattr(np, name) and np.dtype(np.float32) not in impl.exact_dtypes
+    x = np.linspace(0.1, 3, 1001, dtype=F32)
+    for name in F64_FUNCTIONS:
+        fn = getattr(jax.numpy, name)
+        np.testing.assert_array_equal(np.asarray(jax.jit(fn)(x)), getattr(np, name)(x))
+        np.testing.assert_array_equal(np.asarray(fn(jax.numpy.asarray(x))), getattr(np, name)(x))

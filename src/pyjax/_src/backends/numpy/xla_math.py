@@ -402,7 +402,7 @@ _TIE_MARGIN = 1 / 32
 
 def _flush_denormals_f64(x: np.ndarray) -> np.ndarray:
     # XLA's CPU code treats float64 denormals as (signed) zeros too.
-    return np.where(np.abs(x) < _MIN_NORMAL_F64, x * 0.0, x)
+    return np.where(np.abs(x) < _MIN_NORMAL_F64, np.copysign(0.0, x), x)
 
 
 def _libm_log_where(out: np.ndarray, x: np.ndarray, where: np.ndarray) -> None:
