@@ -24,7 +24,8 @@ from pyjax._src.numpy import array_methods as _array_methods
 # Wire the default backend into the layers that must not import it.
 _numpy_split.configure(_numpy_blas.limit_blas_threads())
 _core.set_default_trace(_EvalTrace(_numpy_impls.IMPLS))
-_jit_module.set_compiler(lambda jaxpr: _compile_numpy(_numpy_rewrite.simplify(jaxpr), _numpy_impls.IMPLS))
+_jit_module.set_compiler(
+    lambda jaxpr, fused=True: _compile_numpy(_numpy_rewrite.simplify(jaxpr, fused=fused), _numpy_impls.IMPLS))
 _array_methods.install()
 
 from pyjax._src.api import (

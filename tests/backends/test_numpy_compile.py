@@ -708,9 +708,10 @@ def test_a_dot_general_result_is_reused_in_place_and_inputs_are_untouched():
     q_before, k_before = np.asarray(q).copy(), np.asarray(k).copy()
     f = pyjax.jit(lambda q, k: jnp.exp(jnp.einsum("bqd,bkd->bqk", q, k) / 2.0))
     source = f.lower(q, k).as_text()
-    # The batched product's fresh buffer takes the division's result:
-    # `f = _np_divide_5(e, _lit4, e)`, the output buffer last.
-    line = next(l for l in source.splitlines() if "divide" in l)
+    # The batched product's fresh buffer takes the result of the division
+    # (a product with 1/2, as XLA computes it: rewrite.py):
+    # `g = _np_multiply_5(e, f, e)`, the output buffer last.
+    line = next(l for l in source.splitlines() if "multiply" in l)
     args = line[line.index("(") + 1:line.rindex(")")].split(", ")
     assert len(args) == 3 and args[0] == args[-1], source
     expected = np.exp(np.einsum("bqd,bkd->bqk", q_before, k_before) / np.float32(2.0))

@@ -270,9 +270,12 @@ def test_standardize_given_statistics_and_where():
 
 
 def test_standardize_fast_variance_clipped_at_zero():
-    # A constant row has variance 0; cancellation must not make it negative.
-    out = nn.standardize(jnp.full((2, 5), 3.1), axis=-1)
-    check_close(out, np.zeros((2, 5), np.float32))
+    # A constant row has variance 0; cancellation must not make it negative
+    # (rsqrt of a negative would be nan). The mean is sum * (1/5) under
+    # standardize's jit, as XLA computes a division by a constant, so the
+    # result is not exactly 0: JAX 0.11.0 gives -7.539457e-05 (recorded).
+    out = np.asarray(nn.standardize(jnp.full((2, 5), 3.1), axis=-1))
+    np.testing.assert_array_equal(out, np.full((2, 5), np.float32(-7.539457e-05)))
 
 
 def test_standardize_unknown_algorithm():

@@ -449,8 +449,12 @@ def set_compiler(compile_fn: Callable) -> None:
     _compilers[:] = [compile_fn]
 
 
-def compile_for_backend(jaxpr: Jaxpr) -> Callable:
-    return _compilers[0](jaxpr)
+def compile_for_backend(jaxpr: Jaxpr, *, fused: bool = True) -> Callable:
+    """`jaxpr` compiled by the default backend. `fused=False` compiles a
+    program whose top-level equations JAX would dispatch one by one (an
+    eager jax.numpy call): the backend then skips the rewrites XLA makes
+    only across equations of one computation (rewrite.py)."""
+    return _compilers[0](jaxpr, fused)
 
 
 def jit(fun: Callable | None = None, /, *, static_argnums=None, static_argnames=None, donate_argnums=None,

@@ -62,7 +62,8 @@ class _Program:
     def __init__(self, closed, args):
         from pyjax._src.jit import compile_for_backend
 
-        compiled = compile_for_backend(closed)
+        # Op by op in JAX: its top-level equations are separate computations.
+        compiled = compile_for_backend(closed, fused=False)
         self.out_aval = closed.jaxpr.outvars[0].aval
         self.run = _specialise(closed, compiled, [a._value for a in args]) or _first_output(compiled)
 

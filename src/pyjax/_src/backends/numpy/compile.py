@@ -90,6 +90,13 @@ _INEXACT_UFUNCS: dict[str, tuple[np.ufunc, str]] = {
 }
 
 
+def _broadcast_divisor(name: str, ins: list, out_aval: ShapedArray) -> bool:
+    # A float division by a broadcast divisor is XLA's product with the
+    # reciprocal: the impl computes it (rewrite.py does it before jit
+    # compiles; this covers jaxprs compiled without that pass).
+    return name == "div" and len(ins) == 2 and ins[1].aval.shape != out_aval.shape
+
+
 def _inexact_ufunc(name: str, dtype: np.dtype) -> np.ufunc | None:
     entry = _INEXACT_UFUNCS.get(name)
     return entry[0] if entry is not None and np.dtype(dtype).kind in entry[1] else None
@@ -411,9 +418,10 @@ class ProgramBuilder:
             # Only when the impl is the params-dropping wrapper of exactly this
             # ufunc (impls.py marks it): a specialised impl is never bypassed.
             ufunc = UFUNCS.get(primitive.name) if is_default else None
-            if ufunc is not None and getattr(impl, "ufunc", None) is not ufunc:
+            if ufunc is not None and (getattr(impl, "ufunc", None) is not ufunc
+                                      or out_avals[0].dtype in getattr(impl, "exact_dtypes", ())):
                 ufunc = None
-            if ufunc is None and is_default and out_avals:
+            if ufunc is None and is_default and out_avals and not _broadcast_divisor(primitive.name, ins, out_avals[0]):
                 ufunc = _inexact_ufunc(primitive.name, out_avals[0].dtype)
         if ufunc is not None:
             outs = [self.new_value(out_avals[0])]

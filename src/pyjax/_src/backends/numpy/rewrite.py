@@ -9,6 +9,16 @@ backend makes them on the jaxpr:
   C-ordered array instead of a strided view (reverse-mode matmuls produce
   this pattern once per weight matrix).
 
+- `div(x, y)` of floats (float16/32/64) whose divisor is broadcast (a
+  scalar, size-1 axes, or the result of a `broadcast_in_dim`) or a
+  constant becomes `mul(x, div(1, y'))`, with the reciprocal of the small
+  operand `y'` rounded in the dtype and broadcast after: XLA's algebraic
+  simplifier does the same (`A / broadcast(B) -> A * broadcast(1 / B)`,
+  and with constants folded), so results match JAX's to the last bit.
+  Eager division makes the same choice in the impl for the first case
+  (impls.py `_div`); bfloat16 and complex numbers keep the division, as
+  XLA does.
+
 Rewrites recurse into `jit` bodies, which the compiler inlines, and into
 the bodies of `cond`, `while` and `scan`, which it compiles into the loop
 (a reverse-mode scan's body is where such transposed products appear).
@@ -16,7 +26,10 @@ the bodies of `cond`, `while` and `scan`, which it compiles into the loop
 
 from __future__ import annotations
 
-from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal
+import numpy as np
+
+from pyjax._src.avals import ShapedArray
+from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var
 
 
 def _use_counts(jaxpr: Jaxpr) -> dict:
@@ -39,8 +52,13 @@ def _swappable(eqn: JaxprEqn) -> bool:
     return not lb and len(lc) == 1 and lhs.aval.ndim == 2 and rhs.aval.ndim == 2
 
 
-def simplify(jaxpr: Jaxpr) -> Jaxpr:
-    """The jaxpr with the backend's rewrites applied (a new jaxpr)."""
+def simplify(jaxpr: Jaxpr, *, fused: bool = True) -> Jaxpr:
+    """The jaxpr with the backend's rewrites applied (a new jaxpr).
+
+    `fused=False`: the top-level equations are dispatched one by one (as
+    JAX runs eager jax.numpy code), so a rewrite looking across equations
+    (a division by a constant or by another equation's broadcast) applies
+    only inside the bodies, each of which XLA compiles whole."""
     counts = _use_counts(jaxpr)
     producers = {}
     for eqn in jaxpr.eqns:
@@ -59,15 +77,54 @@ def simplify(jaxpr: Jaxpr) -> Jaxpr:
                 replaced[id(eqn)] = producer.replace(invars=producer.invars[::-1], outvars=eqn.outvars, params=params)
                 dropped.add(id(producer))
     eqns = []
+    constvars = set(jaxpr.constvars)
     for eqn in jaxpr.eqns:
         if id(eqn) in dropped:
             continue
         eqn = replaced.get(id(eqn), eqn)
         eqn = _simplify_bodies(eqn)
-        eqns.append(eqn)
-    if not dropped and all(e is o for e, o in zip(eqns, jaxpr.eqns)):
+        reciprocal = _reciprocal_division(eqn, producers if fused else {}, constvars if fused else set())
+        if reciprocal is None:
+            eqns.append(eqn)
+        else:
+            eqns.extend(reciprocal)
+    if len(eqns) == len(jaxpr.eqns) and all(e is o for e, o in zip(eqns, jaxpr.eqns)):
         return jaxpr
     return jaxpr.replace(eqns=eqns)
+
+
+def _reciprocal_division(eqn: JaxprEqn, producers: dict, constvars: set) -> list | None:
+    """`div(x, y)` as XLA computes it when `y` is broadcast or constant:
+    the equations of `x * broadcast(1 / b)` (see the module docstring), or
+    None to keep the division."""
+    if eqn.primitive.name != "div":
+        return None
+    x, y = eqn.invars
+    out = eqn.outvars[0].aval
+    if not isinstance(out.dtype, np.dtype) or out.dtype.kind != "f" or not out.shape:
+        return None
+    from pyjax._src.lax import elementwise as ew
+
+    producer = producers.get(y) if type(y) is not Literal else None
+    if producer is not None and producer.primitive.name == "broadcast_in_dim" and y.aval.shape == out.shape:
+        (small,) = producer.invars  # 1 / b, then the same broadcast
+        if type(small) is Literal:
+            return None
+        inverse = _reciprocal_eqn(ew.div_p, small, out.dtype)
+        broadcast = producer.replace(invars=[inverse.outvars[0]], outvars=[Var(y.aval)])
+        product = JaxprEqn(ew.mul_p, [x, broadcast.outvars[0]], eqn.outvars, {}, eqn.effects, eqn.source_info)
+        return [inverse, broadcast, product]
+    if y.aval.shape == out.shape and y not in constvars:
+        return None  # an elementwise division
+    inverse = _reciprocal_eqn(ew.div_p, y, out.dtype)
+    product = JaxprEqn(ew.mul_p, [x, inverse.outvars[0]], eqn.outvars, {}, eqn.effects, eqn.source_info)
+    return [inverse, product]
+
+
+def _reciprocal_eqn(div_p, y, dtype) -> JaxprEqn:
+    one = Literal(np.ones((), dtype)[()], ShapedArray((), dtype))
+    aval = y.aval if type(y) is not Literal else ShapedArray((), dtype)
+    return JaxprEqn(div_p, [one, y], [Var(ShapedArray(aval.shape, dtype))], {})
 
 
 # The params holding the bodies the compiler splices in, per primitive.
