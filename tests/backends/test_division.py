@@ -33,7 +33,7 @@ MULTIPLIED = {
     "jit_by_python_scalar", "eager_by_python_scalar", "jit_by_scalar_argument", "eager_by_0d_array",
     "eager_lax_div_by_0d", "jit_by_row", "jit_by_broadcast_to", "jit_by_full_constant",
     "jit_by_keepdims_sum", "eager_mean", "jit_mean", "float16_by_scalar", "float64_by_scalar",
-    "while_body_by_constant",
+    "while_body_by_constant", "scalar_by_constant",
 }
 
 

@@ -39,6 +39,8 @@ CASES = [
     ("eager_mean", "jnp.mean(jnp.asarray(X) * 1.3, axis=1)", False),
     ("jit_mean", "jax.jit(lambda X: jnp.mean(X, axis=1))(X)", False),
     ("scalar_by_scalar", "jax.jit(lambda a, b: a / b)(np.float32(1.7), np.float32(3.0))", False),
+    ("scalar_by_constant", "jnp.stack([jax.jit(lambda a: a / 1.4142135)(v) for v in x[:16]])", False),
+    ("eager_scalar_by_constant", "jnp.stack([jnp.asarray(v) / 1.4142135 for v in x[:16]])", False),
     ("scalar_dividend", "jax.jit(lambda y: 3.0 / y)(D)", False),
     ("float16_by_scalar", "jax.jit(lambda x: x / 3.0)(x.astype(np.float16))", False),
     ("bfloat16_by_scalar", "jax.jit(lambda x: x / 3.0)(x.astype(jnp.bfloat16))", False),

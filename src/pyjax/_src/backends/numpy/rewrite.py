@@ -83,7 +83,7 @@ def simplify(jaxpr: Jaxpr, *, fused: bool = True) -> Jaxpr:
             continue
         eqn = replaced.get(id(eqn), eqn)
         eqn = _simplify_bodies(eqn)
-        reciprocal = _reciprocal_division(eqn, producers if fused else {}, constvars if fused else set())
+        reciprocal = _reciprocal_division(eqn, producers, constvars, fused)
         if reciprocal is None:
             eqns.append(eqn)
         else:
@@ -93,19 +93,23 @@ def simplify(jaxpr: Jaxpr, *, fused: bool = True) -> Jaxpr:
     return jaxpr.replace(eqns=eqns)
 
 
-def _reciprocal_division(eqn: JaxprEqn, producers: dict, constvars: set) -> list | None:
+def _reciprocal_division(eqn: JaxprEqn, producers: dict, constvars: set, fused: bool) -> list | None:
     """`div(x, y)` as XLA computes it when `y` is broadcast or constant:
     the equations of `x * broadcast(1 / b)` (see the module docstring), or
-    None to keep the division."""
+    None to keep the division. Outside a fused computation (`fused`) only
+    a broadcast within the equation itself counts."""
     if eqn.primitive.name != "div":
         return None
     x, y = eqn.invars
     out = eqn.outvars[0].aval
-    if not isinstance(out.dtype, np.dtype) or out.dtype.kind != "f" or not out.shape:
+    if not isinstance(out.dtype, np.dtype) or out.dtype.kind != "f":
         return None
+    constant = fused and (type(y) is Literal or y in constvars)
+    if not out.shape and not constant:
+        return None  # a scalar by a scalar computed at run time: a division
     from pyjax._src.lax import elementwise as ew
 
-    producer = producers.get(y) if type(y) is not Literal else None
+    producer = producers.get(y) if fused and type(y) is not Literal else None
     if producer is not None and producer.primitive.name == "broadcast_in_dim" and y.aval.shape == out.shape:
         (small,) = producer.invars  # 1 / b, then the same broadcast
         if type(small) is Literal:
@@ -114,7 +118,7 @@ def _reciprocal_division(eqn: JaxprEqn, producers: dict, constvars: set) -> list
         broadcast = producer.replace(invars=[inverse.outvars[0]], outvars=[Var(y.aval)])
         product = JaxprEqn(ew.mul_p, [x, broadcast.outvars[0]], eqn.outvars, {}, eqn.effects, eqn.source_info)
         return [inverse, broadcast, product]
-    if y.aval.shape == out.shape and y not in constvars:
+    if y.aval.shape == out.shape and not constant:
         return None  # an elementwise division
     inverse = _reciprocal_eqn(ew.div_p, y, out.dtype)
     product = JaxprEqn(ew.mul_p, [x, inverse.outvars[0]], eqn.outvars, {}, eqn.effects, eqn.source_info)
