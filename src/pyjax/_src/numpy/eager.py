@@ -172,8 +172,9 @@ _REDUCE_UFUNCS = {
     lax_red.reduce_xor_p: (np.bitwise_xor, False),
 }
 # Primitives whose impl is one ufunc for these output dtype kinds only
-# (integer division needs XLA's rounding and division-by-zero rules).
-_INEXACT_UFUNCS = {(lax_ew.div_p, "f"): np.true_divide, (lax_ew.div_p, "c"): np.true_divide}
+# (integer division needs XLA's rounding and division-by-zero rules; float
+# division XLA's reciprocals).
+_INEXACT_UFUNCS = {(lax_ew.div_p, "c"): np.true_divide}  # (float division: `_division_call`)
 _BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
@@ -289,6 +290,8 @@ def _direct_call(trace, eqn, operands: list):
             return np.ndarray.dot  # as compiled code calls it (`a.dot(b)`)
     if primitive is lax_ew.select_n_p and len(layout) == 3 and avals[0].dtype == np.bool_ and avals[0].ndim:
         return _where_call(*layout)
+    if primitive is lax_ew.div_p and out_aval.dtype.kind == "f":
+        return _division_call(layout, avals, out_aval)
     if len(avals) in (1, 2):
         key = (*avals, *params.values())
         plan = trace._cached_plan(primitive, key, tuple(avals), params)
@@ -297,6 +300,23 @@ def _direct_call(trace, eqn, operands: list):
             if call is not None:
                 return _bind_constants(call, layout)
     return None
+
+
+def _division_call(layout, avals, out_aval):
+    # As XLA divides (backends/numpy/rewrite.py): elementwise, a division;
+    # by a scalar constant broadcast over the result, a product with its
+    # reciprocal. Anything else (a broadcast or full-shape constant divisor,
+    # whose treatment depends on whether JAX fuses the equations) is left
+    # to the compiled program.
+    dividend, divisor = layout
+    if dividend is not _VAR:
+        return None
+    if divisor is _VAR:
+        return np.true_divide if avals[1].shape == out_aval.shape else None
+    if np.ndim(divisor) or not out_aval.ndim:
+        return None
+    reciprocal = np.true_divide(np.ones((), out_aval.dtype), divisor)
+    return lambda x: np.multiply(x, reciprocal)
 
 
 def _where_call(which, false_case, true_case):
