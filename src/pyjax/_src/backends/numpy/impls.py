@@ -575,3 +575,4 @@ IMPLS[ew.select_n_p] = _select_n_fast
 
 from pyjax._src.backends.numpy.random import IMPLS as _RANDOM_IMPLS; IMPLS.update(_RANDOM_IMPLS)  # noqa: E402,E702 (pyjax.random)
 from pyjax._src.backends.numpy import control_flow as _control_flow  # noqa: E402,F401 (registers cond, while, scan)
+from pyjax._src.backends.numpy.fma import IMPLS as _FMA_IMPLS; IMPLS.update(_FMA_IMPLS)  # noqa: E402,E702 (rewrite.py's fma)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src.avals import ShapedArray
-from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var
+from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 
 
 def _use_counts(jaxpr: Jaxpr) -> dict:
@@ -59,6 +59,8 @@ def simplify(jaxpr: Jaxpr, *, fused: bool = True) -> Jaxpr:
     JAX runs eager jax.numpy code), so a rewrite looking across equations
     (a division by a constant or by another equation's broadcast) applies
     only inside the bodies, each of which XLA compiles whole."""
+    if fused:
+        jaxpr = _inline_calls(jaxpr)
     counts = _use_counts(jaxpr)
     producers = {}
     for eqn in jaxpr.eqns:
@@ -88,6 +90,8 @@ def simplify(jaxpr: Jaxpr, *, fused: bool = True) -> Jaxpr:
             eqns.append(eqn)
         else:
             eqns.extend(reciprocal)
+    if fused:
+        eqns = _contract_multiply_adds(eqns, jaxpr.outvars)
     if len(eqns) == len(jaxpr.eqns) and all(e is o for e, o in zip(eqns, jaxpr.eqns)):
         return jaxpr
     return jaxpr.replace(eqns=eqns)
@@ -131,6 +135,51 @@ def _reciprocal_eqn(div_p, y, dtype) -> JaxprEqn:
     return JaxprEqn(div_p, [one, y], [Var(ShapedArray(aval.shape, dtype))], {})
 
 
+def _inline_calls(jaxpr: Jaxpr) -> Jaxpr:
+    """`jaxpr` with the bodies of its `jit` equations spliced in (fresh
+    variables per call), or `jaxpr` itself if it has none: XLA compiles a
+    computation with its nested jits inlined, so its fusions (and the
+    multiply-adds they contract) cross those boundaries. The compiler inlines
+    the bodies anyway; a body with constants of its own stays a call."""
+    if not any(_inlinable(e) for e in jaxpr.eqns):
+        return jaxpr
+    env: dict = {}
+    eqns = _splice(jaxpr.eqns, env, fresh=False)
+    return jaxpr.replace(eqns=eqns, outvars=[_atom(v, env) for v in jaxpr.outvars])
+
+
+def _inlinable(eqn: JaxprEqn) -> bool:
+    return eqn.primitive.name == "jit" and not eqn.params["jaxpr"].constvars
+
+
+def _atom(v, env: dict):
+    return v if type(v) is Literal else env.get(v, v)
+
+
+def _splice(eqns: list, env: dict, *, fresh: bool) -> list:
+    # `env` maps a variable to the atom that replaces it: a call's outputs to
+    # what its body computes them as and, in a spliced body (`fresh`), each
+    # variable to a new one (a body called twice defines its values twice).
+    out = []
+    for eqn in eqns:
+        invars = [_atom(v, env) for v in eqn.invars]
+        if _inlinable(eqn):
+            body = eqn.params["jaxpr"]
+            inner = dict(zip(body.invars, invars, strict=True))
+            out.extend(_splice(body.eqns, inner, fresh=True))
+            for v, b in zip(eqn.outvars, body.outvars, strict=True):
+                env[v] = _atom(b, inner)
+            continue
+        outvars = eqn.outvars
+        if fresh:
+            outvars = [(DropVar if type(v) is DropVar else Var)(v.aval) for v in eqn.outvars]
+            env.update(zip(eqn.outvars, outvars, strict=True))
+        if fresh or any(a is not b for a, b in zip(invars, eqn.invars, strict=True)):
+            eqn = eqn.replace(invars=invars, outvars=outvars)
+        out.append(eqn)
+    return out
+
+
 # The params holding the bodies the compiler splices in, per primitive.
 _BODY_PARAMS = {"jit": ("jaxpr",), "scan": ("jaxpr",), "while": ("cond_jaxpr", "body_jaxpr"), "cond": ("branches",)}
 
@@ -149,3 +198,213 @@ def _simplify_bodies(eqn: JaxprEqn) -> JaxprEqn:
                 continue
         changed[name] = new
     return eqn.replace(params=dict(eqn.params, **changed)) if changed else eqn
+
+
+# --- multiply-add contraction -------------------------------------------------
+#
+# XLA's CPU backend compiles each loop fusion with LLVM's floating-point
+# contraction allowed: inside one fused loop, an add or subtract of a multiply
+# whose only use there is that add becomes one fused multiply-add (one rounding
+# instead of two). Which multiplies qualify depends on XLA's fusion: a cheap
+# elementwise producer is copied into every consumer when all its consumers
+# can fuse it (an elementwise or layout operation) and it is not an output;
+# then each copy counts its uses within its own fusion only. A product that is
+# an output, or read by a reduction, a dot, a sort, a loop ... is computed on
+# its own and read back rounded. Fusions are identified here by their roots:
+# the values that are materialised (outputs, values read by an operation that
+# does not fuse, expensive values read twice); a fusible value belongs to
+# every fusion one of its users belongs to.
+
+# Consumers XLA's CPU fusion fuses a producer into (elementwise, layout).
+_FUSIBLE = frozenset({
+    "neg", "sign", "abs", "floor", "ceil", "round", "is_finite", "square", "not", "conj", "real",
+    "imag", "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf",
+    "erfc", "erf_inv", "integer_pow", "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2",
+    "nextafter", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge", "select_n",
+    "convert_element_type", "bitcast_convert_type", "clamp", "shift_left", "shift_right_logical",
+    "shift_right_arithmetic", "stop_gradient", "copy", "copy_p", "fma",
+    "broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims", "slice", "rev", "pad",
+    "concatenate",
+})
+# Of those, the ones XLA will not copy into several consumers (HloInstruction::IsExpensive).
+_EXPENSIVE = frozenset({
+    "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf", "erfc",
+    "erf_inv", "div", "rem", "pow", "atan2",
+})
+# Producers that are one multiply in XLA: mul, and x * x.
+_SQUARES = frozenset({"square"})
+
+
+def _contract_multiply_adds(eqns: list, outvars: list) -> list:
+    """`eqns` with each add/sub that XLA's CPU compiler contracts with a
+    multiply replaced by one `fma` equation (backends/numpy/fma.py), and the
+    multiplies no longer read removed. See the comment above for the rule;
+    float16/bfloat16 (computed in float32 and rounded after each operation)
+    and complex numbers are left alone."""
+    if not any(_contraction_candidate(e) for e in eqns):
+        return eqns
+    fusion = _Fusions(eqns, outvars)
+    out, rewritten = [], False
+    for eqn in eqns:
+        contracted = _contract(eqn, fusion) if _contraction_candidate(eqn) else None
+        if contracted is None:
+            out.append(eqn)
+        else:
+            out.append(contracted)
+            rewritten = True
+    return _drop_unread(out, outvars) if rewritten else eqns
+
+
+def _float_kind(aval) -> bool:
+    dtype = aval.dtype
+    return isinstance(dtype, np.dtype) and dtype.kind == "f" and dtype.itemsize in (4, 8)
+
+
+def _contraction_candidate(eqn: JaxprEqn) -> bool:
+    return eqn.primitive.name in ("add", "sub") and _float_kind(eqn.outvars[0].aval)
+
+
+class _Fusions:
+    """Which fusions (by root) each value of one computation belongs to.
+
+    XLA first merges equal computations (common-subexpression elimination:
+    `a * b` traced twice is one multiply with two uses), so the analysis
+    runs on one representative per distinct equation (`canon`)."""
+
+    def __init__(self, eqns: list, outvars: list):
+        self.canon: dict = {}
+        self.producers: dict = {}
+        self.users: dict = {}  # var -> [eqn, ...], once per read
+        seen: dict = {}
+        for eqn in eqns:
+            key = self._key(eqn)
+            if key is not None and key in seen:
+                for v, first in zip(eqn.outvars, seen[key].outvars, strict=True):
+                    self.canon[v] = first
+                continue
+            if key is not None:
+                seen[key] = eqn
+            for v in eqn.invars:
+                if type(v) is Var:
+                    self.users.setdefault(self.var(v), []).append(eqn)
+            for v in eqn.outvars:
+                self.producers[v] = eqn
+        outputs = {self.var(v) for v in outvars if type(v) is Var}
+        self.roots: dict = {}
+        for eqn in reversed(eqns):
+            for v in eqn.outvars:
+                if v in self.canon:
+                    continue
+                users = self.users.get(v, ())
+                if self._materialised(v, eqn, users, outputs):
+                    self.roots[v] = frozenset((v,))
+                else:
+                    self.roots[v] = frozenset().union(*(self.eqn_roots(u) for u in users))
+
+    def var(self, v):
+        return self.canon.get(v, v)
+
+    def _key(self, eqn: JaxprEqn):
+        if eqn.effects or len(eqn.outvars) != 1:
+            return None
+        args = tuple(("literal", repr(v.val), str(v.aval)) if type(v) is Literal else self.var(v) for v in eqn.invars)
+        try:
+            key = (eqn.primitive, args, tuple(sorted(eqn.params.items())))
+            hash(key)
+        except TypeError:  # unhashable params (a jaxpr, an array): never merged
+            return None
+        return key
+
+    @staticmethod
+    def _materialised(v, producer: JaxprEqn, users, outputs) -> bool:
+        name = producer.primitive.name
+        if v in outputs or not users or name not in _FUSIBLE or len(producer.outvars) != 1:
+            return True
+        if name in _EXPENSIVE and len(users) > 1:
+            return True
+        return any(u.primitive.name not in _FUSIBLE for u in users)
+
+    def eqn_roots(self, eqn: JaxprEqn) -> frozenset:
+        return frozenset().union(*(self.roots.get(self.var(v), ()) for v in eqn.outvars))
+
+    def only_use(self, v, eqn: JaxprEqn) -> bool:
+        """Whether `eqn` reads `v` once and is its only reader in each fusion
+        `eqn` belongs to (`v` being fused into them, not read back)."""
+        if type(v) is not Var:
+            return False
+        v = self.var(v)
+        roots = self.roots.get(v)
+        if roots is None or v in roots:  # an input of the computation, or materialised
+            return False
+        reads = self.users.get(v, ())
+        for root in self.eqn_roots(eqn):
+            if sum(1 for u in reads if root in self.eqn_roots(u)) != 1:
+                return False
+        return True
+
+    def product(self, v, eqn: JaxprEqn):
+        """(a, b, negated) when `v`, read by `eqn`, is a multiply XLA fuses
+        into `eqn` alone (possibly under a negation), else None."""
+        if not self.only_use(v, eqn):
+            return None
+        producer = self.producers[self.var(v)]
+        negated = False
+        if producer.primitive.name == "neg":
+            (inner,) = producer.invars
+            if not self.only_use(inner, producer):
+                return None
+            producer, negated = self.producers[self.var(inner)], True
+        if producer.outvars[0].aval.shape != eqn.outvars[0].aval.shape:
+            return None  # a product broadcast into the add: computed once, outside the loop
+        name = producer.primitive.name
+        if name == "mul":
+            a, b = producer.invars
+        elif name in _SQUARES or (name == "integer_pow" and producer.params["y"] == 2):
+            a = b = producer.invars[0]
+        else:
+            return None
+        return a, b, negated
+
+
+def _contract(eqn: JaxprEqn, fusion: _Fusions) -> JaxprEqn | None:
+    from pyjax._src.backends.numpy.fma import fma_p
+
+    x, y = eqn.invars
+    subtract = eqn.primitive.name == "sub"
+    left, right = fusion.product(x, eqn), fusion.product(y, eqn)
+    # LLVM tries the add's first operand first; XLA has already turned
+    # `-(a*b) + c` into `c - a*b`, which puts c first.
+    if left is not None and not (left[2] and right is not None and not subtract):
+        (a, b, negated), addend = left, y
+        negate_product, negate_addend = negated, subtract
+    elif right is not None:
+        (a, b, negated), addend = right, x
+        negate_product, negate_addend = negated != subtract, False
+    else:
+        return None
+    dtype = eqn.outvars[0].aval.dtype
+    operands = [_typed_literal(v, dtype) for v in (a, b, addend)]
+    params = {"negate_product": negate_product, "negate_addend": negate_addend}
+    return JaxprEqn(fma_p, operands, eqn.outvars, params, eqn.effects, eqn.source_info)
+
+
+def _typed_literal(v, dtype):
+    # The impl reads the dtype off its operands: a weak Python-scalar literal
+    # becomes a NumPy scalar of the result's dtype (lax would round it so too).
+    if type(v) is Literal:
+        return Literal(np.asarray(v.val, dtype)[()], ShapedArray((), dtype))
+    return v
+
+
+def _drop_unread(eqns: list, outvars: list) -> list:
+    # The multiplies (and negations) contracted away in every fusion.
+    read = {v for v in outvars if type(v) is Var}
+    kept = []
+    for eqn in reversed(eqns):
+        if eqn.primitive.name in ("mul", "neg", "square", "integer_pow") and not any(v in read for v in eqn.outvars):
+            continue
+        kept.append(eqn)
+        read.update(v for v in eqn.invars if type(v) is Var)
+    return kept[::-1]

@@ -1,0 +1,104 @@
+"""The NumPy backend's fused multiply-add: ``a * b + c`` with one rounding.
+
+XLA's CPU compiler lets LLVM contract a multiply whose only use (inside one
+fused loop) is an add or subtract into a fused multiply-add (rewrite.py
+`_contract_multiply_adds` decides where). NumPy has no such ufunc, so the
+rewrite puts the backend-private primitive `fma` in the jaxpr it compiles;
+it never appears in a user's jaxpr and needs only an abstract evaluation
+(for the compiler's bookkeeping) and an impl.
+
+The impl is exact, elementwise and vectorised:
+
+- float32: the product of two float32 values is exact in float64, so
+  ``p + c`` in float64 is the true sum rounded once. Rounding that to
+  float32 rounds a second time; the two agree except when the float64 sum
+  lands exactly on a float32 tie it was not (about one sum in 2**29 on
+  random inputs, far more often on whole numbers). Those elements are
+  rounded to odd first (the float64 sum nudged towards the exact one, whose
+  error Knuth's two-sum gives), which makes the second rounding the single
+  correct one.
+- float64: xla_math's error-free emulation (Dekker's product, Knuth's sum).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src.avals import ShapedArray
+from pyjax._src.backends.numpy import xla_math
+from pyjax._src.core import Primitive
+
+__all__ = ["fma_f32", "fma_p", "fused_multiply_add"]
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+# The low 29 of float64's 52 mantissa bits are the ones float32 drops; a
+# float64 value is a float32 tie when they read 1 followed by zeros.
+_DROPPED = np.uint64((1 << 29) - 1)
+_TIE = np.uint64(1 << 28)
+
+fma_p = Primitive("fma")
+
+
+def _fma_abstract_eval(a, b, c, **params):
+    shape = np.broadcast_shapes(a.shape, b.shape, c.shape)
+    return ShapedArray(shape, c.dtype if c.shape == shape else a.dtype)
+
+
+fma_p.def_abstract_eval(_fma_abstract_eval)
+
+
+def fma_f32(a, b, c) -> np.ndarray:
+    """``a * b + c`` of float32 values (broadcast), rounded once to float32."""
+    a64, b64, c64 = (np.asarray(v, _F32).astype(_F64) for v in (a, b, c))
+    product = np.multiply(a64, b64, dtype=_F64)  # exact: 24 + 24 significant bits
+    total = np.add(product, c64, out=np.empty(np.broadcast_shapes(product.shape, c64.shape), _F64))
+    ties = (total.view(np.uint64) & _DROPPED) == _TIE
+    if ties.any():
+        _round_ties_to_odd(total, ties, np.broadcast_to(product, total.shape), np.broadcast_to(c64, total.shape))
+    out = total.astype(_F32)
+    return out if out.ndim else out[()]
+
+
+def _round_ties_to_odd(total: np.ndarray, ties: np.ndarray, product: np.ndarray, addend: np.ndarray) -> None:
+    # Where the rounded sum is inexact, move it one float64 step towards the
+    # exact sum: no longer a float32 tie, it rounds to float32 as the exact
+    # sum does. (An exact sum on a tie is a true tie: round-to-even is right.)
+    where = np.nonzero(np.atleast_1d(ties))
+    total, product, addend = (np.atleast_1d(v) for v in (total, product, addend))  # views
+    s, p, c = total[where], product[where], addend[where]
+    with np.errstate(all="ignore"):
+        c_part = s - p
+        error = (p - (s - c_part)) + (c - c_part)
+    towards = np.where(error > 0, np.inf, -np.inf)
+    total[where] = np.where(np.isfinite(s) & (error != 0), np.nextafter(s, towards), s)
+
+
+def fused_multiply_add(a, b, c, *, negate_product: bool = False, negate_addend: bool = False) -> np.ndarray:
+    """The `fma` impl: ``(±a) * b + (±c)`` rounded once, in the operands' float dtype."""
+    dtype = _dtype_of(a, b, c)
+    a, c = np.asarray(a, dtype), np.asarray(c, dtype)
+    if negate_product:
+        a = np.negative(a)
+    if negate_addend:
+        c = np.negative(c)
+    if dtype == _F32:
+        return fma_f32(a, b, c)
+    out = xla_math.fma_f64(a, b, c)
+    return out if np.ndim(out) else out[()]
+
+
+def _dtype_of(*operands) -> np.dtype:
+    # The rewrite hands over literals in the result's dtype, so any operand
+    # with a float dtype names it.
+    for v in operands:
+        dtype = getattr(v, "dtype", None)
+        if dtype is not None and dtype.kind == "f":
+            return np.dtype(dtype)
+    raise TypeError(f"fma: no float32/float64 operand among {[type(v).__name__ for v in operands]}")
+
+
+fused_multiply_add.dtype_exact = True
+fused_multiply_add.fresh_result = True
+
+IMPLS: dict = {fma_p: fused_multiply_add}
