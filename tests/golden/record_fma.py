@@ -78,7 +78,8 @@ def inputs(np):
     X = rng.standard_normal((24, 16)).astype(np.float32)
     w, bias = (rng.standard_normal(16).astype(np.float32) for _ in range(2))
     a64, b64, c64 = (rng.standard_normal(256) * 1.1 for _ in range(3))
-    return dict(a=a, b=b, c=c, d=d, e=e, X=X, w=w, bias=bias, s=np.float32(0.7071), a64=a64, b64=b64, c64=c64)
+    return {"a": a, "b": b, "c": c, "d": d, "e": e, "X": X, "w": w, "bias": bias, "s": np.float32(0.7071),
+            "a64": a64, "b64": b64, "c64": c64}
 
 
 def run(expr: str, jax, jnp, np):
