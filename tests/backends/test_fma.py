@@ -168,6 +168,24 @@ def test_impl_signs_literals_and_scalars():
     assert f64.dtype == np.float64 and f64[0] == xla_math.fma_f64(0.1, 10.0, -1.0) != 0.1 * 10.0 - 1.0
 
 
+# --- XLA's complex multiply (a helper the mul impl does not use yet) ------------------------------
+
+COMPLEX_RECORDED = json.loads((GOLDEN / "fma.json").read_text(encoding="utf-8"))["complex"]
+
+
+@pytest.mark.parametrize(("name", "x", "y"), [case[:3] for case in record.COMPLEX_CASES])
+def test_complex_multiply_matches_jax_bit_for_bit(name, x, y):
+    case = COMPLEX_RECORDED[name]
+    assert (case["x"], case["y"]) == (x, y), "stale recording: re-run record_fma.py"
+    dtype = np.dtype(case["dtype"])
+    expected = np.array(case["bits"], f"u{dtype.itemsize // 2}").view(dtype).reshape(case["shape"])
+    left, right = record.complex_operands(x, y, np)
+    assert left.dtype == right.dtype == dtype
+    got = fma_lib.complex_multiply(left, right)
+    assert got.dtype == dtype and got.tobytes() == expected.tobytes()
+    assert (left * right).tobytes() != expected.tobytes()  # NumPy's product rounds each term
+
+
 # --- the rewrite's structure -------------------------------------------------------------------------
 
 def _names(jaxpr):

@@ -72,6 +72,21 @@ CASES = [
 ]
 
 
+# XLA's complex multiply, eager (one operation): recorded for
+# backends/numpy/fma.py `complex_multiply`, which the `mul` impl does not use
+# yet (the test checks the helper, not pyjax's `*`). name, x, y (NumPy
+# expressions over the inputs), x64; recorded: jnp.asarray(x) * jnp.asarray(y).
+COMPLEX_CASES = [
+    ("complex64_multiply", "(a + 1j * b).astype(np.complex64)", "(c + 1j * d).astype(np.complex64)", False),
+    ("complex128_multiply", "a64 + 1j * b64", "c64 + 1j * a64[::-1]", True),
+]
+
+
+def complex_operands(x: str, y: str, np) -> tuple:
+    env = {"np": np, **inputs(np)}
+    return tuple(np.asarray(eval(e, env)) for e in (x, y))  # our own expressions
+
+
 def inputs(np):
     rng = np.random.default_rng(7)
     a, b, c, d, e = (rng.standard_normal(256).astype(np.float32) for _ in range(5))
@@ -88,7 +103,9 @@ def run(expr: str, jax, jnp, np):
 
 
 def _bits(value, np) -> list:
-    return value.view(f"u{value.dtype.itemsize}").ravel().tolist()
+    # A complex value: its real and imaginary parts' bits, interleaved.
+    size = value.dtype.itemsize // 2 if value.dtype.kind == "c" else value.dtype.itemsize
+    return np.ascontiguousarray(value).view(f"u{size}").ravel().tolist()
 
 
 def main() -> None:
@@ -103,8 +120,16 @@ def main() -> None:
         value = run(expr, jax, jnp, np)
         cases[name] = {"expr": expr, "x64": x64, "fused": fused, "dtype": str(value.dtype),
                        "shape": list(value.shape), "bits": _bits(value, np)}
+    complex_cases = {}
+    for name, x, y, x64 in COMPLEX_CASES:
+        jax.config.update("jax_enable_x64", x64)
+        left, right = complex_operands(x, y, np)
+        value = np.asarray(jnp.asarray(left) * jnp.asarray(right))
+        complex_cases[name] = {"x": x, "y": y, "x64": x64, "dtype": str(value.dtype), "shape": list(value.shape),
+                               "bits": _bits(value, np)}
     jax.config.update("jax_enable_x64", False)
-    OUTPUT.write_text(json.dumps({"jax_version": jax.__version__, "cases": cases}, indent=1) + "\n", encoding="utf-8")
+    OUTPUT.write_text(json.dumps({"jax_version": jax.__version__, "cases": cases, "complex": complex_cases}, indent=1)
+                      + "\n", encoding="utf-8")
     print(f"wrote {len(cases)} cases to {OUTPUT}", file=sys.stderr)
 
 
