@@ -19,6 +19,13 @@ backend makes them on the jaxpr:
   (impls.py `_div`); bfloat16 and complex numbers keep the division, as
   XLA does.
 
+- Inside one computation, an add or subtract of a float32/float64 multiply
+  that XLA fuses into it alone becomes one `fma` equation (fused
+  multiply-add, rounded once: backends/numpy/fma.py), as LLVM contracts it
+  in XLA's fused loops (`_contract_multiply_adds`; the comment above it
+  gives the rule). For that, nested `jit` bodies are spliced into the
+  computation first, as XLA inlines them.
+
 Rewrites recurse into `jit` bodies, which the compiler inlines, and into
 the bodies of `cond`, `while` and `scan`, which it compiles into the loop
 (a reverse-mode scan's body is where such transposed products appear).
@@ -233,6 +240,9 @@ _EXPENSIVE = frozenset({
     "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf", "erfc",
     "erf_inv", "div", "rem", "pow", "atan2",
 })
+# A value fused into more fusions than this counts as materialised (keeps the
+# analysis linear; XLA bounds such duplication too).
+_MAX_COPIES = 16
 # Producers that are one multiply in XLA: mul, and x * x.
 _SQUARES = frozenset({"square"})
 
@@ -291,17 +301,9 @@ class _Fusions:
                     self.users.setdefault(self.var(v), []).append(eqn)
             for v in eqn.outvars:
                 self.producers[v] = eqn
-        outputs = {self.var(v) for v in outvars if type(v) is Var}
-        self.roots: dict = {}
-        for eqn in reversed(eqns):
-            for v in eqn.outvars:
-                if v in self.canon:
-                    continue
-                users = self.users.get(v, ())
-                if self._materialised(v, eqn, users, outputs):
-                    self.roots[v] = frozenset((v,))
-                else:
-                    self.roots[v] = frozenset().union(*(self.eqn_roots(u) for u in users))
+        self.outputs = {self.var(v) for v in outvars if type(v) is Var}
+        self._materialised: dict = {}
+        self._roots: dict = {}
 
     def var(self, v):
         return self.canon.get(v, v)
@@ -317,17 +319,47 @@ class _Fusions:
             return None
         return key
 
-    @staticmethod
-    def _materialised(v, producer: JaxprEqn, users, outputs) -> bool:
-        name = producer.primitive.name
-        if v in outputs or not users or name not in _FUSIBLE or len(producer.outvars) != 1:
-            return True
-        if name in _EXPENSIVE and len(users) > 1:
-            return True
-        return any(u.primitive.name not in _FUSIBLE for u in users)
+    def materialised(self, v) -> bool:
+        """Whether XLA computes `v` (a representative) into a buffer of its
+        own, fusing it into none of its readers: an output, a value read by
+        an operation that does not fuse, an expensive value read twice."""
+        known = self._materialised.get(v)
+        if known is None:
+            producer, users = self.producers[v], self.users.get(v, ())
+            name = producer.primitive.name
+            known = (v in self.outputs or not users or name not in _FUSIBLE or len(producer.outvars) != 1
+                     or (name in _EXPENSIVE and len(users) > 1)
+                     or any(u.primitive.name not in _FUSIBLE for u in users))
+            self._materialised[v] = known
+        return known
+
+    def roots(self, v) -> frozenset:
+        """The fusions `v` (a representative) is computed in, by their roots:
+        itself if materialised, else every fusion one of its readers is in.
+        (Iterative: chains of fused values can be long.)"""
+        stack = [v]
+        while stack:
+            top = stack[-1]
+            if top in self._roots:
+                stack.pop()
+                continue
+            if self.materialised(top):
+                self._roots[top] = frozenset((top,))
+                stack.pop()
+                continue
+            later = [w for u in self.users[top] for w in map(self.var, u.outvars) if w not in self._roots]
+            if later:
+                stack.extend(later)
+                continue
+            roots = frozenset().union(*(self.eqn_roots(u) for u in self.users[top]))
+            if len(roots) > _MAX_COPIES:  # XLA would not copy it into so many fusions either
+                self._materialised[top], roots = True, frozenset((top,))
+            self._roots[top] = roots
+            stack.pop()
+        return self._roots[v]
 
     def eqn_roots(self, eqn: JaxprEqn) -> frozenset:
-        return frozenset().union(*(self.roots.get(self.var(v), ()) for v in eqn.outvars))
+        return frozenset().union(*(self.roots(self.var(v)) for v in eqn.outvars))
 
     def only_use(self, v, eqn: JaxprEqn) -> bool:
         """Whether `eqn` reads `v` once and is its only reader in each fusion
@@ -335,10 +367,11 @@ class _Fusions:
         if type(v) is not Var:
             return False
         v = self.var(v)
-        roots = self.roots.get(v)
-        if roots is None or v in roots:  # an input of the computation, or materialised
+        if v not in self.producers or self.materialised(v):  # an input of the computation, or materialised
             return False
-        reads = self.users.get(v, ())
+        reads = self.users[v]
+        if all(u is eqn for u in reads):  # the common case: no fusion to look at
+            return len(reads) == 1
         for root in self.eqn_roots(eqn):
             if sum(1 for u in reads if root in self.eqn_roots(u)) != 1:
                 return False
