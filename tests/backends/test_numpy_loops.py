@@ -20,6 +20,7 @@ import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.backends.numpy.compile import compile_jaxpr
+from pyjax._src.backends.numpy.fma import fma_f32
 from pyjax._src.backends.numpy.impls import IMPLS
 from pyjax._src.lax import dot as dot_lax
 
@@ -91,7 +92,7 @@ def test_scan_with_ys_reverse_and_unroll(reverse, unroll):
     carry, (d, s) = jit_and_eager(f, c, xs, ws)
     want_c, want_d, want_s = c, np.empty_like(xs), np.empty(7, np.float32)
     for i in (range(6, -1, -1) if reverse else range(7)):
-        new = want_c * ws[i] + xs[i]
+        new = fma_f32(want_c, ws[i], xs[i])  # XLA contracts c * w + x into one fused multiply-add
         want_d[i], want_s[i] = new - want_c, np.sum(new)
         want_c = new
     np.testing.assert_array_equal(np.asarray(carry), want_c)

@@ -64,8 +64,9 @@ def compiled_body(jaxpr) -> Callable:
         _BODY_CACHE.move_to_end(id(jaxpr))
         return entry[1]
     from pyjax._src.backends.numpy.compile import compile_jaxpr
+    from pyjax._src.backends.numpy.rewrite import simplify
 
-    fn = compile_jaxpr(jaxpr, _DEFAULT_IMPLS, name="body").func
+    fn = compile_jaxpr(simplify(jaxpr), _DEFAULT_IMPLS, name="body").func  # one XLA computation: its rewrites too
     _BODY_CACHE[id(jaxpr)] = (jaxpr, fn)
     if len(_BODY_CACHE) > _BODY_CACHE_SIZE:
         _BODY_CACHE.popitem(last=False)
@@ -132,7 +133,9 @@ def compiled_equation(primitive, params: dict, in_avals: list) -> Callable:
     invars = [Var(a) for a in in_avals]
     outvars = [Var(a) for a in primitive.out_avals(tuple(in_avals), params)]
     program = Jaxpr([], invars, outvars, [JaxprEqn(primitive, invars, outvars, params)])
-    fn = compile_jaxpr(program, _DEFAULT_IMPLS, name=primitive.name).func
+    from pyjax._src.backends.numpy.rewrite import simplify
+
+    fn = compile_jaxpr(simplify(program), _DEFAULT_IMPLS, name=primitive.name).func  # as jit rewrites it
     _EQN_CACHE[key] = (params, fn)
     if len(_EQN_CACHE) > _BODY_CACHE_SIZE:
         _EQN_CACHE.popitem(last=False)

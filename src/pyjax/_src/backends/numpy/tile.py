@@ -58,6 +58,7 @@ ELEMENTWISE = frozenset({
     "erfc", "lgamma", "digamma", "integer_pow", "add", "sub", "mul", "div", "rem", "pow",
     "max", "min", "atan2", "nextafter", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge",
     "select_n", "convert_element_type", "clamp", "stop_gradient", "copy", "copy_p",
+    "fma",  # the backend's fused multiply-add (fma.py, from rewrite.py)
 })
 # Of those, the ones whose impl is a NumPy ufunc (or NumPy arithmetic), which
 # broadcast operands with size-1 axes as lax's do.
