@@ -227,3 +227,12 @@ def test_rewrite_types_weak_literals_in_the_result_dtype():
     (eqn,) = _simplified(lambda a: a * 0.1 + 0.3, X).eqns
     literals = [v for v in eqn.invars if type(v) is rewrite.Literal]
     assert len(literals) == 2 and all(type(v.val) is np.float32 for v in literals)
+
+
+def test_arithmetic_on_matmul_results_is_not_contracted():
+    # BLAS never gives XLA's bits for a product: contracting the SGD update
+    # of a gradient would cost ~5x for no fidelity (rewrite.py `_from_blas`).
+    W = np.ones((8, 8), np.float32)
+    out = _simplified(lambda p, x, W: p - 0.01 * (x @ W), X, X, W)
+    assert "fma" not in _names(out)
+    assert "fma" in _names(_simplified(lambda p, g: p - 0.01 * g, X, X))
