@@ -14,8 +14,9 @@ taking its share of the blocks, with one hand-off for the run.
 Every equation computes, on a slab, exactly what it computes on the whole
 array restricted to that slab (the same NumPy calls over the same rows), so
 results are bitwise the same as without tiling; tests/backends/test_tile.py
-checks it, and `PYJAX_TILE_MIN_ELEMENTS=1` tiles every region it can find,
-which the whole test suite passes under. A reduction over the leading axis
+checks it, and `PYJAX_TILE_MIN_ELEMENTS=1` tiles every region it can find:
+the whole test suite passes so, but for the tests that read the generated
+source of op-by-op code. A reduction over the leading axis
 itself ends a region: `max`, `min`, `and` and `or` (exact in any order) are
 reduced per block and then across blocks; a sum is not (the order of its
 additions would change).
