@@ -31,7 +31,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import xla_math
 from pyjax._src.core import Primitive
 
-__all__ = ["complex_multiply", "fma_f32", "fma_p", "fused_multiply_add"]
+__all__ = ["complex_multiply", "fma_f32", "fma_p", "fused_multiply_add", "row_dot", "row_dot_p", "tiny_dot", "tiny_dot_p"]
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -180,3 +180,80 @@ fused_multiply_add.dtype_exact = True
 fused_multiply_add.fresh_result = True
 
 IMPLS: dict = {fma_p: fused_multiply_add}
+
+
+# --- short reductions of products and tiny dots ------------------------------
+#
+# XLA's CPU compiler emits a reduction of a fused product over a short row,
+# and a dot whose operands are tiny, as plain loops that LLVM contracts: each
+# step is one fused multiply-add into the accumulator, in index order
+# (measured against JAX 0.11.0: rewrite.py `_small_reductions` and
+# `_tiny_dots` say for which shapes). NumPy rounds each product and sums
+# pairwise or through BLAS; these primitives compute XLA's chain instead.
+
+row_dot_p = Primitive("row_dot")
+tiny_dot_p = Primitive("tiny_dot")
+
+
+def _row_dot_abstract_eval(a, b, *, square):
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    return ShapedArray(shape[:-1], a.dtype if a.shape == shape else b.dtype)
+
+
+def _tiny_dot_abstract_eval(lhs, rhs, *, dimension_numbers):
+    (lc, rc), _ = dimension_numbers
+    free = [d for i, d in enumerate(lhs.shape) if i not in lc] + [d for i, d in enumerate(rhs.shape) if i not in rc]
+    return ShapedArray(tuple(free), lhs.dtype)
+
+
+row_dot_p.def_abstract_eval(_row_dot_abstract_eval)
+tiny_dot_p.def_abstract_eval(_tiny_dot_abstract_eval)
+
+
+def _fma_chain(a: np.ndarray, b: np.ndarray, order) -> np.ndarray:
+    # sum_k a[..., k] * b[..., k], each step one fused multiply-add into the
+    # accumulator (which starts at +0, XLA's reduction init value).
+    dtype = np.result_type(a, b)
+    fma = fma_f32 if dtype == _F32 else xla_math.fma_f64
+    a, b = np.broadcast_arrays(a, b)
+    acc = np.zeros(a.shape[:-1], dtype)
+    for k in order:
+        acc = np.asarray(fma(a[..., k], b[..., k], acc), dtype)
+    return acc
+
+
+def row_dot(a, b, *, square: bool) -> np.ndarray:
+    """The `row_dot` impl: ``sum(a * b, axis=-1)`` as XLA's loop computes it.
+
+    `square` (the product is ``x * x``): LLVM first folds ``0 + x0*x0`` into
+    ``x0*x0`` (a square is never -0), then contracts ``x0*x0 + x1*x1`` as
+    ``fma(x0, x0, round(x1*x1))``: the first two steps swap."""
+    a, b = np.asarray(a), np.asarray(b)
+    n = np.broadcast_shapes(a.shape, b.shape)[-1]
+    order = list(range(n))
+    if square and n >= 2:
+        order[0], order[1] = 1, 0
+    out = _fma_chain(a, b, order)
+    return out if out.ndim else out[()]
+
+
+def tiny_dot(lhs, rhs, *, dimension_numbers) -> np.ndarray:
+    """The `tiny_dot` impl: a dot_general without batch dimensions and with
+    one contracting dimension, as XLA's naive loop computes it (one fused
+    multiply-add per contracting index, in order)."""
+    (lc, rc), _ = dimension_numbers
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    a = np.moveaxis(lhs, lc[0], -1)
+    b = np.moveaxis(rhs, rc[0], -1)
+    k = a.shape[-1]
+    # Output axes: lhs's free ones, then rhs's.
+    a = a.reshape(a.shape[:-1] + (1,) * (b.ndim - 1) + (k,))
+    out = _fma_chain(a, b, range(k))
+    return out if out.ndim else out[()]
+
+
+for _impl in (row_dot, tiny_dot):
+    _impl.dtype_exact = True
+    _impl.fresh_result = True
+
+IMPLS.update({row_dot_p: row_dot, tiny_dot_p: tiny_dot})

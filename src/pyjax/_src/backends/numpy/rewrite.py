@@ -26,6 +26,12 @@ backend makes them on the jaxpr:
   gives the rule). For that, nested `jit` bodies are spliced into the
   computation first, as XLA inlines them.
 
+- A sum over a short last axis of a product XLA fuses into it becomes one
+  `row_dot` equation, and a dot_general of tiny operands one `tiny_dot`
+  equation: XLA's loops for those add each product into the accumulator
+  with a fused multiply-add, in index order (`_small_reductions`,
+  `_tiny_dots`; the shapes are the ones measured against JAX 0.11.0).
+
 Rewrites recurse into `jit` bodies, which the compiler inlines, and into
 the bodies of `cond`, `while` and `scan`, which it compiles into the loop
 (a reverse-mode scan's body is where such transposed products appear).
@@ -99,6 +105,8 @@ def simplify(jaxpr: Jaxpr, *, fused: bool = True) -> Jaxpr:
             eqns.extend(reciprocal)
     if fused:
         eqns = _contract_multiply_adds(eqns, jaxpr.outvars)
+        eqns = _small_reductions(eqns, jaxpr.outvars)
+    eqns = _tiny_dots(eqns)
     if len(eqns) == len(jaxpr.eqns) and all(e is o for e, o in zip(eqns, jaxpr.eqns)):
         return jaxpr
     return jaxpr.replace(eqns=eqns)
@@ -462,3 +470,124 @@ def _drop_unread(eqns: list, outvars: list) -> list:
         kept.append(eqn)
         read.update(v for v in eqn.invars if type(v) is Var)
     return kept[::-1]
+
+
+# --- short reductions of products, tiny dots ----------------------------------
+#
+# XLA's CPU loop for `reduce_sum(x * y)` over the last axis of a small array
+# runs along each row with one fused multiply-add per element (fma.py
+# `row_dot`). Measured against JAX 0.11.0 (float32 and float64, `x * y`,
+# `x * x`, `x ** 2`, 1 to 1500 rows): rows of 2-4 and 9-12 elements do so
+# while the array holds at most 3075 elements (at 4096 and more the loop is
+# vectorised and its order changes); rows of 5-8 are vectorised across rows
+# from 4 rows on, with the products rounded, and are left alone.
+_ROW_LENGTHS = frozenset({2, 3, 4, 9, 10, 11, 12})
+_MAX_ROW_ELEMENTS = 3072
+
+
+def _small_reductions(eqns: list, outvars: list) -> list:
+    """`eqns` with each `reduce_sum` of a product over a short last axis (see
+    above) replaced by one `row_dot` equation, and the products no longer
+    read removed."""
+    if not any(eqn.primitive.name == "reduce_sum" for eqn in eqns):
+        return eqns
+    fusion = _Fusions(eqns, outvars)  # merges equal products, as XLA's CSE does
+    out, rewritten = [], False
+    for eqn in eqns:
+        row = _row_dot(eqn, fusion)
+        out.append(eqn if row is None else row)
+        rewritten = rewritten or row is not None
+    return _drop_unread(out, outvars) if rewritten else eqns
+
+
+def _row_dot(eqn: JaxprEqn, fusion: _Fusions) -> JaxprEqn | None:
+    if eqn.primitive.name != "reduce_sum":
+        return None
+    (x,) = eqn.invars
+    if type(x) is not Var or not _float_kind(x.aval) or not x.aval.ndim:
+        return None
+    shape = x.aval.shape
+    if eqn.params["axes"] != (len(shape) - 1,) or shape[-1] not in _ROW_LENGTHS or x.aval.size > _MAX_ROW_ELEMENTS:
+        return None
+    product = fusion.var(x)
+    producers = fusion.producers
+    producer = producers.get(product)
+    if producer is None or len(fusion.users.get(product, ())) != 1 or product in fusion.outputs:
+        return None  # the product is computed on its own and read back rounded
+    name = producer.primitive.name
+    if name == "mul":
+        a, b = producer.invars
+        square = type(a) is Var and a is b
+    elif name == "square" or (name == "integer_pow" and producer.params["y"] == 2):
+        a = b = producer.invars[0]
+        square = True
+    else:
+        return None
+    dtype = x.aval.dtype
+    if not all(_plain_factor(v, producers, dtype) for v in (a, b)):
+        return None
+    from pyjax._src.backends.numpy.fma import row_dot_p
+
+    operands = [_typed_literal(v, dtype) for v in (a, b)]
+    return JaxprEqn(row_dot_p, operands, eqn.outvars, {"square": square}, eqn.effects, eqn.source_info)
+
+
+# Factors computed in the same fusion by a transcendental are computed there
+# otherwise than on their own (measured: `jnp.exp(u)` squared and summed
+# matches neither the chain nor rounded products, nor does float64 erf_inv);
+# float32 erf_inv, the normal sampler's, keeps its bits.
+_KEEPS_BITS_IN_FUSION = frozenset({("erf_inv", np.dtype(np.float32))})
+
+
+def _plain_factor(v, producers: dict, dtype, depth: int = 3) -> bool:
+    """Whether factor `v` has its own bits inside the reduction's fusion:
+    not (through up to `depth` scalings) a transcendental that changes there."""
+    producer = producers.get(v) if type(v) is Var else None
+    if producer is None or depth == 0:
+        return True
+    name = producer.primitive.name
+    if name in _EXPENSIVE or name == "erf_inv":
+        return (name, np.dtype(dtype)) in _KEEPS_BITS_IN_FUSION
+    if name not in ("mul", "neg"):
+        return True
+    return all(_plain_factor(w, producers, dtype, depth - 1) for w in producer.invars)
+
+
+# XLA's dot for tiny operands is a naive loop, not a library call: one fused
+# multiply-add per contracting index, in order (fma.py `tiny_dot`). Measured
+# against JAX 0.11.0 for `einsum('ij,...j->...i', F, z)` (a matrix times a
+# vector or times rows): contracting size 2-3 (float32: 2-5) with a square
+# F, and up to 6 rows of float32 (8 and more are vectorised, the products
+# rounded) or 16 of float64.
+_TINY_CONTRACTING = frozenset({2, 3})
+_TINY_ROWS = {np.dtype(np.float32): 6, np.dtype(np.float64): 16}
+
+
+def _tiny_dots(eqns: list) -> list:
+    if not any(eqn.primitive.name == "dot_general" for eqn in eqns):
+        return eqns
+    out = [_tiny_dot(eqn) or eqn for eqn in eqns]
+    return out if any(a is not b for a, b in zip(out, eqns, strict=True)) else eqns
+
+
+def _tiny_dot(eqn: JaxprEqn) -> JaxprEqn | None:
+    if eqn.primitive.name != "dot_general":
+        return None
+    (lc, rc), (lb, _) = eqn.params["dimension_numbers"]
+    lc, rc = tuple(lc), tuple(rc)
+    lhs, rhs = eqn.invars
+    dtype = eqn.outvars[0].aval.dtype
+    if lb or len(lc) != 1 or dtype not in _TINY_ROWS or lhs.aval.dtype != dtype or rhs.aval.dtype != dtype:
+        return None
+    k = lhs.aval.shape[lc[0]]
+    if k not in _TINY_CONTRACTING:
+        return None
+    # One operand is the k x k matrix; the other holds at most the measured rows.
+    lhs_free, rhs_free = lhs.aval.size // k, rhs.aval.size // k
+    if not ((lhs.aval.shape == (k, k) and lc == (1,) and rhs_free == 1)
+            or (rhs.aval.shape == (k, k) and rc == (1,) and lc == (lhs.aval.ndim - 1,) and lhs_free <= _TINY_ROWS[dtype])):
+        return None
+    from pyjax._src.backends.numpy.fma import tiny_dot_p
+
+    params = {"dimension_numbers": ((lc, rc), ((), ()))}
+    return JaxprEqn(tiny_dot_p, [lhs, rhs], eqn.outvars, params, eqn.effects, eqn.source_info)
