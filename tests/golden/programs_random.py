@@ -84,6 +84,17 @@ result = jax.make_jaxpr(lambda: jax.random.PRNGKey(0))()
 program("jaxpr_split", "jaxpr", """
 result = jax.make_jaxpr(lambda k: jax.random.split(k))(jax.random.key(0))
 """)
+# multivariate_normal: jax.numpy.linalg's jitted factorisations, and the
+# einsum's single unbatched dot of the draws with the factor.
+for _name, _args in [
+    ("cholesky", "jnp.array([1.0, -1.0]), jnp.array([[2.0, 0.5], [0.5, 1.0]]), (4,)"),
+    ("svd", "jnp.zeros(3), jnp.eye(3) * 2.0, (2,), method='svd'"),
+    ("eigh", "jnp.zeros(2), jnp.array([[2.0, 0.5], [0.5, 1.0]]), method='eigh'"),
+    ("batched", "jnp.zeros((2, 3)), jnp.broadcast_to(jnp.eye(3), (2, 3, 3))"),
+]:
+  program(f"jaxpr_multivariate_normal_{_name}", "jaxpr", f"""
+result = jax.make_jaxpr(lambda k: jax.random.multivariate_normal(k, {_args}))(jax.random.key(1))
+""")
 program("jaxpr_split_shape", "jaxpr", """
 result = jax.make_jaxpr(lambda k: jax.random.split(k, (2, 3)))(jax.random.key(0))
 """)

@@ -78,34 +78,27 @@ def _multivariate_normal(key, mean, cov, shape, dtype, method):
     else:
         check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
     # Any factor A with A A^T = cov maps standard normals z to mean + A z.
+    # (jax.numpy.linalg's functions, jitted as JAX's are: the same jaxpr.)
+    from pyjax._src.numpy import linalg as jnp_linalg
+
     if method == "svd":
-        u, s, _ = lax_linalg.svd(cov, full_matrices=False)
+        u, s, _ = jnp_linalg.svd(cov)
         factor = u * jnp_ufuncs.sqrt(s[..., None, :])
     elif method == "eigh":
-        v, w = lax_linalg.eigh(cov)
+        w, v = jnp_linalg.eigh(cov)
         factor = v * jnp_ufuncs.sqrt(w[..., None, :])
     else:
-        factor = lax_linalg.cholesky(cov)
+        factor = jnp_linalg.cholesky(cov)
     normal_samples = normal(key, shape + mean.shape[-1:], dtype)
     return mean + _matvec(factor, normal_samples)
 
 
 def _matvec(factor, vectors):
-    # einsum('...ij,...j->...i'): a batched matrix-vector product, the batch
-    # axes broadcast between the two.
-    batch = tuple(broadcast_shapes(shape_of(factor)[:-2], shape_of(vectors)[:-1]))
-    n = shape_of(factor)[-1]
-    factor = _broadcast_leading(factor, batch + shape_of(factor)[-2:])
-    vectors = _broadcast_leading(vectors, batch + (n,))
-    nb = len(batch)
-    batch_dims = tuple(range(nb))
-    return lax_dot.dot_general(factor, vectors, (((nb + 1,), (nb,)), (batch_dims, batch_dims)))
+    # As JAX: einsum('...ij,...j->...i'), whose path for a single factor is
+    # one unbatched product of the draws with the factor.
+    from pyjax._src.numpy.einsum import einsum
 
-
-def _broadcast_leading(x, shape):
-    from pyjax._src.numpy.shape_ops import broadcast_to
-
-    return x if shape_of(x) == tuple(shape) else broadcast_to(x, shape)
+    return einsum("...ij,...j->...i", factor, vectors)
 
 
 def orthogonal(key, n: int, shape=(), dtype=None, m: int | None = None, *, out_sharding=None):
