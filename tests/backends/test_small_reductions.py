@@ -91,3 +91,11 @@ def test_rewrite_keeps_unmeasured_shapes():
     F, z = np.ones((3, 3), np.float32), np.ones((8, 3), np.float32)  # 8 rows: vectorised
     assert "tiny_dot" not in _eqn_names(lambda F, z: jnp.einsum("ij,...j->...i", F, z), F, z)
     assert "tiny_dot" in _eqn_names(lambda F, z: jnp.einsum("ij,...j->...i", F, z), F, z[:6])
+
+
+def test_rewrite_leaves_matmul_results_to_numpy():
+    # A loss's row sums over logits from a matmul: BLAS never gives XLA's
+    # bits there, so the in-order fma chain would only cost time.
+    x, w = np.ones((8, 16), np.float32), np.ones((16, 3), np.float32)
+    assert "row_dot" not in _eqn_names(lambda x, w: jnp.sum((x @ w) * (x @ w), axis=-1), x, w)
+    assert "row_dot" in _eqn_names(lambda y: jnp.sum(y * y, axis=-1), np.ones((8, 3), np.float32))

@@ -282,8 +282,9 @@ def _contract_multiply_adds(eqns: list, outvars: list) -> list:
 # convolution never take XLA's bits (BLAS orders a product's additions
 # otherwise than XLA's kernels), so contracting arithmetic on them buys no
 # fidelity, and the exact float32 fma costs ~5x a multiply and an add (the
-# SGD update `p - lr * g` of a training step: +0.9 ms in 4). Such values
-# are multiplied and added with two roundings.
+# SGD update `p - lr * g` of a training step: +0.9 ms in 4; the row sums of
+# its loss, `row_dot`, +0.2 ms). Such values are multiplied and added with
+# two roundings, and reduced by NumPy.
 _BLAS = frozenset({"dot_general", "conv_general_dilated"})
 
 
@@ -492,9 +493,10 @@ def _small_reductions(eqns: list, outvars: list) -> list:
     if not any(eqn.primitive.name == "reduce_sum" for eqn in eqns):
         return eqns
     fusion = _Fusions(eqns, outvars)  # merges equal products, as XLA's CSE does
+    from_blas = _from_blas(eqns)  # (no fidelity to gain there: see `_from_blas`)
     out, rewritten = [], False
     for eqn in eqns:
-        row = _row_dot(eqn, fusion)
+        row = None if any(v in from_blas for v in eqn.invars) else _row_dot(eqn, fusion)
         out.append(eqn if row is None else row)
         rewritten = rewritten or row is not None
     return _drop_unread(out, outvars) if rewritten else eqns
@@ -566,7 +568,8 @@ _TINY_ROWS = {np.dtype(np.float32): 6, np.dtype(np.float64): 16}
 def _tiny_dots(eqns: list) -> list:
     if not any(eqn.primitive.name == "dot_general" for eqn in eqns):
         return eqns
-    out = [_tiny_dot(eqn) or eqn for eqn in eqns]
+    from_blas = _from_blas(eqns)
+    out = [eqn if any(v in from_blas for v in eqn.invars) else _tiny_dot(eqn) or eqn for eqn in eqns]
     return out if any(a is not b for a, b in zip(out, eqns, strict=True)) else eqns
 
 
