@@ -59,6 +59,8 @@ ELEMENTWISE = frozenset({
     "erfc", "lgamma", "digamma", "integer_pow", "add", "sub", "mul", "div", "rem", "pow",
     "max", "min", "atan2", "nextafter", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge",
     "select_n", "convert_element_type", "clamp", "stop_gradient", "copy", "copy_p",
+    "shift_left", "shift_right_logical", "shift_right_arithmetic", "population_count", "clz",
+    "bitcast_convert_type",  # (a width-changing one has another shape: left out by the rule)
     "fma",  # the backend's fused multiply-add (fma.py, from rewrite.py)
 })
 # Of those, the ones whose impl is a NumPy ufunc (or NumPy arithmetic), which
