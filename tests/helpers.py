@@ -70,3 +70,31 @@ def check_jit_matches_eager(fun, *args, rtol=None, atol=None):
         check_close(j, e, rtol=rtol, atol=atol)
         assert core.get_aval(j).weak_type == core.get_aval(e).weak_type
     return eager
+
+
+# --- bit-exact recordings (tests/golden/record_<name>.py + <name>.json)
+
+GOLDEN = __import__("pathlib").Path(__file__).resolve().parent / "golden"
+
+
+def load_recording(name: str):
+    """The recording script tests/golden/record_<name>.py as a module (its
+    CASES, inputs and runner) and the cases it recorded in <name>.json."""
+    import importlib.util
+    import json
+    import sys
+
+    spec = importlib.util.spec_from_file_location(f"record_{name}", GOLDEN / f"record_{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    recorded = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))["cases"]
+    return module, recorded
+
+
+def recorded_bits(case: dict) -> np.ndarray:
+    """A recorded case's array, rebuilt from its bit pattern."""
+    import ml_dtypes
+
+    dtype = np.dtype(ml_dtypes.bfloat16) if case["dtype"] == "bfloat16" else np.dtype(case["dtype"])
+    return np.array(case["bits"], dtype=f"u{dtype.itemsize}").view(dtype).reshape(case["shape"])

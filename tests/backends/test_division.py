@@ -4,11 +4,6 @@ rounded in the dtype; elementwise, a division. Compared bit for bit with
 JAX 0.11.0's results (tests/golden/division.json, recorded by
 tests/golden/record_division.py)."""
 
-import importlib.util
-import json
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -19,13 +14,9 @@ from pyjax._src.backends.numpy import impls as impls_lib
 from pyjax._src.backends.numpy import rewrite
 from pyjax._src.dispatch import EvalTrace
 from pyjax._src.lax import elementwise as ew
+from helpers import load_recording, recorded_bits
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-_spec = importlib.util.spec_from_file_location("record_division", GOLDEN / "record_division.py")
-record = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = record
-_spec.loader.exec_module(record)
-RECORDED = json.loads((GOLDEN / "division.json").read_text(encoding="utf-8"))["cases"]
+record, RECORDED = load_recording("division")
 CASES = {name: (expr, x64) for name, expr, x64 in record.CASES}
 
 # The cases where XLA multiplies by the reciprocal (the others divide).
@@ -44,9 +35,7 @@ def _run(name):
 
 
 def _bits(name):
-    case = RECORDED[name]
-    dtype = np.dtype(jnp.bfloat16) if case["dtype"] == "bfloat16" else np.dtype(case["dtype"])
-    return np.array(case["bits"], dtype=f"u{dtype.itemsize}").view(dtype).reshape(case["shape"])
+    return recorded_bits(RECORDED[name])
 
 
 def test_every_case_is_recorded():

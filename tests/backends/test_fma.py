@@ -6,11 +6,8 @@ JAX 0.11.0's results (tests/golden/fma.json, recorded by
 tests/golden/record_fma.py), plus the impl's exactness and the rewrite's
 structure."""
 
-import importlib.util
 import json
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,12 +17,9 @@ import pyjax.numpy as jnp
 from pyjax._src.backends.numpy import fma as fma_lib
 from pyjax._src.backends.numpy import rewrite, xla_math
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-_spec = importlib.util.spec_from_file_location("record_fma", GOLDEN / "record_fma.py")
-record = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = record
-_spec.loader.exec_module(record)
-RECORDED = json.loads((GOLDEN / "fma.json").read_text(encoding="utf-8"))["cases"]
+from helpers import GOLDEN, load_recording, recorded_bits
+
+record, RECORDED = load_recording("fma")
 CASES = {name: (expr, x64, fused) for name, expr, x64, fused in record.CASES}
 FUSED = sorted(name for name, (_, _, fused) in CASES.items() if fused)
 # Not contracted by XLA although a contracting rewrite that ignored fusion
@@ -49,9 +43,7 @@ def _run(name):
 
 
 def _bits(name):
-    case = RECORDED[name]
-    dtype = np.dtype(jnp.bfloat16) if case["dtype"] == "bfloat16" else np.dtype(case["dtype"])
-    return np.array(case["bits"], dtype=f"u{dtype.itemsize}").view(dtype).reshape(case["shape"])
+    return recorded_bits(RECORDED[name])
 
 
 def test_every_case_is_recorded():

@@ -4,24 +4,15 @@ them: one fused multiply-add per element, in order (backends/numpy/rewrite.py
 for bit with JAX 0.11.0 (tests/golden/small_reductions.json, recorded by
 tests/golden/record_small_reductions.py)."""
 
-import importlib.util
-import json
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import pyjax
 import pyjax.numpy as jnp
 from pyjax._src.backends.numpy import rewrite
+from helpers import load_recording, recorded_bits
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-_spec = importlib.util.spec_from_file_location("record_small_reductions", GOLDEN / "record_small_reductions.py")
-record = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = record
-_spec.loader.exec_module(record)
-RECORDED = json.loads((GOLDEN / "small_reductions.json").read_text(encoding="utf-8"))["cases"]
+record, RECORDED = load_recording("small_reductions")
 CASES = {name: (expr, x64) for name, expr, x64 in record.CASES}
 INPUTS = record.inputs(np)
 
@@ -48,9 +39,7 @@ PLAIN = {
 
 
 def _bits(name):
-    case = RECORDED[name]
-    dtype = np.dtype(case["dtype"])
-    return np.array(case["bits"], dtype=f"u{dtype.itemsize}").view(dtype).reshape(case["shape"])
+    return recorded_bits(RECORDED[name])
 
 
 def test_every_case_is_recorded():
