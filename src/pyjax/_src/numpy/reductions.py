@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from pyjax._src import core, dtypes, errors
+from pyjax._src import config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
@@ -202,10 +202,20 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
       >>> jnp.sum(jnp.arange(6).reshape(2, 3), axis=1)
       Array([ 3, 12], dtype=int32)
     """
-    if _plain(a, out, initial, where) and (r := (
-            _SUM_ALL.one(a) if axis is None and dtype is None and keepdims is False and promote_integers is True
-            else _SITES["sum"].one(a, axis, dtype, keepdims, promote_integers, eager.axis_tag(axis)))) is not None:
-        return r
+    if type(a) is Array:
+        if (axis is None and dtype is None and out is None and keepdims is False and initial is None
+                and where is None and promote_integers is True and core._trace_ctx.get() is None):
+            # jnp.sum(x), the commonest call: the plan straight from the site's memo.
+            plan = _SUM_ALL.plans.get((a.aval, config.trace_context_id()))
+            if type(plan) is eager.Program:
+                return Array(plan.run(a._value), plan.out_aval)
+            r = _SUM_ALL.one(a)
+        elif _plain(a, out, initial, where):
+            r = _SITES["sum"].one(a, axis, dtype, keepdims, promote_integers, eager.axis_tag(axis))
+        else:
+            r = None
+        if r is not None:
+            return r
     return _reduction(a, "sum", lax_ew.add, 0, preproc=_cast_to_numeric, bool_op=lax_ew.bitwise_or,
                       upcast_f16_for_computation=dtype is None, axis=ensure_optional_axes(axis), dtype=dtype,
                       out=out, keepdims=keepdims, initial=initial, where_=where, promote_integers=promote_integers)
