@@ -73,7 +73,9 @@ def fma_f32(a, b, c) -> np.ndarray:
     # temporaries stay in cache. Not split across cores (split.py): like an
     # add, it is bound by memory traffic (10M elements: no faster split in
     # two, and a 400K-element one slower).
-    flat = [v.astype(_F64)[()] if v.ndim == 0 else np.broadcast_to(v, shape).reshape(-1) for v in (a, b, c)]
+    # (An operand of one element, a scalar or lax's size-1 broadcast, is one value.)
+    flat = [v.astype(_F64).reshape(())[()] if v.size == 1 else np.broadcast_to(v, shape).reshape(-1)
+            for v in (a, b, c)]
     _fma_f32_blocks(*flat, out.reshape(-1))
     return out
 
