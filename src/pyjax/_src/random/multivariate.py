@@ -11,7 +11,6 @@ import numpy as np
 
 from pyjax._src import dtypes
 from pyjax._src.jit import jit
-from pyjax._src.lax import dot as lax_dot
 from pyjax._src.lax import linalg as lax_linalg
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.numpy import ufuncs as jnp_ufuncs

@@ -257,7 +257,7 @@ def _assign(wanted: dict, roles: dict, defined: dict) -> bool:
 
 
 def _reduction_rule(eqn, size, roles, defined):
-    (x,), (out,) = eqn.invars, eqn.outvars
+    (x,) = eqn.invars
     axes = eqn.params["axes"]
     if not x.aval.shape or x.aval.shape[0] != size or not _assign({x: _TILED}, roles, defined):
         return None
@@ -383,7 +383,6 @@ def _block_jaxpr(region: Region, rows: int) -> Jaxpr:
 
     invars = [block_var(v, role) for v, role in zip(region.invars, region.in_roles, strict=True)]
     eqns = []
-    tiled = {v for v, role in zip(region.invars, region.in_roles, strict=True) if role == _TILED}
     for eqn in region.eqns:
         ins = [v if type(v) is Literal else env[v] for v in eqn.invars]
         outs = []
@@ -391,10 +390,8 @@ def _block_jaxpr(region: Region, rows: int) -> Jaxpr:
             if type(v) is DropVar:
                 outs.append(DropVar(v.aval))
                 continue
-            is_tiled = bool(v.aval.shape) and v.aval.shape[0] == region.size and _tiled_result(eqn, tiled)
+            is_tiled = bool(v.aval.shape) and v.aval.shape[0] == region.size and _tiled_result(eqn)
             outs.append(block_var(v, _TILED if is_tiled else _PARTIAL))
-            if is_tiled:
-                tiled.add(v)
         params = eqn.params
         key = _SHAPE_PARAMS.get(eqn.primitive.name)
         if key is not None:
@@ -403,7 +400,7 @@ def _block_jaxpr(region: Region, rows: int) -> Jaxpr:
     return Jaxpr([], invars, [env[v] for v in region.outvars], eqns)
 
 
-def _tiled_result(eqn: JaxprEqn, tiled: set) -> bool:
+def _tiled_result(eqn: JaxprEqn) -> bool:
     # A result is tiled unless it is a reduction over the leading axis.
     if eqn.primitive.name in _REDUCTIONS:
         return 0 not in eqn.params["axes"]
