@@ -77,7 +77,8 @@ def both_layouts(name, expr, **kw):
 # reductions and matrix products (a norm's sum of squares, which XLA also
 # contracts inside its reduction loop, now reproduced for float32/float64;
 # and XLA's in-order loops for tiny dots, reproduced too): bfloat16 maxwell,
-# 1 ulp.
+# 1 ulp (XLA keeps float32 precision across the bfloat16 square that jnp.sum
+# converts to float32: `xla_allow_excess_precision`; docs/random.md).
 
 # ---- keys ---------------------------------------------------------------
 K = "random.key(0)"
