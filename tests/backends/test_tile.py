@@ -181,3 +181,22 @@ def test_blocks_never_split_again(tiling, monkeypatch):
     compiled(q, k, v)
     assert seen and set(seen) == {1}
     assert split_lib.num_workers() == 2
+
+
+def test_looking_for_regions_is_linear_in_the_program(monkeypatch):
+    # A long run too small to tile is scanned once, not from every start
+    # (a 1500-equation chain took 13 s to compile when it was).
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    calls = []
+    real = tile_lib._roles
+    monkeypatch.setattr(tile_lib, "_roles", lambda *a: calls.append(1) or real(*a))
+
+    def f(big, x):
+        y = big * 2.0 + 1.0
+        for _ in range(300):
+            x = jnp.sin(x) * 1.01
+        return y, x
+
+    closed = pyjax.make_jaxpr(f)(np.ones(1 << 20, np.float32), np.ones((8, 10), np.float32))
+    assert tile_lib.plan(closed.jaxpr) is not None  # the big product and sum are a region
+    assert len(calls) < 3 * len(closed.jaxpr.eqns), len(calls)

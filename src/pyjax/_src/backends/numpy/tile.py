@@ -111,15 +111,13 @@ def plan(jaxpr: Jaxpr) -> list | None:
     found = False
     i = 0
     while i < len(eqns):
-        grown = _grow(eqns, i, last_use)
-        if grown is None:
-            items.append(i)
-            i += 1
-            continue
-        region, hoisted, end = grown
-        items.extend(hoisted)
-        items.append(region)
-        found = True
+        region, hoisted, end = _grow(eqns, i, last_use)
+        if region is None:
+            items.extend(range(i, end))  # equation by equation
+        else:
+            items.extend(hoisted)
+            items.append(region)
+            found = True
         i = end
     return items if found else None
 
@@ -144,11 +142,15 @@ def _last_uses(jaxpr: Jaxpr) -> dict:
 def _grow(eqns: list, start: int, last_use: dict):
     """The region starting at `eqns[start]`, the indices of the equations
     hoisted above it (independent scalar work met on the way) and the index
-    after it; None when no region worth tiling starts there."""
+    after it; or (None, (), index) when no region worth tiling starts there
+    or at any equation before that index (a later start in the same run
+    would only make a smaller run: looking again from each would take time
+    quadratic in the run's length)."""
     size = _leading_size(eqns[start])
     if size is None or size < split_lib.num_workers():
-        return None
+        return None, (), start + 1
     members, hoisted = _scan(eqns, start, size)
+    refused = (None, (), max(start + 1, members[-1] + 1 if members else start + 1))
     # Layout changes at the end are views of the whole result, free after the
     # region; inside it they would cost a copy into the result.
     while members and eqns[members[-1]].primitive.name in _LAYOUT:
@@ -156,7 +158,7 @@ def _grow(eqns: list, start: int, last_use: dict):
     compute = [eqns[i] for i in members if eqns[i].primitive.name not in _LAYOUT]
     work = sum(math.prod(v.aval.shape) for e in compute for v in e.outvars if v.aval.shape)
     if len(compute) < 2 or work < MIN_ELEMENTS:
-        return None
+        return refused
     roles: dict = {}
     defined: dict = {}
     for i in members:
@@ -166,7 +168,7 @@ def _grow(eqns: list, start: int, last_use: dict):
     end = members[-1] + 1
     outs = [v for v in defined if last_use.get(v, -1) >= end]
     if not outs:
-        return None
+        return refused
     invars = list(roles)
     region = Region(size, [eqns[i] for i in members], invars, [roles[v] for v in invars], outs,
                     [defined[v] for v in outs])
