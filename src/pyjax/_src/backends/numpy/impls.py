@@ -221,11 +221,13 @@ def _all_ones(dtype):
 def _div(x, y):
     (x, y), dtype = _operands(x, y)
     if not dtypes.issubdtype(dtype, np.integer):
-        if dtype.kind == "f" and y.shape != x.shape and y.shape != np.broadcast_shapes(x.shape, y.shape):
+        if dtype.kind == "f" and y.shape != x.shape and (
+                x.shape if not y.ndim else np.broadcast_shapes(x.shape, y.shape)) != y.shape:
             # XLA divides by a broadcast divisor (a scalar, size-1 axes) as a
             # product with its reciprocal, rounded in the dtype first
             # (measured: float16/32/64; bfloat16 and complex divide).
-            return np.multiply(x, np.true_divide(np.ones((), dtype), y))
+            # (A 0-d divisor takes NumPy's scalar division, the same rounding.)
+            return np.multiply(x, dtype.type(1) / y[()] if not y.ndim else np.true_divide(dtype.type(1), y))
         return np.true_divide(x, y)
     # XLA rounds integer quotients towards zero (NumPy floors), x / 0 is all
     # ones (-1 signed), and INT_MIN / -1 wraps to INT_MIN.
