@@ -591,11 +591,16 @@ class ProgramBuilder:
         name = name + "_" if keyword.iskeyword(name) else name
         source = _generate_source(name, self.instrs, in_values, out_values)
         self.conversion_done = time.perf_counter()
+        return self.define(name, source), source
+
+    def define(self, name: str, source: str) -> Callable:
+        """Executes generated `source` defining function `name` in this
+        builder's namespace; tracebacks show its lines."""
         filename = f"<pyjax compiled {name} #{next(_compile_ids)}>"
         exec(compile(source, filename, "exec"), self.namespace)  # noqa: S102 (our own source)
         fn = self.namespace[name]
         _register_source(fn, filename, source)
-        return fn, source
+        return fn
 
 
 class Block:
@@ -624,12 +629,7 @@ def _compile_block(impls: dict, jaxpr: Jaxpr, tiled_outputs: Sequence[bool]) -> 
     params = [*block.in_names, *(t for t in targets if t is not None)]
     lines = [f"def tiled_block({', '.join(params)}):", *("    " + line for line in block.lines),
              f"    return [{', '.join(block.out_names)}]"]
-    source = "\n".join(lines) + "\n"
-    filename = f"<pyjax compiled tiled_block #{next(_compile_ids)}>"
-    exec(compile(source, filename, "exec"), builder.namespace)  # noqa: S102 (our own source)
-    fn = builder.namespace["tiled_block"]
-    _register_source(fn, filename, source)
-    return fn, block.written
+    return builder.define("tiled_block", "\n".join(lines) + "\n"), block.written
 
 
 # dtypes ndarray.dot hands to BLAS exactly as np.matmul does.
