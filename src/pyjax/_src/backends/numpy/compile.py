@@ -134,6 +134,25 @@ def _scalar_operator(name: str, ins: list, out_aval: ShapedArray):
     return render
 
 
+def ufunc_of(eqn: JaxprEqn, impl: Callable, is_default: bool) -> np.ufunc | None:
+    """The ufunc compiled code calls for `eqn` (whose impl is `impl`,
+    `is_default` when that is impls.py's own), or None: the impl runs."""
+    if isinstance(impl, np.ufunc) and impl.nout == 1 and not eqn.params:
+        return impl  # the table's impl is a ufunc itself: same call, and out= applies
+    if not is_default or not eqn.outvars:
+        return None
+    # Only when the impl is the params-dropping wrapper of exactly this ufunc
+    # (impls.py marks it): a specialised impl is never bypassed.
+    name, out_aval = eqn.primitive.name, eqn.outvars[0].aval
+    ufunc = UFUNCS.get(name)
+    if ufunc is not None and getattr(impl, "ufunc", None) is ufunc and out_aval.dtype not in getattr(
+            impl, "exact_dtypes", ()):
+        return ufunc
+    if _broadcast_divisor(name, eqn.invars, out_aval):
+        return None
+    return _inexact_ufunc(name, out_aval.dtype)
+
+
 # Primitives whose default impl returns its operand: the output is renamed to
 # the input at compile time and no code is emitted.
 IDENTITIES = frozenset({"stop_gradient"})
@@ -412,17 +431,7 @@ class ProgramBuilder:
         if is_default and primitive.name in IDENTITIES:
             return list(ins)
         out_avals = [v.aval for v in eqn.outvars]
-        if isinstance(impl, np.ufunc) and impl.nout == 1 and not eqn.params:
-            ufunc = impl  # the table's impl is a ufunc itself: same call, and out= applies
-        else:
-            # Only when the impl is the params-dropping wrapper of exactly this
-            # ufunc (impls.py marks it): a specialised impl is never bypassed.
-            ufunc = UFUNCS.get(primitive.name) if is_default else None
-            if ufunc is not None and (getattr(impl, "ufunc", None) is not ufunc
-                                      or out_avals[0].dtype in getattr(impl, "exact_dtypes", ())):
-                ufunc = None
-            if ufunc is None and is_default and out_avals and not _broadcast_divisor(primitive.name, ins, out_avals[0]):
-                ufunc = _inexact_ufunc(primitive.name, out_avals[0].dtype)
+        ufunc = ufunc_of(eqn, impl, is_default)
         if ufunc is not None:
             outs = [self.new_value(out_avals[0])]
             operator = _scalar_operator(primitive.name, ins, out_avals[0])

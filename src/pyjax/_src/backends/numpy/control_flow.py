@@ -41,6 +41,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from pyjax._src.backends.numpy import native as native_lib
 from pyjax._src.backends.numpy.impls import IMPLS as _DEFAULT_IMPLS
 from pyjax._src.lax.control_flow import common as _common
 from pyjax._src.lax.control_flow.cond import cond_p
@@ -286,8 +287,22 @@ def _emit_scan(builder, eqn, ins):
     dtypes = [builder.constant(a.dtype, "dtype") for a in y_avals]
     as_buffer = builder.constant(_as_buffer, "as_buffer")
     carry_avals = [builder.constant(a, "aval") for a in out_avals[:nk]]
+    native = native_lib.native_scan(eqn, builder.impls)
+    native_name = builder.constant(native, "native_scan") if native is not None else None
 
     def render(in_names, out_names):
+        lines = python_loop(in_names, out_names)
+        if native_name is None:
+            return lines
+        # The native tier (native.py): its outputs, or None and the Python loop.
+        result = f"_nr{n}"
+        return [f"{result} = {native_name}({', '.join(in_names)})",
+                f"if {result} is not None:",
+                f"    {_targets(out_names)} = {result}",
+                "else:",
+                *_indent(lines + [f"{native_name}.check({', '.join(out_names)})"])]
+
+    def python_loop(in_names, out_names):
         init, xs = in_names[nc:nc + nk], in_names[nc + nk:]
         ys = out_names[nk:]
         lines = [f"# _scan_body{n} (inlined), {length} steps{' in reverse' if reverse else ''}"]

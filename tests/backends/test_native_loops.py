@@ -1,0 +1,222 @@
+"""Native loops (backends/numpy/native.py): a hot scan of small steps runs as
+a C loop over NumPy's own kernels.
+
+Every case compares the native loop's outputs bitwise with the Python
+loop's (the same function compiled with native loops off), and checks that
+the native tier went live (it drops itself on any difference, so a test
+that only compared results could pass with the native loop never used).
+"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src.backends.numpy import native
+
+pytestmark = pytest.mark.skipif(native.compiler() is None or not native.ENABLED,
+                                reason="native loops need a C compiler")
+
+rng = np.random.default_rng(11)
+
+
+def arr(*shape, dtype=np.float32):
+    return jnp.asarray(rng.standard_normal(shape).astype(dtype))
+
+
+@pytest.fixture
+def eager_tier(monkeypatch):
+    # Build at the first call and wait for it: the first call is the checked one.
+    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+
+
+def natives():
+    return [o for o in gc.get_objects() if isinstance(o, native.NativeScan)]
+
+
+def run_both(f, *args, monkeypatch):
+    """(native outputs, Python-loop outputs, the NativeScans made) of jit(f)."""
+    before = set(map(id, natives()))
+    jf = pyjax.jit(lambda *a: f(*a))  # a new function: nothing cached
+    first = jf(*args)  # the checked call: both loops run
+    second = jf(*args)  # the native loop alone
+    made = [n for n in natives() if id(n) not in before]
+    with monkeypatch.context() as m:
+        m.setattr(native, "ENABLED", False)
+        reference = pyjax.jit(lambda *a: f(*a))(*args)
+    for a, b, c in zip(pyjax.tree.leaves(first), pyjax.tree.leaves(second), pyjax.tree.leaves(reference),
+                       strict=True):
+        a, b, c = map(np.asarray, (a, b, c))
+        assert a.dtype == c.dtype and a.shape == c.shape
+        assert a.tobytes() == c.tobytes()
+        assert b.tobytes() == c.tobytes()
+    return second, reference, made
+
+
+def live(made):
+    return [n for n in made if n.state == native._LIVE]
+
+
+def rnn(W, xs, h):
+    def body(h, x):
+        return jnp.tanh(W @ h + x), None
+    return lax.scan(body, h, xs)[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rnn_runs_natively_and_bitwise(dtype, eager_tier, monkeypatch):
+    with pyjax.enable_x64(dtype == np.float64):
+        W, xs, h = arr(32, 32, dtype=dtype) * 0.2, arr(300, 32, dtype=dtype), arr(32, dtype=dtype)
+        assert W.dtype == dtype
+        _, _, made = run_both(rnn, W, xs, h, monkeypatch=monkeypatch)
+    assert len(live(made)) == 1
+    assert "gemv" in made[0].source
+
+
+def test_source_calls_the_native_tier_before_the_python_loop(eager_tier):
+    W, xs, h = arr(8, 8), arr(10, 8), arr(8)
+    text = pyjax.jit(rnn).lower(W, xs, h).as_text()
+    assert "_native_scan" in text and ".check(" in text and "for " in text
+
+
+def test_vector_matrix_reverse_and_stacked_ys(eager_tier, monkeypatch):
+    W, xs, h = arr(16, 24) * 0.3, arr(50, 24), arr(16)
+
+    def f(W, xs, h):
+        def body(h, x):
+            y = jnp.sin(h @ W) * x   # vector-matrix product
+            return jnp.tanh(W @ y), (y, h)  # ys: a new value and an old carry
+        return lax.scan(body, h, xs, reverse=True)
+
+    _, _, made = run_both(f, W, xs, h, monkeypatch=monkeypatch)
+    assert len(live(made)) == 1
+
+
+def test_swapped_carries_literals_and_scalars(eager_tier, monkeypatch):
+    xs = arr(40, 5)
+
+    def f(xs):
+        def body(c, x):
+            a, b, i, s = c
+            return (b, a * 0.5 + x, i + 1, s - 1.0), a
+        return lax.scan(body, (jnp.ones(5), jnp.zeros(5), jnp.int32(0), jnp.float32(3)), xs)
+
+    _, _, made = run_both(f, xs, monkeypatch=monkeypatch)
+    assert len(live(made)) == 1
+
+
+def test_scan_without_xs_and_fori_loop(eager_tier, monkeypatch):
+    def f(x):
+        y = lax.fori_loop(0, 100, lambda i, v: jnp.cos(v) * 0.9 + 0.1, x)
+        z, _ = lax.scan(lambda c, _: (jnp.exp(-c * c), None), x, None, length=30)
+        return y, z
+
+    _, _, made = run_both(f, arr(6), monkeypatch=monkeypatch)
+    assert len(live(made)) == 2
+
+
+def test_reshape_and_comparisons(eager_tier, monkeypatch):
+    def f(xs, h):
+        def body(h, x):
+            g = jnp.sin(h.reshape(2, 3)).reshape(6) + x
+            return jnp.abs(g) - 0.25, g > 0.5
+        return lax.scan(body, h, xs)
+
+    _, _, made = run_both(f, arr(20, 6), arr(6), monkeypatch=monkeypatch)
+    assert len(live(made)) == 1
+
+
+def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
+    def f(W, x, h):
+        return rnn(W, x.T, h)  # xs is a transposed view inside the compiled function
+
+    _, _, made = run_both(f, arr(8, 8) * 0.3, arr(8, 70), arr(8), monkeypatch=monkeypatch)
+    assert len(live(made)) == 1
+
+
+def test_eager_scan_uses_the_native_tier(eager_tier, monkeypatch):
+    W, xs, h = arr(8, 8) * 0.3, arr(60, 8), arr(8)
+    before = set(map(id, natives()))
+    out = [rnn(W, xs, h) for _ in range(3)]
+    made = [n for n in natives() if id(n) not in before]
+    assert live(made)
+    with monkeypatch.context() as m:
+        m.setattr(native, "ENABLED", False)
+        reference = pyjax.jit(lambda *a: rnn(*a))(W, xs, h)
+    for o in out:
+        assert np.asarray(o).tobytes() == np.asarray(reference).tobytes()
+
+
+@pytest.mark.parametrize("body", [
+    lambda c, x: (jnp.cumsum(c, axis=0) + x, None),       # no ufunc for cumsum
+    lambda c, x: (c + x[:, None], None),                  # broadcasting other than 0-d
+    lambda c, x: (jnp.sort(c, axis=0) * x[:, None], None),
+])
+def test_unsupported_bodies_keep_the_python_loop(body, eager_tier):
+    text = pyjax.jit(lambda c, xs: lax.scan(body, c, xs)[0]).lower(arr(4, 4), arr(5, 4)).as_text()
+    assert "_native_scan" not in text
+
+
+def test_a_difference_drops_the_native_loop(eager_tier, monkeypatch):
+    run = native.NativeScan._run
+
+    def off_by_one_bit(self, inputs):
+        outs = run(self, inputs)
+        outs[0].view(np.uint32)[0] ^= 1
+        return outs
+
+    monkeypatch.setattr(native.NativeScan, "_run", off_by_one_bit)
+    W, xs, h = arr(8, 8) * 0.3, arr(20, 8), arr(8)
+    before = set(map(id, natives()))
+    jf = pyjax.jit(lambda *a: rnn(*a))
+    results = [np.asarray(jf(W, xs, h)) for _ in range(3)]
+    (made,) = [n for n in natives() if id(n) not in before]
+    assert made.state == native._DEAD and "differ" in made.failure
+    with monkeypatch.context() as m:
+        m.setattr(native, "ENABLED", False)
+        reference = np.asarray(pyjax.jit(lambda *a: rnn(*a))(W, xs, h))
+    assert all(r.tobytes() == reference.tobytes() for r in results)
+
+
+def test_tiers_up_after_the_threshold(monkeypatch):
+    monkeypatch.setattr(native, "AFTER_STEPS", 250)
+    W, xs, h = arr(8, 8) * 0.3, arr(100, 8), arr(8)
+    before = set(map(id, natives()))
+    jf = pyjax.jit(lambda *a: rnn(*a))
+    jf(W, xs, h)
+    jf(W, xs, h)
+    (made,) = [n for n in natives() if id(n) not in before]
+    assert made.state == native._COLD and made.steps == 200
+    jf(W, xs, h)  # 300 steps: the build starts, on its own thread
+    assert made.state in (native._BUILDING, native._BUILT)
+    made._thread.join()
+    jf(W, xs, h)  # the checked call
+    assert made.state == native._LIVE
+
+
+def test_without_a_compiler_nothing_changes(monkeypatch, eager_tier):
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    text = pyjax.jit(lambda *a: rnn(*a)).lower(arr(8, 8), arr(10, 8), arr(8)).as_text()
+    assert "_native_scan" not in text
+
+
+def test_ufunc_loops_are_numpys():
+    # The pointer read from the ufunc's C struct, run on an array, gives
+    # what the ufunc gives.
+    import ctypes
+
+    fn, data = native.ufunc_loop(np.tanh, (np.dtype(np.float32),) * 2)
+    loop = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(fn)
+    x = np.asarray(rng.standard_normal(37), np.float32)
+    out = np.empty_like(x)
+    args = (ctypes.c_void_p * 2)(x.ctypes.data, out.ctypes.data)
+    n = (ctypes.c_ssize_t * 1)(x.size)
+    steps = (ctypes.c_ssize_t * 2)(4, 4)
+    loop(args, n, steps, data)
+    assert out.tobytes() == np.tanh(x).tobytes()
+    assert native.ufunc_loop(np.tanh, (np.dtype(np.int8),) * 2) is None
