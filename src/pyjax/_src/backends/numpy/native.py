@@ -104,7 +104,8 @@ def _find_loop(ufunc, dtypes):
     if type(ufunc) is not np.ufunc or ufunc.nout != 1 or len(dtypes) != ufunc.nargs:
         return None
     head = _UfuncHead.from_address(id(ufunc))
-    if (head.nin, head.nout, head.nargs, head.ntypes) != (ufunc.nin, ufunc.nout, ufunc.nargs, ufunc.ntypes):
+    if ((head.nin, head.nout, head.nargs, head.ntypes) != (ufunc.nin, ufunc.nout, ufunc.nargs, ufunc.ntypes)
+            or head.name != ufunc.__name__.encode()):
         return None  # not the layout this reads
     wanted = bytes(np.dtype(d).num for d in dtypes)
     n = head.nargs
@@ -130,24 +131,36 @@ class _Blas:
 
     @classmethod
     def _find(cls) -> bool:
+        # Only an OpenBLAS that NumPy's build config names: its symbol names
+        # and integer width are then known (a wrong width would not give
+        # wrong bits but a crash, which no check after the fact can catch).
+        try:
+            config = np.__config__.CONFIG["Build Dependencies"]["blas"]
+            name, build = config["name"].lower(), config.get("openblas configuration", "")
+        except (AttributeError, KeyError, TypeError):
+            return False
+        if "openblas" not in name:
+            return False
+        int64 = "USE64BITINT" in build
+        names = {t: f"{'scipy_' if name.startswith('scipy') else ''}cblas_{t}gemv{'64_' if int64 else ''}"
+                 for t in "sd"}
         try:
             with open("/proc/self/maps") as maps:
-                paths = {line.split()[-1] for line in maps if "blas" in line.lower() and ".so" in line}
+                paths = {line.split()[-1] for line in maps if "openblas" in line.lower() and ".so" in line}
         except OSError:
             return False
-        for path in sorted(paths):
+        # NumPy's wheels bundle their BLAS beside the package (numpy.libs);
+        # SciPy loads another copy, which must not be the one picked.
+        for path in sorted(paths, key=lambda p: ("numpy" not in p, p)):
             try:
                 lib = ctypes.CDLL(path)
             except OSError:
                 continue
-            for prefix, suffix, int64 in (("scipy_", "64_", True), ("", "64_", True), ("scipy_", "", False),
-                                          ("", "", False)):
-                names = {t: f"{prefix}cblas_{t}gemv{suffix}" for t in "sd"}
-                if all(hasattr(lib, name) for name in names.values()):
-                    cls.gemv = {np.dtype(np.float32): ctypes.cast(getattr(lib, names["s"]), ctypes.c_void_p).value,
-                                np.dtype(np.float64): ctypes.cast(getattr(lib, names["d"]), ctypes.c_void_p).value}
-                    cls.int64 = int64
-                    return True
+            if all(hasattr(lib, n) for n in names.values()):
+                cls.gemv = {np.dtype(np.float32): ctypes.cast(getattr(lib, names["s"]), ctypes.c_void_p).value,
+                            np.dtype(np.float64): ctypes.cast(getattr(lib, names["d"]), ctypes.c_void_p).value}
+                cls.int64 = int64
+                return True
         return False
 
 
