@@ -8,11 +8,17 @@ where XLA's loop takes 0.19 us. This module writes such a body as a C
 loop over the same kernels the Python loop reaches through NumPy:
 
 - an elementwise equation calls the ufunc's inner loop for its dtypes (the
-  function pointer NumPy's ufunc object publishes in its C struct), with a
-  stride of 0 for a scalar operand, as NumPy's own broadcasting does;
-- a matrix-vector `dot_general` calls the BLAS `gemv` NumPy's `ndarray.dot`
-  calls, with the same arguments;
-- reshapes are the same bytes; ys rows and carries are copies.
+  function pointer NumPy's ufunc object publishes in its C struct): over
+  the whole value when its operands are contiguous or single elements,
+  else along the last axis with the operands' strides (0 where broadcast),
+  as NumPy's own iterator calls it;
+- `dot_general` calls the BLAS `gemv` or `gemm` that `ndarray.dot` calls,
+  with the same arguments;
+- broadcasts, reshapes, transposes, slices and splits are views (a pointer,
+  a shape and byte strides), as in NumPy; a `where` is a choice of bytes,
+  an exact cast (bool to a number, a widening integer cast, float32 to
+  float64) a C cast, the rewrite's fused multiply-add C's `fma`; ys rows
+  and carries are copies.
 
 So the native loop computes bit for bit what the Python loop computes
 (there is no arithmetic of its own to round differently), and that is
@@ -28,18 +34,23 @@ First calls never wait for a compiler; without one (or with
 `PYJAX_NATIVE_LOOPS=0`) nothing changes. `PYJAX_NATIVE_LOOPS_AFTER` sets the
 threshold (0: build at the first call, and wait for it).
 
-Supported bodies: float (and integer and bool) elementwise equations whose
-compiled code is one ufunc call with operands of the output's shape or 0-d,
-matrix-vector and vector-matrix products of float32/float64 (no dimension
-of 1), reshapes, squeezes and expand_dims. Anything else keeps the Python
-loop, as does a scan whose inputs are not contiguous at call time.
+Supported bodies: elementwise equations whose compiled code is one ufunc
+call (and `logistic`, which is SciPy's `expit` for floats), matrix-vector,
+vector-matrix and matrix-matrix products of float32/float64 (last axis
+against first, no dimension of 1), the views above, `select_n` with a
+boolean predicate, exact casts and `fma`: an RNN, LSTM or GRU cell, an ODE
+step. Anything else (gathers, reductions, `max`/`min`, whose impls keep
+XLA's signed zeros, values over 64 KB) keeps the Python loop, as does a
+call whose inputs do not have the expected dtypes and shapes.
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import itertools
 import logging
+import math
 import os
 import shutil
 import subprocess
@@ -49,8 +60,9 @@ import threading
 from collections.abc import Callable
 
 import numpy as np
+import scipy.special
 
-from pyjax._src.jaxpr import Jaxpr, Literal
+from pyjax._src.jaxpr import DropVar, Jaxpr, Literal
 
 __all__ = ["AFTER_STEPS", "NativeScan", "native_scan"]
 
@@ -119,7 +131,7 @@ def _find_loop(ufunc, dtypes):
 class _Blas:
     # NumPy's BLAS (the library its `ndarray.dot` calls): gemv by name, and
     # whether its integers are 64-bit.
-    gemv: dict = {}
+    fns: dict = {}  # "sgemv" -> its address, and so on
     int64 = False
     found = None
 
@@ -142,8 +154,8 @@ class _Blas:
         if "openblas" not in name:
             return False
         int64 = "USE64BITINT" in build
-        names = {t: f"{'scipy_' if name.startswith('scipy') else ''}cblas_{t}gemv{'64_' if int64 else ''}"
-                 for t in "sd"}
+        prefix, suffix = ("scipy_" if name.startswith("scipy") else ""), ("64_" if int64 else "")
+        names = {f: f"{prefix}cblas_{f}{suffix}" for f in ("sgemv", "dgemv", "sgemm", "dgemm")}
         try:
             with open("/proc/self/maps") as maps:
                 paths = {line.split()[-1] for line in maps if "openblas" in line.lower() and ".so" in line}
@@ -157,8 +169,7 @@ class _Blas:
             except OSError:
                 continue
             if all(hasattr(lib, n) for n in names.values()):
-                cls.gemv = {np.dtype(np.float32): ctypes.cast(getattr(lib, names["s"]), ctypes.c_void_p).value,
-                            np.dtype(np.float64): ctypes.cast(getattr(lib, names["d"]), ctypes.c_void_p).value}
+                cls.fns = {f: ctypes.cast(getattr(lib, n), ctypes.c_void_p).value for f, n in names.items()}
                 cls.int64 = int64
                 return True
         return False
@@ -169,7 +180,14 @@ class _Blas:
 
 
 _C_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
-_ALIASES = frozenset({"reshape", "squeeze", "expand_dims"})
+# C types of the values an exact cast reads or writes (compile.py's `_direct_convert` set).
+_C_SCALARS = {np.dtype(np.bool_): "unsigned char", np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t",
+              np.dtype(np.int32): "int32_t", np.dtype(np.int64): "int64_t", np.dtype(np.uint8): "uint8_t",
+              np.dtype(np.uint16): "uint16_t", np.dtype(np.uint32): "uint32_t", np.dtype(np.uint64): "uint64_t",
+              **_C_TYPES}
+# Primitives whose default impl, for these dtype kinds, is exactly this
+# ufunc's call although compiled code calls the impl (it has other cases).
+_IMPL_UFUNCS = {"logistic": (scipy.special.expit, "f")}
 
 
 class _Unsupported(Exception):
@@ -182,8 +200,8 @@ class _Source:
     def __init__(self):
         self.kernels: list[int] = []  # pointers passed in `k`
         self.statics: list[str] = []
-        self.lines: list[str] = []
         self.scratch = 0  # bytes
+        self._loop_vars = itertools.count()
 
     def kernel(self, pointer: int) -> str:
         self.kernels.append(pointer)
@@ -197,91 +215,183 @@ class _Source:
                             f"__attribute__((aligned(16))) = {{{body}}};")
         return f"(char *){name}"
 
-    def temp(self, nbytes: int) -> str:
+    def temp(self, aval) -> _View:
         offset = self.scratch
-        self.scratch += -(-max(nbytes, 1) // 64) * 64
-        return f"(s + {offset})"
+        self.scratch += -(-max(_nbytes(aval), 1) // 64) * 64
+        return _View(f"(s + {offset})", aval.shape, _c_strides(aval.shape, aval.dtype.itemsize), aval.dtype)
+
+    def index(self) -> str:
+        return f"i{next(self._loop_vars)}"
 
 
 def _nbytes(aval) -> int:
     return aval.size * aval.dtype.itemsize
 
 
+def _c_strides(shape, itemsize) -> tuple:
+    strides, step = [], itemsize
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+class _View:
+    """A value in the C loop: the address of its first element, its shape
+    and its byte strides (NumPy's view model: broadcasts, slices and
+    transposes cost nothing)."""
+
+    __slots__ = ("ptr", "shape", "strides", "dtype")
+
+    def __init__(self, ptr: str, shape: tuple, strides: tuple, dtype):
+        self.ptr, self.shape, self.strides, self.dtype = ptr, tuple(shape), tuple(strides), np.dtype(dtype)
+
+    @property
+    def contiguous(self) -> bool:
+        return all(st == c for st, c, d in zip(self.strides, _c_strides(self.shape, self.dtype.itemsize), self.shape)
+                   if d != 1)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def aligned(self, shape) -> tuple:
+        """Byte strides broadcasting this view to `shape`."""
+        pad = len(shape) - len(self.shape)
+        if pad < 0:
+            raise _Unsupported("broadcast to fewer dimensions")
+        out = [0] * pad
+        for d, st, target in zip(self.shape, self.strides, shape[pad:]):
+            if d == target:
+                out.append(st if d != 1 else 0)
+            elif d == 1:
+                out.append(0)
+            else:
+                raise _Unsupported(f"broadcast of {self.shape} to {shape}")
+        return tuple(out)
+
+
+def _nest(src: _Source, shape, views, inner) -> list[str]:
+    """Loops over `shape` but its last axis; `inner(ptrs)` gives the lines run
+    with each view's address at the current outer index."""
+    outer = shape[:-1]
+    idx = [src.index() for _ in outer]
+    ptrs = []
+    for v in views:
+        strides = v.aligned(shape)
+        terms = [f"{i} * {st}" for i, st in zip(idx, strides[:-1]) if st]
+        ptrs.append(f"({v.ptr}{''.join(' + ' + t for t in terms)})")
+    lines = inner(ptrs)
+    for i, d in reversed(list(zip(idx, outer))):
+        lines = [f"for (intptr_t {i} = 0; {i} < {d}; {i}++) {{", *("    " + line for line in lines), "}"]
+    return lines
+
+
+def _ufunc_lines(src: _Source, fn: int, data: int, ins: list, out: _View) -> list[str]:
+    # One call over everything when every operand is contiguous or a single
+    # element; else per row of the last axis, with the operands' strides.
+    call = f"((loop_t){src.kernel(fn)})(args, n, st, {src.kernel(data)});"
+    if all(v.size == 1 or (v.shape == out.shape and v.contiguous) for v in ins):
+        steps = ", ".join(str(v.dtype.itemsize if v.size > 1 or out.size == 1 else 0) for v in ins)
+        args = ", ".join([v.ptr for v in ins] + [out.ptr])
+        return [f"{{ char *args[] = {{{args}}}; static const intptr_t n[] = {{{out.size}}}; "
+                f"static const intptr_t st[] = {{{steps}, {out.dtype.itemsize}}}; {call} }}"]
+    if not out.shape:
+        raise _Unsupported("a 0-d result of broadcast operands")
+    last = [v.aligned(out.shape)[-1] for v in ins]
+
+    def inner(ptrs):
+        steps = ", ".join(map(str, [*last, out.strides[-1]]))
+        return [f"{{ char *args[] = {{{', '.join(ptrs)}}}; static const intptr_t n[] = {{{out.shape[-1]}}}; "
+                f"static const intptr_t st[] = {{{steps}}}; {call} }}"]
+
+    return _nest(src, out.shape, [*ins, out], inner)
+
+
+def _element_lines(src: _Source, shape, views: list, expr) -> list[str]:
+    """Per element: `expr(refs)` is a C statement over `refs[k]`, the k-th
+    view's element as an lvalue of its C type (the last view is written)."""
+    if not shape:
+        refs = [f"(*({_C_SCALARS[v.dtype]} *){v.ptr})" for v in views]
+        return [expr(refs)]
+    j = src.index()
+
+    def inner(ptrs):
+        refs = [f"(*({_C_SCALARS[v.dtype]} *)({p} + {j} * {v.aligned(shape)[-1]}))" for v, p in zip(views, ptrs)]
+        return [f"for (intptr_t {j} = 0; {j} < {shape[-1]}; {j}++) {expr(refs)}"]
+
+    return _nest(src, shape, views, inner)
+
+
+def _copy_lines(src: _Source, dst: _View, value: _View) -> list[str]:
+    """`dst` (contiguous) = `value`, broadcast to dst's shape: memcpy where
+    the bytes are already in order."""
+    if value.shape == dst.shape and value.contiguous:
+        return [f"memcpy({dst.ptr}, {value.ptr}, {dst.size * dst.dtype.itemsize});"]
+    if value.dtype not in _C_SCALARS:
+        raise _Unsupported(f"a strided copy of {value.dtype}")
+    return _element_lines(src, dst.shape, [value, dst], lambda r: f"{r[1]} = {r[0]};")
+
+
 def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse: bool, impls: dict):
     """(C source, kernel pointers, scratch bytes) of the scan of `body`;
     raises _Unsupported."""
-    from pyjax._src.backends.numpy.compile import DEFAULT_IMPLS, ufunc_of
-
     src = _Source()
     invars, outvars = body.invars, body.outvars
     xs_n = len(invars) - consts_n - carry_n
-    ys_avals = [v.aval for v in outvars[carry_n:]]
     for v in (*invars, *outvars):
         if not isinstance(v.aval.dtype, np.dtype) or _nbytes(v.aval) > _MAX_VALUE_BYTES:
             raise _Unsupported(f"value {v.aval}")
+
+    def contiguous(ptr, aval):
+        return _View(ptr, aval.shape, _c_strides(aval.shape, aval.dtype.itemsize), aval.dtype)
+
     # Argument layout of `void loop(char **a, void **k, char *s)`: consts,
     # initial carries, xs, final carries, ys.
-    where: dict = {}  # Var -> C expression of its bytes
+    views: dict = {}
     for j, v in enumerate(invars[:consts_n]):
-        where[v] = f"a[{j}]"
-    cur = [f"cur[{j}]" for j in range(carry_n)]
+        views[v] = contiguous(f"a[{j}]", v.aval)
     for j, v in enumerate(invars[consts_n:consts_n + carry_n]):
-        where[v] = cur[j]
+        views[v] = contiguous(f"cur[{j}]", v.aval)
     for j, v in enumerate(invars[consts_n + carry_n:]):
-        where[v] = f"x{j}"
+        views[v] = contiguous(f"x{j}", v.aval)
 
-    def operand(v):
+    def view(v) -> _View:
         if type(v) is Literal:
-            return src.literal(v.val, v.aval.dtype)
-        return where[v]
+            return _View(src.literal(v.val, v.aval.dtype), (), (), v.aval.dtype)
+        return views[v]
 
     step: list[str] = []
     for eqn in body.eqns:
-        name = eqn.primitive.name
-        if eqn.effects or eqn.primitive.multiple_results:
-            raise _Unsupported(name)
-        out = eqn.outvars[0]
-        if (name in _ALIASES and type(eqn.invars[0]) is not Literal
-                and eqn.params.get("dimensions") is None):  # a reshape that transposes first moves bytes
-            where[out] = where[eqn.invars[0]]
-            continue
-        impl = impls.get(eqn.primitive)
-        is_default = impl is DEFAULT_IMPLS.get(eqn.primitive)
-        ufunc = ufunc_of(eqn, impl, is_default) if impl is not None else None
-        if ufunc is not None:
-            step += _ufunc_call(src, eqn, ufunc, operand, where)
-        elif name == "dot_general" and is_default:
-            step += _gemv_call(src, eqn, operand, where)
-        elif name == "fma" and is_default:
-            step += _fma_loop(src, eqn, operand, where)
-        else:
-            raise _Unsupported(name)
+        outs = _emit(src, eqn, [view(v) for v in eqn.invars], impls, step)
+        for v, out in zip(eqn.outvars, outs, strict=True):
+            if type(v) is not DropVar:
+                views[v] = out
 
     # ys rows, then the next carries (double-buffered: a carry may be
     # another's old value).
-    for j, (v, aval) in enumerate(zip(outvars[carry_n:], ys_avals, strict=True)):
-        step.append(f"memcpy(a[{consts_n + 2 * carry_n + xs_n + j}] + r * {_nbytes(aval)}, "
-                    f"{operand(v)}, {_nbytes(aval)});")
+    for j, v in enumerate(outvars[carry_n:]):
+        row = contiguous(f"(a[{consts_n + 2 * carry_n + xs_n + j}] + r * {_nbytes(v.aval)})", v.aval)
+        step += _copy_lines(src, row, view(v))
     for j, v in enumerate(outvars[:carry_n]):
-        step.append(f"memcpy(nxt[{j}], {operand(v)}, {_nbytes(v.aval)});")
+        step += _copy_lines(src, contiguous(f"nxt[{j}]", v.aval), view(v))
     if carry_n:
         step.append("for (int j = 0; j < NC; j++) { char *held = cur[j]; cur[j] = nxt[j]; nxt[j] = held; }")
 
     carry_avals = [v.aval for v in invars[consts_n:consts_n + carry_n]]
+    blas = "int64_t" if _Blas.int64 else "int"
     lines = ["#include <math.h>", "#include <stdint.h>", "#include <string.h>",
              "typedef void (*loop_t)(char **, const intptr_t *, const intptr_t *, void *);",
-             f"typedef {'int64_t' if _Blas.int64 else 'int'} blasint;",
-             "typedef void (*sgemv_t)(int, int, blasint, blasint, float, const void *, blasint, const void *, "
-             "blasint, float, void *, blasint);",
-             "typedef void (*dgemv_t)(int, int, blasint, blasint, double, const void *, blasint, const void *, "
-             "blasint, double, void *, blasint);",
+             f"typedef {blas} blasint;",
+             *(f"typedef void (*{p}gemv_t)(int, int, blasint, blasint, {t}, const void *, blasint, "
+               f"const void *, blasint, {t}, void *, blasint);" for p, t in (("s", "float"), ("d", "double"))),
+             *(f"typedef void (*{p}gemm_t)(int, int, int, blasint, blasint, blasint, {t}, const void *, "
+               f"blasint, const void *, blasint, {t}, void *, blasint);" for p, t in (("s", "float"), ("d", "double"))),
              *src.statics,
              f"#define NC {max(carry_n, 1)}",
              "void pyjax_loop(char **a, void **k, char *s) {"]
     # Two banks for the carries, in scratch after the temporaries.
-    banks = []
-    for aval in carry_avals:
-        banks.append((src.temp(_nbytes(aval)), src.temp(_nbytes(aval))))
+    banks = [(src.temp(aval).ptr, src.temp(aval).ptr) for aval in carry_avals]
     lines.append(f"    char *cur[NC] = {{{', '.join(b[0] for b in banks) or '0'}}};")
     lines.append(f"    char *nxt[NC] = {{{', '.join(b[1] for b in banks) or '0'}}};")
     for j, aval in enumerate(carry_avals):
@@ -298,66 +408,157 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
     return "\n".join(lines) + "\n", src.kernels, src.scratch
 
 
-def _ufunc_call(src: _Source, eqn, ufunc, operand, where) -> list[str]:
-    out = eqn.outvars[0]
-    shape = out.aval.shape
-    ins = eqn.invars
-    if any(v.aval.shape not in (shape, ()) for v in ins):
-        raise _Unsupported(f"{eqn.primitive.name} broadcasting")
-    loop = ufunc_loop(ufunc, tuple(v.aval.dtype for v in (*ins, out)))
-    if loop is None:
-        raise _Unsupported(f"{ufunc.__name__} loop for {[str(v.aval.dtype) for v in (*ins, out)]}")
-    fn, data = loop
-    where[out] = dst = src.temp(_nbytes(out.aval))
-    args = ", ".join([operand(v) for v in ins] + [dst])
-    steps = ", ".join(str(v.aval.dtype.itemsize if v.aval.shape else 0) for v in ins)
-    steps += f", {out.aval.dtype.itemsize}"
-    return [f"{{ char *args[] = {{{args}}}; static const intptr_t n[] = {{{out.aval.size}}}; "
-            f"static const intptr_t st[] = {{{steps}}}; ((loop_t){src.kernel(fn)})(args, n, st, "
-            f"{src.kernel(data)}); }}"]
+def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
+    """Appends `eqn`'s C lines to `step`; returns its outputs' views."""
+    from pyjax._src.backends.numpy.compile import DEFAULT_IMPLS, ufunc_of
+
+    name, params = eqn.primitive.name, eqn.params
+    if eqn.effects:
+        raise _Unsupported(f"{name} with effects")
+    out_avals = [v.aval for v in eqn.outvars]
+    impl = impls.get(eqn.primitive)
+    if impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive):
+        raise _Unsupported(f"{name}: not the default impl")
+    # Views: no code.
+    if name in _VIEWS:
+        return _VIEWS[name](ins, params, out_avals)
+    if eqn.primitive.multiple_results:
+        raise _Unsupported(name)
+    out_aval = out_avals[0]
+    ufunc = ufunc_of(eqn, impl, True)
+    entry = _IMPL_UFUNCS.get(name)
+    if ufunc is None and entry is not None and out_aval.dtype.kind in entry[1]:
+        ufunc = entry[0]
+    out = src.temp(out_aval)
+    if ufunc is not None:
+        loop = ufunc_loop(ufunc, tuple(v.dtype for v in ins) + (out_aval.dtype,))
+        if loop is None:
+            raise _Unsupported(f"no {ufunc.__name__} loop for {[str(v.dtype) for v in ins]}")
+        step += _ufunc_lines(src, *loop, ins, out)
+    elif name == "dot_general":
+        step += _dot_lines(src, eqn, ins, out)
+    elif name == "fma":
+        step += _fma_lines(src, eqn, ins, out)
+    elif name == "select_n" and len(ins) == 3 and ins[0].dtype == np.bool_ and out.dtype in _C_SCALARS:
+        # np.where(which, cases[1], cases[0]): a choice of bytes.
+        step += _element_lines(src, out.shape, [*ins, out], lambda r: f"{r[3]} = {r[0]} ? {r[2]} : {r[1]};")
+    elif name == "convert_element_type" and _exact_cast(ins[0].dtype, out.dtype):
+        ctype = _C_SCALARS[out.dtype]
+        step += _element_lines(src, out.shape, [ins[0], out], lambda r: f"{r[1]} = ({ctype}){r[0]};")
+    else:
+        raise _Unsupported(name)
+    return [out]
 
 
-def _fma_loop(src: _Source, eqn, operand, where) -> list[str]:
+def _exact_cast(src_dtype, dst) -> bool:
+    # The casts compiled code makes with astype (compile.py `_direct_convert`),
+    # each exact in C as in NumPy: bool to a number, a widening integer cast
+    # within its signedness, float32 to float64.
+    if src_dtype not in _C_SCALARS or dst not in _C_SCALARS:
+        return False
+    return ((src_dtype.kind == "b" and dst.kind in "iuf")
+            or (src_dtype.kind == dst.kind and src_dtype.kind in "iu" and dst.itemsize >= src_dtype.itemsize)
+            or (src_dtype == np.float32 and dst == np.float64))
+
+
+def _reshape(ins, params, out_avals):
+    (x,), (aval,) = ins, out_avals
+    if params.get("dimensions") is not None or not x.contiguous:
+        raise _Unsupported("reshape of a strided view")
+    return [_View(x.ptr, aval.shape, _c_strides(aval.shape, aval.dtype.itemsize), aval.dtype)]
+
+
+def _broadcast(ins, params, out_avals):
+    (x,), (aval,) = ins, out_avals
+    strides = [0] * len(aval.shape)
+    for axis, d, st in zip(params["broadcast_dimensions"], x.shape, x.strides):
+        strides[axis] = st if d == aval.shape[axis] and d != 1 else 0
+    return [_View(x.ptr, aval.shape, strides, aval.dtype)]
+
+
+def _transpose(ins, params, out_avals):
+    (x,), (aval,) = ins, out_avals
+    perm = params["permutation"]
+    return [_View(x.ptr, aval.shape, [x.strides[p] for p in perm], aval.dtype)]
+
+
+def _slice(ins, params, out_avals):
+    (x,), (aval,) = ins, out_avals
+    steps = params.get("strides") or (1,) * len(x.shape)
+    offset = sum(b * st for b, st in zip(params["start_indices"], x.strides))
+    return [_View(f"({x.ptr} + {offset})", aval.shape, [st * k for st, k in zip(x.strides, steps)], aval.dtype)]
+
+
+def _split(ins, params, out_avals):
+    (x,) = ins
+    axis, start, outs = params["axis"], 0, []
+    for size, aval in zip(params["sizes"], out_avals, strict=True):
+        outs.append(_View(f"({x.ptr} + {start * x.strides[axis]})", aval.shape, x.strides, aval.dtype))
+        start += int(size)
+    return outs
+
+
+_VIEWS = {"reshape": _reshape, "squeeze": _reshape, "expand_dims": _reshape, "broadcast_in_dim": _broadcast,
+          "transpose": _transpose, "slice": _slice, "split": _split}
+
+
+def _contiguous(src: _Source, v: _View) -> tuple[_View, list[str]]:
+    if v.contiguous:
+        return v, []
+    from pyjax._src.avals import ShapedArray
+
+    dst = src.temp(ShapedArray(v.shape, v.dtype))
+    return dst, _copy_lines(src, dst, v)
+
+
+def _fma_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
     # rewrite.py's fused multiply-add, `(±a) * b + (±c)` rounded once: C's
     # fma/fmaf are that operation, correctly rounded, as is the impl (fma.py).
-    out = eqn.outvars[0]
-    dtype, shape = out.aval.dtype, out.aval.shape
-    if dtype not in _C_TYPES or any(v.aval.shape not in (shape, ()) or v.aval.dtype != dtype for v in eqn.invars):
+    if out.dtype not in _C_TYPES or any(v.dtype != out.dtype for v in ins):
         raise _Unsupported("fma operands")
-    ctype = _C_TYPES[dtype]
-    fn = "fmaf" if dtype == np.float32 else "fma"
-    where[out] = dst = src.temp(_nbytes(out.aval))
-    a, b, c = (f"(({ctype} *){operand(v)})[{'i' if v.aval.shape else '0'}]" for v in eqn.invars)
-    if eqn.params.get("negate_product"):
-        a = f"-{a}"
-    if eqn.params.get("negate_addend"):
-        c = f"-{c}"
-    return [f"for (intptr_t i = 0; i < {out.aval.size}; i++) (({ctype} *){dst})[i] = {fn}({a}, {b}, {c});"]
+    fn = "fmaf" if out.dtype == np.float32 else "fma"
+    neg_a = "-" if eqn.params.get("negate_product") else ""
+    neg_c = "-" if eqn.params.get("negate_addend") else ""
+    return _element_lines(src, out.shape, [*ins, out],
+                          lambda r: f"{r[3]} = {fn}({neg_a}{r[0]}, {r[1]}, {neg_c}{r[2]});")
 
 
-def _gemv_call(src: _Source, eqn, operand, where) -> list[str]:
-    # `ndarray.dot` of a C-contiguous matrix and a vector: NumPy calls
-    # gemv(RowMajor, NoTrans, m, n, 1, A, n, x, 1, 0, y, 1); of a vector and
-    # a matrix, gemv(RowMajor, Trans, ...) on the matrix.
+def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
+    # `ndarray.dot` (compile.py `_direct_dot`) on C-contiguous operands: NumPy
+    # calls gemv(RowMajor, NoTrans, m, n, 1, A, n, x, 1, 0, y, 1) for a matrix
+    # and a vector, gemv(RowMajor, Trans, ...) for a vector and a matrix, and
+    # gemm(RowMajor, NoTrans, NoTrans, m, n, k, 1, A, k, B, n, 0, C, n) for
+    # two matrices. A dimension of 1 takes NumPy elsewhere, and is left out.
     (lc, rc), (lb, _) = eqn.params["dimension_numbers"]
-    lhs, rhs = eqn.invars
-    out = eqn.outvars[0]
-    dtype = out.aval.dtype
-    if lb or not lhs.aval.dtype == rhs.aval.dtype == dtype or dtype not in _C_TYPES or not _Blas.find():
+    lhs, rhs = ins
+    dtype = out.dtype
+    if (lb or not lhs.dtype == rhs.dtype == dtype or dtype not in _C_TYPES or not _Blas.find()
+            or eqn.params.get("preferred_element_type") not in (None, dtype)):
         raise _Unsupported("dot_general")
-    if lhs.aval.ndim == 2 and rhs.aval.ndim == 1 and tuple(lc) == (1,) and tuple(rc) == (0,):
-        matrix, vector, trans = lhs, rhs, 111
-    elif lhs.aval.ndim == 1 and rhs.aval.ndim == 2 and tuple(lc) == (0,) and tuple(rc) == (0,):
-        matrix, vector, trans = rhs, lhs, 112
-    else:
-        raise _Unsupported("dot_general shape")
-    m, n = matrix.aval.shape
-    if m < 2 or n < 2:
-        raise _Unsupported("dot_general with a dimension of 1")  # NumPy takes another BLAS call
-    where[out] = dst = src.temp(_nbytes(out.aval))
-    gemv = src.kernel(_Blas.gemv[dtype])
-    return [f"(({'s' if dtype == np.float32 else 'd'}gemv_t){gemv})(101, {trans}, {m}, {n}, 1.0, {operand(matrix)}, {n}, "
-            f"{operand(vector)}, 1, 0.0, {dst}, 1);"]
+    if tuple(lc) != (len(lhs.shape) - 1,) or tuple(rc) != (0,):
+        raise _Unsupported("dot_general contracting other axes")
+    if any(d < 2 for d in (*lhs.shape, *rhs.shape)):
+        raise _Unsupported("dot_general with a dimension of 1")
+    lines = []
+    lhs, more = _contiguous(src, lhs)
+    lines += more
+    rhs, more = _contiguous(src, rhs)
+    lines += more
+    t = "s" if dtype == np.float32 else "d"
+    if len(lhs.shape) == 2 and len(rhs.shape) == 1:
+        m, n = lhs.shape
+        fn = src.kernel(_Blas.fns[t + "gemv"])
+        return lines + [f"(({t}gemv_t){fn})(101, 111, {m}, {n}, 1.0, {lhs.ptr}, {n}, {rhs.ptr}, 1, 0.0, {out.ptr}, 1);"]
+    if len(lhs.shape) == 1 and len(rhs.shape) == 2:
+        m, n = rhs.shape
+        fn = src.kernel(_Blas.fns[t + "gemv"])
+        return lines + [f"(({t}gemv_t){fn})(101, 112, {m}, {n}, 1.0, {rhs.ptr}, {n}, {lhs.ptr}, 1, 0.0, {out.ptr}, 1);"]
+    if len(lhs.shape) == 2 and len(rhs.shape) == 2:
+        (m, k), n = lhs.shape, rhs.shape[1]
+        fn = src.kernel(_Blas.fns[t + "gemm"])
+        return lines + [f"(({t}gemm_t){fn})(101, 111, 111, {m}, {n}, {k}, 1.0, {lhs.ptr}, {k}, {rhs.ptr}, {n}, "
+                        f"0.0, {out.ptr}, {n});"]
+    raise _Unsupported("dot_general shape")
 
 
 # ---------------------------------------------------------------------------
