@@ -36,7 +36,7 @@ def eager_tier(monkeypatch):
 
 
 def natives():
-    return [o for o in gc.get_objects() if isinstance(o, native.NativeScan)]
+    return [o for o in gc.get_objects() if isinstance(o, native.NativeLoop)]
 
 
 def run_both(f, *args, monkeypatch):
@@ -165,6 +165,44 @@ def test_where_casts_transposes_and_slices(eager_tier, monkeypatch):
     assert len(live(made)) == 1
 
 
+def test_while_loops_run_natively(eager_tier, monkeypatch):
+    def f(a, n):
+        def cond(c):
+            i, y, d = c
+            return (i < n) & (d > 1e-6)
+
+        def body(c):
+            i, y, d = c
+            y2 = 0.5 * (y + a / y)
+            return i + 1, y2, jnp.abs(y2[0] - y[0])
+
+        return lax.while_loop(cond, body, (jnp.int32(0), a, jnp.float32(jnp.inf)))
+
+    before = set(map(id, natives()))
+    a = jnp.asarray(np.linspace(0.5, 50, 8, dtype=np.float32))
+    _, _, made = run_both(f, a, jnp.int32(40), monkeypatch=monkeypatch)
+    assert len(live(made)) == 1 and id(made[0]) not in before
+    assert "for (;;)" in made[0].source
+
+
+def test_fori_loop_with_traced_bounds_is_a_native_while(eager_tier, monkeypatch):
+    def f(x, n):
+        return lax.fori_loop(0, n, lambda i, v: jnp.sin(v) * 0.5 + x, x)
+
+    text = pyjax.jit(f).lower(arr(5), jnp.int32(3)).as_text()
+    assert "_native_while" in text and "while True:" in text
+    _, _, made = run_both(f, arr(5), jnp.int32(300), monkeypatch=monkeypatch)
+    assert len(live(made)) == 1
+
+
+def test_a_batched_while_keeps_the_python_loop(eager_tier):
+    def f(x):
+        return lax.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x)
+
+    text = pyjax.jit(pyjax.vmap(f)).lower(jnp.asarray([1.0, 3.0])).as_text()
+    assert "_native_while" not in text
+
+
 def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
     def f(W, x, h):
         return rnn(W, x.T, h)  # xs is a transposed view inside the compiled function
@@ -197,14 +235,14 @@ def test_unsupported_bodies_keep_the_python_loop(body, eager_tier):
 
 
 def test_a_difference_drops_the_native_loop(eager_tier, monkeypatch):
-    run = native.NativeScan._run
+    run = native.NativeLoop._run
 
     def off_by_one_bit(self, inputs):
         outs = run(self, inputs)
         outs[0].view(np.uint32)[0] ^= 1
         return outs
 
-    monkeypatch.setattr(native.NativeScan, "_run", off_by_one_bit)
+    monkeypatch.setattr(native.NativeLoop, "_run", off_by_one_bit)
     W, xs, h = arr(8, 8) * 0.3, arr(20, 8), arr(8)
     before = set(map(id, natives()))
     jf = pyjax.jit(lambda *a: rnn(*a))

@@ -248,15 +248,31 @@ def _emit_while(builder, eqn, ins):
     carry = body.in_names[nb:]  # the loop variables
     cond = builder.block(p["cond_jaxpr"], [v.name for v in cconsts] + carry)
 
+    native = native_lib.native_while(eqn, builder.impls)
+    native_name = builder.constant(native, "native_while") if native is not None else None
+    n = next(_names)
+
     def render(in_names, out_names):
         lines = _assign(carry, in_names[nc + nb:])
+        if native_name is not None:
+            lines.append(f"_n{n} = 0")  # iterations, for the native tier's threshold
         lines.append("while True:")
         lines.extend(_indent(cond.lines))
         lines.append(f"    if not {cond.out_names[0]}:")
         lines.append("        break")
         lines.extend(_indent(body.lines + _assign(carry, body.out_names)))
+        if native_name is not None:
+            lines.append(f"    _n{n} += 1")
         lines.extend(f"{o} = {as_buffer}({c}, {a})" for o, c, a in zip(out_names, carry, avals, strict=True))
-        return lines
+        if native_name is None:
+            return lines
+        # The native tier (native.py): its outputs, or None and the Python loop.
+        result = f"_nr{n}"
+        return [f"{result} = {native_name}({', '.join(in_names)})",
+                f"if {result} is not None:",
+                f"    {_targets(out_names)} = {result}",
+                "else:",
+                *_indent(lines + [f"{native_name}.check(_n{n}, {', '.join(out_names)})"])]
 
     return builder.statement(render, ins, out_avals)
 
@@ -300,7 +316,7 @@ def _emit_scan(builder, eqn, ins):
                 f"if {result} is not None:",
                 f"    {_targets(out_names)} = {result}",
                 "else:",
-                *_indent(lines + [f"{native_name}.check({', '.join(out_names)})"])]
+                *_indent(lines + [f"{native_name}.check({length}, {', '.join(out_names)})"])]
 
     def python_loop(in_names, out_names):
         init, xs = in_names[nc:nc + nk], in_names[nc + nk:]

@@ -1,5 +1,5 @@
-"""Native loops: a hot `scan` of small steps run as one C loop that calls
-NumPy's own kernels.
+"""Native loops: a hot `scan` or `while` of small steps run as one C loop
+that calls NumPy's own kernels.
 
 A scan body of a few small equations costs what its NumPy calls cost in
 dispatch, ~0.3-0.5 us each, however little they compute: the seed's RNN
@@ -26,7 +26,7 @@ checked rather than assumed: the loop is used only after one call on which
 both ran and every output agreed bitwise; on any difference it is dropped
 for good and the Python loop stays.
 
-Tiering, as a JIT does it: a scan runs as Python until it has executed
+Tiering, as a JIT does it: a loop runs as Python until it has executed
 `AFTER_STEPS` iterations (summed over calls), then its C source is compiled
 on a background thread with the system C compiler (`$CC`, else `cc`), while
 calls go on in Python; the next call after the build is the checked one.
@@ -64,7 +64,7 @@ import scipy.special
 
 from pyjax._src.jaxpr import DropVar, Jaxpr, Literal
 
-__all__ = ["AFTER_STEPS", "NativeScan", "native_scan"]
+__all__ = ["AFTER_STEPS", "NativeLoop", "native_scan", "native_while"]
 
 logger = logging.getLogger(__name__)
 
@@ -333,52 +333,49 @@ def _copy_lines(src: _Source, dst: _View, value: _View) -> list[str]:
     return _element_lines(src, dst.shape, [value, dst], lambda r: f"{r[1]} = {r[0]};")
 
 
-def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse: bool, impls: dict):
-    """(C source, kernel pointers, scratch bytes) of the scan of `body`;
-    raises _Unsupported."""
-    src = _Source()
-    invars, outvars = body.invars, body.outvars
-    xs_n = len(invars) - consts_n - carry_n
-    for v in (*invars, *outvars):
-        if not isinstance(v.aval.dtype, np.dtype) or _nbytes(v.aval) > _MAX_VALUE_BYTES:
-            raise _Unsupported(f"value {v.aval}")
+def _contiguous_view(ptr: str, aval) -> _View:
+    return _View(ptr, aval.shape, _c_strides(aval.shape, aval.dtype.itemsize), aval.dtype)
 
-    def contiguous(ptr, aval):
-        return _View(ptr, aval.shape, _c_strides(aval.shape, aval.dtype.itemsize), aval.dtype)
 
-    # Argument layout of `void loop(char **a, void **k, char *s)`: consts,
-    # initial carries, xs, final carries, ys.
-    views: dict = {}
-    for j, v in enumerate(invars[:consts_n]):
-        views[v] = contiguous(f"a[{j}]", v.aval)
-    for j, v in enumerate(invars[consts_n:consts_n + carry_n]):
-        views[v] = contiguous(f"cur[{j}]", v.aval)
-    for j, v in enumerate(invars[consts_n + carry_n:]):
-        views[v] = contiguous(f"x{j}", v.aval)
+def _check_values(jaxprs) -> None:
+    for jaxpr in jaxprs:
+        for v in (*jaxpr.invars, *jaxpr.outvars, *(w for e in jaxpr.eqns for w in e.outvars)):
+            if not isinstance(v.aval.dtype, np.dtype) or _nbytes(v.aval) > _MAX_VALUE_BYTES:
+                raise _Unsupported(f"value {v.aval}")
+
+
+def _body(src: _Source, jaxpr: Jaxpr, in_views: list, impls: dict) -> tuple[list[str], list]:
+    """C lines computing `jaxpr` from `in_views`; the views of its outputs."""
+    views = dict(zip(jaxpr.invars, in_views, strict=True))
 
     def view(v) -> _View:
         if type(v) is Literal:
             return _View(src.literal(v.val, v.aval.dtype), (), (), v.aval.dtype)
         return views[v]
 
-    step: list[str] = []
-    for eqn in body.eqns:
-        outs = _emit(src, eqn, [view(v) for v in eqn.invars], impls, step)
+    lines: list[str] = []
+    for eqn in jaxpr.eqns:
+        outs = _emit(src, eqn, [view(v) for v in eqn.invars], impls, lines)
         for v, out in zip(eqn.outvars, outs, strict=True):
             if type(v) is not DropVar:
                 views[v] = out
+    return lines, [view(v) for v in jaxpr.outvars]
 
-    # ys rows, then the next carries (double-buffered: a carry may be
-    # another's old value).
-    for j, v in enumerate(outvars[carry_n:]):
-        row = contiguous(f"(a[{consts_n + 2 * carry_n + xs_n + j}] + r * {_nbytes(v.aval)})", v.aval)
-        step += _copy_lines(src, row, view(v))
-    for j, v in enumerate(outvars[:carry_n]):
-        step += _copy_lines(src, contiguous(f"nxt[{j}]", v.aval), view(v))
-    if carry_n:
-        step.append("for (int j = 0; j < NC; j++) { char *held = cur[j]; cur[j] = nxt[j]; nxt[j] = held; }")
 
-    carry_avals = [v.aval for v in invars[consts_n:consts_n + carry_n]]
+def _next_carries(src: _Source, outs: list) -> list[str]:
+    # Double-buffered: a carry may be another's old value.
+    lines = []
+    for j, v in enumerate(outs):
+        dst = _View(f"nxt[{j}]", v.shape, _c_strides(v.shape, v.dtype.itemsize), v.dtype)
+        lines += _copy_lines(src, dst, v)
+    if outs:
+        lines.append("for (int j = 0; j < NC; j++) { char *held = cur[j]; cur[j] = nxt[j]; nxt[j] = held; }")
+    return lines
+
+
+def _program(src: _Source, carry_avals: list, init_at: int, out_at: int, loop: list[str]) -> str:
+    """The C function: carries copied in from `a[init_at:]`, `loop`, and
+    copied out to `a[out_at:]`."""
     blas = "int64_t" if _Blas.int64 else "int"
     lines = ["#include <math.h>", "#include <stdint.h>", "#include <string.h>",
              "typedef void (*loop_t)(char **, const intptr_t *, const intptr_t *, void *);",
@@ -388,24 +385,71 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
              *(f"typedef void (*{p}gemm_t)(int, int, int, blasint, blasint, blasint, {t}, const void *, "
                f"blasint, const void *, blasint, {t}, void *, blasint);" for p, t in (("s", "float"), ("d", "double"))),
              *src.statics,
-             f"#define NC {max(carry_n, 1)}",
+             f"#define NC {max(len(carry_avals), 1)}",
              "void pyjax_loop(char **a, void **k, char *s) {"]
     # Two banks for the carries, in scratch after the temporaries.
     banks = [(src.temp(aval).ptr, src.temp(aval).ptr) for aval in carry_avals]
     lines.append(f"    char *cur[NC] = {{{', '.join(b[0] for b in banks) or '0'}}};")
     lines.append(f"    char *nxt[NC] = {{{', '.join(b[1] for b in banks) or '0'}}};")
     for j, aval in enumerate(carry_avals):
-        lines.append(f"    memcpy(cur[{j}], a[{consts_n + j}], {_nbytes(aval)});")
-    lines.append(f"    for (int64_t t = 0; t < {length}; t++) {{")
-    lines.append(f"        int64_t r = {f'{length - 1} - t' if reverse else 't'};")
-    for j, v in enumerate(invars[consts_n + carry_n:]):
-        lines.append(f"        char *x{j} = a[{consts_n + carry_n + j}] + r * {_nbytes(v.aval)};")
-    lines += ["        " + line for line in step]
-    lines.append("    }")
+        lines.append(f"    memcpy(cur[{j}], a[{init_at + j}], {_nbytes(aval)});")
+    lines += ["    " + line for line in loop]
     for j, aval in enumerate(carry_avals):
-        lines.append(f"    memcpy(a[{consts_n + carry_n + xs_n + j}], cur[{j}], {_nbytes(aval)});")
+        lines.append(f"    memcpy(a[{out_at + j}], cur[{j}], {_nbytes(aval)});")
     lines.append("}")
-    return "\n".join(lines) + "\n", src.kernels, src.scratch
+    return "\n".join(lines) + "\n"
+
+
+def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse: bool, impls: dict):
+    """(C source, kernel pointers, scratch bytes) of the scan of `body`;
+    raises _Unsupported. Arguments `a`: consts, initial carries, xs, final
+    carries, ys."""
+    src = _Source()
+    _check_values([body])
+    invars, outvars = body.invars, body.outvars
+    xs_n = len(invars) - consts_n - carry_n
+    in_views = ([_contiguous_view(f"a[{j}]", v.aval) for j, v in enumerate(invars[:consts_n])]
+                + [_contiguous_view(f"cur[{j}]", v.aval) for j, v in enumerate(invars[consts_n:consts_n + carry_n])]
+                + [_contiguous_view(f"x{j}", v.aval) for j, v in enumerate(invars[consts_n + carry_n:])])
+    step, outs = _body(src, body, in_views, impls)
+    # ys rows first: a y may be a carry's old value.
+    for j, (v, y) in enumerate(zip(outvars[carry_n:], outs[carry_n:], strict=True)):
+        row = _contiguous_view(f"(a[{consts_n + 2 * carry_n + xs_n + j}] + r * {_nbytes(v.aval)})", v.aval)
+        step += _copy_lines(src, row, y)
+    step += _next_carries(src, outs[:carry_n])
+    loop = [f"for (int64_t t = 0; t < {length}; t++) {{",
+            f"    int64_t r = {f'{length - 1} - t' if reverse else 't'};",
+            *(f"    char *x{j} = a[{consts_n + carry_n + j}] + r * {_nbytes(v.aval)};"
+              for j, v in enumerate(invars[consts_n + carry_n:])),
+            *("    " + line for line in step),
+            "}"]
+    carry_avals = [v.aval for v in invars[consts_n:consts_n + carry_n]]
+    source = _program(src, carry_avals, consts_n, consts_n + carry_n + xs_n, loop)
+    return source, src.kernels, src.scratch
+
+
+def _while_source(cond: Jaxpr, body: Jaxpr, cond_n: int, body_n: int, impls: dict):
+    """(C source, kernel pointers, scratch bytes) of a while loop; raises
+    _Unsupported. Arguments `a`: cond consts, body consts, initial carries,
+    final carries."""
+    src = _Source()
+    _check_values([cond, body])
+    carry_avals = [v.aval for v in body.invars[body_n:]]
+    carries = [_contiguous_view(f"cur[{j}]", a) for j, a in enumerate(carry_avals)]
+    cond_lines, (pred,) = _body(src, cond, [_contiguous_view(f"a[{j}]", v.aval)
+                                            for j, v in enumerate(cond.invars[:cond_n])] + carries, impls)
+    body_lines, outs = _body(src, body, [_contiguous_view(f"a[{cond_n + j}]", v.aval)
+                                         for j, v in enumerate(body.invars[:body_n])] + carries, impls)
+    if pred.dtype != np.bool_ or pred.shape:
+        raise _Unsupported("a predicate that is not a boolean scalar")
+    loop = ["for (;;) {",
+            *("    " + line for line in cond_lines),
+            f"    if (!*(unsigned char *){pred.ptr}) break;",
+            *("    " + line for line in body_lines + _next_carries(src, outs)),
+            "}"]
+    start = cond_n + body_n
+    source = _program(src, carry_avals, start, start + len(carry_avals), loop)
+    return source, src.kernels, src.scratch
 
 
 def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
@@ -462,10 +506,18 @@ def _exact_cast(src_dtype, dst) -> bool:
 
 
 def _reshape(ins, params, out_avals):
+    # reshape (without its transposing `dimensions`), squeeze, expand_dims:
+    # the same bytes, when they are in order.
     (x,), (aval,) = ins, out_avals
-    if params.get("dimensions") is not None or not x.contiguous:
+    if not x.contiguous:
         raise _Unsupported("reshape of a strided view")
     return [_View(x.ptr, aval.shape, _c_strides(aval.shape, aval.dtype.itemsize), aval.dtype)]
+
+
+def _reshape_only(ins, params, out_avals):
+    if params.get("dimensions") is not None:
+        raise _Unsupported("reshape with a transpose")
+    return _reshape(ins, params, out_avals)
 
 
 def _broadcast(ins, params, out_avals):
@@ -498,7 +550,7 @@ def _split(ins, params, out_avals):
     return outs
 
 
-_VIEWS = {"reshape": _reshape, "squeeze": _reshape, "expand_dims": _reshape, "broadcast_in_dim": _broadcast,
+_VIEWS = {"reshape": _reshape_only, "squeeze": _reshape, "expand_dims": _reshape, "broadcast_in_dim": _broadcast,
           "transpose": _transpose, "slice": _slice, "split": _split}
 
 
@@ -606,51 +658,52 @@ def _build(source: str) -> Callable:
 _COLD, _BUILDING, _BUILT, _LIVE, _DEAD = range(5)
 
 
-class NativeScan:
-    """The native tier of one compiled scan.
+class NativeLoop:
+    """The native tier of one compiled loop (a scan or a while).
 
     Compiled code calls `native(*inputs)` first: a list of outputs when the
-    native loop ran, else None, and then the Python loop runs and calls
-    `native.check(*outputs)`."""
+    native loop is live, else None; then the Python loop runs and calls
+    `native.check(steps, *outputs)` with the iterations it made."""
 
-    def __init__(self, source: str, kernels: list[int], scratch: int, length: int,
-                 in_avals: list, out_avals: list):
-        self.source, self.length = source, length
+    def __init__(self, source: str, kernels: list[int], scratch: int, in_avals: list, out_avals: list):
+        self.source = source
         self.kernels = (ctypes.c_void_p * max(len(kernels), 1))(*kernels)
         self.scratch = scratch
         self.in_specs = [(a.shape, a.dtype) for a in in_avals]
         self.out_specs = [(a.shape, a.dtype) for a in out_avals]
         self.state, self.steps, self.failure = _COLD, 0, None
         self._fn = None
+        self._thread = None
         self._pending = None  # the native outputs of the call being checked
 
     def __call__(self, *inputs):
         state = self.state
         if state == _LIVE:
             return self._run(inputs)
-        if state == _COLD:
-            self.steps += self.length
-            if self.steps >= AFTER_STEPS:
-                self._start()
-                if AFTER_STEPS == 0:
-                    self._thread.join()
-                    state = self.state
+        if state == _COLD and AFTER_STEPS == 0:  # build now, and check on this call
+            self._start()
+            self._thread.join()
+            state = self.state
         if state == _BUILT:
             self._pending = self._run(inputs)
         return None
 
-    def check(self, *outputs) -> None:
-        """After the Python loop ran: if the native loop ran too, keep it
-        when every output agrees bitwise, else drop it."""
+    def check(self, steps: int, *outputs) -> None:
+        """After the Python loop ran `steps` iterations: if the native loop
+        ran too, keep it when every output agrees bitwise, else drop it;
+        start the build once the loop has run `AFTER_STEPS` iterations."""
         pending, self._pending = self._pending, None
-        if pending is None or self.state != _BUILT:
-            return
-        for mine, theirs in zip(pending, outputs, strict=True):
-            theirs = np.asarray(theirs)
-            if mine.dtype != theirs.dtype or mine.shape != theirs.shape or mine.tobytes() != theirs.tobytes():
-                self._drop("its outputs differ from the Python loop's")
-                return
-        self.state = _LIVE
+        if pending is not None and self.state == _BUILT:
+            for mine, theirs in zip(pending, outputs, strict=True):
+                theirs = np.asarray(theirs)
+                if mine.dtype != theirs.dtype or mine.shape != theirs.shape or mine.tobytes() != theirs.tobytes():
+                    self._drop("its outputs differ from the Python loop's")
+                    return
+            self.state = _LIVE
+        elif self.state == _COLD:
+            self.steps += steps
+            if self.steps >= AFTER_STEPS:
+                self._start()
 
     def _start(self):
         self.state = _BUILDING
@@ -687,7 +740,7 @@ class NativeScan:
         return outs
 
 
-def native_scan(eqn, impls: dict) -> NativeScan | None:
+def native_scan(eqn, impls: dict) -> NativeLoop | None:
     """The native tier for a `scan` equation, or None (the Python loop only)."""
     if not ENABLED or compiler() is None:
         return None
@@ -701,8 +754,23 @@ def native_scan(eqn, impls: dict) -> NativeScan | None:
     except _Unsupported as e:
         logger.debug("scan stays a Python loop: %s", e)
         return None
-    return NativeScan(source, kernels, scratch, p["length"], [v.aval for v in eqn.invars],
-                      [v.aval for v in eqn.outvars])
+    return NativeLoop(source, kernels, scratch, [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
+
+
+def native_while(eqn, impls: dict) -> NativeLoop | None:
+    """The native tier for a `while` equation with a scalar predicate, or None."""
+    if not ENABLED or compiler() is None:
+        return None
+    p = eqn.params
+    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
+    if cond.consts or body.consts:
+        return None
+    try:
+        source, kernels, scratch = _while_source(cond.jaxpr, body.jaxpr, p["cond_nconsts"], p["body_nconsts"], impls)
+    except _Unsupported as e:
+        logger.debug("while stays a Python loop: %s", e)
+        return None
+    return NativeLoop(source, kernels, scratch, [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
 
 
 if sys.platform == "win32":  # /proc and cc are not there
