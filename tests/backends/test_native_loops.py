@@ -203,6 +203,48 @@ def test_a_batched_while_keeps_the_python_loop(eager_tier):
     assert "_native_while" not in text
 
 
+def test_max_and_min_keep_xlas_signed_zeros(eager_tier, monkeypatch):
+    # max(+0.0, -0.0) is +0.0 and min(-0.0, +0.0) is -0.0 in XLA; NumPy picks
+    # the second operand. Rows of zeros of both signs exercise every case.
+    zeros = np.array([[0.0, -0.0, 0.0, -0.0], [-0.0, 0.0, 0.0, -0.0]] * 10, np.float32)
+
+    def f(xs, h):
+        def body(h, x):
+            return jnp.maximum(h * 0.0, x), (jnp.maximum(x, -x), jnp.minimum(-x, x), jnp.maximum(x, -0.5))
+        return lax.scan(body, h, xs)
+
+    (carry, ys), _, made = run_both(f, jnp.asarray(zeros), jnp.zeros(4), monkeypatch=monkeypatch)
+    assert len(live(made)) == 1
+    assert not np.signbit(np.asarray(ys[0])).any() and np.signbit(np.asarray(ys[1])).all()
+
+
+def chain(x, y):
+    for _ in range(10):
+        x = jnp.tanh(x * 1.01 + y)
+        x = jnp.maximum(x, -0.5)
+        y = jnp.where(x > 0, y, -y)
+    return x, y[::2]
+
+
+def test_a_long_straight_line_program_runs_natively(eager_tier, monkeypatch):
+    text = pyjax.jit(lambda *a: chain(*a)).lower(arr(16), arr(16)).as_text()
+    assert "_native_program" in text
+    _, _, made = run_both(chain, arr(16), arr(16), monkeypatch=monkeypatch)
+    assert len(live(made)) == 1
+
+
+def test_short_programs_and_programs_with_loops_stay_python(eager_tier):
+    short = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0).lower(arr(16)).as_text()
+    assert "_native_program" not in short
+
+    def looped(x, y):
+        x, y = chain(x, y)
+        return lax.fori_loop(0, 3, lambda i, v: v * 2.0, x), y
+
+    text = pyjax.jit(looped).lower(arr(16), arr(16)).as_text()
+    assert "_native_program" not in text and "_native_scan" in text
+
+
 def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
     def f(W, x, h):
         return rnn(W, x.T, h)  # xs is a transposed view inside the compiled function
@@ -226,7 +268,7 @@ def test_eager_scan_uses_the_native_tier(eager_tier, monkeypatch):
 
 @pytest.mark.parametrize("body", [
     lambda c, x: (jnp.cumsum(c, axis=0) + x, None),       # no ufunc for cumsum
-    lambda c, x: (jnp.maximum(c, x), None),               # max's impl is not one ufunc (XLA's signed zeros)
+    lambda c, x: (c.at[jnp.argmax(x)].set(x), None),    # argmax and a scatter
     lambda c, x: (jnp.sort(c, axis=0) * x[:, None], None),
 ])
 def test_unsupported_bodies_keep_the_python_loop(body, eager_tier):

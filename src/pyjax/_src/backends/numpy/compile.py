@@ -49,6 +49,7 @@ import scipy.special
 
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
+from pyjax._src.backends.numpy import native as native_lib
 from pyjax._src.backends.numpy import split as split_lib
 from pyjax._src.backends.numpy import tile as tile_lib
 from pyjax._src.backends.numpy.impls import IMPLS as DEFAULT_IMPLS
@@ -205,7 +206,10 @@ def compile_jaxpr(
     builder = ProgramBuilder(impls)
     in_values = [builder.new_value(v.aval, _INPUT) for v in jaxpr.invars]
     out_values = builder.inline(jaxpr, in_values)
-    fn, source = builder.build(name, in_values, out_values, reuse_buffers=reuse_buffers)
+    native = native_lib.native_program(jaxpr, impls)  # a native tier for a long straight-line program
+    native_name = builder.constant(native, "native_program") if native is not None else None
+    fn, source = builder.build(name, in_values, out_values, reuse_buffers=reuse_buffers, native=native_name,
+                               native_steps=len(jaxpr.eqns))
     compiled = CompiledFunction(fn)
     compiled.source = source
     compiled.num_eqns = len(builder.instrs)
@@ -591,14 +595,15 @@ class ProgramBuilder:
 
     # --- passes 2 and 3, and code generation
     def build(
-        self, name: str, in_values: list[_Value], out_values: list[_Value], *, reuse_buffers: bool = True
+        self, name: str, in_values: list[_Value], out_values: list[_Value], *, reuse_buffers: bool = True,
+        native: str | None = None, native_steps: int = 0,
     ) -> tuple[Callable, str]:
         _mark_last_uses(self.instrs, out_values)
         if reuse_buffers:
             _assign_out_buffers(self.instrs)
         name = _identifier(name)
         name = name + "_" if keyword.iskeyword(name) else name
-        source = _generate_source(name, self.instrs, in_values, out_values)
+        source = _generate_source(name, self.instrs, in_values, out_values, native, native_steps)
         self.conversion_done = time.perf_counter()
         return self.define(name, source), source
 
@@ -762,10 +767,17 @@ _compile_ids = itertools.count()
 
 
 def _generate_source(name: str, instrs: list[_Instr], in_values: list[_Value],
-                     out_values: list[_Value]) -> str:
-    lines = [f"def {name}({', '.join(v.name for v in in_values)}):"]
+                     out_values: list[_Value], native: str | None = None, native_steps: int = 0) -> str:
+    args = ", ".join(v.name for v in in_values)
+    outs = ", ".join(v.name for v in out_values)
+    lines = [f"def {name}({args}):"]
+    if native is not None:
+        # The native tier (native.py): its outputs, or None and the Python code.
+        lines += [f"    _nr = {native}({args})", "    if _nr is not None:", "        return _nr"]
     lines.extend("    " + line for line in _body_lines(instrs))
-    lines.append(f"    return [{', '.join(v.name for v in out_values)}]")
+    if native is not None:
+        lines.append(f"    {native}.check({native_steps}, {outs})")
+    lines.append(f"    return [{outs}]")
     return "\n".join(lines) + "\n"
 
 
