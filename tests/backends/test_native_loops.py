@@ -1,10 +1,10 @@
-"""Native loops (backends/numpy/native.py): a hot scan of small steps runs as
-a C loop over NumPy's own kernels.
+"""Native code (backends/numpy/native.py): a hot scan or while of small
+steps, or a long straight-line program, runs as C over NumPy's own kernels.
 
-Every case compares the native loop's outputs bitwise with the Python
-loop's (the same function compiled with native loops off), and checks that
+Every case compares the native code's outputs bitwise with the Python
+code's (the same function compiled with native code off), and checks that
 the native tier went live (it drops itself on any difference, so a test
-that only compared results could pass with the native loop never used).
+that only compared results could pass with the native code never used).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def natives():
 
 
 def run_both(f, *args, monkeypatch):
-    """(native outputs, Python-loop outputs, the NativeScans made) of jit(f)."""
+    """(native outputs, Python outputs, the NativeLoops made) of jit(f)."""
     before = set(map(id, natives()))
     jf = pyjax.jit(lambda *a: f(*a))  # a new function: nothing cached
     first = jf(*args)  # the checked call: both loops run

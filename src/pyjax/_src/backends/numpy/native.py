@@ -208,7 +208,8 @@ class _Unsupported(Exception):
 
 
 class _Source:
-    """C source for one scan: the loop, its storage and its kernel table."""
+    """The C source being written: its static literals, scratch storage and
+    table of kernel pointers (passed in `k` at run time)."""
 
     def __init__(self):
         self.kernels: list[int] = []  # pointers passed in `k`
@@ -651,6 +652,7 @@ def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
 # Building
 
 _built: dict = {}  # source digest -> the loaded function
+_BUILD_TIMEOUT_S = 300
 _build_lock = threading.Lock()
 
 
@@ -675,7 +677,7 @@ def _build(source: str) -> Callable:
             # No contraction or fast-math: the source does no arithmetic of its
             # own, and must not start.
             cmd = [cc, "-O2", "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=_BUILD_TIMEOUT_S)
             if done.returncode:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()[:500]}")
             lib = ctypes.CDLL(so_path)  # stays mapped after the file goes
@@ -708,7 +710,7 @@ class NativeLoop:
         self.state, self.steps, self.failure = _COLD, 0, None
         self._fn = None
         self._thread = None
-        self._pending = None  # the native outputs of the call being checked
+        self._local = threading.local()  # .pending: the native outputs of this thread's checked call
 
     def __call__(self, *inputs):
         state = self.state
@@ -719,14 +721,15 @@ class NativeLoop:
             self._thread.join()
             state = self.state
         if state == _BUILT:
-            self._pending = self._run(inputs)
+            self._local.pending = self._run(inputs)
         return None
 
     def check(self, steps: int, *outputs) -> None:
         """After the Python loop ran `steps` iterations: if the native loop
         ran too, keep it when every output agrees bitwise, else drop it;
         start the build once the loop has run `AFTER_STEPS` iterations."""
-        pending, self._pending = self._pending, None
+        pending = getattr(self._local, "pending", None)
+        self._local.pending = None
         if pending is not None and self.state == _BUILT:
             for mine, theirs in zip(pending, outputs, strict=True):
                 theirs = np.asarray(theirs)
