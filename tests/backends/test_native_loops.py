@@ -334,3 +334,48 @@ def test_ufunc_loops_are_numpys():
     loop(args, n, steps, data)
     assert out.tobytes() == np.tanh(x).tobytes()
     assert native.ufunc_loop(np.tanh, (np.dtype(np.int8),) * 2) is None
+
+
+# Random bodies: every op the native code writes, on random shapes, with
+# broadcasts, slices and carries that swap. Each must go live (its outputs
+# bitwise the Python loop's) and stay so on new inputs.
+_UNARY = [jnp.tanh, jnp.exp, jnp.sin, jnp.abs, jnp.negative, pyjax.nn.sigmoid, lambda v: v * v]
+_BINARY = [jnp.add, jnp.subtract, jnp.multiply, jnp.divide, jnp.maximum, jnp.minimum,
+           lambda a, b: jnp.where(a > b, a, b * 0.5)]
+
+
+def _random_body(seed, n):
+    r = np.random.default_rng(seed)
+    plan = [(r.integers(len(_UNARY)), r.integers(len(_BINARY)), r.integers(4)) for _ in range(6)]
+    W = jnp.asarray(r.standard_normal((n, n)).astype(np.float32) * 0.3)
+    bias = jnp.asarray(r.standard_normal((n,)).astype(np.float32))
+
+    def body(carry, x):
+        a, b = carry
+        for u, bi, kind in plan:
+            if kind == 0:
+                a = _BINARY[bi](_UNARY[u](a), x)
+            elif kind == 1:
+                a = _BINARY[bi](a, bias[None, :] if a.ndim == 2 else bias)   # a broadcast operand
+            elif kind == 2:
+                a = jnp.tanh(a @ W) + b                                     # a matrix product
+            else:
+                a, b = b, _BINARY[bi](a, 1.5)                               # swapped carries, a literal
+        return (a, b), a[..., 1::2]                                         # a strided y
+    return body
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # some bodies overflow: inf and NaN must agree too
+@pytest.mark.parametrize("seed", range(24))
+def test_random_bodies_go_live_bitwise(seed, eager_tier, monkeypatch):
+    n = 8
+    batched = seed % 2 == 1
+    shape = (3, n) if batched else (n,)
+    body = _random_body(seed, n)
+
+    def f(a, b, xs):
+        return lax.scan(body, (a, b), xs)
+
+    xs = arr(25, *shape)
+    _, _, made = run_both(f, arr(*shape), arr(*shape), xs, monkeypatch=monkeypatch)
+    assert len(live(made)) == 1, [m.failure for m in made]
