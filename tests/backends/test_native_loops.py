@@ -39,13 +39,20 @@ def natives():
     return [o for o in gc.get_objects() if isinstance(o, native.NativeLoop)]
 
 
+def new_since(before: list) -> list:
+    # By identity against objects still held (an id alone can be reused
+    # once its object is freed).
+    old = {id(o) for o in before}
+    return [n for n in natives() if id(n) not in old]
+
+
 def run_both(f, *args, monkeypatch):
     """(native outputs, Python outputs, the NativeLoops made) of jit(f)."""
-    before = set(map(id, natives()))
+    before = natives()
     jf = pyjax.jit(lambda *a: f(*a))  # a new function: nothing cached
     first = jf(*args)  # the checked call: both loops run
     second = jf(*args)  # the native loop alone
-    made = [n for n in natives() if id(n) not in before]
+    made = new_since(before)
     with monkeypatch.context() as m:
         m.setattr(native, "ENABLED", False)
         reference = pyjax.jit(lambda *a: f(*a))(*args)
@@ -178,10 +185,9 @@ def test_while_loops_run_natively(eager_tier, monkeypatch):
 
         return lax.while_loop(cond, body, (jnp.int32(0), a, jnp.float32(jnp.inf)))
 
-    before = set(map(id, natives()))
     a = jnp.asarray(np.linspace(0.5, 50, 8, dtype=np.float32))
     _, _, made = run_both(f, a, jnp.int32(40), monkeypatch=monkeypatch)
-    assert len(live(made)) == 1 and id(made[0]) not in before
+    assert len(live(made)) == 1
     assert "for (;;)" in made[0].source
 
 
@@ -255,9 +261,9 @@ def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
 
 def test_eager_scan_uses_the_native_tier(eager_tier, monkeypatch):
     W, xs, h = arr(8, 8) * 0.3, arr(60, 8), arr(8)
-    before = set(map(id, natives()))
+    before = natives()
     out = [rnn(W, xs, h) for _ in range(3)]
-    made = [n for n in natives() if id(n) not in before]
+    made = new_since(before)
     assert live(made)
     with monkeypatch.context() as m:
         m.setattr(native, "ENABLED", False)
@@ -286,10 +292,10 @@ def test_a_difference_drops_the_native_loop(eager_tier, monkeypatch):
 
     monkeypatch.setattr(native.NativeLoop, "_run", off_by_one_bit)
     W, xs, h = arr(8, 8) * 0.3, arr(20, 8), arr(8)
-    before = set(map(id, natives()))
+    before = natives()
     jf = pyjax.jit(lambda *a: rnn(*a))
     results = [np.asarray(jf(W, xs, h)) for _ in range(3)]
-    (made,) = [n for n in natives() if id(n) not in before]
+    (made,) = new_since(before)
     assert made.state == native._DEAD and "differ" in made.failure
     with monkeypatch.context() as m:
         m.setattr(native, "ENABLED", False)
@@ -300,11 +306,11 @@ def test_a_difference_drops_the_native_loop(eager_tier, monkeypatch):
 def test_tiers_up_after_the_threshold(monkeypatch):
     monkeypatch.setattr(native, "AFTER_STEPS", 250)
     W, xs, h = arr(8, 8) * 0.3, arr(100, 8), arr(8)
-    before = set(map(id, natives()))
+    before = natives()
     jf = pyjax.jit(lambda *a: rnn(*a))
     jf(W, xs, h)
     jf(W, xs, h)
-    (made,) = [n for n in natives() if id(n) not in before]
+    (made,) = new_since(before)
     assert made.state == native._COLD and made.steps == 200
     jf(W, xs, h)  # 300 steps: the build starts, on its own thread
     assert made.state in (native._BUILDING, native._BUILT)
