@@ -266,15 +266,20 @@ def _emit_while(builder, eqn, ins):
         lines.extend(f"{o} = {as_buffer}({c}, {a})" for o, c, a in zip(out_names, carry, avals, strict=True))
         if native_name is None:
             return lines
-        # The native tier (native.py): its outputs, or None and the Python loop.
-        result = f"_nr{n}"
-        return [f"{result} = {native_name}({', '.join(in_names)})",
-                f"if {result} is not None:",
-                f"    {_targets(out_names)} = {result}",
-                "else:",
-                *_indent(lines + [f"{native_name}.check(_n{n}, {', '.join(out_names)})"])]
+        return _with_native_tier(native_name, n, f"_n{n}", lines, in_names, out_names)
 
     return builder.statement(render, ins, out_avals)
+
+
+def _with_native_tier(native_name: str, n: int, steps: str, lines: list[str], in_names, out_names) -> list[str]:
+    # The native tier (native.py) first: its outputs, or None and the Python
+    # loop, which then reports its steps and outputs.
+    result = f"_nr{n}"
+    return [f"{result} = {native_name}({', '.join(in_names)})",
+            f"if {result} is not None:",
+            f"    {_targets(out_names)} = {result}",
+            "else:",
+            *_indent(lines + [f"{native_name}.check({steps}, {', '.join(out_names)})"])]
 
 
 def _targets(names: list[str]) -> str:
@@ -310,13 +315,7 @@ def _emit_scan(builder, eqn, ins):
         lines = python_loop(in_names, out_names)
         if native_name is None:
             return lines
-        # The native tier (native.py): its outputs, or None and the Python loop.
-        result = f"_nr{n}"
-        return [f"{result} = {native_name}({', '.join(in_names)})",
-                f"if {result} is not None:",
-                f"    {_targets(out_names)} = {result}",
-                "else:",
-                *_indent(lines + [f"{native_name}.check({length}, {', '.join(out_names)})"])]
+        return _with_native_tier(native_name, n, str(length), lines, in_names, out_names)
 
     def python_loop(in_names, out_names):
         init, xs = in_names[nc:nc + nk], in_names[nc + nk:]
