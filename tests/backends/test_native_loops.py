@@ -251,6 +251,28 @@ def test_short_programs_and_programs_with_loops_stay_python(eager_tier):
     assert "_native_program" not in text and "_native_scan" in text
 
 
+def test_a_training_loop_runs_natively(eager_tier, monkeypatch):
+    # Forward, backward and SGD of a small MLP per step: transposed matmuls,
+    # bias gradients (sums over the leading axis), a mean (a sum over every
+    # axis), x ** 2 (integer_pow).
+    B, I, H, O = 16, 8, 32, 4
+    params = (arr(I, H) * 0.3, arr(H) * 0.1, arr(H, O) * 0.3, arr(O) * 0.1)
+
+    def loss(p, x, y):
+        W1, b1, W2, b2 = p
+        h = jnp.tanh(x @ W1 + b1)
+        return jnp.mean((h @ W2 + b2 - y) ** 2) + 0.01 * jnp.max(jnp.abs(W1), axis=1).sum()
+
+    def train(p, xs, ys):
+        def step(p, xy):
+            value, g = pyjax.value_and_grad(loss)(p, *xy)
+            return tuple(a - 0.05 * b for a, b in zip(p, g, strict=True)), value
+        return lax.scan(step, p, (xs, ys))
+
+    _, _, made = run_both(train, params, arr(40, B, I), arr(40, B, O), monkeypatch=monkeypatch)
+    assert len(live(made)) == 1
+
+
 def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
     def f(W, x, h):
         return rnn(W, x.T, h)  # xs is a transposed view inside the compiled function
@@ -365,6 +387,8 @@ def _random_body(seed, n):
                 a = _BINARY[bi](a, bias[None, :] if a.ndim == 2 else bias)   # a broadcast operand
             elif kind == 2:
                 a = jnp.tanh(a @ W) + b                                     # a matrix product
+                a = a - jnp.sum(a, axis=-1, keepdims=True) * 0.1            # a reduction
+                a = a + (b @ W.T) ** 2 * 0.01 + jnp.max(a) * 0.01          # transposed, integer_pow
             else:
                 a, b = b, _BINARY[bi](a, 1.5)                               # swapped carries, a literal
         return (a, b), a[..., 1::2]                                         # a strided y

@@ -520,6 +520,19 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
             zero = "{0} + {1}" if name == "max" else "-((-{0}) + (-{1}))"
             step += _element_lines(src, out.shape, [*ins, out], lambda r: (
                 f"if ({r[0]} == 0 && {r[1]} == 0) {r[2]} = {zero.format(r[0], r[1])};"))
+    elif name in _REDUCTIONS:
+        step += _reduce_lines(src, _REDUCTIONS[name], ins[0], tuple(params["axes"]), out)
+    elif name == "integer_pow" and params["y"] != 0 and ufunc_loop(np.power, (out.dtype,) * 3) is not None:
+        # The impl: np.power(x, |y|, dtype=x.dtype) (|y| cast to the dtype,
+        # as a broadcast scalar), then np.reciprocal for y < 0.
+        y = params["y"]
+        power = _View(src.literal(abs(y), out.dtype), (), (), out.dtype)
+        step += _ufunc_lines(src, *ufunc_loop(np.power, (out.dtype,) * 3), [ins[0], power], out)
+        if y < 0:
+            loop = ufunc_loop(np.reciprocal, (out.dtype,) * 2)
+            if loop is None:
+                raise _Unsupported("reciprocal loop")
+            step += _ufunc_lines(src, *loop, [out], out)
     elif name == "select_n" and len(ins) == 3 and ins[0].dtype == np.bool_ and out.dtype in _C_SCALARS:
         # np.where(which, cases[1], cases[0]): a choice of bytes.
         step += _element_lines(src, out.shape, [*ins, out], lambda r: f"{r[3]} = {r[0]} ? {r[2]} : {r[1]};")
@@ -529,6 +542,48 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
     else:
         raise _Unsupported(name)
     return [out]
+
+
+# reduce_* impls: `ufunc.reduce(x, axis=axes)` (impls.py `_reduction`).
+_REDUCTIONS = {"reduce_sum": np.add, "reduce_prod": np.multiply, "reduce_max": np.maximum,
+               "reduce_min": np.minimum}
+
+
+def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View) -> list[str]:
+    # NumPy's calls of the ufunc's loop for `ufunc.reduce` on a C-contiguous
+    # array, as measured bitwise (signed zeros and NaNs included): the
+    # accumulator starts at the identity when the ufunc has one (add: +0.0,
+    # so -0.0 sums to +0.0) and takes every element, else it starts at the
+    # first element and takes the rest. Reducing the last axis, or every
+    # axis, is one call in reduce form (stride 0 on the accumulator) per
+    # result: the loop's own pairwise sum over the row. Reducing the leading
+    # axis is one elementwise call per row, in row order.
+    if not x.contiguous or x.size == 0 or out.dtype != x.dtype or not x.shape:
+        raise _Unsupported("a reduction of this layout")
+    loop = ufunc_loop(ufunc, (x.dtype,) * 3)
+    if loop is None:
+        raise _Unsupported(f"no {ufunc.__name__} loop for {x.dtype}")
+    call = f"((loop_t){src.kernel(loop[0])})(args, n, st, {src.kernel(loop[1])});"
+    isz, ndim = x.dtype.itemsize, len(x.shape)
+    identity = src.literal(ufunc.identity, x.dtype) if ufunc.identity is not None else None
+    if axes == tuple(range(ndim)) or axes == (ndim - 1,):
+        rows, n = (1, x.size) if len(axes) == ndim else (out.size, x.shape[-1])
+        first = (f"memcpy(acc, {identity}, {isz});", n, 0) if identity else (f"memcpy(acc, row, {isz});", n - 1, isz)
+        return [f"for (intptr_t r = 0; r < {rows}; r++) {{ char *acc = {out.ptr} + r * {isz}, *row = {x.ptr} + r * "
+                f"{n * isz}; {first[0]} char *args[] = {{acc, row + {first[2]}, acc}}; static const intptr_t n[] = "
+                f"{{{first[1]}}}; static const intptr_t st[] = {{0, {isz}, 0}}; {call} }}"]
+    if axes == (0,) and ndim >= 2:
+        rows, width = x.shape[0], x.size // x.shape[0]
+        nbytes = width * isz
+        if identity:
+            init = [f"for (intptr_t j = 0; j < {width}; j++) memcpy({out.ptr} + j * {isz}, {identity}, {isz});"]
+            start = 0
+        else:
+            init, start = [f"memcpy({out.ptr}, {x.ptr}, {nbytes});"], 1
+        return init + [f"for (intptr_t r = {start}; r < {rows}; r++) {{ char *args[] = {{{out.ptr}, {x.ptr} + r * "
+                       f"{nbytes}, {out.ptr}}}; static const intptr_t n[] = {{{width}}}; static const intptr_t "
+                       f"st[] = {{{isz}, {isz}, {isz}}}; {call} }}"]
+    raise _Unsupported(f"a reduction over axes {axes}")
 
 
 def _exact_cast(src_dtype, dst) -> bool:
@@ -591,8 +646,8 @@ _VIEWS = {"reshape": _reshape_only, "squeeze": _reshape, "expand_dims": _reshape
           "transpose": _transpose, "slice": _slice, "split": _split}
 
 
-def _contiguous(src: _Source, v: _View) -> tuple[_View, list[str]]:
-    if v.contiguous:
+def _contiguous(src: _Source, v: _View, force: bool = False) -> tuple[_View, list[str]]:
+    if v.contiguous and not force:
         return v, []
     from pyjax._src.avals import ShapedArray
 
@@ -613,41 +668,78 @@ def _fma_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
 
 
 def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
-    # `ndarray.dot` (compile.py `_direct_dot`) on C-contiguous operands: NumPy
-    # calls gemv(RowMajor, NoTrans, m, n, 1, A, n, x, 1, 0, y, 1) for a matrix
-    # and a vector, gemv(RowMajor, Trans, ...) for a vector and a matrix, and
-    # gemm(RowMajor, NoTrans, NoTrans, m, n, k, 1, A, k, B, n, 0, C, n) for
-    # two matrices. A dimension of 1 takes NumPy elsewhere, and is left out.
+    # Compiled code calls `ndarray.dot` (compile.py `_direct_dot`), on
+    # transposed views where the contracting axes ask for them; NumPy then
+    # picks the BLAS call from the operands' layouts. The same choice is made
+    # here on the operands' views: gemv for a matrix and a vector (row-major
+    # if the matrix is C-contiguous, column-major if Fortran-contiguous; the
+    # transposed form for a vector times a matrix), gemm for two matrices
+    # (each transposed if Fortran-contiguous), a copy first for any other
+    # layout. Shapes that take NumPy to its level-1 paths (a dimension of 1)
+    # and its syrk case (a matrix times its own transpose) are left out.
     (lc, rc), (lb, _) = eqn.params["dimension_numbers"]
     lhs, rhs = ins
     dtype = out.dtype
     if (lb or not lhs.dtype == rhs.dtype == dtype or dtype not in _C_TYPES or not _Blas.find()
-            or eqn.params.get("preferred_element_type") not in (None, dtype)):
+            or eqn.params.get("preferred_element_type") not in (None, dtype)
+            or len(lc) != 1 or len(lhs.shape) not in (1, 2) or len(rhs.shape) not in (1, 2)):
         raise _Unsupported("dot_general")
-    if tuple(lc) != (len(lhs.shape) - 1,) or tuple(rc) != (0,):
-        raise _Unsupported("dot_general contracting other axes")
     if any(d < 2 for d in (*lhs.shape, *rhs.shape)):
         raise _Unsupported("dot_general with a dimension of 1")
-    lines = []
-    lhs, more = _contiguous(src, lhs)
-    lines += more
-    rhs, more = _contiguous(src, rhs)
-    lines += more
+    a = _transposed(lhs) if lc[0] != len(lhs.shape) - 1 else lhs
+    b = _transposed(rhs) if rc[0] != 0 else rhs
+    lines: list[str] = []
     t = "s" if dtype == np.float32 else "d"
-    if len(lhs.shape) == 2 and len(rhs.shape) == 1:
-        m, n = lhs.shape
+    isz = dtype.itemsize
+
+    def usable(v, matrix: bool):
+        # NumPy copies an operand with a zero stride; a matrix it cannot hand
+        # to BLAS as one segment, too.
+        if any(st == 0 for st in v.strides) or (matrix and _layout(v) is None):
+            copy, more = _contiguous(src, _View(v.ptr, v.shape, v.strides, v.dtype), force=True)
+            lines.extend(more)
+            return copy
+        return v
+
+    if len(a.shape) == 2 and len(b.shape) == 1:
+        a, b = usable(a, True), usable(b, False)
+        order, ld = (101, a.shape[1]) if _layout(a) == "C" else (102, a.shape[0])
         fn = src.kernel(_Blas.fns[t + "gemv"])
-        return lines + [f"(({t}gemv_t){fn})(101, 111, {m}, {n}, 1.0, {lhs.ptr}, {n}, {rhs.ptr}, 1, 0.0, {out.ptr}, 1);"]
-    if len(lhs.shape) == 1 and len(rhs.shape) == 2:
-        m, n = rhs.shape
+        return lines + [f"(({t}gemv_t){fn})({order}, 111, {a.shape[0]}, {a.shape[1]}, 1.0, {a.ptr}, {ld}, "
+                        f"{b.ptr}, {b.strides[0] // isz}, 0.0, {out.ptr}, 1);"]
+    if len(a.shape) == 1 and len(b.shape) == 2:
+        a, b = usable(a, False), usable(b, True)
+        order, ld = (101, b.shape[1]) if _layout(b) == "C" else (102, b.shape[0])
         fn = src.kernel(_Blas.fns[t + "gemv"])
-        return lines + [f"(({t}gemv_t){fn})(101, 112, {m}, {n}, 1.0, {rhs.ptr}, {n}, {lhs.ptr}, 1, 0.0, {out.ptr}, 1);"]
-    if len(lhs.shape) == 2 and len(rhs.shape) == 2:
-        (m, k), n = lhs.shape, rhs.shape[1]
+        return lines + [f"(({t}gemv_t){fn})({order}, 112, {b.shape[0]}, {b.shape[1]}, 1.0, {b.ptr}, {ld}, "
+                        f"{a.ptr}, {a.strides[0] // isz}, 0.0, {out.ptr}, 1);"]
+    if len(a.shape) == 2 and len(b.shape) == 2:
+        a, b = usable(a, True), usable(b, True)
+        if a.ptr == b.ptr and a.shape == b.shape[::-1] and a.strides == b.strides[::-1]:
+            raise _Unsupported("a matrix times its own transpose (NumPy's syrk)")
+        (m, k), n = a.shape, b.shape[1]
+        trans_a, lda = (111, k) if _layout(a) == "C" else (112, m)
+        trans_b, ldb = (111, n) if _layout(b) == "C" else (112, k)
         fn = src.kernel(_Blas.fns[t + "gemm"])
-        return lines + [f"(({t}gemm_t){fn})(101, 111, 111, {m}, {n}, {k}, 1.0, {lhs.ptr}, {k}, {rhs.ptr}, {n}, "
-                        f"0.0, {out.ptr}, {n});"]
-    raise _Unsupported("dot_general shape")
+        return lines + [f"(({t}gemm_t){fn})(101, {trans_a}, {trans_b}, {m}, {n}, {k}, 1.0, {a.ptr}, {lda}, "
+                        f"{b.ptr}, {ldb}, 0.0, {out.ptr}, {n});"]
+    raise _Unsupported("dot_general of two vectors")
+
+
+def _transposed(v: _View) -> _View:
+    if len(v.shape) != 2:
+        raise _Unsupported("dot_general contracting a middle axis")
+    return _View(v.ptr, v.shape[::-1], v.strides[::-1], v.dtype)
+
+
+def _layout(v: _View) -> str | None:
+    """'C' or 'F' for a matrix BLAS can read in place, else None."""
+    isz = v.dtype.itemsize
+    if v.strides == (v.shape[1] * isz, isz):
+        return "C"
+    if v.strides == (isz, v.shape[0] * isz):
+        return "F"
+    return None
 
 
 # ---------------------------------------------------------------------------
