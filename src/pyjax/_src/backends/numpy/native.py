@@ -14,7 +14,11 @@ loop over the same kernels the Python loop reaches through NumPy:
   else along the last axis with the operands' strides (0 where broadcast),
   as NumPy's own iterator calls it;
 - `dot_general` calls the BLAS `gemv` or `gemm` that `ndarray.dot` calls,
-  with the same arguments;
+  chosen as NumPy chooses it from the operands' layouts (transposed
+  operands included), with the same arguments;
+- a reduction calls the ufunc's loop as `ufunc.reduce` does: from the
+  identity (or the first element) over each row in reduce form, or over
+  every element, or row by row along the leading axis;
 - broadcasts, reshapes, transposes, slices and splits are views (a pointer,
   a shape and byte strides), as in NumPy; a `where` is a choice of bytes,
   an exact cast (bool to a number, a widening integer cast, float32 to
@@ -42,13 +46,15 @@ First calls never wait for a compiler; without one (or with
 threshold (0: build at the first call, and wait for it).
 
 Supported bodies: elementwise equations whose compiled code is one ufunc
-call (and `logistic`, which is SciPy's `expit` for floats), matrix-vector,
-vector-matrix and matrix-matrix products of float32/float64 (last axis
-against first, no dimension of 1), the views above, `select_n` with a
-boolean predicate, exact casts, `max`, `min` and `fma`: an RNN, LSTM or GRU
-cell, an ODE step. Anything else (gathers, reductions, random bits,
-callbacks, values over 64 KB) keeps the Python code, as does a call whose
-inputs do not have the expected dtypes and shapes.
+call (and `logistic`, which is SciPy's `expit` for floats; `integer_pow`,
+NumPy's power), matrix-vector, vector-matrix and matrix-matrix products of
+float32/float64 (no dimension of 1), sums, products, maxima and minima over
+the last axis, the leading axis or every axis, the views above, `select_n`
+with a boolean predicate, exact casts, `max`, `min` and `fma`: an RNN, LSTM
+or GRU cell, an ODE step, a small network's whole training step. Anything
+else (gathers, scatters, sorts, random bits, callbacks, values over 64 KB)
+keeps the Python code, as does a call whose inputs do not have the expected
+dtypes and shapes.
 """
 
 from __future__ import annotations
