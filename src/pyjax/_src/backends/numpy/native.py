@@ -801,10 +801,12 @@ class NativeLoop:
     native loop is live, else None; then the Python loop runs and calls
     `native.check(steps, *outputs)` with the iterations it made."""
 
-    def __init__(self, source: str, kernels: list[int], scratch: int, in_avals: list, out_avals: list):
-        self.source = source
-        self.kernels = (ctypes.c_void_p * max(len(kernels), 1))(*kernels)
-        self.scratch = scratch
+    def __init__(self, make: Callable[[], tuple[str, list[int], int]], in_avals: list, out_avals: list):
+        # `make()` writes the C source (source, kernel pointers, scratch
+        # bytes): on the build thread, so a loop that never gets hot costs
+        # no code generation.
+        self._make = make
+        self.source, self.kernels, self.scratch = None, None, 0
         self.in_specs = [(a.shape, a.dtype) for a in in_avals]
         self.out_specs = [(a.shape, a.dtype) for a in out_avals]
         self.state, self.steps, self.failure = _COLD, 0, None
@@ -849,6 +851,8 @@ class NativeLoop:
 
     def _compile(self):
         try:
+            self.source, kernels, self.scratch = self._make()
+            self.kernels = (ctypes.c_void_p * max(len(kernels), 1))(*kernels)
             self._fn = _build(self.source)
         except Exception as e:  # noqa: BLE001  (the Python loop stays; the reason is kept)
             self._drop(str(e))
@@ -879,51 +883,62 @@ class NativeLoop:
 
 def native_scan(eqn, impls: dict) -> NativeLoop | None:
     """The native tier for a `scan` equation, or None (the Python loop only)."""
-    if not ENABLED or compiler() is None:
-        return None
     p = eqn.params
     consts, carry, _ = p["ft_in"].unpack()
     body = p["jaxpr"]
-    if body.consts:
+    if not _available() or body.consts or not _plausible([body.jaxpr], impls):
         return None
-    try:
-        source, kernels, scratch = _scan_source(body.jaxpr, len(consts), len(carry), p["length"], p["reverse"], impls)
-    except _Unsupported as e:
-        logger.debug("scan stays a Python loop: %s", e)
+    return NativeLoop(lambda: _scan_source(body.jaxpr, len(consts), len(carry), p["length"], p["reverse"], impls),
+                      [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
+
+
+def native_while(eqn, impls: dict) -> NativeLoop | None:
+    """The native tier for a `while` equation with a scalar predicate, or None."""
+    p = eqn.params
+    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
+    if not _available() or cond.consts or body.consts or not _plausible([cond.jaxpr, body.jaxpr], impls):
         return None
-    return NativeLoop(source, kernels, scratch, [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
+    return NativeLoop(lambda: _while_source(cond.jaxpr, body.jaxpr, p["cond_nconsts"], p["body_nconsts"], impls),
+                      [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
 
 
 def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
     """The native tier of a straight-line jitted program of at least
     `MIN_PROGRAM_EQNS` equations on small values, or None. Its steps are
     its equations: it tiers up after `AFTER_STEPS` equations run."""
-    if not ENABLED or jaxpr.constvars or len(jaxpr.eqns) < MIN_PROGRAM_EQNS or compiler() is None:
+    if (len(jaxpr.eqns) < MIN_PROGRAM_EQNS or jaxpr.constvars or not _available()
+            or not _plausible([jaxpr], impls)):
         return None
-    if any(e.primitive.name in ("scan", "while", "cond") for e in jaxpr.eqns):
-        return None  # loops have their own tier
-    try:
-        source, kernels, scratch = _program_source(jaxpr, impls)
-    except _Unsupported as e:
-        logger.debug("program stays Python: %s", e)
-        return None
-    return NativeLoop(source, kernels, scratch, [v.aval for v in jaxpr.invars], [v.aval for v in jaxpr.outvars])
+    return NativeLoop(lambda: _program_source(jaxpr, impls), [v.aval for v in jaxpr.invars],
+                      [v.aval for v in jaxpr.outvars])
 
 
-def native_while(eqn, impls: dict) -> NativeLoop | None:
-    """The native tier for a `while` equation with a scalar predicate, or None."""
-    if not ENABLED or compiler() is None:
-        return None
-    p = eqn.params
-    cond, body = p["cond_jaxpr"], p["body_jaxpr"]
-    if cond.consts or body.consts:
-        return None
+def _available() -> bool:
+    return ENABLED and compiler() is not None
+
+
+# Equations the C code may be written for (`_emit` decides for sure, on the
+# build thread); anything else keeps the Python code without a tier.
+_NATIVE_NAMES = frozenset({"dot_general", "fma", "max", "min", "select_n", "integer_pow", "convert_element_type",
+                           *_VIEWS, *_REDUCTIONS, *_IMPL_UFUNCS})
+
+
+def _plausible(jaxprs: list, impls: dict) -> bool:
+    from pyjax._src.backends.numpy.compile import DEFAULT_IMPLS, ufunc_of
+
     try:
-        source, kernels, scratch = _while_source(cond.jaxpr, body.jaxpr, p["cond_nconsts"], p["body_nconsts"], impls)
-    except _Unsupported as e:
-        logger.debug("while stays a Python loop: %s", e)
-        return None
-    return NativeLoop(source, kernels, scratch, [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
+        _check_values(jaxprs)
+    except _Unsupported:
+        return False
+    for jaxpr in jaxprs:
+        for eqn in jaxpr.eqns:
+            impl = impls.get(eqn.primitive)
+            if eqn.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive):
+                return False
+            if eqn.primitive.name not in _NATIVE_NAMES and (
+                    eqn.primitive.multiple_results or ufunc_of(eqn, impl, True) is None):
+                return False
+    return True
 
 
 if sys.platform == "win32":  # /proc and cc are not there
