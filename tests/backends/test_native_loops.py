@@ -273,6 +273,28 @@ def test_a_training_loop_runs_natively(eager_tier, monkeypatch):
     assert len(live(made)) == 1
 
 
+def test_a_classifier_training_loop_with_custom_jvp_calls_runs_natively(eager_tier, monkeypatch):
+    # relu and logsumexp are custom_jvp functions, log_softmax stops a
+    # gradient: their jaxprs are written in line, as their impls run them.
+    B, I, H, C = 16, 8, 32, 5
+    params = (arr(I, H) * 0.3, arr(H, C) * 0.3)
+
+    def loss(p, x, labels):
+        h = pyjax.nn.relu(x @ p[0])
+        logp = pyjax.nn.log_softmax(h @ p[1])
+        return -jnp.mean(jnp.sum(logp * labels, axis=-1)) + 0.01 * pyjax.nn.logsumexp(h)
+
+    def train(p, xs, ls):
+        def step(p, xl):
+            value, g = pyjax.value_and_grad(loss)(p, *xl)
+            return tuple(a - 0.1 * b for a, b in zip(p, g, strict=True)), value
+        return lax.scan(step, p, (xs, ls))
+
+    labels = jnp.asarray(np.eye(C, dtype=np.float32)[np.random.default_rng(0).integers(0, C, (30, B))])
+    _, _, made = run_both(train, params, arr(30, B, I), labels, monkeypatch=monkeypatch)
+    assert len(live(made)) == 1, [m.failure for m in made]
+
+
 def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
     def f(W, x, h):
         return rnn(W, x.T, h)  # xs is a transposed view inside the compiled function

@@ -498,6 +498,13 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
     # Views: no code.
     if name in _VIEWS:
         return _VIEWS[name](ins, params, out_avals)
+    inner = _inner_jaxpr(eqn)
+    if inner is not None:
+        # jit, remat and custom_jvp/vjp calls run their jaxpr's equations
+        # with the same impls (impls.py `_jit_impl`): written in line.
+        lines, outs = _body(src, inner, ins, impls)
+        step += lines
+        return outs
     if name == "convert_element_type" and ins[0].dtype == out_avals[0].dtype:
         return [ins[0]]  # only the weak type changes: the same values
     if eqn.primitive.multiple_results:
@@ -526,6 +533,11 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
             zero = "{0} + {1}" if name == "max" else "-((-{0}) + (-{1}))"
             step += _element_lines(src, out.shape, [*ins, out], lambda r: (
                 f"if ({r[0]} == 0 && {r[1]} == 0) {r[2]} = {zero.format(r[0], r[1])};"))
+    elif name == "sign" and out.dtype.kind in "fiu" and ufunc_loop(np.sign, (out.dtype,) * 2) is not None:
+        # The impl: np.sign, then for floats np.copysign(that, x) (XLA keeps -0.0).
+        step += _ufunc_lines(src, *ufunc_loop(np.sign, (out.dtype,) * 2), ins, out)
+        if out.dtype.kind == "f":
+            step += _ufunc_lines(src, *ufunc_loop(np.copysign, (out.dtype,) * 3), [out, ins[0]], out)
     elif name in _REDUCTIONS:
         step += _reduce_lines(src, _REDUCTIONS[name], ins[0], tuple(params["axes"]), out)
     elif name == "integer_pow" and params["y"] != 0 and ufunc_loop(np.power, (out.dtype,) * 3) is not None:
@@ -603,6 +615,24 @@ def _exact_cast(src_dtype, dst) -> bool:
             or (src_dtype == np.float32 and dst == np.float64))
 
 
+# Equations whose impl runs a jaxpr of theirs: the param holding it.
+_CALLS = {"jit": "jaxpr", "remat2": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr"}
+
+
+def _inner_jaxpr(eqn) -> Jaxpr | None:
+    key = _CALLS.get(eqn.primitive.name)
+    if key is None:
+        return None
+    closed = eqn.params[key]
+    if closed.consts:
+        raise _Unsupported(f"{eqn.primitive.name} with constants")
+    return closed.jaxpr
+
+
+def _identity(ins, params, out_avals):
+    return list(ins)
+
+
 def _reshape(ins, params, out_avals):
     # reshape (without its transposing `dimensions`), squeeze, expand_dims:
     # the same bytes, when they are in order.
@@ -648,7 +678,8 @@ def _split(ins, params, out_avals):
     return outs
 
 
-_VIEWS = {"reshape": _reshape_only, "squeeze": _reshape, "expand_dims": _reshape, "broadcast_in_dim": _broadcast,
+_VIEWS = {"stop_gradient": _identity, "copy": _identity, "name": _identity,
+          "reshape": _reshape_only, "squeeze": _reshape, "expand_dims": _reshape, "broadcast_in_dim": _broadcast,
           "transpose": _transpose, "slice": _slice, "split": _split}
 
 
@@ -919,7 +950,7 @@ def _available() -> bool:
 
 # Equations the C code may be written for (`_emit` decides for sure, on the
 # build thread); anything else keeps the Python code without a tier.
-_NATIVE_NAMES = frozenset({"dot_general", "fma", "max", "min", "select_n", "integer_pow", "convert_element_type",
+_NATIVE_NAMES = frozenset({"dot_general", "fma", "max", "min", "select_n", "integer_pow", "convert_element_type", "sign",
                            *_VIEWS, *_REDUCTIONS, *_IMPL_UFUNCS})
 
 
@@ -935,7 +966,11 @@ def _plausible(jaxprs: list, impls: dict) -> bool:
             impl = impls.get(eqn.primitive)
             if eqn.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive):
                 return False
-            if eqn.primitive.name not in _NATIVE_NAMES and (
+            key = _CALLS.get(eqn.primitive.name)
+            if key is not None:
+                if not _plausible([eqn.params[key].jaxpr], impls):
+                    return False
+            elif eqn.primitive.name not in _NATIVE_NAMES and (
                     eqn.primitive.multiple_results or ufunc_of(eqn, impl, True) is None):
                 return False
     return True
