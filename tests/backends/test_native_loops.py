@@ -295,6 +295,20 @@ def test_a_classifier_training_loop_with_custom_jvp_calls_runs_natively(eager_ti
     assert len(live(made)) == 1, [m.failure for m in made]
 
 
+def test_dynamic_indexing_updates_concatenation_and_flips(eager_tier, monkeypatch):
+    def f(table, x):
+        def body(i, c):
+            acc, out = c
+            row = table[i]                                     # dynamic_slice at the loop counter
+            acc = jnp.concatenate([acc[1:], jnp.flip(row[:1])]) + jnp.tanh(row[::-1])
+            out = out.at[i + 3].set(acc * 0.5)                 # dynamic_update_slice, clamped at the end
+            return acc, out
+        return lax.fori_loop(0, 12, body, (x, jnp.zeros((12, 6))))
+
+    _, _, made = run_both(f, arr(12, 6), arr(6), monkeypatch=monkeypatch)
+    assert len(live(made)) == 1, [m.failure for m in made]
+
+
 def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
     def f(W, x, h):
         return rnn(W, x.T, h)  # xs is a transposed view inside the compiled function

@@ -49,12 +49,14 @@ Supported bodies: elementwise equations whose compiled code is one ufunc
 call (and `logistic`, which is SciPy's `expit` for floats; `integer_pow`,
 NumPy's power), matrix-vector, vector-matrix and matrix-matrix products of
 float32/float64 (no dimension of 1), sums, products, maxima and minima over
-the last axis, the leading axis or every axis, the views above, `select_n`
-with a boolean predicate, exact casts, `max`, `min` and `fma`: an RNN, LSTM
-or GRU cell, an ODE step, a small network's whole training step. Anything
-else (gathers, scatters, sorts, random bits, callbacks, values over 64 KB)
-keeps the Python code, as does a call whose inputs do not have the expected
-dtypes and shapes.
+the last axis, the leading axis or every axis, the views above (and `rev`),
+`dynamic_slice`, `dynamic_update_slice`, `concatenate`, the one-row scatter
+of `x.at[i].set(v)`, `select_n` with a boolean predicate, exact casts,
+`sign`, `max`, `min` and `fma`, and jit/remat/custom_jvp/custom_vjp calls
+of these, written in line: an RNN, LSTM or GRU cell, an ODE step, a small
+network's whole training step. Anything else (gathers, general scatters,
+sorts, random bits, callbacks, values over 64 KB) keeps the Python code, as
+does a call whose inputs do not have the expected dtypes and shapes.
 """
 
 from __future__ import annotations
@@ -344,9 +346,9 @@ def _element_lines(src: _Source, shape, views: list, expr) -> list[str]:
 
 
 def _copy_lines(src: _Source, dst: _View, value: _View) -> list[str]:
-    """`dst` (contiguous) = `value`, broadcast to dst's shape: memcpy where
-    the bytes are already in order."""
-    if value.shape == dst.shape and value.contiguous:
+    """`dst` = `value`, broadcast to dst's shape: memcpy where both are
+    contiguous, else element by element."""
+    if value.shape == dst.shape and value.contiguous and dst.contiguous:
         return [f"memcpy({dst.ptr}, {value.ptr}, {dst.size * dst.dtype.itemsize});"]
     if value.dtype not in _C_SCALARS:
         raise _Unsupported(f"a strided copy of {value.dtype}")
@@ -538,6 +540,38 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
         step += _ufunc_lines(src, *ufunc_loop(np.sign, (out.dtype,) * 2), ins, out)
         if out.dtype.kind == "f":
             step += _ufunc_lines(src, *ufunc_loop(np.copysign, (out.dtype,) * 3), [out, ins[0]], out)
+    elif name == "dynamic_slice":
+        # The impl: starts clamped so the window fits (XLA's rule), a view.
+        x, starts = ins[0], ins[1:]
+        ptr = _window(src, x, starts, params["slice_sizes"], step)
+        return [_View(ptr, out_aval.shape, x.strides, x.dtype)]
+    elif name == "dynamic_update_slice":
+        # The impl: a copy of the operand, the update written at clamped starts.
+        x, update, starts = ins[0], ins[1], ins[2:]
+        step += _copy_lines(src, out, x)
+        ptr = _window(src, out, starts, update.shape, step)
+        step += _copy_lines(src, _View(ptr, update.shape, out.strides, out.dtype), update)
+    elif name == "scatter" and _single_row_scatter(params, ins):
+        # x.at[i].set(v): one index into the leading axis, a whole row. The
+        # impl (slicing.py): a copy of the operand; the row written when the
+        # index is in bounds (CLIP clamps it, the other modes drop it).
+        x, index, update = ins
+        step += _copy_lines(src, out, x)
+        rows = x.shape[0]
+        i = f"w{src.index()}"
+        step.append(f"intptr_t {i} = (intptr_t)(*({_C_SCALARS[index.dtype]} *){index.ptr});")
+        if str(params["mode"]).endswith("CLIP"):
+            step.append(f"if ({i} < 0) {i} = 0; if ({i} > {rows - 1}) {i} = {rows - 1};")
+        row = _View(f"({out.ptr} + {i} * {out.strides[0]})", update.shape, out.strides[1:], out.dtype)
+        step.append(f"if ({i} >= 0 && {i} < {rows}) {{")
+        step += ["    " + line for line in _copy_lines(src, row, update)]
+        step.append("}")
+    elif name == "concatenate":
+        axis, offset = params["dimension"], 0
+        for v in ins:
+            part = _View(f"({out.ptr} + {offset * out.strides[axis]})", v.shape, out.strides, out.dtype)
+            step += _copy_lines(src, part, v)
+            offset += v.shape[axis]
     elif name in _REDUCTIONS:
         step += _reduce_lines(src, _REDUCTIONS[name], ins[0], tuple(params["axes"]), out)
     elif name == "integer_pow" and params["y"] != 0 and ufunc_loop(np.power, (out.dtype,) * 3) is not None:
@@ -560,6 +594,34 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
     else:
         raise _Unsupported(name)
     return [out]
+
+
+def _single_row_scatter(params, ins) -> bool:
+    # scatter (replace) of one whole row at one index into the leading axis.
+    x, index, update = ins
+    dn = params["dimension_numbers"]
+    return (params.get("update_jaxpr") is None and index.size == 1 and index.dtype.kind in "iu"
+            and len(index.shape) == 1 and update.shape == x.shape[1:] and x.shape and x.shape[0] > 0
+            and tuple(dn.update_window_dims) == tuple(range(len(update.shape)))
+            and tuple(dn.inserted_window_dims) == (0,) and tuple(dn.scatter_dims_to_operand_dims) == (0,)
+            and not tuple(dn.operand_batching_dims) and not tuple(dn.scatter_indices_batching_dims))
+
+
+def _window(src: _Source, x: _View, starts: list, sizes, step: list) -> str:
+    """A C variable holding the address of `x`'s window of `sizes` at the
+    runtime `starts` (0-d integer views), each clamped into [0, dim - size]."""
+    name = f"w{src.index()}"
+    terms = []
+    for k, (start, dim, size, stride) in enumerate(zip(starts, x.shape, sizes, x.strides, strict=True)):
+        if start.shape or start.dtype.kind not in "iu":
+            raise _Unsupported("a start index that is not an integer scalar")
+        value = f"(intptr_t)(*({_C_SCALARS[start.dtype]} *){start.ptr})"
+        clamped = f"{name}_{k}"
+        step.append(f"intptr_t {clamped} = {value}; if ({clamped} < 0) {clamped} = 0; "
+                    f"if ({clamped} > {dim - size}) {clamped} = {dim - size};")
+        terms.append(f" + {clamped} * {stride}")
+    step.append(f"char *{name} = {x.ptr}{''.join(terms)};")
+    return name
 
 
 # reduce_* impls: `ufunc.reduce(x, axis=axes)` (impls.py `_reduction`).
@@ -678,7 +740,15 @@ def _split(ins, params, out_avals):
     return outs
 
 
-_VIEWS = {"stop_gradient": _identity, "copy": _identity, "name": _identity,
+def _rev(ins, params, out_avals):
+    (x,), (aval,) = ins, out_avals
+    dims = params["dimensions"]
+    offset = sum((d - 1) * st for k, (d, st) in enumerate(zip(x.shape, x.strides)) if k in dims)
+    strides = [-st if k in dims else st for k, st in enumerate(x.strides)]
+    return [_View(f"({x.ptr} + {offset})", aval.shape, strides, aval.dtype)]
+
+
+_VIEWS = {"rev": _rev, "stop_gradient": _identity, "copy": _identity, "name": _identity,
           "reshape": _reshape_only, "squeeze": _reshape, "expand_dims": _reshape, "broadcast_in_dim": _broadcast,
           "transpose": _transpose, "slice": _slice, "split": _split}
 
@@ -951,6 +1021,7 @@ def _available() -> bool:
 # Equations the C code may be written for (`_emit` decides for sure, on the
 # build thread); anything else keeps the Python code without a tier.
 _NATIVE_NAMES = frozenset({"dot_general", "fma", "max", "min", "select_n", "integer_pow", "convert_element_type", "sign",
+                           "dynamic_slice", "dynamic_update_slice", "concatenate", "scatter",
                            *_VIEWS, *_REDUCTIONS, *_IMPL_UFUNCS})
 
 
