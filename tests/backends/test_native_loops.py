@@ -239,6 +239,18 @@ def test_a_long_straight_line_program_runs_natively(eager_tier, monkeypatch):
     assert len(live(made)) == 1
 
 
+def test_an_unrolled_loop_over_a_large_input_runs_natively(eager_tier, monkeypatch):
+    # The seed's Python-for version of the RNN: a straight-line program whose
+    # input (100 x 256 floats, 100 KB) is only read row by row.
+    def unrolled(W, xs, h):
+        for t in range(xs.shape[0]):
+            h = jnp.tanh(W @ h + xs[t, :16])
+        return h
+
+    _, _, made = run_both(unrolled, arr(16, 16) * 0.3, arr(100, 256), arr(16), monkeypatch=monkeypatch)
+    assert len(live(made)) == 1
+
+
 def test_short_programs_and_programs_with_loops_stay_python(eager_tier):
     short = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0).lower(arr(16)).as_text()
     assert "_native_program" not in short

@@ -98,6 +98,8 @@ ENABLED = os.environ.get("PYJAX_NATIVE_LOOPS", "1").strip().lower() not in ("0",
 # A body value larger than this (in bytes) is not worth a native loop: its
 # NumPy calls cost more than their dispatch.
 _MAX_VALUE_BYTES = 1 << 16
+# Every value of a native program has its own scratch: at most this much.
+_MAX_SCRATCH_BYTES = 1 << 24
 # A straight-line program shorter than this stays Python: one ctypes call
 # costs about what a dozen NumPy calls do.
 MIN_PROGRAM_EQNS = 16
@@ -240,6 +242,8 @@ class _Source:
     def temp(self, aval) -> _View:
         offset = self.scratch
         self.scratch += -(-max(_nbytes(aval), 1) // 64) * 64
+        if self.scratch > _MAX_SCRATCH_BYTES:
+            raise _Unsupported("more scratch than a native program may take")
         return _View(f"(s + {offset})", aval.shape, _c_strides(aval.shape, aval.dtype.itemsize), aval.dtype)
 
     def index(self) -> str:
@@ -360,8 +364,13 @@ def _contiguous_view(ptr: str, aval) -> _View:
 
 
 def _check_values(jaxprs) -> None:
+    # Inputs only lend their addresses; the values computed (each its own
+    # scratch) must be small.
     for jaxpr in jaxprs:
-        for v in (*jaxpr.invars, *jaxpr.outvars, *(w for e in jaxpr.eqns for w in e.outvars)):
+        for v in jaxpr.invars:
+            if not isinstance(v.aval.dtype, np.dtype):
+                raise _Unsupported(f"value {v.aval}")
+        for v in (*jaxpr.outvars, *(w for e in jaxpr.eqns for w in e.outvars)):
             if not isinstance(v.aval.dtype, np.dtype) or _nbytes(v.aval) > _MAX_VALUE_BYTES:
                 raise _Unsupported(f"value {v.aval}")
 
@@ -853,6 +862,7 @@ def _layout(v: _View) -> str | None:
 # Building
 
 _built: dict = {}  # source digest -> the loaded function
+_O2_MAX_LINES = 1500
 _BUILD_TIMEOUT_S = 300
 _build_lock = threading.Lock()
 
@@ -877,7 +887,9 @@ def _build(source: str) -> Callable:
                 f.write(source)
             # No contraction or fast-math: the source does no arithmetic of its
             # own, and must not start.
-            cmd = [cc, "-O2", "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
+            # A long program is mostly kernel calls: -O1 builds it in half the time.
+            opt = "-O2" if source.count("\n") < _O2_MAX_LINES else "-O1"
+            cmd = [cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
             done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=_BUILD_TIMEOUT_S)
             if done.returncode:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()[:500]}")
