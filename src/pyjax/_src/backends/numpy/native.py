@@ -152,8 +152,8 @@ def _find_loop(ufunc, dtypes):
 
 
 class _Blas:
-    # NumPy's BLAS (the library its `ndarray.dot` calls): gemv by name, and
-    # whether its integers are 64-bit.
+    # NumPy's BLAS (the library its `ndarray.dot` calls): the addresses of
+    # its gemv and gemm, and whether its integers are 64-bit.
     fns: dict = {}  # "sgemv" -> its address, and so on
     int64 = False
     found = None
@@ -199,7 +199,7 @@ class _Blas:
 
 
 # ---------------------------------------------------------------------------
-# The C source of a scan
+# The C source: values as views, equations as kernel calls
 
 
 _C_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
@@ -868,7 +868,7 @@ _build_lock = threading.Lock()
 
 
 def compiler() -> str | None:
-    """The C compiler native loops use, or None."""
+    """The C compiler native code is built with, or None."""
     return shutil.which(os.environ.get("CC", "cc"))
 
 
@@ -885,9 +885,9 @@ def _build(source: str) -> Callable:
             c_path, so_path = os.path.join(tmp, "loop.c"), os.path.join(tmp, f"loop_{digest}.so")
             with open(c_path, "w") as f:
                 f.write(source)
-            # No contraction or fast-math: the source does no arithmetic of its
-            # own, and must not start.
-            # A long program is mostly kernel calls: -O1 builds it in half the time.
+            # No contraction or fast-math: the source's own arithmetic (casts,
+            # choices, fma, signed zeros) must stay exactly as written. A long
+            # program is mostly kernel calls: -O1 builds it in half the time.
             opt = "-O2" if source.count("\n") < _O2_MAX_LINES else "-O1"
             cmd = [cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
             done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=_BUILD_TIMEOUT_S)
@@ -908,11 +908,13 @@ _COLD, _BUILDING, _BUILT, _LIVE, _DEAD = range(5)
 
 
 class NativeLoop:
-    """The native tier of one compiled loop (a scan or a while).
+    """The native tier of one compiled loop (a scan or a while) or
+    straight-line program.
 
     Compiled code calls `native(*inputs)` first: a list of outputs when the
-    native loop is live, else None; then the Python loop runs and calls
-    `native.check(steps, *outputs)` with the iterations it made."""
+    native code is live, else None; then the Python code runs and calls
+    `native.check(steps, *outputs)` with the steps it made (a loop's
+    iterations, a program's equations)."""
 
     def __init__(self, make: Callable[[], tuple[str, list[int], int]], in_avals: list, out_avals: list):
         # `make()` writes the C source (source, kernel pointers, scratch
