@@ -175,11 +175,11 @@ def test_where_casts_transposes_and_slices(eager_tier, monkeypatch):
 def test_while_loops_run_natively(eager_tier, monkeypatch):
     def f(a, n):
         def cond(c):
-            i, y, d = c
+            i, _, d = c
             return (i < n) & (d > 1e-6)
 
         def body(c):
-            i, y, d = c
+            i, y, _ = c
             y2 = 0.5 * (y + a / y)
             return i + 1, y2, jnp.abs(y2[0] - y[0])
 
@@ -219,7 +219,7 @@ def test_max_and_min_keep_xlas_signed_zeros(eager_tier, monkeypatch):
             return jnp.maximum(h * 0.0, x), (jnp.maximum(x, -x), jnp.minimum(-x, x), jnp.maximum(x, -0.5))
         return lax.scan(body, h, xs)
 
-    (carry, ys), _, made = run_both(f, jnp.asarray(zeros), jnp.zeros(4), monkeypatch=monkeypatch)
+    (_, ys), _, made = run_both(f, jnp.asarray(zeros), jnp.zeros(4), monkeypatch=monkeypatch)
     assert len(live(made)) == 1
     assert not np.signbit(np.asarray(ys[0])).any() and np.signbit(np.asarray(ys[1])).all()
 

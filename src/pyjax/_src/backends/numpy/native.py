@@ -73,6 +73,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 import scipy.special
@@ -154,7 +155,7 @@ def _find_loop(ufunc, dtypes):
 class _Blas:
     # NumPy's BLAS (the library its `ndarray.dot` calls): the addresses of
     # its gemv and gemm, and whether its integers are 64-bit.
-    fns: dict = {}  # "sgemv" -> its address, and so on
+    fns: ClassVar[dict] = {}  # "sgemv" -> its address, and so on
     int64 = False
     found = None
 
@@ -267,7 +268,7 @@ class _View:
     and its byte strides (NumPy's view model: broadcasts, slices and
     transposes cost nothing)."""
 
-    __slots__ = ("ptr", "shape", "strides", "dtype")
+    __slots__ = ("dtype", "ptr", "shape", "strides")
 
     def __init__(self, ptr: str, shape: tuple, strides: tuple, dtype):
         self.ptr, self.shape, self.strides, self.dtype = ptr, tuple(shape), tuple(strides), np.dtype(dtype)
@@ -320,16 +321,16 @@ def _ufunc_lines(src: _Source, fn: int, data: int, ins: list, out: _View) -> lis
     if all(v.size == 1 or (v.shape == out.shape and v.contiguous) for v in ins):
         steps = ", ".join(str(v.dtype.itemsize if v.size > 1 or out.size == 1 else 0) for v in ins)
         args = ", ".join([v.ptr for v in ins] + [out.ptr])
-        return [f"{{ char *args[] = {{{args}}}; static const intptr_t n[] = {{{out.size}}}; "
-                f"static const intptr_t st[] = {{{steps}, {out.dtype.itemsize}}}; {call} }}"]
+        return [(f"{{ char *args[] = {{{args}}}; static const intptr_t n[] = {{{out.size}}}; "
+                f"static const intptr_t st[] = {{{steps}, {out.dtype.itemsize}}}; {call} }}")]
     if not out.shape:
         raise _Unsupported("a 0-d result of broadcast operands")
     last = [v.aligned(out.shape)[-1] for v in ins]
 
     def inner(ptrs):
         steps = ", ".join(map(str, [*last, out.strides[-1]]))
-        return [f"{{ char *args[] = {{{', '.join(ptrs)}}}; static const intptr_t n[] = {{{out.shape[-1]}}}; "
-                f"static const intptr_t st[] = {{{steps}}}; {call} }}"]
+        return [(f"{{ char *args[] = {{{', '.join(ptrs)}}}; static const intptr_t n[] = {{{out.shape[-1]}}}; "
+                f"static const intptr_t st[] = {{{steps}}}; {call} }}")]
 
     return _nest(src, out.shape, [*ins, out], inner)
 
@@ -658,9 +659,9 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View) -> lis
     if axes == tuple(range(ndim)) or axes == (ndim - 1,):
         rows, n = (1, x.size) if len(axes) == ndim else (out.size, x.shape[-1])
         first = (f"memcpy(acc, {identity}, {isz});", n, 0) if identity else (f"memcpy(acc, row, {isz});", n - 1, isz)
-        return [f"for (intptr_t r = 0; r < {rows}; r++) {{ char *acc = {out.ptr} + r * {isz}, *row = {x.ptr} + r * "
+        return [(f"for (intptr_t r = 0; r < {rows}; r++) {{ char *acc = {out.ptr} + r * {isz}, *row = {x.ptr} + r * "
                 f"{n * isz}; {first[0]} char *args[] = {{acc, row + {first[2]}, acc}}; static const intptr_t n[] = "
-                f"{{{first[1]}}}; static const intptr_t st[] = {{0, {isz}, 0}}; {call} }}"]
+                f"{{{first[1]}}}; static const intptr_t st[] = {{0, {isz}, 0}}; {call} }}")]
     if axes == (0,) and ndim >= 2:
         rows, width = x.shape[0], x.size // x.shape[0]
         nbytes = width * isz
@@ -669,9 +670,9 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View) -> lis
             start = 0
         else:
             init, start = [f"memcpy({out.ptr}, {x.ptr}, {nbytes});"], 1
-        return init + [f"for (intptr_t r = {start}; r < {rows}; r++) {{ char *args[] = {{{out.ptr}, {x.ptr} + r * "
+        return init + [(f"for (intptr_t r = {start}; r < {rows}; r++) {{ char *args[] = {{{out.ptr}, {x.ptr} + r * "
                        f"{nbytes}, {out.ptr}}}; static const intptr_t n[] = {{{width}}}; static const intptr_t "
-                       f"st[] = {{{isz}, {isz}, {isz}}}; {call} }}"]
+                       f"st[] = {{{isz}, {isz}, {isz}}}; {call} }}")]
     raise _Unsupported(f"a reduction over axes {axes}")
 
 
@@ -821,14 +822,14 @@ def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
         a, b = usable(a, True), usable(b, False)
         order, ld = (101, a.shape[1]) if _layout(a) == "C" else (102, a.shape[0])
         fn = src.kernel(_Blas.fns[t + "gemv"])
-        return lines + [f"(({t}gemv_t){fn})({order}, 111, {a.shape[0]}, {a.shape[1]}, 1.0, {a.ptr}, {ld}, "
-                        f"{b.ptr}, {b.strides[0] // isz}, 0.0, {out.ptr}, 1);"]
+        return lines + [(f"(({t}gemv_t){fn})({order}, 111, {a.shape[0]}, {a.shape[1]}, 1.0, {a.ptr}, {ld}, "
+                        f"{b.ptr}, {b.strides[0] // isz}, 0.0, {out.ptr}, 1);")]
     if len(a.shape) == 1 and len(b.shape) == 2:
         a, b = usable(a, False), usable(b, True)
         order, ld = (101, b.shape[1]) if _layout(b) == "C" else (102, b.shape[0])
         fn = src.kernel(_Blas.fns[t + "gemv"])
-        return lines + [f"(({t}gemv_t){fn})({order}, 112, {b.shape[0]}, {b.shape[1]}, 1.0, {b.ptr}, {ld}, "
-                        f"{a.ptr}, {a.strides[0] // isz}, 0.0, {out.ptr}, 1);"]
+        return lines + [(f"(({t}gemv_t){fn})({order}, 112, {b.shape[0]}, {b.shape[1]}, 1.0, {b.ptr}, {ld}, "
+                        f"{a.ptr}, {a.strides[0] // isz}, 0.0, {out.ptr}, 1);")]
     if len(a.shape) == 2 and len(b.shape) == 2:
         a, b = usable(a, True), usable(b, True)
         if a.ptr == b.ptr and a.shape == b.shape[::-1] and a.strides == b.strides[::-1]:
@@ -837,8 +838,8 @@ def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
         trans_a, lda = (111, k) if _layout(a) == "C" else (112, m)
         trans_b, ldb = (111, n) if _layout(b) == "C" else (112, k)
         fn = src.kernel(_Blas.fns[t + "gemm"])
-        return lines + [f"(({t}gemm_t){fn})(101, {trans_a}, {trans_b}, {m}, {n}, {k}, 1.0, {a.ptr}, {lda}, "
-                        f"{b.ptr}, {ldb}, 0.0, {out.ptr}, {n});"]
+        return lines + [(f"(({t}gemm_t){fn})(101, {trans_a}, {trans_b}, {m}, {n}, {k}, 1.0, {a.ptr}, {lda}, "
+                        f"{b.ptr}, {ldb}, 0.0, {out.ptr}, {n});")]
     raise _Unsupported("dot_general of two vectors")
 
 
