@@ -56,7 +56,7 @@ class _Program:
     """A jaxpr with one output, compiled by the default backend: `run`
     maps the input buffers to the output buffer."""
 
-    __slots__ = ("run", "out_aval")
+    __slots__ = ("out_aval", "run")
 
     def __init__(self, closed, args):
         from pyjax._src.jit import compile_for_backend
@@ -83,7 +83,7 @@ class Site:
     caller passes the option values in `names` order, then any type tags
     (key parts only)."""
 
-    __slots__ = ("name", "fn", "names", "plans")
+    __slots__ = ("fn", "name", "names", "plans")
 
     def __init__(self, name: str, fn, *names: str):
         self.name, self.fn, self.names = name, fn, names
@@ -183,7 +183,7 @@ _ARG = [_Arg(k) for k in range(8)]
 class _Call:
     """`fn(*args)`: an argument is an `_Arg`, a nested `_Call` or a constant."""
 
-    __slots__ = ("fn", "args")
+    __slots__ = ("args", "fn")
 
     def __init__(self, fn, args: tuple):
         self.fn, self.args = fn, args
