@@ -218,6 +218,7 @@ def _bound(fn, layout: tuple) -> _Call:
     k = iter(range(len(layout)))
     return _Call(fn, tuple(_ARG[next(k)] if v is _VAR else v for v in layout))
 
+
 # Reductions whose default impl is `ufunc.reduce(x, axis=axes, dtype=...)`
 # for a non-empty operand this small; True: accumulate in the operand's dtype.
 _REDUCE_UFUNCS = {
