@@ -321,6 +321,38 @@ def test_dynamic_indexing_updates_concatenation_and_flips(eager_tier, monkeypatc
     assert len(live(made)) == 1, [m.failure for m in made]
 
 
+def test_cond_and_switch_in_a_loop_body(eager_tier, monkeypatch):
+    def f(xs, h):
+        def body(h, x):
+            h = lax.cond(x[0] > 0, lambda v: jnp.tanh(v) * 2.0, lambda v: v - x, h)
+            k = jnp.int32(jnp.abs(x[1]) * 2)                   # 0..: out of range takes the last branch
+            h = lax.switch(k, [lambda v: v, jnp.sin, lambda v: v * 0.5], h)
+            return h, k
+        return lax.scan(body, h, xs)
+
+    _, _, made = run_both(f, arr(40, 6), arr(6), monkeypatch=monkeypatch)
+    assert len(live(made)) == 1, [m.failure for m in made]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_conversions_as_the_impl_does_them(eager_tier, monkeypatch):
+    # Float to integer saturates and maps NaN to 0 (XLA); narrowing integer
+    # casts wrap; float64 to float32 rounds; anything to bool is `!= 0`.
+    special = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 2.0**31, -2.0**31 - 1, 1e20, -0.5, 0.7, -0.0, 255.9,
+                        -128.5, 65536.0, 1.5, -1.5], np.float32)
+
+    def f(xs):
+        def body(c, x):
+            ys = (x.astype(jnp.int8), x.astype(jnp.int32), x.astype(jnp.uint8), x.astype(jnp.uint32),
+                  x.astype(jnp.bool_), x.astype(jnp.int32).astype(jnp.int8), x.astype(jnp.int32).astype(jnp.float32))
+            return c + x.astype(jnp.int32).sum(), ys
+        return lax.scan(body, jnp.int32(0), xs)
+
+    xs = jnp.asarray(np.stack([special, special * 0.37, -special * 1.9]))
+    _, _, made = run_both(f, xs, monkeypatch=monkeypatch)
+    assert len(live(made)) == 1, [m.failure for m in made]
+
+
 def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
     def f(W, x, h):
         return rnn(W, x.T, h)  # xs is a transposed view inside the compiled function

@@ -510,6 +510,8 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
     # Views: no code.
     if name in _VIEWS:
         return _VIEWS[name](ins, params, out_avals)
+    if name == "cond":
+        return _cond_lines(src, params["branches"], ins, out_avals, impls, step)
     inner = _inner_jaxpr(eqn)
     if inner is not None:
         # jit, remat and custom_jvp/vjp calls run their jaxpr's equations
@@ -537,14 +539,12 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
     elif name == "fma":
         step += _fma_lines(src, eqn, ins, out)
     elif name in ("max", "min") and out.dtype in _C_SCALARS and all(v.dtype == out.dtype for v in ins):
-        # The impl (impls.py `_minmax`): NumPy's maximum/minimum, then XLA's
-        # order of zeros (-0.0 below +0.0) where both operands are zeros.
-        ufunc = np.maximum if name == "max" else np.minimum
-        step += _ufunc_lines(src, *ufunc_loop(ufunc, (out.dtype,) * 3), ins, out)
-        if out.dtype.kind == "f":
-            zero = "{0} + {1}" if name == "max" else "-((-{0}) + (-{1}))"
-            step += _element_lines(src, out.shape, [*ins, out], lambda r: (
-                f"if ({r[0]} == 0 && {r[1]} == 0) {r[2]} = {zero.format(r[0], r[1])};"))
+        step += _minmax_lines(src, name, ins[0], ins[1], out)
+    elif name == "clamp" and out.dtype in _C_SCALARS and all(v.dtype == out.dtype for v in ins):
+        # The impl (special.py): min(max(x, lo), hi) with max's and min's rules.
+        lo, x, hi = ins
+        step += _minmax_lines(src, "max", x, lo, out)
+        step += _minmax_lines(src, "min", out, hi, out)
     elif name == "sign" and out.dtype.kind in "fiu" and ufunc_loop(np.sign, (out.dtype,) * 2) is not None:
         # The impl: np.sign, then for floats np.copysign(that, x) (XLA keeps -0.0).
         step += _ufunc_lines(src, *ufunc_loop(np.sign, (out.dtype,) * 2), ins, out)
@@ -598,9 +598,8 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
     elif name == "select_n" and len(ins) == 3 and ins[0].dtype == np.bool_ and out.dtype in _C_SCALARS:
         # np.where(which, cases[1], cases[0]): a choice of bytes.
         step += _element_lines(src, out.shape, [*ins, out], lambda r: f"{r[3]} = {r[0]} ? {r[2]} : {r[1]};")
-    elif name == "convert_element_type" and _exact_cast(ins[0].dtype, out.dtype):
-        ctype = _C_SCALARS[out.dtype]
-        step += _element_lines(src, out.shape, [ins[0], out], lambda r: f"{r[1]} = ({ctype}){r[0]};")
+    elif name == "convert_element_type" and ins[0].dtype in _C_SCALARS and out.dtype in _C_SCALARS:
+        step += _element_lines(src, out.shape, [ins[0], out], _conversion(ins[0].dtype, out.dtype))
     else:
         raise _Unsupported(name)
     return [out]
@@ -676,15 +675,57 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View) -> lis
     raise _Unsupported(f"a reduction over axes {axes}")
 
 
-def _exact_cast(src_dtype, dst) -> bool:
-    # The casts compiled code makes with astype (compile.py `_direct_convert`),
-    # each exact in C as in NumPy: bool to a number, a widening integer cast
-    # within its signedness, float32 to float64.
-    if src_dtype not in _C_SCALARS or dst not in _C_SCALARS:
-        return False
-    return ((src_dtype.kind == "b" and dst.kind in "iuf")
-            or (src_dtype.kind == dst.kind and src_dtype.kind in "iu" and dst.itemsize >= src_dtype.itemsize)
-            or (src_dtype == np.float32 and dst == np.float64))
+def _conversion(source, dest):
+    """The C statement of the impl's conversion (impls.py
+    `_convert_element_type`): `!= 0` to bool; float to integer as XLA does
+    it (truncated, saturated at the bounds compared in float64, NaN to 0);
+    every other cast a C cast, which is what NumPy's astype does."""
+    ctype = _C_SCALARS[dest]
+    if dest == np.bool_:
+        return lambda r: f"{r[1]} = ({r[0]} != 0);"
+    if source.kind == "f" and dest.kind in "iu":
+        info = np.iinfo(dest)
+        big = repr(2.0 ** (info.bits - (1 if info.min < 0 else 0)))
+        small = repr(float(info.min) - 1.0)
+        lo = f"({ctype})({info.min + 1}LL - 1)" if info.min < 0 else "0"  # INT64_MIN has no literal
+        hi = f"({ctype})({info.max}ULL)"
+        return lambda r: (f"{{ double d = (double){r[0]}; {r[1]} = d >= {big} ? {hi} : d <= {small} ? {lo} : "
+                          f"d != d ? 0 : ({ctype})trunc(d); }}")
+    return lambda r: f"{r[1]} = ({ctype}){r[0]};"
+
+
+def _minmax_lines(src: _Source, name: str, a: _View, b: _View, out: _View) -> list[str]:
+    # The impl (impls.py `_minmax`): NumPy's maximum/minimum, then XLA's
+    # order of zeros (-0.0 below +0.0) where both operands are zeros.
+    ufunc = np.maximum if name == "max" else np.minimum
+    lines = _ufunc_lines(src, *ufunc_loop(ufunc, (out.dtype,) * 3), [a, b], out)
+    if out.dtype.kind == "f":
+        zero = "{0} + {1}" if name == "max" else "-((-{0}) + (-{1}))"
+        lines += _element_lines(src, out.shape, [a, b, out], lambda r: (
+            f"if ({r[0]} == 0 && {r[1]} == 0) {r[2]} = {zero.format(r[0], r[1])};"))
+    return lines
+
+
+def _cond_lines(src: _Source, branches, ins: list, out_avals: list, impls: dict, step: list) -> list:
+    # As compiled code runs a cond (control_flow.py): the branch the index
+    # names, the last one for an index out of range; each branch writes its
+    # results into the cond's own storage.
+    index, operands = ins[0], ins[1:]
+    if index.shape or index.dtype.kind not in "iu" or any(b.consts for b in branches):
+        raise _Unsupported("cond")
+    outs = [src.temp(a) for a in out_avals]
+    k = f"w{src.index()}"
+    n = len(branches)
+    step.append(f"intptr_t {k} = (intptr_t)(*({_C_SCALARS[index.dtype]} *){index.ptr}); "
+                f"if ({k} < 0 || {k} >= {n}) {k} = {n - 1};")
+    for i, branch in enumerate(branches):
+        lines, results = _body(src, branch.jaxpr, operands, impls)
+        for out, result in zip(outs, results, strict=True):
+            lines += _copy_lines(src, out, result)
+        step.append(("if" if i == 0 else "else if") + f" ({k} == {i}) {{")
+        step += ["    " + line for line in lines]
+        step.append("}")
+    return outs
 
 
 # Equations whose impl runs a jaxpr of theirs: the param holding it.
@@ -1035,7 +1076,7 @@ def _available() -> bool:
 
 # Equations the C code may be written for (`_emit` decides for sure, on the
 # build thread); anything else keeps the Python code without a tier.
-_NATIVE_NAMES = frozenset({"dot_general", "fma", "max", "min", "select_n", "integer_pow", "convert_element_type", "sign",
+_NATIVE_NAMES = frozenset({"dot_general", "fma", "max", "min", "clamp", "select_n", "integer_pow", "convert_element_type", "sign",
                            "dynamic_slice", "dynamic_update_slice", "concatenate", "scatter",
                            *_VIEWS, *_REDUCTIONS, *_IMPL_UFUNCS})
 
@@ -1053,7 +1094,10 @@ def _plausible(jaxprs: list, impls: dict) -> bool:
             if eqn.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive):
                 return False
             key = _CALLS.get(eqn.primitive.name)
-            if key is not None:
+            if eqn.primitive.name == "cond":
+                if not _plausible([b.jaxpr for b in eqn.params["branches"]], impls):
+                    return False
+            elif key is not None:
                 if not _plausible([eqn.params[key].jaxpr], impls):
                     return False
             elif eqn.primitive.name not in _NATIVE_NAMES and (
