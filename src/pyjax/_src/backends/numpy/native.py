@@ -21,10 +21,11 @@ loop over the same kernels the Python loop reaches through NumPy:
   every element, or row by row along the leading axis;
 - broadcasts, reshapes, transposes, slices and splits are views (a pointer,
   a shape and byte strides), as in NumPy; a `where` is a choice of bytes,
-  an exact cast (bool to a number, a widening integer cast, float32 to
-  float64) a C cast, the rewrite's fused multiply-add C's `fma`, `max` and
-  `min` NumPy's loop then XLA's order of signed zeros (as the impl does);
-  ys rows and carries are copies.
+  a conversion what the impl does (XLA's saturating float-to-int, `!= 0`
+  to bool, else the C cast NumPy's astype is), the rewrite's fused
+  multiply-add C's `fma`, `max` and `min` NumPy's loop then XLA's order of
+  signed zeros (as the impl does), a `cond` an `if` on its index; ys rows
+  and carries are copies.
 
 A jitted program of at least `MIN_PROGRAM_EQNS` such equations (a chain of
 1000 elementwise ops on 16 floats: 0.7 ms of NumPy dispatch, 27 us native)
@@ -51,9 +52,10 @@ NumPy's power), matrix-vector, vector-matrix and matrix-matrix products of
 float32/float64 (no dimension of 1), sums, products, maxima and minima over
 the last axis, the leading axis or every axis, the views above (and `rev`),
 `dynamic_slice`, `dynamic_update_slice`, `concatenate`, the one-row scatter
-of `x.at[i].set(v)`, `select_n` with a boolean predicate, exact casts,
-`sign`, `max`, `min` and `fma`, and jit/remat/custom_jvp/custom_vjp calls
-of these, written in line: an RNN, LSTM or GRU cell, an ODE step, a small
+of `x.at[i].set(v)`, `select_n` with a boolean predicate, conversions,
+`sign`, `max`, `min`, `clamp` and `fma`, `cond`/`switch` over such
+branches, and jit/remat/custom_jvp/custom_vjp calls of these, written in
+line: an RNN, LSTM or GRU cell, an ODE step, a small
 network's whole training step. Anything else (gathers, general scatters,
 sorts, random bits, callbacks, values over 64 KB) keeps the Python code, as
 does a call whose inputs do not have the expected dtypes and shapes.
