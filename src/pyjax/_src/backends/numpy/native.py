@@ -31,34 +31,35 @@ A jitted program of at least `MIN_PROGRAM_EQNS` such equations (a chain of
 1000 elementwise ops on 16 floats: 0.7 ms of NumPy dispatch, 27 us native)
 is written the same way, without the loop.
 
-So the native loop computes bit for bit what the Python loop computes
-(there is no arithmetic of its own to round differently), and that is
-checked rather than assumed: the loop is used only after one call on which
+So the native code computes bit for bit what the Python code computes:
+every operation is the kernel NumPy runs, or (fma, conversions, XLA's
+zeros) the impl's own arithmetic, operation for operation. That is checked
+rather than assumed: the native code is used only after one call on which
 both ran and every output agreed bitwise; on any difference it is dropped
-for good and the Python loop stays.
+for good and the Python code stays.
 
 Tiering, as a JIT does it: a loop runs as Python until it has executed
 `AFTER_STEPS` iterations (summed over calls; a program counts its
-equations), then its C source is compiled
-on a background thread with the system C compiler (`$CC`, else `cc`), while
-calls go on in Python; the next call after the build is the checked one.
-First calls never wait for a compiler; without one (or with
-`PYJAX_NATIVE_LOOPS=0`) nothing changes. `PYJAX_NATIVE_LOOPS_AFTER` sets the
-threshold (0: build at the first call, and wait for it).
+equations); then its C source is written and compiled on a background
+thread with the system C compiler (`$CC`, else `cc`) while calls go on in
+Python, and the next call after the build is the checked one. First calls
+never wait for a compiler; without one (or with `PYJAX_NATIVE_LOOPS=0`)
+nothing changes. `PYJAX_NATIVE_LOOPS_AFTER` sets the threshold (0: build at
+the first call, and wait for it).
 
-Supported bodies: elementwise equations whose compiled code is one ufunc
-call (and `logistic`, which is SciPy's `expit` for floats; `integer_pow`,
-NumPy's power), matrix-vector, vector-matrix and matrix-matrix products of
-float32/float64 (no dimension of 1), sums, products, maxima and minima over
-the last axis, the leading axis or every axis, the views above (and `rev`),
+Supported: elementwise equations whose compiled code is one ufunc call
+(and `logistic`, SciPy's `expit` for floats; `integer_pow`, NumPy's power),
+matrix-vector, vector-matrix and matrix-matrix products of float32/float64
+(no dimension of 1), sums, products, maxima and minima over the last axis,
+the leading axis or every axis, the views above (and `rev`),
 `dynamic_slice`, `dynamic_update_slice`, `concatenate`, the one-row scatter
 of `x.at[i].set(v)`, `select_n` with a boolean predicate, conversions,
 `sign`, `max`, `min`, `clamp` and `fma`, `cond`/`switch` over such
 branches, and jit/remat/custom_jvp/custom_vjp calls of these, written in
-line: an RNN, LSTM or GRU cell, an ODE step, a small
-network's whole training step. Anything else (gathers, general scatters,
-sorts, random bits, callbacks, values over 64 KB) keeps the Python code, as
-does a call whose inputs do not have the expected dtypes and shapes.
+line: an RNN, LSTM or GRU cell, an ODE step, a small network's whole
+training step. Anything else (gathers, general scatters, sorts, random
+bits, callbacks, values over 64 KB) keeps the Python code, as does a call
+whose inputs do not have the expected dtypes and shapes.
 """
 
 from __future__ import annotations
