@@ -862,18 +862,17 @@ def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
             return copy
         return v
 
+    def gemv(matrix, vector, trans: int) -> list[str]:
+        matrix, vector = usable(matrix, True), usable(vector, False)
+        order, ld = (101, matrix.shape[1]) if _layout(matrix) == "C" else (102, matrix.shape[0])
+        fn = src.kernel(_Blas.fns[t + "gemv"])
+        return lines + [(f"(({t}gemv_t){fn})({order}, {trans}, {matrix.shape[0]}, {matrix.shape[1]}, 1.0, "
+                         f"{matrix.ptr}, {ld}, {vector.ptr}, {vector.strides[0] // isz}, 0.0, {out.ptr}, 1);")]
+
     if len(a.shape) == 2 and len(b.shape) == 1:
-        a, b = usable(a, True), usable(b, False)
-        order, ld = (101, a.shape[1]) if _layout(a) == "C" else (102, a.shape[0])
-        fn = src.kernel(_Blas.fns[t + "gemv"])
-        return lines + [(f"(({t}gemv_t){fn})({order}, 111, {a.shape[0]}, {a.shape[1]}, 1.0, {a.ptr}, {ld}, "
-                        f"{b.ptr}, {b.strides[0] // isz}, 0.0, {out.ptr}, 1);")]
+        return gemv(a, b, 111)  # matrix times vector
     if len(a.shape) == 1 and len(b.shape) == 2:
-        a, b = usable(a, False), usable(b, True)
-        order, ld = (101, b.shape[1]) if _layout(b) == "C" else (102, b.shape[0])
-        fn = src.kernel(_Blas.fns[t + "gemv"])
-        return lines + [(f"(({t}gemv_t){fn})({order}, 112, {b.shape[0]}, {b.shape[1]}, 1.0, {b.ptr}, {ld}, "
-                        f"{a.ptr}, {a.strides[0] // isz}, 0.0, {out.ptr}, 1);")]
+        return gemv(b, a, 112)  # vector times matrix: the matrix transposed
     if len(a.shape) == 2 and len(b.shape) == 2:
         a, b = usable(a, True), usable(b, True)
         if a.ptr == b.ptr and a.shape == b.shape[::-1] and a.strides == b.strides[::-1]:
