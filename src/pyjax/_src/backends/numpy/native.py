@@ -1108,5 +1108,7 @@ def _plausible(jaxprs: list, impls: dict) -> bool:
     return True
 
 
-if sys.platform == "win32":  # /proc and cc are not there
+if sys.platform == "win32" or sys.implementation.name != "cpython":
+    # No /proc or cc; or object ids that are not addresses (the ufunc tables
+    # are read at id(ufunc)).
     ENABLED = False
