@@ -1010,7 +1010,8 @@ class NativeLoop:
 
     def _compile(self):
         try:
-            self.source, kernels, self.scratch = self._make()
+            make, self._make = self._make, None  # the jaxprs it holds are not needed after this
+            self.source, kernels, self.scratch = make()
             self.kernels = (ctypes.c_void_p * max(len(kernels), 1))(*kernels)
             self._fn = _build(self.source)
         except Exception as e:  # noqa: BLE001  (the Python loop stays; the reason is kept)
