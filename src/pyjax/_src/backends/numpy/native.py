@@ -949,6 +949,7 @@ def _build(source: str) -> Callable:
 # The runtime object compiled code calls
 
 _COLD, _BUILDING, _BUILT, _LIVE, _DEAD = range(5)
+_start_lock = threading.Lock()
 
 
 class NativeLoop:
@@ -1004,9 +1005,12 @@ class NativeLoop:
                 self._start()
 
     def _start(self):
-        self.state = _BUILDING
-        self._thread = threading.Thread(target=self._compile, name="pyjax-native-loop", daemon=True)
-        self._thread.start()
+        with _start_lock:  # two threads may reach the threshold together: one build
+            if self.state != _COLD:
+                return
+            self.state = _BUILDING
+            self._thread = threading.Thread(target=self._compile, name="pyjax-native", daemon=True)
+            self._thread.start()
 
     def _compile(self):
         try:
