@@ -423,6 +423,36 @@ def test_tiers_up_after_the_threshold(monkeypatch):
     assert made.state == native._LIVE
 
 
+def test_threads_calling_through_the_tier_up(monkeypatch):
+    # Four threads cross the threshold together: one build, one checked call
+    # per thread at most, and every result the Python loop's.
+    import threading
+
+    monkeypatch.setattr(native, "AFTER_STEPS", 300)
+    W, xs, h = arr(8, 8) * 0.3, arr(100, 8), arr(8)
+    jf = pyjax.jit(lambda *a: rnn(*a))
+    with monkeypatch.context() as m:
+        m.setattr(native, "ENABLED", False)
+        reference = np.asarray(pyjax.jit(lambda *a: rnn(*a))(W, xs, h)).tobytes()
+    before = natives()
+    results = [np.asarray(jf(W, xs, h)).tobytes()]  # compiled once, before the threads
+
+    def work():
+        for _ in range(10):
+            results.append(np.asarray(jf(W, xs, h)).tobytes())
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    (made,) = new_since(before)
+    made._thread.join()
+    jf(W, xs, h)
+    assert all(r == reference for r in results) and len(results) == 41
+    assert made.state == native._LIVE
+
+
 def test_without_a_compiler_nothing_changes(monkeypatch, eager_tier):
     monkeypatch.setenv("CC", "/nonexistent/cc")
     text = pyjax.jit(lambda *a: rnn(*a)).lower(arr(8, 8), arr(10, 8), arr(8)).as_text()
