@@ -453,6 +453,18 @@ def test_threads_calling_through_the_tier_up(monkeypatch):
     assert made.state == native._LIVE
 
 
+def test_log_compiles_reports_the_native_build(eager_tier, caplog):
+    import logging
+
+    with pyjax.log_compiles(True), caplog.at_level(logging.WARNING):
+        jf = pyjax.jit(lambda *a: rnn(*a))
+        W, xs, h = arr(8, 8) * 0.3, arr(20, 8), arr(8)
+        jf(W, xs, h)
+        jf(W, xs, h)
+    text = caplog.text
+    assert "Finished native build of a scan" in text and "Native scan live" in text
+
+
 def test_without_a_compiler_nothing_changes(monkeypatch, eager_tier):
     monkeypatch.setenv("CC", "/nonexistent/cc")
     text = pyjax.jit(lambda *a: rnn(*a)).lower(arr(8, 8), arr(10, 8), arr(8)).as_text()

@@ -75,6 +75,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -948,6 +949,16 @@ def _build(source: str) -> Callable:
 # ---------------------------------------------------------------------------
 # The runtime object compiled code calls
 
+def _log(message: str, loud: bool | None = None) -> None:
+    # As jit's stage timers: a warning under jax_log_compiles (read on the
+    # calling thread when `loud` is None), else debug.
+    from pyjax._src import config
+
+    level = logging.WARNING if (config.log_compiles.value if loud is None else loud) else logging.DEBUG
+    if logger.isEnabledFor(level):
+        logger.log(level, message)
+
+
 _COLD, _BUILDING, _BUILT, _LIVE, _DEAD = range(5)
 _start_lock = threading.Lock()
 
@@ -961,11 +972,12 @@ class NativeLoop:
     `native.check(steps, *outputs)` with the steps it made (a loop's
     iterations, a program's equations)."""
 
-    def __init__(self, make: Callable[[], tuple[str, list[int], int]], in_avals: list, out_avals: list):
+    def __init__(self, make: Callable[[], tuple[str, list[int], int]], in_avals: list, out_avals: list,
+                 kind: str = "loop"):
         # `make()` writes the C source (source, kernel pointers, scratch
         # bytes): on the build thread, so a loop that never gets hot costs
         # no code generation.
-        self._make = make
+        self._make, self.kind = make, kind
         self.source, self.kernels, self.scratch = None, None, 0
         self.in_specs = [(a.shape, a.dtype) for a in in_avals]
         self.out_specs = [(a.shape, a.dtype) for a in out_avals]
@@ -999,6 +1011,7 @@ class NativeLoop:
                     self._drop("its outputs differ from the Python loop's")
                     return
             self.state = _LIVE
+            _log(f"Native {self.kind} live: its outputs matched the Python code's bitwise")
         elif self.state == _COLD:
             self.steps += steps
             if self.steps >= AFTER_STEPS:
@@ -1009,23 +1022,29 @@ class NativeLoop:
             if self.state != _COLD:
                 return
             self.state = _BUILDING
-            self._thread = threading.Thread(target=self._compile, name="pyjax-native", daemon=True)
+            from pyjax._src import config
+
+            loud = config.log_compiles.value  # the build thread does not see this thread's config
+            self._thread = threading.Thread(target=self._compile, args=(loud,), name="pyjax-native", daemon=True)
             self._thread.start()
 
-    def _compile(self):
+    def _compile(self, loud: bool = False):
+        start = time.perf_counter()
         try:
             make, self._make = self._make, None  # the jaxprs it holds are not needed after this
             self.source, kernels, self.scratch = make()
             self.kernels = (ctypes.c_void_p * max(len(kernels), 1))(*kernels)
             self._fn = _build(self.source)
         except Exception as e:  # noqa: BLE001  (the Python loop stays; the reason is kept)
-            self._drop(str(e))
+            self._drop(str(e), loud)
             return
         self.state = _BUILT
+        _log(f"Finished native build of a {self.kind} ({self.source.count(chr(10))} lines of C) in "
+             f"{time.perf_counter() - start:.9f} sec", loud)
 
-    def _drop(self, why: str):
+    def _drop(self, why: str, loud: bool | None = None):
         self.state, self.failure = _DEAD, why
-        logger.debug("native loop dropped: %s", why)
+        _log(f"Native {self.kind} dropped: {why}", loud)
 
     def _run(self, inputs):
         arrays = []
@@ -1053,7 +1072,7 @@ def native_scan(eqn, impls: dict) -> NativeLoop | None:
     if not _available() or body.consts or not _plausible([body.jaxpr], impls):
         return None
     return NativeLoop(lambda: _scan_source(body.jaxpr, len(consts), len(carry), p["length"], p["reverse"], impls),
-                      [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
+                      [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars], "scan")
 
 
 def native_while(eqn, impls: dict) -> NativeLoop | None:
@@ -1063,7 +1082,7 @@ def native_while(eqn, impls: dict) -> NativeLoop | None:
     if not _available() or cond.consts or body.consts or not _plausible([cond.jaxpr, body.jaxpr], impls):
         return None
     return NativeLoop(lambda: _while_source(cond.jaxpr, body.jaxpr, p["cond_nconsts"], p["body_nconsts"], impls),
-                      [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars])
+                      [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars], "while")
 
 
 def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
@@ -1074,7 +1093,7 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
             or not _plausible([jaxpr], impls)):
         return None
     return NativeLoop(lambda: _program_source(jaxpr, impls), [v.aval for v in jaxpr.invars],
-                      [v.aval for v in jaxpr.outvars])
+                      [v.aval for v in jaxpr.outvars], "program")
 
 
 def _available() -> bool:
