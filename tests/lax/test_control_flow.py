@@ -357,8 +357,60 @@ def test_cond_traces_both_branches_once_and_runs_one():
     assert traces == ["true", "false"]
     assert _primitives(jaxpr) == ["gt", "convert_element_type", "cond"]
     traces.clear()
+    # As JAX (recorded from 0.11.0): the same functions on the same types
+    # reuse their traces; new types trace both branches again.
     check_close(lax.cond(False, true_fun, false_fun, jnp.float32(1.0)), np.float32(0.0))
+    assert traces == [] and not runs
+    check_close(lax.cond(False, true_fun, false_fun, jnp.ones(2)), np.zeros(2, np.float32))
     assert traces == ["true", "false"] and not runs
+
+
+def test_bodies_are_traced_once_per_function_and_types_as_in_jax():
+    # Recorded from JAX 0.11.0: three eager scans of one body trace it once,
+    # a jit and a make_jaxpr of it afterwards trace it zero times, and a
+    # global rebound between calls is not seen (the first trace's constant).
+    calls = []
+
+    def body(c, x):
+        calls.append(1)
+        return c + x, c
+
+    xs = jnp.arange(5.0)
+    for _ in range(3):
+        lax.scan(body, 0.0, xs)
+    assert len(calls) == 1
+    jitted = pyjax.jit(lambda c, xs: lax.scan(body, c, xs))
+    for _ in range(3):
+        jitted(0.0, xs)
+    pyjax.make_jaxpr(lambda c, xs: lax.scan(body, c, xs))(0.0, xs)
+    assert len(calls) == 1
+    lax.scan(body, 0.0, jnp.arange(9.0))  # another length, the same step types: the same trace
+    assert len(calls) == 1
+    lax.scan(body, 0, jnp.arange(5))  # new types: a new trace
+    assert len(calls) == 2
+
+    scale = jnp.ones(3)
+
+    def body2(c, x):
+        return c + scale.sum() * x, c
+
+    first = lax.scan(body2, 0.0, xs)[0]
+    scale = scale * 2  # noqa: F841 (JAX keeps the first trace's value)
+    assert float(lax.scan(body2, 0.0, xs)[0]) == float(first) == 30.0
+
+
+def test_a_body_closing_over_an_outer_tracer_is_traced_each_time():
+    calls = []
+
+    def outer(y):
+        def body(c, x):
+            calls.append(1)
+            return c + x * y, c
+        return lax.scan(body, 0.0, jnp.arange(3.0))[0]
+
+    for v in (1.0, 2.0):
+        assert float(pyjax.jit(lambda y: outer(y))(v)) == 3.0 * v
+    assert len(calls) == 2
 
 
 def test_cond_output_passed_through_by_both_branches_is_not_an_output():

@@ -19,15 +19,16 @@ on the way in and on the way out.
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import config, core, dtypes
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.avals import ShapedArray
-from pyjax._src.core import Primitive
+from pyjax._src.core import Primitive, Tracer
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import jvp_flat
 from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
@@ -62,11 +63,52 @@ def debug_info(traced_for: str, fun: Callable, args: tuple) -> DebugInfo:
 def trace_body(fun: Callable, in_tree, in_avals: Sequence[ShapedArray], debug: DebugInfo):
     """Traces `fun` once on abstract arguments of structure `in_tree`.
 
-    Returns (jaxpr, consts, out_tree, out_avals): the jaxpr takes the
-    closed-over values first (`consts`, the leading operands of the
-    equation), then the flat arguments; it has no constvars of its own.
-    `out_tree` is the output's treedef, `outs_box` keeps the raw output.
+    Returns (jaxpr, consts, out_tree, out): the jaxpr takes the closed-over
+    values first (`consts`, the leading operands of the equation), then the
+    flat arguments; it has no constvars of its own. `out_tree` is the
+    output's treedef; `out` the raw output, for its structure.
+
+    As in JAX, a body is traced once per function object, argument
+    structure and types, and tracing context: calling `lax.scan(f, ...)`
+    again (eagerly, or under a new `jit`) reuses the trace, so `f`'s Python
+    side effects run once, and globals it reads are those of that trace.
+    Bodies that close over an enclosing trace's values are traced anew.
     """
+    key = _body_key(fun, in_tree, in_avals)
+    if key is not None:
+        per_fun = _BODY_TRACES.get(fun)
+        hit = per_fun.get(key) if per_fun is not None else None
+        if hit is not None:
+            return hit
+    result = _trace_body(fun, in_tree, in_avals, debug)
+    if key is not None and not any(isinstance(c, Tracer) for c in result[1]):
+        try:
+            per_fun = _BODY_TRACES.setdefault(fun, {})
+        except TypeError:  # not weakly referenceable: not cached
+            return result
+        if len(per_fun) >= _MAX_TRACES_PER_FUN:
+            per_fun.clear()
+        per_fun[key] = result
+    return result
+
+
+# fun -> {(in_tree, avals, tracing context): trace_body's result}; entries go
+# with their function.
+_BODY_TRACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MAX_TRACES_PER_FUN = 32
+
+
+def _body_key(fun, in_tree, in_avals):
+    env = batching.axis_env_key()
+    try:
+        key = (in_tree, tuple(in_avals), config.trace_context(), env)
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _trace_body(fun: Callable, in_tree, in_avals: Sequence[ShapedArray], debug: DebugInfo):
     box: list = []
 
     def flat_fun(*flat):
