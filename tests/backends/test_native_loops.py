@@ -363,6 +363,23 @@ def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
     assert len(live(made)) == 1
 
 
+def test_repeated_eager_scans_of_one_body_share_one_native_tier(monkeypatch):
+    # The body's trace is cached (as in JAX) and its compiled equation with
+    # it: eager calls reach the threshold together and tier up.
+    monkeypatch.setattr(native, "AFTER_STEPS", 150)
+    W, xs, h = arr(8, 8) * 0.3, arr(50, 8), arr(8)
+
+    def body(h, x):
+        return jnp.tanh(W @ h + x), None
+
+    before = natives()
+    outs = [np.asarray(lax.scan(body, h, xs)[0]).tobytes() for _ in range(3)]
+    (made,) = new_since(before)
+    made._thread.join()
+    outs += [np.asarray(lax.scan(body, h, xs)[0]).tobytes() for _ in range(2)]
+    assert made.state == native._LIVE and len(set(outs)) == 1
+
+
 def test_eager_scan_uses_the_native_tier(eager_tier, monkeypatch):
     W, xs, h = arr(8, 8) * 0.3, arr(60, 8), arr(8)
     before = natives()

@@ -122,8 +122,16 @@ _EQN_CACHE: OrderedDict = OrderedDict()
 def compiled_equation(primitive, params: dict, in_avals: list) -> Callable:
     """One loop equation compiled alone, exactly as jit compiles it (bodies
     inlined into the loop), for eager execution. Cached by the identity of
-    its params (the cache holds them, so an id is not reused while cached)."""
-    key = (primitive, *(id(v) for v in params.values()))
+    its params: by value where a param hashes (the flat-tree shapes, ints,
+    and jaxprs, whose hash is their identity), by identity otherwise (the
+    cache holds the params, so an id is not reused while cached). A body
+    traced once (common.trace_body's cache) thus compiles once however
+    often it is called eagerly."""
+    try:
+        key = (primitive, *params.values())
+        hash(key)
+    except TypeError:
+        key = (primitive, *(id(v) for v in params.values()))
     entry = _EQN_CACHE.get(key)
     if entry is not None:
         _EQN_CACHE.move_to_end(key)
