@@ -355,6 +355,19 @@ def test_conversions_as_the_impl_does_them(eager_tier, monkeypatch):
     assert len(live(made)) == 1, [m.failure for m in made]
 
 
+def test_unsigned_and_out_of_range_indices_clamp_as_the_impl(eager_tier, monkeypatch):
+    def f(table, idx):
+        def body(c, i):
+            row = lax.dynamic_slice(table, (i, jnp.uint32(0)), (1, 4))[0]
+            out = c.at[i].set(row, mode="clip")
+            return out, row
+        return lax.scan(body, jnp.zeros((6, 4)), idx)
+
+    idx = jnp.asarray(np.array([0, 3, 5, 6, 2**31 + 5, 2**32 - 1, 1], np.uint32))
+    _, _, made = run_both(f, arr(6, 4), idx, monkeypatch=monkeypatch)
+    assert len(live(made)) == 1, [m.failure for m in made]
+
+
 def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
     def f(W, x, h):
         return rnn(W, x.T, h)  # xs is a transposed view inside the compiled function

@@ -573,7 +573,7 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
         step += _copy_lines(src, out, x)
         rows = x.shape[0]
         i = f"w{src.index()}"
-        step.append(f"intptr_t {i} = (intptr_t)(*({_C_SCALARS[index.dtype]} *){index.ptr});")
+        step.append(f"intptr_t {i} = {_index(index, rows)};")
         if str(params["mode"]).endswith("CLIP"):
             step.append(f"if ({i} < 0) {i} = 0; if ({i} > {rows - 1}) {i} = {rows - 1};")
         row = _View(f"({out.ptr} + {i} * {out.strides[0]})", update.shape, out.strides[1:], out.dtype)
@@ -620,6 +620,16 @@ def _single_row_scatter(params, ins) -> bool:
             and not tuple(dn.operand_batching_dims) and not tuple(dn.scatter_indices_batching_dims))
 
 
+def _index(v: _View, limit: int) -> str:
+    """C expression of the integer scalar `v` as an intptr_t; an unsigned
+    value above `limit` reads as `limit + 1` (past it, as its true value is,
+    where a cast could wrap it negative)."""
+    value = f"(*({_C_SCALARS[v.dtype]} *){v.ptr})"
+    if v.dtype.kind == "u":
+        return f"({value} > {limit}u ? (intptr_t){limit + 1} : (intptr_t){value})"
+    return f"(intptr_t){value}"
+
+
 def _window(src: _Source, x: _View, starts: list, sizes, step: list) -> str:
     """A C variable holding the address of `x`'s window of `sizes` at the
     runtime `starts` (0-d integer views), each clamped into [0, dim - size]."""
@@ -628,9 +638,8 @@ def _window(src: _Source, x: _View, starts: list, sizes, step: list) -> str:
     for k, (start, dim, size, stride) in enumerate(zip(starts, x.shape, sizes, x.strides, strict=True)):
         if start.shape or start.dtype.kind not in "iu":
             raise _Unsupported("a start index that is not an integer scalar")
-        value = f"(intptr_t)(*({_C_SCALARS[start.dtype]} *){start.ptr})"
         clamped = f"{name}_{k}"
-        step.append(f"intptr_t {clamped} = {value}; if ({clamped} < 0) {clamped} = 0; "
+        step.append(f"intptr_t {clamped} = {_index(start, dim - size)}; if ({clamped} < 0) {clamped} = 0; "
                     f"if ({clamped} > {dim - size}) {clamped} = {dim - size};")
         terms.append(f" + {clamped} * {stride}")
     step.append(f"char *{name} = {x.ptr}{''.join(terms)};")
