@@ -76,7 +76,10 @@ def trace_body(fun: Callable, in_tree, in_avals: Sequence[ShapedArray], debug: D
     """
     key = _body_key(fun, in_tree, in_avals)
     if key is not None:
-        per_fun = _BODY_TRACES.get(fun)
+        try:
+            per_fun = _BODY_TRACES.get(fun)
+        except TypeError:  # an unhashable callable: not cached
+            per_fun, key = None, None
         hit = per_fun.get(key) if per_fun is not None else None
         if hit is not None:
             return hit
