@@ -98,3 +98,18 @@ def recorded_bits(case: dict) -> np.ndarray:
 
     dtype = np.dtype(ml_dtypes.bfloat16) if case["dtype"] == "bfloat16" else np.dtype(case["dtype"])
     return np.array(case["bits"], dtype=f"u{dtype.itemsize}").view(dtype).reshape(case["shape"])
+
+
+def run_recorded(record, expr: str, x64: bool):
+    """A recorded case's expression evaluated under pyjax, in the x64 mode
+    it was recorded in (the recording script's own runner)."""
+    with pyjax.enable_x64(x64):
+        return record.run(expr, pyjax, pyjax.numpy, np)
+
+
+def assert_same_bits(name: str, actual, expected) -> None:
+    """Same dtype, shape and bytes as a recorded case."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape, (
+        f"{name}: pyjax {actual.dtype}{list(actual.shape)}, jax {expected.dtype}{list(expected.shape)}")
+    assert actual.tobytes() == expected.tobytes(), f"{name}:\n  pyjax {actual!r}\n  jax   {expected!r}"

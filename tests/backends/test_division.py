@@ -14,7 +14,7 @@ from pyjax._src.backends.numpy import impls as impls_lib
 from pyjax._src.backends.numpy import rewrite
 from pyjax._src.dispatch import EvalTrace
 from pyjax._src.lax import elementwise as ew
-from helpers import load_recording, recorded_bits
+from helpers import assert_same_bits, load_recording, recorded_bits, run_recorded
 
 record, RECORDED = load_recording("division")
 CASES = {name: (expr, x64) for name, expr, x64 in record.CASES}
@@ -29,9 +29,7 @@ MULTIPLIED = {
 
 
 def _run(name):
-    expr, x64 = CASES[name]
-    with pyjax.enable_x64(x64):
-        return record.run(expr, pyjax, jnp, np)
+    return run_recorded(record, *CASES[name])
 
 
 def _bits(name):
@@ -46,9 +44,7 @@ def test_every_case_is_recorded():
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_division_matches_jax_bit_for_bit(name):
     assert RECORDED[name]["expr"] == CASES[name][0], "stale recording: re-run record_division.py"
-    actual, expected = _run(name), _bits(name)
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    assert actual.tobytes() == expected.tobytes(), f"{name}:\n  pyjax {actual!r}\n  jax   {expected!r}"
+    assert_same_bits(name, _run(name), _bits(name))
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pyjax.numpy as jnp
 from pyjax._src.backends.numpy import fma as fma_lib
 from pyjax._src.backends.numpy import rewrite, xla_math
 
-from helpers import GOLDEN, load_recording, recorded_bits
+from helpers import GOLDEN, assert_same_bits, load_recording, recorded_bits, run_recorded
 
 record, RECORDED = load_recording("fma")
 CASES = {name: (expr, x64, fused) for name, expr, x64, fused in record.CASES}
@@ -38,8 +38,7 @@ UNFUSED = sorted(name for name, (_, _, fused) in CASES.items() if not fused and 
 
 def _run(name):
     expr, x64, _ = CASES[name]
-    with pyjax.enable_x64(x64):
-        return record.run(expr, pyjax, jnp, np)
+    return run_recorded(record, expr, x64)
 
 
 def _bits(name):
@@ -54,9 +53,7 @@ def test_every_case_is_recorded():
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_jax_bit_for_bit(name):
     assert RECORDED[name]["expr"] == CASES[name][0], "stale recording: re-run record_fma.py"
-    actual, expected = _run(name), _bits(name)
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    assert actual.tobytes() == expected.tobytes(), f"{name}:\n  pyjax {actual!r}\n  jax   {expected!r}"
+    assert_same_bits(name, _run(name), _bits(name))
 
 
 def test_without_contraction_the_fused_cases_differ(monkeypatch):

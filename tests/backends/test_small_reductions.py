@@ -10,7 +10,7 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax._src.backends.numpy import rewrite
-from helpers import load_recording, recorded_bits
+from helpers import assert_same_bits, load_recording, recorded_bits, run_recorded
 
 record, RECORDED = load_recording("small_reductions")
 CASES = {name: (expr, x64) for name, expr, x64 in record.CASES}
@@ -48,12 +48,7 @@ def test_every_case_is_recorded():
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_jax_bit_for_bit(name):
-    expr, x64 = CASES[name]
-    with pyjax.enable_x64(x64):
-        value = record.run(expr, pyjax, jnp, np)
-    expected = _bits(name)
-    assert value.dtype == expected.dtype and value.shape == expected.shape
-    np.testing.assert_array_equal(value.view(f"u{value.itemsize}"), expected.view(f"u{value.itemsize}"))
+    assert_same_bits(name, run_recorded(record, *CASES[name]), _bits(name))
 
 
 @pytest.mark.parametrize("name", sorted(PLAIN))

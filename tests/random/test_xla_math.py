@@ -173,14 +173,17 @@ def test_rsqrt_estimate_is_scaled_by_the_exponent():
 
 
 def _cpu_estimates(x):
-    # The estimate rsqrtss gives on this CPU, through a tiny C program.
-    import shutil
+    # The estimate rsqrtss gives on this CPU, through a tiny C program built
+    # by the compiler native code uses.
     import subprocess
     import tempfile
     from pathlib import Path
 
-    if shutil.which("gcc") is None or "avx" not in Path("/proc/cpuinfo").read_text():
-        pytest.skip("needs gcc and an x86-64 CPU with AVX")
+    from pyjax._src.backends.numpy.native import compiler
+
+    cc = compiler()
+    if cc is None or "avx" not in Path("/proc/cpuinfo").read_text():
+        pytest.skip("needs a C compiler and an x86-64 CPU with AVX")
     source = r"""
     #include <immintrin.h>
     #include <stdio.h>
@@ -188,7 +191,7 @@ def _cpu_estimates(x):
     """
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "p.c").write_text(source)
-        subprocess.run(["gcc", "-O1", "-mavx", "p.c", "-o", "p"], cwd=tmp, check=True)
+        subprocess.run([cc, "-O1", "-mavx", "p.c", "-o", "p"], cwd=tmp, check=True)
         out = subprocess.run([str(Path(tmp, "p"))], input="\n".join(float(v).hex() for v in x), text=True,
                              capture_output=True, check=True).stdout
     return np.array([float.fromhex(v) for v in out.split()], F32)

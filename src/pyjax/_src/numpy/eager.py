@@ -42,7 +42,6 @@ from pyjax._src.jaxpr import Var as _Var
 from pyjax._src.jit import jit_p
 from pyjax._src.lax import dot as lax_dot
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src.lax import reductions as lax_red
 
 _NOT_REPLAYABLE = object()
 _MAX_PLANS = 4096  # a bound on a site's cache for programs called with many different keys
@@ -219,14 +218,6 @@ def _bound(fn, layout: tuple) -> _Call:
     return _Call(fn, tuple(_ARG[next(k)] if v is _VAR else v for v in layout))
 
 
-# Reductions whose default impl is `ufunc.reduce(x, axis=axes, dtype=...)`
-# for a non-empty operand this small; True: accumulate in the operand's dtype.
-_REDUCE_UFUNCS = {
-    lax_red.reduce_sum_p: (np.add, True), lax_red.reduce_prod_p: (np.multiply, True),
-    lax_red.reduce_max_p: (np.maximum, False), lax_red.reduce_min_p: (np.minimum, False),
-    lax_red.reduce_and_p: (np.bitwise_and, False), lax_red.reduce_or_p: (np.bitwise_or, False),
-    lax_red.reduce_xor_p: (np.bitwise_xor, False),
-}
 # Primitives whose impl is one ufunc for these output dtype kinds only
 # (integer division needs XLA's rounding and division-by-zero rules; float
 # division XLA's reciprocals).
@@ -324,8 +315,10 @@ def _direct_call(trace, eqn, operands: list):
     out_aval = eqn.outvars[0].aval
     layout = tuple(_VAR if type(v) is _Var else v for v in operands)
     n_vars = sum(v is _VAR for v in layout)
-    if primitive in _REDUCE_UFUNCS and n_vars == 1 and avals[0].ndim and avals[0].size:
-        ufunc, own_dtype = _REDUCE_UFUNCS[primitive]
+    impl = trace.impls.get(primitive)
+    ufunc = getattr(impl, "reduce_ufunc", None)  # a reduction whose impl is `ufunc.reduce` (impls.py)
+    if ufunc is not None and n_vars == 1 and avals[0].ndim and avals[0].size:
+        own_dtype = impl.reduce_in_own_dtype
         axes, dtype = params["axes"], avals[0].dtype
         # NumPy sums floats in their own dtype anyway; it widens small ints and bools.
         dtype = dtype if own_dtype and dtype.kind not in "fc" else None

@@ -465,6 +465,9 @@ def _reduction(ufunc, identity, *, accumulate_in_own_dtype: bool = False):
         # (dtype: NumPy would sum small ints in the default int.)
         return split_lib.reduce(ufunc, x, axes, x.dtype if accumulate_in_own_dtype else None)
 
+    # For code that makes the same call itself (eager plans, native code):
+    # the ufunc, and whether it reduces in the operand's dtype.
+    impl.reduce_ufunc, impl.reduce_in_own_dtype = ufunc, accumulate_in_own_dtype
     return impl
 
 

@@ -65,6 +65,7 @@ whose inputs do not have the expected dtypes and shapes.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import itertools
 import logging
@@ -586,8 +587,8 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
             part = _View(f"({out.ptr} + {offset * out.strides[axis]})", v.shape, out.strides, out.dtype)
             step += _copy_lines(src, part, v)
             offset += v.shape[axis]
-    elif name in _REDUCTIONS:
-        step += _reduce_lines(src, _REDUCTIONS[name], ins[0], tuple(params["axes"]), out)
+    elif getattr(impl, "reduce_ufunc", None) is not None:  # the impl is `ufunc.reduce` (impls.py)
+        step += _reduce_lines(src, impl.reduce_ufunc, ins[0], tuple(params["axes"]), out)
     elif name == "integer_pow" and params["y"] != 0 and ufunc_loop(np.power, (out.dtype,) * 3) is not None:
         # The impl: np.power(x, |y|, dtype=x.dtype) (|y| cast to the dtype,
         # as a broadcast scalar), then np.reciprocal for y < 0.
@@ -644,11 +645,6 @@ def _window(src: _Source, x: _View, starts: list, sizes, step: list) -> str:
         terms.append(f" + {clamped} * {stride}")
     step.append(f"char *{name} = {x.ptr}{''.join(terms)};")
     return name
-
-
-# reduce_* impls: `ufunc.reduce(x, axis=axes)` (impls.py `_reduction`).
-_REDUCTIONS = {"reduce_sum": np.add, "reduce_prod": np.multiply, "reduce_max": np.maximum,
-               "reduce_min": np.minimum}
 
 
 def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View) -> list[str]:
@@ -923,7 +919,14 @@ _build_lock = threading.Lock()
 
 def compiler() -> str | None:
     """The C compiler native code is built with, or None."""
-    return shutil.which(os.environ.get("CC", "cc"))
+    return _which(os.environ.get("CC", "cc"), os.environ.get("PATH", ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _which(name: str, path: str) -> str | None:
+    # Asked at every compile of a loop or long program: searched once per
+    # ($CC, $PATH).
+    return shutil.which(name, path=path or None)
 
 
 def _build(source: str) -> Callable:
@@ -1113,7 +1116,7 @@ def _available() -> bool:
 # build thread); anything else keeps the Python code without a tier.
 _NATIVE_NAMES = frozenset({"dot_general", "fma", "max", "min", "clamp", "select_n", "integer_pow", "convert_element_type", "sign",
                            "dynamic_slice", "dynamic_update_slice", "concatenate", "scatter",
-                           *_VIEWS, *_REDUCTIONS, *_IMPL_UFUNCS})
+                           *_VIEWS, *_IMPL_UFUNCS})
 
 
 def _plausible(jaxprs: list, impls: dict) -> bool:
@@ -1135,8 +1138,8 @@ def _plausible(jaxprs: list, impls: dict) -> bool:
             elif key is not None:
                 if not _plausible([eqn.params[key].jaxpr], impls):
                     return False
-            elif eqn.primitive.name not in _NATIVE_NAMES and (
-                    eqn.primitive.multiple_results or ufunc_of(eqn, impl, True) is None):
+            elif (eqn.primitive.name not in _NATIVE_NAMES and getattr(impl, "reduce_ufunc", None) is None
+                  and (eqn.primitive.multiple_results or ufunc_of(eqn, impl, True) is None)):
                 return False
     return True
 
