@@ -254,8 +254,12 @@ def test_an_unrolled_loop_over_a_large_input_runs_natively(eager_tier, monkeypat
 
 
 def test_short_programs_and_programs_with_loops_stay_python(eager_tier):
+    one = pyjax.jit(lambda x: jnp.tanh(x)).lower(arr(16)).as_text()
+    assert "_native_program" not in one
+    # A program of a few equations gets a tier where native_call.c can be
+    # built (a call costs ~0.2 us); through ctypes (~5 us) only a long one.
     short = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0).lower(arr(16)).as_text()
-    assert "_native_program" not in short
+    assert ("_native_program" in short) == (native._headers() is not None)
 
     def looped(x, y):
         x, y = chain(x, y)
@@ -563,3 +567,130 @@ def test_random_bodies_go_live_bitwise(seed, eager_tier, monkeypatch):
     xs = arr(25, *shape)
     _, _, made = run_both(f, arr(*shape), arr(*shape), xs, monkeypatch=monkeypatch)
     assert len(live(made)) == 1, [m.failure for m in made]
+
+
+needs_native_call = pytest.mark.skipif(native._headers() is None or native._native_call_type() is None,
+                                       reason="native_call.c needs Python's and NumPy's headers")
+
+
+def live_program(f, *args):
+    # jit(f), called until its native tier is live; the tier, and the
+    # Python code's result (the first call is the checked one).
+    before = natives()
+    jf = pyjax.jit(f)
+    first = np.asarray(jf(*args))
+    jf(*args)
+    (made,) = new_since(before)
+    assert made.live and made._call is not None and made.run is made._call
+    return first, made
+
+
+@needs_native_call
+def test_a_short_program_is_called_through_native_call(eager_tier):
+    f = lambda x, y: jnp.tanh(x) * y + 1.0
+    x, y = arr(3, 4), arr(3, 4)
+    expected, made = live_program(f, x, y)
+    assert type(made._call).__name__ == "NativeCall"
+    out = made._call(np.asarray(x), np.asarray(y))
+    assert type(out) is list and out[0].tobytes() == expected.tobytes()
+    # Non-contiguous and read-only inputs are copied first; a result is a new array each call.
+    big = np.zeros((3, 8), np.float32)
+    big[:, ::2] = np.asarray(x)
+    view = big[:, ::2]
+    view.flags.writeable = False
+    again = made._call(view, np.asarray(y))[0]
+    assert again.tobytes() == expected.tobytes() and again is not out[0]
+
+
+@needs_native_call
+def test_native_call_returns_none_for_other_inputs_and_call1_raises(eager_tier):
+    _, made = live_program(lambda x: jnp.sin(x) * 2.0 + 1.0, arr(5))
+    ok = np.ones(5, np.float32)
+    assert made._call(ok) is not None
+    assert made._call(np.ones(5, np.float64)) is None  # another dtype
+    assert made._call(np.ones(6, np.float32)) is None  # another shape
+    assert made._call(np.ones((5, 1), np.float32)) is None  # another rank
+    assert made._call(ok, ok) is None  # another arity
+    assert made._call(ok.astype(">f4")) is not None  # byte-swapped: converted
+    assert made.call1(ok).tobytes() == made._call(ok)[0].tobytes()
+    with pytest.raises(TypeError, match="dtypes and shapes"):
+        made.call1(np.ones(5, np.float64))
+    with pytest.raises(TypeError, match="positional"):
+        made._call(x=ok)
+
+
+@needs_native_call
+def test_a_scalar_program_takes_numpy_scalars(eager_tier):
+    expected, made = live_program(lambda a, b: jnp.sin(a) * b + a, jnp.float32(0.5), jnp.float32(3.0))
+    out = made._call(np.float32(0.5), np.float32(3.0))[0]
+    assert out.shape == () and out.tobytes() == expected.tobytes()
+
+
+@needs_native_call
+def test_native_calls_from_threads(eager_tier):
+    import threading
+
+    f = lambda x: jnp.exp(x) * x - 1.0
+    _, made = live_program(f, arr(64))
+    xs = [np.asarray(arr(64)) for _ in range(4)]
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(native, "ENABLED", False)
+        expected = [np.asarray(pyjax.jit(f)(x)).tobytes() for x in xs]
+    bad = []
+
+    def work(k):
+        for _ in range(2000):
+            if made.run(xs[k])[0].tobytes() != expected[k]:
+                bad.append(k)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad
+
+
+@needs_native_call
+@pytest.mark.parametrize("call", [
+    lambda x, m: jnp.mean(m, axis=0),
+    lambda x, m: jnp.mean(m, axis=1, keepdims=True),
+    lambda x, m: jnp.var(m, axis=0),
+    lambda x, m: pyjax.nn.softmax(m, axis=-1),
+    lambda x, m: jnp.where(x > 0, x, 0.5),
+    lambda x, m: jnp.linalg.norm(m, axis=0),
+    lambda x, m: jnp.clip(x, 0.1, 0.5),
+    lambda x, m: jnp.allclose(x, m[0]),
+    lambda x, m: pyjax.nn.silu(m),
+])
+def test_eager_jnp_calls_tier_up_bitwise(call, eager_tier, monkeypatch):
+    # An eager jax.numpy call of a few equations runs as a NumPy call; with
+    # its native tier live, as one C call returning its one output.
+    x = jnp.asarray(np.array([1.5, -2.0, 0.0, 3.25], np.float32))
+    m = arr(4, 4)
+    with monkeypatch.context() as p:
+        p.setattr(native, "ENABLED", False)
+        pyjax.clear_caches()
+        reference = np.asarray(call(x, m))
+    pyjax.clear_caches()
+    before = natives()
+    outs = [np.asarray(call(x, m)) for _ in range(4)]
+    made = new_since(before)
+    assert made and all(n.live for n in made)
+    for out in outs:
+        assert out.dtype == reference.dtype and out.shape == reference.shape
+        assert out.tobytes() == reference.tobytes()
+
+
+@needs_native_call
+def test_eager_mean_runs_its_native_callable(eager_tier):
+    from pyjax._src.numpy import reductions
+
+    pyjax.clear_caches()
+    m = arr(4, 4)
+    for _ in range(3):
+        out = jnp.mean(m, axis=0)
+    plans = [p for p in reductions._SITES["mean"].plans.values() if hasattr(p, "run")]
+    assert plans and type(plans[-1].run).__name__ == "NativeCall"
+    assert isinstance(out, pyjax.Array) and out.dtype == jnp.float32
+    assert np.asarray(out).tobytes() == np.asarray(reductions._mean(m, axis=(0,))).tobytes()

@@ -40,6 +40,11 @@ def set_default_trace(trace: Trace) -> None:
     """Installs the trace used when no transformation is active (eager).
     The eager plans memoised by the previous one are dropped."""
     _default_trace[0] = trace
+    clear_eager_plans()
+
+
+def clear_eager_plans() -> None:
+    """Drops every memoised eager plan (primitives' and jax.numpy's)."""
     for primitive in _all_primitives:
         primitive.eager_plans.clear()
     for memo in _eager_memos:

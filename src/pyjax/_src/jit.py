@@ -436,9 +436,11 @@ def _shared_cache(fun, options) -> tuple[dict, list]:
 
 
 def clear_caches() -> None:
-    """Clears every jitted function's trace and compilation cache."""
+    """Clears every jitted function's trace and compilation cache, and the
+    programs compiled for eager operations."""
     for wrapped in list(_all_jitted):
         wrapped.clear_cache()
+    core.clear_eager_plans()
 
 
 _compilers: list = []

@@ -63,7 +63,30 @@ class _Program:
         # Op by op in JAX: its top-level equations are separate computations.
         compiled = compile_for_backend(closed, fused=False)
         self.out_aval = closed.jaxpr.outvars[0].aval
-        self.run = _specialise(closed, compiled, [a._value for a in args]) or _first_output(compiled)
+        direct = _specialise(closed, compiled, [a._value for a in args])
+        native = getattr(compiled, "native", None)
+        if direct is None:
+            self.run = _first_output(compiled)  # (which runs its native tier itself)
+        elif native is None:
+            self.run = direct
+        else:
+            self.run = self._tiering(direct, native, compiled.num_eqns)
+
+    def _tiering(self, direct, native, steps: int):
+        # The direct call, counted towards the program's native tier
+        # (backends/numpy/native.py) and checked against it once built;
+        # once live, the native code's one-output callable replaces it.
+        def run(*buffers):
+            native.run(*buffers)  # (a checked call's native outputs wait in the tier)
+            out = direct(*buffers)
+            native.check(steps, out)
+            if native.live and native.call1 is not None:
+                self.run = native.call1
+            elif native.dead:
+                self.run = direct
+            return out
+
+        return run
 
 
 # The type of a site's compiled plan, for the hottest call sites that read

@@ -174,6 +174,7 @@ class CompiledFunction(functools.partial):
 
     source: str
     num_eqns: int
+    native: object
 
     @property
     def fn(self) -> Callable:
@@ -213,6 +214,7 @@ def compile_jaxpr(
     compiled = CompiledFunction(fn)
     compiled.source = source
     compiled.num_eqns = len(builder.instrs)
+    compiled.native = native  # its native tier (native.py), or None
     # The two stage timers jax_log_compiles reports: jaxpr -> Python source, source -> code.
     compiled.conversion_s = builder.conversion_done - start
     compiled.compilation_s = time.perf_counter() - builder.conversion_done
@@ -773,7 +775,7 @@ def _generate_source(name: str, instrs: list[_Instr], in_values: list[_Value],
     lines = [f"def {name}({args}):"]
     if native is not None:
         # The native tier (native.py): its outputs, or None and the Python code.
-        lines += [f"    _nr = {native}({args})", "    if _nr is not None:", "        return _nr"]
+        lines += [f"    _nr = {native}.run({args})", "    if _nr is not None:", "        return _nr"]
     lines.extend("    " + line for line in _body_lines(instrs))
     if native is not None:
         lines.append(f"    {native}.check({native_steps}, {outs})")

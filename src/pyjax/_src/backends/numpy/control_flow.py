@@ -283,7 +283,7 @@ def _with_native_tier(native_name: str, n: int, steps: str, lines: list[str], in
     # The native tier (native.py) first: its outputs, or None and the Python
     # loop, which then reports its steps and outputs.
     result = f"_nr{n}"
-    return [f"{result} = {native_name}({', '.join(in_names)})",
+    return [f"{result} = {native_name}.run({', '.join(in_names)})",
             f"if {result} is not None:",
             f"    {_targets(out_names)} = {result}",
             "else:",

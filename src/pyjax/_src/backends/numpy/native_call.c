@@ -1,0 +1,309 @@
+/* The call into native code (native.py), as a CPython callable.
+ *
+ * A native program is a C function `program(char **a, void **k, char *s)`:
+ * `a` the inputs' then the outputs' data (C-contiguous), `k` the kernel
+ * pointers it calls, `s` its scratch. Called through ctypes, each call pays
+ * ~5 us of argument marshalling in Python (np.empty per output, a pointer
+ * array, __array_interface__ per buffer): more than a dozen NumPy calls.
+ * A `NativeCall` does the same in C, in about a tenth of a microsecond
+ * plus the outputs' allocation, so a program of two equations already
+ * gains from its native code.
+ *
+ * NativeCall(program, kernels, in_specs, out_specs, scratch, release_gil,
+ *            single, keep)
+ *   program, kernels: addresses (ints);
+ *   in_specs, out_specs: tuples of (dtype, shape);
+ *   scratch: bytes of scratch per call;
+ *   release_gil: run the program without the GIL (a loop);
+ *   single: return the one output itself, and raise TypeError on inputs of
+ *     other dtypes or shapes (the caller guarantees them);
+ *   keep: any object to hold while this one lives (the library and the
+ *     kernel table the addresses point into).
+ *
+ * A call with inputs of the expected dtypes and shapes returns the list of
+ * outputs (new arrays); otherwise None, and the caller runs its Python code.
+ * An input that is not a C-contiguous, aligned, native-order ndarray (a
+ * view, a NumPy scalar) is converted first, as np.ascontiguousarray would.
+ *
+ * Built at run time by native.py with the system C compiler, against this
+ * Python's and this NumPy's headers; without them native code is called
+ * through ctypes.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void (*program_t)(char **, void **, char *);
+
+/* Inputs and outputs together: a program with more is called through ctypes. */
+#define MAX_ARGS 256
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    program_t program;
+    void **kernels;
+    Py_ssize_t n_in, n_out;
+    int *in_type, *in_ndim;
+    npy_intp *in_dims;        /* every input's shape, one after the other */
+    PyArray_Descr **out_descr;
+    int *out_ndim;
+    npy_intp *out_dims;
+    size_t scratch;
+    int release_gil, single;
+    PyObject *keep;
+} NativeCall;
+
+static void release_all(PyArrayObject **held, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        Py_XDECREF(held[i]);
+}
+
+/* The inputs' data pointers into `ptrs` (new references into `held`):
+ * 1 when every input has the expected dtype and shape, 0 when one does not,
+ * -1 with an exception set. */
+static int take_inputs(NativeCall *self, PyObject *const *args, PyArrayObject **held, char **ptrs) {
+    const npy_intp *dims = self->in_dims;
+    for (Py_ssize_t i = 0; i < self->n_in; i++) {
+        PyObject *x = args[i];
+        PyArrayObject *arr;
+        if (PyArray_CheckExact(x) && PyArray_ISCARRAY_RO((PyArrayObject *)x)
+                && PyArray_ISNOTSWAPPED((PyArrayObject *)x)) {
+            Py_INCREF(x);
+            arr = (PyArrayObject *)x;
+        } else {
+            arr = (PyArrayObject *)PyArray_FROM_OF(x, NPY_ARRAY_CARRAY_RO | NPY_ARRAY_NOTSWAPPED);
+            if (arr == NULL)
+                return -1;
+        }
+        held[i] = arr;
+        int nd = self->in_ndim[i];
+        if (PyArray_TYPE(arr) != self->in_type[i] || PyArray_NDIM(arr) != nd)
+            return 0;
+        const npy_intp *shape = PyArray_DIMS(arr);
+        for (int d = 0; d < nd; d++)
+            if (shape[d] != dims[d])
+                return 0;
+        dims += nd;
+        ptrs[i] = PyArray_BYTES(arr);
+    }
+    return 1;
+}
+
+static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    NativeCall *self = (NativeCall *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL && PyTuple_GET_SIZE(kwnames)) {
+        PyErr_SetString(PyExc_TypeError, "a native program takes positional arguments only");
+        return NULL;
+    }
+    if (nargs != self->n_in) {
+        if (!self->single)
+            Py_RETURN_NONE;
+        PyErr_Format(PyExc_TypeError, "a native program of %zd inputs got %zd", self->n_in, nargs);
+        return NULL;
+    }
+    PyArrayObject *held[MAX_ARGS];
+    char *ptrs[MAX_ARGS];
+    PyObject *outs[MAX_ARGS];
+    Py_ssize_t n_in = self->n_in, n_out = self->n_out, taken = 0, made = 0;
+    PyObject *result = NULL;
+    memset(held, 0, n_in * sizeof(*held));
+
+    int ok = take_inputs(self, args, held, ptrs);
+    taken = n_in;
+    if (ok <= 0) {
+        if (ok == 0 && !self->single) {
+            Py_INCREF(Py_None);
+            result = Py_None;
+        } else if (ok == 0) {
+            PyErr_SetString(PyExc_TypeError, "a native program's inputs differ from the dtypes and shapes "
+                                             "it was built for");
+        }
+        goto done;
+    }
+    const npy_intp *dims = self->out_dims;
+    for (; made < n_out; made++) {
+        PyArray_Descr *descr = self->out_descr[made];
+        Py_INCREF(descr);  /* stolen */
+        outs[made] = PyArray_NewFromDescr(&PyArray_Type, descr, self->out_ndim[made], (npy_intp *)dims,
+                                          NULL, NULL, 0, NULL);
+        if (outs[made] == NULL)
+            goto done;
+        ptrs[n_in + made] = PyArray_BYTES((PyArrayObject *)outs[made]);
+        dims += self->out_ndim[made];
+    }
+    char *scratch = malloc(self->scratch + 64);
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    char *aligned = scratch + (-(uintptr_t)scratch & 63);
+    if (self->release_gil) {
+        Py_BEGIN_ALLOW_THREADS
+        self->program(ptrs, self->kernels, aligned);
+        Py_END_ALLOW_THREADS
+    } else {
+        self->program(ptrs, self->kernels, aligned);
+    }
+    free(scratch);
+    if (self->single) {
+        result = outs[0];
+        outs[0] = NULL;
+    } else {
+        result = PyList_New(n_out);
+        if (result != NULL)
+            for (Py_ssize_t j = 0; j < n_out; j++) {
+                PyList_SET_ITEM(result, j, outs[j]);  /* stolen */
+                outs[j] = NULL;
+            }
+    }
+done:
+    release_all(held, taken);
+    for (Py_ssize_t j = 0; j < made; j++)
+        Py_XDECREF(outs[j]);
+    return result;
+}
+
+/* One spec tuple ((dtype, shape), ...) into counts, dtypes and shapes. */
+static int read_specs(PyObject *specs, Py_ssize_t *n, PyArray_Descr ***descrs, int **types, int **ndims,
+                      npy_intp **dims) {
+    if (!PyTuple_Check(specs)) {
+        PyErr_SetString(PyExc_TypeError, "specs must be a tuple of (dtype, shape)");
+        return -1;
+    }
+    *n = PyTuple_GET_SIZE(specs);
+    if (*n > MAX_ARGS) {  /* (native.py checks the sum) */
+        PyErr_SetString(PyExc_ValueError, "too many arguments for a native program");
+        return -1;
+    }
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        PyObject *spec = PyTuple_GET_ITEM(specs, i);
+        if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 2 || !PyTuple_Check(PyTuple_GET_ITEM(spec, 1))) {
+            PyErr_SetString(PyExc_TypeError, "a spec must be (dtype, shape tuple)");
+            return -1;
+        }
+        total += PyTuple_GET_SIZE(PyTuple_GET_ITEM(spec, 1));
+    }
+    *descrs = PyMem_Calloc(*n + 1, sizeof(**descrs));
+    *types = PyMem_Calloc(*n + 1, sizeof(**types));
+    *ndims = PyMem_Calloc(*n + 1, sizeof(**ndims));
+    *dims = PyMem_Calloc(total + 1, sizeof(**dims));
+    if (!*descrs || !*types || !*ndims || !*dims) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    npy_intp *d = *dims;
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        PyObject *spec = PyTuple_GET_ITEM(specs, i), *shape = PyTuple_GET_ITEM(spec, 1);
+        PyArray_Descr *descr = NULL;
+        if (!PyArray_DescrConverter(PyTuple_GET_ITEM(spec, 0), &descr))
+            return -1;
+        (*descrs)[i] = descr;  /* owned */
+        (*types)[i] = descr->type_num;
+        (*ndims)[i] = (int)PyTuple_GET_SIZE(shape);
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(shape); j++) {
+            *d = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, j));
+            if (*d == -1 && PyErr_Occurred())
+                return -1;
+            d++;
+        }
+    }
+    return 0;
+}
+
+static void free_descrs(PyArray_Descr **descrs, Py_ssize_t n) {
+    if (descrs == NULL)
+        return;
+    for (Py_ssize_t i = 0; i < n; i++)
+        Py_XDECREF(descrs[i]);
+    PyMem_Free(descrs);
+}
+
+static void native_call_dealloc(NativeCall *self) {
+    free_descrs(self->out_descr, self->n_out);
+    PyMem_Free(self->in_type);
+    PyMem_Free(self->in_ndim);
+    PyMem_Free(self->in_dims);
+    PyMem_Free(self->out_ndim);
+    PyMem_Free(self->out_dims);
+    Py_XDECREF(self->keep);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *native_call_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    unsigned long long program, kernels;
+    PyObject *in_specs, *out_specs, *keep;
+    Py_ssize_t scratch;
+    int release_gil, single;
+    if (!PyArg_ParseTuple(args, "KKOOnppO", &program, &kernels, &in_specs, &out_specs, &scratch, &release_gil,
+                          &single, &keep))
+        return NULL;
+    NativeCall *self = (NativeCall *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->vectorcall = native_call;
+    self->program = (program_t)(uintptr_t)program;
+    self->kernels = (void **)(uintptr_t)kernels;
+    self->scratch = (size_t)scratch;
+    self->release_gil = release_gil;
+    self->single = single;
+    Py_INCREF(keep);
+    self->keep = keep;
+    PyArray_Descr **in_descr = NULL;
+    int *out_type = NULL;
+    Py_ssize_t n_in = 0;
+    int failed = read_specs(in_specs, &n_in, &in_descr, &self->in_type, &self->in_ndim, &self->in_dims) < 0;
+    free_descrs(in_descr, n_in);  /* inputs are checked by type number */
+    self->n_in = n_in;
+    if (!failed)
+        failed = read_specs(out_specs, &self->n_out, &self->out_descr, &out_type, &self->out_ndim,
+                            &self->out_dims) < 0;
+    PyMem_Free(out_type);
+    if (!failed && single && self->n_out != 1) {
+        PyErr_SetString(PyExc_ValueError, "single: a native program of one output only");
+        failed = 1;
+    }
+    if (failed) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static PyTypeObject NativeCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pyjax.NativeCall",
+    .tp_basicsize = sizeof(NativeCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(NativeCall, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = native_call_new,
+    .tp_dealloc = (destructor)native_call_dealloc,
+    .tp_doc = "A native program as a Python callable (native_call.c).",
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pyjax_native_call", NULL, -1, NULL};
+
+PyMODINIT_FUNC PyInit__pyjax_native_call(void) {
+    import_array();
+    if (PyType_Ready(&NativeCallType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&NativeCallType);
+    if (PyModule_AddObject(m, "NativeCall", (PyObject *)&NativeCallType) < 0) {
+        Py_DECREF(&NativeCallType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
