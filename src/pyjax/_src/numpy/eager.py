@@ -53,9 +53,12 @@ _SMALL = 4096
 
 class _Program:
     """A jaxpr with one output, compiled by the default backend: `run`
-    maps the input buffers to the output buffer."""
+    maps the input buffers to the output buffer. `direct` is the direct
+    NumPy call it runs (see `_specialise`), or None; where the backend gave
+    the program a native tier, `run` counts calls towards it and becomes
+    the native code once that is live."""
 
-    __slots__ = ("out_aval", "run")
+    __slots__ = ("direct", "out_aval", "run")
 
     def __init__(self, closed, args):
         from pyjax._src.jit import compile_for_backend
@@ -63,7 +66,7 @@ class _Program:
         # Op by op in JAX: its top-level equations are separate computations.
         compiled = compile_for_backend(closed, fused=False)
         self.out_aval = closed.jaxpr.outvars[0].aval
-        direct = _specialise(closed, compiled, [a._value for a in args])
+        self.direct = direct = _specialise(closed, compiled, [a._value for a in args])
         native = getattr(compiled, "native", None)
         if direct is None:
             self.run = _first_output(compiled)  # (which runs its native tier itself)

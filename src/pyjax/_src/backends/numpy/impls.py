@@ -200,6 +200,8 @@ def _may_return_wrong_zero(x, y, is_max: bool) -> bool:
 
 
 def _max(x, y):
+    if type(y) is float and type(x) is np.ndarray and x.dtype.kind == "f" and (y or math.copysign(1.0, y) > 0):
+        return np.maximum(x, y)  # relu's max(x, 0.0), as _minmax's first case, one call sooner
     return _minmax(x, y, np.greater, np.maximum)
 
 

@@ -983,7 +983,7 @@ def _build_native_call():
 _MAX_CALL_ARGS = 256  # native_call.c's MAX_ARGS
 
 
-def _build(source: str) -> Callable:
+def _build(source: str, straight_line: bool = False) -> Callable:
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
     with _build_lock:
         fn = _built.get(digest)
@@ -998,8 +998,11 @@ def _build(source: str) -> Callable:
                 f.write(source)
             # No contraction or fast-math: the source's own arithmetic (casts,
             # choices, fma, signed zeros) must stay exactly as written. A long
-            # program is mostly kernel calls: -O1 builds it in half the time.
-            opt = "-O2" if source.count("\n") < _O2_MAX_LINES else "-O1"
+            # source is mostly kernel calls: -O1 builds it in half the time,
+            # and -O0 a straight-line program (run once a call, not once a
+            # step) in half that again, for ~6% more time a call (an unrolled
+            # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0).
+            opt = "-O2" if source.count("\n") < _O2_MAX_LINES else "-O0" if straight_line else "-O1"
             cmd = [cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
             done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=_BUILD_TIMEOUT_S)
             if done.returncode:
@@ -1119,7 +1122,7 @@ class NativeLoop:
             make, self._make = self._make, None  # the jaxprs it holds are not needed after this
             self.source, kernels, self.scratch = make()
             self.kernels = (ctypes.c_void_p * max(len(kernels), 1))(*kernels)
-            self._fn = _build(self.source)
+            self._fn = _build(self.source, straight_line=self.kind == "program")
             self._bind()
         except Exception as e:  # noqa: BLE001  (the Python loop stays; the reason is kept)
             self._drop(str(e), loud)
@@ -1196,6 +1199,9 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
     `MIN_PROGRAM_EQNS` equations on small values, or None. Its steps are
     its equations: it tiers up after `AFTER_STEPS` equations run."""
     shortest = MIN_PROGRAM_EQNS if _headers() is not None else MIN_CTYPES_PROGRAM_EQNS
+    if (shortest == MIN_PROGRAM_EQNS and len(jaxpr.eqns) == 1
+            and getattr(impls.get(jaxpr.eqns[0].primitive), "reduce_ufunc", None) is not None):
+        shortest = 1  # `ufunc.reduce` alone costs ~1 us: more than the native call
     if (len(jaxpr.eqns) < shortest or jaxpr.constvars or not _available()
             or not _plausible([jaxpr], impls)):
         return None
