@@ -694,3 +694,14 @@ def test_eager_mean_runs_its_native_callable(eager_tier):
     assert plans and type(plans[-1].run).__name__ == "NativeCall"
     assert isinstance(out, pyjax.Array) and out.dtype == jnp.float32
     assert np.asarray(out).tobytes() == np.asarray(reductions._mean(m, axis=(0,))).tobytes()
+
+
+def test_without_native_call_programs_go_through_ctypes(eager_tier, monkeypatch):
+    # native_call.c could not be built (no headers): a short program keeps
+    # its Python code, a long one is still native, called through ctypes.
+    monkeypatch.setattr(native, "_caller_state", [None])
+    short = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0).lower(arr(16)).as_text()
+    assert "_native_program" not in short
+    _, _, made = run_both(chain, arr(16), arr(16), monkeypatch=monkeypatch)
+    (tier,) = live(made)
+    assert tier._call is None and tier.call1 is None and tier.run == tier._tiering

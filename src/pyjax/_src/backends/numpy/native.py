@@ -955,15 +955,15 @@ _caller_state: list = []  # [] until tried, then [the NativeCall type or None]
 
 
 def _native_call_type():
-    """native_call.c's `NativeCall` type, built on first use (on the build
-    thread, under `_build_lock`), or None: then native code is called
-    through ctypes."""
-    if not _caller_state:
-        try:
-            _caller_state.append(_build_native_call())
-        except Exception as e:  # noqa: BLE001  (ctypes calls stay)
-            _log(f"Native calls go through ctypes: {e}", False)
-            _caller_state.append(None)
+    """native_call.c's `NativeCall` type, built on first use (on a build
+    thread), or None: then native code is called through ctypes."""
+    with _build_lock:
+        if not _caller_state:
+            try:
+                _caller_state.append(_build_native_call())
+            except Exception as e:  # noqa: BLE001  (ctypes calls stay)
+                _log(f"Native calls go through ctypes: {e}", False)
+                _caller_state.append(None)
     return _caller_state[0]
 
 
@@ -1205,7 +1205,9 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
     """The native tier of a straight-line jitted program of at least
     `MIN_PROGRAM_EQNS` equations on small values, or None. Its steps are
     its equations: it tiers up after `AFTER_STEPS` equations run."""
-    shortest = MIN_PROGRAM_EQNS if _headers() is not None else MIN_CTYPES_PROGRAM_EQNS
+    # (Whether native_call.c builds is known after the first native build.)
+    fast_calls = _headers() is not None and _caller_state != [None]
+    shortest = MIN_PROGRAM_EQNS if fast_calls else MIN_CTYPES_PROGRAM_EQNS
     if (shortest == MIN_PROGRAM_EQNS and len(jaxpr.eqns) == 1
             and getattr(impls.get(jaxpr.eqns[0].primitive), "reduce_ufunc", None) is not None):
         shortest = 1  # `ufunc.reduce` alone costs ~1 us: more than the native call
