@@ -73,20 +73,20 @@ class _Program:
         elif native is None:
             self.run = direct
         else:
-            self.run = self._tiering(direct, native, compiled.num_eqns)
+            self.run = self._tiering(direct, native)
 
-    def _tiering(self, direct, native, steps: int):
+    def _tiering(self, direct, native):
         # The direct call, counted towards the program's native tier
         # (backends/numpy/native.py) and checked against it once built;
         # once live, the native code's one-output callable replaces it.
+        steps = native.steps_per_call
+
         def run(*buffers):
             native.run(*buffers)  # (a checked call's native outputs wait in the tier)
             out = direct(*buffers)
             native.check(steps, out)
-            if native.live and native.call1 is not None:
-                self.run = native.call1
-            elif native.dead:
-                self.run = direct
+            if native.live or native.dead:
+                self.run = native.call1 if native.live and native.call1 is not None else direct
             return out
 
         return run
