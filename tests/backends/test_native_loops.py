@@ -610,13 +610,31 @@ def test_native_call_returns_none_for_other_inputs_and_call1_raises(eager_tier):
     assert made._call(np.ones(5, np.float64)) is None  # another dtype
     assert made._call(np.ones(6, np.float32)) is None  # another shape
     assert made._call(np.ones((5, 1), np.float32)) is None  # another rank
-    assert made._call(ok, ok) is None  # another arity
+    assert made._call(ok, ok, ok) is None  # another arity
     assert made._call(ok.astype(">f4")) is not None  # byte-swapped: converted
     assert made.call1(ok).tobytes() == made._call(ok)[0].tobytes()
     with pytest.raises(TypeError, match="dtypes and shapes"):
         made.call1(np.ones(5, np.float64))
     with pytest.raises(TypeError, match="positional"):
         made._call(x=ok)
+
+
+@needs_native_call
+def test_native_call_writes_into_given_output_buffers(eager_tier):
+    expected, made = live_program(lambda x: jnp.sin(x) * 2.0 + 1.0, arr(6))
+    x = np.asarray(arr(6))
+    expected = made._call(x)[0]
+    buf = np.zeros(6, np.float32)
+    (out,) = made._call(x, buf)
+    assert out is buf and buf.tobytes() == expected.tobytes()
+    assert made._call(x, None)[0] is not buf  # None: a new array
+    read_only = np.zeros(6, np.float32)
+    read_only.flags.writeable = False
+    for unfit in (np.zeros(12, np.float32)[::2], read_only, np.zeros(6, np.float64), np.zeros(5, np.float32), [0.0] * 6):
+        assert made._call(x, unfit) is None
+    assert not read_only.any()
+    with pytest.raises(TypeError, match="does not fit"):
+        made.call1(x, read_only)
 
 
 @needs_native_call

@@ -50,6 +50,7 @@ import scipy.special
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import native as native_lib
+from pyjax._src.backends.numpy import rows as rows_lib
 from pyjax._src.backends.numpy import split as split_lib
 from pyjax._src.backends.numpy import tile as tile_lib
 from pyjax._src.backends.numpy.impls import IMPLS as DEFAULT_IMPLS
@@ -259,7 +260,7 @@ class _Instr:
     `render(in_names, out_names)`."""
 
     __slots__ = ("fn", "ins", "outs", "kwargs", "multiple_results", "ufunc", "render", "out_buffer",
-                 "out_target", "fresh")
+                 "out_target", "fresh", "writes_input")
 
     def __init__(self, fn, ins, outs, kwargs="", multiple_results=False, ufunc=None, render=None,
                  fresh=False):
@@ -275,6 +276,9 @@ class _Instr:
         # `fresh`: fn always returns a newly allocated array (ndarray.dot of
         # operands with at least one dimension), which later ufuncs may reuse.
         self.fresh = fresh
+        # `writes_input`: a custom statement that may write its first output
+        # into a dead input buffer (`render(..., out_buffer=name)`).
+        self.writes_input = False
 
 
 def _local_names() -> Callable[[], str]:
@@ -396,11 +400,23 @@ class ProgramBuilder:
             env[var] = self.const_value(const, var.aval)
         for var, value in zip(jaxpr.invars, in_values, strict=True):
             env[var] = value
-        # Runs of equations over large arrays may run block by block (tile.py).
+        # Runs of equations over large arrays may run block by block (tile.py),
+        # and runs of row-wise ones row by row (rows.py).
         items = tile_lib.plan(jaxpr) if self.impls is DEFAULT_IMPLS and tile_lib.enabled() else None
-        for item in range(len(jaxpr.eqns)) if items is None else items:
+        items = list(range(len(jaxpr.eqns))) if items is None else items
+        row_regions = rows_lib.plan(jaxpr, self.impls) if self.impls is DEFAULT_IMPLS else {}
+        untiled = {i for i in items if type(i) is int} if row_regions else set()
+        skip_to = 0
+        for item in items:
             if type(item) is not int:
                 self._emit_region(item, env)
+                continue
+            if item < skip_to:
+                continue
+            region = row_regions.get(item)
+            if region is not None and untiled.issuperset(range(item, region.stop)):
+                rows_lib.emit(self, region, env)
+                skip_to = region.stop
                 continue
             eqn = jaxpr.eqns[item]
             ins = [self.literal_value(v) if type(v) is Literal else env[v] for v in eqn.invars]
@@ -540,14 +556,21 @@ class ProgramBuilder:
         return outs
 
     def statement(
-        self, render: Callable[[list[str], list[str]], list[str]], ins: Sequence[_Value],
-        out_avals: Sequence[ShapedArray],
+        self, render: Callable[..., list[str]], ins: Sequence[_Value],
+        out_avals: Sequence[ShapedArray], *, writes_input: bool = False,
     ) -> list[_Value]:
         """Emits custom source: `render(in_names, out_names)` returns lines
         (relative indentation allowed) that read only `ins` and bind every
-        output name. Outputs are assumed to possibly alias the inputs."""
+        output name. Outputs are assumed to possibly alias the inputs.
+
+        With `writes_input`, where an input of the first output's shape and
+        dtype is a buffer this function owns and reads nowhere after, the
+        call is `render(in_names, out_names, out_buffer=its name)` and the
+        lines may compute the first output into it."""
         outs = [self.new_value(a) for a in out_avals]
-        self.instrs.append(_Instr(None, list(ins), outs, render=render))
+        instr = _Instr(None, list(ins), outs, render=render)
+        instr.writes_input = writes_input
+        self.instrs.append(instr)
         return outs
 
     def block(self, jaxpr: Jaxpr, outer_names: Sequence[str | None],
@@ -699,21 +722,22 @@ def _assign_out_buffers(instrs: list[_Instr]) -> None:
     for i, instr in enumerate(instrs):
         if instr.ufunc is not None and instr.outs[0].aval.shape:
             out = instr.outs[0]
-            for candidate in instr.ins:
-                root = candidate.root
-                if (
-                    root is not None
-                    and root.alias_last_use == i
-                    and candidate.aval.shape == out.aval.shape
-                    and candidate.aval.dtype == out.aval.dtype
-                ):
-                    instr.out_buffer = candidate
-                    out.root = root
-                    break
+            candidate = _dead_buffer(instr, i)
+            if candidate is not None:
+                instr.out_buffer = candidate
+                out.root = candidate.root
             else:
                 out.root = out
             out.aliases = (out.root,)
             _note_aliases(out)
+        elif instr.writes_input and instr.outs[0].aval.shape:
+            # It may write into a dead buffer, or return views of its
+            # inputs: its outputs own nothing and may alias every input.
+            instr.out_buffer = _dead_buffer(instr, i)
+            aliases = _union_aliases(instr.ins)
+            for out in instr.outs:
+                out.aliases = aliases
+                _note_aliases(out)
         elif instr.fresh:
             out = instr.outs[0]
             out.root = out
@@ -724,6 +748,18 @@ def _assign_out_buffers(instrs: list[_Instr]) -> None:
             for out in instr.outs:
                 out.aliases = aliases
                 _note_aliases(out)
+
+
+def _dead_buffer(instr: _Instr, i: int) -> _Value | None:
+    # An input of instruction i that owns its buffer, of the first output's
+    # shape and dtype, with nothing sharing the buffer read after i.
+    out = instr.outs[0]
+    for candidate in instr.ins:
+        root = candidate.root
+        if (root is not None and root.alias_last_use == i and candidate.aval.shape == out.aval.shape
+                and candidate.aval.dtype == out.aval.dtype):
+            return candidate
+    return None
 
 
 def _write_outputs_in_place(instrs: list[_Instr], outs: list[_Value], targets: Sequence[str | None]) -> set[int]:
@@ -803,7 +839,10 @@ def _body_lines(instrs: list[_Instr]) -> list[str]:
 
 def _instr_lines(instr: _Instr) -> list[str]:
     if instr.render is not None:
-        return list(instr.render([v.name for v in instr.ins], [v.name for v in instr.outs]))
+        names = [v.name for v in instr.ins], [v.name for v in instr.outs]
+        if instr.out_buffer is not None:
+            return list(instr.render(*names, out_buffer=instr.out_buffer.name))
+        return list(instr.render(*names))
     args = [v.name for v in instr.ins]
     if instr.out_target is not None:
         args.append(instr.out_target)

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -274,16 +274,18 @@ def _emit_while(builder, eqn, ins):
         lines.extend(f"{o} = {as_buffer}({c}, {a})" for o, c, a in zip(out_names, carry, avals, strict=True))
         if native_name is None:
             return lines
-        return _with_native_tier(native_name, n, f"_n{n}", lines, in_names, out_names)
+        return with_native_tier(native_name, n, f"_n{n}", lines, in_names, out_names)
 
     return builder.statement(render, ins, out_avals)
 
 
-def _with_native_tier(native_name: str, n: int, steps: str, lines: list[str], in_names, out_names) -> list[str]:
+def with_native_tier(native_name: str, n: int | str, steps: str, lines: list[str], in_names, out_names,
+                     out_buffers: Sequence[str] = ()) -> list[str]:
     # The native tier (native.py) first: its outputs, or None and the Python
-    # loop, which then reports its steps and outputs.
+    # loop, which then reports its steps and outputs. `out_buffers`: arrays
+    # (or None) the native code writes its outputs into once live.
     result = f"_nr{n}"
-    return [f"{result} = {native_name}.run({', '.join(in_names)})",
+    return [f"{result} = {native_name}.run({', '.join([*in_names, *out_buffers])})",
             f"if {result} is not None:",
             f"    {_targets(out_names)} = {result}",
             "else:",
@@ -323,7 +325,7 @@ def _emit_scan(builder, eqn, ins):
         lines = python_loop(in_names, out_names)
         if native_name is None:
             return lines
-        return _with_native_tier(native_name, n, str(length), lines, in_names, out_names)
+        return with_native_tier(native_name, n, str(length), lines, in_names, out_names)
 
     def python_loop(in_names, out_names):
         init, xs = in_names[nc:nc + nk], in_names[nc + nk:]

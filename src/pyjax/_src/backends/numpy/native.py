@@ -1048,7 +1048,9 @@ class NativeLoop:
     calls `native.check(steps, *outputs)` with the steps it made (a loop's
     iterations, a program's equations). Once the tier is live and called
     through native_call.c, `run` is that C callable itself, and `call1`
-    (a program of one output) the one returning that output alone."""
+    (a program of one output) the one returning that output alone; `run`
+    then also takes an array (or None) per output after the inputs, to
+    compute that output into."""
 
     def __init__(self, make: Callable[[], tuple[str, list[int], int]], in_avals: list, out_avals: list,
                  kind: str = "loop"):
@@ -1080,6 +1082,9 @@ class NativeLoop:
         return self.state == _DEAD
 
     def _tiering(self, *inputs):
+        # (Output buffers after the inputs are for live native code only: the
+        # checked call's outputs must not overwrite what the Python code reads.)
+        inputs = inputs[:len(self.in_specs)]
         state = self.state
         if state == _LIVE:
             return self._run(inputs)
@@ -1222,6 +1227,20 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
 
 def _available() -> bool:
     return ENABLED and compiler() is not None
+
+
+available = _available
+
+
+def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dict) -> NativeLoop | None:
+    """The native tier of a row region (rows.py): `region` run as a loop of
+    `body` over its `rows` rows (its first `consts_n` inputs are scalars,
+    the others and its outputs are read and written a row at a time), or
+    None. Its steps are rows."""
+    if not _available() or not _plausible([body], impls):
+        return None
+    return NativeLoop(lambda: _scan_source(body, consts_n, 0, rows, False, impls), [v.aval for v in region.invars],
+                      [v.aval for v in region.outvars], "row loop")
 
 
 # Equations the C code may be written for (`_emit` decides for sure, on the

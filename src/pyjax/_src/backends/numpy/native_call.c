@@ -22,6 +22,9 @@
  *
  * A call with inputs of the expected dtypes and shapes returns the list of
  * outputs (new arrays); otherwise None, and the caller runs its Python code.
+ * After the inputs, a call may pass one array or None per output: an array
+ * (C-contiguous, aligned, writeable, of the output's dtype and shape) is
+ * written and returned as that output (the caller's dead buffer, reused).
  * An input that is not a C-contiguous, aligned, native-order ndarray (a
  * view, a NumPy scalar) is converted first, as np.ascontiguousarray would.
  *
@@ -96,6 +99,21 @@ static int take_inputs(NativeCall *self, PyObject *const *args, PyArrayObject **
     return 1;
 }
 
+/* Whether `x` can be output j (of shape `dims`) as it is. */
+static int fits(NativeCall *self, Py_ssize_t j, const npy_intp *dims, PyObject *x) {
+    if (!PyArray_CheckExact(x))
+        return 0;
+    PyArrayObject *arr = (PyArrayObject *)x;
+    int nd = self->out_ndim[j];
+    if (!PyArray_ISCARRAY(arr) || !PyArray_ISNOTSWAPPED(arr) || PyArray_NDIM(arr) != nd
+            || PyArray_TYPE(arr) != self->out_descr[j]->type_num)
+        return 0;
+    for (int d = 0; d < nd; d++)
+        if (PyArray_DIMS(arr)[d] != dims[d])
+            return 0;
+    return 1;
+}
+
 static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     NativeCall *self = (NativeCall *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -103,12 +121,13 @@ static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t n
         PyErr_SetString(PyExc_TypeError, "a native program takes positional arguments only");
         return NULL;
     }
-    if (nargs != self->n_in) {
+    if (nargs != self->n_in && nargs != self->n_in + self->n_out) {
         if (!self->single)
             Py_RETURN_NONE;
         PyErr_Format(PyExc_TypeError, "a native program of %zd inputs got %zd", self->n_in, nargs);
         return NULL;
     }
+    PyObject *const *given = nargs == self->n_in ? NULL : args + self->n_in;
     PyArrayObject *held[MAX_ARGS];
     char *ptrs[MAX_ARGS];
     PyObject *outs[MAX_ARGS];
@@ -130,12 +149,26 @@ static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t n
     }
     const npy_intp *dims = self->out_dims;
     for (; made < n_out; made++) {
-        PyArray_Descr *descr = self->out_descr[made];
-        Py_INCREF(descr);  /* stolen */
-        outs[made] = PyArray_NewFromDescr(&PyArray_Type, descr, self->out_ndim[made], (npy_intp *)dims,
-                                          NULL, NULL, 0, NULL);
-        if (outs[made] == NULL)
-            goto done;
+        if (given != NULL && given[made] != Py_None) {
+            if (!fits(self, made, dims, given[made])) {
+                if (self->single) {
+                    PyErr_SetString(PyExc_TypeError, "a native program's output buffer does not fit");
+                } else {
+                    Py_INCREF(Py_None);
+                    result = Py_None;
+                }
+                goto done;
+            }
+            Py_INCREF(given[made]);
+            outs[made] = given[made];
+        } else {
+            PyArray_Descr *descr = self->out_descr[made];
+            Py_INCREF(descr);  /* stolen */
+            outs[made] = PyArray_NewFromDescr(&PyArray_Type, descr, self->out_ndim[made], (npy_intp *)dims,
+                                              NULL, NULL, 0, NULL);
+            if (outs[made] == NULL)
+                goto done;
+        }
         ptrs[n_in + made] = PyArray_BYTES((PyArrayObject *)outs[made]);
         dims += self->out_ndim[made];
     }

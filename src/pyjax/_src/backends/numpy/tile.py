@@ -80,6 +80,11 @@ _TILED, _WHOLE, _PARTIAL = "tiled", "whole", "partial"
 _inside = threading.local()
 
 
+def compiling_block() -> bool:
+    """Whether a tiled region's block is being compiled (on this thread)."""
+    return getattr(_inside, "compiling", False)
+
+
 def enabled() -> bool:
     """Whether the compiler looks for regions now: only with more than one
     core to share them, and never while compiling a region's own blocks."""
