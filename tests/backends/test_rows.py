@@ -1,0 +1,157 @@
+"""Row regions (backends/numpy/rows.py): a run of row-wise equations over a
+large array gets a native tier that runs it row by row over NumPy's own
+kernels. Every case checks the tier went live and that its results are
+bitwise those of the Python code (the same function with native code off).
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax._src.backends.numpy import native
+
+pytestmark = pytest.mark.skipif(native.compiler() is None or not native.ENABLED,
+                                reason="native code needs a C compiler")
+
+rng = np.random.default_rng(5)
+
+
+def arr(*shape, dtype=np.float32, scale=1.0):
+    return jnp.asarray((rng.standard_normal(shape) * scale).astype(dtype))
+
+
+@pytest.fixture(autouse=True)
+def eager_tier(monkeypatch):
+    monkeypatch.setattr(native, "AFTER_STEPS", 0)  # build at the first call; it is the checked one
+
+
+def row_loops():
+    return [o for o in gc.get_objects() if isinstance(o, native.NativeLoop) and o.kind == "row loop"]
+
+
+def run_both(f, *args, monkeypatch, calls=3):
+    """(native outputs of `calls` calls, Python outputs, the row loops made)."""
+    before = {id(o) for o in row_loops()}
+    jf = pyjax.jit(lambda *a: f(*a))
+    outs = [jf(*args) for _ in range(calls)]
+    made = [o for o in row_loops() if id(o) not in before]
+    with monkeypatch.context() as m:
+        m.setattr(native, "ENABLED", False)
+        reference = pyjax.jit(lambda *a: f(*a))(*args)
+    for out in outs:
+        for a, b in zip(pyjax.tree.leaves(out), pyjax.tree.leaves(reference), strict=True):
+            a, b = np.asarray(a), np.asarray(b)
+            assert a.dtype == b.dtype and a.shape == b.shape
+            assert a.tobytes() == b.tobytes()
+    return outs, reference, made
+
+
+def softmax(s):
+    s = s / 8.0
+    s = s - jnp.max(s, axis=-1, keepdims=True)
+    e = jnp.exp(s)
+    return e / jnp.sum(e, axis=-1, keepdims=True)
+
+
+def layer_norm(x, g, b):
+    mean = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=-1, keepdims=True)
+    return (x - mean) * jax_rsqrt(var + 1e-5) * g + b
+
+
+def jax_rsqrt(x):
+    return pyjax.lax.rsqrt(x)
+
+
+@pytest.mark.parametrize("f, shape", [
+    (softmax, (256, 512)),
+    (lambda s: pyjax.nn.softmax(s, axis=-1), (4, 64, 512)),
+    (lambda s: pyjax.nn.log_softmax(s, axis=-1), (300, 257)),
+    (lambda s: (jnp.max(s, axis=-1), jnp.sum(jnp.tanh(s) * 2.0, axis=-1)), (512, 200)),
+    (lambda s: jnp.logaddexp(s, 0.5) - jnp.min(s, axis=-1, keepdims=True), (128, 1024)),
+])
+def test_row_wise_runs_go_live_bitwise(f, shape, monkeypatch):
+    x = arr(*shape, scale=4.0)
+    text = pyjax.jit(f).lower(x).as_text()
+    assert "_native_rows" in text and "row-wise equations" in text
+    _, _, made = run_both(f, x, monkeypatch=monkeypatch)
+    assert made and all(n.live for n in made)
+
+
+def test_layer_norm_with_scale_and_shift(monkeypatch):
+    x, g, b = arr(256, 384, scale=3.0), arr(384), arr(384)
+    # g and b are per column (broadcast along axis 0): the run stops before them.
+    _, _, made = run_both(layer_norm, x, g, b, monkeypatch=monkeypatch)
+    assert made and all(n.live for n in made)
+
+
+def test_attention_rows_run_inside_tiled_blocks(monkeypatch):
+    H, S, D = 8, 128, 32
+
+    def attn(q, k, v):
+        def head(q, k, v):
+            s = (q @ k.T) / math.sqrt(D)
+            s = s - jnp.max(s, axis=-1, keepdims=True)
+            e = jnp.exp(s)
+            return (e / jnp.sum(e, axis=-1, keepdims=True)) @ v
+        return pyjax.vmap(head)(q, k, v)
+
+    q, k, v = arr(H, S, D), arr(H, S, D), arr(H, S, D)
+    _, _, made = run_both(attn, q, k, v, monkeypatch=monkeypatch)
+    assert made and all(n.live for n in made)
+
+
+def test_inputs_are_never_written(monkeypatch):
+    # The live loop writes its first output into a dead buffer the function
+    # allocated itself (a matmul's result), never into an argument.
+    x = arr(256, 512, scale=4.0)
+    before = np.asarray(x).copy()
+    _, _, made = run_both(softmax, x, monkeypatch=monkeypatch, calls=4)
+    assert made and all(n.live for n in made)
+    assert np.asarray(x).tobytes() == before.tobytes()
+    f = lambda a, b: softmax(a @ b)
+    text = pyjax.jit(f).lower(arr(256, 64), arr(64, 512)).as_text()
+    run = next(line for line in text.splitlines() if "_native_rows" in line and ".run(" in line)
+    assert run.count(",") == 2  # scalar, scores, and the scores again as the output's buffer
+    a, b = arr(256, 64), arr(64, 512)
+    copies = np.asarray(a).copy(), np.asarray(b).copy()
+    run_both(f, a, b, monkeypatch=monkeypatch, calls=4)
+    assert np.asarray(a).tobytes() == copies[0].tobytes() and np.asarray(b).tobytes() == copies[1].tobytes()
+
+
+@pytest.mark.parametrize("f, shape", [
+    (lambda s: s - jnp.max(s, axis=0, keepdims=True), (512, 512)),  # over the leading axis
+    (lambda s: jnp.exp(s) + jnp.sum(s, axis=-1, keepdims=True), (64, 64)),  # small
+    (lambda s: jnp.tanh(s) * 2.0 + 1.0, (512, 512)),  # no reduction: nothing to fuse for
+    (lambda s: jnp.exp(s) / jnp.sum(jnp.exp(s), axis=-1, keepdims=True), (1024, 8)),  # short rows
+])
+def test_other_runs_keep_their_python_code(f, shape):
+    text = pyjax.jit(f).lower(arr(*shape)).as_text()
+    assert "_native_rows" not in text
+
+
+def test_a_difference_drops_the_row_loop_and_keeps_python_results(monkeypatch):
+    run = native.NativeLoop._run
+
+    def wrong(self, inputs):
+        outs = run(self, inputs)
+        if outs is not None and self.kind == "row loop":
+            outs[0] = outs[0] + 1.0
+        return outs
+
+    monkeypatch.setattr(native.NativeLoop, "_run", wrong)
+    x = arr(256, 512)
+    outs, reference, made = run_both(softmax, x, monkeypatch=monkeypatch)
+    assert made and all(n.dead for n in made)
+
+
+def test_without_native_code_nothing_changes(monkeypatch):
+    monkeypatch.setattr(native, "ENABLED", False)
+    text = pyjax.jit(softmax).lower(arr(256, 512)).as_text()
+    assert "_native_rows" not in text
