@@ -1253,28 +1253,28 @@ _NATIVE_NAMES = frozenset({"dot_general", "fma", "max", "min", "clamp", "select_
 
 
 def _plausible(jaxprs: list, impls: dict) -> bool:
-    from pyjax._src.backends.numpy.compile import DEFAULT_IMPLS, ufunc_of
-
     try:
         _check_values(jaxprs)
     except _Unsupported:
         return False
-    for jaxpr in jaxprs:
-        for eqn in jaxpr.eqns:
-            impl = impls.get(eqn.primitive)
-            if eqn.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive):
-                return False
-            key = _CALLS.get(eqn.primitive.name)
-            if eqn.primitive.name == "cond":
-                if not _plausible([b.jaxpr for b in eqn.params["branches"]], impls):
-                    return False
-            elif key is not None:
-                if not _plausible([eqn.params[key].jaxpr], impls):
-                    return False
-            elif (eqn.primitive.name not in _NATIVE_NAMES and getattr(impl, "reduce_ufunc", None) is None
-                  and (eqn.primitive.multiple_results or ufunc_of(eqn, impl, True) is None)):
-                return False
-    return True
+    return all(plausible_eqn(eqn, impls) for jaxpr in jaxprs for eqn in jaxpr.eqns)
+
+
+def plausible_eqn(eqn, impls: dict) -> bool:
+    """Whether native code may be written for `eqn` (`_emit` decides for
+    sure, on the build thread)."""
+    from pyjax._src.backends.numpy.compile import DEFAULT_IMPLS, ufunc_of
+
+    impl = impls.get(eqn.primitive)
+    if eqn.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive):
+        return False
+    key = _CALLS.get(eqn.primitive.name)
+    if eqn.primitive.name == "cond":
+        return _plausible([b.jaxpr for b in eqn.params["branches"]], impls)
+    if key is not None:
+        return _plausible([eqn.params[key].jaxpr], impls)
+    return (eqn.primitive.name in _NATIVE_NAMES or getattr(impl, "reduce_ufunc", None) is not None
+            or (not eqn.primitive.multiple_results and ufunc_of(eqn, impl, True) is not None))
 
 
 if sys.platform == "win32" or sys.implementation.name != "cpython":

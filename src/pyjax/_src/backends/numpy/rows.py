@@ -71,12 +71,10 @@ def plan(jaxpr: Jaxpr, impls: dict) -> dict[int, RowRegion]:
     last_read = _last_reads(jaxpr)
     regions, i = {}, 0
     while i < len(jaxpr.eqns):
-        region = _grow(jaxpr, i, last_read, impls, in_block)
-        if region is None:
-            i += 1
-        else:
+        region, stop = _grow(jaxpr, i, last_read, impls, in_block)
+        if region is not None:
             regions[i] = region
-            i = region.stop
+        i = max(stop, i + 1)
     return regions
 
 
@@ -102,42 +100,45 @@ def _anchor_shape(eqn: JaxprEqn) -> tuple | None:
     return None
 
 
-def _grow(jaxpr: Jaxpr, start: int, last_read: dict, impls: dict, in_block: bool) -> RowRegion | None:
+def _grow(jaxpr: Jaxpr, start: int, last_read: dict, impls: dict, in_block: bool) -> tuple:
+    """(the region starting at equation `start`, or None; where to look
+    next). A run that does not qualify is skipped whole: any run starting
+    inside it ends where it ends, with fewer equations and reductions."""
     shape = _anchor_shape(jaxpr.eqns[start])
     if shape is None or len(shape) < 2:
-        return None
+        return None, start + 1
     *outer, length = shape
     rows = math.prod(outer)
     elements = rows * length
     if (length < MIN_ROW or rows < 2 or elements < MIN_ELEMENTS
             or (not in_block and elements >= split_lib.MIN_ELEMENTS)):
-        return None
+        return None, start + 1
     kinds = {tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR}
     defined: dict[Var, str] = {}  # values of the region -> their kind
     stop = start
     for eqn in jaxpr.eqns[start:]:
         out_kind = _out_kind(eqn, kinds, length)
-        if out_kind is None:
+        if out_kind is None or not native_lib.plausible_eqn(eqn, impls):
             break
         for v in eqn.outvars:
             defined[v] = out_kind
         stop += 1
     if stop - start < _MIN_EQNS or not any(e.primitive.name in _REDUCTIONS for e in jaxpr.eqns[start:stop]):
-        return None
+        return None, stop
     eqns = jaxpr.eqns[start:stop]
     inputs = list(dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined))
     # Scalars first: they are the row loop's constants, the others its xs.
     inputs.sort(key=lambda v: kinds[tuple(v.aval.shape)] != _SCALAR)
     outputs = [v for e in eqns for v in e.outvars if type(v) is not DropVar and last_read.get(v, -1) >= stop]
     if not outputs:
-        return None
+        return None, stop
     region = Jaxpr([], inputs, outputs, eqns)
     body = _row_jaxpr(region, kinds, length)
     consts = sum(kinds[tuple(v.aval.shape)] == _SCALAR for v in inputs)
     native = native_lib.native_rows(body, consts, rows, region, impls)
     if native is None:
-        return None
-    return RowRegion(start, stop, region, rows, native)
+        return None, stop
+    return RowRegion(start, stop, region, rows, native), stop
 
 
 def _out_kind(eqn: JaxprEqn, kinds: dict, length: int) -> str | None:
