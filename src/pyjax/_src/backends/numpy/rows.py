@@ -68,7 +68,7 @@ def plan(jaxpr: Jaxpr, impls: dict) -> dict[int, RowRegion]:
     if getattr(_building, "python", False) or not native_lib.available():
         return {}
     in_block = tile_lib.compiling_block()
-    last_read = _last_reads(jaxpr)
+    last_read = tile_lib.last_uses(jaxpr)
     regions, i = {}, 0
     while i < len(jaxpr.eqns):
         region, stop = _grow(jaxpr, i, last_read, impls, in_block)
@@ -76,19 +76,6 @@ def plan(jaxpr: Jaxpr, impls: dict) -> dict[int, RowRegion]:
             regions[i] = region
         i = max(stop, i + 1)
     return regions
-
-
-def _last_reads(jaxpr: Jaxpr) -> dict:
-    # Each variable's last reader (an equation index; past the end: returned).
-    last = {}
-    for i, eqn in enumerate(jaxpr.eqns):
-        for v in eqn.invars:
-            if type(v) is not Literal:
-                last[v] = i
-    for v in jaxpr.outvars:
-        if type(v) is not Literal:
-            last[v] = len(jaxpr.eqns)
-    return last
 
 
 def _anchor_shape(eqn: JaxprEqn) -> tuple | None:

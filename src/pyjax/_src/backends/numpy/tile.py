@@ -111,7 +111,7 @@ def plan(jaxpr: Jaxpr) -> list | None:
     eqns = jaxpr.eqns
     if not any(_big(v.aval) for e in eqns for v in e.outvars):
         return None
-    last_use = _last_uses(jaxpr)
+    last_use = last_uses(jaxpr)
     items: list = []
     found = False
     i = 0
@@ -132,7 +132,9 @@ def _big(aval) -> bool:
     return bool(shape) and math.prod(shape) * 2 >= MIN_ELEMENTS
 
 
-def _last_uses(jaxpr: Jaxpr) -> dict:
+def last_uses(jaxpr: Jaxpr) -> dict:
+    """Each variable's last reader: an equation index, or past the last
+    equation for an output."""
     last = {}
     for i, eqn in enumerate(jaxpr.eqns):
         for v in eqn.invars:
