@@ -15,6 +15,7 @@ from functools import partial
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import core, dtypes, errors
 from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.jit import jit
@@ -407,3 +408,10 @@ log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 def tanh(x):
     """Hyperbolic tangent (jax.nn re-exports jnp.tanh)."""
     return jnp.tanh(x)
+
+
+# Eager calls of these run a compiled program from the second call with the
+# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
+# jax.numpy functions dispatch once.
+softmax = _eager.fast_path(softmax)
+log_softmax = _eager.fast_path(log_softmax)

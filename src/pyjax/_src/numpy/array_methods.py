@@ -18,6 +18,7 @@ from pyjax._src.numpy import (
     contractions,
     creation,
     cumulative,
+    eager,
     indexing,
     joining,
     matrices,
@@ -57,6 +58,9 @@ def _astype(self, dtype, copy: bool = False, device=None):
     if dtypes.issubdtype(self.aval.dtype, np.complexfloating) and not dtypes.issubdtype(dtype, np.complexfloating):
         return lax_ew._convert_element_type(self, dtype, False, warn_on_complex_to_real_cast=False)
     return convert_element_type(self, dtype, False)
+
+
+_astype = eager.fast_path(_astype)  # eager calls run a compiled program (numpy/eager.py)
 
 
 def _iter(self):

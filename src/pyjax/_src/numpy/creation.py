@@ -16,6 +16,7 @@ import types
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
@@ -627,3 +628,15 @@ fromiter = _impure("fromiter")
 def from_dlpack(x, /, *, device=None, copy=None):
     """An array from a DLPack-exporting object (through NumPy)."""
     return asarray(np.from_dlpack(x))
+
+
+# Eager calls of these run a compiled program from the second call with the
+# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
+# jax.numpy functions dispatch once.
+zeros = _eager.fast_path(zeros)
+ones = _eager.fast_path(ones)
+full = _eager.fast_path(full)
+empty = _eager.fast_path(empty)
+arange = _eager.fast_path(arange)
+linspace = _eager.fast_path(linspace)
+eye = _eager.fast_path(eye)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import dtypes
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
@@ -134,3 +135,10 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = Fals
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
     out = _cumulative_reduction("cumulative_prod", lax_windowed.cumprod, x, axis, dtype)
     return _with_initial(out, x, axis, 1) if include_initial else out
+
+
+# Eager calls of these run a compiled program from the second call with the
+# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
+# jax.numpy functions dispatch once.
+cumsum = _eager.fast_path(cumsum)
+cumprod = _eager.fast_path(cumprod)

@@ -30,7 +30,10 @@ non-Array input.
 
 from __future__ import annotations
 
+import functools
+import struct
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
@@ -42,6 +45,7 @@ from pyjax._src.jaxpr import Var as _Var
 from pyjax._src.jit import jit_p
 from pyjax._src.lax import dot as lax_dot
 from pyjax._src.lax import elementwise as lax_ew
+from pyjax._src.numpy.scalar_types import _ScalarMeta
 
 _NOT_REPLAYABLE = object()
 _MAX_PLANS = 4096  # a bound on a site's cache for programs called with many different keys
@@ -161,6 +165,90 @@ class Site:
         if plan is _NOT_REPLAYABLE:
             return None
         return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
+
+
+def fast_path(fn: Callable) -> Callable:
+    """`fn` (a jax.numpy function of arrays and static options) with the
+    eager fast path of a `Site`: called eagerly with Arrays, or lists or
+    tuples of them, in any positional or keyword argument and static
+    values (ints, floats, bools, strings, None, dtypes, slices and tuples
+    or lists of these) everywhere else, the second call with the same
+    avals, options and configuration traces `fn` once, and later ones run
+    the compiled program. Anything else calls `fn` itself."""
+    site = Site(fn.__name__, fn)
+    plans = site.plans
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if core._trace_ctx.get() is not None:
+            return fn(*args, **kwargs)
+        arrays: list = []
+        try:
+            key = (*[_key_part(a, arrays) for a in args], _key_part(kwargs, arrays) if kwargs else None,
+                   config.trace_context_id())
+            plan = plans.get(key)
+        except TypeError:  # an option that is not static, or a non-Array array
+            return fn(*args, **kwargs)
+        if type(plan) is _Program:
+            return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
+        if type(core._default_trace[0]) is not EvalTrace or plan is _NOT_REPLAYABLE:
+            return fn(*args, **kwargs)
+        if plan is None:  # first sight: the ordinary path, remembered
+            if len(plans) >= _MAX_PLANS:
+                plans.clear()
+            plans[key] = 1
+            return fn(*args, **kwargs)
+
+        def call(*tracers):
+            it = iter(tracers)
+            return fn(*_substitute(args, it), **_substitute(kwargs, it))
+
+        plan = plans[key] = _build(call, arrays)
+        if plan is _NOT_REPLAYABLE:
+            return fn(*args, **kwargs)
+        return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
+
+    return wrapper
+
+
+def _key_part(value, arrays: list):
+    # The cache-key part of an argument; Arrays are keyed by aval and
+    # collected in order. Raises TypeError for anything not static. Values
+    # equal across types (1, 1.0, True) are told apart by their type.
+    t = type(value)
+    if t is Array:
+        arrays.append(value)
+        return value.aval
+    if t in _PLAIN_KEYS:
+        return t, value
+    if t is tuple or t is list:
+        if tuple(map(type, value)).count(int) == len(value):  # a shape, axes: the common case
+            return t, value
+        return (t, *[_key_part(v, arrays) for v in value])
+    if t is float or t is complex:  # by their bits: -0.0 is not 0.0
+        return (t, struct.pack("<2d", value.real, value.imag))
+    if t is dict:
+        return tuple((k, _key_part(v, arrays)) for k, v in value.items())
+    if t is _ScalarMeta:  # jnp.float32 and the like
+        return ("dtype", np.dtype(value.dtype))
+    if isinstance(value, (np.ndarray, np.generic)):  # values, not options: the ordinary path
+        raise TypeError("an array argument that is not an Array")
+    return hashable(value)
+
+
+_PLAIN_KEYS = frozenset({int, bool, str, type(None)})
+
+
+def _substitute(value, tracers):
+    # `value` with its Arrays replaced, in order, by the next tracers.
+    t = type(value)
+    if t is Array:
+        return next(tracers)
+    if t is tuple or t is list:
+        return t(_substitute(v, tracers) for v in value)
+    if t is dict:
+        return {k: _substitute(v, tracers) for k, v in value.items()}
+    return value
 
 
 def axis_tag(axis):

@@ -13,6 +13,7 @@ import operator
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import core, dtypes, errors
 from pyjax._src.jit import jit
 from pyjax._src.lax import shapes as lax_shapes
@@ -531,3 +532,12 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
         return slice(start, stop)
 
     return filt[tuple(bounds(ax) for ax in range(ndim))]
+
+
+# Eager calls of these run a compiled program from the second call with the
+# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
+# jax.numpy functions dispatch once.
+concatenate = _eager.fast_path(concatenate)
+stack = _eager.fast_path(stack)
+hstack = _eager.fast_path(hstack)
+vstack = _eager.fast_path(vstack)

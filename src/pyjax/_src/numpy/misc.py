@@ -12,6 +12,7 @@ from functools import partial
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import core, dtypes, errors
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
@@ -729,3 +730,9 @@ def printoptions(*args, **kwargs):
 def set_printoptions(*args, **kwargs):
     """Sets NumPy's print options."""
     return np.set_printoptions(*args, **kwargs)
+
+
+# Eager calls of these run a compiled program from the second call with the
+# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
+# jax.numpy functions dispatch once.
+astype = _eager.fast_path(astype)

@@ -18,6 +18,7 @@ import operator
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.jit import jit
@@ -711,3 +712,10 @@ _SITES = {name: eager.Site(name, globals()[name], *options) for name, options in
     ("argmin", ("axis", "keepdims")),
 ]}
 _SUM_ALL = eager.Site("sum", sum)  # jnp.sum(x) with every default: the shortest key
+
+
+# Eager calls of these run a compiled program from the second call with the
+# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
+# jax.numpy functions dispatch once.
+var = _eager.fast_path(var)
+std = _eager.fast_path(std)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import core
 from pyjax._src.avals import ShapedArray
 from pyjax._src.jit import jit
@@ -405,3 +406,17 @@ def __getattr__(name: str):
                 "array_split", "tile", "repeat"):
         return getattr(joining, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Eager calls of these run a compiled program from the second call with the
+# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
+# jax.numpy functions dispatch once.
+reshape = _eager.fast_path(reshape)
+array_reshape = _eager.fast_path(array_reshape)
+transpose = _eager.fast_path(transpose)
+array_transpose = _eager.fast_path(array_transpose)
+expand_dims = _eager.fast_path(expand_dims)
+squeeze = _eager.fast_path(squeeze)
+moveaxis = _eager.fast_path(moveaxis)
+swapaxes = _eager.fast_path(swapaxes)
+ravel = _eager.fast_path(ravel)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import dtypes
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
@@ -342,3 +343,10 @@ def digitize(x, bins, right: bool = False, *, method: str | None = None):
     kwds = {} if method is None else {"method": method}
     return where(bins_arr[-1] >= bins_arr[0], searchsorted(bins_arr, x, side=side, **kwds),
                  aval_of(bins_arr).shape[0] - searchsorted(bins_arr[::-1], x, side=side, **kwds))
+
+
+# Eager calls of these run a compiled program from the second call with the
+# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
+# jax.numpy functions dispatch once.
+sort = _eager.fast_path(sort)
+argsort = _eager.fast_path(argsort)

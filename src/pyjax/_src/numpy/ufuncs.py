@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import config, core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
@@ -493,3 +494,10 @@ def __getattr__(name: str):
 
         return getattr(ufuncs_extra, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Eager calls of these run a compiled program from the second call with the
+# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
+# jax.numpy functions dispatch once.
+absolute = _eager.fast_path(absolute)
+abs = absolute

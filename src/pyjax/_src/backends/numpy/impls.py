@@ -10,6 +10,7 @@ half away from zero) the impl says so and does what XLA does.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -386,7 +387,15 @@ IMPLS[ew.select_n_p] = _select_n
 
 def _float_to_int(x, new_dtype):
     # XLA truncates towards zero, saturates out-of-range values and maps NaN
-    # to 0. The bounds are compared in float64, where 2**(bits-1) is exact.
+    # to 0. Where every value is in range (the common case), that is NumPy's
+    # own cast, which truncates; a bound rounded in x's dtype only widens
+    # what counts as out of range (NaN compares false: out of range too).
+    x = np.asarray(x)
+    low, high = _int_range(np.dtype(new_dtype))
+    with np.errstate(invalid="ignore", over="ignore"):
+        if ((x > low) & (x < high)).all():
+            return x.astype(new_dtype)
+    # The bounds are compared in float64, where 2**(bits-1) is exact.
     x = np.asarray(x, np.float64)
     info = np.iinfo(new_dtype)
     too_big = x >= 2.0 ** (info.bits - (1 if info.min < 0 else 0))
@@ -395,6 +404,13 @@ def _float_to_int(x, new_dtype):
     out = in_range.astype(new_dtype)
     out = np.where(too_big, info.max, out)
     return np.where(too_small, info.min, out).astype(new_dtype)
+
+
+@functools.lru_cache(maxsize=None)
+def _int_range(dtype: np.dtype) -> tuple[float, float]:
+    # Floats strictly between these truncate to an integer of `dtype`.
+    info = np.iinfo(dtype)
+    return float(info.min) - 1.0, 2.0 ** (info.bits - (1 if info.min < 0 else 0))
 
 
 def _convert_element_type(operand, *, new_dtype, weak_type, sharding):
@@ -454,6 +470,10 @@ IMPLS[sh.reshape_p] = _reshape
 IMPLS[sh.transpose_p] = lambda x, *, permutation: np.transpose(x, permutation)
 IMPLS[sh.squeeze_p] = lambda x, *, dimensions: np.squeeze(x, dimensions)
 IMPLS[sh.iota_p] = _iota
+# Layout changes keep their operand's dtype, which abstract evaluation
+# promises: eager plans (and jax.numpy's direct calls) skip the dtype check.
+for _p in (sh.broadcast_in_dim_p, sh.reshape_p, sh.transpose_p, sh.squeeze_p):
+    IMPLS[_p].dtype_exact = True
 
 
 # --- reductions
