@@ -211,7 +211,7 @@ def compile_jaxpr(
     native = native_lib.native_program(jaxpr, impls)  # a native tier for a long straight-line program
     native_name = builder.constant(native, "native_program") if native is not None else None
     fn, source = builder.build(name, in_values, out_values, reuse_buffers=reuse_buffers, native=native_name,
-                               native_steps=len(jaxpr.eqns))
+                               native_steps=native.steps_per_call if native is not None else 0)
     compiled = CompiledFunction(fn)
     compiled.source = source
     compiled.num_eqns = len(builder.instrs)

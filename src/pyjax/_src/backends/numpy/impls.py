@@ -392,9 +392,8 @@ def _float_to_int(x, new_dtype):
     # what counts as out of range (NaN compares false: out of range too).
     x = np.asarray(x)
     low, high = _int_range(np.dtype(new_dtype))
-    with np.errstate(invalid="ignore", over="ignore"):
-        if ((x > low) & (x < high)).all():
-            return x.astype(new_dtype)
+    if ((x > low) & (x < high)).all():  # (comparisons never warn, NaN included)
+        return x.astype(new_dtype)
     # The bounds are compared in float64, where 2**(bits-1) is exact.
     x = np.asarray(x, np.float64)
     info = np.iinfo(new_dtype)

@@ -554,6 +554,8 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
         step += _dot_lines(src, eqn, ins, out)
     elif name == "fma":
         step += _fma_lines(src, eqn, ins, out)
+    elif name == "row_dot":
+        step += _row_dot_lines(src, eqn, ins, out)
     elif name in ("max", "min") and out.dtype in _C_SCALARS and all(v.dtype == out.dtype for v in ins):
         step += _minmax_lines(src, name, ins[0], ins[1], out)
     elif name == "clamp" and out.dtype in _C_SCALARS and all(v.dtype == out.dtype for v in ins):
@@ -843,6 +845,26 @@ def _fma_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
     neg_c = "-" if eqn.params.get("negate_addend") else ""
     return _element_lines(src, out.shape, [*ins, out],
                           lambda r: f"{r[3]} = {fn}({neg_a}{r[0]}, {r[1]}, {neg_c}{r[2]});")
+
+
+def _row_dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
+    # rewrite.py's short row sum of products (fma.py `row_dot`), as its impl:
+    # from +0, one fused multiply-add per element of the row, in order (the
+    # first two swapped for a square).
+    a, b = ins
+    if out.dtype not in _C_TYPES or a.dtype != out.dtype or b.dtype != out.dtype:
+        raise _Unsupported("row_dot operands")
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    order = list(range(shape[-1]))
+    if eqn.params["square"] and len(order) >= 2:
+        order[0], order[1] = 1, 0
+    fn = "fmaf" if out.dtype == np.float32 else "fma"
+    steps = [(a, a.aligned(shape)), (b, b.aligned(shape))]
+    lines = _element_lines(src, out.shape, [out], lambda r: f"{r[0]} = 0;")
+    for k in order:
+        a_k, b_k = (_View(f"({v.ptr} + {k * st[-1]})", shape[:-1], st[:-1], v.dtype) for v, st in steps)
+        lines += _element_lines(src, out.shape, [a_k, b_k, out], lambda r: f"{r[2]} = {fn}({r[0]}, {r[1]}, {r[2]});")
+    return lines
 
 
 def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
@@ -1218,13 +1240,24 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
     if (shortest == MIN_PROGRAM_EQNS and len(jaxpr.eqns) == 1
             and getattr(impls.get(jaxpr.eqns[0].primitive), "reduce_ufunc", None) is not None):
         shortest = 1  # `ufunc.reduce` alone costs ~1 us: more than the native call
-    if (len(jaxpr.eqns) < shortest or jaxpr.constvars or not _available()
-            or not _plausible([jaxpr], impls)):
+    if jaxpr.constvars or not _available():
+        return None
+    eqns = _inlined_eqns(jaxpr)  # (a jitted jax.numpy function is one `jit` equation)
+    if eqns < shortest or not _plausible([jaxpr], impls):
         return None
     native = NativeLoop(lambda: _program_source(jaxpr, impls), [v.aval for v in jaxpr.invars],
                         [v.aval for v in jaxpr.outvars], "program")
-    native.steps_per_call = len(jaxpr.eqns)
+    native.steps_per_call = eqns
     return native
+
+
+def _inlined_eqns(jaxpr: Jaxpr) -> int:
+    # Equations once jit, remat and custom_jvp/vjp calls are written in line.
+    n = 0
+    for eqn in jaxpr.eqns:
+        key = _CALLS.get(eqn.primitive.name)
+        n += _inlined_eqns(eqn.params[key].jaxpr) if key is not None else 1
+    return n
 
 
 def _available() -> bool:
@@ -1247,7 +1280,7 @@ def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dic
 
 # Equations the C code may be written for (`_emit` decides for sure, on the
 # build thread); anything else keeps the Python code without a tier.
-_NATIVE_NAMES = frozenset({"dot_general", "fma", "max", "min", "clamp", "select_n", "integer_pow", "convert_element_type", "sign",
+_NATIVE_NAMES = frozenset({"dot_general", "fma", "row_dot", "max", "min", "clamp", "select_n", "integer_pow", "convert_element_type", "sign",
                            "dynamic_slice", "dynamic_update_slice", "concatenate", "scatter",
                            *_VIEWS, *_IMPL_UFUNCS})
 
