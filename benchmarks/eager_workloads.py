@@ -28,6 +28,14 @@ CASES = [
     ("eager_relu", lambda jax, jnp, x, m: jnp.maximum(x, 0.0), lambda x, m: np.maximum(x, 0.0)),
     ("eager_dot", lambda jax, jnp, x, m: jnp.dot(m, m), lambda x, m: np.dot(m, m)),
     ("eager_where", lambda jax, jnp, x, m: jnp.where(x > 0, x, 0.0), lambda x, m: np.where(x > 0, x, 0.0)),
+    ("eager_reshape", lambda jax, jnp, x, m: jnp.reshape(m, (2, 8)), lambda x, m: np.reshape(m, (2, 8))),
+    ("eager_astype", lambda jax, jnp, x, m: m.astype(jnp.int32), lambda x, m: m.astype(np.int32)),
+    ("eager_zeros", lambda jax, jnp, x, m: jnp.zeros((4, 4)), lambda x, m: np.zeros((4, 4), np.float32)),
+    ("eager_concatenate", lambda jax, jnp, x, m: jnp.concatenate([x, x]), lambda x, m: np.concatenate([x, x])),
+    ("eager_std", lambda jax, jnp, x, m: jnp.std(m, axis=0), lambda x, m: np.std(m, axis=0)),
+    ("eager_softmax", lambda jax, jnp, x, m: jax.nn.softmax(m, axis=-1),
+     lambda x, m: np.exp(m - m.max(-1, keepdims=True)) / np.exp(m - m.max(-1, keepdims=True)).sum(-1, keepdims=True)),
+    ("eager_sort", lambda jax, jnp, x, m: jnp.sort(x), lambda x, m: np.sort(x)),
 ]
 
 

@@ -7,6 +7,8 @@ default trace."""
 from __future__ import annotations
 
 import ml_dtypes
+import warnings
+
 import numpy as np
 import pytest
 
@@ -258,3 +260,104 @@ def test_comparison_dunders_with_scalars_match_jit(dtype, scalar):
             continue
         for _ in range(3):
             _same(f(x), expected)
+
+
+# --- eager.fast_path: jax.numpy functions that run a compiled program eagerly
+
+def _plans(fn):
+    # The plans of a function wrapped by eager.fast_path.
+    (plans,) = [c.cell_contents for c in fn.__closure__ if isinstance(c.cell_contents, dict)]
+    return plans
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.dtype, a.shape, a.tobytes()
+
+
+FAST_CALLS = [
+    ("reshape", lambda x, m: jnp.reshape(m, (2, 6))),
+    ("method reshape", lambda x, m: m.reshape(3, 4)),
+    ("transpose", lambda x, m: jnp.transpose(m)),
+    (".T", lambda x, m: m.T),
+    ("astype", lambda x, m: m.astype(jnp.int32)),
+    ("astype np dtype", lambda x, m: jnp.astype(m, np.int16)),
+    ("concatenate", lambda x, m: jnp.concatenate([x, x * 2.0])),
+    ("stack kw", lambda x, m: jnp.stack((x, x), axis=1)),
+    ("zeros", lambda x, m: jnp.zeros((2, 3), jnp.float32)),
+    ("full -0.0", lambda x, m: jnp.full(3, -0.0)),
+    ("full 0.0", lambda x, m: jnp.full(3, 0.0)),
+    ("arange", lambda x, m: jnp.arange(1, 7, 2)),
+    ("linspace", lambda x, m: jnp.linspace(0.0, 1.0, 5)),
+    ("std", lambda x, m: jnp.std(m, axis=0)),
+    ("var ddof", lambda x, m: jnp.var(x, ddof=1)),
+    ("cumsum", lambda x, m: jnp.cumsum(m, axis=1)),
+    ("sort", lambda x, m: jnp.sort(x)),
+    ("argsort descending", lambda x, m: jnp.argsort(x, descending=True)),
+    ("abs", lambda x, m: jnp.abs(x)),
+    ("softmax", lambda x, m: pyjax.nn.softmax(m, axis=-1)),
+    ("log_softmax", lambda x, m: pyjax.nn.log_softmax(x)),
+    ("expand_dims", lambda x, m: jnp.expand_dims(x, (0, 2))),
+]
+
+
+@pytest.mark.parametrize("name, call", FAST_CALLS, ids=[n for n, _ in FAST_CALLS])
+def test_fast_path_calls_agree_with_the_ordinary_path(name, call):
+    x = jnp.asarray(np.array([1.5, -2.25, 3.0], np.float32))
+    m = jnp.asarray(np.linspace(-3, 4, 12, dtype=np.float32).reshape(4, 3))
+    core.set_default_trace(core._default_trace[0])  # no plans of earlier tests
+    results = [call(x, m) for _ in range(4)]  # ordinary, build, then the compiled program twice
+    first = results[0]
+    for r in results[1:]:
+        assert isinstance(r, pyjax.Array) and r.weak_type == first.weak_type
+        assert _bits(r) == _bits(first)
+
+
+def test_fast_path_keys_tell_minus_zero_and_types_apart():
+    core.set_default_trace(core._default_trace[0])
+    for _ in range(3):
+        neg, pos = jnp.full(2, -0.0), jnp.full(2, 0.0)
+        assert np.signbit(np.asarray(neg)).all() and not np.signbit(np.asarray(pos)).any()
+        i, f, b = jnp.full(2, 1), jnp.full(2, 1.0), jnp.full(2, True)
+        assert (i.dtype, f.dtype, b.dtype) == (jnp.int32, jnp.float32, jnp.bool_)
+
+
+def test_fast_path_raises_and_warns_as_the_ordinary_path():
+    m = jnp.ones((2, 3))
+    for _ in range(3):
+        with pytest.raises(TypeError, match="cannot reshape|total size|size"):
+            jnp.reshape(m, (4, 4))
+    for _ in range(3):
+        with pytest.raises(TypeError, match="different numbers of dimensions"):
+            jnp.concatenate([jnp.ones(2), jnp.ones((2, 2))])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            jnp.astype(jnp.ones(3, jnp.complex64), jnp.float32)  # complex to real: it warns on every call
+    assert len(caught) == 3 and all(issubclass(w.category, DeprecationWarning) for w in caught)
+
+
+def test_fast_path_uses_its_compiled_program_and_follows_config():
+    from pyjax._src.numpy import shape_ops
+
+    core.set_default_trace(core._default_trace[0])
+    m = jnp.ones((4, 3))
+    for _ in range(3):
+        jnp.reshape(m, (3, 4))
+    assert any(type(p) is eager._Program for p in _plans(shape_ops.reshape).values())
+    for _ in range(2):
+        assert jnp.arange(3).dtype == jnp.int32
+    with pyjax.enable_x64(True):
+        assert jnp.arange(3).dtype == jnp.int64  # a new configuration: a new plan
+    assert jnp.arange(3).dtype == jnp.int32
+
+
+def test_fast_path_passes_tracers_and_non_arrays_through():
+    # Under a trace, and for NumPy arrays or Python lists, the function runs as it is.
+    for _ in range(3):
+        out = pyjax.jit(lambda a: jnp.reshape(a, (3, 2)))(jnp.ones(6))
+        assert out.shape == (3, 2)
+        assert jnp.reshape(np.ones(6, np.float32), (2, 3)).shape == (2, 3)
+        assert jnp.concatenate([np.ones(2), jnp.ones(2)]).shape == (4,)
+    jaxpr = pyjax.make_jaxpr(lambda a: jnp.std(a))(jnp.ones(3))
+    assert "sqrt" in str(jaxpr)
