@@ -298,6 +298,11 @@ FAST_CALLS = [
     ("softmax", lambda x, m: pyjax.nn.softmax(m, axis=-1)),
     ("log_softmax", lambda x, m: pyjax.nn.log_softmax(x)),
     ("expand_dims", lambda x, m: jnp.expand_dims(x, (0, 2))),
+    ("at set -0.0", lambda x, m: x.at[1].set(-0.0)),
+    ("at add negative index", lambda x, m: m.at[-1, 1:].add(2.0)),
+    ("at multiply array index", lambda x, m: x.at[jnp.array([0, 2])].multiply(3.0)),
+    ("at set array value", lambda x, m: m.at[0].set(x)),
+    ("at max clip", lambda x, m: x.at[5].max(9.0, mode="clip")),
 ]
 
 

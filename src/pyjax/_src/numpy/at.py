@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import config, dtypes
 from pyjax._src.lax import gather_scatter as lax_gs
 from pyjax._src.lax import shapes as lax_shapes
@@ -77,6 +78,11 @@ def scatter_update(x, idx, y, scatter_op, indices_are_sorted: bool, unique_indic
     if indexer.scalar_bool_dims:
         out = lax_shapes.squeeze(out, indexer.scalar_bool_dims)
     return convert_element_type(out, dtype, weak_type)
+
+
+# Eager updates with a static index run a compiled scatter from the second
+# call with the same avals, index and options (numpy/eager.py `fast_path`).
+scatter_update = _eager.fast_path(scatter_update)
 
 
 class _IndexUpdateHelper:

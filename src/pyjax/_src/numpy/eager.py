@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import struct
+import types
 import warnings
 from collections.abc import Callable
 
@@ -231,6 +232,8 @@ def _key_part(value, arrays: list):
         return tuple((k, _key_part(v, arrays)) for k, v in value.items())
     if t is _ScalarMeta:  # jnp.float32 and the like
         return ("dtype", np.dtype(value.dtype))
+    if t is types.FunctionType or t is types.BuiltinFunctionType:  # (lax.scatter for .at[].set): by identity
+        return ("function", value)
     if isinstance(value, (np.ndarray, np.generic)):  # values, not options: the ordinary path
         raise TypeError("an array argument that is not an Array")
     return hashable(value)

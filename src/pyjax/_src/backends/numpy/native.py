@@ -1237,9 +1237,8 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
     # (Whether native_call.c builds is known after the first native build.)
     fast_calls = _headers() is not None and _caller_state != [None]
     shortest = MIN_PROGRAM_EQNS if fast_calls else MIN_CTYPES_PROGRAM_EQNS
-    if (shortest == MIN_PROGRAM_EQNS and len(jaxpr.eqns) == 1
-            and getattr(impls.get(jaxpr.eqns[0].primitive), "reduce_ufunc", None) is not None):
-        shortest = 1  # `ufunc.reduce` alone costs ~1 us: more than the native call
+    if shortest == MIN_PROGRAM_EQNS and len(jaxpr.eqns) == 1 and _costly_alone(jaxpr.eqns[0], impls):
+        shortest = 1
     if jaxpr.constvars or not _available():
         return None
     eqns = _inlined_eqns(jaxpr)  # (a jitted jax.numpy function is one `jit` equation)
@@ -1249,6 +1248,18 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
                         [v.aval for v in jaxpr.outvars], "program")
     native.steps_per_call = eqns
     return native
+
+
+def _costly_alone(eqn, impls: dict) -> bool:
+    # Equations whose impl alone costs more than a native call: a reduction
+    # (`ufunc.reduce`, ~1 us) and XLA's saturating float-to-int conversion
+    # (range checks around the cast, ~3 us).
+    if getattr(impls.get(eqn.primitive), "reduce_ufunc", None) is not None:
+        return True
+    if eqn.primitive.name == "convert_element_type":
+        src, dst = eqn.invars[0].aval.dtype, eqn.outvars[0].aval.dtype
+        return src.kind == "f" and dst.kind in "iu"
+    return False
 
 
 def _inlined_eqns(jaxpr: Jaxpr) -> int:
