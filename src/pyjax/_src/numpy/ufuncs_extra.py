@@ -14,6 +14,7 @@ import operator
 
 import numpy as np
 
+from pyjax._src.numpy import eager as _eager
 from pyjax._src import core, dtypes
 from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.jit import jit
@@ -737,3 +738,8 @@ def lcm(x1, x2):
         raise ValueError("Arguments to jax.numpy.lcm must be integers.")
     d = gcd(x1, x2)
     return where(d == 0, constant_like(d, 0), ufuncs.multiply(x1, floor_divide(x2, d)))
+
+
+# Eager calls run a compiled program from the second call with the same avals
+# and options (numpy/eager.py `fast_path`), as JAX's jitted clip dispatches once.
+clip = _eager.fast_path(clip)
