@@ -262,8 +262,9 @@ def _logaddexp_accumulate(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 _ACCUMULATORS = {
-    "cumsum": lambda x, axis: np.cumsum(x, axis=axis, dtype=x.dtype),
-    "cumprod": lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype),
+    # (np.cumsum is add.accumulate behind two Python wrappers.)
+    "cumsum": lambda x, axis: np.add.accumulate(x, axis=axis, dtype=x.dtype),
+    "cumprod": lambda x, axis: np.multiply.accumulate(x, axis=axis, dtype=x.dtype),
     "cummax": lambda x, axis: np.maximum.accumulate(x, axis=axis),  # NaN-propagating
     "cummin": lambda x, axis: np.minimum.accumulate(x, axis=axis),
     "cumlogsumexp": _logaddexp_accumulate,
@@ -277,6 +278,8 @@ def _cumulative(name: str):
         x = np.asarray(operand)
         if x.shape[axis] == 0:
             return x.copy()
+        if not reverse and x.dtype.kind in "biuf" and x.dtype.itemsize >= 4:
+            return np.ascontiguousarray(accumulate(x, axis))  # (no widening, no flips)
         work = x.astype(_half_to_float32(x.dtype), copy=False)
         if reverse:
             work = np.flip(work, axis)
