@@ -366,3 +366,11 @@ def test_fast_path_passes_tracers_and_non_arrays_through():
         assert jnp.concatenate([np.ones(2), jnp.ones(2)]).shape == (4,)
     jaxpr = pyjax.make_jaxpr(lambda a: jnp.std(a))(jnp.ones(3))
     assert "sqrt" in str(jaxpr)
+
+
+def test_fast_path_keeps_a_jitted_functions_stages_api():
+    # jnp.cumsum is jitted in JAX: .lower/.trace/.eval_shape stay available.
+    x = jnp.ones(3)
+    assert "cumsum" in jnp.cumsum.lower(x).as_text()
+    assert jnp.sort.eval_shape(x).shape == (3,)
+    assert jnp.clip.trace(x, 0.0, 1.0).jaxpr is not None

@@ -241,6 +241,7 @@ def glu(x, axis: int = -1):
     return x1 * sigmoid(x2)
 
 
+@_eager.fast_path
 @partial(jit, static_argnames=("axis",))
 def log_softmax(x, axis: int | tuple | None = -1, where=None):
     """Log-softmax: ``x - logsumexp(x, axis)``, in [-inf, 0).
@@ -260,6 +261,7 @@ def log_softmax(x, axis: int | tuple | None = -1, where=None):
     return result if where is None else jnp.where(where, result, -np.inf)
 
 
+@_eager.fast_path
 def softmax(x, axis: int | tuple | None = -1, where=None):
     """Softmax: ``exp(x) / sum(exp(x), axis)``, summing to 1 along `axis`.
 
@@ -409,9 +411,3 @@ def tanh(x):
     """Hyperbolic tangent (jax.nn re-exports jnp.tanh)."""
     return jnp.tanh(x)
 
-
-# Eager calls of these run a compiled program from the second call with the
-# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
-# jax.numpy functions dispatch once.
-softmax = _eager.fast_path(softmax)
-log_softmax = _eager.fast_path(log_softmax)

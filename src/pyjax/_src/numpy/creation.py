@@ -187,6 +187,7 @@ def canonicalize_shape(shape, context: str = "") -> tuple:
     return tuple(out)
 
 
+@_eager.fast_path
 def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros (float32 by default)."""
     _check_forgot_shape_tuple("zeros", shape, dtype)
@@ -194,6 +195,7 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     return lax_full(canonicalize_shape(shape), 0, dtype)
 
 
+@_eager.fast_path
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32 by default)."""
     _check_forgot_shape_tuple("ones", shape, dtype)
@@ -202,6 +204,7 @@ def ones(shape, dtype=None, *, device=None, out_sharding=None):
     return lax_full(shape, 1, dtype)
 
 
+@_eager.fast_path
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of the given shape (zeros: JAX arrays are never uninitialised)."""
     _check_forgot_shape_tuple("empty", shape, dtype)
@@ -211,6 +214,7 @@ def empty(shape, dtype=None, *, device=None, out_sharding=None):
     return lax_full(canonicalize_shape(shape), 0, dtype)
 
 
+@_eager.fast_path
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with `fill_value` (broadcast if it is an array)."""
     from pyjax._src.numpy.shape_ops import broadcast_to
@@ -290,6 +294,7 @@ def _concrete_or_error(value, context: str):
     return value
 
 
+@_eager.fast_path
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in [start, stop) with spacing `step`.
 
@@ -331,6 +336,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     return lax_ew.add(lax_convert(start, dtype), lax_shapes.broadcasted_iota(dtype, (size,), 0))
 
 
+@_eager.fast_path
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0,
              *, device=None):
     """`num` evenly spaced samples from `start` to `stop` (inclusive unless
@@ -447,6 +453,7 @@ def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 # Matrices of ones and zeros
 
 
+@_eager.fast_path
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     """A 2-D array with ones on the k-th diagonal and zeros elsewhere."""
     dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype, "eye")
@@ -629,14 +636,3 @@ def from_dlpack(x, /, *, device=None, copy=None):
     """An array from a DLPack-exporting object (through NumPy)."""
     return asarray(np.from_dlpack(x))
 
-
-# Eager calls of these run a compiled program from the second call with the
-# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
-# jax.numpy functions dispatch once.
-zeros = _eager.fast_path(zeros)
-ones = _eager.fast_path(ones)
-full = _eager.fast_path(full)
-empty = _eager.fast_path(empty)
-arange = _eager.fast_path(arange)
-linspace = _eager.fast_path(linspace)
-eye = _eager.fast_path(eye)

@@ -59,6 +59,7 @@ def _cumulative_reduction(name, reduction, a, axis, dtype, out=None, fill_nan=Fa
     return lax_convert(reduction(a, axis), result_type)
 
 
+@_eager.fast_path
 @jit(static_argnames=("axis", "dtype"))
 def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along `axis` (of the flattened array when None).
@@ -71,6 +72,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative_reduction("cumsum", lax_windowed.cumsum, a, axis, dtype, out)
 
 
+@_eager.fast_path
 @jit(static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along `axis` (of the flattened array when None)."""
@@ -136,9 +138,3 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = Fals
     out = _cumulative_reduction("cumulative_prod", lax_windowed.cumprod, x, axis, dtype)
     return _with_initial(out, x, axis, 1) if include_initial else out
 
-
-# Eager calls of these run a compiled program from the second call with the
-# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
-# jax.numpy functions dispatch once.
-cumsum = _eager.fast_path(cumsum)
-cumprod = _eager.fast_path(cumprod)

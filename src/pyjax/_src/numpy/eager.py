@@ -209,6 +209,10 @@ def fast_path(fn: Callable) -> Callable:
             return fn(*args, **kwargs)
         return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
 
+    # A jitted function (jnp.cumsum, as in JAX) keeps its stages API.
+    for name in ("trace", "lower", "eval_shape", "clear_cache"):
+        if hasattr(fn, name):
+            setattr(wrapper, name, getattr(fn, name))
     return wrapper
 
 

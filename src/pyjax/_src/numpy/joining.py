@@ -62,6 +62,7 @@ def _concatenate_array(arr, axis, dtype=None):
     return lax_shapes.reshape(arr, new_shape, dimensions)
 
 
+@_eager.fast_path
 def concatenate(arrays, axis: int | None = 0, dtype=None):
     """Joins arrays along an existing axis (of the flattened arrays when
     `axis` is None), promoting them to a common dtype.
@@ -97,6 +98,7 @@ def concat(arrays, /, *, axis: int | None = 0):
     return concatenate(arrays, axis=axis)
 
 
+@_eager.fast_path
 def stack(arrays, axis: int = 0, out=None, dtype=None):
     """Joins arrays of one shape along a new axis."""
     from pyjax._src.numpy.creation import asarray
@@ -127,6 +129,7 @@ def unstack(x, /, *, axis: int = 0) -> tuple:
     return lax_stack.unstack(x, axis=axis)
 
 
+@_eager.fast_path
 def vstack(tup, dtype=None):
     """Stacks arrays vertically (along the first axis, 1-D ones as rows)."""
     if _is_array(tup):
@@ -139,6 +142,7 @@ def vstack(tup, dtype=None):
     return concatenate(arrs, dtype=dtype)
 
 
+@_eager.fast_path
 def hstack(tup, dtype=None):
     """Stacks arrays horizontally (along the second axis; the first for 1-D)."""
     if _is_array(tup):
@@ -533,11 +537,3 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
 
     return filt[tuple(bounds(ax) for ax in range(ndim))]
 
-
-# Eager calls of these run a compiled program from the second call with the
-# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
-# jax.numpy functions dispatch once.
-concatenate = _eager.fast_path(concatenate)
-stack = _eager.fast_path(stack)
-hstack = _eager.fast_path(hstack)
-vstack = _eager.fast_path(vstack)

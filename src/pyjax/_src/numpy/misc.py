@@ -680,6 +680,7 @@ def array_equiv(a1, a2):
     return all_(eq)
 
 
+@_eager.fast_path
 def astype(x, dtype, /, *, copy: bool = False, device=None):
     """`x` converted to `dtype` (the default float type when None)."""
     import warnings
@@ -731,8 +732,3 @@ def set_printoptions(*args, **kwargs):
     """Sets NumPy's print options."""
     return np.set_printoptions(*args, **kwargs)
 
-
-# Eager calls of these run a compiled program from the second call with the
-# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
-# jax.numpy functions dispatch once.
-astype = _eager.fast_path(astype)

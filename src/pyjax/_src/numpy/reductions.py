@@ -421,6 +421,7 @@ def _correction(ddof, correction):
     return correction
 
 
+@_eager.fast_path
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """Variance over `axis`: mean((a - mean(a))**2) * n / (n - ddof).
 
@@ -461,6 +462,7 @@ def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, wh
     return _where(normalizer > 0, result, np.nan)
 
 
+@_eager.fast_path
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """Standard deviation over `axis`: sqrt(var(...)) (see `var`)."""
     correction = _correction(ddof, correction)
@@ -713,9 +715,3 @@ _SITES = {name: eager.Site(name, globals()[name], *options) for name, options in
 ]}
 _SUM_ALL = eager.Site("sum", sum)  # jnp.sum(x) with every default: the shortest key
 
-
-# Eager calls of these run a compiled program from the second call with the
-# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
-# jax.numpy functions dispatch once.
-var = _eager.fast_path(var)
-std = _eager.fast_path(std)

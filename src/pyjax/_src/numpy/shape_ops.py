@@ -67,6 +67,7 @@ def _compute_newshape(arr_shape, size, newshape) -> tuple:
     return tuple(out)
 
 
+@_eager.fast_path
 def array_reshape(self, *args, order: str = "C", out_sharding=None, **kwargs):
     """The `reshape` method: `x.reshape(2, 3)` or `x.reshape((2, 3))`."""
     if "shape" in kwargs:
@@ -85,6 +86,7 @@ def array_reshape(self, *args, order: str = "C", out_sharding=None, **kwargs):
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
+@_eager.fast_path
 def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sharding=None):
     """Gives `a` a new shape with the same number of elements (one -1 is inferred).
 
@@ -105,6 +107,7 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
     return array_reshape(ensure_arraylike("reshape", a), shape, order=order)
 
 
+@_eager.fast_path
 def ravel(a, order: str = "C", *, out_sharding=None):
     """The elements of `a` as a 1-D array."""
     a = ensure_arraylike("ravel", a)
@@ -113,6 +116,7 @@ def ravel(a, order: str = "C", *, out_sharding=None):
     return reshape(a, (aval_of(a).size,), order)
 
 
+@_eager.fast_path
 def transpose(a, axes: Sequence[int] | None = None):
     """Permutes the axes of `a` (reverses them when `axes` is None)."""
     a = ensure_arraylike("transpose", a)
@@ -121,6 +125,7 @@ def transpose(a, axes: Sequence[int] | None = None):
     return lax_shapes.transpose(a, [canonicalize_axis(i, ndim) for i in axes])
 
 
+@_eager.fast_path
 def array_transpose(self, *args):
     """The `transpose` method: `x.transpose(1, 0)` or `x.transpose((1, 0))`."""
     if not args:
@@ -151,6 +156,7 @@ def matrix_transpose(x, /):
     return lax_shapes.transpose(x, (*range(ndim - 2), ndim - 1, ndim - 2))
 
 
+@_eager.fast_path
 def swapaxes(a, axis1: int, axis2: int):
     """Swaps two axes of `a`."""
     a = ensure_arraylike("swapaxes", a)
@@ -159,6 +165,7 @@ def swapaxes(a, axis1: int, axis2: int):
     return lax_shapes.transpose(a, [int(p) for p in perm])
 
 
+@_eager.fast_path
 def moveaxis(a, source, destination):
     """Moves axes of `a` to new positions (the others keep their order)."""
     a = ensure_arraylike("moveaxis", a)
@@ -188,6 +195,7 @@ def rollaxis(a, axis: int, start: int = 0):
     return moveaxis(a, axis, start)
 
 
+@_eager.fast_path
 def expand_dims(a, axis):
     """Inserts length-1 axes at the positions `axis` (an int or a tuple)."""
     a = ensure_arraylike("expand_dims", a)
@@ -201,6 +209,7 @@ def expand_dims(a, axis):
     return lax_shapes.expand_dims(a, dims)
 
 
+@_eager.fast_path
 def squeeze(a, axis=None):
     """Removes length-1 axes (all of them when `axis` is None)."""
     a = ensure_arraylike("squeeze", a)
@@ -407,16 +416,3 @@ def __getattr__(name: str):
         return getattr(joining, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-# Eager calls of these run a compiled program from the second call with the
-# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
-# jax.numpy functions dispatch once.
-reshape = _eager.fast_path(reshape)
-array_reshape = _eager.fast_path(array_reshape)
-transpose = _eager.fast_path(transpose)
-array_transpose = _eager.fast_path(array_transpose)
-expand_dims = _eager.fast_path(expand_dims)
-squeeze = _eager.fast_path(squeeze)
-moveaxis = _eager.fast_path(moveaxis)
-swapaxes = _eager.fast_path(swapaxes)
-ravel = _eager.fast_path(ravel)

@@ -36,6 +36,7 @@ def _index_dtype(n: int):
     return dtypes.default_int_dtype()
 
 
+@_eager.fast_path
 @jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False):
     """The sorted values of `a` along `axis` (of the flattened array when
@@ -59,6 +60,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     return lax_shapes.rev(result, (dimension,)) if descending else result
 
 
+@_eager.fast_path
 @jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False,
             dtype=None):
@@ -344,9 +346,3 @@ def digitize(x, bins, right: bool = False, *, method: str | None = None):
     return where(bins_arr[-1] >= bins_arr[0], searchsorted(bins_arr, x, side=side, **kwds),
                  aval_of(bins_arr).shape[0] - searchsorted(bins_arr[::-1], x, side=side, **kwds))
 
-
-# Eager calls of these run a compiled program from the second call with the
-# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
-# jax.numpy functions dispatch once.
-sort = _eager.fast_path(sort)
-argsort = _eager.fast_path(argsort)

@@ -309,6 +309,7 @@ def fabs(x, /):
     return lax_ew.abs_p.bind(x)
 
 
+@_eager.fast_path
 def absolute(x, /):
     """Elementwise |x| (booleans and unsigned integers are returned as they are;
     complex inputs give their real modulus)."""
@@ -495,9 +496,3 @@ def __getattr__(name: str):
         return getattr(ufuncs_extra, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-# Eager calls of these run a compiled program from the second call with the
-# same avals and options (numpy/eager.py `fast_path`), as JAX's jitted
-# jax.numpy functions dispatch once.
-absolute = _eager.fast_path(absolute)
-abs = absolute

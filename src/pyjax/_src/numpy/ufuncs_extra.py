@@ -515,6 +515,7 @@ def isrealobj(x) -> bool:
     return not iscomplexobj(x)
 
 
+@_eager.fast_path
 @jit
 def clip(arr=None, /, min=None, max=None):
     """Clips values to the interval [min, max] (either bound may be None).
@@ -739,7 +740,3 @@ def lcm(x1, x2):
     d = gcd(x1, x2)
     return where(d == 0, constant_like(d, 0), ufuncs.multiply(x1, floor_divide(x2, d)))
 
-
-# Eager calls run a compiled program from the second call with the same avals
-# and options (numpy/eager.py `fast_path`), as JAX's jitted clip dispatches once.
-clip = _eager.fast_path(clip)
