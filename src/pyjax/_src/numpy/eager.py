@@ -46,6 +46,7 @@ from pyjax._src.jaxpr import Var as _Var
 from pyjax._src.jit import jit_p
 from pyjax._src.lax import dot as lax_dot
 from pyjax._src.lax import elementwise as lax_ew
+from pyjax._src.lax import sorting as lax_sorting
 from pyjax._src.numpy.scalar_types import _ScalarMeta
 
 _NOT_REPLAYABLE = object()
@@ -73,10 +74,10 @@ class _Program:
         self.out_aval = closed.jaxpr.outvars[0].aval
         self.direct = direct = _specialise(closed, compiled, [a._value for a in args])
         native = getattr(compiled, "native", None)
-        if direct is None:
-            self.run = _first_output(compiled)  # (which runs its native tier itself)
-        elif native is None:
-            self.run = direct
+        if native is None:
+            self.run = direct or _first_output(compiled)
+        elif direct is None:
+            self.run = self._awaiting(_first_output(compiled), native)
         else:
             self.run = self._tiering(direct, native)
 
@@ -92,6 +93,17 @@ class _Program:
             native.check(steps, out)
             if native.live or native.dead:
                 self.run = native.call1 if native.live and native.call1 is not None else direct
+            return out
+
+        return run
+
+    def _awaiting(self, compiled_run, native):
+        # The compiled program, which counts and checks its native tier
+        # itself; once that is live, its one-output callable replaces it.
+        def run(*buffers):
+            out = compiled_run(*buffers)
+            if native.live or native.dead:
+                self.run = native.call1 if native.live and native.call1 is not None else compiled_run
             return out
 
         return run
@@ -405,7 +417,8 @@ def _flatten(trace, jaxpr, env: dict, live: list) -> bool:
             for outer, v in zip(eqn.outvars, body.jaxpr.outvars, strict=True):
                 env[outer] = _literal(v) if type(v) is Literal else inner[v]
             continue
-        if eqn.primitive.multiple_results or eqn.effects or any(v.aval.size >= _SMALL for v in eqn.outvars):
+        if ((eqn.primitive.multiple_results and not _one_sorted(eqn)) or eqn.effects
+                or any(v.aval.size >= _SMALL for v in eqn.outvars)):
             return False
         if any(type(v) is _Var for v in operands):
             live.append((eqn, operands))
@@ -414,8 +427,21 @@ def _flatten(trace, jaxpr, env: dict, live: list) -> bool:
         impl = trace.impls.get(eqn.primitive)
         if impl is None:
             return False
-        env[eqn.outvars[0]] = np.asarray(impl(*operands, **eqn.params), eqn.outvars[0].aval.dtype)
+        out = impl(*operands, **eqn.params)
+        env[eqn.outvars[0]] = np.asarray(out[0] if eqn.primitive.multiple_results else out, eqn.outvars[0].aval.dtype)
     return True
+
+
+def _stable_sort(x: np.ndarray, axis: int) -> np.ndarray:
+    # np.sort(x, axis, kind="stable") without its Python wrapper.
+    out = x.copy()
+    out.sort(axis, "stable")
+    return out
+
+
+def _one_sorted(eqn) -> bool:
+    # A sort of one operand (jnp.sort): multiple results by signature, one in fact.
+    return eqn.primitive is lax_sorting.sort_p and len(eqn.outvars) == 1
 
 
 def _buffer(value):
@@ -453,6 +479,11 @@ def _direct_call(trace, eqn, operands: list):
                 and lc[0] == lhs.ndim - 1 and rc[0] == 0
                 and lhs.dtype == rhs.dtype == out_aval.dtype and lhs.dtype in _BLAS_DTYPES):
             return _Call(np.ndarray.dot, (_ARG[0], _ARG[1]))  # as compiled code calls it (`a.dot(b)`)
+    if primitive is lax_sorting.sort_p and n_vars == 1 and len(avals) == 1 and avals[0].ndim:
+        dtype = avals[0].dtype
+        if dtype.kind in "biuf" and dtype.itemsize >= 4:  # its own key: NumPy's stable sort (as the impl)
+            return _Call(_stable_sort, (_ARG[0], params["dimension"]))
+        return None
     if primitive is lax_ew.select_n_p and len(layout) == 3 and avals[0].dtype == np.bool_ and avals[0].ndim:
         return _where_call(*layout)
     if primitive is lax_ew.div_p and out_aval.dtype.kind == "f":
