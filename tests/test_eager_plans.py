@@ -378,3 +378,19 @@ def test_fast_path_keeps_a_jitted_functions_stages_api():
     assert "cumsum" in jnp.cumsum.lower(x).as_text()
     assert jnp.sort.eval_shape(x).shape == (3,)
     assert jnp.clip.trace(x, 0.0, 1.0).jaxpr is not None
+
+
+def test_asarray_of_a_numpy_array_copies_into_its_canonical_dtype():
+    a = np.ones(3, np.float32)
+    x = jnp.asarray(a)
+    a[0] = 5.0  # JAX copies: the Array does not see later writes
+    assert np.asarray(x).tolist() == [1.0, 1.0, 1.0] and not x.weak_type
+    assert jnp.asarray(np.arange(3)).dtype == jnp.int32 and jnp.array(np.ones(2)).dtype == jnp.float32
+    with pyjax.enable_x64(True):
+        assert jnp.asarray(np.arange(3)).dtype == jnp.int64 and jnp.asarray(np.ones(2)).dtype == jnp.float64
+    assert jnp.asarray(np.arange(3)).dtype == jnp.int32
+    with pytest.raises(TypeError, match="dtype object"):
+        jnp.asarray(np.array([object()]))
+    # Under a trace it stays a constant of the jaxpr.
+    jaxpr = pyjax.make_jaxpr(lambda v: v + jnp.asarray(np.ones(3, np.float32)))(jnp.ones(3))
+    assert len(jaxpr.consts) == 1

@@ -11,13 +11,14 @@ typed through `array` and `asarray` unless a dtype is given (JAX 0.11).
 
 from __future__ import annotations
 
+import functools
 import operator
 import types
 
 import numpy as np
 
 from pyjax._src.numpy import eager as _eager
-from pyjax._src import core, dtypes, errors
+from pyjax._src import config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.jit import jit
@@ -57,6 +58,13 @@ def _leaves(obj) -> list:
     return [obj]
 
 
+@functools.lru_cache(maxsize=1024)
+def _ndarray_aval(shape: tuple, dtype: np.dtype, context: int) -> ShapedArray:
+    # The aval of jnp.array(a NumPy array of this shape and dtype) under one
+    # configuration (`context`: enable_x64 decides the canonical dtype).
+    return ShapedArray(shape, dtypes.canonicalize_dtype(dtype), False)
+
+
 def _canonical_value(leaf):
     # A NumPy view of a concrete leaf with its canonical dtype, for np.asarray.
     if type(leaf) is Array:
@@ -80,6 +88,11 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
       Array([[1., 2.],
              [3., 4.]], dtype=float32)
     """
+    if (type(object) is np.ndarray and dtype is None and not args and ndmin == 0 and order in (None, "K")
+            and object.dtype.kind in "biufc" and core._trace_ctx.get() is None):
+        # Eagerly, a NumPy array: a copy in its canonical dtype (the path below, without its walk).
+        aval = _ndarray_aval(object.shape, object.dtype, config.trace_context_id())
+        return Array(object.astype(aval.dtype), aval)
     if args:
         if len(args) > 3:
             raise TypeError(f"array() takes at most 5 positional arguments but {len(args) + 2} were given")
