@@ -31,6 +31,7 @@ non-Array input.
 from __future__ import annotations
 
 import functools
+import operator
 import struct
 import types
 import warnings
@@ -46,7 +47,6 @@ from pyjax._src.jaxpr import Var as _Var
 from pyjax._src.jit import jit_p
 from pyjax._src.lax import dot as lax_dot
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src.lax import sorting as lax_sorting
 from pyjax._src.numpy.scalar_types import _ScalarMeta
 
 _NOT_REPLAYABLE = object()
@@ -74,36 +74,24 @@ class _Program:
         self.out_aval = closed.jaxpr.outvars[0].aval
         self.direct = direct = _specialise(closed, compiled, [a._value for a in args])
         native = getattr(compiled, "native", None)
-        if native is None:
-            self.run = direct or _first_output(compiled)
-        elif direct is None:
-            self.run = self._awaiting(_first_output(compiled), native)
-        else:
-            self.run = self._tiering(direct, native)
+        python = direct or _first_output(compiled)
+        self.run = python if native is None else self._tiering(python, native, counts=direct is not None)
 
-    def _tiering(self, direct, native):
-        # The direct call, counted towards the program's native tier
-        # (backends/numpy/native.py) and checked against it once built;
-        # once live, the native code's one-output callable replaces it.
+    def _tiering(self, python, native, counts: bool):
+        # `python` until the program's native tier (backends/numpy/native.py)
+        # is live, then the native code's one-output callable. A direct call
+        # (`counts`) reports to the tier itself; the compiled program does so
+        # in its own code.
         steps = native.steps_per_call
 
         def run(*buffers):
-            native.run(*buffers)  # (a checked call's native outputs wait in the tier)
-            out = direct(*buffers)
-            native.check(steps, out)
+            if counts:
+                native.run(*buffers)  # (a checked call's native outputs wait in the tier)
+            out = python(*buffers)
+            if counts:
+                native.check(steps, out)
             if native.live or native.dead:
-                self.run = native.call1 if native.live and native.call1 is not None else direct
-            return out
-
-        return run
-
-    def _awaiting(self, compiled_run, native):
-        # The compiled program, which counts and checks its native tier
-        # itself; once that is live, its one-output callable replaces it.
-        def run(*buffers):
-            out = compiled_run(*buffers)
-            if native.live or native.dead:
-                self.run = native.call1 if native.live and native.call1 is not None else compiled_run
+                self.run = native.call1 if native.live and native.call1 is not None else python
             return out
 
         return run
@@ -188,8 +176,7 @@ def fast_path(fn: Callable) -> Callable:
     or lists of these) everywhere else, the second call with the same
     avals, options and configuration traces `fn` once, and later ones run
     the compiled program. Anything else calls `fn` itself."""
-    site = Site(fn.__name__, fn)
-    plans = site.plans
+    plans = core.eager_memo()  # (avals, options, config id) -> plan, as a Site's
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -422,7 +409,7 @@ def _flatten(trace, jaxpr, env: dict, live: list) -> bool:
             for outer, v in zip(eqn.outvars, body.jaxpr.outvars, strict=True):
                 env[outer] = _literal(v) if type(v) is Literal else inner[v]
             continue
-        if ((eqn.primitive.multiple_results and not _one_sorted(eqn)) or eqn.effects
+        if ((eqn.primitive.multiple_results and len(eqn.outvars) != 1) or eqn.effects
                 or any(v.aval.size >= _SMALL for v in eqn.outvars)):
             return False
         if any(type(v) is _Var for v in operands):
@@ -437,16 +424,7 @@ def _flatten(trace, jaxpr, env: dict, live: list) -> bool:
     return True
 
 
-def _stable_sort(x: np.ndarray, axis: int) -> np.ndarray:
-    # np.sort(x, axis, kind="stable") without its Python wrapper.
-    out = x.copy()
-    out.sort(axis, "stable")
-    return out
-
-
-def _one_sorted(eqn) -> bool:
-    # A sort of one operand (jnp.sort): multiple results by signature, one in fact.
-    return eqn.primitive is lax_sorting.sort_p and len(eqn.outvars) == 1
+_FIRST = operator.itemgetter(0)
 
 
 def _buffer(value):
@@ -484,11 +462,11 @@ def _direct_call(trace, eqn, operands: list):
                 and lc[0] == lhs.ndim - 1 and rc[0] == 0
                 and lhs.dtype == rhs.dtype == out_aval.dtype and lhs.dtype in _BLAS_DTYPES):
             return _Call(np.ndarray.dot, (_ARG[0], _ARG[1]))  # as compiled code calls it (`a.dot(b)`)
-    if primitive is lax_sorting.sort_p and n_vars == 1 and len(avals) == 1 and avals[0].ndim:
-        dtype = avals[0].dtype
-        if dtype.kind in "biuf" and dtype.itemsize >= 4:  # its own key: NumPy's stable sort (as the impl)
-            return _Call(_stable_sort, (_ARG[0], params["dimension"]))
-        return None
+    if primitive.multiple_results:
+        # One result by signature (a sort of one operand): the impl's first.
+        if impl is None:
+            return None
+        return _Call(_FIRST, (_bound(functools.partial(impl, **params), layout),))
     if primitive is lax_ew.select_n_p and len(layout) == 3 and avals[0].dtype == np.bool_ and avals[0].ndim:
         return _where_call(*layout)
     if primitive is lax_ew.div_p and out_aval.dtype.kind == "f":

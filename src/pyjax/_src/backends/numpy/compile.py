@@ -263,7 +263,7 @@ class _Instr:
                  "out_target", "fresh", "writes_input")
 
     def __init__(self, fn, ins, outs, kwargs="", multiple_results=False, ufunc=None, render=None,
-                 fresh=False):
+                 fresh=False, writes_input=False):
         self.fn = fn
         self.ins = ins
         self.outs = outs
@@ -278,7 +278,7 @@ class _Instr:
         self.fresh = fresh
         # `writes_input`: a custom statement that may write its first output
         # into a dead input buffer (`render(..., out_buffer=name)`).
-        self.writes_input = False
+        self.writes_input = writes_input
 
 
 def _local_names() -> Callable[[], str]:
@@ -568,9 +568,7 @@ class ProgramBuilder:
         call is `render(in_names, out_names, out_buffer=its name)` and the
         lines may compute the first output into it."""
         outs = [self.new_value(a) for a in out_avals]
-        instr = _Instr(None, list(ins), outs, render=render)
-        instr.writes_input = writes_input
-        self.instrs.append(instr)
+        self.instrs.append(_Instr(None, list(ins), outs, render=render, writes_input=writes_input))
         return outs
 
     def block(self, jaxpr: Jaxpr, outer_names: Sequence[str | None],

@@ -127,12 +127,12 @@ def compiled_equation(primitive, params: dict, in_avals: list) -> Callable:
     cache holds the params, so an id is not reused while cached). A body
     traced once (common.trace_body's cache) thus compiles once however
     often it is called eagerly."""
+    key = (primitive, *params.values())
     try:
-        key = (primitive, *params.values())
-        hash(key)
-    except TypeError:
+        entry = _EQN_CACHE.get(key)
+    except TypeError:  # an unhashable param
         key = (primitive, *(id(v) for v in params.values()))
-    entry = _EQN_CACHE.get(key)
+        entry = _EQN_CACHE.get(key)
     if entry is not None:
         _EQN_CACHE.move_to_end(key)
         return entry[1]

@@ -164,11 +164,6 @@ IMPLS[ew.sign_p] = _sign
 
 
 def _minmax(x, y, take_x_if, ufunc):
-    if type(y) is float and type(x) is np.ndarray and x.dtype.kind == "f":
-        # relu's max(x, 0.0): only a zero of the losing sign (-0.0 for max,
-        # +0.0 for min) can make NumPy's choice between zeros differ from XLA's.
-        if not (y == 0 and (math.copysign(1.0, y) < 0) == (ufunc is np.maximum)):
-            return ufunc(x, y)
     dtype = getattr(x, "dtype", None)
     if dtype is None or dtype.kind not in "biuf" or getattr(y, "dtype", dtype) != dtype:
         (x, y), dtype = _operands(x, y)  # Python scalars only, mixed operands, complex, ml_dtypes
@@ -201,12 +196,16 @@ def _may_return_wrong_zero(x, y, is_max: bool) -> bool:
 
 
 def _max(x, y):
+    # relu's max(x, 0.0): next to a float scalar, only a zero of the losing
+    # sign (-0.0 for max) can make NumPy's choice between zeros differ from XLA's.
     if type(y) is float and type(x) is np.ndarray and x.dtype.kind == "f" and (y or math.copysign(1.0, y) > 0):
-        return np.maximum(x, y)  # relu's max(x, 0.0), as _minmax's first case, one call sooner
+        return np.maximum(x, y)
     return _minmax(x, y, np.greater, np.maximum)
 
 
 def _min(x, y):
+    if type(y) is float and type(x) is np.ndarray and x.dtype.kind == "f" and (y or math.copysign(1.0, y) < 0):
+        return np.minimum(x, y)  # (+0.0 loses for min)
     return _minmax(x, y, np.less, np.minimum)
 
 

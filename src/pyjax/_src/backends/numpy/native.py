@@ -1094,9 +1094,6 @@ class NativeLoop:
         self._thread = None
         self._local = threading.local()  # .pending: the native outputs of this thread's checked call
 
-    def __call__(self, *inputs):
-        return self.run(*inputs)
-
     @property
     def live(self) -> bool:
         return self.state == _LIVE
@@ -1214,7 +1211,7 @@ def native_scan(eqn, impls: dict) -> NativeLoop | None:
     p = eqn.params
     consts, carry, _ = p["ft_in"].unpack()
     body = p["jaxpr"]
-    if not _available() or body.consts or not _plausible([body.jaxpr], impls):
+    if not available() or body.consts or not _plausible([body.jaxpr], impls):
         return None
     return NativeLoop(lambda: _scan_source(body.jaxpr, len(consts), len(carry), p["length"], p["reverse"], impls),
                       [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars], "scan")
@@ -1224,7 +1221,7 @@ def native_while(eqn, impls: dict) -> NativeLoop | None:
     """The native tier for a `while` equation with a scalar predicate, or None."""
     p = eqn.params
     cond, body = p["cond_jaxpr"], p["body_jaxpr"]
-    if not _available() or cond.consts or body.consts or not _plausible([cond.jaxpr, body.jaxpr], impls):
+    if not available() or cond.consts or body.consts or not _plausible([cond.jaxpr, body.jaxpr], impls):
         return None
     return NativeLoop(lambda: _while_source(cond.jaxpr, body.jaxpr, p["cond_nconsts"], p["body_nconsts"], impls),
                       [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars], "while")
@@ -1239,7 +1236,7 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
     shortest = MIN_PROGRAM_EQNS if fast_calls else MIN_CTYPES_PROGRAM_EQNS
     if shortest == MIN_PROGRAM_EQNS and len(jaxpr.eqns) == 1 and _costly_alone(jaxpr.eqns[0], impls):
         shortest = 1
-    if jaxpr.constvars or not _available():
+    if jaxpr.constvars or not available():
         return None
     eqns = _inlined_eqns(jaxpr)  # (a jitted jax.numpy function is one `jit` equation)
     if eqns < shortest or not _plausible([jaxpr], impls):
@@ -1271,11 +1268,9 @@ def _inlined_eqns(jaxpr: Jaxpr) -> int:
     return n
 
 
-def _available() -> bool:
+def available() -> bool:
+    """Whether native code can be built here (enabled, and a C compiler)."""
     return ENABLED and compiler() is not None
-
-
-available = _available
 
 
 def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dict) -> NativeLoop | None:
@@ -1283,7 +1278,7 @@ def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dic
     `body` over its `rows` rows (its first `consts_n` inputs are scalars,
     the others and its outputs are read and written a row at a time), or
     None. Its steps are rows."""
-    if not _available() or not _plausible([body], impls):
+    if not available() or not _plausible([body], impls):
         return None
     return NativeLoop(lambda: _scan_source(body, consts_n, 0, rows, False, impls), [v.aval for v in region.invars],
                       [v.aval for v in region.outvars], "row loop")

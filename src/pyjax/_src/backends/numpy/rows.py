@@ -31,9 +31,11 @@ loop runs on one core).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import threading
+from collections.abc import Callable
 
 from pyjax._src.backends.numpy import native as native_lib
 from pyjax._src.backends.numpy import split as split_lib
@@ -68,7 +70,7 @@ def plan(jaxpr: Jaxpr, impls: dict) -> dict[int, RowRegion]:
     if getattr(_building, "python", False) or not native_lib.available():
         return {}
     in_block = tile_lib.compiling_block()
-    last_read = tile_lib.last_uses(jaxpr)
+    last_read = functools.cache(lambda: tile_lib.last_uses(jaxpr))  # only once a run is found
     regions, i = {}, 0
     while i < len(jaxpr.eqns):
         region, stop = _grow(jaxpr, i, last_read, impls, in_block)
@@ -87,7 +89,7 @@ def _anchor_shape(eqn: JaxprEqn) -> tuple | None:
     return None
 
 
-def _grow(jaxpr: Jaxpr, start: int, last_read: dict, impls: dict, in_block: bool) -> tuple:
+def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], impls: dict, in_block: bool) -> tuple:
     """(the region starting at equation `start`, or None; where to look
     next). A run that does not qualify is skipped whole: any run starting
     inside it ends where it ends, with fewer equations and reductions."""
@@ -116,7 +118,7 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: dict, impls: dict, in_block: bool
     inputs = list(dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined))
     # Scalars first: they are the row loop's constants, the others its xs.
     inputs.sort(key=lambda v: kinds[tuple(v.aval.shape)] != _SCALAR)
-    outputs = [v for e in eqns for v in e.outvars if type(v) is not DropVar and last_read.get(v, -1) >= stop]
+    outputs = [v for e in eqns for v in e.outvars if type(v) is not DropVar and last_read().get(v, -1) >= stop]
     if not outputs:
         return None, stop
     region = Jaxpr([], inputs, outputs, eqns)

@@ -33,12 +33,17 @@ def _sort_keys(operand: np.ndarray) -> list:
 
 
 def _sort(*operands, dimension: int, is_stable: bool, num_keys: int) -> list:
+    if len(operands) == 1:
+        x = np.asarray(operands[0])
+        if x.dtype.kind in "biuf" and x.dtype.itemsize >= 4:
+            # One operand that is its own key: NumPy's stable sort moves the
+            # values as the stable argsort below would (ties, -0.0 and 0.0 or
+            # NaNs, keep their order). (A copy sorted in place: np.sort
+            # without its wrapper.)
+            out = x.copy()
+            out.sort(dimension, "stable")
+            return [out]
     operands = [np.asarray(o) for o in operands]
-    if len(operands) == 1 and operands[0].dtype.kind in "biuf" and operands[0].dtype.itemsize >= 4:
-        # One operand that is its own key: NumPy's stable sort moves the values
-        # as the stable argsort below would (ties, -0.0 and 0.0 or NaNs, keep
-        # their order).
-        return [np.sort(operands[0], axis=dimension, kind="stable")]
     keys = [key for o in operands[:num_keys] for key in _sort_keys(o)]
     # An unstable sort may order ties any way it likes; a stable one is a valid answer.
     if len(keys) == 1:

@@ -88,7 +88,7 @@ def compiling_block() -> bool:
 def enabled() -> bool:
     """Whether the compiler looks for regions now: only with more than one
     core to share them, and never while compiling a region's own blocks."""
-    return split_lib.num_workers() > 1 and not getattr(_inside, "compiling", False)
+    return split_lib.num_workers() > 1 and not compiling_block()
 
 
 class Region:
