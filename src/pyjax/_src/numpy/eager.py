@@ -463,9 +463,13 @@ def _direct_call(trace, eqn, operands: list):
                 and lhs.dtype == rhs.dtype == out_aval.dtype and lhs.dtype in _BLAS_DTYPES):
             return _Call(np.ndarray.dot, (_ARG[0], _ARG[1]))  # as compiled code calls it (`a.dot(b)`)
     if primitive.multiple_results:
-        # One result by signature (a sort of one operand): the impl's first.
+        # One result by signature (a sort of one operand): as the impl says it
+        # computes that result alone, else the first of the impl's results.
         if impl is None:
             return None
+        single = getattr(impl, "single_result", None)
+        if single is not None:
+            return _bound(functools.partial(single, **params), layout)
         return _Call(_FIRST, (_bound(functools.partial(impl, **params), layout),))
     if primitive is lax_ew.select_n_p and len(layout) == 3 and avals[0].dtype == np.bool_ and avals[0].ndim:
         return _where_call(*layout)

@@ -34,15 +34,25 @@ def _sort_keys(operand: np.ndarray) -> list:
 
 def _sort(*operands, dimension: int, is_stable: bool, num_keys: int) -> list:
     if len(operands) == 1:
-        x = np.asarray(operands[0])
-        if x.dtype.kind in "biuf" and x.dtype.itemsize >= 4:
-            # One operand that is its own key: NumPy's stable sort moves the
-            # values as the stable argsort below would (ties, -0.0 and 0.0 or
-            # NaNs, keep their order). (A copy sorted in place: np.sort
-            # without its wrapper.)
-            out = x.copy()
-            out.sort(dimension, "stable")
-            return [out]
+        return [_sort_one(operands[0], dimension=dimension, is_stable=is_stable, num_keys=num_keys)]
+    return _sort_many(operands, dimension, num_keys)
+
+
+def _sort_one(operand, *, dimension: int, is_stable: bool, num_keys: int) -> np.ndarray:
+    # The one result of a sort of one operand (also called directly: the
+    # impl's `single_result`, for jax.numpy's eager plans).
+    x = np.asarray(operand)
+    if x.dtype.kind in "biuf" and x.dtype.itemsize >= 4:
+        # Its own key: NumPy's stable sort moves the values as the stable
+        # argsort below would (ties, -0.0 and 0.0 or NaNs, keep their order).
+        # (A copy sorted in place: np.sort without its wrapper.)
+        out = x.copy()
+        out.sort(dimension, "stable")
+        return out
+    return _sort_many([x], dimension, num_keys)[0]
+
+
+def _sort_many(operands, dimension: int, num_keys: int) -> list:
     operands = [np.asarray(o) for o in operands]
     keys = [key for o in operands[:num_keys] for key in _sort_keys(o)]
     # An unstable sort may order ties any way it likes; a stable one is a valid answer.
@@ -53,6 +63,9 @@ def _sort(*operands, dimension: int, is_stable: bool, num_keys: int) -> list:
     return [np.take_along_axis(o, permutation, axis=dimension) for o in operands]
 
 
+# A multiple-results impl with one result for some calls may say how to
+# compute that result alone (numpy/eager.py calls it directly).
+_sort.single_result = _sort_one
 IMPLS[sorting_lax.sort_p] = _sort
 
 
