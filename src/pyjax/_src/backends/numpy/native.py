@@ -1060,6 +1060,14 @@ def _log(message: str, loud: bool | None = None) -> None:
 
 
 _COLD, _BUILDING, _BUILT, _LIVE, _DEAD = range(5)
+
+
+def _no_outputs(*inputs) -> None:
+    return None
+
+
+def _no_check(steps: int, *outputs) -> None:
+    return None
 _start_lock = threading.Lock()
 
 
@@ -1122,7 +1130,8 @@ class NativeLoop:
         ran too, keep it when every output agrees bitwise, else drop it;
         start the build once the loop has run `AFTER_STEPS` iterations."""
         pending = getattr(self._local, "pending", None)
-        self._local.pending = None
+        if pending is not None:
+            self._local.pending = None
         if pending is not None and self.state == _BUILT:
             for mine, theirs in zip(pending, outputs, strict=True):
                 theirs = np.asarray(theirs)
@@ -1184,6 +1193,8 @@ class NativeLoop:
 
     def _drop(self, why: str, loud: bool | None = None):
         self.state, self.failure = _DEAD, why
+        # Compiled code keeps calling the tier: from now on, for nothing.
+        self.run, self.check = _no_outputs, _no_check
         _log(f"Native {self.kind} dropped: {why}", loud)
 
     def _run(self, inputs):
