@@ -242,6 +242,7 @@ class _Source:
         self.kernels: list[int] = []  # pointers passed in `k`
         self.statics: list[str] = []
         self.scratch = 0  # bytes
+        self.helpers: dict[str, str] = {}  # name -> C definition (vector paths)
         self._loop_vars = itertools.count()
 
     def kernel(self, pointer: int) -> str:
@@ -433,6 +434,7 @@ def _program(src: _Source, carry_avals: list, init_at: int, out_at: int, loop: l
              *(f"typedef void (*{p}gemm_t)(int, int, int, blasint, blasint, blasint, {t}, const void *, "
                f"blasint, const void *, blasint, {t}, void *, blasint);" for p, t in (("s", "float"), ("d", "double"))),
              *src.statics,
+             *((_VECTOR_PRELUDE, *src.helpers.values()) if src.helpers else ()),
              f"#define NC {max(len(carry_avals), 1)}",
              "void pyjax_loop(char **a, void **k, char *s) {"]
     # Two banks for the carries, in scratch after the temporaries.
@@ -549,7 +551,7 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
         loop = ufunc_loop(ufunc, tuple(v.dtype for v in ins) + (out_aval.dtype,))
         if loop is None:
             raise _Unsupported(f"no {ufunc.__name__} loop for {[str(v.dtype) for v in ins]}")
-        step += _ufunc_lines(src, *loop, ins, out)
+        step += _or_kernel(_vector_binary(src, ufunc, ins, out), _ufunc_lines(src, *loop, ins, out))
     elif name == "dot_general":
         step += _dot_lines(src, eqn, ins, out)
     elif name == "fma":
@@ -680,9 +682,14 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View) -> lis
     if axes == tuple(range(ndim)) or axes == (ndim - 1,):
         rows, n = (1, x.size) if len(axes) == ndim else (out.size, x.shape[-1])
         first = (f"memcpy(acc, {identity}, {isz});", n, 0) if identity else (f"memcpy(acc, row, {isz});", n - 1, isz)
+        kernel = (f"{first[0]} char *args[] = {{acc, row + {first[2]}, acc}}; static const intptr_t n[] = "
+                  f"{{{first[1]}}}; static const intptr_t st[] = {{0, {isz}, 0}}; {call}")
+        fast = _vector_reduction(src, ufunc, x.dtype, n)
+        if fast is not None:
+            prepare = f"memcpy(acc, {identity}, {isz}); " if identity else ""
+            kernel = f"{prepare}if ({fast}(row, {n}, acc)) {{ {kernel} }}"
         return [(f"for (intptr_t r = 0; r < {rows}; r++) {{ char *acc = {out.ptr} + r * {isz}, *row = {x.ptr} + r * "
-                f"{n * isz}; {first[0]} char *args[] = {{acc, row + {first[2]}, acc}}; static const intptr_t n[] = "
-                f"{{{first[1]}}}; static const intptr_t st[] = {{0, {isz}, 0}}; {call} }}")]
+                 f"{n * isz}; {kernel} }}")]
     if axes == (0,) and ndim >= 2:
         rows, width = x.shape[0], x.size // x.shape[0]
         nbytes = width * isz
@@ -942,6 +949,228 @@ def _layout(v: _View) -> str | None:
 
 
 # ---------------------------------------------------------------------------
+# Vector paths
+#
+# A NumPy kernel called on one short row spends much of its time in its own
+# prologue (a softmax row of 512 floats: ~40 ns a call). A few operations
+# have every result bit fixed by IEEE arithmetic, so the C source computes
+# them in line, on GCC vector types of 64 bytes (AVX-512 registers where the
+# build machine has them, pairs or quads of narrower ones else): float add,
+# subtract, multiply and divide; a float max or min over a row; a float sum
+# over a row in NumPy's own pairwise order (NumPy's loops_utils.h: eight
+# accumulators, halves cut at multiples of eight; checked against NumPy's
+# kernel once per process). What IEEE leaves open goes to NumPy's kernel on
+# the spot, so the bits are NumPy's in every case: a NaN anywhere in a
+# result (its sign and payload follow the operand order a compiler picks)
+# and a max or min of zero (which zero depends on the order of comparisons).
+
+_VECTOR_OPS = {np.add: ("+", "add"), np.subtract: ("-", "sub"), np.multiply: ("*", "mul"),
+               np.true_divide: ("/", "div")}
+# dtype -> (C type, name suffix)
+_VECTOR_TYPES = {np.dtype(np.float32): ("float", "f32"), np.dtype(np.float64): ("double", "f64")}
+
+_VECTOR_PRELUDE = """\
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON))
+#define PJ_VEC 1
+#if defined(__AVX512F__)
+#define PJ_BYTES 64
+#elif defined(__AVX__)
+#define PJ_BYTES 32
+#else
+#define PJ_BYTES 16
+#endif
+typedef float pj_f32v __attribute__((vector_size(PJ_BYTES)));
+typedef int32_t pj_f32m __attribute__((vector_size(PJ_BYTES)));
+typedef double pj_f64v __attribute__((vector_size(PJ_BYTES)));
+typedef int64_t pj_f64m __attribute__((vector_size(PJ_BYTES)));
+#define PJ_f32_LANES (PJ_BYTES / 4)
+#define PJ_f64_LANES (PJ_BYTES / 8)
+#if PJ_BYTES >= 32
+#define PJ_PAIRWISE_VEC 1
+typedef float pj_f32p __attribute__((vector_size(32)));
+typedef double pj_f64p __attribute__((vector_size(64)));
+#endif
+#endif"""
+
+
+def _vectors_pay() -> bool:
+    # NumPy picks its kernels' instructions at run time (AVX-512 where there
+    # is): vector code built for the compiler's default target (SSE2 on
+    # x86-64) would be slower than the kernels it replaces.
+    cc = compiler()
+    return cc is not None and bool(_arch_flags(cc))
+
+
+def _or_kernel(fast: str | None, kernel: list[str]) -> list[str]:
+    # `kernel` alone, or run only when the vector path's call `fast` says so.
+    if fast is None:
+        return kernel
+    return [f"if ({fast}) {{", *("    " + line for line in kernel), "}"]
+
+
+def _vector_binary(src: _Source, ufunc, ins: list, out: _View) -> str | None:
+    """The C call computing `out = ufunc(*ins)` in line (nonzero when NumPy's
+    kernel must then compute it), or None when this op has no vector path:
+    float operands of the result's dtype, each contiguous with the result's
+    shape or a single element, none of them the result itself."""
+    entry, types = _VECTOR_OPS.get(ufunc), _VECTOR_TYPES.get(out.dtype)
+    if (entry is None or types is None or len(ins) != 2 or not out.contiguous or not _vectors_pay()
+            or any(v.dtype != out.dtype or v.ptr == out.ptr or not (v.size == 1 or (v.shape == out.shape
+                                                                                   and v.contiguous))
+                   for v in ins)):
+        return None
+    layout = "".join("s" if v.size == 1 else "v" for v in ins)
+    (op, word), (ctype, suffix) = entry, types
+    lanes = f"PJ_{suffix}_LANES"
+    name = f"pj_{word}_{suffix}_{layout}"
+    if name not in src.helpers:
+        def operand(k, vector):
+            if layout[k] == "s":
+                return f"y{k}"
+            return f"u{k}" if vector else f"x{k}[i]"
+
+        decls = "; ".join(f"const {ctype} y{k} = *(const {ctype} *)p{k}" if c == "s" else
+                          f"const {ctype} *x{k} = (const {ctype} *)p{k}" for k, c in enumerate(layout))
+        loads = " ".join(f"pj_{suffix}v u{k}; memcpy(&u{k}, x{k} + i, sizeof u{k});" for k, c in enumerate(layout)
+                         if c == "v")
+        vector = "" if layout == "ss" else f"""
+#ifdef PJ_VEC
+    pj_{suffix}m bad = {{0}};
+    for (; i + {lanes} <= n; i += {lanes}) {{
+        {loads} pj_{suffix}v r = {operand(0, True)} {op} {operand(1, True)};
+        bad |= r != r; memcpy(z + i, &r, sizeof r);
+    }}
+    for (int j = 0; j < {lanes}; j++) nan |= bad[j] != 0;
+#endif"""
+        src.helpers[name] = f"""\
+static int {name}(char *o, const char *p0, const char *p1, intptr_t n) {{
+    {ctype} *z = ({ctype} *)o; {decls};
+    intptr_t i = 0; int nan = 0;{vector}
+    for (; i < n; i++) {{ {ctype} r = {operand(0, False)} {op} {operand(1, False)}; nan |= r != r; z[i] = r; }}
+    return nan;
+}}"""
+    return f"{name}({out.ptr}, {ins[0].ptr}, {ins[1].ptr}, {out.size})"
+
+
+def _vector_reduction(src: _Source, ufunc, dtype, n: int) -> str | None:
+    """The name of an in-line `f(row, n, acc)` reducing a contiguous row into
+    `*acc` (the sum starting from `*acc`; nonzero when NumPy's kernel must
+    then do it), or None."""
+    types = _VECTOR_TYPES.get(dtype)
+    if types is None or n < 2 or not _vectors_pay():
+        return None
+    ctype, suffix = types
+    lanes = f"PJ_{suffix}_LANES"
+    if ufunc in (np.maximum, np.minimum):
+        word, cmp = ("max", ">") if ufunc is np.maximum else ("min", "<")
+        name = f"pj_{word}_{suffix}"
+        src.helpers.setdefault(name, f"""\
+static int {name}(const char *p, intptr_t n, char *acc) {{
+    const {ctype} *x = (const {ctype} *)p;
+    {ctype} m = x[0]; int bad = m != m; intptr_t i = 1;
+#ifdef PJ_VEC
+    if (n >= 2 * {lanes}) {{
+        pj_{suffix}v best, v; pj_{suffix}m nan;
+        memcpy(&best, x, sizeof best); nan = best != best;
+        for (i = {lanes}; i + {lanes} <= n; i += {lanes}) {{
+            memcpy(&v, x + i, sizeof v); nan |= v != v;
+            pj_{suffix}m take = v {cmp} best;
+            best = (pj_{suffix}v)((take & (pj_{suffix}m)v) | (~take & (pj_{suffix}m)best));
+        }}
+        for (int j = 0; j < {lanes}; j++) {{ bad |= nan[j] != 0; m = best[j] {cmp} m ? best[j] : m; }}
+    }}
+#endif
+    for (; i < n; i++) {{ {ctype} v = x[i]; bad |= v != v; m = v {cmp} m ? v : m; }}
+    if (bad || m == 0) return 1;
+    *({ctype} *)acc = m;
+    return 0;
+}}""")
+        return name
+    if ufunc is np.add and _pairwise_matches(dtype):
+        src.helpers.setdefault(f"pj_psum_{suffix}", _pairwise_source(dtype))
+        return f"pj_sum_{suffix}"
+    return None
+
+
+def _pairwise_source(dtype) -> str:
+    # NumPy's pairwise sum of a contiguous row; pj_sum_* adds it to *acc.
+    ctype, suffix = _VECTOR_TYPES[dtype]
+    return f"""\
+static {ctype} pj_psum_{suffix}(const {ctype} *x, intptr_t n) {{
+    if (n < 8) {{ {ctype} res = 0; for (intptr_t i = 0; i < n; i++) res += x[i]; return res; }}
+    if (n <= 128) {{
+        intptr_t i, end = n - n % 8;
+#ifdef PJ_PAIRWISE_VEC
+        pj_{suffix}p r, u; memcpy(&r, x, sizeof r);
+        for (i = 8; i < end; i += 8) {{ memcpy(&u, x + i, sizeof u); r += u; }}
+#else
+        {ctype} r[8]; for (int j = 0; j < 8; j++) r[j] = x[j];
+        for (i = 8; i < end; i += 8) for (int j = 0; j < 8; j++) r[j] += x[i + j];
+#endif
+        {ctype} res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += x[i];
+        return res;
+    }}
+    intptr_t half = n / 2; half -= half % 8;
+    return pj_psum_{suffix}(x, half) + pj_psum_{suffix}(x + half, n - half);
+}}
+static int pj_sum_{suffix}(const char *p, intptr_t n, char *acc) {{
+    {ctype} r = *({ctype} *)acc + pj_psum_{suffix}((const {ctype} *)p, n);
+    if (r != r) return 1;
+    *({ctype} *)acc = r;
+    return 0;
+}}"""
+
+
+_pairwise_checked: dict = {}
+
+
+def _pairwise_matches(dtype) -> bool:
+    """Whether pj_sum_* reproduces NumPy's add kernel bitwise on this NumPy,
+    over rows of many lengths (tried once per process and dtype)."""
+    dtype = np.dtype(dtype)
+    if dtype not in _pairwise_checked:
+        try:
+            _pairwise_checked[dtype] = _check_pairwise(dtype)
+        except Exception as e:  # noqa: BLE001  (then sums call NumPy's kernel)
+            _log(f"Native sums call NumPy's kernel: {e}", False)
+            _pairwise_checked[dtype] = False
+    return _pairwise_checked[dtype]
+
+
+def _check_pairwise(dtype) -> bool:
+    ctype, suffix = _VECTOR_TYPES[dtype]
+    loop = ufunc_loop(np.add, (dtype,) * 3)
+    if loop is None or compiler() is None:
+        return False
+    size = dtype.itemsize
+    source = "\n".join([
+        "#include <stdint.h>", "#include <string.h>",
+        "typedef void (*loop_t)(char **, const intptr_t *, const intptr_t *, void *);",
+        _VECTOR_PRELUDE, _pairwise_source(dtype),
+        "void pyjax_loop(char **a, void **k, char *s) {",
+        # a[0]: a row, a[1]: its length, a[2]: the two sums (in line, NumPy's)
+        f"    intptr_t n = *(intptr_t *)a[1]; memset(a[2], 0, {2 * size});",
+        f"    if (pj_sum_{suffix}(a[0], n, a[2])) memset(a[2], 255, {size});",
+        f"    char *args[] = {{a[2] + {size}, a[0], a[2] + {size}}}; intptr_t st[] = {{0, {size}, 0}};",
+        "    ((loop_t)k[0])(args, &n, st, k[1]);",
+        "}", ""])
+    fn = _build(source)
+    kernels = (ctypes.c_void_p * 2)(*loop)
+    rng = np.random.default_rng(0)
+    for n in (*range(1, 40), 63, 64, 65, 127, 128, 129, 130, 136, 255, 256, 257, 383, 511, 512, 513, 1000, 1024,
+              1031, 4099):
+        row = (rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)).astype(dtype)
+        length = np.array([n], np.intp)
+        sums = np.zeros(2, dtype)
+        args = (ctypes.c_void_p * 3)(row.ctypes.data, length.ctypes.data, sums.ctypes.data)
+        fn(args, kernels, None)
+        if sums[:1].tobytes() != sums[1:].tobytes():
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------
 # Building
 
 _built: dict = {}  # source digest -> the loaded function
@@ -960,6 +1189,25 @@ def _which(name: str, path: str) -> str | None:
     # Asked at every compile of a loop or long program: searched once per
     # ($CC, $PATH).
     return shutil.which(name, path=path or None)
+
+
+@functools.lru_cache(maxsize=8)
+def _arch_flags(cc: str) -> tuple[str, ...]:
+    # Code built in this process runs only on this machine: its vector
+    # paths may use every instruction it has (AVX-512 on a recent x86).
+    # IEEE results do not change with the instructions (no contraction,
+    # no fast math), only their speed. A compiler without the flag builds
+    # for its default target.
+    with tempfile.TemporaryDirectory(prefix="pyjax-native-") as tmp:
+        c_path = os.path.join(tmp, "probe.c")
+        with open(c_path, "w") as f:
+            f.write("int pyjax_probe(void) { return 0; }\n")
+        try:
+            done = subprocess.run([cc, "-march=native", "-c", "-o", os.path.join(tmp, "probe.o"), c_path],
+                                  capture_output=True, check=False, timeout=_BUILD_TIMEOUT_S)
+        except (OSError, subprocess.SubprocessError):
+            return ()
+    return ("-march=native",) if done.returncode == 0 else ()
 
 
 @functools.lru_cache(maxsize=1)
@@ -1034,7 +1282,7 @@ def _build(source: str, straight_line: bool = False) -> Callable:
             # step) in half that again, for ~6% more time a call (an unrolled
             # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0).
             opt = "-O2" if source.count("\n") < _O2_MAX_LINES else "-O0" if straight_line else "-O1"
-            cmd = [cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
+            cmd = [cc, opt, *_arch_flags(cc), "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
             done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=_BUILD_TIMEOUT_S)
             if done.returncode:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()[:500]}")

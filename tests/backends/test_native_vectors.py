@@ -1,0 +1,138 @@
+"""The vector paths of native code (backends/numpy/native.py): float add,
+subtract, multiply and divide, and a float max, min or sum over a row,
+computed in line instead of by a call of NumPy's kernel.
+
+Their results must be NumPy's bit for bit, special values included: a NaN
+anywhere in a result, or a max or min of zero, hands the row to NumPy's
+kernel. Each case makes the native tier live on ordinary values (its checked
+call), then feeds it the special values and compares with the Python code.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src.backends.numpy import native
+
+pytestmark = pytest.mark.skipif(native.compiler() is None or not native.ENABLED,
+                                reason="native code needs a C compiler")
+
+rng = np.random.default_rng(5)
+
+
+@pytest.fixture
+def eager_tier(monkeypatch):
+    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+
+
+def natives():
+    return [o for o in gc.get_objects() if isinstance(o, native.NativeLoop)]
+
+
+def rows_body(xs, ys):
+    # Every vector path: both operand layouts of each op, scalar-scalar ops,
+    # and the three row reductions.
+    def body(c, xy):
+        x, y = xy
+        m = jnp.max(x)
+        s = jnp.sum(x)
+        ops = (x * y, x - y, x / y, x + y, x * 2.5, 0.5 - x, 3.0 / y, x - m, x / s)
+        return c, (*ops, m, jnp.min(y), s, 1.0 / s, m * s)
+    return lax.scan(body, 0.0, (xs, ys))[1]
+
+
+def special_rows(n: int, dtype) -> tuple[np.ndarray, np.ndarray]:
+    info = np.finfo(dtype)
+    xs = (rng.standard_normal((12, n)) * 100).astype(dtype)
+    ys = (rng.standard_normal((12, n)) * 100).astype(dtype)
+    xs[0, n // 3] = np.nan                          # NumPy's NaN (sign bit clear)
+    ys[0, n // 2] = -np.float64(np.nan)             # a NaN with the sign bit set
+    xs[1, :] = 0.0
+    xs[1, ::2] = -0.0                               # max and min of mixed zeros
+    ys[1, :] = -0.0
+    xs[2, :] = -0.0                                 # a sum of negative zeros
+    ys[2, 1::3] = 0.0                               # 0/0 and x/0
+    xs[3, 0], xs[3, -1] = np.inf, -np.inf           # inf - inf: a NaN sum
+    xs[4, :] = info.max                             # overflow to inf
+    ys[4, :] = info.tiny / 4                        # subnormals
+    xs[5, :] = -np.inf
+    xs[6, :] = np.nan
+    ys[6, ::2] = -np.float64(np.nan)                # NaN op NaN of both signs
+    xs[7, :] = info.tiny * np.arange(n)             # subnormal sums
+    xs[8, :] = np.where(np.arange(n) % 2, 1e-3, -1e-3) * np.arange(n)
+    return xs, ys
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [7, 37, 512, 1003])
+def test_special_values_take_numpys_bits(n, dtype, eager_tier, monkeypatch):
+    ordinary = [jnp.asarray(rng.standard_normal((12, n)).astype(dtype)) for _ in range(2)]
+    special = [jnp.asarray(a) for a in special_rows(n, dtype)]
+    before = {id(o) for o in natives()}
+    jf = pyjax.jit(lambda xs, ys: rows_body(xs, ys))
+    jf(*ordinary)  # the checked call
+    made = [o for o in natives() if id(o) not in before]
+    assert [m.state for m in made] == [native._LIVE], [m.failure for m in made]
+    if n >= 16 and native._vectors_pay():
+        for helper in ("pj_mul_", "pj_sub_", "pj_div_", "pj_add_", "pj_max_", "pj_min_", "pj_sum_"):
+            assert helper in made[0].source
+    with np.errstate(all="ignore"):
+        got = jf(*special)
+    with monkeypatch.context() as m:
+        m.setattr(native, "ENABLED", False)
+        with np.errstate(all="ignore"):
+            want = pyjax.jit(lambda xs, ys: rows_body(xs, ys))(*special)
+    assert made[0].state == native._LIVE
+    for a, b in zip(got, want, strict=True):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_pairwise_sum_is_numpys(dtype):
+    # The in-line sum replays NumPy's pairwise order; on a NumPy that sums
+    # otherwise, the check fails and sums call NumPy's kernel instead.
+    if not native._vectors_pay():
+        pytest.skip("no vector paths without a compiler that targets this machine")
+    assert native._check_pairwise(np.dtype(dtype))
+
+
+def test_a_pairwise_mismatch_keeps_numpys_kernel(monkeypatch):
+    monkeypatch.setattr(native, "_pairwise_checked", {np.dtype(np.float32): False})
+    src = native._Source()
+    assert native._vector_reduction(src, np.add, np.dtype(np.float32), 512) is None
+    assert native._vector_reduction(src, np.maximum, np.dtype(np.float32), 512) in (None, "pj_max_f32")
+
+
+def test_without_machine_flags_rows_call_numpys_kernels(monkeypatch):
+    # Vector code for the compiler's default target is slower than NumPy's
+    # kernels, which pick their instructions at run time.
+    monkeypatch.setattr(native, "_arch_flags", lambda cc: ())
+    src = native._Source()
+    out = native._View("(s + 0)", (512,), (4,), np.float32)
+    x = native._View("a[0]", (512,), (4,), np.float32)
+    assert native._vector_binary(src, np.multiply, [x, x], out) is None
+    assert native._vector_reduction(src, np.add, np.dtype(np.float32), 512) is None
+    assert not src.helpers
+
+
+def test_in_place_and_mixed_dtype_ops_keep_the_kernel():
+    if not native._vectors_pay():
+        pytest.skip("no vector paths without a compiler that targets this machine")
+    src = native._Source()
+    out = native._View("(s + 0)", (64,), (4,), np.float32)
+    x = native._View("a[0]", (64,), (4,), np.float32)
+    strided = native._View("a[1]", (64,), (8,), np.float32)
+    wide = native._View("a[2]", (64,), (8,), np.float64)
+    assert native._vector_binary(src, np.multiply, [x, out], out) is None  # reads what it writes
+    assert native._vector_binary(src, np.multiply, [x, strided], out) is None
+    assert native._vector_binary(src, np.multiply, [x, wide], out) is None
+    assert native._vector_binary(src, np.maximum, [x, x], out) is None  # no vector path
+    assert native._vector_binary(src, np.multiply, [x, x], out) == "pj_mul_f32_vv((s + 0), a[0], a[0], 64)"
