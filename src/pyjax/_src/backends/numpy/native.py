@@ -393,8 +393,12 @@ def _check_values(jaxprs) -> None:
                 raise _Unsupported(f"value {v.aval}")
 
 
-def _body(src: _Source, jaxpr: Jaxpr, in_views: list, impls: dict) -> tuple[list[str], list]:
-    """C lines computing `jaxpr` from `in_views`; the views of its outputs."""
+def _body(src: _Source, jaxpr: Jaxpr, in_views: list, impls: dict,
+          last_into: _View | None = None) -> tuple[list[str], list]:
+    """C lines computing `jaxpr` from `in_views`; the views of its outputs.
+    `last_into`: where the last equation may write its result, when it is
+    an elementwise NumPy call (which reads each element before writing it,
+    so the place may even be one of its operands)."""
     views = dict(zip(jaxpr.invars, in_views, strict=True))
 
     def view(v) -> _View:
@@ -403,8 +407,9 @@ def _body(src: _Source, jaxpr: Jaxpr, in_views: list, impls: dict) -> tuple[list
         return views[v]
 
     lines: list[str] = []
+    last = jaxpr.eqns[-1] if jaxpr.eqns else None
     for eqn in jaxpr.eqns:
-        outs = _emit(src, eqn, [view(v) for v in eqn.invars], impls, lines)
+        outs = _emit(src, eqn, [view(v) for v in eqn.invars], impls, lines, last_into if eqn is last else None)
         for v, out in zip(eqn.outvars, outs, strict=True):
             if type(v) is not DropVar:
                 views[v] = out
@@ -461,11 +466,18 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
     in_views = ([_contiguous_view(f"a[{j}]", v.aval) for j, v in enumerate(invars[:consts_n])]
                 + [_contiguous_view(f"cur[{j}]", v.aval) for j, v in enumerate(invars[consts_n:consts_n + carry_n])]
                 + [_contiguous_view(f"x{j}", v.aval) for j, v in enumerate(invars[consts_n + carry_n:])])
-    step, outs = _body(src, body, in_views, impls)
+    rows = [_contiguous_view(f"(a[{consts_n + 2 * carry_n + xs_n + j}] + r * {_nbytes(v.aval)})", v.aval)
+            for j, v in enumerate(outvars[carry_n:])]
+    # The body's last equation may write its y row in place (a row loop's
+    # softmax: its final multiply), when that y is not also a carry.
+    last = body.eqns[-1].outvars if body.eqns else []
+    into = next((row for v, row in zip(outvars[carry_n:], rows) if len(last) == 1 and v is last[0]
+                 and v not in outvars[:carry_n]), None)
+    step, outs = _body(src, body, in_views, impls, into)
     # ys rows first: a y may be a carry's old value.
-    for j, (v, y) in enumerate(zip(outvars[carry_n:], outs[carry_n:], strict=True)):
-        row = _contiguous_view(f"(a[{consts_n + 2 * carry_n + xs_n + j}] + r * {_nbytes(v.aval)})", v.aval)
-        step += _copy_lines(src, row, y)
+    for row, y in zip(rows, outs[carry_n:], strict=True):
+        if y is not row:
+            step += _copy_lines(src, row, y)
     step += _next_carries(src, outs[:carry_n])
     loop = [f"for (int64_t t = 0; t < {length}; t++) {{",
             f"    int64_t r = {f'{length - 1} - t' if reverse else 't'};",
@@ -514,8 +526,9 @@ def _program_source(jaxpr: Jaxpr, impls: dict):
     return _program(src, [], 0, 0, lines), src.kernels, src.scratch
 
 
-def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
-    """Appends `eqn`'s C lines to `step`; returns its outputs' views."""
+def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | None = None) -> list:
+    """Appends `eqn`'s C lines to `step`; returns its outputs' views (`into`,
+    when given and the equation is one elementwise NumPy call)."""
     from pyjax._src.backends.numpy.compile import DEFAULT_IMPLS, ufunc_of
 
     name, params = eqn.primitive.name, eqn.params
@@ -546,7 +559,12 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list) -> list:
     entry = _IMPL_UFUNCS.get(name)
     if ufunc is None and entry is not None and out_aval.dtype.kind in entry[1]:
         ufunc = entry[0]
-    out = src.temp(out_aval)
+    elementwise = ufunc is not None and all(v.size == 1 or (v.shape == out_aval.shape and v.contiguous) for v in ins)
+    if (into is not None and elementwise and into.contiguous and into.shape == out_aval.shape
+            and into.dtype == out_aval.dtype):
+        out = into
+    else:
+        out = src.temp(out_aval)
     if ufunc is not None:
         loop = ufunc_loop(ufunc, tuple(v.dtype for v in ins) + (out_aval.dtype,))
         if loop is None:
