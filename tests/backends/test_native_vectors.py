@@ -11,6 +11,7 @@ call), then feeds it the special values and compares with the Python code.
 from __future__ import annotations
 
 import gc
+import platform
 
 import numpy as np
 import pytest
@@ -79,7 +80,7 @@ def test_special_values_take_numpys_bits(n, dtype, eager_tier, monkeypatch):
     jf(*ordinary)  # the checked call
     made = [o for o in natives() if id(o) not in before]
     assert [m.state for m in made] == [native._LIVE], [m.failure for m in made]
-    if n >= 16 and native._vectors_pay():
+    if n >= 16:
         for helper in ("pj_mul_", "pj_sub_", "pj_div_", "pj_add_", "pj_max_", "pj_min_", "pj_sum_"):
             assert helper in made[0].source
     with np.errstate(all="ignore"):
@@ -95,37 +96,50 @@ def test_special_values_take_numpys_bits(n, dtype, eager_tier, monkeypatch):
         assert a.tobytes() == b.tobytes()
 
 
+def wide_vectors() -> bool:
+    # Whether this machine's native builds get the vector paths (x86 with
+    # AVX2, or ARM): a probe library built like the code is.
+    src = native._Source()
+    native._vector_reduction(src, np.maximum, np.dtype(np.float32))
+    source = "\n".join(["#include <stdint.h>", "#include <string.h>", native._VECTOR_PRELUDE,
+                         "int pyjax_wide(void) {", "#ifdef PJ_VEC", "return 1;", "#else", "return 0;", "#endif", "}",
+                         "void pyjax_loop(char **a, void **k, char *s) {}", ""])
+    return bool(native._build(source).pyjax_wide())
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_pairwise_sum_is_numpys(dtype):
-    # The in-line sum replays NumPy's pairwise order; on a NumPy that sums
-    # otherwise, the check fails and sums call NumPy's kernel instead.
-    if not native._vectors_pay():
-        pytest.skip("no vector paths without a compiler that targets this machine")
-    assert native._check_pairwise(np.dtype(dtype))
-
-
-def test_a_pairwise_mismatch_keeps_numpys_kernel(monkeypatch):
-    monkeypatch.setattr(native, "_pairwise_checked", {np.dtype(np.float32): False})
+def test_the_pairwise_sum_is_numpys(dtype, monkeypatch):
+    # The in-line sum replays NumPy's pairwise order, checked against NumPy's
+    # kernel once per process; a sum in another order fails the check (and
+    # then every row sum calls NumPy's kernel).
+    monkeypatch.setattr(native, "_pairwise_checked", {})
     src = native._Source()
-    assert native._vector_reduction(src, np.add, np.dtype(np.float32), 512) is None
-    assert native._vector_reduction(src, np.maximum, np.dtype(np.float32), 512) in (None, "pj_max_f32")
+    native._vector_reduction(src, np.add, np.dtype(dtype))
+    suffix = native._VECTOR_TYPES[np.dtype(dtype)][1]
+    source = "\n".join(["#include <stdint.h>", "#include <string.h>", native._VECTOR_PRELUDE,
+                         *src.helpers.values(), "void pyjax_loop(char **a, void **k, char *s) {}", ""])
+    native._enable_sums(native._build(source), source)
+    assert native._pairwise_checked[np.dtype(dtype)] is True
+    monkeypatch.setattr(native, "_pairwise_checked", {})
+    other = source.replace("half -= half % 8;", "half -= half % 4;")
+    native._enable_sums(native._build(other), other)
+    assert native._pairwise_checked[np.dtype(dtype)] is False
+    assert f"pyjax_sums_agree_{suffix}" in source
 
 
-def test_without_machine_flags_rows_call_numpys_kernels(monkeypatch):
-    # Vector code for the compiler's default target is slower than NumPy's
-    # kernels, which pick their instructions at run time.
-    monkeypatch.setattr(native, "_arch_flags", lambda cc: ())
-    src = native._Source()
-    out = native._View("(s + 0)", (512,), (4,), np.float32)
-    x = native._View("a[0]", (512,), (4,), np.float32)
-    assert native._vector_binary(src, np.multiply, [x, x], out) is None
-    assert native._vector_reduction(src, np.add, np.dtype(np.float32), 512) is None
-    assert not src.helpers
+def test_vector_paths_are_used_where_the_machine_has_wide_vectors():
+    assert wide_vectors() == (platform.machine().lower() in ("aarch64", "arm64") or "avx2" in cpu_flags())
+
+
+def cpu_flags() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 def test_in_place_and_mixed_dtype_ops_keep_the_kernel():
-    if not native._vectors_pay():
-        pytest.skip("no vector paths without a compiler that targets this machine")
     src = native._Source()
     out = native._View("(s + 0)", (64,), (4,), np.float32)
     x = native._View("a[0]", (64,), (4,), np.float32)

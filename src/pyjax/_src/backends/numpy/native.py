@@ -702,7 +702,7 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View) -> lis
         first = (f"memcpy(acc, {identity}, {isz});", n, 0) if identity else (f"memcpy(acc, row, {isz});", n - 1, isz)
         kernel = (f"{first[0]} char *args[] = {{acc, row + {first[2]}, acc}}; static const intptr_t n[] = "
                   f"{{{first[1]}}}; static const intptr_t st[] = {{0, {isz}, 0}}; {call}")
-        fast = _vector_reduction(src, ufunc, x.dtype, n)
+        fast = _vector_reduction(src, ufunc, x.dtype)
         if fast is not None:
             prepare = f"memcpy(acc, {identity}, {isz}); " if identity else ""
             kernel = f"{prepare}if ({fast}(row, {n}, acc)) {{ {kernel} }}"
@@ -972,15 +972,17 @@ def _layout(v: _View) -> str | None:
 # A NumPy kernel called on one short row spends much of its time in its own
 # prologue (a softmax row of 512 floats: ~40 ns a call). A few operations
 # have every result bit fixed by IEEE arithmetic, so the C source computes
-# them in line, on GCC vector types of 64 bytes (AVX-512 registers where the
-# build machine has them, pairs or quads of narrower ones else): float add,
-# subtract, multiply and divide; a float max or min over a row; a float sum
-# over a row in NumPy's own pairwise order (NumPy's loops_utils.h: eight
-# accumulators, halves cut at multiples of eight; checked against NumPy's
-# kernel once per process). What IEEE leaves open goes to NumPy's kernel on
-# the spot, so the bits are NumPy's in every case: a NaN anywhere in a
-# result (its sign and payload follow the operand order a compiler picks)
-# and a max or min of zero (which zero depends on the order of comparisons).
+# them in line, on GCC vector types as wide as the build machine's widest
+# registers: float add, subtract, multiply and divide; a float max or min
+# over a row; a float sum over a row in NumPy's own pairwise order (NumPy's
+# loops_utils.h: eight accumulators, halves cut at multiples of eight;
+# checked against NumPy's kernel once per process, see `_enable_sums`).
+# What IEEE leaves open goes to NumPy's kernel on the spot, so the bits are
+# NumPy's in every case: a NaN anywhere in a result (its sign and payload
+# follow the operand order a compiler picks) and a max or min of zero
+# (which zero depends on the order of comparisons). So does everything when
+# the build has no wide vectors (x86-64 without -march=native has only
+# SSE2; NumPy's kernels pick AVX2 or AVX-512 at run time, and win).
 
 _VECTOR_OPS = {np.add: ("+", "add"), np.subtract: ("-", "sub"), np.multiply: ("*", "mul"),
                np.true_divide: ("/", "div")}
@@ -988,11 +990,11 @@ _VECTOR_OPS = {np.add: ("+", "add"), np.subtract: ("-", "sub"), np.multiply: ("*
 _VECTOR_TYPES = {np.dtype(np.float32): ("float", "f32"), np.dtype(np.float64): ("double", "f64")}
 
 _VECTOR_PRELUDE = """\
-#if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON))
+#if defined(__GNUC__) && (defined(__AVX2__) || defined(__ARM_NEON))
 #define PJ_VEC 1
 #if defined(__AVX512F__)
 #define PJ_BYTES 64
-#elif defined(__AVX__)
+#elif defined(__AVX2__)
 #define PJ_BYTES 32
 #else
 #define PJ_BYTES 16
@@ -1001,22 +1003,11 @@ typedef float pj_f32v __attribute__((vector_size(PJ_BYTES)));
 typedef int32_t pj_f32m __attribute__((vector_size(PJ_BYTES)));
 typedef double pj_f64v __attribute__((vector_size(PJ_BYTES)));
 typedef int64_t pj_f64m __attribute__((vector_size(PJ_BYTES)));
-#define PJ_f32_LANES (PJ_BYTES / 4)
-#define PJ_f64_LANES (PJ_BYTES / 8)
-#if PJ_BYTES >= 32
-#define PJ_PAIRWISE_VEC 1
 typedef float pj_f32p __attribute__((vector_size(32)));
 typedef double pj_f64p __attribute__((vector_size(64)));
-#endif
+#define PJ_f32_LANES (PJ_BYTES / 4)
+#define PJ_f64_LANES (PJ_BYTES / 8)
 #endif"""
-
-
-def _vectors_pay() -> bool:
-    # NumPy picks its kernels' instructions at run time (AVX-512 where there
-    # is): vector code built for the compiler's default target (SSE2 on
-    # x86-64) would be slower than the kernels it replaces.
-    cc = compiler()
-    return cc is not None and bool(_arch_flags(cc))
 
 
 def _or_kernel(fast: str | None, kernel: list[str]) -> list[str]:
@@ -1032,14 +1023,13 @@ def _vector_binary(src: _Source, ufunc, ins: list, out: _View) -> str | None:
     float operands of the result's dtype, each contiguous with the result's
     shape or a single element, none of them the result itself."""
     entry, types = _VECTOR_OPS.get(ufunc), _VECTOR_TYPES.get(out.dtype)
-    if (entry is None or types is None or len(ins) != 2 or not out.contiguous or not _vectors_pay()
+    if (entry is None or types is None or len(ins) != 2 or not out.contiguous
             or any(v.dtype != out.dtype or v.ptr == out.ptr or not (v.size == 1 or (v.shape == out.shape
                                                                                    and v.contiguous))
                    for v in ins)):
         return None
     layout = "".join("s" if v.size == 1 else "v" for v in ins)
     (op, word), (ctype, suffix) = entry, types
-    lanes = f"PJ_{suffix}_LANES"
     name = f"pj_{word}_{suffix}_{layout}"
     if name not in src.helpers:
         def operand(k, vector):
@@ -1051,8 +1041,12 @@ def _vector_binary(src: _Source, ufunc, ins: list, out: _View) -> str | None:
                           f"const {ctype} *x{k} = (const {ctype} *)p{k}" for k, c in enumerate(layout))
         loads = " ".join(f"pj_{suffix}v u{k}; memcpy(&u{k}, x{k} + i, sizeof u{k});" for k, c in enumerate(layout)
                          if c == "v")
+        lanes = f"PJ_{suffix}_LANES"
+        # Two scalars: plain C beats a kernel call on any machine.
         vector = "" if layout == "ss" else f"""
-#ifdef PJ_VEC
+#ifndef PJ_VEC
+    return 1;
+#else
     pj_{suffix}m bad = {{0}};
     for (; i + {lanes} <= n; i += {lanes}) {{
         {loads} pj_{suffix}v r = {operand(0, True)} {op} {operand(1, True)};
@@ -1070,12 +1064,12 @@ static int {name}(char *o, const char *p0, const char *p1, intptr_t n) {{
     return f"{name}({out.ptr}, {ins[0].ptr}, {ins[1].ptr}, {out.size})"
 
 
-def _vector_reduction(src: _Source, ufunc, dtype, n: int) -> str | None:
-    """The name of an in-line `f(row, n, acc)` reducing a contiguous row into
-    `*acc` (the sum starting from `*acc`; nonzero when NumPy's kernel must
-    then do it), or None."""
+def _vector_reduction(src: _Source, ufunc, dtype) -> str | None:
+    """A C expression `f(row, n, acc)` reducing a contiguous row into `*acc`
+    in line (the sum starting from `*acc`), nonzero when NumPy's kernel must
+    then do it; or None."""
     types = _VECTOR_TYPES.get(dtype)
-    if types is None or n < 2 or not _vectors_pay():
+    if types is None:
         return None
     ctype, suffix = types
     lanes = f"PJ_{suffix}_LANES"
@@ -1084,9 +1078,11 @@ def _vector_reduction(src: _Source, ufunc, dtype, n: int) -> str | None:
         name = f"pj_{word}_{suffix}"
         src.helpers.setdefault(name, f"""\
 static int {name}(const char *p, intptr_t n, char *acc) {{
+#ifndef PJ_VEC
+    return 1;
+#else
     const {ctype} *x = (const {ctype} *)p;
     {ctype} m = x[0]; int bad = m != m; intptr_t i = 1;
-#ifdef PJ_VEC
     if (n >= 2 * {lanes}) {{
         pj_{suffix}v best, v; pj_{suffix}m nan;
         memcpy(&best, x, sizeof best); nan = best != best;
@@ -1097,28 +1093,30 @@ static int {name}(const char *p, intptr_t n, char *acc) {{
         }}
         for (int j = 0; j < {lanes}; j++) {{ bad |= nan[j] != 0; m = best[j] {cmp} m ? best[j] : m; }}
     }}
-#endif
     for (; i < n; i++) {{ {ctype} v = x[i]; bad |= v != v; m = v {cmp} m ? v : m; }}
     if (bad || m == 0) return 1;
     *({ctype} *)acc = m;
     return 0;
+#endif
 }}""")
         return name
-    if ufunc is np.add and _pairwise_matches(dtype):
-        src.helpers.setdefault(f"pj_psum_{suffix}", _pairwise_source(dtype))
+    if ufunc is np.add:
+        src.helpers.setdefault(f"pj_sum_{suffix}", _pairwise_source(dtype))
         return f"pj_sum_{suffix}"
     return None
 
 
 def _pairwise_source(dtype) -> str:
-    # NumPy's pairwise sum of a contiguous row; pj_sum_* adds it to *acc.
+    # NumPy's pairwise sum of a contiguous row. pj_sum_* adds it to *acc once
+    # `pyjax_sums_*(1)` said it is NumPy's (`_enable_sums`, after
+    # `pyjax_sums_agree_*` compared it with NumPy's kernel).
     ctype, suffix = _VECTOR_TYPES[dtype]
     return f"""\
 static {ctype} pj_psum_{suffix}(const {ctype} *x, intptr_t n) {{
     if (n < 8) {{ {ctype} res = 0; for (intptr_t i = 0; i < n; i++) res += x[i]; return res; }}
     if (n <= 128) {{
         intptr_t i, end = n - n % 8;
-#ifdef PJ_PAIRWISE_VEC
+#ifdef PJ_VEC
         pj_{suffix}p r, u; memcpy(&r, x, sizeof r);
         for (i = 8; i < end; i += 8) {{ memcpy(&u, x + i, sizeof u); r += u; }}
 #else
@@ -1132,66 +1130,83 @@ static {ctype} pj_psum_{suffix}(const {ctype} *x, intptr_t n) {{
     intptr_t half = n / 2; half -= half % 8;
     return pj_psum_{suffix}(x, half) + pj_psum_{suffix}(x + half, n - half);
 }}
+static int pj_sums_{suffix};
+void pyjax_sums_{suffix}(int on) {{ pj_sums_{suffix} = on; }}
 static int pj_sum_{suffix}(const char *p, intptr_t n, char *acc) {{
+#ifndef PJ_VEC
+    return 1;
+#else
+    if (!pj_sums_{suffix}) return 1;
     {ctype} r = *({ctype} *)acc + pj_psum_{suffix}((const {ctype} *)p, n);
     if (r != r) return 1;
     *({ctype} *)acc = r;
     return 0;
+#endif
+}}
+int pyjax_sums_agree_{suffix}(void *kernel, void *data, const char *values) {{
+    /* pj_psum against NumPy's add kernel called as the code calls it: the
+       accumulator at +0.0 (stride 0), then the row. */
+    static const intptr_t lengths[] = {{{_CHECK_LENGTHS}}};
+    for (size_t j = 0; j < sizeof lengths / sizeof lengths[0]; j++) {{
+        intptr_t n = lengths[j], st[] = {{0, sizeof({ctype}), 0}};
+        {ctype} mine = ({ctype})0 + pj_psum_{suffix}((const {ctype} *)values, n), theirs = 0;
+        char *args[] = {{(char *)&theirs, (char *)values, (char *)&theirs}};
+        ((void (*)(char **, const intptr_t *, const intptr_t *, void *))kernel)(args, &n, st, data);
+        if (memcmp(&mine, &theirs, sizeof mine)) return 0;
+    }}
+    return 1;
 }}"""
 
 
-_pairwise_checked: dict = {}
+_pairwise_checked: dict = {}  # dtype -> whether pj_psum is NumPy's sum
 
 
-def _pairwise_matches(dtype) -> bool:
-    """Whether pj_sum_* reproduces NumPy's add kernel bitwise on this NumPy,
-    over rows of many lengths (tried once per process and dtype)."""
-    dtype = np.dtype(dtype)
-    if dtype not in _pairwise_checked:
-        try:
-            _pairwise_checked[dtype] = _check_pairwise(dtype)
-        except Exception as e:  # noqa: BLE001  (then sums call NumPy's kernel)
-            _log(f"Native sums call NumPy's kernel: {e}", False)
-            _pairwise_checked[dtype] = False
-    return _pairwise_checked[dtype]
+def _enable_sums(lib: ctypes.CDLL, source: str) -> None:
+    """Turns on the in-line sums of a built library whose pairwise sum is
+    NumPy's own, bit for bit, on this NumPy (tried once per process and
+    dtype, on rows of many lengths, against NumPy's add kernel)."""
+    for dtype, (_, suffix) in _VECTOR_TYPES.items():
+        if f"void pyjax_sums_{suffix}(" not in source:
+            continue
+        if dtype not in _pairwise_checked:
+            try:
+                _pairwise_checked[dtype] = _same_sums(getattr(lib, f"pyjax_sums_agree_{suffix}"), dtype)
+            except Exception as e:  # noqa: BLE001  (then sums call NumPy's kernel)
+                _log(f"Native sums call NumPy's kernel: {e}", False)
+                _pairwise_checked[dtype] = False
+        getattr(lib, f"pyjax_sums_{suffix}")(ctypes.c_int(int(_pairwise_checked[dtype])))
 
 
-def _check_pairwise(dtype) -> bool:
-    ctype, suffix = _VECTOR_TYPES[dtype]
+def _same_sums(agree, dtype) -> bool:
     loop = ufunc_loop(np.add, (dtype,) * 3)
-    if loop is None or compiler() is None:
+    if loop is None:
         return False
-    size = dtype.itemsize
-    source = "\n".join([
-        "#include <stdint.h>", "#include <string.h>",
-        "typedef void (*loop_t)(char **, const intptr_t *, const intptr_t *, void *);",
-        _VECTOR_PRELUDE, _pairwise_source(dtype),
-        "void pyjax_loop(char **a, void **k, char *s) {",
-        # a[0]: a row, a[1]: its length, a[2]: the two sums (in line, NumPy's)
-        f"    intptr_t n = *(intptr_t *)a[1]; memset(a[2], 0, {2 * size});",
-        f"    if (pj_sum_{suffix}(a[0], n, a[2])) memset(a[2], 255, {size});",
-        f"    char *args[] = {{a[2] + {size}, a[0], a[2] + {size}}}; intptr_t st[] = {{0, {size}, 0}};",
-        "    ((loop_t)k[0])(args, &n, st, k[1]);",
-        "}", ""])
-    fn = _build(source)
-    kernels = (ctypes.c_void_p * 2)(*loop)
+    # Values over eight decades, of both signs: the order of additions shows.
     rng = np.random.default_rng(0)
-    for n in (*range(1, 40), 63, 64, 65, 127, 128, 129, 130, 136, 255, 256, 257, 383, 511, 512, 513, 1000, 1024,
-              1031, 4099):
-        row = (rng.standard_normal(n) * 10.0 ** rng.uniform(-4, 4, n)).astype(dtype)
-        length = np.array([n], np.intp)
-        sums = np.zeros(2, dtype)
-        args = (ctypes.c_void_p * 3)(row.ctypes.data, length.ctypes.data, sums.ctypes.data)
-        fn(args, kernels, None)
-        if sums[:1].tobytes() != sums[1:].tobytes():
-            return False
-    return True
+    values = (rng.standard_normal(_CHECK_VALUES) * 10.0 ** rng.uniform(-4, 4, _CHECK_VALUES)).astype(dtype)
+    agree.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    agree.restype = ctypes.c_int
+    return bool(agree(loop[0], loop[1], values.ctypes.data))
+
+
+# The row lengths the in-line sum is checked on: every short one, and
+# around NumPy's blocks of 8 and 128 and its halvings.
+_CHECK_VALUES = 4099
+_CHECK_LENGTHS = ", ".join(map(str, (*range(1, 40), 63, 64, 65, 127, 128, 129, 130, 136, 255, 256, 257, 383, 511,
+                                     512, 513, 1000, 1024, 1031, _CHECK_VALUES)))
 
 
 # ---------------------------------------------------------------------------
 # Building
 
-_built: dict = {}  # source digest -> the loaded function
+_built: dict = {}  # source digest -> the loaded library
+# Code built in this process runs only on this machine: its vector paths
+# may use every instruction it has (AVX-512 on a recent x86). IEEE results
+# do not change with the instructions (no contraction, no fast math), only
+# their speed. A compiler that refuses the flag builds for its default
+# target (then the vector paths defer to NumPy's kernels).
+_ARCH_FLAGS = ("-march=native",)
+_arch_refused: set = set()  # compilers that refused it
 _O2_MAX_LINES = 1500
 _BUILD_TIMEOUT_S = 300
 _build_lock = threading.Lock()
@@ -1209,25 +1224,6 @@ def _which(name: str, path: str) -> str | None:
     return shutil.which(name, path=path or None)
 
 
-@functools.lru_cache(maxsize=8)
-def _arch_flags(cc: str) -> tuple[str, ...]:
-    # Code built in this process runs only on this machine: its vector
-    # paths may use every instruction it has (AVX-512 on a recent x86).
-    # IEEE results do not change with the instructions (no contraction,
-    # no fast math), only their speed. A compiler without the flag builds
-    # for its default target.
-    with tempfile.TemporaryDirectory(prefix="pyjax-native-") as tmp:
-        c_path = os.path.join(tmp, "probe.c")
-        with open(c_path, "w") as f:
-            f.write("int pyjax_probe(void) { return 0; }\n")
-        try:
-            done = subprocess.run([cc, "-march=native", "-c", "-o", os.path.join(tmp, "probe.o"), c_path],
-                                  capture_output=True, check=False, timeout=_BUILD_TIMEOUT_S)
-        except (OSError, subprocess.SubprocessError):
-            return ()
-    return ("-march=native",) if done.returncode == 0 else ()
-
-
 @functools.lru_cache(maxsize=1)
 def _headers() -> list[str] | None:
     """The include directories native_call.c builds with (this Python's and
@@ -1242,12 +1238,20 @@ def _headers() -> list[str] | None:
 
 
 _caller_state: list = []  # [] until tried, then [the NativeCall type or None]
+_caller_lock = threading.Lock()
+
+
+def _prepare_native_call() -> None:
+    # Builds native_call.c on a thread of its own, beside the first native
+    # build (which needs it to be bound): the two compiles overlap.
+    if not _caller_state and not _caller_lock.locked():
+        threading.Thread(target=_native_call_type, name="pyjax-native-call", daemon=True).start()
 
 
 def _native_call_type():
     """native_call.c's `NativeCall` type, built on first use (on a build
     thread), or None: then native code is called through ctypes."""
-    with _build_lock:
+    with _caller_lock:
         if not _caller_state:
             try:
                 _caller_state.append(_build_native_call())
@@ -1280,12 +1284,13 @@ def _build_native_call():
 _MAX_CALL_ARGS = 256  # native_call.c's MAX_ARGS
 
 
-def _build(source: str, straight_line: bool = False) -> Callable:
+def _build(source: str, straight_line: bool = False) -> ctypes.CDLL:
+    """The library built from `source` (once per process and source)."""
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
     with _build_lock:
-        fn = _built.get(digest)
-        if fn is not None:
-            return fn
+        lib = _built.get(digest)
+        if lib is not None:
+            return lib
         cc = compiler()
         if cc is None:
             raise RuntimeError("no C compiler")
@@ -1300,16 +1305,25 @@ def _build(source: str, straight_line: bool = False) -> Callable:
             # step) in half that again, for ~6% more time a call (an unrolled
             # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0).
             opt = "-O2" if source.count("\n") < _O2_MAX_LINES else "-O0" if straight_line else "-O1"
-            cmd = [cc, opt, *_arch_flags(cc), "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=_BUILD_TIMEOUT_S)
+            base = [cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
+            done = None
+            if cc not in _arch_refused:
+                done = subprocess.run(base[:2] + list(_ARCH_FLAGS) + base[2:], capture_output=True, text=True,
+                                      check=False, timeout=_BUILD_TIMEOUT_S)
+                if done.returncode and "march" in done.stderr:
+                    _arch_refused.add(cc)
+                    done = None
+            if done is None:
+                done = subprocess.run(base, capture_output=True, text=True, check=False, timeout=_BUILD_TIMEOUT_S)
             if done.returncode:
-                raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()[:500]}")
+                raise RuntimeError(f"{' '.join(done.args)} failed: {done.stderr.strip()[:500]}")
             lib = ctypes.CDLL(so_path)  # stays mapped after the file goes
         fn = lib.pyjax_loop
         fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
         fn.restype = None
-        _built[digest] = fn
-        return fn
+        _enable_sums(lib, source)
+        _built[digest] = lib
+        return lib
 
 
 # ---------------------------------------------------------------------------
@@ -1418,6 +1432,7 @@ class NativeLoop:
             if self.state != _COLD:
                 return
             self.state = _BUILDING
+            _prepare_native_call()
             from pyjax._src import config
 
             loud = config.log_compiles.value  # the build thread does not see this thread's config
@@ -1430,7 +1445,7 @@ class NativeLoop:
             make, self._make = self._make, None  # the jaxprs it holds are not needed after this
             self.source, kernels, self.scratch = make()
             self.kernels = (ctypes.c_void_p * max(len(kernels), 1))(*kernels)
-            self._fn = _build(self.source, straight_line=self.kind == "program")
+            self._fn = _build(self.source, straight_line=self.kind == "program").pyjax_loop
             self._bind()
         except Exception as e:  # noqa: BLE001  (the Python loop stays; the reason is kept)
             self._drop(str(e), loud)
