@@ -44,7 +44,11 @@ def rows_body(xs, ys):
         m = jnp.max(x)
         s = jnp.sum(x)
         ops = (x * y, x - y, x / y, x + y, x * 2.5, 0.5 - x, 3.0 / y, x - m, x / s)
-        return c, (*ops, m, jnp.min(y), s, 1.0 / s, m * s)
+        # An op and the max or min of its result: one pass.
+        scaled = x * 0.125
+        shifted = y - x
+        fused = (scaled, jnp.max(scaled), shifted, jnp.min(shifted))
+        return c, (*ops, m, jnp.min(y), s, 1.0 / s, m * s, *fused)
     return lax.scan(body, 0.0, (xs, ys))[1]
 
 
@@ -73,6 +77,11 @@ def special_rows(n: int, dtype) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n", [7, 37, 512, 1003])
 def test_special_values_take_numpys_bits(n, dtype, eager_tier, monkeypatch):
+    with pyjax.enable_x64(dtype == np.float64):
+        check_special_values(n, dtype, monkeypatch)
+
+
+def check_special_values(n, dtype, monkeypatch):
     ordinary = [jnp.asarray(rng.standard_normal((12, n)).astype(dtype)) for _ in range(2)]
     special = [jnp.asarray(a) for a in special_rows(n, dtype)]
     before = {id(o) for o in natives()}
@@ -80,8 +89,11 @@ def test_special_values_take_numpys_bits(n, dtype, eager_tier, monkeypatch):
     jf(*ordinary)  # the checked call
     made = [o for o in natives() if id(o) not in before]
     assert [m.state for m in made] == [native._LIVE], [m.failure for m in made]
+    assert made[0].in_specs[-1][1] == dtype
     if n >= 16:
-        for helper in ("pj_mul_", "pj_sub_", "pj_div_", "pj_add_", "pj_max_", "pj_min_", "pj_sum_"):
+        for helper in ("pj_mul_", "pj_sub_", "pj_div_", "pj_add_", "pj_max_", "pj_min_", "pj_sum_",
+                       "pj_mul_{0}_vs_max(", "pj_sub_{0}_vv_min("):
+            helper = helper.format(native._VECTOR_TYPES[np.dtype(dtype)][1])
             assert helper in made[0].source
     with np.errstate(all="ignore"):
         got = jf(*special)

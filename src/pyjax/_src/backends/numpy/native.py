@@ -407,8 +407,21 @@ def _body(src: _Source, jaxpr: Jaxpr, in_views: list, impls: dict,
         return views[v]
 
     lines: list[str] = []
-    last = jaxpr.eqns[-1] if jaxpr.eqns else None
-    for eqn in jaxpr.eqns:
+    eqns = jaxpr.eqns
+    last = eqns[-1] if eqns else None
+    done: set = set()  # equations emitted early (by index)
+    for k, eqn in enumerate(eqns):
+        if k in done:
+            continue
+        # An op whose result's first reader takes its max or min: both in
+        # one pass, now (the reduction's operand is ready, and it is pure).
+        reader = _first_reader(eqns, k)
+        if reader is not None:
+            fused = _fused_extremum(src, eqn, eqns[reader], [view(v) for v in eqn.invars], impls, lines)
+            if fused is not None:
+                views[eqn.outvars[0]], views[eqns[reader].outvars[0]] = fused
+                done.add(reader)
+                continue
         outs = _emit(src, eqn, [view(v) for v in eqn.invars], impls, lines, last_into if eqn is last else None)
         for v, out in zip(eqn.outvars, outs, strict=True):
             if type(v) is not DropVar:
@@ -680,7 +693,7 @@ def _window(src: _Source, x: _View, starts: list, sizes, step: list) -> str:
     return name
 
 
-def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View) -> list[str]:
+def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View, vector: bool = True) -> list[str]:
     # NumPy's calls of the ufunc's loop for `ufunc.reduce` on a C-contiguous
     # array, as measured bitwise (signed zeros and NaNs included): the
     # accumulator starts at the identity when the ufunc has one (add: +0.0,
@@ -702,7 +715,7 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View) -> lis
         first = (f"memcpy(acc, {identity}, {isz});", n, 0) if identity else (f"memcpy(acc, row, {isz});", n - 1, isz)
         kernel = (f"{first[0]} char *args[] = {{acc, row + {first[2]}, acc}}; static const intptr_t n[] = "
                   f"{{{first[1]}}}; static const intptr_t st[] = {{0, {isz}, 0}}; {call}")
-        fast = _vector_reduction(src, ufunc, x.dtype)
+        fast = _vector_reduction(src, ufunc, x.dtype) if vector else None
         if fast is not None:
             prepare = f"memcpy(acc, {identity}, {isz}); " if identity else ""
             kernel = f"{prepare}if ({fast}(row, {n}, acc)) {{ {kernel} }}"
@@ -1032,36 +1045,75 @@ def _vector_binary(src: _Source, ufunc, ins: list, out: _View) -> str | None:
     (op, word), (ctype, suffix) = entry, types
     name = f"pj_{word}_{suffix}_{layout}"
     if name not in src.helpers:
-        def operand(k, vector):
-            if layout[k] == "s":
-                return f"y{k}"
-            return f"u{k}" if vector else f"x{k}[i]"
+        src.helpers[name] = _binary_source(name, op, layout, out.dtype)
+    return f"{name}({out.ptr}, {ins[0].ptr}, {ins[1].ptr}, {out.size})"
 
-        decls = "; ".join(f"const {ctype} y{k} = *(const {ctype} *)p{k}" if c == "s" else
-                          f"const {ctype} *x{k} = (const {ctype} *)p{k}" for k, c in enumerate(layout))
-        loads = " ".join(f"pj_{suffix}v u{k}; memcpy(&u{k}, x{k} + i, sizeof u{k});" for k, c in enumerate(layout)
-                         if c == "v")
-        lanes = f"PJ_{suffix}_LANES"
-        # Two scalars: plain C beats a kernel call on any machine.
-        vector = "" if layout == "ss" else f"""
+
+def _binary_source(name: str, op: str, layout: str, dtype, cmp: str | None = None) -> str:
+    # `z = x0 op x1` over n elements, each operand a row ("v") or a scalar
+    # ("s"): 1 when a result is NaN (then NumPy's kernel must compute it).
+    # With `cmp` (">" for a max, "<" a min) the pass also keeps the extreme
+    # result and writes it to *acc: 3 when a result is NaN (the kernel then
+    # computes both), 2 when only the extreme is (a zero).
+    ctype, suffix = _VECTOR_TYPES[dtype]
+    lanes = f"PJ_{suffix}_LANES"
+
+    def operand(k, vector):
+        return f"y{k}" if layout[k] == "s" else f"u{k}" if vector else f"x{k}[i]"
+
+    decls = "; ".join(f"const {ctype} y{k} = *(const {ctype} *)p{k}" if c == "s" else
+                      f"const {ctype} *x{k} = (const {ctype} *)p{k}" for k, c in enumerate(layout))
+    loads = " ".join(f"pj_{suffix}v u{k}; memcpy(&u{k}, x{k} + i, sizeof u{k});" for k, c in enumerate(layout)
+                     if c == "v")
+    vector_r = f"{loads} pj_{suffix}v r = {operand(0, True)} {op} {operand(1, True)};"
+    scalar_r = f"{ctype} r = {operand(0, False)} {op} {operand(1, False)};"
+    if cmp is None:
+        if layout == "ss":  # two scalars: plain C beats a kernel call on any machine
+            vector = ""
+        else:
+            vector = f"""
 #ifndef PJ_VEC
     return 1;
 #else
     pj_{suffix}m bad = {{0}};
     for (; i + {lanes} <= n; i += {lanes}) {{
-        {loads} pj_{suffix}v r = {operand(0, True)} {op} {operand(1, True)};
+        {vector_r}
         bad |= r != r; memcpy(z + i, &r, sizeof r);
     }}
     for (int j = 0; j < {lanes}; j++) nan |= bad[j] != 0;
 #endif"""
-        src.helpers[name] = f"""\
+        return f"""\
 static int {name}(char *o, const char *p0, const char *p1, intptr_t n) {{
     {ctype} *z = ({ctype} *)o; {decls};
     intptr_t i = 0; int nan = 0;{vector}
-    for (; i < n; i++) {{ {ctype} r = {operand(0, False)} {op} {operand(1, False)}; nan |= r != r; z[i] = r; }}
+    for (; i < n; i++) {{ {scalar_r} nan |= r != r; z[i] = r; }}
     return nan;
 }}"""
-    return f"{name}({out.ptr}, {ins[0].ptr}, {ins[1].ptr}, {out.size})"
+    return f"""\
+static int {name}(char *o, const char *p0, const char *p1, intptr_t n, char *acc) {{
+#ifndef PJ_VEC
+    return 3;
+#else
+    {ctype} *z = ({ctype} *)o; {decls};
+    intptr_t i = 0; int nan = 0;
+    if (n < {lanes}) return 3;
+    pj_{suffix}m bad = {{0}}, take; pj_{suffix}v best;
+    {{ {vector_r} best = r; }}
+    for (; i + {lanes} <= n; i += {lanes}) {{
+        {vector_r}
+        bad |= r != r; memcpy(z + i, &r, sizeof r);
+        take = r {cmp} best;
+        best = (pj_{suffix}v)((take & (pj_{suffix}m)r) | (~take & (pj_{suffix}m)best));
+    }}
+    {ctype} m = best[0];
+    for (int j = 0; j < {lanes}; j++) {{ nan |= bad[j] != 0; m = best[j] {cmp} m ? best[j] : m; }}
+    for (; i < n; i++) {{ {scalar_r} nan |= r != r; z[i] = r; m = r {cmp} m ? r : m; }}
+    if (nan) return 3;
+    if (m == 0) return 2;
+    *({ctype} *)acc = m;
+    return 0;
+#endif
+}}"""
 
 
 def _vector_reduction(src: _Source, ufunc, dtype) -> str | None:
@@ -1104,6 +1156,53 @@ static int {name}(const char *p, intptr_t n, char *acc) {{
         src.helpers.setdefault(f"pj_sum_{suffix}", _pairwise_source(dtype))
         return f"pj_sum_{suffix}"
     return None
+
+
+def _first_reader(eqns: list, k: int) -> int | None:
+    # The index of the first equation after k that reads k's (one) result.
+    if len(eqns[k].outvars) != 1 or type(eqns[k].outvars[0]) is DropVar:
+        return None
+    out = eqns[k].outvars[0]
+    for j in range(k + 1, len(eqns)):
+        if any(v is out for v in eqns[j].invars):
+            return j
+    return None
+
+
+def _fused_extremum(src: _Source, eqn, nxt, ins: list, impls: dict, step: list) -> tuple | None:
+    """`eqn`, a vector-path op, and `nxt`, the max or min of its whole result
+    (a row), in one pass: (the op's view, the extremum's view), or None."""
+    from pyjax._src.backends.numpy.compile import DEFAULT_IMPLS, ufunc_of
+
+    impl, reducer_impl = impls.get(eqn.primitive), impls.get(nxt.primitive)
+    if (eqn.effects or nxt.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive)
+            or reducer_impl is None or reducer_impl is not DEFAULT_IMPLS.get(nxt.primitive)
+            or len(eqn.outvars) != 1 or nxt.invars[0] is not eqn.outvars[0]):
+        return None
+    reducer = getattr(reducer_impl, "reduce_ufunc", None)
+    ufunc = ufunc_of(eqn, impl, True)
+    t_aval, m_aval = eqn.outvars[0].aval, nxt.outvars[0].aval
+    ndim, axes = len(t_aval.shape), tuple(nxt.params.get("axes", ()))
+    if (reducer not in (np.maximum, np.minimum) or ufunc not in _VECTOR_OPS or m_aval.dtype != t_aval.dtype
+            or m_aval.size != 1 or t_aval.size < 2 or not (axes == tuple(range(ndim)) or axes == (ndim - 1,))):
+        return None
+    loop = ufunc_loop(ufunc, tuple(v.dtype for v in ins) + (t_aval.dtype,))
+    out = src.temp(t_aval)
+    call = _vector_binary(src, ufunc, ins, out)
+    if loop is None or call is None:
+        return None
+    extremum = src.temp(m_aval)
+    word, cmp = ("max", ">") if reducer is np.maximum else ("min", "<")
+    binary = call[:call.index("(")]
+    name = f"{binary}_{word}"
+    if name not in src.helpers:
+        src.helpers[name] = _binary_source(name, _VECTOR_OPS[ufunc][0], binary.rsplit("_", 1)[1], t_aval.dtype, cmp)
+    args = call[call.index("(") + 1:-1]
+    step.append(f"{{ int fused = {name}({args}, {extremum.ptr});")
+    step += ["    if (fused & 1) {", *("        " + line for line in _ufunc_lines(src, *loop, ins, out)), "    }"]
+    step += ["    if (fused) {", *("        " + line for line in _reduce_lines(src, reducer, out, axes, extremum,
+                                                                             vector=False)), "    }", "}"]
+    return out, extremum
 
 
 def _pairwise_source(dtype) -> str:
