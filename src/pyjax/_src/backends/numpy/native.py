@@ -995,7 +995,8 @@ def _layout(v: _View) -> str | None:
 # follow the operand order a compiler picks) and a max or min of zero
 # (which zero depends on the order of comparisons). So does everything when
 # the build has no wide vectors (x86-64 without -march=native has only
-# SSE2; NumPy's kernels pick AVX2 or AVX-512 at run time, and win).
+# SSE2; NumPy's kernels pick AVX2 or AVX-512 at run time, and win) or is
+# not optimized (a long straight-line program built at -O0).
 
 _VECTOR_OPS = {np.add: ("+", "add"), np.subtract: ("-", "sub"), np.multiply: ("*", "mul"),
                np.true_divide: ("/", "div")}
@@ -1003,7 +1004,7 @@ _VECTOR_OPS = {np.add: ("+", "add"), np.subtract: ("-", "sub"), np.multiply: ("*
 _VECTOR_TYPES = {np.dtype(np.float32): ("float", "f32"), np.dtype(np.float64): ("double", "f64")}
 
 _VECTOR_PRELUDE = """\
-#if defined(__GNUC__) && (defined(__AVX2__) || defined(__ARM_NEON))
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && (defined(__AVX2__) || defined(__ARM_NEON))
 #define PJ_VEC 1
 #if defined(__AVX512F__)
 #define PJ_BYTES 64
