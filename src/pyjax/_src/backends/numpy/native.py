@@ -410,12 +410,13 @@ def _body(src: _Source, jaxpr: Jaxpr, in_views: list, impls: dict,
     eqns = jaxpr.eqns
     last = eqns[-1] if eqns else None
     done: set = set()  # equations emitted early (by index)
+    readers = _first_readers(eqns)
     for k, eqn in enumerate(eqns):
         if k in done:
             continue
         # An op whose result's first reader takes its max or min: both in
         # one pass, now (the reduction's operand is ready, and it is pure).
-        reader = _first_reader(eqns, k)
+        reader = readers.get(eqn.outvars[0]) if len(eqn.outvars) == 1 else None
         if reader is not None:
             fused = _fused_extremum(src, eqn, eqns[reader], [view(v) for v in eqn.invars], impls, lines)
             if fused is not None:
@@ -1159,15 +1160,14 @@ static int {name}(const char *p, intptr_t n, char *acc) {{
     return None
 
 
-def _first_reader(eqns: list, k: int) -> int | None:
-    # The index of the first equation after k that reads k's (one) result.
-    if len(eqns[k].outvars) != 1 or type(eqns[k].outvars[0]) is DropVar:
-        return None
-    out = eqns[k].outvars[0]
-    for j in range(k + 1, len(eqns)):
-        if any(v is out for v in eqns[j].invars):
-            return j
-    return None
+def _first_readers(eqns: list) -> dict:
+    # Each variable -> the index of the first equation reading it.
+    first: dict = {}
+    for j, eqn in enumerate(eqns):
+        for v in eqn.invars:
+            if type(v) is not Literal and v not in first:
+                first[v] = j
+    return first
 
 
 def _fused_extremum(src: _Source, eqn, nxt, ins: list, impls: dict, step: list) -> tuple | None:
