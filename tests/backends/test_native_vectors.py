@@ -162,3 +162,29 @@ def test_in_place_and_mixed_dtype_ops_keep_the_kernel():
     assert native._vector_binary(src, np.multiply, [x, wide], out) is None
     assert native._vector_binary(src, np.maximum, [x, x], out) is None  # no vector path
     assert native._vector_binary(src, np.multiply, [x, x], out) == "pj_mul_f32_vv((s + 0), a[0], a[0], 64)"
+
+
+def test_a_compiler_refusing_march_native_builds_without_it(tmp_path, eager_tier, monkeypatch):
+    # The kernels serve then (no wide vectors): the tier still goes live.
+    real = native.compiler()
+    wrapper = tmp_path / "cc"
+    wrapper.write_text("#!/bin/sh\n"
+                       "for arg in \"$@\"; do case \"$arg\" in -march=*) "
+                       "echo \"cc: error: unrecognized command-line option '$arg'\" >&2; exit 1;; esac; done\n"
+                       f"exec {real} \"$@\"\n")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("CC", str(wrapper))
+    monkeypatch.setattr(native, "_arch_refused", set())
+    monkeypatch.setattr(native, "_built", {})
+    xs = jnp.asarray(rng.standard_normal((12, 64)).astype(np.float32))
+    before = {id(o) for o in natives()}
+    jf = pyjax.jit(lambda xs: rows_body(xs, xs * 2.0))
+    jf(xs)  # the checked call
+    got = jf(xs)  # native
+    made = [o for o in natives() if id(o) not in before]
+    assert [m.state for m in made] == [native._LIVE], [m.failure for m in made]
+    assert native._arch_refused == {str(wrapper)}
+    with monkeypatch.context() as m:
+        m.setattr(native, "ENABLED", False)
+        want = pyjax.jit(lambda xs: rows_body(xs, xs * 2.0))(xs)
+    assert all(np.asarray(a).tobytes() == np.asarray(b).tobytes() for a, b in zip(got, want, strict=True))
