@@ -115,7 +115,7 @@ def wide_vectors() -> bool:
     native._vector_reduction(src, np.maximum, np.dtype(np.float32))
     source = "\n".join(["#include <stdint.h>", "#include <string.h>", native._VECTOR_PRELUDE,
                          "int pyjax_wide(void) {", "#ifdef PJ_VEC", "return 1;", "#else", "return 0;", "#endif", "}",
-                         "void pyjax_loop(char **a, void **k, char *s) {}", ""])
+                         ""])
     return bool(native._build(source).pyjax_wide())
 
 
@@ -129,7 +129,7 @@ def test_the_pairwise_sum_is_numpys(dtype, monkeypatch):
     native._vector_reduction(src, np.add, np.dtype(dtype))
     suffix = native._VECTOR_TYPES[np.dtype(dtype)][1]
     source = "\n".join(["#include <stdint.h>", "#include <string.h>", native._VECTOR_PRELUDE,
-                         *src.helpers.values(), "void pyjax_loop(char **a, void **k, char *s) {}", ""])
+                         *src.helpers.values(), ""])
     native._enable_sums(native._build(source), source)
     assert native._pairwise_checked[np.dtype(dtype)] is True
     monkeypatch.setattr(native, "_pairwise_checked", {})

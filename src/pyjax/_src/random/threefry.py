@@ -90,8 +90,11 @@ def threefry2x32_numpy(k0, k1, x0, x1) -> tuple[np.ndarray, np.ndarray]:
     for k in (k0, k1):
         keys.append(k.reshape(())[()] if k.size == 1 else np.broadcast_to(k, shape).reshape(size))
     scalar_keys = all(np.ndim(k) == 0 for k in keys)
+    kernel = _hash_kernel[0]
 
     def hash_range(start: int, stop: int) -> None:
+        if kernel is not None and kernel(keys, y0, y1, start, stop):
+            return
         # Cache-sized chunks of [start, stop), each hashed in place.
         tmp = np.empty(min(stop - start, _CHUNK), _U32)
         for lo in range(start, stop, _CHUNK):
@@ -111,6 +114,18 @@ def _sequential(hash_range, size: int) -> None:
 # install a runner that splits it across threads (each element is hashed
 # independently, so any split gives the same bits).
 _run_ranges: list = [_sequential]
+
+
+# A backend may hash a range in place faster than NumPy's passes do:
+# `kernel(keys, y0, y1, start, stop)` (keys: two uint32 scalars or arrays of
+# the flat size) returns False when it cannot now, and then the rounds above
+# run. It must give the same bits (the hash is integer arithmetic).
+_hash_kernel: list = [None]
+
+
+def set_hash_kernel(kernel) -> None:
+    """Installs `kernel`, tried first on every range of every hash."""
+    _hash_kernel[0] = kernel
 
 
 def set_range_runner(runner) -> None:
@@ -301,4 +316,4 @@ threefry_prng_impl = prng.PRNGImpl(
 
 prng.register_prng(threefry_prng_impl)
 
-__all__ = ["iota_2x32_shape", "threefry2x32_numpy", "threefry2x32_p", "threefry_2x32", "threefry_prng_impl"]
+__all__ = ["iota_2x32_shape", "set_hash_kernel", "set_range_runner", "threefry2x32_numpy", "threefry2x32_p", "threefry_2x32", "threefry_prng_impl"]

@@ -1384,8 +1384,9 @@ def _build_native_call():
 _MAX_CALL_ARGS = 256  # native_call.c's MAX_ARGS
 
 
-def _build(source: str, straight_line: bool = False) -> ctypes.CDLL:
-    """The library built from `source` (once per process and source)."""
+def _build(source: str, straight_line: bool = False, opt: str | None = None) -> ctypes.CDLL:
+    """The library built from `source` (once per process and source), at
+    `opt` (else by its length: see below)."""
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
     with _build_lock:
         lib = _built.get(digest)
@@ -1404,7 +1405,7 @@ def _build(source: str, straight_line: bool = False) -> ctypes.CDLL:
             # and -O0 a straight-line program (run once a call, not once a
             # step) in half that again, for ~6% more time a call (an unrolled
             # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0).
-            opt = "-O2" if source.count("\n") < _O2_MAX_LINES else "-O0" if straight_line else "-O1"
+            opt = opt or ("-O2" if source.count("\n") < _O2_MAX_LINES else "-O0" if straight_line else "-O1")
             base = [cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
             done = None
             if cc not in _arch_refused:
@@ -1418,9 +1419,6 @@ def _build(source: str, straight_line: bool = False) -> ctypes.CDLL:
             if done.returncode:
                 raise RuntimeError(f"{' '.join(done.args)} failed: {done.stderr.strip()[:500]}")
             lib = ctypes.CDLL(so_path)  # stays mapped after the file goes
-        fn = lib.pyjax_loop
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-        fn.restype = None
         _enable_sums(lib, source)
         _built[digest] = lib
         return lib
@@ -1546,6 +1544,8 @@ class NativeLoop:
             self.source, kernels, self.scratch = make()
             self.kernels = (ctypes.c_void_p * max(len(kernels), 1))(*kernels)
             self._fn = _build(self.source, straight_line=self.kind == "program").pyjax_loop
+            self._fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+            self._fn.restype = None
             self._bind()
         except Exception as e:  # noqa: BLE001  (the Python loop stays; the reason is kept)
             self._drop(str(e), loud)
