@@ -84,7 +84,8 @@ def test_special_values_take_numpys_bits(n, dtype, eager_tier, monkeypatch):
 def check_special_values(n, dtype, monkeypatch):
     ordinary = [jnp.asarray(rng.standard_normal((12, n)).astype(dtype)) for _ in range(2)]
     special = [jnp.asarray(a) for a in special_rows(n, dtype)]
-    before = {id(o) for o in natives()}
+    held = natives()  # alive: an id alone could be reused by a new object
+    before = {id(o) for o in held}
     jf = pyjax.jit(lambda xs, ys: rows_body(xs, ys))
     jf(*ordinary)  # the checked call
     made = [o for o in natives() if id(o) not in before]
@@ -177,7 +178,8 @@ def test_a_compiler_refusing_march_native_builds_without_it(tmp_path, eager_tier
     monkeypatch.setattr(native, "_arch_refused", set())
     monkeypatch.setattr(native, "_built", {})
     xs = jnp.asarray(rng.standard_normal((12, 64)).astype(np.float32))
-    before = {id(o) for o in natives()}
+    held = natives()  # alive: an id alone could be reused by a new object
+    before = {id(o) for o in held}
     jf = pyjax.jit(lambda xs: rows_body(xs, xs * 2.0))
     jf(xs)  # the checked call
     got = jf(xs)  # native

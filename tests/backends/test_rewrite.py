@@ -44,6 +44,23 @@ def test_bitwise_select_matches_where_exactly():
     assert np.signbit(signed_zero).all()
 
 
+def test_select_between_two_single_values_matches_where_exactly():
+    # relu's derivative mask: select_n(x > 0, 0.0, 1.0) over broadcast scalars,
+    # computed as b ^ which * (a ^ b) on the bit patterns.
+    rng = np.random.default_rng(1)
+    which = rng.standard_normal((64, 128)) > 0
+    pairs = [(0.0, 1.0), (-0.0, np.nan), (np.inf, -np.inf), (3, -7), (1e-40, -2.5)]
+    for dtype in (np.float32, np.float64, np.float16, np.int8, np.int32, np.uint64, np.bool_):
+        for lo, hi in pairs:
+            with np.errstate(all="ignore"):
+                b, a = np.array(lo).astype(dtype), np.array(hi).astype(dtype)
+            for shape in ((64, 128), (1, 128), ()):
+                fast = IMPLS[ew.select_n_p](which, np.broadcast_to(b, shape), np.broadcast_to(a, shape))
+                slow = np.where(which, a, b)
+                assert fast.dtype == slow.dtype and fast.shape == slow.shape
+                assert fast.tobytes() == slow.tobytes(), (dtype, lo, hi, shape)
+
+
 def _names(jaxpr) -> list[str]:
     return [e.primitive.name for e in jaxpr.eqns]
 

@@ -37,7 +37,8 @@ def row_loops():
 
 def run_both(f, *args, monkeypatch, calls=3):
     """(native outputs of `calls` calls, Python outputs, the row loops made)."""
-    before = {id(o) for o in row_loops()}
+    held = row_loops()  # alive: an id alone could be reused by a new object
+    before = {id(o) for o in held}
     jf = pyjax.jit(lambda *a: f(*a))
     outs = [jf(*args) for _ in range(calls)]
     made = [o for o in row_loops() if id(o) not in before]
