@@ -6,7 +6,8 @@ to two uint32 words in 20 rounds of add/rotate/xor, with the key schedule
 injected every four rounds. It is a pure function of its inputs, which is
 why it vectorises over arrays of counters and keys: `threefry2x32_numpy`
 runs it on whole NumPy arrays, chunk by chunk so that the ~120 passes over
-each chunk stay in cache.
+each chunk stay in cache, unless a backend installed a faster kernel
+(`set_hash_kernel`: the NumPy backend's is the same rounds in C).
 
 The PRNG (``threefry_prng_impl``, tag ``fry``) derives everything from the
 hash, in one of JAX's two bit layouts:
