@@ -190,3 +190,26 @@ def test_a_compiler_refusing_march_native_builds_without_it(tmp_path, eager_tier
         m.setattr(native, "ENABLED", False)
         want = pyjax.jit(lambda xs: rows_body(xs, xs * 2.0))(xs)
     assert all(np.asarray(a).tobytes() == np.asarray(b).tobytes() for a, b in zip(got, want, strict=True))
+
+
+def test_a_row_written_in_place_over_its_operand_keeps_numpys_bits_with_nans(eager_tier, monkeypatch):
+    # The row loop writes its output into the matmul's dead buffer, and the
+    # last op reads that very row: a vector pass meeting a NaN must not have
+    # overwritten what NumPy's kernel then reads (here it would subtract twice).
+    def f(a, b, c):
+        return a @ b - jnp.max(c, axis=-1, keepdims=True)
+
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in ((256, 64), (64, 512), (256, 512)))
+    held = natives()
+    before = {id(o) for o in held}
+    jf = pyjax.jit(f)
+    assert ".run(c, d, d)" in jf.lower(a, b, c).as_text()  # the output buffer is the matmul's
+    jf(a, b, c)  # the checked call
+    made = [o for o in natives() if id(o) not in before]
+    assert [m.kind for m in made] == ["row loop"] and made[0].live
+    b[:, 7] = np.nan
+    got = np.asarray(jf(a, b, c))
+    with monkeypatch.context() as m:
+        m.setattr(native, "ENABLED", False)
+        want = np.asarray(pyjax.jit(lambda a, b, c: f(a, b, c))(a, b, c))
+    assert made[0].live and got.tobytes() == want.tobytes()

@@ -80,6 +80,7 @@ import itertools
 import logging
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -583,7 +584,12 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
         loop = ufunc_loop(ufunc, tuple(v.dtype for v in ins) + (out_aval.dtype,))
         if loop is None:
             raise _Unsupported(f"no {ufunc.__name__} loop for {[str(v.dtype) for v in ins]}")
-        step += _or_kernel(_vector_binary(src, ufunc, ins, out), _ufunc_lines(src, *loop, ins, out))
+        # Written in place (`into`), an operand may be the very row written: a
+        # vector pass that stored its results before finding a NaN would
+        # leave NumPy's kernel a clobbered operand. Then only operands of this
+        # program's own scratch or literals allow it.
+        fast = _vector_binary(src, ufunc, ins, out) if out is not into or all(map(_private, ins)) else None
+        step += _or_kernel(fast, _ufunc_lines(src, *loop, ins, out))
     elif name == "dot_general":
         step += _dot_lines(src, eqn, ins, out)
     elif name == "fma":
@@ -1023,6 +1029,15 @@ typedef double pj_f64p __attribute__((vector_size(64)));
 #define PJ_f32_LANES (PJ_BYTES / 4)
 #define PJ_f64_LANES (PJ_BYTES / 8)
 #endif"""
+
+
+_PRIVATE = re.compile(r"[\s()+\-\d]*(?:s|\(char \*\)lit\d+)[\s()+\-\d]*")
+
+
+def _private(v: _View) -> bool:
+    # Whether the view lies in the program's scratch (`s`) or its static
+    # literals: memory no argument can share.
+    return _PRIVATE.fullmatch(v.ptr) is not None
 
 
 def _or_kernel(fast: str | None, kernel: list[str]) -> list[str]:
