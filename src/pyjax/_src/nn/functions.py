@@ -15,13 +15,13 @@ from functools import partial
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import core, dtypes, errors
 from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import special as lax_special
+from pyjax._src.numpy import eager as _eager
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -410,4 +410,3 @@ log1mexp.defjvps(lambda g, ans, x: g / jnp.expm1(x))
 def tanh(x):
     """Hyperbolic tangent (jax.nn re-exports jnp.tanh)."""
     return jnp.tanh(x)
-

@@ -17,10 +17,10 @@ import warnings
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import config, dtypes
 from pyjax._src.lax import gather_scatter as lax_gs
 from pyjax._src.lax import shapes as lax_shapes
+from pyjax._src.numpy import eager as _eager
 from pyjax._src.numpy import indexing
 from pyjax._src.numpy.util import aval_of, convert_element_type, promote_dtypes
 

@@ -17,13 +17,13 @@ import types
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
+from pyjax._src.numpy import eager as _eager
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -648,4 +648,3 @@ fromiter = _impure("fromiter")
 def from_dlpack(x, /, *, device=None, copy=None):
     """An array from a DLPack-exporting object (through NumPy)."""
     return asarray(np.from_dlpack(x))
-

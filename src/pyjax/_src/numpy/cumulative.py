@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import dtypes
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import windowed as lax_windowed
+from pyjax._src.numpy import eager as _eager
 from pyjax._src.numpy.reductions import promote_integer_dtype
 from pyjax._src.numpy.util import (
     aval_of,
@@ -137,4 +137,3 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = Fals
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
     out = _cumulative_reduction("cumulative_prod", lax_windowed.cumprod, x, axis, dtype)
     return _with_initial(out, x, axis, 1) if include_initial else out
-

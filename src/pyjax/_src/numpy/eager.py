@@ -151,21 +151,25 @@ class Site:
         return self._miss((x, y, z), key, plan, options)
 
     def _miss(self, arrays, key, plan, options):
-        # The first sight of a key takes the ordinary path and is remembered;
-        # the second builds the program (or finds there is none).
-        if type(core._default_trace[0]) is not EvalTrace or plan is _NOT_REPLAYABLE:
-            return None
-        plans = self.plans
-        if plan is None:
-            if len(plans) >= _MAX_PLANS:
-                plans.clear()
-            plans[key] = 1
-            return None
         kwargs = dict(zip(self.names, options))  # options past the names are tags
-        plan = plans[key] = _build(lambda *a: self.fn(*a, **kwargs), arrays)
-        if plan is _NOT_REPLAYABLE:
-            return None
-        return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
+        return _miss(self.plans, key, plan, arrays, lambda *a: self.fn(*a, **kwargs))
+
+
+def _miss(plans: dict, key, plan, arrays, fn) -> Array | None:
+    # A key without a program: its first sight takes the ordinary path (None)
+    # and is remembered; the second builds the program of `fn(*arrays)` and
+    # runs it (or finds there is none: None again, from then on).
+    if type(core._default_trace[0]) is not EvalTrace or plan is _NOT_REPLAYABLE:
+        return None
+    if plan is None:
+        if len(plans) >= _MAX_PLANS:
+            plans.clear()
+        plans[key] = 1
+        return None
+    plan = plans[key] = _build(fn, arrays)
+    if plan is _NOT_REPLAYABLE:
+        return None
+    return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
 
 
 def fast_path(fn: Callable) -> Callable:
@@ -196,22 +200,13 @@ def fast_path(fn: Callable) -> Callable:
             return fn(*args, **kwargs)
         if type(plan) is _Program:
             return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
-        if type(core._default_trace[0]) is not EvalTrace or plan is _NOT_REPLAYABLE:
-            return fn(*args, **kwargs)
-        if plan is None:  # first sight: the ordinary path, remembered
-            if len(plans) >= _MAX_PLANS:
-                plans.clear()
-            plans[key] = 1
-            return fn(*args, **kwargs)
 
         def call(*tracers):
             it = iter(tracers)
             return fn(*_substitute(args, it), **_substitute(kwargs, it))
 
-        plan = plans[key] = _build(call, arrays)
-        if plan is _NOT_REPLAYABLE:
-            return fn(*args, **kwargs)
-        return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
+        out = _miss(plans, key, plan, arrays, call)
+        return fn(*args, **kwargs) if out is None else out
 
     # A jitted function (jnp.cumsum, as in JAX) keeps its stages API.
     for name in ("trace", "lower", "eval_shape", "clear_cache"):

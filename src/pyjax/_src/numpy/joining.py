@@ -13,12 +13,12 @@ import operator
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import core, dtypes, errors
 from pyjax._src.jit import jit
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
 from pyjax._src.lax import stack as lax_stack
+from pyjax._src.numpy import eager as _eager
 from pyjax._src.numpy.shape_ops import (
     atleast_1d,
     atleast_2d,
@@ -536,4 +536,3 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
         return slice(start, stop)
 
     return filt[tuple(bounds(ax) for ax in range(ndim))]
-

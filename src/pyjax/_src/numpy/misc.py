@@ -12,12 +12,12 @@ from functools import partial
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import core, dtypes, errors
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
+from pyjax._src.numpy import eager as _eager
 from pyjax._src.numpy.joining import concatenate, stack
 from pyjax._src.numpy.shape_ops import (
     atleast_2d,
@@ -731,4 +731,3 @@ def printoptions(*args, **kwargs):
 def set_printoptions(*args, **kwargs):
     """Sets NumPy's print options."""
     return np.set_printoptions(*args, **kwargs)
-

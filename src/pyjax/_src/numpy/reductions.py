@@ -18,7 +18,6 @@ import operator
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.jit import jit
@@ -421,7 +420,7 @@ def _correction(ddof, correction):
     return correction
 
 
-@_eager.fast_path
+@eager.fast_path
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """Variance over `axis`: mean((a - mean(a))**2) * n / (n - ddof).
 
@@ -462,7 +461,7 @@ def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, wh
     return _where(normalizer > 0, result, np.nan)
 
 
-@_eager.fast_path
+@eager.fast_path
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """Standard deviation over `axis`: sqrt(var(...)) (see `var`)."""
     correction = _correction(ddof, correction)
@@ -714,4 +713,3 @@ _SITES = {name: eager.Site(name, globals()[name], *options) for name, options in
     ("argmin", ("axis", "keepdims")),
 ]}
 _SUM_ALL = eager.Site("sum", sum)  # jnp.sum(x) with every default: the shortest key
-

@@ -15,13 +15,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import core
 from pyjax._src.avals import ShapedArray
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
+from pyjax._src.numpy import eager as _eager
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -415,4 +415,3 @@ def __getattr__(name: str):
                 "array_split", "tile", "repeat"):
         return getattr(joining, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-

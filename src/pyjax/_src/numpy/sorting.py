@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import dtypes
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import sorting as lax_sorting
+from pyjax._src.numpy import eager as _eager
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -345,4 +345,3 @@ def digitize(x, bins, right: bool = False, *, method: str | None = None):
     kwds = {} if method is None else {"method": method}
     return where(bins_arr[-1] >= bins_arr[0], searchsorted(bins_arr, x, side=side, **kwds),
                  aval_of(bins_arr).shape[0] - searchsorted(bins_arr[::-1], x, side=side, **kwds))
-

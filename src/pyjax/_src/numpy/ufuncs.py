@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import config, core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.lax import elementwise as lax_ew
+from pyjax._src.numpy import eager as _eager
 from pyjax._src.numpy.util import (
     aval_of,
     constant_like,
@@ -495,4 +495,3 @@ def __getattr__(name: str):
 
         return getattr(ufuncs_extra, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-

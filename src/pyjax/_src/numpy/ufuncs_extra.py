@@ -14,12 +14,12 @@ import operator
 
 import numpy as np
 
-from pyjax._src.numpy import eager as _eager
 from pyjax._src import core, dtypes
 from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import special as lax_special
+from pyjax._src.numpy import eager as _eager
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.util import (
     aval_of,
@@ -739,4 +739,3 @@ def lcm(x1, x2):
         raise ValueError("Arguments to jax.numpy.lcm must be integers.")
     d = gcd(x1, x2)
     return where(d == 0, constant_like(d, 0), ufuncs.multiply(x1, floor_divide(x2, d)))
-

@@ -599,7 +599,8 @@ def _select_n_fast(which, *cases):
         if a.dtype == b.dtype and a.dtype.itemsize in (1, 2, 4, 8):
             bits = np.dtype(f"u{a.dtype.itemsize}")
             which = np.asarray(which)
-            if not any(a.strides) and not any(b.strides) and np.broadcast_shapes(which.shape, a.shape, b.shape) == which.shape:
+            if (not any(a.strides) and not any(b.strides)
+                    and np.broadcast_shapes(which.shape, a.shape, b.shape) == which.shape):
                 # Two single values (a mask's 1.0 and 0.0): b ^ which * (a ^ b),
                 # three passes where the blend takes six.
                 a_bits, b_bits = a.reshape(-1)[:1].view(bits)[0], b.reshape(-1)[:1].view(bits)[0]

@@ -1052,18 +1052,24 @@ def _vector_binary(src: _Source, ufunc, ins: list, out: _View) -> str | None:
     kernel must then compute it), or None when this op has no vector path:
     float operands of the result's dtype, each contiguous with the result's
     shape or a single element, none of them the result itself."""
-    entry, types = _VECTOR_OPS.get(ufunc), _VECTOR_TYPES.get(out.dtype)
-    if (entry is None or types is None or len(ins) != 2 or not out.contiguous
+    layout = _vector_layout(ufunc, ins, out)
+    if layout is None:
+        return None
+    name = f"pj_{_VECTOR_OPS[ufunc][1]}_{_VECTOR_TYPES[out.dtype][1]}_{layout}"
+    if name not in src.helpers:
+        src.helpers[name] = _binary_source(name, _VECTOR_OPS[ufunc][0], layout, out.dtype)
+    return f"{name}({out.ptr}, {ins[0].ptr}, {ins[1].ptr}, {out.size})"
+
+
+def _vector_layout(ufunc, ins: list, out: _View) -> str | None:
+    # "v" (a row) or "s" (a single value) per operand, where the op has a
+    # vector path (see `_vector_binary`); else None.
+    if (ufunc not in _VECTOR_OPS or out.dtype not in _VECTOR_TYPES or len(ins) != 2 or not out.contiguous
             or any(v.dtype != out.dtype or v.ptr == out.ptr or not (v.size == 1 or (v.shape == out.shape
                                                                                    and v.contiguous))
                    for v in ins)):
         return None
-    layout = "".join("s" if v.size == 1 else "v" for v in ins)
-    (op, word), (ctype, suffix) = entry, types
-    name = f"pj_{word}_{suffix}_{layout}"
-    if name not in src.helpers:
-        src.helpers[name] = _binary_source(name, op, layout, out.dtype)
-    return f"{name}({out.ptr}, {ins[0].ptr}, {ins[1].ptr}, {out.size})"
+    return "".join("s" if v.size == 1 else "v" for v in ins)
 
 
 def _binary_source(name: str, op: str, layout: str, dtype, cmp: str | None = None) -> str:
@@ -1204,17 +1210,16 @@ def _fused_extremum(src: _Source, eqn, nxt, ins: list, impls: dict, step: list) 
         return None
     loop = ufunc_loop(ufunc, tuple(v.dtype for v in ins) + (t_aval.dtype,))
     out = src.temp(t_aval)
-    call = _vector_binary(src, ufunc, ins, out)
-    if loop is None or call is None:
+    layout = _vector_layout(ufunc, ins, out)
+    if loop is None or layout is None:
         return None
     extremum = src.temp(m_aval)
     word, cmp = ("max", ">") if reducer is np.maximum else ("min", "<")
-    binary = call[:call.index("(")]
-    name = f"{binary}_{word}"
+    (op, op_word), suffix = _VECTOR_OPS[ufunc], _VECTOR_TYPES[t_aval.dtype][1]
+    name = f"pj_{op_word}_{suffix}_{layout}_{word}"
     if name not in src.helpers:
-        src.helpers[name] = _binary_source(name, _VECTOR_OPS[ufunc][0], binary.rsplit("_", 1)[1], t_aval.dtype, cmp)
-    args = call[call.index("(") + 1:-1]
-    step.append(f"{{ int fused = {name}({args}, {extremum.ptr});")
+        src.helpers[name] = _binary_source(name, op, layout, t_aval.dtype, cmp)
+    step.append(f"{{ int fused = {name}({out.ptr}, {ins[0].ptr}, {ins[1].ptr}, {out.size}, {extremum.ptr});")
     step += ["    if (fused & 1) {", *("        " + line for line in _ufunc_lines(src, *loop, ins, out)), "    }"]
     step += ["    if (fused) {", *("        " + line for line in _reduce_lines(src, reducer, out, axes, extremum,
                                                                              vector=False)), "    }", "}"]
@@ -1453,6 +1458,7 @@ def _log(message: str, loud: bool | None = None) -> None:
 
 
 _COLD, _BUILDING, _BUILT, _LIVE, _DEAD = range(5)
+_start_lock = threading.Lock()
 
 
 def _no_outputs(*inputs) -> None:
@@ -1461,7 +1467,6 @@ def _no_outputs(*inputs) -> None:
 
 def _no_check(steps: int, *outputs) -> None:
     return None
-_start_lock = threading.Lock()
 
 
 class NativeLoop:
