@@ -256,7 +256,9 @@ def _emit_while(builder, eqn, ins):
     carry = body.in_names[nb:]  # the loop variables
     cond = builder.block(p["cond_jaxpr"], [v.name for v in cconsts] + carry)
 
-    native = native_lib.native_while(eqn, builder.impls)
+    # A loop with no outputs (its carries all forwarded) has nothing for a
+    # native tier to compute: the Python loop runs alone.
+    native = native_lib.native_while(eqn, builder.impls) if out_avals else None
     native_name = builder.constant(native, "native_while") if native is not None else None
     n = next(_names)
 
@@ -293,7 +295,8 @@ def with_native_tier(native_name: str, n: int | str, steps: str, lines: list[str
 
 
 def _targets(names: list[str]) -> str:
-    return ", ".join(names) + ","
+    # An assignment target list; `()` (valid Python) unpacks no values.
+    return ", ".join(names) + "," if names else "()"
 
 
 def _tuple(names: list[str]) -> str:
@@ -318,7 +321,7 @@ def _emit_scan(builder, eqn, ins):
     dtypes = [builder.constant(a.dtype, "dtype") for a in y_avals]
     as_buffer = builder.constant(_as_buffer, "as_buffer")
     carry_avals = [builder.constant(a, "aval") for a in out_avals[:nk]]
-    native = native_lib.native_scan(eqn, builder.impls)
+    native = native_lib.native_scan(eqn, builder.impls) if out_avals else None  # (see _emit_while)
     native_name = builder.constant(native, "native_scan") if native is not None else None
 
     def render(in_names, out_names):
