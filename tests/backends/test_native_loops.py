@@ -581,7 +581,9 @@ def live_program(f, *args):
     first = np.asarray(jf(*args))
     jf(*args)
     (made,) = new_since(before)
-    assert made.live and made._call is not None and made.run is made._call
+    # (`run` is the re-checking NativeCall; `_call` the plain one, over the same code.)
+    assert made.live and made._call is not None and made.run is made._live
+    assert type(made.run) is type(made._call)
     return first, made
 
 

@@ -47,6 +47,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import scipy.special
 
+from pyjax._src import config as config_lib
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import native as native_lib
@@ -54,7 +55,7 @@ from pyjax._src.backends.numpy import rows as rows_lib
 from pyjax._src.backends.numpy import split as split_lib
 from pyjax._src.backends.numpy import tile as tile_lib
 from pyjax._src.backends.numpy.impls import IMPLS as DEFAULT_IMPLS
-from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
+from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var, check_jaxpr, subjaxprs
 from pyjax._src.rules import missing_rule_error
 
 __all__ = ["EMITTERS", "Block", "CompiledFunction", "ProgramBuilder", "compile_jaxpr"]
@@ -206,6 +207,8 @@ def compile_jaxpr(
     """
     start = time.perf_counter()
     builder = ProgramBuilder(impls)
+    if builder.checks:
+        _check_jaxpr_deep(jaxpr)
     in_values = [builder.new_value(v.aval, _INPUT) for v in jaxpr.invars]
     out_values = builder.inline(jaxpr, in_values)
     native = native_lib.native_program(jaxpr, impls)  # a native tier for a long straight-line program
@@ -216,10 +219,21 @@ def compile_jaxpr(
     compiled.source = source
     compiled.num_eqns = len(builder.instrs)
     compiled.native = native  # its native tier (native.py), or None
+    if native is not None:
+        native.python = compiled  # (its live one-output call re-checks against this)
     # The two stage timers jax_log_compiles reports: jaxpr -> Python source, source -> code.
     compiled.conversion_s = builder.conversion_done - start
     compiled.compilation_s = time.perf_counter() - builder.conversion_done
     return compiled
+
+
+def _check_jaxpr_deep(jaxpr: Jaxpr) -> None:
+    # jax_enable_checks: the jaxpr and every body it holds re-typechecked
+    # (jaxpr.check_jaxpr) before it is compiled, as JAX checks traced jaxprs.
+    check_jaxpr(jaxpr)
+    for eqn in jaxpr.eqns:
+        for sub in subjaxprs(eqn.params):
+            _check_jaxpr_deep(sub)
 
 
 # ---------------------------------------------------------------------------
@@ -327,6 +341,7 @@ class ProgramBuilder:
         self.impls = impls
         self.instrs: list[_Instr] = []
         if parent is not None:
+            self.checks = parent.checks
             # A block inlined into `parent`'s function: one namespace, one
             # supply of local names, consts and literals hoisted once.
             self.namespace = parent.namespace
@@ -336,6 +351,9 @@ class ProgramBuilder:
             self._literal_values = parent._literal_values
             self._fn_names = parent._fn_names
             return
+        # jax_enable_checks: a check line after each equation (read once, at
+        # compile time; the jit cache key holds the option).
+        self.checks: bool = config_lib.enable_checks.value
         self.namespace: dict[str, Any] = {"__name__": "pyjax._src.backends.numpy.compiled"}
         self._local_name = _local_names()
         self._counter = itertools.count()
@@ -429,8 +447,11 @@ class ProgramBuilder:
     def _emit_region(self, region: tile_lib.Region, env: dict) -> None:
         # One call computes every value the region exports, block by block.
         runner = tile_lib.compile_region(region, self.impls, functools.partial(_compile_block, self.impls))
-        outs = self.call(runner, [env[v] for v in region.invars], [v.aval for v in region.outvars],
-                         multiple_results=True, hint="tiled_region")
+        out_avals = [v.aval for v in region.outvars]
+        outs = self.call(runner, [env[v] for v in region.invars], out_avals, multiple_results=True,
+                         hint="tiled_region")
+        if self.checks:
+            self._emit_check("tiled region", {}, out_avals, outs)
         for var, value in zip(region.outvars, outs, strict=True):
             env[var] = value
 
@@ -442,6 +463,24 @@ class ProgramBuilder:
         return _Value(self.constant(buffer, "out"), literal.aval, _LITERAL)
 
     def emit_eqn(self, eqn: JaxprEqn, ins: list[_Value]) -> list[_Value | None]:
+        outs = self._emit_eqn(eqn, ins)
+        if self.checks:
+            self._emit_check(eqn.primitive.name, eqn.params, [v.aval for v in eqn.outvars], outs)
+        return outs
+
+    def _emit_check(self, name: str, params: dict, avals: list, outs: Sequence[_Value | None]) -> None:
+        # jax_enable_checks: the outputs checked against their avals where
+        # they are computed (dispatch.check_outputs names the primitive).
+        from pyjax._src.dispatch import check_outputs
+
+        present = [(o, a) for o, a in zip(outs, avals, strict=True) if o is not None]
+        if not present:
+            return
+        check = self.constant(functools.partial(check_outputs, name, params, [a for _, a in present]), "check")
+        self.instrs.append(_Instr(None, [o for o, _ in present], [],
+                                  render=lambda in_names, _: [f"{check}({', '.join(in_names)})"]))
+
+    def _emit_eqn(self, eqn: JaxprEqn, ins: list[_Value]) -> list[_Value | None]:
         primitive = eqn.primitive
         emitter = EMITTERS.get(primitive.name)
         if emitter is not None:

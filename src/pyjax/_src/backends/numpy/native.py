@@ -73,6 +73,7 @@ whose inputs do not have the expected dtypes and shapes.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import hashlib
@@ -81,7 +82,9 @@ import logging
 import math
 import os
 import re
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -100,12 +103,28 @@ __all__ = ["AFTER_STEPS", "NativeLoop", "native_program", "native_scan", "native
 logger = logging.getLogger(__name__)
 
 
-def _after_steps() -> int:
-    value = os.environ.get("PYJAX_NATIVE_LOOPS_AFTER", "20000").strip()
+_DEFAULT_AFTER_STEPS = 20000
+
+
+def _after_steps(value: str | None = None) -> int:
+    """`PYJAX_NATIVE_LOOPS_AFTER` as a number of steps: any non-negative
+    number (``1e3`` is 1000 steps; a fraction rounds up). A value that is
+    not one warns and gives the default: a bad knob must not break import."""
+    if value is None:
+        value = os.environ.get("PYJAX_NATIVE_LOOPS_AFTER")
+    if value is None or not value.strip():
+        return _DEFAULT_AFTER_STEPS
     try:
-        return max(0, int(value))
+        steps = float(value.strip())
     except ValueError:
-        raise ValueError(f"PYJAX_NATIVE_LOOPS_AFTER must be a number of loop steps, got {value!r}") from None
+        steps = math.nan
+    if not (steps >= 0) or math.isinf(steps):  # (NaN fails the comparison)
+        import warnings
+
+        warnings.warn(f"PYJAX_NATIVE_LOOPS_AFTER must be a non-negative number of loop steps, got {value!r}; "
+                      f"using {_DEFAULT_AFTER_STEPS}", RuntimeWarning, stacklevel=2)
+        return _DEFAULT_AFTER_STEPS
+    return math.ceil(steps)
 
 
 AFTER_STEPS = _after_steps()
@@ -715,6 +734,14 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View, vector
     if loop is None:
         raise _Unsupported(f"no {ufunc.__name__} loop for {x.dtype}")
     call = f"((loop_t){src.kernel(loop[0])})(args, n, st, {src.kernel(loop[1])});"
+    # The impl (impls.py `_zero_extremum`) orders a float max/min's zeros as
+    # XLA does (-0.0 below +0.0); NumPy's kernel keeps the first zero it met.
+    zero_order = None
+    if ufunc in (np.maximum, np.minimum) and x.dtype.kind in "fV":
+        if x.dtype not in _C_TYPES:
+            raise _Unsupported(f"a {ufunc.__name__} reduction of {x.dtype}")
+        zero_order = ((lambda a, v: f"{a} + {v}") if ufunc is np.maximum
+                      else (lambda a, v: f"-((-{a}) + (-{v}))"))
     isz, ndim = x.dtype.itemsize, len(x.shape)
     identity = src.literal(ufunc.identity, x.dtype) if ufunc.identity is not None else None
     if axes == tuple(range(ndim)) or axes == (ndim - 1,):
@@ -726,6 +753,10 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View, vector
         if fast is not None:
             prepare = f"memcpy(acc, {identity}, {isz}); " if identity else ""
             kernel = f"{prepare}if ({fast}(row, {n}, acc)) {{ {kernel} }}"
+        if zero_order:  # a zero result: fold the row's zeros in XLA's order
+            ctype = _C_TYPES[x.dtype]
+            kernel += (f" if (*({ctype} *)acc == 0) {{ const {ctype} *v = (const {ctype} *)row; for (intptr_t k = 0; "
+                       f"k < {n}; k++) if (v[k] == 0) {{ {ctype} *a = ({ctype} *)acc; *a = {zero_order('*a', 'v[k]')}; }} }}")
         return [(f"for (intptr_t r = 0; r < {rows}; r++) {{ char *acc = {out.ptr} + r * {isz}, *row = {x.ptr} + r * "
                  f"{n * isz}; {kernel} }}")]
     if axes == (0,) and ndim >= 2:
@@ -736,9 +767,15 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View, vector
             start = 0
         else:
             init, start = [f"memcpy({out.ptr}, {x.ptr}, {nbytes});"], 1
-        return init + [(f"for (intptr_t r = {start}; r < {rows}; r++) {{ char *args[] = {{{out.ptr}, {x.ptr} + r * "
-                       f"{nbytes}, {out.ptr}}}; static const intptr_t n[] = {{{width}}}; static const intptr_t "
-                       f"st[] = {{{isz}, {isz}, {isz}}}; {call} }}")]
+        lines = init + [(f"for (intptr_t r = {start}; r < {rows}; r++) {{ char *args[] = {{{out.ptr}, {x.ptr} + r * "
+                        f"{nbytes}, {out.ptr}}}; static const intptr_t n[] = {{{width}}}; static const intptr_t "
+                        f"st[] = {{{isz}, {isz}, {isz}}}; {call} }}")]
+        if zero_order:
+            ctype = _C_TYPES[x.dtype]
+            lines.append(f"for (intptr_t j = 0; j < {width}; j++) {{ {ctype} *a = ({ctype} *){out.ptr} + j; if (*a == 0) "
+                         f"for (intptr_t r = 0; r < {rows}; r++) {{ {ctype} v = (({ctype} *){x.ptr})[r * {width} + j]; "
+                         f"if (v == 0) *a = {zero_order('*a', 'v')}; }} }}")
+        return lines
     raise _Unsupported(f"a reduction over axes {axes}")
 
 
@@ -1328,20 +1365,89 @@ _built: dict = {}  # source digest -> the loaded library
 _ARCH_FLAGS = ("-march=native",)
 _arch_refused: set = set()  # compilers that refused it
 _O2_MAX_LINES = 1500
-_BUILD_TIMEOUT_S = 300
+# A compiler running longer than this is killed with its whole process
+# group, and the tier stays Python.
+_BUILD_TIMEOUT_S = 120
+# With PYJAX_NATIVE_LOOPS_AFTER=0 a first call waits for its build at most
+# this long, then runs in Python while the build goes on.
+_FIRST_CALL_WAIT_S = 5.0
 _build_lock = threading.Lock()
+_build_locks: dict = {}  # source digest -> the lock its build holds
 
 
 def compiler() -> str | None:
-    """The C compiler native code is built with, or None."""
-    return _which(os.environ.get("CC", "cc"), os.environ.get("PATH", ""))
+    """The C compiler native code is built with (its executable), or None."""
+    command = compiler_command()
+    return command[0] if command else None
+
+
+def compiler_command() -> list[str] | None:
+    """The command native code is built with: `$CC` (else `cc`) split as a
+    shell splits it (``CC="gcc -O3"``, as make uses it), its program found
+    on `$PATH`; or None."""
+    command = _command(os.environ.get("CC", "cc"), os.environ.get("PATH", ""))
+    return list(command) if command else None
 
 
 @functools.lru_cache(maxsize=8)
-def _which(name: str, path: str) -> str | None:
-    # Asked at every compile of a loop or long program: searched once per
+def _command(cc: str, path: str) -> tuple | None:
+    # Asked at every compile of a loop or long program: worked out once per
     # ($CC, $PATH).
-    return shutil.which(name, path=path or None)
+    try:
+        words = shlex.split(cc)
+    except ValueError:
+        return None
+    if not words:
+        words = ["cc"]
+    program = shutil.which(words[0], path=path or None)
+    return (program, *words[1:]) if program else None
+
+
+# Compilers running now (each the leader of its own process group): killed
+# with their children when a build times out, and at exit.
+_running: set = set()
+_running_lock = threading.Lock()
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _run_compiler(cmd: list[str]) -> tuple[int, str]:
+    """Runs `cmd` in a session of its own; (exit status, stderr). Killed
+    with all its children after `_BUILD_TIMEOUT_S` (RuntimeError)."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    with _running_lock:
+        _running.add(proc)
+    try:
+        try:
+            _, err = proc.communicate(timeout=_BUILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            try:
+                proc.communicate(timeout=5)
+            except subprocess.TimeoutExpired:  # a child that left the group keeps the pipes: let them be
+                pass
+            raise RuntimeError(f"{cmd[0]} ran longer than {_BUILD_TIMEOUT_S} s and was killed") from None
+    finally:
+        # A child the compiler left behind (the group outlives its leader) goes too.
+        _kill_group(proc)
+        with _running_lock:
+            _running.discard(proc)
+    return proc.returncode, err
+
+
+@atexit.register
+def _kill_running_builds() -> None:
+    # Build threads are daemons: at exit, their compilers must not live on.
+    with _running_lock:
+        procs = list(_running)
+    for proc in procs:
+        _kill_group(proc)
 
 
 @functools.lru_cache(maxsize=1)
@@ -1385,17 +1491,17 @@ def _build_native_call():
     import importlib.machinery
     import importlib.util
 
-    dirs, cc = _headers(), compiler()
+    dirs, cc = _headers(), compiler_command()
     if dirs is None or cc is None:
         raise RuntimeError("no Python or NumPy headers" if cc else "no C compiler")
     source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native_call.c")
     name = "_pyjax_native_call"
     with tempfile.TemporaryDirectory(prefix="pyjax-native-") as tmp:
         so_path = os.path.join(tmp, name + ".so")
-        cmd = [cc, "-O2", "-shared", "-fPIC", *(f"-I{d}" for d in dirs), "-o", so_path, source]
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=_BUILD_TIMEOUT_S)
-        if done.returncode:
-            raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()[:500]}")
+        cmd = [*cc, "-O2", "-shared", "-fPIC", *(f"-I{d}" for d in dirs), "-o", so_path, source]
+        code, err = _run_compiler(cmd)
+        if code:
+            raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()[:500]}")
         loader = importlib.machinery.ExtensionFileLoader(name, so_path)
         module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
     return module.NativeCall
@@ -1408,13 +1514,16 @@ def _build(source: str, straight_line: bool = False, opt: str | None = None) -> 
     """The library built from `source` (once per process and source), at
     `opt` (else by its length: see below)."""
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
-    with _build_lock:
+    with _build_lock:  # one build per source; builds of other sources go on beside it
+        lock = _build_locks.setdefault(digest, threading.Lock())
+    with lock:
         lib = _built.get(digest)
         if lib is not None:
             return lib
-        cc = compiler()
+        cc = compiler_command()
         if cc is None:
             raise RuntimeError("no C compiler")
+        name = " ".join(cc)
         with tempfile.TemporaryDirectory(prefix="pyjax-native-") as tmp:
             c_path, so_path = os.path.join(tmp, "loop.c"), os.path.join(tmp, f"loop_{digest}.so")
             with open(c_path, "w") as f:
@@ -1424,20 +1533,21 @@ def _build(source: str, straight_line: bool = False, opt: str | None = None) -> 
             # source is mostly kernel calls: -O1 builds it in half the time,
             # and -O0 a straight-line program (run once a call, not once a
             # step) in half that again, for ~6% more time a call (an unrolled
-            # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0).
+            # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0). (Flags in
+            # $CC come first: ours, after them, win.)
             opt = opt or ("-O2" if source.count("\n") < _O2_MAX_LINES else "-O0" if straight_line else "-O1")
-            base = [cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
+            base = [*cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
             done = None
-            if cc not in _arch_refused:
-                done = subprocess.run(base[:2] + list(_ARCH_FLAGS) + base[2:], capture_output=True, text=True,
-                                      check=False, timeout=_BUILD_TIMEOUT_S)
-                if done.returncode and "march" in done.stderr:
-                    _arch_refused.add(cc)
+            if name not in _arch_refused:
+                cmd = [*cc, opt, *_ARCH_FLAGS, *base[len(cc) + 1:]]
+                done = (cmd, *_run_compiler(cmd))
+                if done[1] and "march" in done[2]:
+                    _arch_refused.add(name)
                     done = None
             if done is None:
-                done = subprocess.run(base, capture_output=True, text=True, check=False, timeout=_BUILD_TIMEOUT_S)
-            if done.returncode:
-                raise RuntimeError(f"{' '.join(done.args)} failed: {done.stderr.strip()[:500]}")
+                done = (base, *_run_compiler(base))
+            if done[1]:
+                raise RuntimeError(f"{' '.join(done[0])} failed: {done[2].strip()[:500]}")
             lib = ctypes.CDLL(so_path)  # stays mapped after the file goes
         _enable_sums(lib, source)
         _built[digest] = lib
@@ -1460,6 +1570,12 @@ def _log(message: str, loud: bool | None = None) -> None:
 _COLD, _BUILDING, _BUILT, _LIVE, _DEAD = range(5)
 _start_lock = threading.Lock()
 
+# Re-checks of a live tier: calls 2, 4, 8, ... (the checked call is call 1),
+# and the first call whose float inputs hold a NaN, +inf, -inf, +0, -0 or a
+# subnormal (native_call.c's class bits), once per class.
+_FIRST_RECHECK = 2
+_ALL_CLASSES = 0x3F
+
 
 def _no_outputs(*inputs) -> None:
     return None
@@ -1467,6 +1583,30 @@ def _no_outputs(*inputs) -> None:
 
 def _no_check(steps: int, *outputs) -> None:
     return None
+
+
+def _value_classes(values, want: int) -> int:
+    # native_call.c's input_classes, for calls through ctypes.
+    seen = 0
+    for x in values:
+        x = np.asarray(x)
+        if x.dtype.kind != "f" or x.dtype.itemsize not in (2, 4, 8):
+            continue
+        neg = np.signbit(x)
+        nan, inf, zero = np.isnan(x), np.isinf(x), x == 0
+        sub = ~zero & (np.abs(x) < np.finfo(x.dtype).smallest_normal) & ~nan
+        for bit, hit in ((1, nan), (2, inf & ~neg), (4, inf & neg), (8, zero & ~neg), (16, zero & neg), (32, sub)):
+            if want & bit and hit.any():
+                seen |= bit
+    return seen & want
+
+
+def _same_bits(mine: list, theirs) -> bool:
+    for a, b in zip(mine, theirs, strict=True):
+        b = np.asarray(b)
+        if a.dtype != b.dtype or a.shape != b.shape or a.tobytes() != b.tobytes():
+            return False
+    return True
 
 
 class NativeLoop:
@@ -1478,9 +1618,15 @@ class NativeLoop:
     calls `native.check(steps, *outputs)` with the steps it made (a loop's
     iterations, a program's equations). Once the tier is live and called
     through native_call.c, `run` is that C callable itself, and `call1`
-    (a program of one output) the one returning that output alone; `run`
-    then also takes an array (or None) per output after the inputs, to
-    compute that output into."""
+    (a program of one output whose compiled function is `python`) the one
+    returning that output alone; `run` then also takes an array (or None)
+    per output after the inputs, to compute that output into.
+
+    The checked call runs the native code on copies of the inputs (a tier
+    that writes into an input is dropped), and so do re-checks of the live
+    tier: calls 2, 4, 8, ... and the first call whose float inputs hold
+    each class of IEEE special value. A re-checked call returns the Python
+    code's outputs; on any difference the tier is dropped for good."""
 
     def __init__(self, make: Callable[[], tuple[str, list[int], int]], in_avals: list, out_avals: list,
                  kind: str = "loop"):
@@ -1493,12 +1639,16 @@ class NativeLoop:
         self.out_specs = [(a.shape, a.dtype) for a in out_avals]
         self.state, self.steps, self.failure = _COLD, 0, None
         self.steps_per_call = 0  # a program's equations
+        self.python = None  # a program's compiled function (compile.py sets it): call1's re-checks run it
+        self.rechecks = 0  # re-checks of the live tier that agreed
         self._fn = None  # the ctypes function
-        self._call = None  # or the NativeCall (native_call.c)
+        self._call = None  # or the NativeCall (native_call.c), which never re-checks
+        self._live = None  # the NativeCall `run` becomes: it hands re-checked calls to `_sample`
         self.call1 = None
         self.run = self._tiering
         self._thread = None
         self._local = threading.local()  # .pending: the native outputs of this thread's checked call
+        self._calls, self._next_check, self._watch = 1, _FIRST_RECHECK, _ALL_CLASSES  # (through ctypes)
 
     @property
     def live(self) -> bool:
@@ -1513,15 +1663,82 @@ class NativeLoop:
         # checked call's outputs must not overwrite what the Python code reads.)
         inputs = inputs[:len(self.in_specs)]
         state = self.state
-        if state == _LIVE:
-            return self._run(inputs)
+        if state == _LIVE:  # (through ctypes: a NativeCall re-checks in C)
+            return self._sample(*inputs) if self._due(inputs) else self._run(inputs)
         if state == _COLD and AFTER_STEPS == 0:  # build now, and check on this call
             self._start()
-            self._thread.join()
+            # (A build that takes longer goes on behind Python calls.)
+            self._thread.join(_FIRST_CALL_WAIT_S)
             state = self.state
         if state == _BUILT:
-            self._local.pending = self._run(inputs)
+            self._local.pending = self._checked_run(inputs)
         return None
+
+    def _due(self, inputs) -> bool:
+        # Whether this live call through ctypes is re-checked (as native_call.c decides).
+        self._calls += 1
+        due = self._calls >= self._next_check
+        if due:
+            self._next_check *= 2
+        if self._watch:
+            seen = _value_classes(inputs, self._watch)
+            if seen:
+                self._watch &= ~seen
+                due = True
+        return due
+
+    def _checked_run(self, inputs) -> list | None:
+        # The native outputs computed from copies of `inputs` (the Python code
+        # reads the originals), or None: inputs of other dtypes or shapes, or
+        # a tier that wrote into a copy, dropped.
+        copies = [np.array(x, copy=True) for x in inputs]
+        outs = self._run(copies)
+        if outs is None:
+            return None
+        for i, (x, copy) in enumerate(zip(inputs, copies, strict=True)):
+            if np.asarray(x).tobytes() != copy.tobytes():
+                self._drop(f"it wrote into its input {i}")
+                return None
+        return outs
+
+    def _sample(self, *args):
+        # A re-checked live call: the native code on copies now, compared with
+        # the Python code's outputs in `check`; the Python code's are returned.
+        if self.state == _LIVE:
+            pending = self._checked_run(args[:len(self.in_specs)])
+            if pending is not None:
+                self._local.pending = pending
+        return None
+
+    def _sample1(self, *args):
+        # `call1`'s re-checked call (and every call once the tier is dropped):
+        # the Python program computes the output returned.
+        inputs = args[:len(self.in_specs)]
+        pending = self._checked_run(inputs) if self.state == _LIVE else None
+        self.run = _no_outputs  # the program's own hook: the Python code alone
+        try:
+            out = self.python(*inputs)[0]
+        finally:
+            self.run = self._live_run()
+        if pending is not None:
+            self._compare(pending, [out])
+        return out
+
+    def _live_run(self):
+        if self.state != _LIVE:
+            return _no_outputs
+        return self._live if self._live is not None else self._tiering
+
+    def _compare(self, pending: list, outputs) -> None:
+        if not _same_bits(pending, outputs):
+            self._drop("its outputs differ from the Python code's" if self.state == _BUILT else
+                       "its outputs differed from the Python code's on a re-checked call")
+        elif self.state == _BUILT:
+            self.state = _LIVE
+            self.run = self._live_run()
+            _log(f"Native {self.kind} live: its outputs matched the Python code's bitwise")
+        else:
+            self.rechecks += 1
 
     def check(self, steps: int, *outputs) -> None:
         """After the Python loop ran `steps` iterations: if the native loop
@@ -1530,16 +1747,8 @@ class NativeLoop:
         pending = getattr(self._local, "pending", None)
         if pending is not None:
             self._local.pending = None
-        if pending is not None and self.state == _BUILT:
-            for mine, theirs in zip(pending, outputs, strict=True):
-                theirs = np.asarray(theirs)
-                if mine.dtype != theirs.dtype or mine.shape != theirs.shape or mine.tobytes() != theirs.tobytes():
-                    self._drop("its outputs differ from the Python loop's")
-                    return
-            self.state = _LIVE
-            if self._call is not None:
-                self.run = self._call
-            _log(f"Native {self.kind} live: its outputs matched the Python code's bitwise")
+            if self.state in (_BUILT, _LIVE):
+                self._compare(pending, outputs)
         elif self.state == _COLD:
             self.steps += steps
             if self.steps >= AFTER_STEPS:
@@ -1570,12 +1779,13 @@ class NativeLoop:
         except Exception as e:  # noqa: BLE001  (the Python loop stays; the reason is kept)
             self._drop(str(e), loud)
             return
-        self.state = _BUILT
+        if self.state == _BUILDING:
+            self.state = _BUILT
         _log(f"Finished native build of a {self.kind} ({self.source.count(chr(10))} lines of C) in "
              f"{time.perf_counter() - start:.9f} sec", loud)
 
     def _bind(self):
-        # The C callable of native_call.c over the built function, when
+        # The C callables of native_call.c over the built function, when
         # there is one; a short program through ctypes would be slower
         # than its Python code.
         native_call = _native_call_type() if len(self.in_specs) + len(self.out_specs) <= _MAX_CALL_ARGS else None
@@ -1589,13 +1799,24 @@ class NativeLoop:
                 self.scratch, self.kind != "program")  # a loop runs without the GIL, as through ctypes
         keep = (self._fn, self.kernels)
         self._call = native_call(*args, False, keep)
-        if len(outs) == 1:
-            self.call1 = native_call(*args, True, keep)
+        self._live = self._sampled(native_call(*args, False, keep), self._sample)
+        if len(outs) == 1 and self.python is not None:
+            self.call1 = self._sampled(native_call(*args, True, keep), self._sample1)
+
+    @staticmethod
+    def _sampled(call, sampler):
+        call.calls, call.next_check, call.watch = 1, _FIRST_RECHECK, _ALL_CLASSES
+        call.sampler = sampler
+        return call
 
     def _drop(self, why: str, loud: bool | None = None):
         self.state, self.failure = _DEAD, why
-        # Compiled code keeps calling the tier: from now on, for nothing.
+        # Compiled code keeps calling the tier: from now on, for nothing. A
+        # holder of `call1` (an eager program) gets the Python code's output.
         self.run, self.check = _no_outputs, _no_check
+        for call in (self._live, self.call1):
+            if call is not None:
+                call.next_check, call.watch = 0, 0
         _log(f"Native {self.kind} dropped: {why}", loud)
 
     def _run(self, inputs):

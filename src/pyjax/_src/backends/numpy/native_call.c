@@ -20,6 +20,13 @@
  *   keep: any object to hold while this one lives (the library and the
  *     kernel table the addresses point into).
  *
+ * Re-checks (native.py's sampling): while `sampler` is set, the call
+ * numbered `next_check` (counted in `calls`; `next_check` then doubles) and
+ * the first call whose float inputs hold a class of value still in `watch`
+ * (bits: NaN, +inf, -inf, +0, -0, subnormal; each bit cleared once seen)
+ * are handed to `sampler(*args)` instead, which returns what the call
+ * returns. `next_check` 0 hands every call to it (a dropped tier).
+ *
  * A call with inputs of the expected dtypes and shapes returns the list of
  * outputs (new arrays); otherwise None, and the caller runs its Python code.
  * After the inputs, a call may pass one array or None per output: an array
@@ -35,6 +42,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <stddef.h>
@@ -61,7 +69,67 @@ typedef struct {
     size_t scratch;
     int release_gil, single;
     PyObject *keep;
+    PyObject *sampler;        /* NULL: no re-checks */
+    unsigned long long calls, next_check;
+    unsigned int watch;
 } NativeCall;
+
+enum { C_NAN = 1, C_PINF = 2, C_NINF = 4, C_PZERO = 8, C_NZERO = 16, C_SUB = 32 };
+
+/* The classes of IEEE values in n elements of `bits` (exponent field
+ * `emask`, mantissa `mmask`, sign `smask`), stopping once `want` are all
+ * seen. Blocks are scanned branch-free first (the compiler vectorises the
+ * OR of their exponent tests): an ordinary block costs a few cycles. */
+#define CLASSES(T, name)                                                                         \
+    static unsigned name(const T *x, npy_intp n, T emask, T mmask, T smask, unsigned want) {      \
+        unsigned seen = 0;                                                                       \
+        for (npy_intp i = 0; i < n; i += 256) {                                                  \
+            npy_intp m = n - i < 256 ? n - i : 256;                                              \
+            int special = 0;                                                                     \
+            for (npy_intp j = 0; j < m; j++) {                                                   \
+                T e = x[i + j] & emask;                                                          \
+                special |= (e == 0) | (e == emask);                                              \
+            }                                                                                    \
+            if (!special)                                                                        \
+                continue;                                                                        \
+            for (npy_intp j = 0; j < m; j++) {                                                   \
+                T v = x[i + j], e = v & emask, neg = v & smask;                                  \
+                if (e == emask)                                                                  \
+                    seen |= (v & mmask) ? C_NAN : neg ? C_NINF : C_PINF;                         \
+                else if (e == 0)                                                                 \
+                    seen |= (v & mmask) ? C_SUB : neg ? C_NZERO : C_PZERO;                       \
+            }                                                                                    \
+            if ((seen & want) == want)                                                           \
+                break;                                                                           \
+        }                                                                                        \
+        return seen;                                                                             \
+    }
+CLASSES(uint16_t, classes16)
+CLASSES(uint32_t, classes32)
+CLASSES(uint64_t, classes64)
+
+/* The watched classes of value among the float inputs. */
+static unsigned input_classes(NativeCall *self, PyArrayObject **held, char **ptrs) {
+    unsigned seen = 0, want = self->watch;
+    for (Py_ssize_t i = 0; i < self->n_in && (seen & want) != want; i++) {
+        npy_intp n = PyArray_SIZE(held[i]);
+        switch (self->in_type[i]) {
+        case NPY_HALF:
+            seen |= classes16((const uint16_t *)ptrs[i], n, 0x7c00u, 0x3ffu, 0x8000u, want);
+            break;
+        case NPY_FLOAT:
+            seen |= classes32((const uint32_t *)ptrs[i], n, 0x7f800000u, 0x7fffffu, 0x80000000u, want);
+            break;
+        case NPY_DOUBLE:
+            seen |= classes64((const uint64_t *)ptrs[i], n, 0x7ff0000000000000ull, 0xfffffffffffffull,
+                              0x8000000000000000ull, want);
+            break;
+        default:
+            break;
+        }
+    }
+    return seen & want;
+}
 
 static void release_all(PyArrayObject **held, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++)
@@ -146,6 +214,34 @@ static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t n
                                              "it was built for");
         }
         goto done;
+    }
+    if (self->sampler != NULL && self->sampler != Py_None) {
+        int due = ++self->calls >= self->next_check;
+        if (due)
+            self->next_check = self->next_check ? 2 * self->next_check : 0;
+        if (self->watch) {
+            unsigned seen = input_classes(self, held, ptrs);
+            if (seen) {
+                self->watch &= ~seen;
+                due = 1;
+            }
+        }
+        if (due && given != NULL) {  /* output buffers that do not fit answer as they do unsampled */
+            const npy_intp *d = self->out_dims;
+            for (Py_ssize_t j = 0; j < n_out; d += self->out_ndim[j], j++)
+                if (given[j] != Py_None && !fits(self, j, d, given[j])) {
+                    due = 0;
+                    break;
+                }
+        }
+        if (due) {
+            PyObject *sampler = self->sampler;
+            Py_INCREF(sampler);
+            release_all(held, taken);
+            result = PyObject_Vectorcall(sampler, args, nargs, NULL);
+            Py_DECREF(sampler);
+            return result;
+        }
     }
     const npy_intp *dims = self->out_dims;
     for (; made < n_out; made++) {
@@ -260,7 +356,19 @@ static void free_descrs(PyArray_Descr **descrs, Py_ssize_t n) {
     PyMem_Free(descrs);
 }
 
+static int native_call_traverse(NativeCall *self, visitproc visit, void *arg) {
+    Py_VISIT(self->keep);
+    Py_VISIT(self->sampler);  /* (the tier it re-checks for holds this call: a cycle) */
+    return 0;
+}
+
+static int native_call_clear(NativeCall *self) {
+    Py_CLEAR(self->sampler);
+    return 0;
+}
+
 static void native_call_dealloc(NativeCall *self) {
+    PyObject_GC_UnTrack(self);
     free_descrs(self->out_descr, self->n_out);
     PyMem_Free(self->in_type);
     PyMem_Free(self->in_ndim);
@@ -268,6 +376,7 @@ static void native_call_dealloc(NativeCall *self) {
     PyMem_Free(self->out_ndim);
     PyMem_Free(self->out_dims);
     Py_XDECREF(self->keep);
+    Py_XDECREF(self->sampler);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -311,15 +420,26 @@ static PyObject *native_call_new(PyTypeObject *type, PyObject *args, PyObject *k
     return (PyObject *)self;
 }
 
+static PyMemberDef native_call_members[] = {
+    {"sampler", T_OBJECT, offsetof(NativeCall, sampler), 0, "the callable re-checked calls go to, or None"},
+    {"calls", T_ULONGLONG, offsetof(NativeCall, calls), 0, "calls counted while a sampler is set"},
+    {"next_check", T_ULONGLONG, offsetof(NativeCall, next_check), 0, "the call handed to the sampler next"},
+    {"watch", T_UINT, offsetof(NativeCall, watch), 0, "classes of float input values not yet seen"},
+    {NULL},
+};
+
 static PyTypeObject NativeCallType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pyjax.NativeCall",
     .tp_basicsize = sizeof(NativeCall),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)native_call_traverse,
+    .tp_clear = (inquiry)native_call_clear,
     .tp_vectorcall_offset = offsetof(NativeCall, vectorcall),
     .tp_call = PyVectorcall_Call,
     .tp_new = native_call_new,
     .tp_dealloc = (destructor)native_call_dealloc,
+    .tp_members = native_call_members,
     .tp_doc = "A native program as a Python callable (native_call.c).",
 };
 

@@ -143,10 +143,10 @@ class _NativeHash:
                 self.state, self.failure = "dead", "native code is off or there is no C compiler"
                 return
             self.state = "building"
-        if native.AFTER_STEPS == 0:
-            self._build()
-        else:
-            threading.Thread(target=self._build, name="pyjax-native-threefry", daemon=True).start()
+        thread = threading.Thread(target=self._build, name="pyjax-native-threefry", daemon=True)
+        thread.start()
+        if native.AFTER_STEPS == 0:  # wait for it, but never long (a hung compiler): the NumPy rounds serve
+            thread.join(native._FIRST_CALL_WAIT_S)
 
     def _build(self) -> None:
         try:
