@@ -110,6 +110,8 @@ class Array(metaclass=_ArrayMeta):
         return view
 
     def __bool__(self):
+        if isinstance(self.aval.dtype, dtypes.ExtendedDType):  # a key's record buffer is always truthy
+            raise TypeError("key array cannot be converted to boolean.")
         return bool(self._value)
 
     def __int__(self):
@@ -141,10 +143,15 @@ class Array(metaclass=_ArrayMeta):
         raise TypeError("unhashable type: 'ArrayImpl'")
 
     def __reduce__(self):
+        # (copy.copy and copy.deepcopy go through here too.) An extended
+        # dtype (a PRNG key's) travels with the buffer: the buffer's record
+        # dtype alone would come back as a plain void array.
+        if isinstance(self.aval.dtype, dtypes.ExtendedDType):
+            return _reconstruct, (np.asarray(self._value), self.aval.weak_type, self.aval.dtype)
         return _reconstruct, (np.asarray(self._value), self.aval.weak_type)
 
     def __format__(self, spec):
-        if self.aval.shape:
+        if self.aval.shape or isinstance(self.aval.dtype, dtypes.ExtendedDType):
             return format(str(self), spec)
         return format(np.asarray(self._value).item(), spec)
 
@@ -200,8 +207,8 @@ class _DeletedBuffer:
     __float__ = __int__ = __bool__ = __index__ = __complex__ = _error
 
 
-def _reconstruct(value, weak_type):
-    return Array(value, ShapedArray(value.shape, value.dtype, weak_type))
+def _reconstruct(value, weak_type, dtype=None):
+    return Array(value, ShapedArray(value.shape, value.dtype if dtype is None else dtype, weak_type))
 
 
 def device_put_numpy(value: np.ndarray, weak_type: bool = False) -> Array:

@@ -118,6 +118,10 @@ class KeyTy(dtypes.ExtendedDType):
 
     type = dtypes.prng_key
     _rules = KeyTyRules
+    # The kind of the buffer's record dtype. (JAX's KeyTy has no `kind`; the
+    # numpy layer's fast paths read one to pick NumPy kernels, and "V" is in
+    # none of the kinds they take, so keys fall through to the checked paths.)
+    kind = "V"
 
     def __init__(self, impl: PRNGImpl):
         self._impl = impl
@@ -146,6 +150,17 @@ class KeyTy(dtypes.ExtendedDType):
 
     def __hash__(self) -> int:
         return hash((KeyTy, self._impl))
+
+    def __reduce__(self):
+        # By the implementation's registered name: an unpickled key dtype is
+        # the same registered PRNG, not a copy of its functions.
+        return _key_dtype_named, (self._impl.name,)
+
+
+def _key_dtype_named(name: str) -> KeyTy:
+    if name not in prngs:
+        raise ValueError(f"cannot unpickle a key of the unregistered PRNG implementation {name!r}")
+    return KeyTy(prngs[name])
 
 
 def is_key_dtype(dtype) -> bool:

@@ -240,7 +240,9 @@ def _table() -> np.ndarray:
 
 def erf_inv_f32(u: np.ndarray) -> np.ndarray:
     """XLA CPU's float32 inverse error function."""
-    u = np.ascontiguousarray(u, _F32)
+    # (Not ascontiguousarray: it makes a 0-d input 1-d, and the result must
+    # keep the input's shape; reshape(-1) below copies what is not contiguous.)
+    u = np.asarray(u, _F32)
     if u.size >= _GRID_MIN_DRAW:
         out = _from_grid_table(u)
         if out is not None:
@@ -463,7 +465,7 @@ def pow_f64(x, y) -> np.ndarray:
     """XLA CPU's float64 ``x ** y`` for positive finite ``x``: the C library's ``pow``."""
     x, y = np.broadcast_arrays(np.asarray(x, _F64), np.asarray(y, _F64))
     with np.errstate(all="ignore"):
-        out = np.power(x, y)
+        out = np.asarray(np.power(x, y))  # (on 0-d operands np.power returns a scalar: no item assignment)
     ordinary = (x > 0) & np.isfinite(x) & np.isfinite(y)
     if ordinary.any():
         out[ordinary] = _libm_pow(x[ordinary], y[ordinary]).astype(_F64)
