@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from pyjax._src import config, dtypes, errors
 from pyjax._src.avals import ShapedArray
+from pyjax._src.cache_key import params_storable
 from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR, Sentinel, missing_rule_error
 
 
@@ -49,6 +50,12 @@ def clear_eager_plans() -> None:
         primitive.eager_plans.clear()
     for memo in _eager_memos:
         memo.clear()
+
+
+def clear_abstract_eval_memos() -> None:
+    """Drops every primitive's memoised abstract evaluations."""
+    for primitive in _all_primitives:
+        primitive._abstract_eval_cache.clear()
 
 
 def eager_memo() -> dict:
@@ -147,7 +154,10 @@ class Primitive:
             return self._abstract_eval_cache[key]
         except KeyError:
             out = self.rule("abstract_eval")(*avals, **params)
-            self._abstract_eval_cache[key] = out
+            # Params holding floats are not memoised (cache_key.params_storable):
+            # their key would equal an int's, and answer for it.
+            if not params or params_storable(params.values()):
+                self._abstract_eval_cache[key] = out
             return out
         except TypeError:  # an unhashable param: no caching
             return self.rule("abstract_eval")(*avals, **params)

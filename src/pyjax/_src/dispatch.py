@@ -15,6 +15,7 @@ import numpy as np
 from pyjax._src import core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
+from pyjax._src.cache_key import params_storable, remember_after
 from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
 
@@ -81,39 +82,48 @@ class EvalTrace(core.Trace):
 
     def _cached_plan(self, primitive, key, avals: tuple, params: dict):
         """The plan memoised under `key`, built on a miss; False where there is
-        none (multiple results, no impl, or an unhashable param value)."""
+        none (multiple results, no impl, or an unhashable param value). A
+        plan built here is memoised by its first call, once that returned:
+        a call that raises leaves no plan behind for its key."""
         try:
             plan = primitive.eager_plans.get(key)
         except TypeError:  # an unhashable param: the general path runs
             return False
-        return self._plan(key, primitive, avals, params) if plan is None else plan
+        if plan is not None:
+            return plan
+        plan = self._plan(key, primitive, avals, params)
+        plans = primitive.eager_plans
+        if params and not params_storable(params.values()):
+            return plan  # for this call only: its key would equal an int-valued one's
+        if len(plans) >= _MAX_PLANS:  # programs with ever-new shapes: start afresh
+            plans.clear()
+        if not plan:
+            plans[key] = plan  # (the general path, which checks everything, runs)
+            return plan
+        call = plan[0]
+        return (lambda *buffers: remember_after(plans, key, plan, call, *buffers)), plan[1], plan[2]
 
     def _plan(self, key, primitive, avals: tuple, params: dict):
-        """Builds and caches the plan for `key` (False: none). Abstract
+        """The plan for `key` (False: none), not memoised. Abstract
         evaluation runs here, so a bad call raises its error exactly as the
         slow path."""
         out_aval = primitive.out_avals(avals, params)
         impl = self.impls.get(primitive)
-        plans = primitive.eager_plans
         if impl is None or primitive.multiple_results:
-            plan = False
-        else:
-            ufunc = impl if isinstance(impl, np.ufunc) else getattr(impl, "ufunc", None)
-            if ufunc is not None and out_aval.dtype in getattr(impl, "exact_dtypes", ()):
-                ufunc = None  # the impl computes this dtype as XLA does, not as the ufunc
-            if ufunc is not None:
-                # A ufunc's result dtype depends on its operands' dtypes alone:
-                # one call on empty operands tells whether it is already right.
-                empties = [np.empty(0, a.dtype) for a in avals]
-                plan = (ufunc, out_aval, ufunc(*empties).dtype == out_aval.dtype)
-            else:
-                # An impl may declare that it always returns the promised dtype.
-                exact = getattr(impl, "dtype_exact", False)
-                plan = (functools.partial(impl, **params) if params else impl, out_aval, exact)
-            if len(plans) >= _MAX_PLANS:  # programs with ever-new shapes: start afresh
-                plans.clear()
-        plans[key] = plan
-        return plan
+            return False
+        ufunc = impl if isinstance(impl, np.ufunc) else getattr(impl, "ufunc", None)
+        if ufunc is not None and out_aval.dtype in getattr(impl, "exact_dtypes", ()):
+            ufunc = None  # the impl computes this dtype as XLA does, not as the ufunc
+        if ufunc is not None and any(isinstance(a.dtype, dtypes.ExtendedDType) for a in avals):
+            ufunc = None  # a ufunc has no loop for key buffers; the impl knows them (eq, ne)
+        if ufunc is not None:
+            # A ufunc's result dtype depends on its operands' dtypes alone:
+            # one call on empty operands tells whether it is already right.
+            empties = [np.empty(0, a.dtype) for a in avals]
+            return (ufunc, out_aval, ufunc(*empties).dtype == out_aval.dtype)
+        # An impl may declare that it always returns the promised dtype.
+        exact = getattr(impl, "dtype_exact", False)
+        return (functools.partial(impl, **params) if params else impl, out_aval, exact)
 
     def apply_with_scalar(self, primitive, x: Array, scalar, scalar_aval, scalar_first: bool):
         """`primitive(x, scalar)` (or reversed) for a param-free binary primitive,

@@ -13,6 +13,7 @@ import functools
 import inspect
 import logging
 import time
+import traceback
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -21,6 +22,7 @@ import numpy as np
 from pyjax._src import cache_miss, config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
+from pyjax._src.cache_key import typed_key
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
@@ -189,54 +191,87 @@ def _normalize_argnums(argnums, name: str) -> tuple:
     return tuple(int(a) for a in argnums)
 
 
+def _normalize_argnames(argnames) -> tuple:
+    if argnames is None:
+        return ()
+    return (argnames,) if isinstance(argnames, str) else tuple(argnames)
+
+
 class JitWrapped:
     """A jitted function: call it, or inspect its stages (trace/lower)."""
 
     def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), donate_argnums=(),
                  donate_argnames=(), keep_unused=False, inline=False, backend=None, device=None,
                  in_shardings=None, out_shardings=None, **unused):
+        if not callable(fun):
+            raise TypeError(f"Expected a callable value, got {fun}")
         self._fun = fun
         self._static_argnums = _normalize_argnums(static_argnums, "static_argnums")
-        self._static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
-        self._max_positional = None
-        self._infer_static_from_signature(fun)
+        self._static_argnames = _normalize_argnames(static_argnames)
         self._donate_argnums = _normalize_argnums(donate_argnums, "donate_argnums")
+        self._donate_argnames = _normalize_argnames(donate_argnames)
+        self._max_positional = None
+        self._infer_from_signature(fun)
         self._keep_unused = keep_unused
         self._inline = inline
         self._backend = backend
+        self._donates = bool(self._donate_argnums or self._donate_argnames)
         # The trace cache is shared by every jit of the same function with the
         # same options (as in JAX: `jax.jit(f)(x)` in a loop traces once).
         self._cache, self._seen_keys = _shared_cache(fun, (self._static_argnums, self._static_argnames,
-                                                           self._donate_argnums, keep_unused, inline))
+                                                           self._donate_argnums, self._donate_argnames,
+                                                           keep_unused, inline))
         # Cache hits of plain calls (positional arguments, nothing static) skip
         # the general key computation: (treedef of args, avals, config id) -> entry.
         self._fast_cache: dict = {}
-        self._plain = not self._static_argnums and not self._static_argnames and not self._donate_argnums
+        self._plain = not self._static_argnums and not self._static_argnames and not self._donates
         # Name and docs only: merging fun.__dict__ would copy another jitted
         # function's cache onto this one (fun may wrap a jitted function).
         functools.update_wrapper(self, fun, updated=())
         _all_jitted.add(self)
         self.__name__ = getattr(fun, "__name__", type(fun).__name__)
 
-    def _infer_static_from_signature(self, fun) -> None:
-        # As in JAX, a static argument may be named or numbered either way:
-        # static_argnames covers it passed by position, static_argnums by keyword.
+    def _infer_from_signature(self, fun) -> None:
+        # As in JAX, a static (or donated) argument may be named or numbered
+        # either way: argnames cover it passed by position, argnums by keyword.
+        # Names and numbers the function cannot take are errors here, at jit time.
         try:
             params = list(inspect.signature(fun).parameters.values())
         except (TypeError, ValueError):
             return
         positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         if not any(p.kind is p.VAR_POSITIONAL for p in params):
-            self._max_positional = len(positional)
-        names = set(self._static_argnames)
-        nums = set(self._static_argnums)
-        for i, p in enumerate(positional):
-            if p.name in names:
-                nums.add(i)
-            if i in nums and p.kind is p.POSITIONAL_OR_KEYWORD:
-                names.add(p.name)
-        self._static_argnums = tuple(sorted(nums))
-        self._static_argnames = tuple(sorted(names))
+            self._max_positional = limit = len(positional)
+            for what in ("static_argnums", "donate_argnums"):
+                nums = getattr(self, "_" + what)
+                if any(not -limit <= i < limit for i in nums):
+                    raise ValueError(f"Jitted function has {what}={nums}, but only accepts {limit} "
+                                     "positional arguments.")
+        by_keyword = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        positional_only = {p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL)}
+        takes_kwargs = any(p.kind is p.VAR_KEYWORD for p in params)
+        for what in ("static_argnames", "donate_argnames"):
+            names = set(getattr(self, "_" + what))
+            if not takes_kwargs and names - by_keyword - positional_only:
+                raise ValueError(f"Jitted function has invalid argnames {names - by_keyword - positional_only} "
+                                 f"in {what}. Function does not take these args.")
+            if names & positional_only:
+                raise ValueError(f"Jitted function has invalid argnames {names & positional_only} in {what}. "
+                                 "These are positional-only")
+        for nums_attr, names_attr in (("_static_argnums", "_static_argnames"), ("_donate_argnums", "_donate_argnames")):
+            names = set(getattr(self, names_attr))
+            nums = set(getattr(self, nums_attr))
+            for i, p in enumerate(positional):
+                if p.name in names:
+                    nums.add(i)
+                if i in nums and p.kind is p.POSITIONAL_OR_KEYWORD:
+                    names.add(p.name)
+            setattr(self, nums_attr, tuple(sorted(nums)))
+            setattr(self, names_attr, tuple(sorted(names)))
+        both = set(self._static_argnames) & set(self._donate_argnames)
+        if both:
+            raise ValueError("static_argnames and donate_argnames cannot intersect. Argument names "
+                             f"{both} appear in both static_argnames and donate_argnames")
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -244,31 +279,32 @@ class JitWrapped:
         return functools.partial(self, instance)
 
     def _resolve_static(self, args: tuple, kwargs: dict):
-        limit = self._max_positional
-        for i in self._static_argnums:
-            if limit is not None and i >= limit:
-                raise ValueError(
-                    f"Jitted function has static_argnums={self._static_argnums}, but only accepts "
-                    f"{limit} positional arguments."
-                )
         # A static argument not passed positionally is found by name (or takes its default).
         static_argnums = tuple(i % len(args) if i < 0 else i for i in self._static_argnums if -len(args) <= i < len(args))
-        statics = []
-        for i in static_argnums:
-            statics.append(args[i])
+        statics = [args[i] for i in static_argnums]
         static_kwargs = {k: kwargs[k] for k in self._static_argnames if k in kwargs}
         if static_kwargs:
             kwargs = {k: v for k, v in kwargs.items() if k not in static_kwargs}
-        key = (tuple(statics), tuple(sorted(static_kwargs.items())))
+        # Typed: `f(x, 1)` and `f(x, True)` (or 2 and 2.0, 0.0 and -0.0) are
+        # different calls, though Python finds their values equal.
+        key = (tuple(map(typed_key, statics)), tuple([(k, typed_key(static_kwargs[k])) for k in sorted(static_kwargs)]))
         try:
             hash(key)
-        except TypeError as e:
+        except TypeError as e:  # (anything else a __hash__ raises reaches the caller as it is, as in JAX)
             bad = next(s for s in list(statics) + list(static_kwargs.values()) if not _hashable(s))
             raise ValueError(
                 "Non-hashable static arguments are not supported. An error occurred while trying to "
                 f"hash an object of type {type(bad)}, {bad!r}. The error was:\nTypeError: {e}\n"
             ) from None
         return static_argnums, static_kwargs, kwargs, key
+
+    def _lookup(self, key):
+        # The cache entry under `key`; a static argument's __eq__ may raise
+        # when its hash meets another's.
+        try:
+            return self._cache.get(key)
+        except Exception as e:  # noqa: BLE001  (whatever the user's __eq__ raised, named as JAX does)
+            raise _static_eq_error(key, self._cache, e) from None
 
     def _get_jaxpr(self, args: tuple, kwargs: dict):
         static_argnums, static_kwargs, dyn_kwargs, static_key = self._resolve_static(args, kwargs)
@@ -281,7 +317,7 @@ class JitWrapped:
         env = batching.axis_env_key()
         context = config.trace_context() + (env,) if env else config.trace_context()
         key = (in_tree, avals, static_key, context)
-        entry = self._cache.get(key)
+        entry = self._lookup(key)
         if entry is None:
             if config.explain_cache_misses.value:
                 cache_miss.explain(self._fun, key, self._seen_keys, _arg_names(self._fun, args, dyn_kwargs, static_argnums))
@@ -289,15 +325,17 @@ class JitWrapped:
             if static_kwargs:
                 functools.update_wrapper(fun, self._fun)
             jaxpr, _, out_tree, _ = trace_flat(fun, args, dyn_kwargs, static_argnums)
+            # (Stored once traced: a trace that raised leaves nothing behind.)
             entry = self._cache[key] = _CacheEntry(jaxpr, out_tree, self.__name__)
             self._seen_keys.append(key)
             cache_miss.note_traced(self._fun)
-        if self._donate_argnums:
+        if self._donates:
+            donated_names = self._donate_argnames
             self._last_donated = tuple(
                 i in self._donate_argnums
                 for i, a in enumerate(args) if i not in static_argnums
                 for _ in tree_flatten(a)[0]
-            ) + tuple(False for _ in tree_flatten(dyn_kwargs)[0])
+            ) + tuple(k in donated_names for k in sorted(dyn_kwargs) for _ in tree_flatten(dyn_kwargs[k])[0])
         return entry, flat_args
 
     def __call__(self, *args, **kwargs):
@@ -322,21 +360,22 @@ class JitWrapped:
         trace = core.current_trace()
         if trace is core._default_trace[0]:
             outs = entry.run(flat_args)
-            if self._donate_argnums:
-                self._delete_donated(args, outs)
+            if self._donates:
+                self._delete_donated(args, kwargs, outs)
         else:
             outs = self._bind(entry, flat_args)
         return tree_unflatten(entry.out_tree, outs)
 
-    def _delete_donated(self, args: tuple, outs: list) -> None:
+    def _delete_donated(self, args: tuple, kwargs: dict, outs: list) -> None:
         # A donated buffer belongs to the computation now: the caller's Array is
-        # marked deleted (unless the same buffer came back as an output).
+        # marked deleted (unless the same buffer came back as an output),
+        # passed by position or by keyword.
         out_buffers = {id(o._value) for o in outs}
-        for i in self._donate_argnums:
-            if -len(args) <= i < len(args):
-                for leaf in tree_flatten(args[i])[0]:
-                    if type(leaf) is Array and id(leaf._value) not in out_buffers:
-                        leaf.delete()
+        donated = [args[i] for i in self._donate_argnums if -len(args) <= i < len(args)]
+        donated += [kwargs[k] for k in self._donate_argnames if k in kwargs]
+        for leaf in tree_flatten(donated)[0]:
+            if type(leaf) is Array and id(leaf._value) not in out_buffers:
+                leaf.delete()
 
     # --- stages
     def trace(self, *args, **kwargs):
@@ -363,7 +402,7 @@ class JitWrapped:
 
     def _donated_flags(self, flat_args) -> tuple:
         # One flag per flat argument; a donated positional argument donates all its leaves.
-        return self._last_donated if self._donate_argnums else tuple(False for _ in flat_args)
+        return self._last_donated if self._donates else tuple(False for _ in flat_args)
 
     def _cache_size(self) -> int:
         return len(self._cache)
@@ -377,6 +416,32 @@ class JitWrapped:
 
         entry, _ = self._get_jaxpr(args, kwargs)
         return tree_unflatten(entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in entry.jaxpr.out_avals])
+
+
+def _static_eq_error(key, cache: dict, error: Exception) -> ValueError:
+    # JAX's error for a static argument whose __eq__ raised, naming the two
+    # objects' types (found again by comparing the statics one by one).
+    mine = [*key[2][0], *[v for _, v in key[2][1]]]
+    pair = None
+    for other in list(cache):
+        theirs = [*other[2][0], *[v for _, v in other[2][1]]]
+        for a, b in zip(mine, theirs):
+            try:
+                a == b  # noqa: B015  (only whether it raises)
+            except Exception:  # noqa: BLE001
+                pair = (a, b)
+                break
+        if pair:
+            break
+    a, b = pair or (mine[0] if mine else None,) * 2
+    a, b = (v[1] if type(v) is tuple and len(v) == 2 and isinstance(v[0], type) else v for v in (a, b))
+    tb = error.__traceback__
+    tb = tb.tb_next if tb is not None and tb.tb_next is not None else tb  # from the user's __eq__ on
+    trace = "".join(traceback.format_exception(type(error), error, tb)).rstrip("\n")
+    return ValueError(
+        "static arguments should be comparable using __eq__.The following error was raised when comparing "
+        f"two objects of types {type(a)} and {type(b)}. The error was:\n{trace}"
+    )
 
 
 def _hashable(x) -> bool:
@@ -436,11 +501,20 @@ def _shared_cache(fun, options) -> tuple[dict, list]:
 
 
 def clear_caches() -> None:
-    """Clears every jitted function's trace and compilation cache, and the
-    programs compiled for eager operations."""
+    """Clears all compilation and staging caches: every jitted function's
+    trace and compilation cache, the programs compiled for eager
+    operations, and the primitives' memoised abstract evaluations."""
     for wrapped in list(_all_jitted):
         wrapped.clear_cache()
     core.clear_eager_plans()
+    core.clear_abstract_eval_memos()
+    # The traces of control-flow bodies and reduction computations, as JAX
+    # drops its staging caches.
+    from pyjax._src.lax import reduce as lax_reduce
+    from pyjax._src.lax.control_flow import common as control_flow_common
+
+    control_flow_common._BODY_TRACES.clear()
+    lax_reduce._jaxpr_cache.clear()
 
 
 _compilers: list = []
@@ -459,7 +533,10 @@ def compile_for_backend(jaxpr: Jaxpr, *, fused: bool = True) -> Callable:
     return _compilers[0](jaxpr, fused)
 
 
-def jit(fun: Callable | None = None, /, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+_NOT_GIVEN = object()  # jit(static_argnums=...) without a function: a decorator
+
+
+def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused: bool = False, device=None, backend=None, inline: bool = False,
         in_shardings=None, out_shardings=None, abstracted_axes=None, compiler_options=None):
     """Sets up `fun` for just-in-time compilation.
@@ -484,7 +561,7 @@ def jit(fun: Callable | None = None, /, *, static_argnums=None, static_argnames=
     kwargs = dict(static_argnums=static_argnums, static_argnames=static_argnames,
                   donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                   keep_unused=keep_unused, inline=inline, backend=backend, device=device)
-    if fun is None:
+    if fun is _NOT_GIVEN:
         return lambda f: JitWrapped(f, **kwargs)
     return JitWrapped(fun, **kwargs)
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import struct
 import types
 import warnings
 from collections.abc import Callable
@@ -41,6 +40,7 @@ import numpy as np
 
 from pyjax._src import config, core
 from pyjax._src.array import Array
+from pyjax._src.cache_key import remember_after, typed_key
 from pyjax._src.dispatch import EvalTrace
 from pyjax._src.jaxpr import Literal
 from pyjax._src.jaxpr import Var as _Var
@@ -158,7 +158,8 @@ class Site:
 def _miss(plans: dict, key, plan, arrays, fn) -> Array | None:
     # A key without a program: its first sight takes the ordinary path (None)
     # and is remembered; the second builds the program of `fn(*arrays)` and
-    # runs it (or finds there is none: None again, from then on).
+    # runs it (or finds there is none: None again, from then on). A program
+    # is stored only once its first run returned (cache_key.remember_after).
     if type(core._default_trace[0]) is not EvalTrace or plan is _NOT_REPLAYABLE:
         return None
     if plan is None:
@@ -166,10 +167,11 @@ def _miss(plans: dict, key, plan, arrays, fn) -> Array | None:
             plans.clear()
         plans[key] = 1
         return None
-    plan = plans[key] = _build(fn, arrays)
-    if plan is _NOT_REPLAYABLE:
+    plan = _build(fn, arrays)
+    if plan is _NOT_REPLAYABLE:  # (the ordinary path runs for this key: it raises or warns itself)
+        plans[key] = plan
         return None
-    return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
+    return Array(remember_after(plans, key, plan, plan.run, *[a._value for a in arrays]), plan.out_aval)
 
 
 def fast_path(fn: Callable) -> Callable:
@@ -218,7 +220,8 @@ def fast_path(fn: Callable) -> Callable:
 def _key_part(value, arrays: list):
     # The cache-key part of an argument; Arrays are keyed by aval and
     # collected in order. Raises TypeError for anything not static. Values
-    # equal across types (1, 1.0, True) are told apart by their type.
+    # equal across types (1, 1.0, True; 0.0 and -0.0) are told apart by
+    # their type and bits (cache_key.typed_key).
     t = type(value)
     if t is Array:
         arrays.append(value)
@@ -229,10 +232,10 @@ def _key_part(value, arrays: list):
         if tuple(map(type, value)).count(int) == len(value):  # a shape, axes: the common case
             return t, value
         return (t, *[_key_part(v, arrays) for v in value])
-    if t is float or t is complex:  # by their bits: -0.0 is not 0.0
-        return (t, struct.pack("<2d", value.real, value.imag))
+    if t is float or t is complex:
+        return typed_key(value)
     if t is dict:
-        return tuple((k, _key_part(v, arrays)) for k, v in value.items())
+        return (dict, *[(typed_key(k), _key_part(v, arrays)) for k, v in value.items()])
     if t is _ScalarMeta:  # jnp.float32 and the like
         return ("dtype", np.dtype(value.dtype))
     if t is types.FunctionType or t is types.BuiltinFunctionType:  # (lax.scatter for .at[].set): by identity
@@ -472,7 +475,10 @@ def _direct_call(trace, eqn, operands: list):
         return _division_call(layout, avals, out_aval)
     if len(avals) in (1, 2):
         key = (*avals, *params.values())
-        plan = trace._cached_plan(primitive, key, tuple(avals), params)
+        try:  # (the bare plan: a memoised one, or one built for this program alone)
+            plan = primitive.eager_plans.get(key) or trace._plan(key, primitive, tuple(avals), params)
+        except TypeError:
+            return None
         if plan and plan[1] == out_aval:
             call = plan[0] if plan[2] else _INEXACT_UFUNCS.get((primitive, out_aval.dtype.kind))
             if call is not None:
@@ -552,10 +558,11 @@ def static_index_plan(shape, index):
 
 def hashable(value):
     """`value` as a hashable cache-key part (lists become tuples, slices
-    triples), or raises TypeError for anything unsuitable (arrays, ...)."""
+    triples; scalars typed, as `cache_key.typed_key`), or raises TypeError
+    for anything unsuitable (arrays, ...)."""
     t = type(value)
-    if value is None or t in (int, bool, str, float) or value is Ellipsis:
-        return (t, value)
+    if value is None or t in _SCALARS or value is Ellipsis:
+        return (t, typed_key(value))
     if t is slice:
         return ("slice", hashable(value.start), hashable(value.stop), hashable(value.step))
     if t in (tuple, list):
@@ -563,3 +570,6 @@ def hashable(value):
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         return ("dtype", np.dtype(value))
     raise TypeError(f"not a static option: {t}")
+
+
+_SCALARS = frozenset({int, bool, str, float, complex})

@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pyjax._src import dtypes
+from pyjax._src.cache_key import typed_key
 from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.jit import jit
 from pyjax._src.lax import dot as lax_dot
@@ -359,7 +360,7 @@ def _pinv_function(hermitian: bool, default_rtol: bool):
     # JAX's _pinv is custom_jvp with (rtol, hermitian) as non-differentiable
     # arguments; one custom_jvp per (hermitian, rtol given) keeps them out of
     # the differentiated arguments here.
-    key = (hermitian, default_rtol)
+    key = typed_key((hermitian, default_rtol))  # (hermitian=1 is not hermitian=True's entry)
     if key not in _PINV_CACHE:
         def _pinv(a, *rtol):
             return _pinv_impl(a, rtol[0] if rtol else None, hermitian=hermitian)

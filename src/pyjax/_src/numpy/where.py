@@ -8,6 +8,7 @@ import numpy as np
 
 from pyjax._src import core
 from pyjax._src.array import Array
+from pyjax._src.cache_key import typed_key
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.numpy import eager
@@ -56,9 +57,10 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         if tx is Array and ty is Array:
             r = _WHERE.three(condition, x, y)
         elif tx is Array and ty in _PY_SCALARS:
-            r = _WHERE_SCALAR_Y.two(condition, x, y, ty)  # the type as a tag: 0, 0.0 and False differ
+            # Tagged by type and bits: 0, 0.0, -0.0 and False differ (the program bakes the value in).
+            r = _WHERE_SCALAR_Y.two(condition, x, y, typed_key(y))
         elif tx in _PY_SCALARS and ty is Array:
-            r = _WHERE_SCALAR_X.two(condition, y, x, tx)
+            r = _WHERE_SCALAR_X.two(condition, y, x, typed_key(x))
         if r is not None:
             return r
     if x is None and y is None:
