@@ -275,4 +275,4 @@ def concrete_aval(x) -> ShapedArray:
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         raise TypeError(f"Value {x!r} of type {tx} is not a valid JAX type")
-    return ShapedArray(getattr(x, "shape", ()), dtypes.canonicalize_dtype(dtype), False)
+    return ShapedArray(getattr(x, "shape", ()), dtypes.canonicalize_array_dtype(dtype), False)

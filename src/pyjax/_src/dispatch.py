@@ -176,7 +176,7 @@ def _concrete(x):
     if isinstance(x, core.Tracer):
         raise errors.escaped_tracer_error(x)
     if isinstance(x, (np.ndarray, np.generic)):
-        dtype = dtypes.canonicalize_dtype(x.dtype)
+        dtype = dtypes.canonicalize_array_dtype(x.dtype)  # (TypeError for a non-native byte order)
         value = x if x.dtype == dtype else x.astype(dtype)
         return value, ShapedArray(x.shape, dtype, False)
     if isinstance(x, Array):  # a subclass

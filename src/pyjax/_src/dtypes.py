@@ -224,6 +224,30 @@ def canonicalize_dtype(dtype: Any, allow_extended_dtype: bool = False) -> DType:
         return _canonicalize_uncached(dtype, allow_extended_dtype)
 
 
+_array_dtype_cache: dict = {}
+
+
+def canonicalize_array_dtype(dtype: Any) -> DType:
+    """The canonical dtype of an array value entering JAX (a NumPy array's
+    aval), raising TypeError for a dtype no JAX array may have.
+
+    A NumPy dtype in non-native byte order (``'>f4'`` on a little-endian
+    machine) is no JAX dtype: JAX 0.11 refuses such arrays where they enter
+    (`canonicalize_dtype` itself keeps them as they are)."""
+    try:
+        return _array_dtype_cache[dtype][_enable_x64.value]
+    except (KeyError, TypeError):
+        pass
+    if not (dtype in _jax_dtype_set or issubdtype(dtype, extended)):
+        raise TypeError(f"Dtype {dtype} is not a valid JAX array type. Only arrays of numeric types are supported by JAX.")
+    pair = (dtype if issubdtype(dtype, extended) else _TO_32_BIT.get(dtype, dtype), dtype)
+    try:
+        _array_dtype_cache[dtype] = pair
+    except TypeError:
+        pass
+    return pair[_enable_x64.value]
+
+
 def _maybe_canonicalize_explicit_dtype(np_dtype: DType, fun_name: str) -> DType:
     """Applies ``jax_explicit_x64_dtypes`` to a dtype the user asked for by name."""
     mode = config.explicit_x64_dtypes.value

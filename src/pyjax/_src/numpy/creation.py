@@ -62,7 +62,11 @@ def _leaves(obj) -> list:
 def _ndarray_aval(shape: tuple, dtype: np.dtype, context: int) -> ShapedArray:
     # The aval of jnp.array(a NumPy array of this shape and dtype) under one
     # configuration (`context`: enable_x64 decides the canonical dtype).
-    return ShapedArray(shape, dtypes.canonicalize_dtype(dtype), False)
+    try:
+        return ShapedArray(shape, dtypes.canonicalize_array_dtype(dtype), False)
+    except TypeError:  # (a non-native byte order) JAX's words for jnp.array's refusal
+        raise TypeError("Error interpreting argument to stage as a JAX value. The problematic value is of type "
+                        "<class 'numpy.ndarray'> and was passed to stage at position 0.\n") from None
 
 
 def _canonical_value(leaf):
@@ -261,7 +265,7 @@ def _like(name: str, value):
 
 def _full_like(a, fill_value, dtype, shape):
     aval = aval_of(a) if hasattr(a, "aval") or not hasattr(a, "dtype") else ShapedArray(
-        tuple(a.shape), dtypes.canonicalize_dtype(a.dtype))
+        tuple(a.shape), dtypes.dtype(a, canonicalize=True))  # (JAX's error for a non-native byte order)
     weak = dtype is None and aval.weak_type
     return lax_full(aval.shape if shape is None else shape, fill_value, aval.dtype if dtype is None else dtype, weak)
 

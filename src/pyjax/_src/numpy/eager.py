@@ -448,11 +448,13 @@ def _direct_call(trace, eqn, operands: list):
     if ufunc is not None and n_vars == 1 and avals[0].ndim and avals[0].size:
         own_dtype = impl.reduce_in_own_dtype
         axes, dtype = params["axes"], avals[0].dtype
+        # A float max/min orders its zeros after `ufunc.reduce` (impls.py `reduce_call`).
+        reduce = impl.reduce_call if dtype.kind in "fV" and hasattr(impl, "reduce_call") else ufunc.reduce
         # NumPy sums floats in their own dtype anyway; it widens small ints and bools.
         dtype = dtype if own_dtype and dtype.kind not in "fc" else None
         if dtype is None and axes == (0,) and avals[0].ndim == 1:
-            return _Call(ufunc.reduce, (_ARG[0],))  # its defaults: axis 0, NumPy's dtype
-        return _Call(ufunc.reduce, (_ARG[0], axes[0] if len(axes) == 1 else axes, dtype))
+            return _Call(reduce, (_ARG[0],))  # its defaults: axis 0, NumPy's dtype
+        return _Call(reduce, (_ARG[0], axes[0] if len(axes) == 1 else axes, dtype))
     if primitive is lax_dot.dot_general_p and n_vars == 2:
         (lc, rc), (lb, _) = params["dimension_numbers"]
         lhs, rhs = avals

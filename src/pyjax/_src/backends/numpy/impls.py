@@ -173,8 +173,9 @@ def _minmax(x, y, take_x_if, ufunc):
         pick_x = take_x_if(x.real, y.real) | ((x.real == y.real) & take_x_if(x.imag, y.imag))
         return np.where(pick_x, x, y)
     out = ufunc(x, y)
-    if (dtype.kind == "f" or (dtype.kind == "V" and _is_float(dtype))) and _may_return_wrong_zero(
-            x, y, ufunc is np.maximum):
+    # (NumPy's half-float loops may return either zero: they are always checked.)
+    if (dtype.kind == "f" or (dtype.kind == "V" and _is_float(dtype))) and (dtype.itemsize < 4 or _may_return_wrong_zero(
+            x, y, ufunc is np.maximum)):
         # For two zeros -0.0 + +0.0 is the max, -(+0.0 + -0.0) of the negations the min.
         both_zero = (x == 0) & (y == 0)
         if both_zero.any():
@@ -198,13 +199,15 @@ def _may_return_wrong_zero(x, y, is_max: bool) -> bool:
 def _max(x, y):
     # relu's max(x, 0.0): next to a float scalar, only a zero of the losing
     # sign (-0.0 for max) can make NumPy's choice between zeros differ from XLA's.
-    if type(y) is float and type(x) is np.ndarray and x.dtype.kind == "f" and (y or math.copysign(1.0, y) > 0):
+    if (type(y) is float and type(x) is np.ndarray and x.dtype.kind == "f" and x.dtype.itemsize >= 4
+            and (y or math.copysign(1.0, y) > 0)):
         return np.maximum(x, y)
     return _minmax(x, y, np.greater, np.maximum)
 
 
 def _min(x, y):
-    if type(y) is float and type(x) is np.ndarray and x.dtype.kind == "f" and (y or math.copysign(1.0, y) < 0):
+    if (type(y) is float and type(x) is np.ndarray and x.dtype.kind == "f" and x.dtype.itemsize >= 4
+            and (y or math.copysign(1.0, y) < 0)):
         return np.minimum(x, y)  # (+0.0 loses for min)
     return _minmax(x, y, np.less, np.minimum)
 
@@ -501,8 +504,78 @@ def _highest(dtype):
 
 IMPLS[red.reduce_sum_p] = _reduction(np.add, lambda d: 0, accumulate_in_own_dtype=True)
 IMPLS[red.reduce_prod_p] = _reduction(np.multiply, lambda d: 1, accumulate_in_own_dtype=True)
-IMPLS[red.reduce_max_p] = _reduction(np.maximum, _lowest)
-IMPLS[red.reduce_min_p] = _reduction(np.minimum, _highest)
+def _zero_extremum(is_max: bool):
+    """XLA's order of zeros for a float max/min reduction: -0.0 below +0.0.
+
+    NumPy's maximum/minimum keep whichever zero they met first, so a
+    reduction whose result is a zero may carry the wrong sign. Only then
+    (rarely) is the operand read again; other results are returned as they
+    are. Where the max is a zero no element is positive (nor NaN), so a +0.0
+    is there exactly when some element's sign bit is clear; the min's case
+    mirrors it."""
+
+    def fix(out, x, axes):
+        if out.dtype.kind not in "fV" or not _is_float(out.dtype):
+            return out
+        if out.ndim == 0:  # (`ufunc.reduce` over every axis returns a NumPy scalar)
+            if out != 0:
+                return out
+            signs = np.signbit(x)
+            negative = bool(signs.all()) if is_max else bool(signs.any())
+            return out.dtype.type(-0.0 if negative else 0.0)
+        zero = out == 0
+        if not zero.any():
+            return out
+        signs = np.signbit(x)
+        negative = np.logical_and.reduce(signs, axis=axes) if is_max else np.logical_or.reduce(signs, axis=axes)
+        return np.where(zero, np.where(negative, out.dtype.type(-0.0), out.dtype.type(0.0)), out)
+
+    return fix
+
+
+def zero_winners(x, is_max: bool):
+    """Where `x` holds a zero that XLA's max (min) would prefer to the other
+    zero: +0.0 (-0.0). Read only where the max (min) came out a zero, so
+    every other element there is below (above) zero: the sign bit decides."""
+    return ~np.signbit(x) if is_max else np.signbit(x)
+
+
+def ordered_zeros(out, won, is_max: bool):
+    """`out` with its zeros replaced by XLA's where `won` (some zero of the
+    winning sign was among the values combined) says so."""
+    return np.where((out == 0) & won, out.dtype.type(0.0 if is_max else -0.0), out)
+
+
+def float_zeros(out) -> bool:
+    """Whether `out` is a float result holding a zero (one pass over it)."""
+    return out.dtype.kind in "fV" and _is_float(out.dtype) and bool((out == 0).any())
+
+
+def _extremum_reduction(ufunc, identity, is_max: bool):
+    base = _reduction(ufunc, identity)
+    fix = _zero_extremum(is_max)
+
+    def impl(operand, *, axes, out_sharding=None):
+        x = np.asarray(operand)
+        return fix(base(x, axes=axes), x, tuple(axes)) if x.size else base(x, axes=axes)
+
+    def reduce_call(x, axis=0, dtype=None):
+        # `ufunc.reduce`'s signature, for code calling it directly (eager
+        # plans): a float result that is a zero gets XLA's sign.
+        out = ufunc.reduce(x, axis, dtype)
+        if out.ndim == 0 and out != 0:
+            return out
+        return fix(out, x, axis if type(axis) is tuple else (axis,))
+
+    # Code that calls `reduce_ufunc.reduce` itself must order the zeros of a
+    # float result: `reduce_call` does both, `reduce_fixup(result, operand, axes)` the second.
+    impl.reduce_ufunc, impl.reduce_in_own_dtype, impl.reduce_fixup = ufunc, False, fix
+    impl.reduce_call = reduce_call
+    return impl
+
+
+IMPLS[red.reduce_max_p] = _extremum_reduction(np.maximum, _lowest, True)
+IMPLS[red.reduce_min_p] = _extremum_reduction(np.minimum, _highest, False)
 IMPLS[red.reduce_and_p] = _reduction(np.bitwise_and, lambda d: True if d == np.bool_ else -1)
 IMPLS[red.reduce_or_p] = _reduction(np.bitwise_or, lambda d: 0)
 IMPLS[red.reduce_xor_p] = _reduction(np.bitwise_xor, lambda d: 0)

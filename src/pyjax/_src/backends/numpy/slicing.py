@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import dtypes
+from pyjax._src.backends.numpy import impls
 from pyjax._src.lax import gather_scatter as gs
 from pyjax._src.lax import slicing as sl
 
@@ -247,6 +248,12 @@ def _combining_scatter(ufunc):
         # NaNs propagate through min/max as in XLA, without NumPy's warning.
         with np.errstate(invalid="ignore"):
             ufunc.at(out_flat, flat, values)
+        if ufunc in (np.maximum, np.minimum) and impls.float_zeros(out):
+            # XLA orders -0.0 below +0.0; ufunc.at kept the first zero it met.
+            is_max = ufunc is np.maximum
+            won = impls.zero_winners(np.asarray(operand, out.dtype), is_max).reshape(-1).copy()
+            np.logical_or.at(won, flat, impls.zero_winners(values, is_max))
+            out = impls.ordered_zeros(out, won.reshape(out.shape), is_max)
         return out
 
     impl.__name__ = f"scatter_{ufunc.__name__}"

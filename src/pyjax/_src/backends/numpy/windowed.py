@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from pyjax._src import dtypes
+from pyjax._src.backends.numpy import impls
 from pyjax._src.backends.numpy.convolution import dilate_and_pad, window_view
 from pyjax._src.core import Primitive
 from pyjax._src.backends.numpy.interpreter import run_jaxpr
@@ -142,8 +143,18 @@ def _monoid_window(kind: str):
             for tap in np.ndindex(*window_dimensions):
                 slab = windows[(Ellipsis, *tap)]
                 out = slab.copy() if out is None else ufunc(out, slab, out=out)
+            if kind != "sum" and impls.float_zeros(out):
+                # XLA orders -0.0 below +0.0; NumPy kept the first zero it met.
+                won = None
+                for tap in np.ndindex(*window_dimensions):
+                    w = impls.zero_winners(windows[(Ellipsis, *tap)], kind == "max")
+                    won = w if won is None else won | w
+                out = impls.ordered_zeros(out, won, kind == "max")
         else:
             out = ufunc.reduce(windows.reshape(*out_shape, taps), axis=-1)
+            if kind != "sum" and impls.float_zeros(out):
+                won = np.logical_or.reduce(impls.zero_winners(windows.reshape(*out_shape, taps), kind == "max"), axis=-1)
+                out = impls.ordered_zeros(out, won, kind == "max")
         return np.asarray(out).astype(x.dtype, copy=False)
 
     return impl
@@ -261,12 +272,21 @@ def _logaddexp_accumulate(x: np.ndarray, axis: int) -> np.ndarray:
     return np.logaddexp.accumulate(x, axis=axis)
 
 
+def _ordered_accumulate(ufunc, x, axis):
+    out = ufunc.accumulate(x, axis=axis)
+    if impls.float_zeros(out):
+        # XLA orders -0.0 below +0.0; NumPy kept the first zero it met.
+        is_max = ufunc is np.maximum
+        out = impls.ordered_zeros(out, np.logical_or.accumulate(impls.zero_winners(x, is_max), axis=axis), is_max)
+    return out
+
+
 _ACCUMULATORS = {
     # (np.cumsum is add.accumulate behind two Python wrappers.)
     "cumsum": lambda x, axis: np.add.accumulate(x, axis=axis, dtype=x.dtype),
     "cumprod": lambda x, axis: np.multiply.accumulate(x, axis=axis, dtype=x.dtype),
-    "cummax": lambda x, axis: np.maximum.accumulate(x, axis=axis),  # NaN-propagating
-    "cummin": lambda x, axis: np.minimum.accumulate(x, axis=axis),
+    "cummax": lambda x, axis: _ordered_accumulate(np.maximum, x, axis),  # NaN-propagating
+    "cummin": lambda x, axis: _ordered_accumulate(np.minimum, x, axis),
     "cumlogsumexp": _logaddexp_accumulate,
 }
 

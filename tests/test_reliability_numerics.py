@@ -1,0 +1,111 @@
+"""Numerics that match XLA CPU (issue 19, item 6), against JAX 0.11.0's
+recorded answers (tests/golden/record_numerics_reliability.py).
+
+- max/min of signed zeros: XLA orders -0.0 below +0.0 in every max/min
+  (reductions, cumulative, windowed, scatter, elementwise), eager and jitted,
+  with the native tier off and forced on.
+- NumPy arrays in non-native byte order: JAX refuses them with a TypeError
+  where they enter; they never become Arrays.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax import lax
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent / "golden"))
+import record_numerics_reliability as rec  # noqa: E402
+
+GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" / "numerics_reliability.json").read_text())
+CASES = rec.cases(pyjax, jnp, lax)
+
+
+def test_golden_covers_every_case():
+    assert set(CASES) == set(GOLDEN["values"])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_signed_zero_extrema_match_xla_bitwise(name):
+    # Twice: the second call takes the cached eager plans / compiled programs.
+    for _ in range(2):
+        assert rec.bits(CASES[name]()) == GOLDEN["values"][name], name
+
+
+def test_signed_zero_extrema_with_native_tier_forced():
+    # Every reduction case, in a process whose native tier builds at once
+    # (PYJAX_NATIVE_LOOPS_AFTER=0), called often enough to be live.
+    script = f"""
+import sys, json
+sys.path.insert(0, {str(pathlib.Path(__file__).parent / "golden")!r})
+import numpy as np, pyjax, pyjax.numpy as jnp
+from pyjax import lax
+import record_numerics_reliability as rec
+golden = json.load(open({str(pathlib.Path(__file__).parent / "golden" / "numerics_reliability.json")!r}))["values"]
+cases = rec.cases(pyjax, jnp, lax)
+bad = []
+for name, f in cases.items():
+    for _ in range(6):
+        if rec.bits(f()) != golden[name]:
+            bad.append(name)
+            break
+# A scan body reducing rows (native code runs it): zeros of both signs per row.
+rows = np.array([[0., -0., -1.], [-0., 0., -2.], [-0., -0., -3.], [1., 0., -0.]] * 50, np.float32)
+scan = pyjax.jit(lambda xs: lax.scan(lambda c, x: (c, (jnp.max(x), jnp.min(x[1:]))), 0.0, xs)[1])
+for _ in range(8):
+    mx, mn = scan(rows)
+want_max = [max_bits for max_bits in rec.bits(np.array([0., 0., -0., 1.] * 50, np.float32))]
+want_min = rec.bits(np.array([-1., -2., -3., -0.] * 50, np.float32))
+if rec.bits(mx) != want_max or rec.bits(mn) != want_min:
+    bad.append("scan")
+print(json.dumps(bad))
+"""
+    env = {"PYJAX_NATIVE_LOOPS_AFTER": "0"}
+    import os
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, **env})
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def _normalise(message: str) -> str:
+    return re.sub(r" at 0x[0-9a-f]+", "", message)
+
+
+@pytest.mark.parametrize("key", sorted(GOLDEN["errors"]))
+def test_non_native_byte_order_is_refused_as_jax_does(key):
+    want = GOLDEN["errors"][key]
+    if key == "scalar_of_big_endian":
+        assert ["ok", str(jnp.asarray(np.arange(3).astype(">f4")[0]).dtype)] == want
+        return
+    order, name = key.split(":", 1)
+    f = rec.byte_order_cases(pyjax, jnp, lax)[name]
+    x = np.arange(3).astype(order)
+    if want[0] == "ok":
+        assert str(f(x).dtype) == want[1]
+        return
+    with pytest.raises(Exception) as info:
+        f(x)
+    assert type(info.value).__name__ == want[0]
+    # JAX's words where pyjax has them (the entry points that name themselves).
+    if name in ("asarray", "array", "device_put", "jit", "zeros_like", "dtype_arg", "astype"):
+        assert _normalise(str(info.value)) == _normalise(want[1]).replace("<function <lambda>", "<function <lambda>")
+
+
+def test_big_endian_never_becomes_an_array():
+    for order in (">f4", ">i8"):
+        x = np.arange(3).astype(order)
+        for f in (jnp.asarray, jnp.array, pyjax.device_put, lambda v: lax.add(v, v)):
+            with pytest.raises(TypeError):
+                f(x)
+        # The same values in native order enter, narrowed as x64 says.
+        assert jnp.asarray(x.astype(x.dtype.newbyteorder("="))).dtype == {">f4": jnp.float32, ">i8": jnp.int32}[order]
