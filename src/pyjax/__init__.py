@@ -15,6 +15,7 @@ from pyjax._src import core as _core
 from pyjax._src import jit as _jit_module
 from pyjax._src.backends.numpy import blas as _numpy_blas
 from pyjax._src.backends.numpy import impls as _numpy_impls
+from pyjax._src.backends.numpy import memory as _numpy_memory
 from pyjax._src.backends.numpy import split as _numpy_split
 from pyjax._src.backends.numpy import rewrite as _numpy_rewrite
 from pyjax._src.backends.numpy.compile import compile_jaxpr as _compile_numpy
@@ -25,7 +26,8 @@ from pyjax._src.numpy import array_methods as _array_methods
 _numpy_split.configure(_numpy_blas.limit_blas_threads())
 _core.set_default_trace(_EvalTrace(_numpy_impls.IMPLS))
 _jit_module.set_compiler(
-    lambda jaxpr, fused=True: _compile_numpy(_numpy_rewrite.simplify(jaxpr, fused=fused), _numpy_impls.IMPLS))
+    lambda jaxpr, fused=True: _compile_numpy(
+        _numpy_rewrite.simplify(_numpy_memory.check_jaxpr(jaxpr), fused=fused), _numpy_impls.IMPLS))
 _array_methods.install()
 
 from pyjax._src.api import (

@@ -4,6 +4,7 @@ from pyjax._src.errors import (
     ConcretizationTypeError,
     JAXIndexError,
     JAXTypeError,
+    JaxRuntimeError,
     KeyReuseError,
     NonConcreteBooleanIndexError,
     TracerArrayConversionError,

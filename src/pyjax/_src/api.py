@@ -10,6 +10,7 @@ arguments into a jaxpr or into abstract results.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -21,7 +22,7 @@ from pyjax._src import core, dtypes
 from pyjax._src.api_ad import as_array as _as_array
 from pyjax._src.api_ad import grad, jvp, linearize, value_and_grad, vjp  # noqa: F401
 from pyjax._src.array import Array
-from pyjax._src.avals import ShapedArray
+from pyjax._src.avals import ShapedArray, canonicalize_shape
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.jit import JitWrapped, trace_flat
 from pyjax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
@@ -33,7 +34,8 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "sharding", "weak_type")
 
     def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
-        self.shape = tuple(shape)
+        # Checked here, once, rather than when the first trace meets it.
+        self.shape = canonicalize_shape(tuple(shape), "ShapeDtypeStruct shape")
         self.dtype = np.dtype(dtype)
         self.sharding = sharding
         self.weak_type = weak_type
@@ -44,7 +46,7 @@ class ShapeDtypeStruct:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def aval(self) -> ShapedArray:

@@ -10,9 +10,123 @@ jit's cache) and because jaxpr variables carry them.
 
 from __future__ import annotations
 
+import math
+import operator
+import os
+
 import numpy as np
 
 from pyjax._src import dtypes
+
+_INT64_MAX = 2**63 - 1
+
+
+def _physical_memory() -> int:
+    # Read once: an eager buffer larger than the machine's memory can never be
+    # allocated, and NumPy would otherwise hand out a zero-stride view that
+    # spins for minutes in the first reduction over it.
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return _INT64_MAX
+
+
+MEMORY_LIMIT = _physical_memory()
+
+_NEGATIVE = "{name} must have every element be nonnegative, got {shape}."
+# JAX's wording where a shape is first broadcast against others (randint, bernoulli).
+NEGATIVE_BROADCAST = "Only non-negative indices are allowed when broadcasting static shapes, but got shape {shape}."
+_SEEN: dict = {}  # canonical tuples of ints already checked (a set keyed on the tuple itself)
+
+
+def canonicalize_shape(shape, name: str = "shape", *, negative: str = _NEGATIVE,
+                       context: str = "") -> tuple[int, ...]:
+    """`shape` (an integer or a sequence of them) as a tuple of Python ints.
+
+    The one canonicalisation every public shape goes through. A non-integer
+    or traced dimension is JAX's TypeError ("Shapes must be 1D sequences of
+    concrete values of integer type, ..."); a negative one is a TypeError
+    worded by `negative` (formatted with `name` and the shape), JAX's
+    "broadcast_in_dim shape must have every element be nonnegative" unless
+    an entry point words it as JAX does there. `context` is appended to the
+    integer-type message.
+    """
+    if type(shape) is tuple:
+        # The common case, a tuple of ints seen before: a hit is only trusted
+        # when every element is exactly an int, since 2.0 and np.float32(2)
+        # hash and compare equal to 2.
+        try:
+            if _SEEN[shape] is None and tuple(map(type, shape)).count(int) == len(shape):
+                return shape
+        except (KeyError, TypeError):  # (TypeError: a tracer dimension)
+            pass
+    elif isinstance(shape, (list, tuple)):
+        pass
+    elif np.ndim(shape) == 0 and not isinstance(shape, str):
+        shape = (shape,)
+    try:
+        dims = tuple(map(operator.index, shape))
+    except TypeError:
+        raise_shape_type_error(shape, context)
+    if dims and min(dims) < 0:
+        shown = tuple(shape) if not isinstance(shape, tuple) else shape
+        raise TypeError(negative.format(name=name, shape=shown))
+    if len(_SEEN) < 65536:
+        _SEEN[dims] = None
+    return dims
+
+
+def raise_shape_type_error(shape, context: str = ""):
+    """Raises JAX's TypeError for a shape with a non-integer or traced dimension."""
+    from pyjax._src import core, errors  # (core imports this module)
+
+    message = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
+    if context:
+        message += f" {context}."
+    dims = shape if isinstance(shape, (tuple, list)) else ()
+    tracers = [d for d in dims if isinstance(d, core.Tracer)]
+    if tracers:
+        message += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to "
+                    "smaller subfunctions.")
+        for tracer in tracers:
+            origin = errors._origin(tracer)
+            message += f"\n{origin}" if origin else ""
+    raise TypeError(message) from None
+
+
+def allocation_error(aval) -> Exception:
+    """The error XLA raises on allocating a buffer of `aval` that cannot exist:
+    an element count past int64, or more bytes than the machine has."""
+    from pyjax._src.errors import JaxRuntimeError
+
+    if math.prod(aval.shape) > _INT64_MAX:
+        return RuntimeError("Bad StatusOr access: INVALID_ARGUMENT: overflow in static extent product: "
+                            f"dimensions=[{', '.join(map(str, aval.shape))}].")
+    return JaxRuntimeError(f"RESOURCE_EXHAUSTED: Out of memory allocating {aval.nbytes} bytes.")
+
+
+def any_too_big(out) -> bool:
+    """Whether an abstract-eval result (an aval or a list of them) holds an
+    aval no buffer can be allocated for."""
+    if type(out) is ShapedArray:
+        return out.too_big
+    if isinstance(out, (list, tuple)):
+        return any(getattr(a, "too_big", False) for a in out)
+    return getattr(out, "too_big", False)
+
+
+def check_allocatable(out) -> None:
+    """Raises XLA's allocation error where an abstract-eval result cannot be
+    allocated; run by whatever executes (eager dispatch, compiled programs)."""
+    if any_too_big(out):
+        for aval in out if isinstance(out, (list, tuple)) else (out,):
+            if getattr(aval, "too_big", False):
+                raise allocation_error(aval)
+
+
+def _too_big(shape: tuple, dtype) -> bool:
+    size = math.prod(shape)
+    return size > _INT64_MAX or size * getattr(dtype, "itemsize", 0) > MEMORY_LIMIT
 
 
 class ShapedArray:
@@ -23,7 +137,7 @@ class ShapedArray:
     costs an identity check.
     """
 
-    __slots__ = ("shape", "dtype", "weak_type", "sharding", "memory_space", "__weakref__")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding", "memory_space", "too_big", "__weakref__")
     _interned: dict = {}
 
     def __new__(cls, shape, dtype, weak_type=False, sharding=None, memory_space=None):
@@ -32,7 +146,9 @@ class ShapedArray:
             return cls._interned[key]
         except (KeyError, TypeError):
             pass
-        shape = tuple(int(d) for d in shape)
+        # The miss path only: a backstop for shapes that reach here without
+        # passing a public entry point's canonicalisation.
+        shape = canonicalize_shape(shape)
         # Extended dtypes (PRNG keys) are not NumPy dtypes and stay as they are.
         dtype = dtype if type(dtype) is np.dtype or isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         weak_type = bool(weak_type)
@@ -42,6 +158,9 @@ class ShapedArray:
             self = object.__new__(cls)
             self.shape, self.dtype, self.weak_type = shape, dtype, weak_type
             self.sharding, self.memory_space = sharding, memory_space
+            # True where no buffer of this type can be allocated (checked by
+            # whatever executes, never by tracing: JAX traces such shapes).
+            self.too_big = _too_big(shape, dtype)
             cls._interned[canonical_key] = self
         try:
             cls._interned[key] = self
@@ -56,7 +175,11 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        return math.prod(self.shape)  # exact: np.prod in int64 wraps for huge shapes
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self.shape) * getattr(self.dtype, "itemsize", 0)
 
     def update(self, shape=None, dtype=None, weak_type=None, sharding=None, memory_space=None):
         return ShapedArray(

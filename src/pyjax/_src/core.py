@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from typing import Any, Callable
 
 from pyjax._src import config, dtypes, errors
+from pyjax._src import avals as avals_mod
 from pyjax._src.avals import ShapedArray
 from pyjax._src.cache_key import params_storable
 from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR, Sentinel, missing_rule_error
@@ -154,9 +155,12 @@ class Primitive:
             return self._abstract_eval_cache[key]
         except KeyError:
             out = self.rule("abstract_eval")(*avals, **params)
-            # Params holding floats are not memoised (cache_key.params_storable):
-            # their key would equal an int's, and answer for it.
-            if not params or params_storable(params.values()):
+            # Outputs no buffer can hold are not memoised, so that the eval
+            # trace's hit path (which reads this memo) never runs them
+            # unchecked; tracing them is fine and merely not memoised.
+            # Nor are params holding floats (cache_key.params_storable): their
+            # key would equal an int's, and answer for it.
+            if not avals_mod.any_too_big(out) and (not params or params_storable(params.values())):
                 self._abstract_eval_cache[key] = out
             return out
         except TypeError:  # an unhashable param: no caching

@@ -14,7 +14,7 @@ import numpy as np
 
 from pyjax._src import core, dtypes, errors
 from pyjax._src.array import Array
-from pyjax._src.avals import ShapedArray
+from pyjax._src.avals import ShapedArray, check_allocatable
 from pyjax._src.cache_key import params_storable, remember_after
 from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
@@ -108,6 +108,7 @@ class EvalTrace(core.Trace):
         evaluation runs here, so a bad call raises its error exactly as the
         slow path."""
         out_aval = primitive.out_avals(avals, params)
+        check_allocatable(out_aval)  # (a view of a huge shape would spin later, not fail)
         impl = self.impls.get(primitive)
         if impl is None or primitive.multiple_results:
             return False
@@ -153,6 +154,7 @@ class EvalTrace(core.Trace):
 
     def _run(self, primitive, avals, values, params):
         out_aval = primitive.out_avals(avals, params)
+        check_allocatable(out_aval)
         impl = self.impls.get(primitive)
         if impl is None:
             raise missing_rule_error("impl", primitive.name)

@@ -124,3 +124,7 @@ def escaped_tracer_error(tracer, detail: str = "") -> UnexpectedTracerError:
 
 class KeyReuseError(RuntimeError):
     """A PRNG key was consumed twice (raised only when key-reuse checking is on)."""
+
+
+class JaxRuntimeError(RuntimeError):
+    """A computation failed at run time (XLA's runtime errors: out of memory)."""

@@ -3,7 +3,7 @@
 from pyjax._src.lax.elementwise import *  # noqa: F401,F403
 from pyjax._src.lax.elementwise import _convert_element_type  # noqa: F401
 from pyjax._src.lax.shapes import (
-    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, concatenate, concatenate_p, expand_dims, iota, iota_p, reshape, reshape_p, rev, rev_p, slice, slice_p, squeeze, squeeze_p, transpose, transpose_p,
+    broadcast, broadcast_in_dim, broadcast_in_dim_p, broadcasted_iota, concatenate, concatenate_p, expand_dims, full, iota, iota_p, reshape, reshape_p, rev, rev_p, slice, slice_p, squeeze, squeeze_p, transpose, transpose_p,
 )
 from pyjax._src.lax.reductions import (
     argmax, argmax_p, argmin, argmin_p, reduce_and, reduce_and_p, reduce_max, reduce_max_p, reduce_min, reduce_min_p, reduce_or, reduce_or_p, reduce_prod, reduce_prod_p, reduce_sum, reduce_sum_p, reduce_xor, reduce_xor_p,

@@ -8,20 +8,20 @@ a statement about shapes. Shapes and dimension lists are static params
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Sequence
 
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.avals import ShapedArray
+from pyjax._src.avals import ShapedArray, canonicalize_shape
 from pyjax._src.core import Primitive
 
 
 def _static_shape(shape, name: str) -> tuple:
-    try:
-        return tuple(int(d) for d in shape)
-    except TypeError as e:
-        raise TypeError(f"{name} shape must be a sequence of integers, got {shape}") from e
+    # The one canonicalisation (avals.canonicalize_shape), worded for `name`.
+    return canonicalize_shape(shape, f"{name} shape")
 
 
 # --- broadcast_in_dim
@@ -65,9 +65,27 @@ def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequen
                                    sharding=out_sharding)
 
 
+def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):
+    """An array of `shape` filled with the scalar `fill_value` (of `dtype`, or
+    the value's own dtype, weakly typed where the value is)."""
+    from pyjax._src.lax.elementwise import _convert_element_type  # (elementwise imports this module)
+
+    shape = _static_shape(shape, "broadcast_in_dim")
+    if np.ndim(fill_value) != 0:
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape {np.shape(fill_value)}.")
+    if dtype is None:
+        weak = dtypes.is_weakly_typed(fill_value)
+        dtype = dtypes.dtype(fill_value, canonicalize=True)
+    else:
+        weak = False
+        dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "full")
+    value = _convert_element_type(fill_value, dtype, weak)
+    return broadcast_in_dim(value, shape, ())
+
+
 def broadcast(operand, sizes: Sequence[int], *, out_sharding=None):
     """Adds leading dimensions of `sizes` to `operand`."""
-    sizes = _static_shape(sizes, "broadcast")
+    sizes = _static_shape(sizes, "broadcast_in_dim")
     ndim = np.ndim(operand) if getattr(operand, "aval", None) is None else operand.aval.ndim
     shape = sizes + tuple(np.shape(operand) if getattr(operand, "aval", None) is None else operand.aval.shape)
     return broadcast_in_dim(operand, shape, tuple(range(len(sizes), len(sizes) + ndim)), out_sharding=out_sharding)
@@ -79,10 +97,10 @@ reshape_p = Primitive("reshape")
 
 @reshape_p.def_abstract_eval
 def _reshape_abstract_eval(operand: ShapedArray, *, new_sizes, dimensions, sharding) -> ShapedArray:
-    if int(np.prod(new_sizes, dtype=np.int64)) != operand.size:
+    if math.prod(new_sizes) != operand.size:
         raise TypeError(
             f"reshape total size must be unchanged, got new_sizes {new_sizes} (of total size "
-            f"{int(np.prod(new_sizes, dtype=np.int64))}) for shape {operand.shape} (of total size {operand.size})."
+            f"{math.prod(new_sizes)}) for shape {operand.shape} (of total size {operand.size})."
         )
     if dimensions is not None and sorted(dimensions) != list(range(operand.ndim)):
         raise TypeError(
@@ -94,7 +112,7 @@ def _reshape_abstract_eval(operand: ShapedArray, *, new_sizes, dimensions, shard
 
 def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *, out_sharding=None):
     """Reshapes `operand` to `new_sizes` (after transposing by `dimensions`, if given)."""
-    new_sizes = _static_shape(new_sizes, "reshape")
+    new_sizes = canonicalize_shape(new_sizes, "reshape new_sizes", negative="{name} must all be positive, got {shape}.")
     dims = None if dimensions is None or tuple(dimensions) == tuple(range(len(np.shape(operand) if getattr(operand, "aval", None) is None else operand.aval.shape))) else tuple(dimensions)
     aval = getattr(operand, "aval", None)
     if aval is not None and aval.shape == new_sizes and dims is None:
@@ -174,13 +192,13 @@ def _iota_abstract_eval(*, dtype, shape, dimension, sharding) -> ShapedArray:
 def iota(dtype, size: int, *, sharding=None):
     """`[0, 1, ..., size - 1]` of `dtype`."""
     dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "iota")
-    return iota_p.bind(dtype=dtype, shape=(int(size),), dimension=0, sharding=sharding)
+    return iota_p.bind(dtype=dtype, shape=canonicalize_shape((size,), "iota shape"), dimension=0, sharding=sharding)
 
 
 def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_sharding=None):
     """An iota along `dimension`, broadcast to `shape`."""
     dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "broadcasted_iota")
-    shape = _static_shape(shape, "broadcasted_iota")
+    shape = _static_shape(shape, "iota")
     return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension), sharding=out_sharding)
 
 
@@ -261,10 +279,21 @@ def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int], s
     """The static slice operand[start:limit:stride] along every axis."""
     return slice_p.bind(
         operand,
-        start_indices=tuple(int(i) for i in start_indices),
-        limit_indices=tuple(int(i) for i in limit_indices),
-        strides=None if strides is None else tuple(int(s) for s in strides),
+        start_indices=tuple(map(operator.index, start_indices)),  # (int() would floor 1.5 silently)
+        limit_indices=tuple(map(operator.index, limit_indices)),
+        strides=None if strides is None else _slice_strides(strides),
     )
+
+
+def _slice_strides(strides) -> tuple:
+    try:
+        out = tuple(map(operator.index, strides))
+    except TypeError:
+        raise TypeError("slice strides must have every element be an integer type, got "
+                        f"{tuple(map(type, strides))}.") from None
+    if out and min(out) < 0:
+        raise TypeError(f"slice strides must have every element be nonnegative, got {out}.")
+    return out
 
 
 # ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pyjax._src.avals import ShapedArray
+from pyjax._src.avals import ShapedArray, canonicalize_shape
 from pyjax._src.core import Primitive
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as ew
@@ -36,10 +36,8 @@ __all__ = [  # noqa: RUF022  (this module's names, then gather_scatter's, re-exp
 
 
 def _canonicalize_shape(shape) -> tuple:
-    try:
-        return tuple(operator.index(d) for d in shape)
-    except TypeError as e:
-        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {shape}.") from e
+    return canonicalize_shape(shape, "slice_sizes", negative=(
+        "slice slice_sizes must be greater than or equal to zero, got slice_sizes of {shape}."))
 
 
 def _pairwise_ge(name_a: Sequence, name_b: Sequence) -> list[bool]:

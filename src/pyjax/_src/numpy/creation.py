@@ -20,6 +20,7 @@ import numpy as np
 from pyjax._src import config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
+from pyjax._src.avals import canonicalize_shape as _canonicalize_shape
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
@@ -122,7 +123,7 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
         except TypeError:
             leaves = [np.asarray(leaf) for leaf in leaves]
             dtype = dtypes.lattice_result_type(*leaves)[0]
-        dtype = dtypes.canonicalize_dtype(dtype)
+        dtype = dtypes.canonicalize_dtype(dtype, allow_extended_dtype=True)  # jnp.array(key) is a key
     if not any(_is_array(leaf) for leaf in leaves):
         if isinstance(object, (list, tuple)):
             out = np.asarray(_rebuild(object), dtype=dtype) if leaves or object else np.array([], dtype=dtype)
@@ -183,25 +184,11 @@ def _check_forgot_shape_tuple(name, shape, dtype):
 
 
 def canonicalize_shape(shape, context: str = "") -> tuple:
-    """A static shape tuple (JAX's TypeError for anything else)."""
+    """A static shape tuple: avals.canonicalize_shape, worded as JAX's
+    creation functions (their shapes go to broadcast_in_dim)."""
     if isinstance(shape, types.GeneratorType):
         raise TypeError("expected sequence object with len >= 0 or a single integer")
-    if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0:
-        shape = (shape,)
-    out = []
-    for d in shape:
-        if isinstance(d, core.Tracer):
-            from pyjax._src.errors import _origin
-
-            raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {tuple(shape)}.\n"
-                            "If using `jit`, try using `static_argnums` or applying `jit` to smaller subfunctions.\n"
-                            f"{_origin(d)}")
-        try:
-            out.append(operator.index(d))
-        except TypeError:
-            raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
-                            f"{tuple(shape)}.") from None
-    return tuple(out)
+    return _canonicalize_shape(shape, "broadcast_in_dim shape", context=context)
 
 
 @_eager.fast_path
@@ -614,7 +601,7 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
     so `function` is traced once)."""
     from pyjax._src.api import vmap
 
-    shape = tuple(operator.index(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    shape = canonicalize_shape(shape)
     for i in range(len(shape)):
         in_axes = [0 if i == j else None for j in range(len(shape))]
         function = vmap(function, in_axes=tuple(in_axes[::-1]))

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from pyjax._src import core
-from pyjax._src.avals import ShapedArray
+from pyjax._src.avals import NEGATIVE_BROADCAST, ShapedArray, canonicalize_shape, raise_shape_type_error
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
@@ -46,11 +46,10 @@ def _compute_newshape(arr_shape, size, newshape) -> tuple:
         iter(newshape)
     except TypeError:
         newshape = [newshape]
-    out = []
-    for d in newshape:
-        if isinstance(d, core.Tracer):
-            raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got {tuple(newshape)}.")
-        out.append(operator.index(d))
+    try:
+        out = list(map(operator.index, newshape))  # (-1 is allowed here: the unknown axis)
+    except TypeError:
+        raise_shape_type_error(tuple(newshape))
     unknown = [i for i, d in enumerate(out) if d == -1]
     if len(unknown) > 1:
         raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {original}")
@@ -270,17 +269,29 @@ def broadcast_shapes(*shapes) -> tuple:
     if not shapes:
         return ()
     shapes = [(s,) if np.ndim(s) == 0 else tuple(s) for s in shapes]
-    try:
-        return tuple(int(d) for d in np.broadcast_shapes(*shapes))
-    except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}") from None
+    for s in shapes:
+        if any(d < 0 for d in s):
+            raise TypeError(NEGATIVE_BROADCAST.format(shape=s))
+    # In Python, not np.broadcast_shapes: that builds NumPy iterators, which
+    # refuse shapes past its size limit that are still fine to trace.
+    ndim = max(map(len, shapes))
+    out = [1] * ndim
+    for s in shapes:
+        for i, d in enumerate(s, ndim - len(s)):
+            d = int(d)
+            if d != out[i]:
+                if out[i] != 1 and d != 1:
+                    raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+                if d != 1:
+                    out[i] = d
+    return tuple(out)
 
 
 def broadcast_to(array, shape, *, out_sharding=None):
     """Broadcasts `array` to `shape` with NumPy's rules (one broadcast_in_dim:
     size-1 axes stretch in place)."""
     array = ensure_arraylike("broadcast_to", array)
-    shape = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(operator.index(d) for d in shape)
+    shape = canonicalize_shape(shape, "broadcast_in_dim shape")
     aval = aval_of(array)
     in_shape = aval.shape
     if in_shape == shape:

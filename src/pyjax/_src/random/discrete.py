@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import avals, core, dtypes
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import shapes as lax_shapes
@@ -90,7 +90,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
       dtype('bool')
     """
     if shape is not None:
-        shape = canonicalize_shape(shape)
+        shape = avals.canonicalize_shape(shape, negative=avals.NEGATIVE_BROADCAST)
     if mode not in ("high", "low"):
         raise ValueError(f"got {mode=}, expected 'high' or 'low'")
     key, _ = check_prng_key("bernoulli", key)
@@ -181,7 +181,7 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     """
     key, _ = check_prng_key("randint", key)
     dtype = dtypes.check_and_canonicalize_user_dtype(int if dtype is None else dtype)
-    shape = canonicalize_shape(shape)
+    shape = avals.canonicalize_shape(shape, negative=avals.NEGATIVE_BROADCAST)
     if not dtypes.issubdtype(dtype, np.integer):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     info = dtypes.iinfo(dtype)

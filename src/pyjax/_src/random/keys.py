@@ -15,7 +15,7 @@ from typing import Union
 
 import numpy as np
 
-from pyjax._src import config, core, dtypes, errors
+from pyjax._src import avals, config, core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.numpy.creation import asarray
 from pyjax._src.numpy.util import is_arraylike
@@ -133,25 +133,9 @@ def random_bits(key, bit_width: int, shape):
 
 
 def canonicalize_shape(shape, context: str = "") -> tuple:
-    """A user's shape as a tuple of ints, or JAX's error for a non-static shape."""
-    if isinstance(shape, int):
-        shape = (shape,)
-    try:
-        return tuple(operator.index(d) for d in shape)
-    except TypeError:
-        pass
-    message = f"Shapes must be 1D sequences of concrete values of integer type, got {shape}."
-    if context:
-        message += f" {context}."
-    dims = shape if isinstance(shape, (tuple, list)) else ()
-    tracers = [d for d in dims if isinstance(d, core.Tracer)]
-    if tracers:
-        message += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to "
-                    "smaller subfunctions.")
-        for tracer in tracers:
-            origin = errors._origin(tracer)
-            message += f"\n{origin}" if origin else ""
-    raise TypeError(message)
+    """A user's shape as a tuple of ints (avals.canonicalize_shape: JAX's
+    error for a non-static shape; negative dimensions are refused)."""
+    return avals.canonicalize_shape(shape, "random shape", context=context)
 
 
 # ---------------------------------------------------------------------------
@@ -254,8 +238,9 @@ def split_typed(key, num=2):
     if key.ndim:
         raise TypeError("split accepts a single key, but was given a key array of "
                         f"shape {key.shape} != (). Use jax.vmap for batching.")
-    shape = tuple(num) if isinstance(num, Sequence) else (num,)
-    return prng.random_split(key, shape=shape)
+    # operator.index first: JAX's message for split(key, 2.0) is Python's.
+    shape = tuple(map(operator.index, num)) if isinstance(num, Sequence) else (operator.index(num),)
+    return prng.random_split(key, shape=canonicalize_shape(shape))
 
 
 def split(key, num=2):
