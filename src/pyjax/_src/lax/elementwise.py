@@ -335,6 +335,16 @@ convert_element_type_p.pp_hidden = lambda key, value: key == "sharding"
 
 @convert_element_type_p.def_abstract_eval
 def _convert_element_type_abstract_eval(operand: ShapedArray, *, new_dtype, weak_type, sharding) -> ShapedArray:
+    old_dtype = operand.dtype
+    old_ext, new_ext = (isinstance(d, dtypes.ExtendedDType) for d in (old_dtype, new_dtype))
+    if (old_ext or new_ext) and old_dtype != new_dtype:
+        # A key's buffer is no number: NumPy would cast its first word.
+        if old_ext and new_ext:
+            raise ValueError(
+                f"cannot directly convert between extended dtypes: from {old_dtype} to {new_dtype}. "
+                "Instead, convert to and from their representation dtypes, e.g.:\n"
+                f"{old_dtype} -> uint32 -> uint32 -> {new_dtype}")
+        raise ValueError(f"Cannot convert_element_type from {old_dtype} to {new_dtype}")
     return ShapedArray(operand.shape, new_dtype, weak_type, sharding if sharding is not None else operand.sharding)
 
 

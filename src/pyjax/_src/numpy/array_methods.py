@@ -51,6 +51,10 @@ def _defer(fn):
 
 
 def _astype(self, dtype, copy: bool = False, device=None):
+    if type(self) is Array and isinstance(self.aval.dtype, dtypes.ExtendedDType):
+        # JAX's concrete key arrays have no astype (a traced key's reaches
+        # convert_element_type, which refuses it).
+        raise NotImplementedError("Cannot call abstract method astype")
     dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "astype")
     if dtypes.issubdtype(self.aval.dtype, np.complexfloating) and dtype == np.bool_:
         # convert_element_type(complex, bool) would look at the real part only.

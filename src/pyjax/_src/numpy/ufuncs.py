@@ -46,6 +46,8 @@ def _scalar_fast_plan(aval, scalar_type, inexact: bool, has_bool_primitive: bool
     JAX's converted literal). Otherwise False."""
     if has_bool_primitive and aval.dtype == np.bool_:
         return False
+    if isinstance(aval.dtype, dtypes.ExtendedDType):
+        return False  # keys promote with nothing: the slow path raises JAX's error
     if inexact and not dtypes.issubdtype(aval.dtype, np.inexact):
         return False
     scalar_aval = core.python_scalar_aval(scalar_type)

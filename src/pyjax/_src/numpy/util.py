@@ -60,11 +60,25 @@ def promote_dtypes(fun_name: str, *args):
     """Converts `args` to their common JAX dtype (weak types respected)."""
     if len(args) == 2:
         a, b = aval_of(args[0]), aval_of(args[1])
-        dtype, weak = dtypes.binary_promote(a.dtype, a.weak_type, b.dtype, b.weak_type)
+        try:
+            dtype, weak = dtypes.binary_promote(a.dtype, a.weak_type, b.dtype, b.weak_type)
+        except ValueError:
+            _refuse_extended(fun_name, (a, b))
+            raise
         return [_cast(args[0], a, dtype, weak), _cast(args[1], b, dtype, weak)]
     avals = [aval_of(x) for x in args]
-    dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    try:
+        dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    except ValueError:
+        _refuse_extended(fun_name, avals)
+        raise
     return [_cast(x, a, dtype, weak) for x, a in zip(args, avals, strict=True)]
+
+
+def _refuse_extended(fun_name: str, avals) -> None:
+    # Keys promote with nothing but themselves: JAX's error names the function.
+    if any(isinstance(a.dtype, dtypes.ExtendedDType) for a in avals):
+        raise TypeError(f"{fun_name} does not accept dtypes {', '.join(str(a.dtype) for a in avals)}.")
 
 
 def _cast(x, aval, dtype, weak):

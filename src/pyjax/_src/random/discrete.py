@@ -267,13 +267,16 @@ def permutation(key, x, axis: int = 0, independent: bool = False, *, out_shardin
     return _permutation(key, x, axis, independent)
 
 
-def _concrete_int(x, context: str) -> int:
-    """``int(x)`` for a concrete ``x``; JAX's ConcretizationTypeError for a tracer."""
+def _concrete_int(x, context: str, *, truncate: bool = False) -> int:
+    """``int(x)`` for a concrete ``x``; JAX's ConcretizationTypeError for a tracer.
+
+    A non-integer Python or NumPy scalar is refused (``operator.index``)
+    unless ``truncate``: JAX's ``choice(key, 5.0)`` takes ``int(a)``."""
     if isinstance(x, core.Tracer):
         from pyjax._src import errors
 
         raise errors.ConcretizationTypeError(x, context)
-    return operator.index(x) if not hasattr(x, "aval") else int(x)
+    return int(x) if truncate or hasattr(x, "aval") else operator.index(x)
 
 
 def _permutation(key, x, axis, independent):
@@ -331,7 +334,7 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
     check_arraylike("choice", a)
     arr = asarray(a)
     if arr.ndim == 0:
-        n_inputs = _concrete_int(a, "The error occurred in jax.random.choice()")
+        n_inputs = _concrete_int(a, "The error occurred in jax.random.choice()", truncate=True)
     else:
         axis = _canonicalize_axis(axis, arr.ndim)
         n_inputs = arr.shape[axis]

@@ -48,6 +48,7 @@ import numpy as np
 import scipy.special
 
 from pyjax._src import config as config_lib
+from pyjax._src import dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import native as native_lib
@@ -140,6 +141,8 @@ def _scalar_operator(name: str, ins: list, out_aval: ShapedArray):
 def ufunc_of(eqn: JaxprEqn, impl: Callable, is_default: bool) -> np.ufunc | None:
     """The ufunc compiled code calls for `eqn` (whose impl is `impl`,
     `is_default` when that is impls.py's own), or None: the impl runs."""
+    if any(isinstance(v.aval.dtype, dtypes.ExtendedDType) for v in eqn.invars):
+        return None  # key buffers have no ufunc loops; the impl compares keys (eq, ne)
     if isinstance(impl, np.ufunc) and impl.nout == 1 and not eqn.params:
         return impl  # the table's impl is a ufunc itself: same call, and out= applies
     if not is_default or not eqn.outvars:

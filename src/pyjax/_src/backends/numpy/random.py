@@ -17,6 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from pyjax._src.backends.numpy import native, split, xla_math
+from pyjax._src.lax import elementwise as ew
 from pyjax._src.random import prng
 from pyjax._src.random.threefry import (_hash_in_place, set_hash_kernel, set_range_runner, threefry2x32_numpy,
                                         threefry2x32_p)
@@ -59,6 +60,26 @@ def _random_unwrap(keys):
     return np.array(prng.physical_keys(keys))
 
 
+def _comparing_keys(ufunc, reduce_words):
+    # lax.eq / lax.ne, which also take two key arrays of one dtype (their
+    # only operations on keys besides moving them): two keys are equal when
+    # all their words are. NumPy's ufuncs have no loop for record dtypes, so
+    # the eager plans and the compiler call this impl, not `ufunc`, for keys
+    # (they look for an extended dtype once per plan or compiled equation).
+    def impl(x, y):
+        if getattr(getattr(x, "dtype", None), "names", None) is None:
+            return ufunc(x, y)
+        words = len(prng.buffer_impl(x).key_shape)
+        per_word = ufunc(prng.physical_keys(x), prng.physical_keys(y))
+        return reduce_words(per_word, axis=tuple(range(-words, 0)))
+
+    impl.__name__ = ufunc.__name__
+    impl.ufunc = ufunc  # the call for every other dtype
+    return impl
+
+
+IMPLS[ew.eq_p] = _comparing_keys(np.equal, np.all)
+IMPLS[ew.ne_p] = _comparing_keys(np.not_equal, np.any)
 IMPLS[prng.random_seed_p] = _random_seed
 IMPLS[prng.random_split_p] = _random_split
 IMPLS[prng.random_fold_in_p] = _random_fold_in
