@@ -87,7 +87,7 @@ def _outcome(site, v):
 
 
 @pytest.mark.parametrize("first, then", [(1, True), (True, 1), (2, 2.0), (2.0, 2), (0.0, -0.0), (-0.0, 0.0),
-                                         (1, 1.0), (False, 0)])
+                                         (1, 1.0), (False, 0), (0j, complex(0, -0.0))])
 @pytest.mark.parametrize("name", list(_SITES))
 def test_cache_sites_key_by_type(name, first, then):
     site = _SITES[name]
