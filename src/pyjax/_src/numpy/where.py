@@ -57,11 +57,13 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         if tx is Array and ty is Array:
             r = _WHERE.three(condition, x, y)
         elif tx is Array and ty in _PY_SCALARS:
-            # Tagged by type, and a zero or NaN float (or a complex) by its bits: 0, 0.0, -0.0 and
-            # False differ (the program bakes the value in).
-            r = _WHERE_SCALAR_Y.two(condition, x, y, ty if ty is int or ty is bool or (ty is float and y and y == y) else typed_key(y))
+            # Tagged by type, and a zero or NaN float (or a complex) by its bits:
+            # 0, 0.0, -0.0 and False differ (the program bakes the value in).
+            tag = ty if ty is int or ty is bool or (ty is float and y and y == y) else typed_key(y)
+            r = _WHERE_SCALAR_Y.two(condition, x, y, tag)
         elif tx in _PY_SCALARS and ty is Array:
-            r = _WHERE_SCALAR_X.two(condition, y, x, tx if tx is int or tx is bool or (tx is float and x and x == x) else typed_key(x))
+            tag = tx if tx is int or tx is bool or (tx is float and x and x == x) else typed_key(x)
+            r = _WHERE_SCALAR_X.two(condition, y, x, tag)
         if r is not None:
             return r
     if x is None and y is None:
