@@ -36,7 +36,8 @@ class ShapeDtypeStruct:
     def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
         # Checked here, once, rather than when the first trace meets it.
         self.shape = canonicalize_shape(tuple(shape), "ShapeDtypeStruct shape")
-        self.dtype = np.dtype(dtype)
+        # (np.dtype would turn a key dtype into its buffer's record dtype.)
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.sharding = sharding
         self.weak_type = weak_type
 
@@ -50,7 +51,7 @@ class ShapeDtypeStruct:
 
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype), self.weak_type)
+        return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype, allow_extended_dtype=True), self.weak_type)
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
