@@ -925,8 +925,31 @@ def _fma_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
     fn = "fmaf" if out.dtype == np.float32 else "fma"
     neg_a = "-" if eqn.params.get("negate_product") else ""
     neg_c = "-" if eqn.params.get("negate_addend") else ""
-    return _element_lines(src, out.shape, [*ins, out],
-                          lambda r: f"{r[3]} = {fn}({neg_a}{r[0]}, {r[1]}, {neg_c}{r[2]});")
+    # A NaN result: its sign and payload are those of the impl's NaN, which
+    # NumPy's float64 multiply then add kernels give (fma.py), operands in
+    # the impl's order (its large float32 path puts a single `a` second);
+    # a hardware fma picks among NaN operands in another order.
+    f64 = np.dtype(np.float64)
+    mul, add = ufunc_loop(np.multiply, (f64,) * 3), ufunc_loop(np.add, (f64,) * 3)
+    if mul is None or add is None:
+        raise _Unsupported("fma without NumPy's float64 multiply and add loops")
+    km, kmd, ka, kad = (src.kernel(p) for p in (*mul, *add))
+    from pyjax._src.backends.numpy import fma as fma_impl
+
+    swap = out.dtype == np.float32 and out.size > fma_impl._SMALL and ins[0].size == 1
+
+    def statement(r):
+        a, b, c = f"{neg_a}{r[0]}", r[1], f"{neg_c}{r[2]}"
+        x, y = (b, a) if swap else (a, b)
+        return (f"{{ {r[3]} = {fn}({a}, {b}, {c}); if ({r[3]} != {r[3]}) {{ "
+                f"double pj_x = (double)({x}), pj_y = (double)({y}), pj_z = (double)({c}), pj_p, pj_t; "
+                "static const intptr_t pj_n[] = {1}, pj_st[] = {0, 0, 0}; "
+                "char *pj_m[] = {(char *)&pj_x, (char *)&pj_y, (char *)&pj_p}; "
+                f"((loop_t){km})(pj_m, pj_n, pj_st, {kmd}); "
+                "char *pj_s[] = {(char *)&pj_p, (char *)&pj_z, (char *)&pj_t}; "
+                f"((loop_t){ka})(pj_s, pj_n, pj_st, {kad}); {r[3]} = ({_C_TYPES[out.dtype]})pj_t; }} }}")
+
+    return _element_lines(src, out.shape, [*ins, out], statement)
 
 
 def _row_dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:

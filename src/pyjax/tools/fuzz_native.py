@@ -1,0 +1,311 @@
+"""Differential fuzzing of the native tier (backends/numpy/native.py).
+
+Random straight-line programs and scan bodies over the operations the
+native tier accepts, fed random and edge values (NaN of both signs, signed
+zeros, infinities, subnormals, the float extremes, the int32 extremes,
+indices out of range), run natively and as Python, compared bitwise. Many
+programs share one jitted function, so that one C build serves them all.
+
+    python -m pyjax.tools.fuzz_native --cases 5000 --seed 1
+
+prints a summary, and for each difference the seed, the batch, the ops and
+the input set that reproduce it; it exits 1 on any difference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["FuzzReport", "fuzz", "main"]
+
+SHAPE = (4, 8)
+I32 = np.iinfo(np.int32)
+
+
+def _ops():
+    # name -> (dtype kinds it takes, arity, fn(pool values..., index) -> a value of SHAPE and the operand dtype)
+    import pyjax.numpy as jnp
+    from pyjax import lax
+
+    def keep(x, like):  # a bool or converted value back to the operand dtype
+        return x.astype(like.dtype)
+
+    f, i, fi = "f", "i", "fi"
+    return {
+        "neg": (fi, 1, lambda a, k: -a),
+        "abs": (fi, 1, lambda a, k: jnp.abs(a)),
+        "sign": (fi, 1, lambda a, k: jnp.sign(a)),
+        "sin": (f, 1, lambda a, k: jnp.sin(a)),
+        "cos": (f, 1, lambda a, k: jnp.cos(a)),
+        "tanh": (f, 1, lambda a, k: jnp.tanh(a)),
+        "exp": (f, 1, lambda a, k: jnp.exp(a)),
+        "log": (f, 1, lambda a, k: jnp.log(a)),
+        "log1p": (f, 1, lambda a, k: jnp.log1p(a)),
+        "expm1": (f, 1, lambda a, k: jnp.expm1(a)),
+        "sqrt": (f, 1, lambda a, k: jnp.sqrt(a)),
+        "floor": (f, 1, lambda a, k: jnp.floor(a)),
+        "ceil": (f, 1, lambda a, k: jnp.ceil(a)),
+        "logistic": (f, 1, lambda a, k: lax.logistic(a)),
+        "square": (fi, 1, lambda a, k: lax.integer_pow(a, 2)),
+        "cube": (fi, 1, lambda a, k: lax.integer_pow(a, 3)),
+        "add": (fi, 2, lambda a, b, k: a + b),
+        "sub": (fi, 2, lambda a, b, k: a - b),
+        "mul": (fi, 2, lambda a, b, k: a * b),
+        "div": (f, 2, lambda a, b, k: a / b),
+        "muladd": (f, 3, lambda a, b, c, k: a * b + c),
+        "max": (fi, 2, lambda a, b, k: jnp.maximum(a, b)),
+        "min": (fi, 2, lambda a, b, k: jnp.minimum(a, b)),
+        "clamp": (fi, 3, lambda a, b, c, k: lax.clamp(b, a, c)),
+        "atan2": (f, 2, lambda a, b, k: jnp.arctan2(a, b)),
+        "and": (i, 2, lambda a, b, k: a & b),
+        "xor": (i, 2, lambda a, b, k: a ^ b),
+        "lt": (fi, 2, lambda a, b, k: keep(a < b, a)),
+        "eq": (fi, 2, lambda a, b, k: keep(a == b, a)),
+        "where": (fi, 3, lambda a, b, c, k: jnp.where(a > b, b, c)),
+        "to_int": (f, 1, lambda a, k: keep(a.astype(jnp.int32), a)),
+        "to_bool": (fi, 1, lambda a, k: keep(a.astype(bool), a)),
+        "to_other_float": (f, 1, lambda a, k: keep(a.astype(jnp.float64 if a.dtype == jnp.float32
+                                                            else jnp.float32), a)),
+        "to_float": (i, 1, lambda a, k: keep(a.astype(jnp.float32), a)),
+        "sum_last": (fi, 1, lambda a, k: jnp.broadcast_to(jnp.sum(a, axis=-1, keepdims=True), SHAPE)),
+        "max_last": (fi, 1, lambda a, k: jnp.broadcast_to(jnp.max(a, axis=-1, keepdims=True), SHAPE)),
+        "min_first": (fi, 1, lambda a, k: jnp.broadcast_to(jnp.min(a, axis=0, keepdims=True), SHAPE)),
+        "prod_all": (fi, 1, lambda a, k: jnp.broadcast_to(jnp.prod(a), SHAPE)),
+        "sum_all": (fi, 1, lambda a, k: jnp.broadcast_to(jnp.sum(a), SHAPE)),
+        "rev": (fi, 1, lambda a, k: a[::-1, ::-1]),
+        "transpose": (fi, 1, lambda a, k: a.T.reshape(SHAPE)),
+        "slice_concat": (fi, 2, lambda a, b, k: jnp.concatenate([a[:, 3:], b[:, :3]], axis=1)),
+        "dynamic_slice": (fi, 1, lambda a, k: jnp.concatenate([lax.dynamic_slice(a, (k, 0), (2, 8))] * 2)),
+        "dynamic_update": (fi, 2, lambda a, b, k: lax.dynamic_update_slice(a, b[:2, :3], (k, k))),
+        "set_row": (fi, 2, lambda a, b, k: a.at[k].set(b[0])),
+        "set_row_clip": (fi, 2, lambda a, b, k: a.at[k].set(b[1], mode="clip")),
+        "matmul": (f, 2, lambda a, b, k: (a @ b.T) @ b[:, :8]),
+    }
+
+
+def _float_edges(dtype) -> np.ndarray:
+    fi = np.finfo(dtype)
+    nan = np.array(np.nan, dtype)
+    neg_nan = -nan
+    return np.array([nan, neg_nan, 0.0, -0.0, np.inf, -np.inf, fi.smallest_subnormal, -fi.smallest_subnormal,
+                     fi.smallest_normal / 2, fi.max, -fi.max, fi.smallest_normal, 1.0, -1.0, 0.5, 2.0, -3.5, 1e-3],
+                    dtype)
+
+
+_INT_EDGES = np.array([I32.min, I32.max, 0, -1, 1, 2, 7, -8, 1 << 16, -(1 << 20)], np.int32)
+_INDEX_EDGES = [-5, -1, 0, 1, 2, 3, 4, 100, int(I32.min), int(I32.max)]
+
+
+def _inputs(rng: np.random.Generator, dtype, kind: str):
+    dtype = np.dtype(dtype)
+    if kind == "random":
+        a = (rng.standard_normal((2, *SHAPE)) * 3).astype(dtype) if dtype.kind == "f" else \
+            rng.integers(-100, 100, (2, *SHAPE), dtype=np.int32)
+        return a[0], a[1], np.int32(rng.integers(0, 4))
+    pool = _float_edges(dtype) if dtype.kind == "f" else _INT_EDGES
+    vals = rng.choice(pool, (2, *SHAPE))
+    if kind == "mixed":
+        rand = (rng.standard_normal((2, *SHAPE))).astype(dtype) if dtype.kind == "f" else \
+            rng.integers(-9, 9, (2, *SHAPE), dtype=np.int32)
+        vals = np.where(rng.random((2, *SHAPE)) < 0.25, vals, rand)
+    return vals[0].astype(dtype), vals[1].astype(dtype), np.int32(rng.choice(_INDEX_EDGES))
+
+
+@dataclass
+class FuzzReport:
+    """What a fuzzing run did, and the differences it found."""
+
+    seed: int
+    programs: int = 0
+    batches: int = 0
+    live_batches: int = 0
+    input_sets: int = 0
+    comparisons: int = 0  # (program, input set) pairs compared
+    unsupported: list = field(default_factory=list)  # ops the native tier took no program of
+    failures: list = field(default_factory=list)  # (description) of each difference
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        return (f"seed {self.seed}: {self.programs} programs in {self.batches} batches "
+                f"({self.live_batches} native), {self.input_sets} input sets, {self.comparisons} comparisons, "
+                f"{len(self.failures)} differences, {self.seconds:.1f} s")
+
+
+def _natives():
+    from pyjax._src.backends.numpy import native
+
+    return [o for o in gc.get_objects() if isinstance(o, native.NativeLoop)]
+
+
+def _build_program(ops: dict, names: list[str], n_ops: int, rng: np.random.Generator):
+    # One program: `n_ops` random ops over a pool that starts as (a, b).
+    steps = []
+    pool = 2
+    for _ in range(n_ops):
+        name = names[rng.integers(len(names))]
+        arity = ops[name][1]
+        steps.append((name, [int(rng.integers(pool)) for _ in range(arity)]))
+        pool += 1
+    return steps
+
+
+def _run_program(ops, steps, a, b, k):
+    pool = [a, b]
+    for name, args in steps:
+        pool.append(ops[name][2](*[pool[j] for j in args], k))
+    return pool[-1]
+
+
+def _batch_fn(ops, programs, loop: bool) -> Callable:
+    from pyjax import lax
+
+    if not loop:
+        return lambda a, b, k: tuple(_run_program(ops, p, a, b, k) for p in programs)
+
+    def f(a, b, k):
+        def body(carry, _):
+            return tuple(_run_program(ops, p, c, b, k) for p, c in zip(programs, carry, strict=True)), None
+        return lax.scan(body, (a,) * len(programs), None, length=3)[0]
+    return f
+
+
+def _same(x, y) -> bool:
+    x, y = np.asarray(x), np.asarray(y)
+    return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+
+
+def _supported(ops: dict, dtype, loop: bool) -> list[str]:
+    # The ops a native tier takes alone (two of them in a row, one program).
+    import pyjax
+    from pyjax._src.backends.numpy import native
+
+    kind = "f" if np.dtype(dtype).kind == "f" else "i"
+    names = []
+    a, b, k = _inputs(np.random.default_rng(0), dtype, "random")
+    for name, (kinds, arity, _) in ops.items():
+        if kind not in kinds:
+            continue
+        steps = [(name, [0] * arity), ("add" if name != "add" else "sub", [2, 1])]
+        before = {id(o) for o in _natives()}
+        jf = pyjax.jit(_batch_fn(ops, [steps], loop))
+        jf(a, b, k)
+        made = [o for o in _natives() if id(o) not in before]
+        if made and all(o.live for o in made):
+            names.append(name)
+    return names
+
+
+def fuzz(cases: int = 300, seed: int = 0, per_batch: int = 12, input_sets: int = 6,
+         log: Callable[[str], None] | None = None, exclude: frozenset = frozenset()) -> FuzzReport:
+    """Runs about `cases` random programs (`per_batch` to a jitted function,
+    straight-line and as scan bodies, float32, float64 and int32) through
+    the native tier and the Python code on `input_sets` input sets each,
+    and reports every bitwise difference."""
+    import pyjax
+    from pyjax._src.backends.numpy import native
+
+    start = time.perf_counter()
+    report = FuzzReport(seed)
+    saved = native.AFTER_STEPS
+    native.AFTER_STEPS = 0  # build at the first call: it is the checked one
+    try:
+        with np.errstate(all="ignore"):  # edge values overflow and divide by zero, on purpose
+            _fuzz(report, cases, seed, per_batch, input_sets, log, exclude)
+    finally:
+        native.AFTER_STEPS = saved
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _fuzz(report: FuzzReport, cases: int, seed: int, per_batch: int, input_sets: int, log, exclude) -> None:
+    import pyjax
+    from pyjax._src.backends.numpy import native
+
+    if True:
+        ops = {name: op for name, op in _ops().items() if name not in exclude}
+        rng = np.random.default_rng(seed)
+        configs = [(d, loop) for d in (np.float32, np.float64, np.int32) for loop in (False, True)]
+        supported = {}
+        for d, loop in configs:
+            supported[(d, loop)] = _supported(ops, d, loop)
+        kinds_of = {"f": [n for n, o in ops.items() if "f" in o[0]], "i": [n for n, o in ops.items() if "i" in o[0]]}
+        for d, loop in configs[:2] + configs[4:5]:
+            kind = np.dtype(d).kind
+            report.unsupported += [f"{n} ({np.dtype(d).name}{', scan' if loop else ''})"
+                                   for n in kinds_of[kind] if n not in supported[(d, loop)]]
+        batch = 0
+        while report.programs < cases:
+            d, loop = configs[batch % len(configs)]
+            names = supported[(d, loop)]
+            batch += 1
+            if not names:
+                continue
+            programs = [_build_program(ops, names, int(rng.integers(1, 7)), rng) for _ in range(per_batch)]
+            report.programs += len(programs)
+            report.batches += 1
+            fn = _batch_fn(ops, programs, loop)
+            before = {id(o) for o in _natives()}
+            jf = pyjax.jit(fn)
+            native.ENABLED = False
+            try:
+                ref = pyjax.jit(_batch_fn(ops, programs, loop))
+                sets = [_inputs(rng, d, kind) for kind in (["random", "edge", "mixed"] * input_sets)[:input_sets]]
+                wants = [ref(*s) for s in sets]
+            finally:
+                native.ENABLED = True
+            got = [jf(*s) for s in sets]
+            made = [o for o in _natives() if id(o) not in before]
+            live = [o for o in made if o.live]
+            report.live_batches += bool(made) and len(live) == len(made)
+            report.input_sets += len(sets)
+            dropped = [o.failure for o in made if o.dead]
+            for j, (s, want, out) in enumerate(zip(sets, wants, got, strict=True)):
+                raw = None
+                if not loop and len(live) == 1 and live[0]._call is not None:
+                    raw = live[0]._call(*s)  # the native code itself, never re-checked
+                for p, prog in enumerate(programs):
+                    report.comparisons += 1
+                    bad = not _same(out[p], want[p]) or (raw is not None and not _same(raw[p], want[p]))
+                    if bad:
+                        report.failures.append(
+                            f"seed {seed} batch {report.batches} ({np.dtype(d).name}{', scan' if loop else ''}) "
+                            f"program {p} {prog} input set {j}: a={s[0].tolist()} b={s[1].tolist()} k={int(s[2])}; "
+                            f"native {np.asarray(raw[p] if raw is not None else out[p]).tolist()} "
+                            f"python {np.asarray(want[p]).tolist()}")
+            for why in dropped:
+                if "differ" in why or "wrote" in why:
+                    report.failures.append(f"seed {seed} batch {report.batches} ({np.dtype(d).name}"
+                                           f"{', scan' if loop else ''}): tier dropped: {why}; programs {programs}")
+            if log is not None and report.batches % 10 == 0:
+                log(report.summary())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=5000, help="programs to run (default 5000)")
+    parser.add_argument("--seed", type=int, default=None, help="the seed (default: a fresh one, printed)")
+    parser.add_argument("--per-batch", type=int, default=12, help="programs per jitted function (one C build)")
+    parser.add_argument("--inputs", type=int, default=9, help="input sets per batch")
+    parser.add_argument("--exclude", default="", help="ops to leave out, comma-separated")
+    args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    print(f"fuzz_native: seed {seed}", flush=True)
+    report = fuzz(args.cases, seed, args.per_batch, args.inputs, log=lambda s: print(s, flush=True),
+                  exclude=frozenset(filter(None, args.exclude.split(","))))
+    print(report.summary())
+    if report.unsupported:
+        print("ops without a native tier:", ", ".join(report.unsupported))
+    for failure in report.failures:
+        print("DIFFERENCE:", failure)
+    return 1 if report.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
