@@ -1,7 +1,76 @@
-"""Test configuration: tests import `helpers` from this folder; x64 stays off."""
+"""Test configuration: tests import `helpers` from this folder; x64 stays off.
+
+The whole suite also runs in JAX's checking mode (`jax_enable_checks`: every
+primitive's output checked against its abstract value, every compiled jaxpr
+type-checked):
+
+    JAX_ENABLE_CHECKS=1 python -m pytest -q tests      (or PYJAX_ENABLE_CHECKS=1)
+
+In that mode the tests that read the plain mode's own machinery (eager plans,
+generated source line by line, the option's default) are skipped, and the
+findings not yet fixed are expected failures, each with what was found."""
 
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(__file__))
 os.environ.pop("JAX_ENABLE_X64", None)
+if os.environ.get("PYJAX_ENABLE_CHECKS"):
+    os.environ.setdefault("JAX_ENABLE_CHECKS", os.environ["PYJAX_ENABLE_CHECKS"])
+
+# Node id prefixes -> why the test does not apply in checking mode.
+_NOT_IN_CHECKS_MODE = {
+    "tests/test_reliability_caches.py::test_eager_plan_stored_only_after_its_call_succeeded": "reads eager plans",
+    "tests/test_reliability_caches.py::test_site_program_stored_only_after_its_first_run": "reads eager Site plans",
+    "tests/test_config.py::test_defaults_match_jax": "asserts the option's default",
+    "tests/test_config.py::test_overrides_are_thread_local": "asserts the option's default",
+    "tests/backends/test_numpy_loops.py::test_direct_dot_is_bitwise_the_impl[float64":
+        "feeds float64 buffers to a program traced for float32 (x64 off), which the checks reject",
+    "tests/backends/test_numpy_loops.py::test_scalar_operators_are_bitwise_the_ufuncs[float64":
+        "feeds float64 buffers to a program traced for float32 (x64 off), which the checks reject",
+    "tests/backends/test_numpy_compile.py::test_params_whose_names_are_not_identifiers_go_through_a_dict":
+        "compiles a primitive without abstract evaluation, which the jaxpr check needs",
+}
+for _name in ("an_impl_that_is_a_ufunc_is_called_directly_with_out", "dropped_and_unused_outputs_of_multiple_result_"
+              "equations", "dead_buffers_are_deleted_after_their_last_use", "dead_intermediates_are_reused_through_out",
+              "no_reuse_of_inputs_consts_scalars_or_broadcast_views", "reuse_after_the_view_dies",
+              "reuse_when_a_dying_view_of_the_buffer_is_read_by_the_same_ufunc",
+              "no_reuse_across_shape_or_dtype_changes", "jit_is_inlined_with_renamed_variables_and_hoisted_consts",
+              "stop_gradient_costs_nothing", "a_5000_equation_chain_compiles_quickly"):
+    _NOT_IN_CHECKS_MODE[f"tests/backends/test_numpy_compile.py::test_{_name}"] = (
+        "reads generated source line by line (checking mode adds a check line per equation)")
+
+for _name in ("plans_are_memoised_and_exact_for_ufuncs", "set_default_trace_drops_plans",
+              "small_programs_run_as_direct_numpy_calls", "large_programs_keep_the_compiled_program",
+              "set_default_trace_drops_site_and_scalar_plans", "fast_path_calls_agree_with_the_ordinary_path",
+              "fast_path_uses_its_compiled_program_and_follows_config"):
+    _NOT_IN_CHECKS_MODE[f"tests/test_eager_plans.py::test_{_name}"] = (
+        "reads eager plans and fast paths, which checking mode replaces by checked calls")
+
+# Found by checking mode, outside the checks themselves (issue 19's report).
+_FOUND_BY_CHECKS = {
+    "tests/test_vmap.py::test_vmap_of_jit_collective_under_grad_and_jit":
+        "the transposed jit of a psum under vmap returns f32[3,2] where its jaxpr declares f32[1,2]",
+    "tests/test_golden.py::test_program_matches_jax[collectives:vmap_grad_all_gather_mixed_value]":
+        "add_any under vmap+grad of all_gather returns f32[3,2] where its jaxpr declares f32[1,2]",
+    "tests/test_golden.py::test_program_matches_jax[vmap_axis_env:value_constant_psum_per_size]":
+        "BatchTrace.lift_constant wraps psum(1, 'i')'s Python int as an Array buffer (broadcast gives int64)",
+    "tests/test_golden.py::test_program_matches_jax[vmap_axis_env:error_cached_under_vmap_then_called_outside]":
+        "BatchTrace.lift_constant wraps psum(1, 'i')'s Python int as an Array buffer (broadcast gives int64)",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    from pyjax._src import config as config_lib
+
+    if not config_lib.enable_checks.value:
+        return
+    for item in items:
+        for prefix, reason in _NOT_IN_CHECKS_MODE.items():
+            if item.nodeid.startswith(prefix):
+                item.add_marker(pytest.mark.skip(reason=f"checking mode: {reason}"))
+        reason = _FOUND_BY_CHECKS.get(item.nodeid)
+        if reason is not None:
+            item.add_marker(pytest.mark.xfail(reason=f"found by checking mode: {reason}", strict=False))

@@ -20,11 +20,13 @@ from pyjax._src.backends.numpy import split as _numpy_split
 from pyjax._src.backends.numpy import rewrite as _numpy_rewrite
 from pyjax._src.backends.numpy.compile import compile_jaxpr as _compile_numpy
 from pyjax._src.dispatch import EvalTrace as _EvalTrace
+from pyjax._src.dispatch import sync_checks as _sync_checks
 from pyjax._src.numpy import array_methods as _array_methods
 
 # Wire the default backend into the layers that must not import it.
 _numpy_split.configure(_numpy_blas.limit_blas_threads())
 _core.set_default_trace(_EvalTrace(_numpy_impls.IMPLS))
+_sync_checks()  # JAX_ENABLE_CHECKS=1: the checking eval trace from the start
 _jit_module.set_compiler(
     lambda jaxpr, fused=True: _compile_numpy(
         _numpy_rewrite.simplify(_numpy_memory.check_jaxpr(jaxpr), fused=fused), _numpy_impls.IMPLS))
@@ -49,6 +51,7 @@ default_matmul_precision = _config_module.default_matmul_precision
 log_compiles = _config_module.log_compiles
 debug_nans = _config_module.debug_nans
 debug_infs = _config_module.debug_infs
+enable_checks = _config_module.enable_checks
 explain_cache_misses = _config_module.explain_cache_misses
 
 from pyjax import dtypes, errors, lax, nn, numpy, random, scipy, tree, tree_util  # noqa: E402

@@ -111,6 +111,7 @@ class State(Generic[_T]):
         "__dict__",
         "_default_context_value",
         "_global",
+        "_hooks",
         "_include_in_trace_context",
         "_local",
         "_name",
@@ -133,6 +134,7 @@ class State(Generic[_T]):
         self._local: contextvars.ContextVar[Any] = contextvars.ContextVar(name)
         self._default_context_value = default_context_value
         self._include_in_trace_context = include_in_trace_context
+        self._hooks: list[Callable[[], None]] = []
         self.__name__ = name.removeprefix("jax_")
         self.__doc__ = f"Context manager for `{name}` config option.\n\n{help}"
         if include_in_trace_context:
@@ -150,6 +152,13 @@ class State(Generic[_T]):
     def get_global(self) -> _T:
         return self._global
 
+    def add_change_hook(self, hook: Callable[[], None]) -> None:
+        """Calls ``hook()`` after every change of this option (``config.update``,
+        or entering or leaving an override), where the new value is in effect.
+        For options whose value selects code once instead of being read per
+        call (``jax_enable_checks`` installs a checking eval trace)."""
+        self._hooks.append(hook)
+
     def __bool__(self) -> NoReturn:
         raise TypeError(
             f"bool() not supported for instances of type '{type(self).__name__}' "
@@ -164,12 +173,16 @@ class State(Generic[_T]):
         self._global = self._parser(value) if self._parser is not None else value
         if self._include_in_trace_context:
             _trace_context_cache.invalidate_global()
+        for hook in self._hooks:
+            hook()
 
     def _swap_local(self, value: Any) -> Any:
         previous = self._local.get(_UNSET)
         self._local.set(value)
         if self._include_in_trace_context:
             _trace_context_cache.invalidate_local()
+        for hook in self._hooks:
+            hook()
         return previous
 
     def __call__(self, new_val: Any = _NO_DEFAULT) -> StateContextManager:
@@ -582,7 +595,11 @@ disable_jit = bool_state(
 enable_checks = bool_state(
     "jax_enable_checks",
     False,
-    "Check internal invariants (e.g. re-typecheck every jaxpr). Slower.",
+    "Check internal invariants (e.g. re-typecheck every jaxpr). Slower. In pyjax: "
+    "every jaxpr compiled is type-checked, and every primitive's output, eager or "
+    "in compiled code (loop and branch bodies included), is checked against its "
+    "abstract value; JAX_ENABLE_CHECKS=1 turns it on at import. Eager execution "
+    "follows the value most recently set, in any thread.",
     include_in_trace_context=True,
 )
 

@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from pyjax._src import core, dtypes, errors
+from pyjax._src import config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray, check_allocatable
 from pyjax._src.cache_key import params_storable, remember_after
@@ -49,14 +49,18 @@ class EvalTrace(core.Trace):
         elif n == 1 and type(args[0]) is Array:
             return self.apply_unary(primitive, args[0], params)
         avals = []
+        arrays = False
         for x in args:
             tx = type(x)
             if tx is Array:
                 avals.append(x.aval)
+                arrays = True
             elif tx in _SCALAR_TYPES:
                 avals.append(python_scalar_aval(tx))
             else:
                 return self._process_general(primitive, args, params)
+        if not arrays and args:  # Python scalars alone (`lax.sin(1.0)`): see _process_general
+            return self._process_general(primitive, args, params)
         avals = tuple(avals)
         try:
             out_aval = primitive._abstract_eval_cache[(avals, *params.values()) if params else avals]
@@ -150,6 +154,8 @@ class EvalTrace(core.Trace):
                 value, aval = _concrete(x)
             values.append(value)
             avals.append(aval)
+        if values and all(type(x) in _SCALAR_TYPES for x in args):
+            values = _scalar_buffers(args, avals)
         return self._run(primitive, tuple(avals), values, params)
 
     def _run(self, primitive, avals, values, params):
@@ -165,6 +171,134 @@ class EvalTrace(core.Trace):
         if dtype is not out_aval.dtype and dtype != out_aval.dtype:
             out = np.asarray(out, out_aval.dtype)  # e.g. NumPy returned a Python scalar
         return Array(out, out_aval)
+
+
+# ---------------------------------------------------------------------------
+# jax_enable_checks: every impl's output checked against its abstract value.
+#
+# The mode selects code instead of being read per call: while it is on, the
+# default trace is a CheckingEvalTrace (it makes no eager plans, so every
+# call, jax.numpy's fast paths included, reaches its checked `_run`), and
+# compiled code carries a check line after each equation (compile.py; the
+# jit cache key holds the option). Off, nothing of it runs.
+
+
+class ImplCheckError(AssertionError):
+    """An impl returned a value its primitive's abstract evaluation did not promise."""
+
+
+_SCALAR_KINDS = {bool: "b", int: "iu", float: "f", complex: "c"}
+
+
+def _describe(value) -> str:
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return f"{type(value).__name__} {value!r:.60}"
+    return f"{dtype}{list(np.shape(value))}".replace(" ", "")
+
+
+def _matches(value, aval) -> bool:
+    dtype = aval.dtype
+    if not isinstance(dtype, np.dtype):  # an extended dtype (PRNG keys): the buffer's leading dims
+        return np.shape(value)[:len(aval.shape)] == aval.shape
+    tv = type(value)
+    if tv in _SCALAR_KINDS:  # a Python scalar stands for a 0-d value of its kind
+        return not aval.shape and dtype.kind in _SCALAR_KINDS[tv]
+    return getattr(value, "dtype", None) == dtype and np.shape(value) == aval.shape
+
+
+def _params_text(params: dict) -> str:
+    return ", ".join(f"{k}={v!r:.120}" for k, v in params.items())
+
+
+def check_outputs(name: str, params: dict, out_avals: list, *outs) -> None:
+    """Raises ImplCheckError unless each of `outs` has the shape and dtype of
+    its abstract value (weak types do not apply to buffers). `name` names the
+    primitive (or region) that computed them."""
+    if len(outs) != len(out_avals):
+        raise ImplCheckError(f"jax_enable_checks: {name} returned {len(outs)} outputs, but its abstract "
+                             f"evaluation gives {len(out_avals)}; params: {_params_text(params)}")
+    for k, (out, aval) in enumerate(zip(outs, out_avals)):
+        if not _matches(out, aval):
+            expected = aval.str_short(short_dtypes=False) if hasattr(aval, "str_short") else str(aval)
+            raise ImplCheckError(
+                f"jax_enable_checks: {name} returned {_describe(out)} for output {k}, but its abstract "
+                f"evaluation gives {expected}; params: {_params_text(params)}")
+
+
+class CheckingEvalTrace(EvalTrace):
+    """The eval trace of `jax_enable_checks`: no eager plans, and each impl's
+    output is checked against the primitive's abstract value."""
+
+    def __init__(self, plain: EvalTrace):
+        super().__init__(plain.impls)
+        self.plain = plain  # the trace to restore when the mode goes off
+
+    def process_primitive(self, primitive, args, params):
+        return self._process_general(primitive, args, params)
+
+    def apply_unary(self, primitive, x: Array, params: dict):
+        return self._process_general(primitive, (x,), params)
+
+    def apply_with_scalar(self, primitive, x: Array, scalar, scalar_aval, scalar_first: bool):
+        avals = (scalar_aval, x.aval) if scalar_first else (x.aval, scalar_aval)
+        return self._run(primitive, avals, [scalar, x._value] if scalar_first else [x._value, scalar], {})
+
+    def _cached_plan(self, primitive, key, avals: tuple, params: dict):
+        return False
+
+    def _run(self, primitive, avals, values, params):
+        out_aval = primitive.out_avals(avals, params)
+        check_allocatable(out_aval)
+        impl = self.impls.get(primitive)
+        if impl is None:
+            raise missing_rule_error("impl", primitive.name)
+        out = impl(*values, **params)
+        if primitive.multiple_results:
+            out = list(out)
+            check_outputs(primitive.name, params, list(out_aval), *out)
+            return [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
+        check_outputs(primitive.name, params, [out_aval], out)
+        if getattr(out, "dtype", None) != out_aval.dtype:
+            out = np.asarray(out, out_aval.dtype)  # a Python scalar
+        return Array(out, out_aval)
+
+
+_check_hooks: list = []  # called on every switch (control_flow.py drops its compiled bodies)
+
+
+def sync_checks() -> None:
+    """Installs the checking eval trace while `jax_enable_checks` is on, the
+    plain one while it is off (called on every change of the option)."""
+    trace = core._default_trace[0]
+    if trace is None:
+        return
+    on = config.enable_checks.value
+    if on and type(trace) is EvalTrace:
+        core.set_default_trace(CheckingEvalTrace(trace))
+    elif not on and type(trace) is CheckingEvalTrace:
+        core.set_default_trace(trace.plain)
+    else:
+        return
+    for hook in _check_hooks:
+        hook()
+
+
+config.enable_checks.add_change_hook(sync_checks)
+
+
+def _scalar_buffers(args, avals) -> list:
+    # Operands that are all Python scalars become NumPy scalars of their
+    # (weak) dtypes first, as JAX converts them and as compiled code holds
+    # literals: the impl then computes in float32, not in float64 from the
+    # unrounded value, and an int out of int32's range raises OverflowError
+    # instead of wrapping around.
+    out = []
+    for x, aval in zip(args, avals, strict=True):
+        if type(x) is int:
+            dtypes.scalar_type_to_dtype(int, x)  # raises JAX's OverflowError
+        out.append(np.asarray(x, aval.dtype)[()])
+    return out
 
 
 def _wrap(out, out_aval, exact: bool) -> Array:

@@ -56,7 +56,7 @@ from pyjax._src.backends.numpy import rows as rows_lib
 from pyjax._src.backends.numpy import split as split_lib
 from pyjax._src.backends.numpy import tile as tile_lib
 from pyjax._src.backends.numpy.impls import IMPLS as DEFAULT_IMPLS
-from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var, check_jaxpr, subjaxprs
+from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Var, subjaxprs
 from pyjax._src.rules import missing_rule_error
 
 __all__ = ["EMITTERS", "Block", "CompiledFunction", "ProgramBuilder", "compile_jaxpr"]
@@ -231,12 +231,28 @@ def compile_jaxpr(
 
 
 def _check_jaxpr_deep(jaxpr: Jaxpr) -> None:
-    # jax_enable_checks: the jaxpr and every body it holds re-typechecked
-    # (jaxpr.check_jaxpr) before it is compiled, as JAX checks traced jaxprs.
-    check_jaxpr(jaxpr)
-    for eqn in jaxpr.eqns:
+    """jax_enable_checks: the jaxpr and every body it holds re-typechecked
+    before it is compiled, as JAX checks traced jaxprs. Shapes and dtypes
+    only: this is the backend's jaxpr, after rewrite.py inlined jits and
+    folded literals, which may leave a weak type declared where the rule
+    now gives a strong one (a weak type does not change a buffer)."""
+    defined = set(jaxpr.constvars) | set(jaxpr.invars)
+    for i, eqn in enumerate(jaxpr.eqns):
+        for v in eqn.invars:
+            if type(v) is not Literal and v not in defined:
+                raise JaxprTypeError(f"Variable {v} used before definition in equation {i}: {eqn}")
+        out = eqn.primitive.out_avals(tuple(v.aval for v in eqn.invars), eqn.params)
+        expected = list(out) if eqn.primitive.multiple_results else [out]
+        declared = [v.aval for v in eqn.outvars]
+        if [(a.shape, a.dtype) for a in expected] != [(a.shape, a.dtype) for a in declared]:
+            raise JaxprTypeError(f"Equation {i} ({eqn.primitive.name}) declares outputs {declared} "
+                                 f"but its abstract evaluation gives {expected}")
+        defined.update(eqn.outvars)
         for sub in subjaxprs(eqn.params):
             _check_jaxpr_deep(sub)
+    for v in jaxpr.outvars:
+        if type(v) is not Literal and v not in defined:
+            raise JaxprTypeError(f"Output variable {v} is not defined")
 
 
 # ---------------------------------------------------------------------------

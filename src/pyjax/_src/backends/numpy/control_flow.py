@@ -41,6 +41,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from pyjax._src import dispatch as _dispatch
 from pyjax._src.backends.numpy import native as native_lib
 from pyjax._src.backends.numpy.impls import IMPLS as _DEFAULT_IMPLS
 from pyjax._src.lax.control_flow import common as _common
@@ -74,6 +75,16 @@ def compiled_body(jaxpr) -> Callable:
     return fn
 
 
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def _scalars_as_buffers(args, avals) -> list:
+    # An eager loop's Python-scalar operands (a carry `0` or `1.0`) become
+    # NumPy scalars of their avals' dtypes, as jit hands the same program
+    # its inputs: the body then computes int32/float32, not int64/float64.
+    return [np.asarray(a, v.dtype)[()] if type(a) in _PY_SCALARS else a for a, v in zip(args, avals, strict=True)]
+
+
 def _as_buffer(value, aval):
     # A loop that runs zero times returns its inputs, which may be Python or
     # NumPy scalars; results are NumPy values of the promised dtype.
@@ -94,7 +105,7 @@ def _branch_index(index, n: int) -> int:
 
 def _cond_impl(index, *args, branches):
     branch = branches[_branch_index(index, len(branches))]
-    outs = compiled_body(branch)(*args)
+    outs = compiled_body(branch)(*_scalars_as_buffers(args, branch.in_avals))
     return [_as_buffer(o, a) for o, a in zip(outs, branch.out_avals, strict=True)]
 
 
@@ -154,14 +165,14 @@ def compiled_equation(primitive, params: dict, in_avals: list) -> Callable:
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     cond_consts = args[:cond_nconsts]
     body_consts = args[cond_nconsts:cond_nconsts + body_nconsts]
-    carry = args[cond_nconsts + body_nconsts:]
     if cond_jaxpr.out_avals[0].shape:  # batched predicate
+        carry = _scalars_as_buffers(args[cond_nconsts + body_nconsts:], body_jaxpr.in_avals[body_nconsts:])
         outs = run_while(compiled_body(cond_jaxpr), compiled_body(body_jaxpr), cond_consts, body_consts, carry, True)
         return [_as_buffer(o, a) for o, a in zip(outs, body_jaxpr.out_avals, strict=True)]
     params = {"cond_jaxpr": cond_jaxpr, "body_jaxpr": body_jaxpr, "cond_nconsts": cond_nconsts,
               "body_nconsts": body_nconsts}
     in_avals = cond_jaxpr.in_avals[:cond_nconsts] + body_jaxpr.in_avals
-    return compiled_equation(while_p, params, in_avals)(*args)
+    return compiled_equation(while_p, params, in_avals)(*_scalars_as_buffers(args, in_avals))
 
 
 def _scan_counts(ft_in) -> tuple[int, int]:
@@ -176,12 +187,20 @@ def _scan_impl(*args, reverse, length, jaxpr, ft_in, ft_out, unroll):
     body_avals = jaxpr.in_avals
     in_avals = body_avals[:nc + nk] + [a.update(shape=(length, *a.shape)) for a in body_avals[nc + nk:]]
     xs = [np.asarray(x) for x in args[nc + nk:]]
-    return compiled_equation(scan_p, params, in_avals)(*args[:nc + nk], *xs)
+    return compiled_equation(scan_p, params, in_avals)(*_scalars_as_buffers(args[:nc + nk], in_avals[:nc + nk]), *xs)
 
 
 def _empty2_impl(*, dtype, memory_space):
     return np.zeros((), dtype)
 
+
+def _drop_compiled() -> None:
+    # jax_enable_checks switched: bodies compile again, with or without checks.
+    _BODY_CACHE.clear()
+    _EQN_CACHE.clear()
+
+
+_dispatch._check_hooks.append(_drop_compiled)
 
 IMPLS = {cond_p: _cond_impl, while_p: _while_impl, scan_p: _scan_impl, _common.empty2_p: _empty2_impl}
 _DEFAULT_IMPLS.update(IMPLS)
