@@ -7,32 +7,107 @@ runs thousands: ``python -m pyjax.tools.fuzz_native --cases 5000 --seed N``.
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 
 import numpy as np
 import pytest
 
 import pyjax
+import pyjax.numpy as jnp
+from pyjax import lax
 from pyjax._src.backends.numpy import native
 from pyjax.tools import fuzz_native
 
 pytestmark = pytest.mark.skipif(native.compiler() is None or not native.ENABLED or native._headers() is None,
                                 reason="native code needs a C compiler and Python's headers")
 
-# Open finding (seed 2 of the nightly command): the native max/min/clamp and
-# extremum reductions disagree with the impls' new order of signed zeros
-# (impls.py, XLA's -0.0 < +0.0) on some zero results; the re-checks drop
-# such tiers, but not before a call may return the native zero. Until they
-# follow it, CI leaves those ops to the nightly run.
-OPEN = frozenset({"max", "min", "clamp", "max_last", "min_first"})
 
 
 def test_random_programs_run_natively_bit_for_bit():
     seed = int(os.environ.get("PYJAX_FUZZ_SEED", "0"))
-    report = fuzz_native.fuzz(cases=240, seed=seed, per_batch=12, input_sets=6, exclude=OPEN)
+    report = fuzz_native.fuzz(cases=240, seed=seed, per_batch=12, input_sets=6)
     print(report.summary())
     assert report.live_batches >= report.batches // 2, report.summary()  # the tier really ran
+    assert report.float64_live, report.summary()  # float64 programs ran as float64 (x64 on)
     assert not report.failures, f"seed {seed}:\n" + "\n".join(report.failures[:5])
+
+
+def _tier(f, *args):
+    # The program tier `jit(f)` builds on its first (checked) call.
+    before = {id(o) for o in gc.get_objects() if isinstance(o, native.NativeLoop)}
+    jf = pyjax.jit(f)
+    jf(*args)
+    made = [o for o in gc.get_objects() if isinstance(o, native.NativeLoop) and id(o) not in before]
+    assert len(made) == 1, made
+    return jf, made[0]
+
+
+def _python(f, *args):
+    saved, native.ENABLED = native.ENABLED, False
+    try:
+        return pyjax.jit(f)(*args)
+    finally:
+        native.ENABLED = saved
+
+
+# Every (lo, x, hi) of signed zeros and ±1: 64 triples, one per element.
+_TRIPLES = np.array(list(itertools.product([0.0, -0.0, 1.0, -1.0], repeat=3))).T.reshape(3, 8, 8)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["max", "min", "clamp", "max_first", "min_first", "max_last", "min_all"])
+def test_extrema_of_signed_zeros_are_the_impls(op, dtype, monkeypatch):
+    # Found by the fuzzer: clamp(-0.0, -0.0, +0.0) natively gave +0.0 (the
+    # min's zero fix-up read the max after NumPy's min overwrote it), and a
+    # max/min over the leading axis did not compile (its fix-up's name hid
+    # the arguments' array). The impls order -0.0 below +0.0 (XLA's rule).
+    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    fn = {"max": lambda lo, x, hi: jnp.maximum(x, lo), "min": lambda lo, x, hi: jnp.minimum(x, hi),
+          "clamp": lambda lo, x, hi: lax.clamp(lo, x, hi),
+          "max_first": lambda lo, x, hi: jnp.max(x * lo, axis=0), "min_first": lambda lo, x, hi: jnp.min(x, axis=0),
+          "max_last": lambda lo, x, hi: jnp.max(x * hi, axis=-1), "min_all": lambda lo, x, hi: jnp.min(x + lo)}[op]
+    f = lambda lo, x, hi: (fn(lo, x, hi), x - 1.0)
+    with pyjax.enable_x64(dtype == "float64"):
+        lo, x, hi = _TRIPLES.astype(dtype)
+        jf, tier = _tier(f, lo, x, hi)
+        assert tier.live, tier.failure
+        assert all(np.dtype(d) == dtype for _, d in tier.in_specs)
+        for args in [(lo, x, hi), (x, lo, hi), (hi, x, lo), (-lo, -x, -hi)]:
+            want = _python(f, *args)
+            got = tier._call(*args)  # the native code itself, never re-checked
+            assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes(), (args, got[0], want[0])
+
+
+@pytest.mark.parametrize("op", ["max", "clamp"])
+def test_scan_extrema_of_signed_zeros_are_the_impls(op, monkeypatch):
+    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    step = (lambda c, lo, hi: jnp.maximum(lo, c)) if op == "max" else (lambda c, lo, hi: lax.clamp(lo, c, hi))
+    f = lambda lo, x, hi: lax.scan(lambda c, _: (step(c, lo, hi), None), x, None, length=3)[0]
+    lo, x, hi = _TRIPLES.astype(np.float32)
+    _, tier = _tier(f, lo, x, hi)
+    assert tier.live, tier.failure  # its checked call matched the impls bitwise
+
+
+def test_a_float64_fma_is_the_impls_emulation(monkeypatch):
+    # Found by the fuzzer once its float64 cases ran in float64: the impl's
+    # float64 fma (xla_math.fma_f64) is an emulation, which rounds
+    # -5e-324 * 0.5 + 5e-324 to 5e-324 where C's fma gives 0.0.
+    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    f = lambda a, b, c: (a * b + c, a - 1.0)
+    with pyjax.enable_x64(True):
+        ones = np.ones((4, 8))
+        _, tier = _tier(f, ones, ones, ones)
+        assert tier.live, tier.failure
+        a, b, c = ones.copy(), ones.copy(), ones.copy()
+        tiny = np.finfo(np.float64).smallest_subnormal
+        a[0, :3], b[0, :3], c[0, :3] = [-tiny, 1e300, 3.0], [0.5, 1e10, 1 / 3], [tiny, -np.inf, -1.0]
+        values = np.random.default_rng(3).standard_normal(8)
+        a[1], b[1], c[1] = values, values * 7, -values
+        want = _python(f, a, b, c)
+        assert want[0].dtype == np.float64
+        got = tier._call(a, b, c)
+        assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes(), (got[0][:2], want[0][:2])
 
 
 def test_an_fma_with_nan_operands_gives_the_impls_nan(monkeypatch):

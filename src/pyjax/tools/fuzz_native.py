@@ -82,7 +82,7 @@ def _ops():
         "rev": (fi, 1, lambda a, k: a[::-1, ::-1]),
         "transpose": (fi, 1, lambda a, k: a.T.reshape(SHAPE)),
         "slice_concat": (fi, 2, lambda a, b, k: jnp.concatenate([a[:, 3:], b[:, :3]], axis=1)),
-        "dynamic_slice": (fi, 1, lambda a, k: jnp.concatenate([lax.dynamic_slice(a, (k, 0), (2, 8))] * 2)),
+        "dynamic_slice": (fi, 1, lambda a, k: jnp.concatenate([lax.dynamic_slice(a, (k, 0 * k), (2, 8))] * 2)),
         "dynamic_update": (fi, 2, lambda a, b, k: lax.dynamic_update_slice(a, b[:2, :3], (k, k))),
         "set_row": (fi, 2, lambda a, b, k: a.at[k].set(b[0])),
         "set_row_clip": (fi, 2, lambda a, b, k: a.at[k].set(b[1], mode="clip")),
@@ -128,13 +128,15 @@ class FuzzReport:
     live_batches: int = 0
     input_sets: int = 0
     comparisons: int = 0  # (program, input set) pairs compared
+    float64_live: int = 0  # native batches that really ran in float64 (x64 on)
     unsupported: list = field(default_factory=list)  # ops the native tier took no program of
     failures: list = field(default_factory=list)  # (description) of each difference
     seconds: float = 0.0
 
     def summary(self) -> str:
         return (f"seed {self.seed}: {self.programs} programs in {self.batches} batches "
-                f"({self.live_batches} native), {self.input_sets} input sets, {self.comparisons} comparisons, "
+                f"({self.live_batches} native, {self.float64_live} of them float64), {self.input_sets} input sets, "
+                f"{self.comparisons} comparisons, "
                 f"{len(self.failures)} differences, {self.seconds:.1f} s")
 
 
@@ -181,10 +183,18 @@ def _same(x, y) -> bool:
     return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
 
 
+def _x64(dtype):
+    # float64 programs need x64 on: without it their inputs run as float32.
+    import contextlib
+
+    import pyjax
+
+    return pyjax.enable_x64(True) if np.dtype(dtype) == np.float64 else contextlib.nullcontext()
+
+
 def _supported(ops: dict, dtype, loop: bool) -> list[str]:
     # The ops a native tier takes alone (two of them in a row, one program).
     import pyjax
-    from pyjax._src.backends.numpy import native
 
     kind = "f" if np.dtype(dtype).kind == "f" else "i"
     names = []
@@ -195,7 +205,8 @@ def _supported(ops: dict, dtype, loop: bool) -> list[str]:
         steps = [(name, [0] * arity), ("add" if name != "add" else "sub", [2, 1])]
         before = {id(o) for o in _natives()}
         jf = pyjax.jit(_batch_fn(ops, [steps], loop))
-        jf(a, b, k)
+        with _x64(dtype):
+            jf(a, b, k)
         made = [o for o in _natives() if id(o) not in before]
         if made and all(o.live for o in made):
             names.append(name)
@@ -225,66 +236,73 @@ def fuzz(cases: int = 300, seed: int = 0, per_batch: int = 12, input_sets: int =
 
 
 def _fuzz(report: FuzzReport, cases: int, seed: int, per_batch: int, input_sets: int, log, exclude) -> None:
+    ops = {name: op for name, op in _ops().items() if name not in exclude}
+    rng = np.random.default_rng(seed)
+    configs = [(d, loop) for d in (np.float32, np.float64, np.int32) for loop in (False, True)]
+    supported = {}
+    for d, loop in configs:
+        supported[(d, loop)] = _supported(ops, d, loop)
+    kinds_of = {"f": [n for n, o in ops.items() if "f" in o[0]], "i": [n for n, o in ops.items() if "i" in o[0]]}
+    for d, loop in configs[:2] + configs[4:5]:
+        kind = np.dtype(d).kind
+        report.unsupported += [f"{n} ({np.dtype(d).name}{', scan' if loop else ''})"
+                               for n in kinds_of[kind] if n not in supported[(d, loop)]]
+    batch = 0
+    while report.programs < cases:
+        d, loop = configs[batch % len(configs)]
+        names = supported[(d, loop)]
+        batch += 1
+        if not names:
+            continue
+        programs = [_build_program(ops, names, int(rng.integers(1, 7)), rng) for _ in range(per_batch)]
+        report.programs += len(programs)
+        report.batches += 1
+        with _x64(d):
+            _batch(report, ops, programs, loop, d, rng, input_sets, seed)
+        if log is not None and report.batches % 10 == 0:
+            log(report.summary())
+
+
+def _batch(report: FuzzReport, ops, programs, loop: bool, d, rng, input_sets: int, seed: int) -> None:
+    # One jitted function of `programs`, native and Python, on fresh input sets.
     import pyjax
     from pyjax._src.backends.numpy import native
 
-    if True:
-        ops = {name: op for name, op in _ops().items() if name not in exclude}
-        rng = np.random.default_rng(seed)
-        configs = [(d, loop) for d in (np.float32, np.float64, np.int32) for loop in (False, True)]
-        supported = {}
-        for d, loop in configs:
-            supported[(d, loop)] = _supported(ops, d, loop)
-        kinds_of = {"f": [n for n, o in ops.items() if "f" in o[0]], "i": [n for n, o in ops.items() if "i" in o[0]]}
-        for d, loop in configs[:2] + configs[4:5]:
-            kind = np.dtype(d).kind
-            report.unsupported += [f"{n} ({np.dtype(d).name}{', scan' if loop else ''})"
-                                   for n in kinds_of[kind] if n not in supported[(d, loop)]]
-        batch = 0
-        while report.programs < cases:
-            d, loop = configs[batch % len(configs)]
-            names = supported[(d, loop)]
-            batch += 1
-            if not names:
-                continue
-            programs = [_build_program(ops, names, int(rng.integers(1, 7)), rng) for _ in range(per_batch)]
-            report.programs += len(programs)
-            report.batches += 1
-            fn = _batch_fn(ops, programs, loop)
-            before = {id(o) for o in _natives()}
-            jf = pyjax.jit(fn)
-            native.ENABLED = False
-            try:
-                ref = pyjax.jit(_batch_fn(ops, programs, loop))
-                sets = [_inputs(rng, d, kind) for kind in (["random", "edge", "mixed"] * input_sets)[:input_sets]]
-                wants = [ref(*s) for s in sets]
-            finally:
-                native.ENABLED = True
-            got = [jf(*s) for s in sets]
-            made = [o for o in _natives() if id(o) not in before]
-            live = [o for o in made if o.live]
-            report.live_batches += bool(made) and len(live) == len(made)
-            report.input_sets += len(sets)
-            dropped = [o.failure for o in made if o.dead]
-            for j, (s, want, out) in enumerate(zip(sets, wants, got, strict=True)):
-                raw = None
-                if not loop and len(live) == 1 and live[0]._call is not None:
-                    raw = live[0]._call(*s)  # the native code itself, never re-checked
-                for p, prog in enumerate(programs):
-                    report.comparisons += 1
-                    bad = not _same(out[p], want[p]) or (raw is not None and not _same(raw[p], want[p]))
-                    if bad:
-                        report.failures.append(
-                            f"seed {seed} batch {report.batches} ({np.dtype(d).name}{', scan' if loop else ''}) "
-                            f"program {p} {prog} input set {j}: a={s[0].tolist()} b={s[1].tolist()} k={int(s[2])}; "
-                            f"native {np.asarray(raw[p] if raw is not None else out[p]).tolist()} "
-                            f"python {np.asarray(want[p]).tolist()}")
-            for why in dropped:
-                if "differ" in why or "wrote" in why:
-                    report.failures.append(f"seed {seed} batch {report.batches} ({np.dtype(d).name}"
-                                           f"{', scan' if loop else ''}): tier dropped: {why}; programs {programs}")
-            if log is not None and report.batches % 10 == 0:
-                log(report.summary())
+    fn = _batch_fn(ops, programs, loop)
+    before = {id(o) for o in _natives()}
+    jf = pyjax.jit(fn)
+    native.ENABLED = False
+    try:
+        ref = pyjax.jit(_batch_fn(ops, programs, loop))
+        sets = [_inputs(rng, d, kind) for kind in (["random", "edge", "mixed"] * input_sets)[:input_sets]]
+        wants = [ref(*s) for s in sets]
+    finally:
+        native.ENABLED = True
+    got = [jf(*s) for s in sets]
+    made = [o for o in _natives() if id(o) not in before]
+    live = [o for o in made if o.live]
+    report.live_batches += bool(made) and len(live) == len(made)
+    report.float64_live += bool(made) and len(live) == len(made) and np.dtype(d) == np.float64 and all(
+        np.dtype(dt) == np.float64 for o in made for _, dt in o.in_specs if np.dtype(dt).kind == "f")
+    report.input_sets += len(sets)
+    dropped = [o.failure for o in made if o.dead]
+    for j, (s, want, out) in enumerate(zip(sets, wants, got, strict=True)):
+        raw = None
+        if not loop and len(live) == 1 and live[0]._call is not None:
+            raw = live[0]._call(*s)  # the native code itself, never re-checked
+        for p, prog in enumerate(programs):
+            report.comparisons += 1
+            bad = not _same(out[p], want[p]) or (raw is not None and not _same(raw[p], want[p]))
+            if bad:
+                report.failures.append(
+                    f"seed {seed} batch {report.batches} ({np.dtype(d).name}{', scan' if loop else ''}) "
+                    f"program {p} {prog} input set {j}: a={s[0].tolist()} b={s[1].tolist()} k={int(s[2])}; "
+                    f"native {np.asarray(raw[p] if raw is not None else out[p]).tolist()} "
+                    f"python {np.asarray(want[p]).tolist()}")
+    for why in dropped:
+        if "differ" in why or "wrote" in why:
+            report.failures.append(f"seed {seed} batch {report.batches} ({np.dtype(d).name}"
+                                   f"{', scan' if loop else ''}): tier dropped: {why}; programs {programs}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -619,9 +619,12 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
         step += _minmax_lines(src, name, ins[0], ins[1], out)
     elif name == "clamp" and out.dtype in _C_SCALARS and all(v.dtype == out.dtype for v in ins):
         # The impl (special.py): min(max(x, lo), hi) with max's and min's rules.
+        # The max goes to its own scratch for floats: the min's zero fix-up
+        # reads its operands after NumPy's min wrote the result.
         lo, x, hi = ins
-        step += _minmax_lines(src, "max", x, lo, out)
-        step += _minmax_lines(src, "min", out, hi, out)
+        low = src.temp(out_aval) if out.dtype.kind == "f" else out
+        step += _minmax_lines(src, "max", x, lo, low)
+        step += _minmax_lines(src, "min", low, hi, out)
     elif name == "sign" and out.dtype.kind in "fiu" and ufunc_loop(np.sign, (out.dtype,) * 2) is not None:
         # The impl: np.sign, then for floats np.copysign(that, x) (XLA keeps -0.0).
         step += _ufunc_lines(src, *ufunc_loop(np.sign, (out.dtype,) * 2), ins, out)
@@ -756,7 +759,7 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View, vector
         if zero_order:  # a zero result: fold the row's zeros in XLA's order
             ctype = _C_TYPES[x.dtype]
             kernel += (f" if (*({ctype} *)acc == 0) {{ const {ctype} *v = (const {ctype} *)row; for (intptr_t k = 0; "
-                       f"k < {n}; k++) if (v[k] == 0) {{ {ctype} *a = ({ctype} *)acc; *a = {zero_order('*a', 'v[k]')}; }} }}")
+                       f"k < {n}; k++) if (v[k] == 0) {{ {ctype} *pj_m = ({ctype} *)acc; *pj_m = {zero_order('*pj_m', 'v[k]')}; }} }}")
         return [(f"for (intptr_t r = 0; r < {rows}; r++) {{ char *acc = {out.ptr} + r * {isz}, *row = {x.ptr} + r * "
                  f"{n * isz}; {kernel} }}")]
     if axes == (0,) and ndim >= 2:
@@ -772,9 +775,10 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View, vector
                         f"st[] = {{{isz}, {isz}, {isz}}}; {call} }}")]
         if zero_order:
             ctype = _C_TYPES[x.dtype]
-            lines.append(f"for (intptr_t j = 0; j < {width}; j++) {{ {ctype} *a = ({ctype} *){out.ptr} + j; if (*a == 0) "
-                         f"for (intptr_t r = 0; r < {rows}; r++) {{ {ctype} v = (({ctype} *){x.ptr})[r * {width} + j]; "
-                         f"if (v == 0) *a = {zero_order('*a', 'v')}; }} }}")
+            # (`pj_m`: the arguments' array is `a`.)
+            lines.append(f"for (intptr_t j = 0; j < {width}; j++) {{ {ctype} *pj_m = ({ctype} *){out.ptr} + j; if "
+                         f"(*pj_m == 0) for (intptr_t r = 0; r < {rows}; r++) {{ {ctype} v = (({ctype} *){x.ptr})"
+                         f"[r * {width} + j]; if (v == 0) *pj_m = {zero_order('*pj_m', 'v')}; }} }}")
         return lines
     raise _Unsupported(f"a reduction over axes {axes}")
 
@@ -919,10 +923,11 @@ def _contiguous(src: _Source, v: _View, force: bool = False) -> tuple[_View, lis
 
 def _fma_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
     # rewrite.py's fused multiply-add, `(±a) * b + (±c)` rounded once: C's
-    # fma/fmaf are that operation, correctly rounded, as is the impl (fma.py).
+    # fmaf is that operation, correctly rounded, as is the impl's float32
+    # path (fma.py); float64 follows the impl's emulation (see `value`).
     if out.dtype not in _C_TYPES or any(v.dtype != out.dtype for v in ins):
         raise _Unsupported("fma operands")
-    fn = "fmaf" if out.dtype == np.float32 else "fma"
+    fn = "fmaf"
     neg_a = "-" if eqn.params.get("negate_product") else ""
     neg_c = "-" if eqn.params.get("negate_addend") else ""
     # A NaN result: its sign and payload are those of the impl's NaN, which
@@ -935,13 +940,29 @@ def _fma_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
         raise _Unsupported("fma without NumPy's float64 multiply and add loops")
     km, kmd, ka, kad = (src.kernel(p) for p in (*mul, *add))
     from pyjax._src.backends.numpy import fma as fma_impl
+    from pyjax._src.backends.numpy import xla_math
+
+    splitter = repr(float(xla_math._SPLITTER))
 
     swap = out.dtype == np.float32 and out.size > fma_impl._SMALL and ins[0].size == 1
+
+    def value(a, b, c):
+        if out.dtype == np.float32:
+            return f"{fn}({a}, {b}, {c})"
+        # float64: the impl's own error-free emulation (xla_math.fma_f64),
+        # operation for operation (IEEE: the same bits), not C's fma, which
+        # differs from it near ties and where a product underflows.
+        return (f"({{ double pj_a = {a}, pj_b = {b}, pj_c = {c}, pj_p = pj_a * pj_b, pj_q = {splitter} * pj_a, "
+                f"pj_r = {splitter} * pj_b, pj_ah = pj_q - (pj_q - pj_a), pj_bh = pj_r - (pj_r - pj_b), "
+                "pj_al = pj_a - pj_ah, pj_bl = pj_b - pj_bh, "
+                "pj_pe = (((pj_ah * pj_bh - pj_p) + pj_ah * pj_bl) + pj_al * pj_bh) + pj_al * pj_bl, "
+                "pj_t = pj_p + pj_c, pj_cp = pj_t - pj_p, pj_se = (pj_p - (pj_t - pj_cp)) + (pj_c - pj_cp), "
+                "pj_o = pj_t + (pj_se + pj_pe); (isfinite(pj_o) && (pj_o != 0 || pj_t != 0)) ? pj_o : pj_t; })")
 
     def statement(r):
         a, b, c = f"{neg_a}{r[0]}", r[1], f"{neg_c}{r[2]}"
         x, y = (b, a) if swap else (a, b)
-        return (f"{{ {r[3]} = {fn}({a}, {b}, {c}); if ({r[3]} != {r[3]}) {{ "
+        return (f"{{ {r[3]} = {value(a, b, c)}; if ({r[3]} != {r[3]}) {{ "
                 f"double pj_x = (double)({x}), pj_y = (double)({y}), pj_z = (double)({c}), pj_p, pj_t; "
                 "static const intptr_t pj_n[] = {1}, pj_st[] = {0, 0, 0}; "
                 "char *pj_m[] = {(char *)&pj_x, (char *)&pj_y, (char *)&pj_p}; "
@@ -963,7 +984,7 @@ def _row_dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
     order = list(range(shape[-1]))
     if eqn.params["square"] and len(order) >= 2:
         order[0], order[1] = 1, 0
-    fn = "fmaf" if out.dtype == np.float32 else "fma"
+    fn = "fmaf"
     steps = [(a, a.aligned(shape)), (b, b.aligned(shape))]
     lines = _element_lines(src, out.shape, [out], lambda r: f"{r[0]} = 0;")
     for k in order:
