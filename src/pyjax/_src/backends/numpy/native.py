@@ -23,8 +23,9 @@ loop over the same kernels the Python loop reaches through NumPy:
   a shape and byte strides), as in NumPy; a `where` is a choice of bytes,
   a conversion what the impl does (XLA's saturating float-to-int, `!= 0`
   to bool, else the C cast NumPy's astype is), the rewrite's fused
-  multiply-add C's `fma`, `max` and `min` NumPy's loop then XLA's order of
-  signed zeros (as the impl does), a `cond` an `if` on its index; ys rows
+  multiply-add C's `fmaf` (float32) or the impl's float64 emulation, `max`,
+  `min` and `clamp` NumPy's loop then XLA's order of signed zeros (as the
+  impl does), a `cond` an `if` on its index; ys rows
   and carries are copies.
 
 A jitted program of at least `MIN_PROGRAM_EQNS` such equations (a chain of
