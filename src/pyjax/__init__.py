@@ -14,17 +14,20 @@ from pyjax._src import config as _config_module
 from pyjax._src import core as _core
 from pyjax._src import jit as _jit_module
 from pyjax._src.backends.numpy import blas as _numpy_blas
+from pyjax._src.backends.numpy import fpenv as _numpy_fpenv
 from pyjax._src.backends.numpy import impls as _numpy_impls
 from pyjax._src.backends.numpy import memory as _numpy_memory
 from pyjax._src.backends.numpy import split as _numpy_split
 from pyjax._src.backends.numpy import rewrite as _numpy_rewrite
 from pyjax._src.backends.numpy.compile import compile_jaxpr as _compile_numpy
 from pyjax._src.dispatch import EvalTrace as _EvalTrace
+from pyjax._src.dispatch import set_fp_mode as _set_fp_mode
 from pyjax._src.dispatch import sync_checks as _sync_checks
 from pyjax._src.numpy import array_methods as _array_methods
 
 # Wire the default backend into the layers that must not import it.
 _numpy_split.configure(_numpy_blas.limit_blas_threads())
+_set_fp_mode(_numpy_fpenv)  # XLA:CPU's denormal mode around each computation
 _core.set_default_trace(_EvalTrace(_numpy_impls.IMPLS))
 _sync_checks()  # JAX_ENABLE_CHECKS=1: the checking eval trace from the start
 _jit_module.set_compiler(

@@ -23,6 +23,27 @@ _SCALAR_TYPES = (bool, int, float, complex)
 _MAX_PLANS = 8192
 
 
+class _PlainMode:
+    """The floating-point mode of a backend that sets none."""
+
+    @staticmethod
+    def run(fn, *args):
+        return fn(*args)
+
+
+# The default backend's floating-point mode: `fp_mode.run(fn, *args)` is
+# `fn(*args)` computed as the backend computes (the NumPy backend's fpenv:
+# XLA:CPU's denormal flushing). Every eager computation runs through it;
+# `run` is looked up per call, as a backend may rebind it.
+fp_mode = _PlainMode
+
+
+def set_fp_mode(mode) -> None:
+    """Installs the default backend's floating-point mode (an object with `run`)."""
+    global fp_mode
+    fp_mode = mode
+
+
 class EvalTrace(core.Trace):
     """Runs primitives on concrete values with a backend's impl table."""
 
@@ -45,7 +66,7 @@ class EvalTrace(core.Trace):
                 plan = self._cached_plan(primitive, key, (x.aval, y.aval), params)
                 if plan:
                     call, out_aval, exact = plan
-                    return _wrap(call(x._value, y._value), out_aval, exact)
+                    return _wrap(fp_mode.run(call, x._value, y._value), out_aval, exact)
         elif n == 1 and type(args[0]) is Array:
             return self.apply_unary(primitive, args[0], params)
         avals = []
@@ -67,7 +88,8 @@ class EvalTrace(core.Trace):
             impl = self.impls[primitive]
         except (KeyError, TypeError):
             return self._run(primitive, avals, [x._value if type(x) is Array else x for x in args], params)
-        out = impl(*[x._value if type(x) is Array else x for x in args], **params)
+        out = fp_mode.run(functools.partial(impl, **params) if params else impl,
+                            *[x._value if type(x) is Array else x for x in args])
         if primitive.multiple_results:
             return [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
         dtype = getattr(out, "dtype", None)
@@ -82,7 +104,7 @@ class EvalTrace(core.Trace):
         if not plan:
             return self._process_general(primitive, (x,), params)
         call, out_aval, exact = plan
-        return _wrap(call(x._value), out_aval, exact)
+        return _wrap(fp_mode.run(call, x._value), out_aval, exact)
 
     def _cached_plan(self, primitive, key, avals: tuple, params: dict):
         """The plan memoised under `key`, built on a miss; False where there is
@@ -140,7 +162,8 @@ class EvalTrace(core.Trace):
         if not plan:
             return self._run(primitive, avals, [scalar, x._value] if scalar_first else [x._value, scalar], {})
         call, out_aval, exact = plan
-        return _wrap(call(scalar, x._value) if scalar_first else call(x._value, scalar), out_aval, exact)
+        run = fp_mode.run
+        return _wrap(run(call, scalar, x._value) if scalar_first else run(call, x._value, scalar), out_aval, exact)
 
     def _process_general(self, primitive, args, params):
         values, avals = [], []
@@ -164,7 +187,7 @@ class EvalTrace(core.Trace):
         impl = self.impls.get(primitive)
         if impl is None:
             raise missing_rule_error("impl", primitive.name)
-        out = impl(*values, **params)
+        out = fp_mode.run(functools.partial(impl, **params) if params else impl, *values)
         if primitive.multiple_results:
             return [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
         dtype = getattr(out, "dtype", None)
@@ -253,7 +276,7 @@ class CheckingEvalTrace(EvalTrace):
         impl = self.impls.get(primitive)
         if impl is None:
             raise missing_rule_error("impl", primitive.name)
-        out = impl(*values, **params)
+        out = fp_mode.run(functools.partial(impl, **params) if params else impl, *values)
         if primitive.multiple_results:
             out = list(out)
             check_outputs(primitive.name, params, list(out_aval), *out)

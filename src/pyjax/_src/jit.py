@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import cache_miss, config, core, dtypes, errors
+from pyjax._src import cache_miss, config, core, dispatch, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.cache_key import typed_key
@@ -162,7 +162,7 @@ def lower_for_backend(jaxpr: Jaxpr, name: str):
 
 def run_compiled(compiled, jaxpr: Jaxpr, flat_args) -> list:
     fn = getattr(compiled, "fn", compiled)
-    outs = fn(*[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
+    outs = dispatch.fp_mode.run(fn, *[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
     return [Array(v, a) for v, a in zip(outs, jaxpr.out_avals)]
 
 
@@ -469,7 +469,7 @@ class _CacheEntry:
         if executable is None:
             compiled = lower_for_backend(self.jaxpr, self.name)
             executable = self.executable = getattr(compiled, "fn", compiled)
-        outs = executable(*[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
+        outs = dispatch.fp_mode.run(executable, *[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
         return [Array(v, a) for v, a in zip(outs, self.out_avals)]
 
 

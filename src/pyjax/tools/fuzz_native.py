@@ -266,7 +266,7 @@ def _fuzz(report: FuzzReport, cases: int, seed: int, per_batch: int, input_sets:
 def _batch(report: FuzzReport, ops, programs, loop: bool, d, rng, input_sets: int, seed: int) -> None:
     # One jitted function of `programs`, native and Python, on fresh input sets.
     import pyjax
-    from pyjax._src.backends.numpy import native
+    from pyjax._src.backends.numpy import fpenv, native
 
     fn = _batch_fn(ops, programs, loop)
     before = {id(o) for o in _natives()}
@@ -289,7 +289,7 @@ def _batch(report: FuzzReport, ops, programs, loop: bool, d, rng, input_sets: in
     for j, (s, want, out) in enumerate(zip(sets, wants, got, strict=True)):
         raw = None
         if not loop and len(live) == 1 and live[0]._call is not None:
-            raw = live[0]._call(*s)  # the native code itself, never re-checked
+            raw = fpenv.run(live[0]._call, *s)  # the native code itself, never re-checked (in pyjax's FP mode)
         for p, prog in enumerate(programs):
             report.comparisons += 1
             bad = not _same(out[p], want[p]) or (raw is not None and not _same(raw[p], want[p]))

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src import dispatch as _dispatch
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, _default_trace, _trace_ctx
@@ -442,7 +443,7 @@ def _unary(primitive: Primitive, doc: str):
         if type(x) is Array and _trace_ctx.get() is None:
             plan = plans.get((x.aval,))
             if plan and plan[2]:
-                return Array(plan[0](x._value), plan[1])
+                return Array(_dispatch.fp_mode.run(plan[0], x._value), plan[1])
         return (_trace_ctx.get() or _default_trace[0]).process_primitive(primitive, (x,), {})
 
     wrapper.__name__ = wrapper.__qualname__ = primitive.name
@@ -457,7 +458,7 @@ def _accuracy_unary(primitive: Primitive, doc: str):
         if type(x) is Array and _trace_ctx.get() is None:
             plan = plans.get((x.aval, accuracy))
             if plan and plan[2]:
-                return Array(plan[0](x._value), plan[1])
+                return Array(_dispatch.fp_mode.run(plan[0], x._value), plan[1])
         return (_trace_ctx.get() or _default_trace[0]).process_primitive(primitive, (x,), {"accuracy": accuracy})
 
     wrapper.__name__ = wrapper.__qualname__ = primitive.name
@@ -473,7 +474,7 @@ def _binary(primitive: Primitive, name: str, doc: str):
             # The eval trace's memoised plan, when it has one that needs no dtype fix.
             plan = plans.get((x.aval, y.aval))
             if plan and plan[2]:
-                return Array(plan[0](x._value, y._value), plan[1])
+                return Array(_dispatch.fp_mode.run(plan[0], x._value, y._value), plan[1])
         return (_trace_ctx.get() or _default_trace[0]).process_primitive(primitive, (x, y), {})
 
     wrapper.__name__ = wrapper.__qualname__ = name

@@ -41,6 +41,7 @@ import numpy as np
 from pyjax._src import config, core
 from pyjax._src.array import Array
 from pyjax._src.cache_key import remember_after, typed_key
+from pyjax._src import dispatch as _dispatch
 from pyjax._src.dispatch import EvalTrace
 from pyjax._src.jaxpr import Literal
 from pyjax._src.jaxpr import Var as _Var
@@ -126,7 +127,7 @@ class Site:
         except TypeError:  # an option that is not static: no fast path
             return None
         if type(plan) is _Program:
-            return Array(plan.run(x._value), plan.out_aval)
+            return Array(_dispatch.fp_mode.run(plan.run, x._value), plan.out_aval)
         return self._miss((x,), (x.aval, config.trace_context_id(), *options), plan, options)
 
     def two(self, x: Array, y: Array, *options):
@@ -136,7 +137,7 @@ class Site:
         except TypeError:
             return None
         if type(plan) is _Program:
-            return Array(plan.run(x._value, y._value), plan.out_aval)
+            return Array(_dispatch.fp_mode.run(plan.run, x._value, y._value), plan.out_aval)
         return self._miss((x, y), (x.aval, y.aval, config.trace_context_id(), *options), plan, options)
 
     def three(self, x: Array, y: Array, z: Array, *options):
@@ -147,7 +148,7 @@ class Site:
         except TypeError:
             return None
         if type(plan) is _Program:
-            return Array(plan.run(x._value, y._value, z._value), plan.out_aval)
+            return Array(_dispatch.fp_mode.run(plan.run, x._value, y._value, z._value), plan.out_aval)
         return self._miss((x, y, z), key, plan, options)
 
     def _miss(self, arrays, key, plan, options):
@@ -167,11 +168,11 @@ def _miss(plans: dict, key, plan, arrays, fn) -> Array | None:
             plans.clear()
         plans[key] = 1
         return None
-    plan = _build(fn, arrays)
+    plan = _dispatch.fp_mode.run(_build, fn, arrays)  # (its checks compute as the program will)
     if plan is _NOT_REPLAYABLE:  # (the ordinary path runs for this key: it raises or warns itself)
         plans[key] = plan
         return None
-    return Array(remember_after(plans, key, plan, plan.run, *[a._value for a in arrays]), plan.out_aval)
+    return Array(_dispatch.fp_mode.run(remember_after, plans, key, plan, plan.run, *[a._value for a in arrays]), plan.out_aval)
 
 
 def fast_path(fn: Callable) -> Callable:
@@ -192,7 +193,7 @@ def fast_path(fn: Callable) -> Callable:
             x = args[0]
             plan = plans.get((x.aval, None, config.trace_context_id()))
             if type(plan) is _Program:
-                return Array(plan.run(x._value), plan.out_aval)
+                return Array(_dispatch.fp_mode.run(plan.run, x._value), plan.out_aval)
         arrays: list = []
         try:
             key = (*[_key_part(a, arrays) for a in args], _key_part(kwargs, arrays) if kwargs else None,
@@ -201,7 +202,7 @@ def fast_path(fn: Callable) -> Callable:
         except TypeError:  # an option that is not static, or a non-Array array
             return fn(*args, **kwargs)
         if type(plan) is _Program:
-            return Array(plan.run(*[a._value for a in arrays]), plan.out_aval)
+            return Array(_dispatch.fp_mode.run(plan.run, *[a._value for a in arrays]), plan.out_aval)
 
         def call(*tracers):
             it = iter(tracers)

@@ -19,6 +19,7 @@ import operator
 import numpy as np
 
 from pyjax._src import config, core, dtypes, errors
+from pyjax._src import dispatch as _dispatch
 from pyjax._src.array import Array
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
@@ -208,7 +209,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
             # jnp.sum(x), the commonest call: the plan straight from the site's memo.
             plan = _SUM_ALL.plans.get((a.aval, config.trace_context_id()))
             if type(plan) is eager.Program:
-                return Array(plan.run(a._value), plan.out_aval)
+                return Array(_dispatch.fp_mode.run(plan.run, a._value), plan.out_aval)
             r = _SUM_ALL.one(a)
         elif _plain(a, out, initial, where):
             r = _SITES["sum"].one(a, axis, dtype, keepdims, promote_integers, eager.axis_tag(axis))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import config, core, dtypes
+from pyjax._src import config, core, dispatch as _dispatch, dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.lax import elementwise as lax_ew
@@ -106,15 +106,15 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
             if tx is ty:
                 plan = pair_plans.get((x.aval, y.aval))
                 if plan:
-                    return Array(plan[0](x._value, y._value), plan[1])
+                    return Array(_dispatch.fp_mode.run(plan[0], x._value, y._value), plan[1])
             elif tx is Array:
                 plan = scalar_plans.get((x.aval, ty, config.trace_context_id()))
                 if plan:
-                    return Array(plan[0](x._value, y if plan[2] is None else plan[2](y)), plan[1])
+                    return Array(_dispatch.fp_mode.run(plan[0], x._value, y if plan[2] is None else plan[2](y)), plan[1])
             else:
                 plan = scalar_plans.get((ty, y.aval, config.trace_context_id()))
                 if plan:
-                    return Array(plan[0](x if plan[2] is None else plan[2](x), y._value), plan[1])
+                    return Array(_dispatch.fp_mode.run(plan[0], x if plan[2] is None else plan[2](x), y._value), plan[1])
         ax = getattr(x, "aval", None)
         if ax is not None:
             if type(y) in _PY_SCALARS:
@@ -130,7 +130,7 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                         eager = eager_plans.get((ax, scalar_aval))
                         if eager and eager[2]:
                             _remember(scalar_plans, (ax, ty, config.trace_context_id()), eager, cast)
-                            return Array(eager[0](x._value, y), eager[1])
+                            return Array(_dispatch.fp_mode.run(eager[0], x._value, y), eager[1])
                         return core._default_trace[0].apply_with_scalar(primitive, x, y, scalar_aval, False)
                     if cast is None:
                         # Traced: next to a strongly typed array the scalar becomes a
@@ -165,7 +165,7 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                     eager = eager_plans.get((scalar_aval, ay))
                     if eager and eager[2]:
                         _remember(scalar_plans, (tx, ay, config.trace_context_id()), eager, cast)
-                        return Array(eager[0](x, y._value), eager[1])
+                        return Array(_dispatch.fp_mode.run(eager[0], x, y._value), eager[1])
                     return core._default_trace[0].apply_with_scalar(primitive, y, x, scalar_aval, True)
                 if cast is None:
                     return bind(x if ay.weak_type else np.asarray(x, ay.dtype)[()], y)
@@ -239,7 +239,7 @@ def _unary(name: str, primitive, doc: str, *, inexact: bool = False, **params):
         if type(x) is Array and core._trace_ctx.get() is None and (kinds is None or x.aval.dtype.kind in kinds):
             plan = eager_plans.get((x.aval, *plan_key_tail))
             if plan and plan[2]:
-                return Array(plan[0](x._value), plan[1])
+                return Array(_dispatch.fp_mode.run(plan[0], x._value), plan[1])
             return core._default_trace[0].apply_unary(primitive, x, dict(params))
         if isinstance(x, core.Tracer) and (kinds is None or x.aval.dtype.kind in kinds):
             return primitive.bind(x, **params)  # promotion would leave it as it is

@@ -97,7 +97,9 @@ from typing import ClassVar
 import numpy as np
 import scipy.special
 
+
 from pyjax._src.jaxpr import DropVar, Jaxpr, Literal
+from pyjax._src.backends.numpy import fpenv
 
 __all__ = ["AFTER_STEPS", "NativeLoop", "native_program", "native_scan", "native_while"]
 
@@ -1549,6 +1551,7 @@ def _build_native_call():
             raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()[:500]}")
         loader = importlib.machinery.ExtensionFileLoader(name, so_path)
         module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+    fpenv.use_c(module.flushed_call)
     return module.NativeCall
 
 

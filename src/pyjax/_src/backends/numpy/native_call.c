@@ -443,7 +443,54 @@ static PyTypeObject NativeCallType = {
     .tp_doc = "A native program as a Python callable (native_call.c).",
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pyjax_native_call", NULL, -1, NULL};
+/* flushed_call(fn, *args): fn(*args) with the FPU in XLA:CPU's denormal mode
+ * (flush-to-zero and denormals-are-zero, round to nearest, exceptions
+ * masked), the caller's mode restored afterwards (fpenv.py). */
+#if defined(__x86_64__) || defined(_M_X64) || defined(__SSE2__)
+#include <xmmintrin.h>
+#define FLUSHED_MODE 0x9fc0u /* 0x1f80 (masked, nearest) | FTZ 0x8000 | DAZ 0x0040 */
+static inline unsigned fp_mode_enter(void) {
+    unsigned old = _mm_getcsr();
+    _mm_setcsr(FLUSHED_MODE);
+    return old;
+}
+static inline void fp_mode_exit(unsigned old) { _mm_setcsr(old); }
+#elif defined(__aarch64__)
+static inline unsigned fp_mode_enter(void) {
+    uint64_t old;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(old));
+    uint64_t mode = 1u << 24; /* FZ; nearest; traps off */
+    __asm__ volatile("msr fpcr, %0" : : "r"(mode));
+    return (unsigned)old;
+}
+static inline void fp_mode_exit(unsigned old) {
+    uint64_t v = old;
+    __asm__ volatile("msr fpcr, %0" : : "r"(v));
+}
+#else
+static inline unsigned fp_mode_enter(void) { return 0; }
+static inline void fp_mode_exit(unsigned old) { (void)old; }
+#endif
+
+static PyObject *flushed_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "flushed_call needs a function");
+        return NULL;
+    }
+    unsigned old = fp_mode_enter();
+    PyObject *out = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), NULL);
+    fp_mode_exit(old);
+    return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"flushed_call", (PyCFunction)(void (*)(void))flushed_call, METH_FASTCALL,
+     "flushed_call(fn, *args): fn(*args) in XLA:CPU's denormal mode."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pyjax_native_call", NULL, -1, module_methods};
 
 PyMODINIT_FUNC PyInit__pyjax_native_call(void) {
     import_array();

@@ -27,6 +27,8 @@ import threading
 
 import numpy as np
 
+from pyjax._src.backends.numpy import fpenv
+
 # Below this many flops (2*M*K*N), handing blocks to threads costs more than
 # it saves (~50 us per hand-off, measured; a 128x512x512 float32 product is
 # ~0.7 ms serial and ~0.4 ms split in two).
@@ -135,8 +137,9 @@ def _pool() -> concurrent.futures.ThreadPoolExecutor:
     # submitted there would never run): each process makes its own pool.
     pool = _state["pool"]
     if pool is None or _state.get("pid") != os.getpid():
-        pool = _state["pool"] = concurrent.futures.ThreadPoolExecutor(_state["workers"] - 1,
-                                                                      thread_name_prefix="pyjax-split")
+        pool = _state["pool"] = concurrent.futures.ThreadPoolExecutor(
+            _state["workers"] - 1, thread_name_prefix="pyjax-split",
+            initializer=fpenv.flush_this_thread)  # (its blocks compute as the calling thread does)
         _state["pid"] = os.getpid()
     return pool
 
