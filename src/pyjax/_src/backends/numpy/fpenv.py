@@ -10,6 +10,10 @@ IEEE denormals; the FPU's control register decides, so pyjax sets it
 the mode XLA computes in) for the duration of each eager operation and each
 call of a compiled program, and restores the caller's mode afterwards. The
 user's own NumPy code, between pyjax calls, runs in the mode the user chose.
+The same goes for NumPy's floating-point error state: XLA never warns about
+a division by zero or an overflow, so pyjax's computations run with NumPy's
+errors ignored (`np.errstate(all="ignore")`), and the user's own state is
+back in force after each call.
 
 `run(fn, *args)` is `fn(*args)` in that mode. Two ways to set it:
 native_call.c's `flushed_call`, a C function that saves, sets and restores
@@ -26,6 +30,8 @@ from __future__ import annotations
 import ctypes
 import platform
 import sys
+
+import numpy as np
 
 # glibc's fenv_t: x86-64 keeps MXCSR at byte 28 of 32; aarch64 is
 # {fpcr, fpsr}. The flushed MXCSR is 0x1f80 (all exceptions masked, round to
@@ -59,31 +65,65 @@ _ENV = _libc_env()
 _free: list = []  # saved-mode buffers, reused (list pop/append are atomic)
 
 
+def _quiet_state():
+    """(NumPy's error-state context variable, its "all ignore" value), or None
+    where this NumPy keeps it elsewhere (then `np.errstate` is used)."""
+    try:
+        from numpy._core import _ufunc_config
+        var = _ufunc_config._extobj_contextvar
+    except (ImportError, AttributeError):
+        return None
+    with np.errstate(all="ignore"):
+        return var, var.get()
+
+
+_QUIET = _quiet_state()
+
+
+def _quiet():
+    if _QUIET is None:
+        return np.errstate(all="ignore")
+    return _QuietToken()
+
+
+class _QuietToken:
+    __slots__ = ("token",)
+
+    def __enter__(self):
+        self.token = _QUIET[0].set(_QUIET[1])
+
+    def __exit__(self, *exc):
+        _QUIET[0].reset(self.token)
+
+
 def _run_ctypes(fn, *args):
     get, set_, size, flushed = _ENV
     saved = _free.pop() if _free else ctypes.create_string_buffer(size)
     get(saved)
     set_(flushed)
     try:
-        return fn(*args)
+        with _quiet():
+            return fn(*args)
     finally:
         set_(saved)
         _free.append(saved)
 
 
 def _run_plain(fn, *args):
-    return fn(*args)
+    with _quiet():
+        return fn(*args)
 
 
 run = _run_ctypes if _ENV is not None else _run_plain
 supported = _ENV is not None
 
 
-def use_c(flushed_call) -> None:
+def use_c(module) -> None:
     """Binds native_call.c's `flushed_call` as `run` (the faster way)."""
     global run, supported
-    if platform.machine() in _LAYOUTS:
-        run = flushed_call
+    if platform.machine() in _LAYOUTS and _QUIET is not None:
+        module.set_quiet_state(*_QUIET)
+        run = module.flushed_call
         supported = True
 
 

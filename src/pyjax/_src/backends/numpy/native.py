@@ -1551,7 +1551,7 @@ def _build_native_call():
             raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()[:500]}")
         loader = importlib.machinery.ExtensionFileLoader(name, so_path)
         module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
-    fpenv.use_c(module.flushed_call)
+    fpenv.use_c(module)
     return module.NativeCall
 
 

@@ -472,21 +472,60 @@ static inline unsigned fp_mode_enter(void) { return 0; }
 static inline void fp_mode_exit(unsigned old) { (void)old; }
 #endif
 
+/* NumPy's floating-point error state (a context variable) for the call:
+ * XLA never warns, so pyjax's own computations run with every NumPy
+ * floating-point error ignored (fpenv.py binds the variable and its "all
+ * ignore" value once). */
+static PyObject *quiet_var = NULL, *quiet_value = NULL;
+
+static PyObject *set_quiet_state(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyContextVar_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "set_quiet_state(contextvar, value)");
+        return NULL;
+    }
+    PyObject *var = quiet_var, *value = quiet_value;
+    quiet_var = Py_NewRef(args[0]);
+    quiet_value = Py_NewRef(args[1]);
+    Py_XDECREF(var);
+    Py_XDECREF(value);
+    Py_RETURN_NONE;
+}
+
 static PyObject *flushed_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs < 1) {
         PyErr_SetString(PyExc_TypeError, "flushed_call needs a function");
         return NULL;
     }
+    PyObject *token = NULL;
+    if (quiet_var != NULL && (token = PyContextVar_Set(quiet_var, quiet_value)) == NULL)
+        return NULL;
     unsigned old = fp_mode_enter();
     PyObject *out = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), NULL);
     fp_mode_exit(old);
+    if (token != NULL) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        int bad = PyContextVar_Reset(quiet_var, token);
+        Py_DECREF(token);
+        if (bad) {
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            Py_XDECREF(out);
+            return NULL;
+        }
+        PyErr_Restore(type, value, tb);
+    }
     return out;
 }
 
 static PyMethodDef module_methods[] = {
     {"flushed_call", (PyCFunction)(void (*)(void))flushed_call, METH_FASTCALL,
      "flushed_call(fn, *args): fn(*args) in XLA:CPU's denormal mode."},
+    {"set_quiet_state", (PyCFunction)(void (*)(void))set_quiet_state, METH_FASTCALL,
+     "set_quiet_state(contextvar, value): the NumPy error state flushed_call sets."},
     {NULL, NULL, 0, NULL},
 };
 
