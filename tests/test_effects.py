@@ -6,7 +6,7 @@ their bodies' effects, and dead-code elimination keeps effectful equations
 import pyjax as jax
 import pyjax.numpy as jnp
 from pyjax import lax
-from pyjax._src.jaxpr import dce_jaxpr
+from pyjax._src.interpreters.dce import dce_jaxpr
 
 
 def _inner(y):

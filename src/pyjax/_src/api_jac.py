@@ -290,7 +290,7 @@ def _trace_linear(fun: Callable, in_avals: Sequence[core.ShapedArray]):
     an input are recorded (the linear jaxpr); the others are handed to the
     enclosing trace at once and their results become the jaxpr's consts."""
     from pyjax._src.interpreters.partial_eval import PartialEvalTrace
-    from pyjax._src.jaxpr import dce_jaxpr
+    from pyjax._src.interpreters.dce import dce_jaxpr
 
     trace = PartialEvalTrace(core.current_trace())
     args = [trace.new_arg(a) for a in in_avals]

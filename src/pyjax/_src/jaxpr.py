@@ -212,33 +212,6 @@ def subjaxprs(params: dict):
                     yield item
 
 
-
-def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool] | None = None) -> tuple[Jaxpr, list[bool]]:
-    """Removes equations whose results nobody uses.
-
-    Keeps the jaxpr's invars (their usage is reported, not removed); keeps
-    only the outputs marked used, and only the constvars still referenced.
-    Returns the new jaxpr and, per invar, whether it is still used.
-    """
-    if used_outputs is None:
-        used_outputs = [True] * len(jaxpr.outvars)
-    outvars = [v for v, used in zip(jaxpr.outvars, used_outputs, strict=True) if used]
-    live = {v for v in outvars if type(v) is not Literal}
-    kept = []
-    for eqn in reversed(jaxpr.eqns):
-        if eqn.effects or any(v in live for v in eqn.outvars):
-            kept.append(eqn)
-            live.update(v for v in eqn.invars if type(v) is not Literal)
-    kept.reverse()
-    constvars, consts = [], []
-    for var, value in zip(jaxpr.constvars, jaxpr.consts, strict=True):
-        if var in live:
-            constvars.append(var)
-            consts.append(value)
-    new = jaxpr.replace(eqns=kept, outvars=outvars, constvars=constvars, consts=consts)
-    return new, [v in live for v in jaxpr.invars]
-
-
 def body_effects(*param_names: str) -> Callable[[dict], frozenset]:
     """An `effects_of` rule for a primitive whose params hold jaxprs (a jit
     body, cond branches, loop bodies): the equation has its bodies' effects."""

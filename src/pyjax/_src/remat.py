@@ -27,6 +27,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.core import Primitive
+from pyjax._src.interpreters.dce import call_dce_rule, dce_jaxpr
 from pyjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var, body_effects
 
@@ -87,6 +88,7 @@ def everything_saveable(*_, **__) -> bool:
 
 remat_p = Primitive("remat2", multiple_results=True)
 remat_p.effects_of = body_effects("jaxpr")
+remat_p.dce_rule = call_dce_rule
 
 
 @remat_p.def_abstract_eval
@@ -286,52 +288,6 @@ def _call_params(eqn: JaxprEqn, body: Jaxpr, kept_mask: list) -> dict:
 PARTIAL_EVAL_CUSTOM_RULES: dict[str, Callable] = {"jit": _call_partial_eval_custom, "remat2": _call_partial_eval_custom}
 
 
-# ---------------------------------------------------------------------------
-# Dead code elimination that also prunes call bodies and their operands
-
-
-def dce(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[Jaxpr, list[bool]]:
-    """Keeps the used outputs and what they need; drops unused invars.
-    Returns (jaxpr, which of the original invars are used)."""
-    outvars = [v for v, used in zip(jaxpr.outvars, used_outputs, strict=True) if used]
-    live = {v for v in outvars if type(v) is Var}
-    kept = []
-    for eqn in reversed(jaxpr.eqns):
-        used = [v in live for v in eqn.outvars]
-        if not any(used) and not eqn.effects:
-            continue
-        if eqn.primitive.name in ("jit", "remat2"):
-            eqn = _dce_call(eqn, used)
-        kept.append(eqn)
-        live.update(v for v in eqn.invars if type(v) is Var)
-    kept.reverse()
-    used_inputs = [v in live for v in jaxpr.invars]
-    keep_consts = [v in live for v in jaxpr.constvars]
-    new = jaxpr.replace(
-        eqns=kept, outvars=outvars,
-        invars=[v for v, u in zip(jaxpr.invars, used_inputs, strict=True) if u],
-        constvars=[v for v, k in zip(jaxpr.constvars, keep_consts, strict=True) if k],
-        consts=[c for c, k in zip(jaxpr.consts, keep_consts, strict=True) if k],
-    )
-    return new, used_inputs
-
-
-def _dce_call(eqn: JaxprEqn, used_outputs: list[bool]) -> JaxprEqn:
-    body, used_inputs = dce(eqn.params["jaxpr"], used_outputs)
-    if eqn.params.get("keep_unused"):
-        body = body.replace(invars=eqn.params["jaxpr"].invars)
-        used_inputs = [True] * len(used_inputs)
-    params = dict(eqn.params, jaxpr=body)
-    for key in ("donated_invars", "prevent_cse"):
-        if isinstance(params.get(key), tuple):
-            params[key] = tuple(p for p, u in zip(params[key], used_inputs, strict=True) if u)
-    return eqn.replace(
-        invars=[v for v, u in zip(eqn.invars, used_inputs, strict=True) if u],
-        outvars=[v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u],
-        params=params,
-    )
-
-
 def insert_reduce_precision(jaxpr: Jaxpr, num_res: int) -> Jaxpr:
     """Rounds each floating residual the known jaxpr also uses itself with an
     explicit reduce_precision, so the forward and backward passes see the
@@ -370,10 +326,11 @@ def _remat_partial_eval(trace, args, params):
     known, staged, out_unknowns, out_inst, num_res = partial_eval_jaxpr_custom(
         jaxpr, unknowns, [True] * len(unknowns), policy)
     # The staged part computes the unknown outputs among those it has.
-    staged, in_used_staged = dce(staged, [u for i, u in zip(out_inst, out_unknowns, strict=True) if i])
+    staged, in_used_staged = dce_jaxpr(staged, [u for i, u in zip(out_inst, out_unknowns, strict=True) if i],
+                                       prune_invars=True, prune_bodies=True)
     used_res, in_used_staged = in_used_staged[:num_res], in_used_staged[num_res:]
     n_known_outs = len(out_unknowns) - sum(out_unknowns)
-    known, in_used_known = dce(known, [True] * n_known_outs + used_res)
+    known, in_used_known = dce_jaxpr(known, [True] * n_known_outs + used_res, prune_invars=True, prune_bodies=True)
     num_res = sum(used_res)
     known = insert_reduce_precision(known, num_res)
 
@@ -460,6 +417,6 @@ remat_p.def_batch(_remat_batch)
 
 
 __all__ = [
-    "Offloadable", "Recompute", "Saveable", "bind_closed", "dce", "ensure_enum", "everything_saveable",
+    "Offloadable", "Recompute", "Saveable", "bind_closed", "ensure_enum", "everything_saveable",
     "insert_reduce_precision", "nothing_saveable", "partial_eval_jaxpr_custom", "remat_p",
 ]

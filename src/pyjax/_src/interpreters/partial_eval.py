@@ -22,7 +22,8 @@ from pyjax._src import core
 from pyjax._src.ad_util import Zero, instantiate, tangent_aval
 from pyjax._src.interpreters.jvp import JVPTrace, JVPTracer
 from pyjax._src.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer
-from pyjax._src.jaxpr import Jaxpr, dce_jaxpr
+from pyjax._src.interpreters.dce import dce_jaxpr
+from pyjax._src.jaxpr import Jaxpr
 
 
 class PartialEvalTrace(DynamicJaxprTrace):

@@ -144,7 +144,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
 
 
 def _used_inputs(jaxpr) -> list[bool]:
-    from pyjax._src.jaxpr import dce_jaxpr
+    from pyjax._src.interpreters.dce import dce_jaxpr
 
     return dce_jaxpr(jaxpr)[1]
 

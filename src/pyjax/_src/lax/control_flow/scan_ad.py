@@ -32,7 +32,8 @@ from pyjax._src.interpreters.transpose import (
     backward_pass,
     is_undefined_primal,
 )
-from pyjax._src.jaxpr import Jaxpr, Var, dce_jaxpr, eval_jaxpr
+from pyjax._src.interpreters.dce import dce_jaxpr
+from pyjax._src.jaxpr import Jaxpr, Var, eval_jaxpr
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.control_flow import flattree as ft
 from pyjax._src.lax.control_flow.scan import scan_p
