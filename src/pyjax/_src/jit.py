@@ -26,9 +26,9 @@ from pyjax._src.cache_key import typed_key
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.dce import call_dce_rule
+from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
-from pyjax._src.remat import jvp_of_jaxpr
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 # ---------------------------------------------------------------------------
@@ -573,13 +573,6 @@ def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=N
 # ---------------------------------------------------------------------------
 # Autodiff of a jit call: differentiate its body. (The body is inlined into
 # the JVP; the resulting equations are staged or run by the enclosing trace.)
-
-
-def jvp_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool]) -> tuple[Jaxpr, list]:
-    """The JVP of a closed jaxpr as a jaxpr: (primals, nonzero tangents) ->
-    (primal outputs, nonzero output tangents); also which outputs' tangents
-    are nonzero."""
-    return jvp_of_jaxpr(jaxpr, nonzeros, eval_jaxpr)
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline):

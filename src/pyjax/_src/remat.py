@@ -28,6 +28,7 @@ from pyjax._src import core, dtypes
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.dce import call_dce_rule, dce_jaxpr
+from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var, body_effects
 
@@ -133,40 +134,9 @@ def eval_jaxpr_keeping_source(jaxpr: Jaxpr, consts: Sequence, *args) -> list:
 # JVP: a remat of the JVP body
 
 
-def jvp_of_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool], evaluate: Callable) -> tuple[Jaxpr, list]:
-    """Trace the JVP of ``jaxpr`` as a new jaxpr.
-
-    Its inputs are the primals followed by the tangents marked in ``nonzeros``;
-    its outputs are the primal outputs followed by the tangents that are not
-    symbolic zeros. ``evaluate(jaxpr, consts, *args)`` runs the body (remat
-    keeps each equation's source info, jit's rule does not). Returns the jaxpr
-    and, per output, whether its tangent is nonzero.
-    """
-    from pyjax._src.interpreters.jvp import jvp_flat
-
-    num_primals = len(jaxpr.invars)
-    tangent_avals = [tangent_aval(a) for a in jaxpr.in_avals]
-    live_tangent_avals = [t for t, nz in zip(tangent_avals, nonzeros, strict=True) if nz]
-    out_nonzeros: list = []
-
-    def body(*args):
-        primals, live = args[:num_primals], iter(args[num_primals:])
-        tangents = [next(live) if nz else Zero(t) for t, nz in zip(tangent_avals, nonzeros, strict=True)]
-        outs, out_tangents = jvp_flat(lambda *a: evaluate(jaxpr, jaxpr.consts, *a), primals, tangents)
-        out_nonzeros[:] = [type(t) is not Zero for t in out_tangents]
-        return [*outs, *(t for t in out_tangents if type(t) is not Zero)]
-
-    new_jaxpr, _ = trace_to_jaxpr(body, list(jaxpr.in_avals) + live_tangent_avals, jaxpr.debug_info)
-    return new_jaxpr, out_nonzeros
-
-
-def _jvp_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool]) -> tuple[Jaxpr, list]:
-    return jvp_of_jaxpr(jaxpr, nonzeros, eval_jaxpr_keeping_source)
-
-
 def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
     nonzeros = [type(t) is not Zero for t in tangents]
-    body, out_nonzeros = _jvp_jaxpr(jaxpr, nonzeros)
+    body, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros, evaluate=eval_jaxpr_keeping_source)
     nonzero_tangents = [t for t in tangents if type(t) is not Zero]
     if isinstance(prevent_cse, tuple):
         prevent_cse = prevent_cse + (True,) * len(nonzero_tangents)

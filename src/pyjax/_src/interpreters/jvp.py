@@ -19,6 +19,9 @@ from typing import Callable, Sequence
 
 from pyjax._src import core
 from pyjax._src.ad_util import Zero, add_tangents, instantiate, tangent_aval
+from pyjax._src.ad_util import instantiate as instantiate_zeros
+from pyjax._src.interpreters.staging import trace_to_jaxpr
+from pyjax._src.jaxpr import Jaxpr, eval_jaxpr
 from pyjax._src.rules import NOT_DIFFERENTIABLE
 
 _tags = itertools.count()
@@ -109,6 +112,38 @@ def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[list
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
+def jvp_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool], instantiate: bool | Sequence[bool] = False,
+              evaluate: Callable = eval_jaxpr) -> tuple[Jaxpr, list[bool]]:
+    """The JVP of a closed jaxpr, as a jaxpr.
+
+    Its inputs are the primals followed by the tangents marked in
+    `nonzeros`; its outputs are the primal outputs followed by the output
+    tangents that are not symbolic zeros. Outputs flagged in `instantiate`
+    get a tangent even when it is zero (a loop carry keeps its type).
+    `evaluate(jaxpr, consts, *args)` runs the body (remat's keeps each
+    equation's source line). Returns the jaxpr and, per output, whether it
+    has a tangent.
+    """
+    n_out = len(jaxpr.outvars)
+    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+    in_avals = jaxpr.in_avals
+    num_primals = len(in_avals)
+    tangent_avals = [tangent_aval(a) for a in in_avals]
+    live_tangent_avals = [t for t, nz in zip(tangent_avals, nonzeros, strict=True) if nz]
+    out_nonzeros: list = []
+
+    def body(*args):
+        live = iter(args[num_primals:])
+        tangents = [next(live) if nz else Zero(t) for t, nz in zip(tangent_avals, nonzeros, strict=True)]
+        outs, out_tangents = jvp_flat(lambda *a: evaluate(jaxpr, jaxpr.consts, *a), args[:num_primals], tangents)
+        out_tangents = [instantiate_zeros(t) if i and type(t) is Zero else t for t, i in zip(out_tangents, inst, strict=True)]
+        out_nonzeros[:] = [type(t) is not Zero for t in out_tangents]
+        return [*outs, *(t for t in out_tangents if type(t) is not Zero)]
+
+    new_jaxpr, _ = trace_to_jaxpr(body, list(in_avals) + live_tangent_avals, jaxpr.debug_info)
+    return new_jaxpr, out_nonzeros
+
+
 # ---------------------------------------------------------------------------
 # Rule builders
 
@@ -176,4 +211,4 @@ def deflinear(primitive, transpose_rule: Callable) -> None:
     primitive.def_transpose(transpose_rule)
 
 
-__all__ = ["JVPTrace", "JVPTracer", "Zero", "defjvp", "defjvp2", "defjvp_with_output", "defjvp_zero", "deflinear", "jvp_flat"]
+__all__ = ["JVPTrace", "JVPTracer", "Zero", "defjvp", "defjvp2", "defjvp_with_output", "defjvp_zero", "deflinear", "jvp_flat", "jvp_jaxpr"]

@@ -30,7 +30,7 @@ from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, Tracer
 from pyjax._src.interpreters import batching
-from pyjax._src.interpreters.jvp import jvp_flat
+from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal, Var, eval_jaxpr
@@ -332,30 +332,6 @@ def avals_of(values) -> list[ShapedArray]:
 # Body-level transformations
 
 
-def jvp_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool], instantiate: bool | Sequence[bool]) -> tuple[Jaxpr, list[bool]]:
-    """The JVP of a closed jaxpr: (primals, nonzero tangents) -> (primal
-    outputs, nonzero output tangents). Outputs flagged in `instantiate` get
-    a tangent even when it is zero. Returns the jaxpr and which output
-    tangents it produces."""
-    n_out = len(jaxpr.outvars)
-    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
-    in_avals = jaxpr.in_avals
-    avals = list(in_avals) + [tangent_aval(a) for a, nz in zip(in_avals, nonzeros, strict=True) if nz]
-    out_nonzeros: list = []
-    n = len(in_avals)
-
-    def fun(*args):
-        it = iter(args[n:])
-        tangents = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(in_avals, nonzeros, strict=True)]
-        outs, out_tangents = jvp_flat(jaxpr_as_fun(jaxpr), args[:n], tangents)
-        out_tangents = [instantiate_zeros(t) if i and type(t) is Zero else t for t, i in zip(out_tangents, inst, strict=True)]
-        out_nonzeros[:] = [type(t) is not Zero for t in out_tangents]
-        return list(outs) + [t for t in out_tangents if type(t) is not Zero]
-
-    new = close_over(fun, avals, jaxpr.debug_info)
-    return new, out_nonzeros
-
-
 def partial_eval_jaxpr_nounits(jaxpr: Jaxpr, unknowns: Sequence[bool], instantiate: bool | Sequence[bool],
                                fwd: Sequence[bool] | None = None):
     """Splits a closed jaxpr by which inputs are unknown.
@@ -600,7 +576,6 @@ __all__ = [
     "empty2_p",
     "empty_like_aval",
     "jaxpr_forwarding",
-    "jvp_jaxpr",
     "linearize_jaxpr",
     "merge_common_consts",
     "move_binders_to_back",

@@ -34,6 +34,7 @@ from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
+from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import PartialEvalTrace
 from pyjax._src.interpreters.staging import func_src_info
 from pyjax._src.interpreters.transpose import (
@@ -294,8 +295,8 @@ def _cond_jvp(primals, tangents, *, branches):
     if isinstance(trace, PartialEvalTrace) and not any(trace.is_unknown(p) for p in primals):
         # Linearizing: split the branches directly, as JAX's linearize rule does.
         return _cond_linearize(trace, primals, tangents, branches, ops_nz)
-    out_nz = [any(nz) for nz in zip(*(common.jvp_jaxpr(j, ops_nz, False)[1] for j in branches), strict=True)]
-    branches_jvp = tuple(common.jvp_jaxpr(j, ops_nz, out_nz)[0] for j in branches)
+    out_nz = [any(nz) for nz in zip(*(jvp_jaxpr(j, ops_nz, False)[1] for j in branches), strict=True)]
+    branches_jvp = tuple(jvp_jaxpr(j, ops_nz, out_nz)[0] for j in branches)
     index, *ops = primals
     ops_dot = [t for t in tangents[1:] if type(t) is not Zero]
     out = cond_p.bind(index, *ops, *ops_dot, branches=branches_jvp)

@@ -30,6 +30,7 @@ from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
+from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.jaxpr import Var, body_effects
 from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
@@ -247,7 +248,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     carry_nz = init_nz
     for _ in range(1 + len(carry_nz)):
         body_nonzeros = bconst_nz + carry_nz
-        body_jvp, nonzeros_out = common.jvp_jaxpr(body_jaxpr, body_nonzeros, carry_nz)
+        body_jvp, nonzeros_out = jvp_jaxpr(body_jaxpr, body_nonzeros, carry_nz)
         if nonzeros_out == carry_nz:
             break
         carry_nz = [a or b for a, b in zip(carry_nz, nonzeros_out, strict=True)]

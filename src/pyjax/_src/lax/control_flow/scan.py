@@ -32,6 +32,7 @@ from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
+from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import PartialEvalTrace
 from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
@@ -301,7 +302,7 @@ def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, ft_in, ft_out, unrol
     carry_nz = init_nz
     for _ in range(1 + len(carry_nz)):
         nonzeros = list(ft.pack((const_nz, carry_nz, xs_nz)))
-        jaxpr_jvp, nonzeros_out = common.jvp_jaxpr(jaxpr, nonzeros, list(carry_nz) + [False] * num_ys)
+        jaxpr_jvp, nonzeros_out = jvp_jaxpr(jaxpr, nonzeros, list(carry_nz) + [False] * num_ys)
         carry_nz_out = ft_out.update(nonzeros_out).unpack()[0]
         if list(carry_nz_out) == list(carry_nz):
             break
