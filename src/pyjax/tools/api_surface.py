@@ -1,0 +1,266 @@
+"""Coverage of JAX 0.11's documented public modules by pyjax.
+
+    python -m pyjax.tools.api_surface            # per-module counts, then the total
+    python -m pyjax.tools.api_surface --names    # also list each module's missing names
+    python -m pyjax.tools.api_surface --module jax.lax   # one module (a prefix) only
+
+The reference is tests/golden/api_surface.json, recorded from JAX 0.11.0 by
+tests/golden/record_api_surface.py: every public name of each documented
+module, with its kind and signature. `jax.X` is looked up as `pyjax.X`.
+A name is *present* when pyjax's module has it, *declared absent* when it is
+missing and DECLARED_ABSENT gives a reason (the name itself, or a module
+above it, is a key), and *missing* otherwise. tests/test_api_surface.py fails
+for any missing name, and for any declared-absent entry that pyjax now has
+(a stale reason) or that names nothing JAX has (a typo).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import sys
+import warnings
+from pathlib import Path
+
+DEFAULT_NAMES = Path(__file__).resolve().parents[3] / "tests" / "golden" / "api_surface.json"
+
+ISSUE21 = "issue 21: sharding (devices, meshes, shardings, placement)"
+ISSUE22 = "issue 22: shard_map, pmap and per-device execution"
+ISSUE24 = "issue 24: effects (tokens, io_callback, checkify, breakpoints)"
+ISSUE25 = "issue 25: multi-process (jax.distributed over MPI)"
+ISSUE27 = "issue 27: StableHLO lowering, jax.export, compilation cache"
+NOT_YET = "issue 26: not yet"
+H2 = "issue 26: in progress (H2)"
+H3 = "issue 26: in progress (H3)"
+H4 = "issue 26: in progress (H4)"
+
+
+def _table(*groups: tuple[str, str, str]) -> dict[str, str]:
+    """(module, space-separated names or "" for the whole module, reason) -> {qualified name: reason}."""
+    # A submodule's own entry also covers its name in the parent (jax.sharding in jax).
+    table: dict[str, str] = {}
+    for module, names, reason in groups:
+        for name in names.split() or [""]:
+            key = f"{module}.{name}" if name else module
+            if key in table:
+                raise ValueError(f"{key} is declared twice")
+            table[key] = reason
+    return table
+
+
+# Names pyjax does not have yet, each with the issue that brings it.
+DECLARED_ABSENT: dict[str, str] = _table(
+    # -- placement: issue 21
+    ("jax.sharding", "", ISSUE21),
+    ("jax.extend.sharding", "", ISSUE21),
+    ("jax.experimental.mesh_utils", "", ISSUE21),
+    ("jax.experimental.custom_partitioning", "", ISSUE21),
+    ("jax", "Device NamedSharding P Shard make_mesh set_mesh reshard local_devices local_device_count "
+            "process_count process_index process_indices host_count host_id host_ids default_device memory "
+            "make_array_from_callback make_array_from_single_device_arrays remove_size_one_mesh_axis_from_type "
+            "copy_to_host_async live_arrays", ISSUE21),
+    ("jax.lax", "with_sharding_constraint sharding_constraint_p device_put_p", ISSUE21),
+    ("jax.debug", "visualize_array_sharding visualize_sharding inspect_array_sharding", ISSUE21),
+    # -- per-device execution: issue 22
+    ("jax.experimental.shard_map", "", ISSUE22),
+    ("jax.experimental.multihost_utils", "", ISSUE22),
+    ("jax", "shard_map smap pmap auto_pcast", ISSUE22),
+    ("jax.lax", "ragged_all_to_all ragged_all_to_all_p pcast psend precv", ISSUE22),
+    # -- effects: issue 24
+    ("jax.experimental.checkify", "", ISSUE24),
+    ("jax", "effects_barrier", ISSUE24),
+    ("jax.debug", "breakpoint log", ISSUE24),
+    ("jax.lax", "after_all after_all_p create_token create_token_p", ISSUE24),
+    # -- several processes: issue 25
+    ("jax.distributed", "", ISSUE25),
+    ("jax", "make_array_from_process_local_data", ISSUE25),
+    # -- lowering and export: issue 27
+    ("jax.export", "", ISSUE27),
+    ("jax.interpreters.mlir", "", ISSUE27),
+    ("jax.extend.mlir", "", ISSUE27),
+    ("jax.extend.lowering", "", ISSUE27),
+    ("jax.ffi", "", ISSUE27),
+    ("jax.experimental.compilation_cache", "", ISSUE27),
+    ("jax.experimental.compilation_cache.compilation_cache", "", ISSUE27),
+    ("jax.experimental.serialize_executable", "", ISSUE27),
+    ("jax.errors", "InconclusiveDimensionOperation", ISSUE27),
+    ("jax.lax", "composite platform_dependent", ISSUE27),
+    # -- this issue, other helpers now
+    *[(f"jax.scipy.{m}", "", H2) for m in ("cluster", "fft", "integrate", "interpolate", "ndimage", "signal",
+                                            "sparse", "spatial")],
+    ("jax.custom_batching", "", H2),
+    ("jax", "custom_gradient", H2),
+    ("jax.lax", "custom_root", H2),
+    ("jax.extend", "", H3),
+    ("jax.core", "", H3),
+    ("jax.interpreters", "", H3),
+    ("jax.custom_derivatives", "", H3),
+    ("jax.errors", "JaxprTypeError", H3),
+    ("jax.lax", "rng_bit_generator rng_bit_generator_p RandomAlgorithm rng_uniform rng_uniform_p", H4),
+    ("jax", "default_prng_impl", H4),
+    # -- this issue, not yet
+    ("jax.flatten_util", "", NOT_YET),
+    ("jax.typing", "", NOT_YET),
+    ("jax.stages", "", NOT_YET),
+    ("jax.ops", "", NOT_YET),
+    ("jax.image", "", NOT_YET),
+    ("jax.profiler", "", NOT_YET),
+    ("jax.monitoring", "", NOT_YET),
+    ("jax.example_libraries", "", NOT_YET),
+    ("jax.dlpack", "", NOT_YET),
+    ("jax.ref", "", NOT_YET),
+    ("jax.experimental", "", NOT_YET),
+    ("jax", "Inline Ref ad allow_f16_reductions array_garbage_collection_guard check_tracer_leaks custom_remat "
+            "debug_key_reuse ds empty_ref enable_custom_prng ensure_compile_time_eval float0 "
+            "free_ref freeze fwd_and_bwd jax2tf_associative_scan_reductions legacy_prng_key "
+            "make_user_context named_call named_scope new_ref no_execution no_tracing "
+            "print_environment_info softmax_custom_jvp thread_guard threefry_partitionable "
+            "transfer_guard transfer_guard_device_to_device transfer_guard_device_to_host "
+            "transfer_guard_host_to_device", NOT_YET),
+    ("jax.lax", "DotAlgorithm DotAlgorithmPreset PrecisionLike RaggedDotDimensionNumbers batch_matmul "
+                "broadcast_like broadcast_shapes broadcast_to_rank collapse dce_sink dce_sink_p dtype empty "
+                "full_like ragged_dot ragged_dot_general scaled_dot select_and_scatter_p shape_as_value stage "
+                "stage_p", NOT_YET),
+    ("jax.lax.linalg", "qdwh", NOT_YET),
+    ("jax.scipy.linalg", "", NOT_YET),
+    ("jax.scipy.special", "", NOT_YET),
+    ("jax.scipy.stats", "", NOT_YET),
+    ("jax.nn", "get_scaled_dot_general_config scaled_dot_general scaled_matmul", NOT_YET),
+)
+
+
+def kind_of(value) -> str:
+    """The recorder's classification of a module entry."""
+    if type(value).__module__ == "typing" or type(value).__name__ == "UnionType":
+        return "type"
+    if inspect.ismodule(value):
+        return "module"
+    if inspect.isclass(value):
+        return "class"
+    if callable(value):
+        return "function"
+    return "constant"
+
+
+def load_reference(path: Path = DEFAULT_NAMES) -> dict:
+    return json.loads(Path(path).read_text())
+
+
+def declared_reason(qualified: str) -> str | None:
+    """The reason a name may be absent: its own entry, else the nearest module's."""
+    parts = qualified.split(".")
+    for i in range(len(parts), 0, -1):
+        reason = DECLARED_ABSENT.get(".".join(parts[:i]))
+        if reason is not None:
+            return reason
+    return None
+
+
+def _import(module_name: str):
+    try:
+        return importlib.import_module("py" + module_name)
+    except ImportError:
+        return None
+
+
+def compare(reference: dict) -> dict[str, dict[str, list]]:
+    """For each JAX module: its present, missing, declared-absent and kind-mismatched names."""
+    result = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecated names warn when looked up
+        for module_name, names in reference["modules"].items():
+            module = _import(module_name)
+            report: dict[str, list] = {"present": [], "missing": [], "declared": [], "kind": []}
+            for name, entry in names.items():
+                qualified = f"{module_name}.{name}"
+                if module is not None and hasattr(module, name):
+                    report["present"].append(name)
+                    kind = kind_of(getattr(module, name))
+                    if kind != entry["kind"]:
+                        report["kind"].append(f"{name} (JAX: {entry['kind']}, pyjax: {kind})")
+                elif (reason := declared_reason(qualified)) is not None:
+                    report["declared"].append((name, reason))
+                else:
+                    report["missing"].append(name)
+            result[module_name] = report
+    return result
+
+
+IN_PROGRESS = (H2, H3, H4)
+
+
+def stale_declarations(reference: dict, in_progress: bool = False) -> list[str]:
+    """Declared-absent entries pyjax now has, or that name nothing in the reference.
+
+    Entries for work in progress elsewhere are left out unless `in_progress`:
+    their names land while this table is being edited by someone else.
+    """
+    modules = reference["modules"]
+    problems = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for key, reason in DECLARED_ABSENT.items():
+            if reason in IN_PROGRESS and not in_progress:
+                continue
+            if key in modules:
+                module = _import(key)
+                if module is not None and all(hasattr(module, n) for n in modules[key]):
+                    problems.append(f"{key}: every name is present; drop the entry")
+                continue
+            module_name, _, name = key.rpartition(".")
+            if module_name not in modules or name not in modules[module_name]:
+                problems.append(f"{key}: not a name of JAX {reference['jax_version']}")
+                continue
+            module = _import(module_name)
+            if module is not None and hasattr(module, name):
+                problems.append(f"{key}: present in pyjax; drop the entry")
+    return problems
+
+
+def totals(result: dict) -> dict[str, int]:
+    return {key: sum(len(r[key]) for r in result.values()) for key in ("present", "missing", "declared")}
+
+
+def render(reference: dict, result: dict, list_names: bool = False) -> str:
+    lines = [f"pyjax against JAX {reference['jax_version']}'s documented public modules", "",
+             f"{'module':56} {'present':>8} {'missing':>8} {'declared':>9} {'of':>5}"]
+    for module_name, report in result.items():
+        n = sum(len(report[k]) for k in ("present", "missing", "declared"))
+        lines.append(f"{module_name:56} {len(report['present']):8} {len(report['missing']):8} "
+                     f"{len(report['declared']):9} {n:5}")
+        if list_names:
+            if report["missing"]:
+                lines.append("    missing: " + " ".join(report["missing"]))
+            reasons: dict[str, list[str]] = {}
+            for name, reason in report["declared"]:
+                reasons.setdefault(reason, []).append(name)
+            for reason, names in reasons.items():
+                lines.append(f"    declared ({reason}): " + " ".join(names))
+            if report["kind"]:
+                lines.append("    other kind: " + ", ".join(report["kind"]))
+    t = totals(result)
+    n = sum(t.values())
+    lines += ["", f"total: {t['present']}/{n} names present ({100.0 * t['present'] / n:.1f}%), "
+                  f"{t['declared']} declared absent, {t['missing']} missing"]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--names", action="store_true", help="list missing and declared-absent names")
+    parser.add_argument("--module", default="", help="only modules whose name starts with this")
+    parser.add_argument("--reference", type=Path, default=DEFAULT_NAMES, help="the recorded JAX name list")
+    args = parser.parse_args(argv)
+    reference = load_reference(args.reference)
+    reference["modules"] = {m: v for m, v in reference["modules"].items() if m.startswith(args.module)}
+    result = compare(reference)
+    sys.stdout.write(render(reference, result, args.names))
+    for problem in stale_declarations(reference, in_progress=True):
+        sys.stdout.write(f"stale declaration: {problem}\n")
+    return 1 if totals(result)["missing"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
