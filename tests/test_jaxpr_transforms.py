@@ -43,3 +43,43 @@ def test_jvp_jaxpr_runs_the_body_through_evaluate():
     jaxpr = _jaxpr(lambda x: jnp.exp(x), 1.0)
     jvp_jaxpr(jaxpr, [True], evaluate=evaluate)
     assert seen == [1]
+
+
+def test_batch_jaxpr_instantiate_broadcasts_unbatched_outputs():
+    from pyjax._src.interpreters.batching import AxisData, batch_jaxpr
+
+    jaxpr = _jaxpr(lambda x, y: (x * 2.0, y + 1.0), np.zeros(3, np.float32), 1.0)
+    axis = AxisData(None, 4)
+    natural, out_b = batch_jaxpr(jaxpr, axis, [True, False], False)
+    forced, forced_b = batch_jaxpr(jaxpr, axis, [True, False], [False, True])
+    assert out_b == [True, False] and forced_b == [True, True]
+    assert [v.aval.shape for v in natural.outvars] == [(4, 3), ()]
+    assert [v.aval.shape for v in forced.outvars] == [(4, 3), (4,)]
+    outs = eval_jaxpr(forced, forced.consts, np.ones((4, 3), np.float32), np.float32(2.0))
+    np.testing.assert_array_equal(np.asarray(outs[1]), np.full(4, 3.0, np.float32))
+
+
+def test_batch_jaxpr_axes_moves_keeps_or_chooses_out_dims():
+    from pyjax._src.interpreters.batching import AxisData, batch_jaxpr_axes, not_mapped
+
+    jaxpr = _jaxpr(lambda x, y: (jnp.sin(x), y * 2.0), np.zeros((2, 3), np.float32), 1.0)
+    axis = AxisData(None, 5)
+    x = np.arange(30, dtype=np.float32).reshape(2, 5, 3)
+    kept, dims = batch_jaxpr_axes(jaxpr, axis, [1, not_mapped])
+    assert dims == [1, not_mapped] and kept.outvars[0].aval.shape == (2, 5, 3)
+    moved, dims = batch_jaxpr_axes(jaxpr, axis, [1, not_mapped], [0, 0])
+    assert dims == [0, 0] and [v.aval.shape for v in moved.outvars] == [(5, 2, 3), (5,)]
+    out, twice = eval_jaxpr(moved, moved.consts, x, np.float32(1.5))
+    np.testing.assert_allclose(np.asarray(out), np.sin(x).transpose(1, 0, 2), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(twice), np.full(5, 3.0, np.float32))
+    chosen, dims = batch_jaxpr_axes(jaxpr, axis, [1, not_mapped], lambda natural: [2, natural[1]])
+    assert dims == [2, not_mapped] and chosen.outvars[0].aval.shape == (2, 3, 5)
+
+
+def test_jit_and_remat_batch_through_the_one_batch_jaxpr():
+    f = jax.jit(lambda x: jnp.sin(x).T)
+    g = jax.checkpoint(lambda x: jnp.sin(x).T)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    xs = np.stack([x, x + 1])
+    for fun in (f, g):
+        np.testing.assert_allclose(np.asarray(jax.vmap(fun)(xs)), np.sin(xs).transpose(0, 2, 1), rtol=1e-6)

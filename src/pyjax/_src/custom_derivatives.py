@@ -23,6 +23,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.ad_util import Zero, add_tangents, instantiate, tangent_aval
 from pyjax._src.core import Primitive
+from pyjax._src.interpreters import batching
 from pyjax._src.jaxpr import Jaxpr, body_effects
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -179,27 +180,6 @@ def unflatten_dyn(in_tree, leaves) -> tuple:
     return tuple(tree_unflatten(in_tree, leaves)[0])
 
 
-def batch_body(jaxpr: Jaxpr, axis_data, in_dims: Sequence) -> tuple[Jaxpr, list]:
-    """The body batched along `in_dims` (ints or not_mapped), each output
-    keeping the batch dim it comes out with (as JAX batches custom calls:
-    no axis is moved). Returns (jaxpr, out_dims)."""
-    from pyjax._src.interpreters import batching
-    from pyjax._src.interpreters.staging import trace_to_jaxpr
-    from pyjax._src.jaxpr import eval_jaxpr
-
-    in_avals = [a if d is batching.not_mapped else a.update(shape=(*a.shape[:d], axis_data.size, *a.shape[d:]))
-                for a, d in zip(jaxpr.in_avals, in_dims, strict=True)]
-    out_dims: list = []
-
-    def batched(*args):
-        infos = batching.batch_flat(lambda *xs: eval_jaxpr(jaxpr, jaxpr.consts, *xs), args, in_dims, axis_data)
-        out_dims[:] = [d for _, d in infos]
-        return [v for v, _ in infos]
-
-    body, _ = trace_to_jaxpr(batched, in_avals, jaxpr.debug_info)
-    return body, out_dims
-
-
 def unbatched_aval(aval, dim):
     from pyjax._src.interpreters.batching import not_mapped
 
@@ -290,7 +270,8 @@ custom_jvp_call_p.def_jvp(_custom_jvp_call_jvp)
 def _custom_jvp_call_batch(axis_data, args, dims, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
     # Still one custom_jvp_call: the body batched, and a rule that runs the
     # original rule under vmap (so differentiating outside the vmap uses it).
-    body, out_dims = batch_body(call_jaxpr, axis_data, dims)
+    # As JAX batches custom calls: each output keeps the batch dim it comes out with.
+    body, out_dims = batching.batch_jaxpr_axes(call_jaxpr, axis_data, dims)
     in_dims = dims[num_consts:]
     size = axis_data.size
 

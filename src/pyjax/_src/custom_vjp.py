@@ -33,7 +33,6 @@ from pyjax._src.custom_derivatives import (
     _RuleRef,
     _short_tree,
     _to_rule_tangent,
-    batch_body,
     batch_rule_call,
     live_and_dims,
     match_out,
@@ -43,6 +42,7 @@ from pyjax._src.custom_derivatives import (
     trace_body,
     unflatten_dyn,
 )
+from pyjax._src.interpreters import batching
 from pyjax._src.jaxpr import Jaxpr, body_effects
 from pyjax._src.tree_util import (
     keystr,
@@ -162,7 +162,7 @@ def _custom_vjp_call_batch(axis_data, args, dims, *, call_jaxpr, fwd, bwd, num_c
     from pyjax._src.interpreters.batching import not_mapped
     from pyjax._src.lax.reductions import reduce_sum
 
-    body, out_dims = batch_body(call_jaxpr, axis_data, dims)
+    body, out_dims = batching.batch_jaxpr_axes(call_jaxpr, axis_data, dims)
     in_dims = dims[num_consts:]
     size = axis_data.size
     res_dims: list = []  # set by the batched fwd, read by the batched bwd

@@ -648,38 +648,10 @@ jit_p.def_transpose(_jit_transpose)
 # vmap of a jit call: one jit equation whose body is the batched body.
 
 
-def batch_jaxpr(jaxpr: Jaxpr, axis_data, in_dims: Sequence, keep_out_dims: bool = False) -> tuple[Jaxpr, list]:
-    """The body batched along `in_dims` (ints or not_mapped). Batched outputs
-    come out with their batch axis first, or where the body leaves it with
-    `keep_out_dims` (JAX's jit batching). Returns (jaxpr, out_dims)."""
-    from pyjax._src.lax import batching_util
-
-    in_avals = []
-    for aval, d in zip(jaxpr.in_avals, in_dims, strict=True):
-        if d is batching.not_mapped:
-            in_avals.append(aval)
-        else:
-            shape = list(aval.shape)
-            shape.insert(d, axis_data.size)
-            in_avals.append(aval.update(shape=tuple(shape)))
-    out_dims: list = []
-
-    def batched(*args):
-        infos = batching.batch_flat(lambda *xs: eval_jaxpr(jaxpr, jaxpr.consts, *xs), args, in_dims, axis_data)
-        if keep_out_dims:
-            out_dims[:] = [d for _, d in infos]
-            return [v for v, _ in infos]
-        out_dims[:] = [batching.not_mapped if d is batching.not_mapped else 0 for _, d in infos]
-        return [batching_util.matchaxis(v, d, od, axis_data.size) for (v, d), od in zip(infos, out_dims, strict=True)]
-
-    new_jaxpr, _ = trace_to_jaxpr(batched, in_avals, jaxpr.debug_info)
-    return new_jaxpr, out_dims
-
-
 def _jit_batch(axis_data, args, dims, *, jaxpr, **params):
     # Also runs with no operand batched when the body holds a collective over
     # the vmapped name (BatchTrace.process_primitive checks the params).
-    body, out_dims = batch_jaxpr(jaxpr, axis_data, dims, keep_out_dims=True)
+    body, out_dims = batching.batch_jaxpr_axes(jaxpr, axis_data, dims)
     outs = jit_p.bind(*args, jaxpr=body, **params)
     return outs, out_dims
 

@@ -27,6 +27,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.core import Primitive
+from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.dce import call_dce_rule, dce_jaxpr
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
@@ -377,9 +378,9 @@ remat_p.def_transpose(_remat_transpose)
 
 
 def _remat_batch(axis_data, args, dims, *, jaxpr, **params):
-    from pyjax._src.jit import batch_jaxpr
-
-    body, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
+    # Batched outputs come out with their batch axis first.
+    body, out_dims = batching.batch_jaxpr_axes(
+        jaxpr, axis_data, dims, lambda natural: [d if d is batching.not_mapped else 0 for d in natural])
     return bind_closed(body, args, **params), out_dims
 
 

@@ -26,6 +26,8 @@ from contextvars import ContextVar
 from typing import Callable, Sequence
 
 from pyjax._src import core
+from pyjax._src.interpreters.staging import trace_to_jaxpr
+from pyjax._src.jaxpr import eval_jaxpr
 
 
 class NotMapped:
@@ -212,11 +214,15 @@ def find_axis(name) -> AxisData:
     raise NameError(f"Found an unbound axis name: {name}. To fix this, please call {'{}'} under `jax.shard_map`.")
 
 
-def batch_flat(fun: Callable, args: Sequence, in_dims: Sequence, axis_data: AxisData) -> list:
+def batch_flat(fun: Callable, args: Sequence, in_dims: Sequence, axis_data: AxisData,
+               push_axis_env: bool = True) -> list:
     """Runs fun under a BatchTrace; returns (value, batch_dim) per flat output
-    (values of the enclosing trace; the caller moves the batch axes)."""
+    (values of the enclosing trace; the caller moves the batch axes). A named
+    axis joins the axis environment while `fun` runs, unless `push_axis_env`
+    is false (a control-flow body: the enclosing vmap has already pushed it)."""
     trace = BatchTrace(core.current_trace(), axis_data)
-    env_token = _axis_env.set(_axis_env.get() + (axis_data,)) if axis_data.name is not None else None
+    named = push_axis_env and axis_data.name is not None
+    env_token = _axis_env.set(_axis_env.get() + (axis_data,)) if named else None
     try:
         ins = [trace.wrap(a, d) for a, d in zip(args, in_dims, strict=True)]
         with core.set_current_trace(trace):
@@ -228,4 +234,65 @@ def batch_flat(fun: Callable, args: Sequence, in_dims: Sequence, axis_data: Axis
             _axis_env.reset(env_token)
 
 
-__all__ = ["AxisData", "BatchTrace", "BatchTracer", "axis_env", "axis_env_key", "batch_flat", "find_axis", "not_mapped"]
+# ---------------------------------------------------------------------------
+# Batching a whole jaxpr
+
+# Moving a batch axis binds lax primitives (transpose, broadcast_in_dim),
+# which this module does not know: lax.batching_util installs its matchaxis.
+_matchaxis: list[Callable] = []
+
+
+def register_matchaxis(fn: Callable) -> None:
+    """Installs `fn(x, src, dst, size)`, which moves x's batch axis from src
+    to dst (broadcasting an unbatched x); done once by lax.batching_util."""
+    _matchaxis[:] = [fn]
+
+
+def batch_jaxpr_axes(jaxpr, axis_data: AxisData, in_dims: Sequence, out_dims=None, *,
+                     push_axis_env: bool = True):
+    """A closed jaxpr batched with its inputs mapped along `in_dims` (ints
+    or not_mapped).
+
+    `out_dims` says where each output's batch axis goes: a sequence (an
+    unbatched output asked for an axis is broadcast), a function from the
+    dims the outputs come out with to that sequence, or None (each output
+    keeps the dim it comes out with). Returns (jaxpr, out_dims).
+    """
+    in_avals = [a if d is not_mapped else a.update(shape=(*a.shape[:d], axis_data.size, *a.shape[d:]))
+                for a, d in zip(jaxpr.in_avals, in_dims, strict=True)]
+    chosen: list = []
+
+    def batched(*args):
+        infos = batch_flat(lambda *xs: eval_jaxpr(jaxpr, jaxpr.consts, *xs), args, in_dims, axis_data,
+                           push_axis_env)
+        natural = [d for _, d in infos]
+        if out_dims is None:
+            chosen[:] = natural
+            return [v for v, _ in infos]
+        chosen[:] = out_dims(natural) if callable(out_dims) else out_dims
+        move = _matchaxis[0]
+        return [move(v, d, od, axis_data.size) for (v, d), od in zip(infos, chosen, strict=True)]
+
+    new_jaxpr, _ = trace_to_jaxpr(batched, in_avals, jaxpr.debug_info)
+    return new_jaxpr, list(chosen)
+
+
+def batch_jaxpr(jaxpr, axis_data: AxisData, batched: Sequence[bool], instantiate: bool | Sequence[bool]):
+    """A closed jaxpr with a batch axis first on every batched input and
+    output (JAX's batch_jaxpr, as the control-flow rules use it: the
+    enclosing vmap has pushed the axis name already). Outputs flagged in
+    `instantiate` are batched even when they would not be (broadcast).
+    Returns (jaxpr, which outputs are batched)."""
+    n_out = len(jaxpr.outvars)
+    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+    in_dims = [0 if b else not_mapped for b in batched]
+
+    def out_dims(natural):
+        return [0 if (d is not not_mapped or i) else not_mapped for d, i in zip(natural, inst, strict=True)]
+
+    new_jaxpr, dims = batch_jaxpr_axes(jaxpr, axis_data, in_dims, out_dims, push_axis_env=False)
+    return new_jaxpr, [d is not not_mapped for d in dims]
+
+
+__all__ = ["AxisData", "BatchTrace", "BatchTracer", "axis_env", "axis_env_key", "batch_flat", "batch_jaxpr", "batch_jaxpr_axes", "find_axis",
+           "not_mapped", "register_matchaxis"]

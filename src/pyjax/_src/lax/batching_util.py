@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core
+from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.batching import not_mapped
 
 
@@ -57,6 +58,9 @@ def matchaxis(x, src, dst, size: int):
     if src is not_mapped:
         return broadcast_batch(x, size, dst)
     return moveaxis(x, src, dst)
+
+
+batching.register_matchaxis(matchaxis)
 
 
 # ---------------------------------------------------------------------------

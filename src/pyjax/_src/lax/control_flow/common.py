@@ -34,7 +34,6 @@ from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal, Var, eval_jaxpr
-from pyjax._src.lax import batching_util
 from pyjax._src.tree_util import (
     keystr,
     tree_flatten,
@@ -458,61 +457,6 @@ def linearize_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool], instantiate: bool | 
     return known, num_res_out, out_nz, in_fwd_res, tangent_jaxpr
 
 
-def batch_jaxpr(jaxpr: Jaxpr, axis_data, batched: Sequence[bool], instantiate: bool | Sequence[bool]):
-    """The jaxpr with a batch axis first on every batched input and output.
-
-    Outputs flagged in `instantiate` are batched even when they would not
-    be (broadcast). Returns (jaxpr, which outputs are batched)."""
-    n_out = len(jaxpr.outvars)
-    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
-    in_dims = [0 if b else batching.not_mapped for b in batched]
-    avals = [a.update(shape=(axis_data.size, *a.shape)) if b else a for a, b in zip(jaxpr.in_avals, batched, strict=True)]
-    out_batched: list = []
-
-    def fun(*args):
-        trace = batching.BatchTrace(core.current_trace(), axis_data)
-        try:
-            ins = [trace.wrap(a, d) for a, d in zip(args, in_dims, strict=True)]
-            with core.set_current_trace(trace):
-                outs = eval_jaxpr(jaxpr, jaxpr.consts, *ins)
-            infos = [trace.to_batch_info(o) for o in outs]
-        finally:
-            trace.valid = False
-        dims = [0 if (d is not batching.not_mapped or i) else batching.not_mapped
-                for (_, d), i in zip(infos, inst, strict=True)]
-        out_batched[:] = [d is not batching.not_mapped for d in dims]
-        return [batching_util.matchaxis(v, d, od, axis_data.size) for (v, d), od in zip(infos, dims, strict=True)]
-
-    return close_over(fun, avals, jaxpr.debug_info), out_batched
-
-
-def batch_jaxpr_axes(jaxpr: Jaxpr, axis_data, in_dims: Sequence, out_dims: Sequence):
-    """The jaxpr batched with inputs along `in_dims` and outputs moved to
-    `out_dims` (ints or not_mapped; an unbatched output asked to be batched
-    is broadcast)."""
-    avals = []
-    for a, d in zip(jaxpr.in_avals, in_dims, strict=True):
-        if d is batching.not_mapped:
-            avals.append(a)
-        else:
-            shape = list(a.shape)
-            shape.insert(d, axis_data.size)
-            avals.append(a.update(shape=tuple(shape)))
-
-    def fun(*args):
-        trace = batching.BatchTrace(core.current_trace(), axis_data)
-        try:
-            ins = [trace.wrap(a, d) for a, d in zip(args, in_dims, strict=True)]
-            with core.set_current_trace(trace):
-                outs = eval_jaxpr(jaxpr, jaxpr.consts, *ins)
-            infos = [trace.to_batch_info(o) for o in outs]
-        finally:
-            trace.valid = False
-        return [batching_util.matchaxis(v, d, od, axis_data.size) for (v, d), od in zip(infos, out_dims, strict=True)]
-
-    return close_over(fun, avals, jaxpr.debug_info)
-
-
 # ---------------------------------------------------------------------------
 # empty2: an uninitialised scalar, the filler of residuals a branch lacks
 
@@ -569,8 +513,6 @@ def as_array(x):
 
 
 __all__ = [
-    "batch_jaxpr",
-    "batch_jaxpr_axes",
     "check_carry_type",
     "debug_info",
     "empty2_p",

@@ -487,7 +487,7 @@ def _cond_batch(axis_data, args, dims, *, branches):
         # Every branch runs on every example; the index selects the results.
         index, *ops = (batching_util.bdim_at_front(x, d, axis_data.size) for x, d in zip(args, dims, strict=True))
         n_in, n_out = len(branches[0].in_avals), len(branches[0].out_avals)
-        batched = [common.batch_jaxpr(j, axis_data, [True] * n_in, [True] * n_out)[0] for j in branches]
+        batched = [batching.batch_jaxpr(j, axis_data, [True] * n_in, [True] * n_out)[0] for j in branches]
         branch_outs = []
         for i, jaxpr in enumerate(batched):
             # The operands go through a select, so that reverse mode sends no
@@ -499,9 +499,9 @@ def _cond_batch(axis_data, args, dims, *, branches):
         return out, [0] * n_out
     ops_batched = [d is not not_mapped for d in op_dims]
     ops = [batching_util.moveaxis(x, d, 0) if b else x for b, x, d in zip(ops_batched, args[1:], op_dims, strict=True)]
-    out_batched = [any(b) for b in zip(*(common.batch_jaxpr(j, axis_data, ops_batched, False)[1] for j in branches),
+    out_batched = [any(b) for b in zip(*(batching.batch_jaxpr(j, axis_data, ops_batched, False)[1] for j in branches),
                                        strict=True)]
-    new_branches = tuple(common.batch_jaxpr(j, axis_data, ops_batched, out_batched)[0] for j in branches)
+    new_branches = tuple(batching.batch_jaxpr(j, axis_data, ops_batched, out_batched)[0] for j in branches)
     out = cond_p.bind(args[0], *ops, branches=new_branches)
     return out, [0 if b else not_mapped for b in out_batched]
 

@@ -327,22 +327,22 @@ def _while_batch(axis_data, args, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts,
     cconst_dims, bconst_dims, init_dims = common.split_list(dims, [cond_nconsts, body_nconsts])
     carry_b = init_b
     for _ in range(1 + len(carry_b)):
-        _, carry_b_out = common.batch_jaxpr(body_jaxpr, axis_data, bconst_b + carry_b, carry_b)
+        _, carry_b_out = batching.batch_jaxpr(body_jaxpr, axis_data, bconst_b + carry_b, carry_b)
         if carry_b_out == carry_b:
             break
         carry_b = [a or b for a, b in zip(carry_b, carry_b_out, strict=True)]
-    _, (pred_b,) = common.batch_jaxpr(cond_jaxpr, axis_data, cconst_b + carry_b, False)
+    _, (pred_b,) = batching.batch_jaxpr(cond_jaxpr, axis_data, cconst_b + carry_b, False)
     if pred_b:
         # Every carry is batched: a lane that is done keeps its value while
         # the others go on.
         carry_dims = [0] * len(carry_b)
-        body_batched = common.batch_jaxpr_axes(body_jaxpr, axis_data, bconst_dims + carry_dims, carry_dims)
-        cond_batched = common.batch_jaxpr_axes(cond_jaxpr, axis_data, cconst_dims + carry_dims, [0])
+        body_batched = batching.batch_jaxpr_axes(body_jaxpr, axis_data, bconst_dims + carry_dims, carry_dims, push_axis_env=False)[0]
+        cond_batched = batching.batch_jaxpr_axes(cond_jaxpr, axis_data, cconst_dims + carry_dims, [0], push_axis_env=False)[0]
     else:
         pred_ndim = cond_jaxpr.out_avals[0].ndim
         carry_dims = [pred_ndim if b else not_mapped for b in carry_b]
-        body_batched = common.batch_jaxpr_axes(body_jaxpr, axis_data, bconst_dims + carry_dims, carry_dims)
-        cond_batched = common.batch_jaxpr_axes(cond_jaxpr, axis_data, cconst_dims + carry_dims, [not_mapped])
+        body_batched = batching.batch_jaxpr_axes(body_jaxpr, axis_data, bconst_dims + carry_dims, carry_dims, push_axis_env=False)[0]
+        cond_batched = batching.batch_jaxpr_axes(cond_jaxpr, axis_data, cconst_dims + carry_dims, [not_mapped], push_axis_env=False)[0]
     new_init = []
     for x, old, new in zip(init, init_dims, carry_dims, strict=True):
         if old is not_mapped and new is not not_mapped:

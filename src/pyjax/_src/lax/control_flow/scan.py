@@ -336,7 +336,7 @@ def _scan_batch(axis_data, args, dims, *, reverse, length, jaxpr, ft_in, ft_out,
     carry_b = init_b
     for _ in range(1 + len(carry_b)):
         batched = list(ft.pack((const_b, carry_b, xs_b)))
-        jaxpr_batched, batched_out = common.batch_jaxpr(jaxpr, axis_data, batched, list(carry_b) + [False] * num_ys)
+        jaxpr_batched, batched_out = batching.batch_jaxpr(jaxpr, axis_data, batched, list(carry_b) + [False] * num_ys)
         carry_b_out, ys_b = ft_out.update(batched_out).unpack()
         if list(carry_b_out) == list(carry_b):
             break
