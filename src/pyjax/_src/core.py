@@ -85,6 +85,11 @@ def set_current_trace(trace: Trace | None):
 # Primitives
 
 
+# The properties a primitive declares (Primitive.declare), and XLA's cost classes.
+PROPERTIES = ("elementwise", "broadcasting", "fusible", "cost", "body_params", "call_body", "effects_of")
+COSTS = (None, "cheap", "expensive")
+
+
 class Primitive:
     """A named operation with its rule slots.
 
@@ -97,6 +102,23 @@ class Primitive:
     def __init__(self, name: str, *, multiple_results: bool = False):
         self.name = name
         self.multiple_results = multiple_results
+        # Properties declared once (`declare`, where the primitive is
+        # defined), read by transformations and backends, which derive their
+        # tables from them instead of keeping lists of names.
+        # `elementwise`: each output element depends only on the operands'
+        # elements at its index (rank-0 operands broadcast). `broadcasting`:
+        # operands' size-1 axes broadcast too (lax's n-ary rule). `fusible`:
+        # XLA's loop fusion fuses a producer into this consumer (None:
+        # undeclared). `cost`: "cheap" or "expensive", as XLA's
+        # HloInstruction::IsExpensive (None: undeclared). `body_params`: the
+        # params holding jaxprs. `call_body`: for a call primitive, the param
+        # holding the jaxpr its equation evaluates on its operands.
+        self.elementwise: bool = False
+        self.broadcasting: bool = False
+        self.fusible: bool | None = None
+        self.cost: str | None = None
+        self.body_params: tuple[str, ...] = ()
+        self.call_body: str | None = None
         self.abstract_eval: Callable | Sentinel | None = None
         self.jvp: Callable | Sentinel | None = None
         self.transpose: Callable | Sentinel | None = None
@@ -119,6 +141,18 @@ class Primitive:
 
     def bind(self, *args, **params):
         return (_trace_ctx.get() or _default_trace[0]).process_primitive(self, args, params)
+
+    def declare(self, **properties) -> Primitive:
+        """Declares properties of this primitive (see `PROPERTIES`); returns it."""
+        for key, value in properties.items():
+            if key not in PROPERTIES:
+                raise TypeError(f"unknown primitive property {key!r}; known: {', '.join(PROPERTIES)}")
+            if key == "cost" and value not in COSTS:
+                raise ValueError(f"cost must be one of {COSTS}, got {value!r}")
+            if key == "body_params":
+                value = tuple(value)
+            setattr(self, key, value)
+        return self
 
     # --- definition helpers, each returns its argument so they stack as decorators
     def def_abstract_eval(self, rule):

@@ -16,6 +16,7 @@ from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
+from pyjax._src.lax import batching_util
 
 # Dtype classes, named as JAX's messages name them.
 _BOOL = ("bool", lambda d: d == np.bool_)
@@ -129,9 +130,17 @@ def _incompatible(name: str, shapes) -> str:
     return f"{name} got incompatible shapes for broadcasting: {', '.join(map(str, shapes))}."
 
 
-def standard_unop(name: str, accepted, *, result_dtype: Callable | None = None) -> Primitive:
-    """An elementwise unary primitive: same shape; dtype kept (or mapped)."""
+def standard_unop(name: str, accepted, *, result_dtype: Callable | None = None, cost: str | None = None,
+                  fusible: bool = True) -> Primitive:
+    """An elementwise unary primitive: same shape; dtype kept (or mapped).
+
+    It is declared elementwise, of XLA's cost class `cost` ("cheap" or
+    "expensive"; tests/test_primitive_properties.py fails while it is None),
+    `fusible` by XLA's loop fusion, and batches with the batch axis in place
+    (JAX's `defvectorized`)."""
     primitive = Primitive(name)
+    primitive.declare(elementwise=True, fusible=fusible, cost=cost)
+    batching_util.vectorized(primitive)
 
     def abstract_eval(x: ShapedArray, **params) -> ShapedArray:
         unary_dtype_check(name, accepted, x)
@@ -148,9 +157,13 @@ def _hide_none_accuracy(key, value) -> bool:
 
 
 def standard_naryop(name: str, accepted: Sequence, *, result_dtype: Callable | None = None,
-                    same_dtypes: bool = True) -> Primitive:
-    """An elementwise n-ary primitive: operands of one dtype, broadcast shapes."""
+                    same_dtypes: bool = True, cost: str | None = None, fusible: bool = True) -> Primitive:
+    """An elementwise n-ary primitive: operands of one dtype, broadcast shapes.
+
+    Declared as `declare_naryop` declares, and batched with JAX's broadcast
+    batcher (`defbroadcasting`)."""
     primitive = Primitive(name)
+    declare_naryop(primitive, cost=cost, fusible=fusible)
 
     def abstract_eval(*avals: ShapedArray, **params) -> ShapedArray:
         nary_dtype_check(name, accepted, avals)
@@ -162,6 +175,15 @@ def standard_naryop(name: str, accepted: Sequence, *, result_dtype: Callable | N
         return ShapedArray(shape, dtype, weak)
 
     primitive.def_abstract_eval(abstract_eval)
+    return primitive
+
+
+def declare_naryop(primitive: Primitive, *, cost: str | None, fusible: bool = True) -> Primitive:
+    """Declares `primitive` an elementwise n-ary op under lax's broadcasting
+    (rank-0 and size-1 operands broadcast), of XLA's cost class `cost`,
+    `fusible` by XLA's loop fusion, and registers JAX's broadcast batcher."""
+    primitive.declare(elementwise=True, broadcasting=True, fusible=fusible, cost=cost)
+    batching_util.broadcasting(primitive)
     return primitive
 
 

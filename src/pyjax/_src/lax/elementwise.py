@@ -37,6 +37,7 @@ from pyjax._src.lax._standard import (
     _FLOAT,
     _INT,
     _SIGNED,
+    declare_naryop,
     nary_dtype_check,
     standard_unop,
     unary_dtype_check,
@@ -133,11 +134,13 @@ def broadcasting_shape(name: str, avals) -> tuple:
     return tuple(out)
 
 
-def _naryop(name: str, accepted, *, result_dtype=None, require_same: bool = True) -> Primitive:
+def _naryop(name: str, accepted, *, result_dtype=None, require_same: bool = True, cost: str | None = None,
+            fusible: bool = True) -> Primitive:
     """An elementwise n-ary primitive (JAX's `naryop`): broadcast shapes, the
     accepted dtype classes per position, operands of one dtype unless
-    `require_same` is off; `result_dtype(*avals)` maps the operand dtypes."""
-    primitive = Primitive(name)
+    `require_same` is off; `result_dtype(*avals)` maps the operand dtypes.
+    Declared and batched by `declare_naryop` (XLA's cost class `cost`)."""
+    primitive = declare_naryop(Primitive(name), cost=cost, fusible=fusible)
 
     def abstract_eval(*avals: ShapedArray, **params) -> ShapedArray:
         shape = broadcasting_shape(name, avals)
@@ -162,44 +165,44 @@ def _complex_dtype(dtype):
 # ---------------------------------------------------------------------------
 # Unary arithmetic
 
-neg_p = standard_unop("neg", _NUM)
-sign_p = standard_unop("sign", _NUM)
-abs_p = standard_unop("abs", _ABS, result_dtype=_real_dtype)
-floor_p = standard_unop("floor", (_FLOAT,))
-ceil_p = standard_unop("ceil", (_FLOAT,))
-round_p = standard_unop("round", (_FLOAT,))
-is_finite_p = standard_unop("is_finite", (_FLOAT,), result_dtype=lambda d: np.dtype(bool))
-square_p = standard_unop("square", _NUM)
-not_p = standard_unop("not", _BITWISE)
-population_count_p = standard_unop("population_count", (_INT,))
-clz_p = standard_unop("clz", (_INT,))
-real_p = standard_unop("real", (_COMPLEX,), result_dtype=_real_dtype)
-imag_p = standard_unop("imag", (_COMPLEX,), result_dtype=_real_dtype)
+neg_p = standard_unop("neg", _NUM, cost="cheap")
+sign_p = standard_unop("sign", _NUM, cost="cheap")
+abs_p = standard_unop("abs", _ABS, result_dtype=_real_dtype, cost="cheap")
+floor_p = standard_unop("floor", (_FLOAT,), cost="cheap")
+ceil_p = standard_unop("ceil", (_FLOAT,), cost="cheap")
+round_p = standard_unop("round", (_FLOAT,), cost="cheap")
+is_finite_p = standard_unop("is_finite", (_FLOAT,), result_dtype=lambda d: np.dtype(bool), cost="cheap")
+square_p = standard_unop("square", _NUM, cost="cheap")
+not_p = standard_unop("not", _BITWISE, cost="cheap")
+population_count_p = standard_unop("population_count", (_INT,), cost="cheap", fusible=False)
+clz_p = standard_unop("clz", (_INT,), cost="cheap", fusible=False)
+real_p = standard_unop("real", (_COMPLEX,), result_dtype=_real_dtype, cost="cheap")
+imag_p = standard_unop("imag", (_COMPLEX,), result_dtype=_real_dtype, cost="cheap")
 # conj of a real float32/float64 is complex (JAX's conj is complex-valued).
-conj_p = standard_unop("conj", _CONJ, result_dtype=_complex_dtype)
+conj_p = standard_unop("conj", _CONJ, result_dtype=_complex_dtype, cost="cheap")
 
 # Transcendental (float or complex; the `accuracy` param is hidden when None).
-exp_p = standard_unop("exp", _INEXACT)
-exp2_p = standard_unop("exp2", _INEXACT)
-log_p = standard_unop("log", _INEXACT)
-log1p_p = standard_unop("log1p", _INEXACT)
-expm1_p = standard_unop("expm1", _INEXACT)
-sqrt_p = standard_unop("sqrt", _INEXACT)
-rsqrt_p = standard_unop("rsqrt", _INEXACT)
-cbrt_p = standard_unop("cbrt", (_FLOAT,))
-sin_p = standard_unop("sin", _INEXACT)
-cos_p = standard_unop("cos", _INEXACT)
-tan_p = standard_unop("tan", _INEXACT)
-asin_p = standard_unop("asin", _INEXACT)
-acos_p = standard_unop("acos", _INEXACT)
-atan_p = standard_unop("atan", _INEXACT)
-sinh_p = standard_unop("sinh", _INEXACT)
-cosh_p = standard_unop("cosh", _INEXACT)
-tanh_p = standard_unop("tanh", _INEXACT)
-asinh_p = standard_unop("asinh", _INEXACT)
-acosh_p = standard_unop("acosh", _INEXACT)
-atanh_p = standard_unop("atanh", _INEXACT)
-logistic_p = standard_unop("logistic", _INEXACT)
+exp_p = standard_unop("exp", _INEXACT, cost="expensive")
+exp2_p = standard_unop("exp2", _INEXACT, cost="expensive")
+log_p = standard_unop("log", _INEXACT, cost="expensive")
+log1p_p = standard_unop("log1p", _INEXACT, cost="expensive")
+expm1_p = standard_unop("expm1", _INEXACT, cost="expensive")
+sqrt_p = standard_unop("sqrt", _INEXACT, cost="expensive")
+rsqrt_p = standard_unop("rsqrt", _INEXACT, cost="expensive")
+cbrt_p = standard_unop("cbrt", (_FLOAT,), cost="expensive")
+sin_p = standard_unop("sin", _INEXACT, cost="expensive")
+cos_p = standard_unop("cos", _INEXACT, cost="expensive")
+tan_p = standard_unop("tan", _INEXACT, cost="expensive")
+asin_p = standard_unop("asin", _INEXACT, cost="expensive")
+acos_p = standard_unop("acos", _INEXACT, cost="expensive")
+atan_p = standard_unop("atan", _INEXACT, cost="expensive")
+sinh_p = standard_unop("sinh", _INEXACT, cost="expensive")
+cosh_p = standard_unop("cosh", _INEXACT, cost="expensive")
+tanh_p = standard_unop("tanh", _INEXACT, cost="expensive")
+asinh_p = standard_unop("asinh", _INEXACT, cost="expensive")
+acosh_p = standard_unop("acosh", _INEXACT, cost="expensive")
+atanh_p = standard_unop("atanh", _INEXACT, cost="expensive")
+logistic_p = standard_unop("logistic", _INEXACT, cost="expensive")
 
 
 # ---------------------------------------------------------------------------
@@ -210,9 +213,9 @@ def _mul_result_dtype(x, y, out_dtype=None):
     return x.dtype if out_dtype is None else dtypes.canonicalize_dtype(out_dtype)
 
 
-add_p = _naryop("add", (_NUM, _NUM))
-sub_p = _naryop("sub", (_NUM, _NUM))
-mul_p = Primitive("mul")
+add_p = _naryop("add", (_NUM, _NUM), cost="cheap")
+sub_p = _naryop("sub", (_NUM, _NUM), cost="cheap")
+mul_p = declare_naryop(Primitive("mul"), cost="cheap")
 mul_p.pp_hidden = lambda key, value: key == "out_dtype" and value is None
 
 
@@ -225,19 +228,19 @@ def _mul_abstract_eval(x: ShapedArray, y: ShapedArray, *, out_dtype=None) -> Sha
     return ShapedArray(shape, _mul_result_dtype(x, y, out_dtype), x.weak_type and y.weak_type)
 
 
-div_p = _naryop("div", (_NUM, _NUM))
-rem_p = _naryop("rem", (_REM, _REM))
-max_p = _naryop("max", (None, None))
-min_p = _naryop("min", (None, None))
-atan2_p = _naryop("atan2", (_INEXACT, _INEXACT))
-nextafter_p = _naryop("nextafter", ((_FLOAT,), (_FLOAT,)))
-mulhi_p = _naryop("mulhi", ((_INT,), (_INT,)))
-and_p = _naryop("and", (_BITWISE, _BITWISE))
-or_p = _naryop("or", (_BITWISE, _BITWISE))
-xor_p = _naryop("xor", (_BITWISE, _BITWISE))
-shift_left_p = _naryop("shift_left", ((_INT,), (_INT,)))
-shift_right_arithmetic_p = _naryop("shift_right_arithmetic", ((_INT,), (_INT,)))
-shift_right_logical_p = _naryop("shift_right_logical", ((_INT,), (_INT,)))
+div_p = _naryop("div", (_NUM, _NUM), cost="expensive")
+rem_p = _naryop("rem", (_REM, _REM), cost="expensive")
+max_p = _naryop("max", (None, None), cost="cheap")
+min_p = _naryop("min", (None, None), cost="cheap")
+atan2_p = _naryop("atan2", (_INEXACT, _INEXACT), cost="expensive")
+nextafter_p = _naryop("nextafter", ((_FLOAT,), (_FLOAT,)), cost="cheap")
+mulhi_p = _naryop("mulhi", ((_INT,), (_INT,)), cost="cheap", fusible=False)
+and_p = _naryop("and", (_BITWISE, _BITWISE), cost="cheap")
+or_p = _naryop("or", (_BITWISE, _BITWISE), cost="cheap")
+xor_p = _naryop("xor", (_BITWISE, _BITWISE), cost="cheap")
+shift_left_p = _naryop("shift_left", ((_INT,), (_INT,)), cost="cheap")
+shift_right_arithmetic_p = _naryop("shift_right_arithmetic", ((_INT,), (_INT,)), cost="cheap")
+shift_right_logical_p = _naryop("shift_right_logical", ((_INT,), (_INT,)), cost="cheap")
 
 
 def _pow_result_dtype(x: ShapedArray, y: ShapedArray):
@@ -252,29 +255,29 @@ def _pow_result_dtype(x: ShapedArray, y: ShapedArray):
                     f"dtypes must match, but got {x.dtype} and {y.dtype} respectively.")
 
 
-pow_p = _naryop("pow", (_INEXACT, _NUM), result_dtype=_pow_result_dtype, require_same=False)
+pow_p = _naryop("pow", (_INEXACT, _NUM), result_dtype=_pow_result_dtype, require_same=False, cost="expensive")
 complex_p = _naryop("complex", (_COMPLEX_PARTS, _COMPLEX_PARTS),
-                    result_dtype=lambda x, y: _complex_dtype(x.dtype))
+                    result_dtype=lambda x, y: _complex_dtype(x.dtype), cost="cheap", fusible=False)
 
 # Comparisons: bool results. eq/ne take every dtype, the orderings no complex.
 _to_bool = lambda *avals: np.dtype(bool)  # noqa: E731
-eq_p = _naryop("eq", (None, None), result_dtype=_to_bool)
-ne_p = _naryop("ne", (None, None), result_dtype=_to_bool)
-lt_p = _naryop("lt", (_ORDERED, _ORDERED), result_dtype=_to_bool)
-le_p = _naryop("le", (_ORDERED, _ORDERED), result_dtype=_to_bool)
-gt_p = _naryop("gt", (_ORDERED, _ORDERED), result_dtype=_to_bool)
-ge_p = _naryop("ge", (_ORDERED, _ORDERED), result_dtype=_to_bool)
+eq_p = _naryop("eq", (None, None), result_dtype=_to_bool, cost="cheap")
+ne_p = _naryop("ne", (None, None), result_dtype=_to_bool, cost="cheap")
+lt_p = _naryop("lt", (_ORDERED, _ORDERED), result_dtype=_to_bool, cost="cheap")
+le_p = _naryop("le", (_ORDERED, _ORDERED), result_dtype=_to_bool, cost="cheap")
+gt_p = _naryop("gt", (_ORDERED, _ORDERED), result_dtype=_to_bool, cost="cheap")
+ge_p = _naryop("ge", (_ORDERED, _ORDERED), result_dtype=_to_bool, cost="cheap")
 # The same under IEEE 754's total order (-NaN < -inf < ... < -0.0 < +0.0 < ... < inf < NaN);
 # sort's comparator uses them. No public wrapper, as in JAX.
-eq_to_p = _naryop("eq_to", (None, None), result_dtype=_to_bool)
-le_to_p = _naryop("le_to", (_ORDERED, _ORDERED), result_dtype=_to_bool)
-lt_to_p = _naryop("lt_to", (_ORDERED, _ORDERED), result_dtype=_to_bool)
+eq_to_p = _naryop("eq_to", (None, None), result_dtype=_to_bool, cost="cheap", fusible=False)
+le_to_p = _naryop("le_to", (_ORDERED, _ORDERED), result_dtype=_to_bool, cost="cheap", fusible=False)
+lt_to_p = _naryop("lt_to", (_ORDERED, _ORDERED), result_dtype=_to_bool, cost="cheap", fusible=False)
 
 
 # ---------------------------------------------------------------------------
 # integer_pow: a static integer exponent
 
-integer_pow_p = Primitive("integer_pow")
+integer_pow_p = Primitive("integer_pow").declare(elementwise=True, fusible=True, cost="cheap")
 
 
 @integer_pow_p.def_abstract_eval
@@ -288,7 +291,7 @@ def _integer_pow_abstract_eval(x: ShapedArray, *, y: int) -> ShapedArray:
 # ---------------------------------------------------------------------------
 # clamp(min, x, max): min and max are scalars or of x's shape
 
-clamp_p = Primitive("clamp")
+clamp_p = Primitive("clamp").declare(elementwise=True, fusible=True, cost="cheap")
 
 
 @clamp_p.def_abstract_eval
@@ -304,7 +307,7 @@ def _clamp_abstract_eval(lo: ShapedArray, x: ShapedArray, hi: ShapedArray) -> Sh
 # ---------------------------------------------------------------------------
 # select_n
 
-select_n_p = Primitive("select_n")
+select_n_p = Primitive("select_n").declare(elementwise=True, fusible=True, cost="cheap")
 
 
 @select_n_p.def_abstract_eval
@@ -330,7 +333,7 @@ def _select_n_abstract_eval(which: ShapedArray, *cases: ShapedArray) -> ShapedAr
 # ---------------------------------------------------------------------------
 # Type changes
 
-convert_element_type_p = Primitive("convert_element_type")
+convert_element_type_p = Primitive("convert_element_type").declare(elementwise=True, fusible=True, cost="cheap")
 convert_element_type_p.pp_hidden = lambda key, value: key == "sharding"
 
 
@@ -349,7 +352,8 @@ def _convert_element_type_abstract_eval(operand: ShapedArray, *, new_dtype, weak
     return ShapedArray(operand.shape, new_dtype, weak_type, sharding if sharding is not None else operand.sharding)
 
 
-bitcast_convert_type_p = Primitive("bitcast_convert_type")
+# (elementwise when the widths agree; a width-changing one has another shape)
+bitcast_convert_type_p = Primitive("bitcast_convert_type").declare(elementwise=True, fusible=True, cost="cheap")
 
 
 @bitcast_convert_type_p.def_abstract_eval
@@ -376,7 +380,7 @@ def _bitcast_convert_type_abstract_eval(operand: ShapedArray, *, new_dtype) -> S
     return ShapedArray(shape, new_dtype, False)
 
 
-reduce_precision_p = Primitive("reduce_precision")
+reduce_precision_p = Primitive("reduce_precision").declare(elementwise=True, fusible=False, cost="cheap")
 
 
 @reduce_precision_p.def_abstract_eval
@@ -390,9 +394,9 @@ def _reduce_precision_abstract_eval(operand: ShapedArray, *, exponent_bits: int,
 
 
 # --- identities: stop_gradient (its derivative is zero) and copy
-stop_gradient_p = Primitive("stop_gradient")
+stop_gradient_p = Primitive("stop_gradient").declare(elementwise=True, fusible=True, cost="cheap")
 stop_gradient_p.def_abstract_eval(lambda x: x)
-copy_p = Primitive("copy")
+copy_p = Primitive("copy").declare(elementwise=True, fusible=True, cost="cheap")
 copy_p.def_abstract_eval(lambda x: x)
 
 
@@ -696,17 +700,15 @@ def stop_gradient(x):
 
 
 # ---------------------------------------------------------------------------
-# Batching rules for the primitives defined here whose rules are not in
-# elementwise_ad.py: complex, mulhi and the total-order comparisons broadcast
-# like the other binary operations; reduce_precision and
-# bitcast_convert_type act elementwise; clamp, whose bounds are scalars or of
-# the operand's shape, aligns its bounds with the operand as JAX 0.11 does.
+# Batching rules for the primitives defined here whose rules are neither the
+# builders' (standard_unop, _naryop) nor in elementwise_ad.py:
+# reduce_precision and bitcast_convert_type act elementwise; clamp, whose
+# bounds are scalars or of the operand's shape, aligns its bounds with the
+# operand as JAX 0.11 does.
 
 from pyjax._src.interpreters import batching as _batching  # noqa: E402
 from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
 
-for _primitive in (complex_p, mulhi_p, eq_to_p, lt_to_p, le_to_p):
-    _batching_util.broadcasting(_primitive)
 _batching_util.vectorized(reduce_precision_p)
 
 

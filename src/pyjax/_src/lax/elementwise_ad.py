@@ -402,17 +402,11 @@ defjvp(ew.clamp_p,
 from pyjax._src.interpreters import batching
 from pyjax._src.lax import batching_util
 
-for _p in (ew.neg_p, ew.sign_p, ew.abs_p, ew.floor_p, ew.ceil_p, ew.round_p, ew.is_finite_p, ew.square_p,
-           ew.not_p, ew.population_count_p, ew.clz_p, ew.real_p, ew.imag_p, ew.conj_p, ew.exp_p, ew.exp2_p,
-           ew.log_p, ew.log1p_p, ew.expm1_p, ew.sqrt_p, ew.rsqrt_p, ew.cbrt_p, ew.sin_p, ew.cos_p, ew.tan_p,
-           ew.asin_p, ew.acos_p, ew.atan_p, ew.sinh_p, ew.cosh_p, ew.tanh_p, ew.asinh_p, ew.acosh_p, ew.atanh_p,
-           ew.logistic_p, ew.integer_pow_p, ew.convert_element_type_p, ew.stop_gradient_p, ew.copy_p):
+# The unary and n-ary builders register the vectorized and broadcast
+# batchers themselves; these are the elementwise primitives defined directly.
+for _p in (ew.integer_pow_p, ew.convert_element_type_p, ew.stop_gradient_p, ew.copy_p):
     batching_util.vectorized(_p)
-
-for _p in (ew.add_p, ew.sub_p, ew.mul_p, ew.div_p, ew.rem_p, ew.pow_p, ew.max_p, ew.min_p, ew.atan2_p,
-           ew.nextafter_p, ew.and_p, ew.or_p, ew.xor_p, ew.shift_left_p, ew.shift_right_arithmetic_p,
-           ew.shift_right_logical_p, ew.eq_p, ew.ne_p, ew.lt_p, ew.le_p, ew.gt_p, ew.ge_p, add_any_p):
-    batching_util.broadcasting(_p)
+batching_util.broadcasting(add_any_p)
 
 
 def _select_n_batch(axis_data, args, dims):

@@ -25,7 +25,7 @@ def _static_shape(shape, name: str) -> tuple:
 
 
 # --- broadcast_in_dim
-broadcast_in_dim_p = Primitive("broadcast_in_dim")
+broadcast_in_dim_p = Primitive("broadcast_in_dim").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
 broadcast_in_dim_p.pp_hidden = lambda k, v: k in ("shape", "sharding") or (k == "broadcast_dimensions" and not v)
 
 
@@ -92,7 +92,7 @@ def broadcast(operand, sizes: Sequence[int], *, out_sharding=None):
 
 
 # --- reshape
-reshape_p = Primitive("reshape")
+reshape_p = Primitive("reshape").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
 
 
 @reshape_p.def_abstract_eval
@@ -121,7 +121,7 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
 
 
 # --- transpose
-transpose_p = Primitive("transpose")
+transpose_p = Primitive("transpose").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
 
 
 @transpose_p.def_abstract_eval
@@ -143,7 +143,7 @@ def transpose(operand, permutation: Sequence[int]):
 
 
 # --- squeeze
-squeeze_p = Primitive("squeeze")
+squeeze_p = Primitive("squeeze").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
 
 
 @squeeze_p.def_abstract_eval
@@ -203,7 +203,7 @@ def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_shardin
 
 
 # --- concatenate
-concatenate_p = Primitive("concatenate")
+concatenate_p = Primitive("concatenate").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
 
 
 @concatenate_p.def_abstract_eval
@@ -238,7 +238,7 @@ def concatenate(operands: Sequence, dimension: int):
 
 
 # --- rev
-rev_p = Primitive("rev")
+rev_p = Primitive("rev").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
 
 
 @rev_p.def_abstract_eval
@@ -254,7 +254,7 @@ def rev(operand, dimensions: Sequence[int]):
 
 
 # --- slice (static)
-slice_p = Primitive("slice")
+slice_p = Primitive("slice").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
 
 
 @slice_p.def_abstract_eval

@@ -29,20 +29,24 @@ __all__ = [
 
 _FLOATS = (_FLOAT,)
 
-erf_p = standard_unop("erf", _FLOATS)
-erfc_p = standard_unop("erfc", _FLOATS)
-erf_inv_p = standard_unop("erf_inv", _FLOATS)
-lgamma_p = standard_unop("lgamma", _FLOATS)
-digamma_p = standard_unop("digamma", _FLOATS)
-bessel_i0e_p = standard_unop("bessel_i0e", _FLOATS)
-bessel_i1e_p = standard_unop("bessel_i1e", _FLOATS)
-polygamma_p = _naryop("polygamma", (_FLOATS, _FLOATS))
-igamma_p = _naryop("igamma", (_FLOATS, _FLOATS))
-igammac_p = _naryop("igammac", (_FLOATS, _FLOATS))
-igamma_grad_a_p = _naryop("igamma_grad_a", (_FLOATS, _FLOATS))
-random_gamma_grad_p = _naryop("random_gamma_grad", (_FLOATS, _FLOATS))
-zeta_p = _naryop("zeta", (_FLOATS, _FLOATS))
-regularized_incomplete_beta_p = _naryop("regularized_incomplete_beta", (_FLOATS, _FLOATS, _FLOATS))
+# XLA fuses all of these; the ones declared fusible=False are fusion roots for
+# the NumPy backend's multiply-add analysis (rewrite.py), which was measured
+# against JAX without them as consumers.
+erf_p = standard_unop("erf", _FLOATS, cost="expensive")
+erfc_p = standard_unop("erfc", _FLOATS, cost="expensive")
+erf_inv_p = standard_unop("erf_inv", _FLOATS, cost="expensive")
+lgamma_p = standard_unop("lgamma", _FLOATS, cost="expensive", fusible=False)
+digamma_p = standard_unop("digamma", _FLOATS, cost="expensive", fusible=False)
+bessel_i0e_p = standard_unop("bessel_i0e", _FLOATS, cost="expensive", fusible=False)
+bessel_i1e_p = standard_unop("bessel_i1e", _FLOATS, cost="expensive", fusible=False)
+polygamma_p = _naryop("polygamma", (_FLOATS, _FLOATS), cost="expensive", fusible=False)
+igamma_p = _naryop("igamma", (_FLOATS, _FLOATS), cost="expensive", fusible=False)
+igammac_p = _naryop("igammac", (_FLOATS, _FLOATS), cost="expensive", fusible=False)
+igamma_grad_a_p = _naryop("igamma_grad_a", (_FLOATS, _FLOATS), cost="expensive", fusible=False)
+random_gamma_grad_p = _naryop("random_gamma_grad", (_FLOATS, _FLOATS), cost="expensive", fusible=False)
+zeta_p = _naryop("zeta", (_FLOATS, _FLOATS), cost="expensive", fusible=False)
+regularized_incomplete_beta_p = _naryop("regularized_incomplete_beta", (_FLOATS, _FLOATS, _FLOATS),
+                                        cost="expensive", fusible=False)
 
 
 def erf(x):
@@ -254,15 +258,5 @@ igamma_grad_a_p.def_jvp(unimplemented(""))
 random_gamma_grad_p.def_jvp(unimplemented("in JAX 0.11 it is a traced while_loop, differentiable in forward mode "
                                           "only; pyjax's primitive has no derivative"))
 
-
-# ---------------------------------------------------------------------------
-# Batching rules: all elementwise (JAX: defvectorized for the unary ones,
-# defbroadcasting for the n-ary ones).
-
-from pyjax._src.lax import batching_util
-
-for _p in (erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p, bessel_i0e_p, bessel_i1e_p):
-    batching_util.vectorized(_p)
-for _p in (polygamma_p, igamma_p, igammac_p, igamma_grad_a_p, random_gamma_grad_p, zeta_p,
-           regularized_incomplete_beta_p):
-    batching_util.broadcasting(_p)
+# (Batching: every primitive here is built by standard_unop or _naryop,
+# which register JAX's vectorized and broadcast batchers.)

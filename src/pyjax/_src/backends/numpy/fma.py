@@ -47,7 +47,9 @@ _SMALL = 1 << 14
 _BLOCK = 1 << 17
 _local = threading.local()
 
-fma_p = Primitive("fma")
+# Elementwise, broadcasting (NumPy arithmetic), and a fusion consumer as the
+# multiply-adds it replaces were.
+fma_p = Primitive("fma").declare(elementwise=True, broadcasting=True, fusible=True, cost="cheap")
 
 
 def _fma_abstract_eval(a, b, c, **params):

@@ -230,24 +230,17 @@ def _simplify_bodies(eqn: JaxprEqn) -> JaxprEqn:
 # does not fuse, expensive values read twice); a fusible value belongs to
 # every fusion one of its users belongs to.
 
-# Consumers XLA's CPU fusion fuses a producer into (elementwise, layout).
-_FUSIBLE = frozenset({
-    "neg", "sign", "abs", "floor", "ceil", "round", "is_finite", "square", "not", "conj", "real",
-    "imag", "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf",
-    "erfc", "erf_inv", "integer_pow", "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2",
-    "nextafter", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge", "select_n",
-    "convert_element_type", "bitcast_convert_type", "clamp", "shift_left", "shift_right_logical",
-    "shift_right_arithmetic", "stop_gradient", "copy", "copy_p", "fma",
-    "broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims", "slice", "rev", "pad",
-    "concatenate",
-})
-# Of those, the ones XLA will not copy into several consumers (HloInstruction::IsExpensive).
-_EXPENSIVE = frozenset({
-    "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan", "asin",
-    "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf", "erfc",
-    "erf_inv", "div", "rem", "pow", "atan2",
-})
+# Which consumers XLA's CPU fusion fuses a producer into (elementwise and
+# layout ops) and which of those it will not copy into several consumers
+# (HloInstruction::IsExpensive) are declared on each primitive, where it is
+# defined: `primitive.fusible` and `primitive.cost` (core.Primitive).
+
+
+def _expensive(primitive) -> bool:
+    """A fusible primitive XLA will not duplicate into several fusions."""
+    return primitive.cost == "expensive" and primitive.fusible is True
+
+
 # A value fused into more fusions than this counts as materialised (keeps the
 # analysis linear; XLA bounds such duplication too).
 _MAX_COPIES = 16
@@ -356,10 +349,10 @@ class _Fusions:
         known = self._materialised.get(v)
         if known is None:
             producer, users = self.producers[v], self.users.get(v, ())
-            name = producer.primitive.name
-            known = (v in self.outputs or not users or name not in _FUSIBLE or len(producer.outvars) != 1
-                     or (name in _EXPENSIVE and len(users) > 1)
-                     or any(u.primitive.name not in _FUSIBLE for u in users))
+            primitive = producer.primitive
+            known = (v in self.outputs or not users or not primitive.fusible or len(producer.outvars) != 1
+                     or (_expensive(primitive) and len(users) > 1)
+                     or any(not u.primitive.fusible for u in users))
             self._materialised[v] = known
         return known
 
@@ -548,7 +541,7 @@ def _plain_factor(v, producers: dict, dtype, depth: int = 3) -> bool:
     if producer is None or depth == 0:
         return True
     name = producer.primitive.name
-    if name in _EXPENSIVE or name == "erf_inv":
+    if _expensive(producer.primitive):
         return (name, np.dtype(dtype)) in _KEEPS_BITS_IN_FUSION
     if name not in ("mul", "neg"):
         return True

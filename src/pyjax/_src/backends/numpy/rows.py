@@ -84,7 +84,7 @@ def _anchor_shape(eqn: JaxprEqn) -> tuple | None:
     name = eqn.primitive.name
     if name in _REDUCTIONS:
         return tuple(eqn.invars[0].aval.shape)
-    if name in tile_lib.ELEMENTWISE:
+    if tile_lib.elementwise(eqn.primitive):
         return tuple(eqn.outvars[0].aval.shape)
     return None
 
@@ -151,7 +151,7 @@ def _out_kind(eqn: JaxprEqn, kinds: dict, length: int) -> str | None:
         return out
     if name == "reshape":
         return out if ins == [_ROW_VALUE] and out == _KEPT_ROW_VALUE and eqn.params.get("dimensions") is None else None
-    if name in tile_lib.ELEMENTWISE:
+    if tile_lib.elementwise(eqn.primitive):
         # Operands of the result's kind, or broadcast along the row (a kept
         # row value next to rows), or scalars.
         allowed = {out, _SCALAR} | ({_KEPT_ROW_VALUE} if out == _ROW else set())

@@ -50,23 +50,25 @@ MIN_ELEMENTS = int(os.environ.get("PYJAX_TILE_MIN_ELEMENTS") or 1 << 20)
 # the gain is the parallel run, not the cache.
 BLOCK_BYTES = 1 << 22
 
-# Primitives whose every output element depends only on the operands' element
-# at the same index (operands of the result's shape, or rank-0).
-ELEMENTWISE = frozenset({
-    "neg", "sign", "abs", "floor", "ceil", "round", "is_finite", "square", "not", "conj", "real",
-    "imag", "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf",
-    "erfc", "lgamma", "digamma", "integer_pow", "add", "sub", "mul", "div", "rem", "pow",
-    "max", "min", "atan2", "nextafter", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge",
-    "select_n", "convert_element_type", "clamp", "stop_gradient", "copy", "copy_p",
-    "shift_left", "shift_right_logical", "shift_right_arithmetic", "population_count", "clz",
-    "bitcast_convert_type",  # (a width-changing one has another shape: left out by the rule)
-    "fma",  # the backend's fused multiply-add (fma.py, from rewrite.py)
+# Which primitives act elementwise (every output element depends only on the
+# operands' element at its index; operands of the result's shape, or rank-0)
+# and which of those broadcast size-1 axes as lax's n-ary ops do is declared
+# on each primitive (`primitive.elementwise`, `primitive.broadcasting`). Of
+# the elementwise ones, these are left out of tiled regions and of rows.py's
+# row loops: they were never measured there (special functions computed by
+# SciPy, the total-order comparisons, complex, mulhi, reduce_precision).
+_UNTILED = frozenset({
+    "bessel_i0e", "bessel_i1e", "complex", "eq_to", "erf_inv", "igamma", "igamma_grad_a", "igammac", "le_to",
+    "lt_to", "mulhi", "polygamma", "random_gamma_grad", "reduce_precision", "regularized_incomplete_beta", "zeta",
 })
-# Of those, the ones whose impl is a NumPy ufunc (or NumPy arithmetic), which
-# broadcast operands with size-1 axes as lax's do.
-_BROADCASTING = ELEMENTWISE - {"select_n", "clamp", "convert_element_type", "integer_pow", "copy", "copy_p",
-                               "stop_gradient", "erf_inv", "real", "imag", "round"}
+
+
+def elementwise(primitive) -> bool:
+    """Whether a tiled region (or a row loop) runs `primitive` as an
+    elementwise operation: declared elementwise, and not left out here."""
+    return primitive.elementwise and primitive.name not in _UNTILED
+
+
 _REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
                          "reduce_or", "reduce_xor", "argmax", "argmin"})
 # Reductions whose result does not depend on the order of the reduction: a
@@ -208,7 +210,7 @@ def _scan(eqns: list, start: int, size: int) -> tuple[list, list]:
 
 
 def _leading_size(eqn: JaxprEqn) -> int | None:
-    if eqn.primitive.name not in ELEMENTWISE and eqn.primitive.name not in _SHAPE_RULES:
+    if not elementwise(eqn.primitive) and eqn.primitive.name not in _SHAPE_RULES:
         return None
     outs = [v.aval for v in eqn.outvars]
     if not outs or not all(isinstance(a, ShapedArray) and a.shape and isinstance(a.dtype, np.dtype)
@@ -225,7 +227,7 @@ def _roles(eqn: JaxprEqn, size: int, roles: dict, defined: dict) -> list | None:
     if not all(isinstance(v.aval, ShapedArray) and isinstance(v.aval.dtype, np.dtype)
                for v in (*eqn.invars, *eqn.outvars)):
         return None
-    if name in ELEMENTWISE:
+    if elementwise(eqn.primitive):
         out = eqn.outvars[0].aval
         if len(eqn.outvars) != 1 or not out.shape or out.shape[0] != size:
             return None
@@ -236,7 +238,7 @@ def _roles(eqn: JaxprEqn, size: int, roles: dict, defined: dict) -> list | None:
                 wanted[v] = _TILED
             elif not shape:
                 wanted[v] = _WHOLE
-            elif name in _BROADCASTING and len(shape) == len(out.shape) and all(
+            elif eqn.primitive.broadcasting and len(shape) == len(out.shape) and all(
                     d in (1, o) for d, o in zip(shape, out.shape, strict=True)):
                 # Size-1 axes broadcast (lax allows them since vmap makes them):
                 # an operand of leading size 1 serves every block whole.

@@ -1,0 +1,141 @@
+"""Primitive properties: each primitive declares them once, where it is
+defined (core.Primitive.declare), and the NumPy backend derives its tables
+from them. These tests fail when a primitive lacks a declaration a backend
+needs, and pin the derived tables to the hand-kept lists they replaced (so
+the native tier's, the tiler's and the fusion analysis's choices are
+unchanged)."""
+
+import contextlib
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax._src import core
+from pyjax._src.backends.numpy import rewrite, tile
+from pyjax._src.backends.numpy.impls import IMPLS
+from pyjax._src.lax import _standard
+
+# The lists the backend kept by hand before the declarations (minus names no
+# primitive has): the derived ones must equal them.
+_TILE_ELEMENTWISE = frozenset({
+    "neg", "sign", "abs", "floor", "ceil", "round", "is_finite", "square", "not", "conj", "real",
+    "imag", "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf",
+    "erfc", "lgamma", "digamma", "integer_pow", "add", "sub", "mul", "div", "rem", "pow",
+    "max", "min", "atan2", "nextafter", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge",
+    "select_n", "convert_element_type", "clamp", "stop_gradient", "copy",
+    "shift_left", "shift_right_logical", "shift_right_arithmetic", "population_count", "clz",
+    "bitcast_convert_type", "fma",
+})
+# (tile.py's list of broadcasting ones; only operands of several matter.)
+_TILE_BROADCASTING_NARY = frozenset({
+    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "and", "or", "xor",
+    "eq", "ne", "lt", "le", "gt", "ge", "shift_left", "shift_right_logical", "shift_right_arithmetic", "fma",
+})
+_FUSIBLE = frozenset({
+    "neg", "sign", "abs", "floor", "ceil", "round", "is_finite", "square", "not", "conj", "real",
+    "imag", "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf",
+    "erfc", "erf_inv", "integer_pow", "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2",
+    "nextafter", "and", "or", "xor", "eq", "ne", "lt", "le", "gt", "ge", "select_n",
+    "convert_element_type", "bitcast_convert_type", "clamp", "shift_left", "shift_right_logical",
+    "shift_right_arithmetic", "stop_gradient", "copy", "fma",
+    "broadcast_in_dim", "reshape", "transpose", "squeeze", "slice", "rev", "pad", "concatenate",
+})
+_EXPENSIVE = frozenset({
+    "exp", "exp2", "log", "log1p", "expm1", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "logistic", "erf", "erfc",
+    "erf_inv", "div", "rem", "pow", "atan2",
+})
+
+
+def _primitives() -> list:
+    pyjax.numpy.zeros(1)  # (everything imported)
+    return list(core._all_primitives)
+
+
+def missing_declarations(primitive: core.Primitive) -> list[str]:
+    """The declarations the NumPy backend needs that `primitive` lacks."""
+    missing = []
+    # rewrite.py's fusion analysis needs both for every elementwise op, and
+    # the cost of every fusible one.
+    if (primitive.elementwise or primitive.fusible) and primitive.cost not in ("cheap", "expensive"):
+        missing.append("cost")
+    if primitive.elementwise and not isinstance(primitive.fusible, bool):
+        missing.append("fusible")
+    return missing
+
+
+def test_every_primitive_declares_what_the_backend_needs():
+    holes = {p.name: m for p in _primitives() if (m := missing_declarations(p))}
+    assert not holes, f"primitives lacking declarations: {holes}"
+
+
+@contextlib.contextmanager
+def _scratch(primitive):
+    # A primitive made for one test, kept out of the registry afterwards.
+    try:
+        yield primitive
+    finally:
+        core._all_primitives.remove(primitive)
+        IMPLS.pop(primitive, None)
+
+
+def test_an_undeclared_cost_is_reported():
+    with _scratch(_standard.standard_unop("scratch_undeclared", None)) as primitive:
+        assert missing_declarations(primitive) == ["cost"]
+    with _scratch(_standard.standard_unop("scratch_declared", None, cost="cheap")) as primitive:
+        assert missing_declarations(primitive) == []
+
+
+def test_declare_refuses_unknown_properties_and_costs():
+    with _scratch(core.Primitive("scratch")) as primitive:
+        with pytest.raises(TypeError, match="unknown primitive property 'elementwize'"):
+            primitive.declare(elementwize=True)
+        with pytest.raises(ValueError, match="cost must be one of"):
+            primitive.declare(cost="pricey")
+        assert primitive.declare(body_params=["jaxpr"]).body_params == ("jaxpr",)
+
+
+def test_builders_register_batching():
+    # standard_unop and standard_naryop give a new primitive JAX's vectorized
+    # and broadcast batchers: vmap works with no other registration.
+    with _scratch(_standard.standard_unop("scratch_negate", None, cost="cheap")) as unop, \
+            _scratch(_standard.standard_naryop("scratch_plus", (None, None), cost="cheap")) as naryop:
+        IMPLS[unop] = lambda x: np.negative(x)
+        IMPLS[naryop] = lambda x, y: np.add(x, y)
+        xs = jnp.arange(6.0).reshape(2, 3)
+        np.testing.assert_array_equal(pyjax.vmap(unop.bind)(xs), -np.arange(6.0).reshape(2, 3))
+        out = pyjax.vmap(naryop.bind, in_axes=(1, None))(xs, jnp.float32(1))
+        np.testing.assert_array_equal(out, np.arange(6.0).reshape(2, 3).T + 1)
+        ys = jnp.arange(6.0).reshape(3, 2) * 10
+        out = pyjax.vmap(naryop.bind, in_axes=(1, 0))(xs, ys)
+        np.testing.assert_array_equal(out, np.arange(6.0).reshape(2, 3).T + np.arange(6.0).reshape(3, 2) * 10)
+
+
+def test_builders_declare_elementwise_fusible():
+    assert pyjax.lax.sin_p.elementwise and pyjax.lax.sin_p.fusible and pyjax.lax.sin_p.cost == "expensive"
+    assert pyjax.lax.add_p.broadcasting and pyjax.lax.add_p.cost == "cheap"
+    assert not pyjax.lax.select_n_p.broadcasting
+    assert pyjax.lax.reshape_p.fusible and not pyjax.lax.reshape_p.elementwise
+
+
+def test_tile_tables_derive_from_declarations():
+    primitives = _primitives()
+    assert {p.name for p in primitives if tile.elementwise(p)} == _TILE_ELEMENTWISE
+    nary = {p.name for p in primitives if tile.elementwise(p) and p.broadcasting}
+    assert nary == _TILE_BROADCASTING_NARY
+
+
+def test_untiled_names_are_elementwise_primitives():
+    # tile.py's only list of names: each must still name an elementwise primitive.
+    by_name = {p.name: p for p in _primitives()}
+    assert all(by_name[name].elementwise for name in tile._UNTILED)
+
+
+def test_fusion_tables_derive_from_declarations():
+    primitives = _primitives()
+    assert {p.name for p in primitives if p.fusible} == _FUSIBLE
+    assert {p.name for p in primitives if rewrite._expensive(p)} == _EXPENSIVE
