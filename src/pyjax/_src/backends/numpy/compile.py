@@ -45,7 +45,6 @@ import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
-import scipy.special
 
 from pyjax._src import config as config_lib
 from pyjax._src import dtypes
@@ -66,25 +65,22 @@ __all__ = ["EMITTERS", "Block", "CompiledFunction", "ProgramBuilder", "compile_j
 # Direct NumPy calls for hot elementwise primitives.
 #
 # An impl that is itself a ufunc (and gets no params) is called directly.
-# The ufuncs impls.py wraps in a params-dropping function (`exp` has an
-# `accuracy` param, for instance) are listed here; calling the ufunc saves a
-# Python frame per equation. This table is used only when the impl handed in
-# is impls.py's own (a caller with a custom table keeps its impls), and
-# tests/backends/test_numpy_compile.py checks every entry against the impl so
-# the two cannot drift apart silently.
+# An impl that impls.py wraps in a params-dropping function (`exp` has an
+# `accuracy` param, for instance) carries its ufunc as `impl.ufunc`, declared
+# once in impls.py's table of direct ufuncs; calling the ufunc saves a Python
+# frame per equation. This is done only when the impl handed in is impls.py's
+# own (a caller with a custom table keeps its impls), and
+# tests/backends/test_numpy_compile.py checks every such ufunc against its
+# impl. UFUNCS (primitive name -> ufunc) is derived from the table, once.
+
+
+def _direct_ufunc(impl: Callable) -> np.ufunc | None:
+    fn = impl if isinstance(impl, np.ufunc) else getattr(impl, "ufunc", None)
+    return fn if isinstance(fn, np.ufunc) else None
+
+
 UFUNCS: dict[str, np.ufunc] = {
-    "neg": np.negative, "sign": np.sign, "abs": np.absolute, "floor": np.floor,
-    "ceil": np.ceil, "is_finite": np.isfinite, "square": np.square, "not": np.invert,
-    "conj": np.conjugate, "exp": np.exp, "exp2": np.exp2, "log": np.log, "log1p": np.log1p,
-    "expm1": np.expm1, "sqrt": np.sqrt, "cbrt": np.cbrt, "sin": np.sin, "cos": np.cos,
-    "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
-    "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
-    "atanh": np.arctanh, "logistic": scipy.special.expit,
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "rem": np.fmod, "pow": np.power,
-    "max": np.maximum, "min": np.minimum, "atan2": np.arctan2, "nextafter": np.nextafter,
-    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor, "eq": np.equal,
-    "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
-    "ge": np.greater_equal,
+    primitive.name: ufunc for primitive, impl in DEFAULT_IMPLS.items() if (ufunc := _direct_ufunc(impl)) is not None
 }
 
 # Primitives whose impl is one ufunc for inexact dtypes only (integers need
@@ -150,9 +146,8 @@ def ufunc_of(eqn: JaxprEqn, impl: Callable, is_default: bool) -> np.ufunc | None
     # Only when the impl is the params-dropping wrapper of exactly this ufunc
     # (impls.py marks it): a specialised impl is never bypassed.
     name, out_aval = eqn.primitive.name, eqn.outvars[0].aval
-    ufunc = UFUNCS.get(name)
-    if ufunc is not None and getattr(impl, "ufunc", None) is ufunc and out_aval.dtype not in getattr(
-            impl, "exact_dtypes", ()):
+    ufunc = getattr(impl, "ufunc", None)
+    if isinstance(ufunc, np.ufunc) and out_aval.dtype not in getattr(impl, "exact_dtypes", ()):
         return ufunc
     if _broadcast_divisor(name, eqn.invars, out_aval):
         return None
