@@ -2,6 +2,7 @@
 jit, remat and the control-flow rules call it."""
 
 import numpy as np
+import pytest
 
 import pyjax as jax
 import pyjax.numpy as jnp
@@ -83,3 +84,43 @@ def test_jit_and_remat_batch_through_the_one_batch_jaxpr():
     xs = np.stack([x, x + 1])
     for fun in (f, g):
         np.testing.assert_allclose(np.asarray(jax.vmap(fun)(xs)), np.sin(xs).transpose(0, 2, 1), rtol=1e-6)
+
+
+def test_partial_eval_custom_rules_are_declared_on_the_calls():
+    from pyjax._src.custom_derivatives import custom_jvp_call_p
+    from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
+    from pyjax._src.jit import jit_p
+    from pyjax._src.remat import remat_p
+
+    assert jit_p.partial_eval_custom is call_partial_eval_custom_rule
+    assert remat_p.partial_eval_custom.func is call_partial_eval_custom_rule
+    assert remat_p.partial_eval_custom.keywords == {"differentiated": True}
+    assert custom_jvp_call_p.inline_when_unknown == "call_jaxpr"
+
+
+def test_partial_eval_jaxpr_custom_saves_or_recomputes_by_saveable():
+    from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr_custom
+
+    jaxpr = _jaxpr(lambda x, y: jnp.sin(x) * y, 1.0, 2.0)
+    asked = []
+
+    def save_nothing(primitive, *avals, **params):
+        asked.append(primitive.name)
+        return False
+
+    known, staged, out_uk, out_inst, num_res = partial_eval_jaxpr_custom(jaxpr, [False, True], [True, True], save_nothing)
+    assert asked == ["sin"] and out_uk == [True] and num_res == 0
+    # Not saveable: the sin runs now and again in the staged jaxpr.
+    assert [e.primitive.name for e in known.eqns] == ["sin"]
+    assert [e.primitive.name for e in staged.eqns] == ["sin", "mul"]
+    known, staged, _, _, num_res = partial_eval_jaxpr_custom(jaxpr, [False, True], [True, True], lambda *a, **k: True)
+    assert num_res == 1 and [e.primitive.name for e in staged.eqns] == ["mul"]
+
+
+def test_remat_policy_answers_reach_partial_eval():
+    from pyjax._src.remat import saveable_by
+
+    assert saveable_by(lambda *a, **k: True)(None) is True
+    assert saveable_by(jax.checkpoint_policies.nothing_saveable)(None) is False
+    with pytest.raises(TypeError, match="Value returned by a remat policy"):
+        saveable_by(lambda *a, **k: "yes")(None)

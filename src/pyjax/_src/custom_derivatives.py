@@ -249,6 +249,9 @@ def match_out(value, dim, target, size: int, what: str):
 
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
 custom_jvp_call_p.effects_of = body_effects("call_jaxpr")
+# Partially evaluated with an unknown input, the call is its body: JAX keeps
+# no custom JVP rule there (interpreters/partial_eval.py).
+custom_jvp_call_p.inline_when_unknown = "call_jaxpr"
 custom_jvp_call_p.pp_param_order = ("name", "call_jaxpr", "jvp", "num_consts", "symbolic_zeros")
 custom_jvp_call_p.pp_hidden = lambda key, value: key == "num_consts" and not value
 

@@ -27,6 +27,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.dce import call_dce_rule
 from pyjax._src.interpreters.jvp import jvp_jaxpr
+from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -37,6 +38,7 @@ from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, t
 jit_p = Primitive("jit", multiple_results=True)
 jit_p.effects_of = body_effects("jaxpr")
 jit_p.dce_rule = call_dce_rule
+jit_p.partial_eval_custom = call_partial_eval_custom_rule
 jit_p.pp_param_order = ("name", "donated_invars", "jaxpr", "keep_unused")
 jit_p.pp_alias_body = "jaxpr"
 

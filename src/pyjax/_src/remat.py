@@ -4,7 +4,7 @@ evaluation.
 `remat2[jaxpr=... differentiated=... policy=... prevent_cse=...]` calls a
 constant-free jaxpr. It evaluates like a call; what makes it a checkpoint is
 its partial-evaluation rule. When some inputs are unknown (linearize, grad),
-the body is split by `partial_eval_jaxpr_custom`: an equation whose inputs
+the body is split by `partial_eval_jaxpr_custom` (interpreters/partial_eval.py): an equation whose inputs
 are all known runs now (in the enclosing trace, outside the remat), and the
 policy decides whether its outputs may be saved as residuals; those it may
 not save are also staged into the unknown part, i.e. recomputed in the
@@ -19,6 +19,7 @@ single-memory backend treats `Offloadable` as `Saveable`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -30,6 +31,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.dce import call_dce_rule, dce_jaxpr
 from pyjax._src.interpreters.jvp import jvp_jaxpr
+from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule, partial_eval_jaxpr_custom
 from pyjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var, body_effects
 
@@ -85,12 +87,23 @@ def everything_saveable(*_, **__) -> bool:
     return True
 
 
+def saveable_by(policy: Callable) -> Callable[..., bool]:
+    """The policy as partial evaluation asks it: whether an equation's outputs
+    may be saved (an offload is a save on this single-memory backend)."""
+
+    def saveable(primitive, *avals, **params) -> bool:
+        return not isinstance(ensure_enum(policy(primitive, *avals, **params)), RecomputeType)
+
+    return saveable
+
+
 # ---------------------------------------------------------------------------
 # The primitive
 
 remat_p = Primitive("remat2", multiple_results=True)
 remat_p.effects_of = body_effects("jaxpr")
 remat_p.dce_rule = call_dce_rule
+remat_p.partial_eval_custom = functools.partial(call_partial_eval_custom_rule, differentiated=True)
 
 
 @remat_p.def_abstract_eval
@@ -152,113 +165,6 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
 remat_p.def_jvp(_remat_jvp)
 
 
-# ---------------------------------------------------------------------------
-# Policy-driven partial evaluation of a jaxpr
-
-
-def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns: Sequence[bool], in_inst: Sequence[bool],
-                              saveable: Callable) -> tuple[Jaxpr, Jaxpr, list, list, int]:
-    """Splits `jaxpr` into a known and a staged jaxpr, asking `saveable`
-    which known values may be kept as residuals.
-
-    Returns (known, staged, out_unknowns, out_inst, num_res): `known` maps the
-    known inputs to the known outputs and then the residuals; `staged` maps
-    (residuals, instantiated inputs) to the instantiated outputs. A known
-    equation whose outputs may not be saved is in both: run now, and
-    recomputed by the staged jaxpr. `inst` says a value is available in the
-    staged jaxpr; a known, not instantiated value it needs becomes a residual.
-    """
-    env: dict = {}
-    residuals: dict = {}  # an ordered set
-
-    def read(x):
-        return env[x] if type(x) is Var else (False, True)
-
-    def instantiated(inst: bool, x):
-        if type(x) is Var and not inst:
-            residuals[x] = None
-        return x
-
-    for v, unknown, inst in zip(jaxpr.invars, in_unknowns, in_inst, strict=True):
-        env[v] = (unknown, inst)
-    for v in jaxpr.constvars:
-        env[v] = (False, True)
-    known_eqns, staged_eqns = [], []
-    for eqn in jaxpr.eqns:
-        unks_in, inst_in = zip(*map(read, eqn.invars)) if eqn.invars else ((), ())
-        rule = PARTIAL_EVAL_CUSTOM_RULES.get(eqn.primitive.name)
-        if rule is not None:
-            known_eqn, staged_eqn, unks_out, inst_out, res = rule(saveable, list(unks_in), list(inst_in), eqn)
-            if known_eqn is not None:
-                known_eqns.append(known_eqn)
-            if staged_eqn is not None:
-                staged_eqns.append(staged_eqn)
-            residuals.update((r, None) for r in res)
-            for v, u, i in zip(eqn.outvars, unks_out, inst_out, strict=True):
-                env[v] = (u, i)
-        elif any(unks_in):
-            staged_eqns.append(eqn.replace(invars=[instantiated(i, x) for i, x in zip(inst_in, eqn.invars, strict=True)]))
-            env.update((v, (True, True)) for v in eqn.outvars)
-        else:
-            known_eqns.append(eqn)
-            case = ensure_enum(saveable(eqn.primitive, *[x.aval for x in eqn.invars], **eqn.params))
-            if eqn.effects or not isinstance(case, RecomputeType):
-                # Saved (an offload is a save on this single-memory backend).
-                env.update((v, (False, False)) for v in eqn.outvars)
-            else:
-                staged_eqns.append(eqn.replace(invars=[instantiated(i, x) for i, x in zip(inst_in, eqn.invars, strict=True)]))
-                env.update((v, (False, True)) for v in eqn.outvars)
-    outs = [read(v) for v in jaxpr.outvars]
-    out_unknowns = [u for u, _ in outs]
-    out_inst = [i for _, i in outs]
-    residual_vars = list(residuals)
-    known = jaxpr.replace(
-        invars=[v for v, u in zip(jaxpr.invars, in_unknowns, strict=True) if not u],
-        outvars=[v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if not u] + residual_vars,
-        eqns=known_eqns,
-    )
-    staged = jaxpr.replace(
-        invars=residual_vars + [v for v, i in zip(jaxpr.invars, in_inst, strict=True) if i],
-        outvars=[v for v, i in zip(jaxpr.outvars, out_inst, strict=True) if i],
-        eqns=staged_eqns,
-    )
-    return known, staged, out_unknowns, out_inst, len(residual_vars)
-
-
-def _call_partial_eval_custom(saveable, unks_in, inst_in, eqn: JaxprEqn):
-    """A call (jit, remat) inside a remat body: split its body the same way,
-    into a known call that also returns residuals and a staged call."""
-    body = eqn.params["jaxpr"]
-    known, staged, unks_out, inst_out, num_res = partial_eval_jaxpr_custom(body, unks_in, inst_in, saveable)
-    residuals = [Var(v.aval) for v in staged.invars[:num_res]]
-    ins_known = [v for v, u in zip(eqn.invars, unks_in, strict=True) if not u]
-    ins_staged = [v for v, i in zip(eqn.invars, inst_in, strict=True) if i]
-    params_known = _call_params(eqn, known, [u for u in unks_in if not u])
-    params_staged = _call_params(eqn, staged, [False] * num_res + [i for i in inst_in if i])
-    if eqn.primitive is remat_p:
-        params_staged["differentiated"] = True
-    known_eqn = eqn.replace(invars=ins_known, params=params_known,
-                            outvars=[v for v, u in zip(eqn.outvars, unks_out, strict=True) if not u] + residuals)
-    staged_eqn = eqn.replace(invars=residuals + ins_staged, params=params_staged,
-                             outvars=[v for v, i in zip(eqn.outvars, inst_out, strict=True) if i])
-    new_inst = [x for x, i in zip(eqn.invars, inst_in, strict=True) if type(x) is Var and not i]
-    return known_eqn, staged_eqn, unks_out, inst_out, new_inst + residuals
-
-
-def _call_params(eqn: JaxprEqn, body: Jaxpr, kept_mask: list) -> dict:
-    # Per-operand params follow the new operand list (residual operands are
-    # neither donated nor CSE-protected).
-    params = dict(eqn.params, jaxpr=body)
-    if "donated_invars" in params:
-        params["donated_invars"] = (False,) * len(body.invars)
-    if isinstance(params.get("prevent_cse"), tuple):
-        params["prevent_cse"] = (True,) * len(body.invars)
-    return params
-
-
-PARTIAL_EVAL_CUSTOM_RULES: dict[str, Callable] = {"jit": _call_partial_eval_custom, "remat2": _call_partial_eval_custom}
-
-
 def insert_reduce_precision(jaxpr: Jaxpr, num_res: int) -> Jaxpr:
     """Rounds each floating residual the known jaxpr also uses itself with an
     explicit reduce_precision, so the forward and backward passes see the
@@ -295,7 +201,7 @@ def _remat_partial_eval(trace, args, params):
     policy = params["policy"] or nothing_saveable
     unknowns = [trace.is_unknown(x) for x in args]
     known, staged, out_unknowns, out_inst, num_res = partial_eval_jaxpr_custom(
-        jaxpr, unknowns, [True] * len(unknowns), policy)
+        jaxpr, unknowns, [True] * len(unknowns), saveable_by(policy))
     # The staged part computes the unknown outputs among those it has.
     staged, in_used_staged = dce_jaxpr(staged, [u for i, u in zip(out_inst, out_unknowns, strict=True) if i],
                                        prune_invars=True, prune_bodies=True)
@@ -389,5 +295,5 @@ remat_p.def_batch(_remat_batch)
 
 __all__ = [
     "Offloadable", "Recompute", "Saveable", "bind_closed", "ensure_enum", "everything_saveable",
-    "insert_reduce_precision", "nothing_saveable", "partial_eval_jaxpr_custom", "remat_p",
+    "insert_reduce_precision", "nothing_saveable", "remat_p", "saveable_by",
 ]

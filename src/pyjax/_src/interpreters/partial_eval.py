@@ -20,10 +20,11 @@ from typing import Callable, Sequence
 
 from pyjax._src import core
 from pyjax._src.ad_util import Zero, instantiate, tangent_aval
-from pyjax._src.interpreters.jvp import JVPTrace, JVPTracer
-from pyjax._src.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer
+from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.interpreters.dce import dce_jaxpr
-from pyjax._src.jaxpr import Jaxpr
+from pyjax._src.interpreters.jvp import JVPTrace, JVPTracer, jvp_jaxpr
+from pyjax._src.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer, trace_to_jaxpr
+from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
 
 
 class PartialEvalTrace(DynamicJaxprTrace):
@@ -110,8 +111,6 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns: Sequence[bool]):
     ("out", k) — the k-th extra output of known_jaxpr — or ("in", i) — the
     i-th known input itself, forwarded rather than recomputed.
     """
-    from pyjax._src.jaxpr import eval_jaxpr
-
     known_trace = DynamicJaxprTrace(jaxpr.debug_info)
     pe_trace = PartialEvalTrace(known_trace)
     args, known_inputs = [], []
@@ -167,4 +166,245 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns: Sequence[bool]):
     return known_jaxpr, unknown_jaxpr, out_unknowns, residual_sources
 
 
-__all__ = ["PartialEvalTrace", "linearize_flat", "partial_eval_jaxpr"]
+# ---------------------------------------------------------------------------
+# Splitting a whole jaxpr with flags per output (the control-flow rules)
+
+
+def partial_eval_jaxpr_nounits(jaxpr: Jaxpr, unknowns: Sequence[bool], instantiate: bool | Sequence[bool],
+                               fwd: Sequence[bool] | None = None):
+    """Splits a closed jaxpr by which inputs are unknown.
+
+    Returns (known, unknown, out_unknowns, res_avals, in_fwd_res): `known`
+    maps the known inputs to the known outputs and the residuals it
+    computes; `unknown` maps (residuals, unknown inputs) to the unknown
+    outputs. `in_fwd_res` has one entry per residual: None for a computed
+    one (in order), or the index (among the known inputs) of the input it
+    is, when `fwd` allows that input to be forwarded rather than returned.
+    Outputs flagged in `instantiate` are unknown even if they could be
+    known (their values become residuals).
+    """
+    n_out = len(jaxpr.outvars)
+    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+    jaxpr = _inline_calls_on_unknowns(jaxpr, unknowns)
+    known, unknown, out_uk, sources = partial_eval_jaxpr(jaxpr, unknowns)
+    n_known_out = sum(not u for u in out_uk)
+    known_outs, computed = known.outvars[:n_known_out], known.outvars[n_known_out:]
+    in_fwd_res, res_outs = [], []
+    for kind, i in sources:
+        if kind == "in" and fwd is not None and fwd[i]:
+            in_fwd_res.append(i)
+        else:
+            in_fwd_res.append(None)
+            res_outs.append(known.invars[i] if kind == "in" else computed[i])
+    res_vars = list(unknown.invars[:len(sources)])
+    kept_known, extra_vars = [], []
+    known_it = iter(known_outs)
+    unknown_it = iter(unknown.outvars)
+    new_outvars = []
+    for uk, i in zip(out_uk, inst, strict=True):
+        if uk:
+            new_outvars.append(next(unknown_it))
+            continue
+        value = next(known_it)
+        if i:
+            var = Var(value.aval)
+            in_fwd_res.append(None)
+            res_outs.append(value)
+            extra_vars.append(var)
+            new_outvars.append(var)
+        else:
+            kept_known.append(value)
+    out_unknowns = [uk or i for uk, i in zip(out_uk, inst, strict=True)]
+    known = known.replace(outvars=kept_known + res_outs)
+    unknown = unknown.replace(invars=res_vars + extra_vars + unknown.invars[len(sources):], outvars=new_outvars)
+    res_avals = [v.aval for v in res_vars + extra_vars]
+    return known, unknown, out_unknowns, res_avals, in_fwd_res
+
+
+def _inline_calls_on_unknowns(jaxpr: Jaxpr, unknowns: Sequence[bool]) -> Jaxpr:
+    """`jaxpr` with each equation that reads an unknown input replaced by its
+    body, where its primitive declares `inline_when_unknown` (the name of
+    the param holding the body).
+
+    custom_jvp_call declares it: JAX's partial evaluation keeps no custom
+    JVP rule for such a call (only linear functions are partially evaluated
+    with unknowns): under grad of a scan, the relu in the known body is its
+    inner jit, not a custom_jvp_call.
+    """
+    unknown_vars = {v for v, uk in zip(jaxpr.invars, unknowns, strict=True) if uk}
+    inline = set()
+    for i, eqn in enumerate(jaxpr.eqns):
+        if any(type(v) is not Literal and v in unknown_vars for v in eqn.invars):
+            unknown_vars.update(eqn.outvars)
+            if getattr(eqn.primitive, "inline_when_unknown", None) is not None:
+                inline.add(i)
+    if not inline:
+        return jaxpr
+
+    def inlined(*args):
+        env = dict(zip(jaxpr.constvars, jaxpr.consts, strict=True))
+        env.update(zip(jaxpr.invars, args, strict=True))
+        read = lambda v: v.val if type(v) is Literal else env[v]
+        for i, eqn in enumerate(jaxpr.eqns):
+            ins = [read(v) for v in eqn.invars]
+            if i in inline:
+                body = eqn.params[eqn.primitive.inline_when_unknown]
+                outs = eval_jaxpr(body, body.consts, *ins)
+            else:
+                outs = eqn.primitive.bind(*ins, **eqn.params)
+                outs = outs if eqn.primitive.multiple_results else [outs]
+            env.update(zip(eqn.outvars, outs, strict=True))
+        return [read(v) for v in jaxpr.outvars]
+
+    return trace_to_jaxpr(inlined, jaxpr.in_avals, jaxpr.debug_info)[0]
+
+
+def linearize_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool], instantiate: bool | Sequence[bool],
+                    allow_fwds: Sequence[bool]):
+    """Splits a jaxpr's JVP into a primal and a tangent jaxpr.
+
+    Returns (primal_jaxpr, num_res_out, out_nonzeros, in_fwd_res, tangent_jaxpr):
+    primal_jaxpr maps primals to (primal outputs, computed residuals);
+    in_fwd_res has one entry per residual, None for a computed one (in
+    order) or the index of the primal input it is; tangent_jaxpr maps
+    (residuals, nonzero tangents) to the nonzero output tangents. A
+    residual that is an input is forwarded only where `allow_fwds` says so;
+    outputs flagged in `instantiate` get a (zero) tangent made by the
+    tangent jaxpr.
+    """
+    n_in, n_out = len(jaxpr.invars), len(jaxpr.outvars)
+    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+    jvp, natural_nz = jvp_jaxpr(jaxpr, nonzeros, False)
+    n_t = sum(nonzeros)
+    known, unknown, _, res_avals, in_fwd_res = partial_eval_jaxpr_nounits(
+        jvp, [False] * n_in + [True] * n_t, [False] * n_out + [True] * sum(natural_nz), list(allow_fwds) + [False] * n_t)
+    out_nz = [a or b for a, b in zip(natural_nz, inst, strict=True)]
+    num_res_out = len(known.outvars) - n_out
+    if out_nz == natural_nz:
+        return known, num_res_out, out_nz, in_fwd_res, unknown
+    # Zero tangents asked for are made by the tangent jaxpr itself.
+    out_avals = jaxpr.out_avals
+
+    def tangent_fun(*args):
+        outs = iter(eval_jaxpr(unknown, unknown.consts, *args))
+        return [next(outs) if nz else instantiate_zeros(Zero(tangent_aval(a)))
+                for a, nz, want in zip(out_avals, natural_nz, out_nz, strict=True) if want]
+
+    tangent_jaxpr, _ = trace_to_jaxpr(tangent_fun, [v.aval for v in unknown.invars], jaxpr.debug_info)
+    return known, num_res_out, out_nz, in_fwd_res, tangent_jaxpr
+
+
+# ---------------------------------------------------------------------------
+# Policy-driven partial evaluation (remat)
+
+
+def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns: Sequence[bool], in_inst: Sequence[bool],
+                              saveable: Callable) -> tuple[Jaxpr, Jaxpr, list, list, int]:
+    """Splits `jaxpr` into a known and a staged jaxpr, asking
+    `saveable(primitive, *in_avals, **params) -> bool` which known values
+    may be kept as residuals (an effectful equation's always are).
+
+    Returns (known, staged, out_unknowns, out_inst, num_res): `known` maps the
+    known inputs to the known outputs and then the residuals; `staged` maps
+    (residuals, instantiated inputs) to the instantiated outputs. A known
+    equation whose outputs may not be saved is in both: run now, and
+    recomputed by the staged jaxpr. `inst` says a value is available in the
+    staged jaxpr; a known, not instantiated value it needs becomes a residual.
+    """
+    env: dict = {}
+    residuals: dict = {}  # an ordered set
+
+    def read(x):
+        return env[x] if type(x) is Var else (False, True)
+
+    def instantiated(inst: bool, x):
+        if type(x) is Var and not inst:
+            residuals[x] = None
+        return x
+
+    for v, unknown, inst in zip(jaxpr.invars, in_unknowns, in_inst, strict=True):
+        env[v] = (unknown, inst)
+    for v in jaxpr.constvars:
+        env[v] = (False, True)
+    known_eqns, staged_eqns = [], []
+    for eqn in jaxpr.eqns:
+        unks_in, inst_in = zip(*map(read, eqn.invars)) if eqn.invars else ((), ())
+        rule = getattr(eqn.primitive, "partial_eval_custom", None)
+        if rule is not None:
+            known_eqn, staged_eqn, unks_out, inst_out, res = rule(saveable, list(unks_in), list(inst_in), eqn)
+            if known_eqn is not None:
+                known_eqns.append(known_eqn)
+            if staged_eqn is not None:
+                staged_eqns.append(staged_eqn)
+            residuals.update((r, None) for r in res)
+            for v, u, i in zip(eqn.outvars, unks_out, inst_out, strict=True):
+                env[v] = (u, i)
+        elif any(unks_in):
+            staged_eqns.append(eqn.replace(invars=[instantiated(i, x) for i, x in zip(inst_in, eqn.invars, strict=True)]))
+            env.update((v, (True, True)) for v in eqn.outvars)
+        else:
+            known_eqns.append(eqn)
+            # The policy is asked even about an effectful equation (which is
+            # always saved): a policy answering badly raises there too.
+            saved = saveable(eqn.primitive, *[x.aval for x in eqn.invars], **eqn.params)
+            if eqn.effects or saved:
+                # Saved (an offload is a save on this single-memory backend).
+                env.update((v, (False, False)) for v in eqn.outvars)
+            else:
+                staged_eqns.append(eqn.replace(invars=[instantiated(i, x) for i, x in zip(inst_in, eqn.invars, strict=True)]))
+                env.update((v, (False, True)) for v in eqn.outvars)
+    outs = [read(v) for v in jaxpr.outvars]
+    out_unknowns = [u for u, _ in outs]
+    out_inst = [i for _, i in outs]
+    residual_vars = list(residuals)
+    known = jaxpr.replace(
+        invars=[v for v, u in zip(jaxpr.invars, in_unknowns, strict=True) if not u],
+        outvars=[v for v, u in zip(jaxpr.outvars, out_unknowns, strict=True) if not u] + residual_vars,
+        eqns=known_eqns,
+    )
+    staged = jaxpr.replace(
+        invars=residual_vars + [v for v, i in zip(jaxpr.invars, in_inst, strict=True) if i],
+        outvars=[v for v, i in zip(jaxpr.outvars, out_inst, strict=True) if i],
+        eqns=staged_eqns,
+    )
+    return known, staged, out_unknowns, out_inst, len(residual_vars)
+
+
+def call_partial_eval_custom_rule(saveable: Callable, unks_in: list, inst_in: list, eqn: JaxprEqn,
+                                  **staged_params):
+    """The `partial_eval_custom` rule of a call whose `jaxpr` param is its
+    body (jit, remat): the body is split the same way, into a known call
+    that also returns residuals and a staged call (whose params are updated
+    with `staged_params`).
+
+    A rule returns (known_eqn, staged_eqn, out_unknowns, out_inst, residuals).
+    """
+    body = eqn.params["jaxpr"]
+    known, staged, unks_out, inst_out, num_res = partial_eval_jaxpr_custom(body, unks_in, inst_in, saveable)
+    residuals = [Var(v.aval) for v in staged.invars[:num_res]]
+    ins_known = [v for v, u in zip(eqn.invars, unks_in, strict=True) if not u]
+    ins_staged = [v for v, i in zip(eqn.invars, inst_in, strict=True) if i]
+    params_known = _call_params(eqn, known, [u for u in unks_in if not u])
+    params_staged = _call_params(eqn, staged, [False] * num_res + [i for i in inst_in if i])
+    params_staged.update(staged_params)
+    known_eqn = eqn.replace(invars=ins_known, params=params_known,
+                            outvars=[v for v, u in zip(eqn.outvars, unks_out, strict=True) if not u] + residuals)
+    staged_eqn = eqn.replace(invars=residuals + ins_staged, params=params_staged,
+                             outvars=[v for v, i in zip(eqn.outvars, inst_out, strict=True) if i])
+    new_inst = [x for x, i in zip(eqn.invars, inst_in, strict=True) if type(x) is Var and not i]
+    return known_eqn, staged_eqn, unks_out, inst_out, new_inst + residuals
+
+
+def _call_params(eqn: JaxprEqn, body: Jaxpr, kept_mask: list) -> dict:
+    # Per-operand params follow the new operand list (residual operands are
+    # neither donated nor CSE-protected).
+    params = dict(eqn.params, jaxpr=body)
+    if "donated_invars" in params:
+        params["donated_invars"] = (False,) * len(body.invars)
+    if isinstance(params.get("prevent_cse"), tuple):
+        params["prevent_cse"] = (True,) * len(body.invars)
+    return params
+
+
+__all__ = ["PartialEvalTrace", "call_partial_eval_custom_rule", "linearize_flat", "linearize_jaxpr", "partial_eval_jaxpr",
+           "partial_eval_jaxpr_custom", "partial_eval_jaxpr_nounits"]

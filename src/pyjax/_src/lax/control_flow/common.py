@@ -1,17 +1,19 @@
 """Pieces shared by the control-flow primitives: tracing bodies, jaxpr
-surgery, and the body-level versions of the transformations.
+surgery, carry type checks.
 
 A control-flow primitive hangs jaxprs on one equation. Its API function
 traces each Python callable once into a jaxpr whose closed-over values are
 *separated*: they become leading inputs of the body and leading operands of
 the equation, so a body never carries constants of its own. Its rules then
-transform those bodies as whole jaxprs:
+transform those bodies as whole jaxprs, with the transformations of
+interpreters/ (each exists once there):
 
-    jvp_jaxpr        (primals, nonzero tangents) -> (primals, nonzero tangents)
+    jvp_jaxpr        (primals, nonzero tangents) -> (primals, nonzero tangents)   interpreters/jvp.py
     linearize_jaxpr  primals -> primals + residuals; (residuals, tangents) -> tangents
-    batch_jaxpr      every batched value has its batch axis first
+    partial_eval_jaxpr_nounits  known and unknown parts                          interpreters/partial_eval.py
+    batch_jaxpr      every batched value has its batch axis first                 interpreters/batching.py
 
-The `instantiate` flags of these helpers force an output to be nonzero (or
+The `instantiate` flags of these force an output to be nonzero (or
 batched) even when it would not be: a loop carry must have the same type
 on the way in and on the way out.
 """
@@ -25,13 +27,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from pyjax._src import config, core, dtypes
-from pyjax._src.ad_util import Zero, tangent_aval
-from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, Tracer
 from pyjax._src.interpreters import batching
-from pyjax._src.interpreters.jvp import jvp_jaxpr
-from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal, Var, eval_jaxpr
 from pyjax._src.tree_util import (
@@ -328,136 +326,6 @@ def avals_of(values) -> list[ShapedArray]:
 
 
 # ---------------------------------------------------------------------------
-# Body-level transformations
-
-
-def partial_eval_jaxpr_nounits(jaxpr: Jaxpr, unknowns: Sequence[bool], instantiate: bool | Sequence[bool],
-                               fwd: Sequence[bool] | None = None):
-    """Splits a closed jaxpr by which inputs are unknown.
-
-    Returns (known, unknown, out_unknowns, res_avals, in_fwd_res): `known`
-    maps the known inputs to the known outputs and the residuals it
-    computes; `unknown` maps (residuals, unknown inputs) to the unknown
-    outputs. `in_fwd_res` has one entry per residual: None for a computed
-    one (in order), or the index (among the known inputs) of the input it
-    is, when `fwd` allows that input to be forwarded rather than returned.
-    Outputs flagged in `instantiate` are unknown even if they could be
-    known (their values become residuals).
-    """
-    n_out = len(jaxpr.outvars)
-    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
-    jaxpr = _inline_custom_jvp_on_unknowns(jaxpr, unknowns)
-    known, unknown, out_uk, sources = partial_eval_jaxpr(jaxpr, unknowns)
-    n_known_out = sum(not u for u in out_uk)
-    known_outs, computed = known.outvars[:n_known_out], known.outvars[n_known_out:]
-    in_fwd_res, res_outs = [], []
-    for kind, i in sources:
-        if kind == "in" and fwd is not None and fwd[i]:
-            in_fwd_res.append(i)
-        else:
-            in_fwd_res.append(None)
-            res_outs.append(known.invars[i] if kind == "in" else computed[i])
-    res_vars = list(unknown.invars[:len(sources)])
-    kept_known, extra_vars = [], []
-    known_it = iter(known_outs)
-    unknown_it = iter(unknown.outvars)
-    new_outvars = []
-    for uk, i in zip(out_uk, inst, strict=True):
-        if uk:
-            new_outvars.append(next(unknown_it))
-            continue
-        value = next(known_it)
-        if i:
-            var = Var(value.aval)
-            in_fwd_res.append(None)
-            res_outs.append(value)
-            extra_vars.append(var)
-            new_outvars.append(var)
-        else:
-            kept_known.append(value)
-    out_unknowns = [uk or i for uk, i in zip(out_uk, inst, strict=True)]
-    known = known.replace(outvars=kept_known + res_outs)
-    unknown = unknown.replace(invars=res_vars + extra_vars + unknown.invars[len(sources):], outvars=new_outvars)
-    res_avals = [v.aval for v in res_vars + extra_vars]
-    return known, unknown, out_unknowns, res_avals, in_fwd_res
-
-
-def _inline_custom_jvp_on_unknowns(jaxpr: Jaxpr, unknowns: Sequence[bool]) -> Jaxpr:
-    """`jaxpr` with each custom_jvp_call that reads an unknown input replaced
-    by its body.
-
-    JAX's partial evaluation keeps no custom JVP rule for such a call (only
-    linear functions are partially evaluated with unknowns): under grad of a
-    scan, the relu in the known body is its inner jit, not a custom_jvp_call.
-    """
-    from pyjax._src.custom_derivatives import custom_jvp_call_p
-
-    unknown_vars = {v for v, uk in zip(jaxpr.invars, unknowns, strict=True) if uk}
-    inline = set()
-    for i, eqn in enumerate(jaxpr.eqns):
-        if any(type(v) is not Literal and v in unknown_vars for v in eqn.invars):
-            unknown_vars.update(eqn.outvars)
-            if eqn.primitive is custom_jvp_call_p:
-                inline.add(i)
-    if not inline:
-        return jaxpr
-
-    def inlined(*args):
-        env = dict(zip(jaxpr.constvars, jaxpr.consts, strict=True))
-        env.update(zip(jaxpr.invars, args, strict=True))
-        read = lambda v: v.val if type(v) is Literal else env[v]
-        for i, eqn in enumerate(jaxpr.eqns):
-            ins = [read(v) for v in eqn.invars]
-            if i in inline:
-                body = eqn.params["call_jaxpr"]
-                outs = eval_jaxpr(body, body.consts, *ins)
-            else:
-                outs = eqn.primitive.bind(*ins, **eqn.params)
-                outs = outs if eqn.primitive.multiple_results else [outs]
-            env.update(zip(eqn.outvars, outs, strict=True))
-        return [read(v) for v in jaxpr.outvars]
-
-    return close_over(inlined, jaxpr.in_avals, jaxpr.debug_info)
-
-
-def linearize_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool], instantiate: bool | Sequence[bool],
-                    allow_fwds: Sequence[bool]):
-    """Splits a jaxpr's JVP into a primal and a tangent jaxpr.
-
-    Returns (primal_jaxpr, num_res_out, out_nonzeros, in_fwd_res, tangent_jaxpr):
-    primal_jaxpr maps primals to (primal outputs, computed residuals);
-    in_fwd_res has one entry per residual, None for a computed one (in
-    order) or the index of the primal input it is; tangent_jaxpr maps
-    (residuals, nonzero tangents) to the nonzero output tangents. A
-    residual that is an input is forwarded only where `allow_fwds` says so;
-    outputs flagged in `instantiate` get a (zero) tangent made by the
-    tangent jaxpr.
-    """
-    n_in, n_out = len(jaxpr.invars), len(jaxpr.outvars)
-    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
-    jvp, natural_nz = jvp_jaxpr(jaxpr, nonzeros, False)
-    n_t = sum(nonzeros)
-    known, unknown, _, res_avals, in_fwd_res = partial_eval_jaxpr_nounits(
-        jvp, [False] * n_in + [True] * n_t, [False] * n_out + [True] * sum(natural_nz), list(allow_fwds) + [False] * n_t)
-    out_nz = [a or b for a, b in zip(natural_nz, inst, strict=True)]
-    num_res_out = len(known.outvars) - n_out
-    if out_nz == natural_nz:
-        return known, num_res_out, out_nz, in_fwd_res, unknown
-    # Zero tangents asked for are made by the tangent jaxpr itself.
-    n_res = len(res_avals)
-    out_avals = jaxpr.out_avals
-
-    def tangent_fun(*args):
-        outs = iter(eval_jaxpr(unknown, unknown.consts, *args))
-        return [next(outs) if nz else instantiate_zeros(Zero(tangent_aval(a)))
-                for a, nz, want in zip(out_avals, natural_nz, out_nz, strict=True) if want]
-
-    tangent_jaxpr = close_over(tangent_fun, [v.aval for v in unknown.invars], jaxpr.debug_info)
-    del n_res
-    return known, num_res_out, out_nz, in_fwd_res, tangent_jaxpr
-
-
-# ---------------------------------------------------------------------------
 # empty2: an uninitialised scalar, the filler of residuals a branch lacks
 
 
@@ -518,11 +386,9 @@ __all__ = [
     "empty2_p",
     "empty_like_aval",
     "jaxpr_forwarding",
-    "linearize_jaxpr",
     "merge_common_consts",
     "move_binders_to_back",
     "move_binders_to_front",
-    "partial_eval_jaxpr_nounits",
     "promote_weak_typed_input",
     "prune_outputs",
     "separate_consts",

@@ -35,7 +35,7 @@ from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import jvp_jaxpr
-from pyjax._src.interpreters.partial_eval import PartialEvalTrace
+from pyjax._src.interpreters.partial_eval import PartialEvalTrace, linearize_jaxpr, partial_eval_jaxpr_nounits
 from pyjax._src.interpreters.staging import func_src_info
 from pyjax._src.interpreters.transpose import (
     UndefinedPrimal,
@@ -363,9 +363,9 @@ def _cond_partial_eval(trace, args, params):
     if unknowns[0]:
         return trace.record(cond_p, args, params)
     ops_uk = unknowns[1:]
-    out_uks = [any(uk) for uk in zip(*(common.partial_eval_jaxpr_nounits(j, ops_uk, False)[2] for j in branches),
+    out_uks = [any(uk) for uk in zip(*(partial_eval_jaxpr_nounits(j, ops_uk, False)[2] for j in branches),
                                       strict=True)]
-    splits = [common.partial_eval_jaxpr_nounits(j, ops_uk, out_uks) for j in branches]
+    splits = [partial_eval_jaxpr_nounits(j, ops_uk, out_uks) for j in branches]
     return _split_cond(trace, args, unknowns, splits, out_uks)
 
 
@@ -392,11 +392,11 @@ def _cond_linearize(trace, primals, tangents, branches, nzs):
     # residuals of every branch, and a tangent cond staged into `trace`.
     index, ops = primals[0], primals[1:]
     no_fwd = [False] * len(nzs)
-    nzs_out = [any(nz) for nz in zip(*(common.linearize_jaxpr(j, nzs, False, no_fwd)[2] for j in branches),
+    nzs_out = [any(nz) for nz in zip(*(linearize_jaxpr(j, nzs, False, no_fwd)[2] for j in branches),
                                      strict=True)]
     splits = []
     for j in branches:
-        primal, num_res, _, _, tangent = common.linearize_jaxpr(j, nzs, nzs_out, no_fwd)
+        primal, num_res, _, _, tangent = linearize_jaxpr(j, nzs, nzs_out, no_fwd)
         res_avals = primal.out_avals[len(primal.out_avals) - num_res:]
         splits.append((primal, tangent, res_avals))
     all_res, indices = _merge_branch_residuals([s[2] for s in splits])

@@ -31,6 +31,7 @@ from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import jvp_jaxpr
+from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr_nounits
 from pyjax._src.jaxpr import Var, body_effects
 from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
@@ -287,11 +288,11 @@ def _while_partial_eval(trace, args, params):
     cond_uk, body_uk, carry_init_uk = common.split_list(unknowns, [cond_nconsts, body_nconsts])
     carry_uk = carry_init_uk
     for _ in range(1 + len(carry_uk)):
-        body_known, _, carry_out_uk, _, _ = common.partial_eval_jaxpr_nounits(body_jaxpr, body_uk + carry_uk, carry_uk)
+        body_known, _, carry_out_uk, _, _ = partial_eval_jaxpr_nounits(body_jaxpr, body_uk + carry_uk, carry_uk)
         if carry_out_uk == carry_uk:
             break
         carry_uk = [a or b for a, b in zip(carry_uk, carry_out_uk, strict=True)]
-    cond_known, _, cond_out_uk, _, _ = common.partial_eval_jaxpr_nounits(cond_jaxpr, cond_uk + carry_uk, False)
+    cond_known, _, cond_out_uk, _, _ = partial_eval_jaxpr_nounits(cond_jaxpr, cond_uk + carry_uk, False)
     if cond_out_uk[0] or not any(unknowns) or all(unknowns):
         return trace.record(while_p, args, params)
     known_ins = [x for x, uk in zip(args, cond_uk + body_uk + carry_uk, strict=True) if not uk]

@@ -33,6 +33,7 @@ from pyjax._src.interpreters.transpose import (
     is_undefined_primal,
 )
 from pyjax._src.interpreters.dce import dce_jaxpr
+from pyjax._src.interpreters.partial_eval import linearize_jaxpr, partial_eval_jaxpr_nounits
 from pyjax._src.jaxpr import Jaxpr, Var, eval_jaxpr
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.control_flow import flattree as ft
@@ -72,7 +73,7 @@ def _known_hoisting(jaxpr_known: Jaxpr, known_consts: list, num_res: int):
     n_c = len(known_consts)
     n_in = len(jaxpr_known.invars)
     num_known_outs = len(jaxpr_known.outvars) - num_res
-    known, staged, out_uk, _, in_fwd = common.partial_eval_jaxpr_nounits(
+    known, staged, out_uk, _, in_fwd = partial_eval_jaxpr_nounits(
         jaxpr_known, [False] * n_c + [True] * (n_in - n_c), [True] * num_known_outs + [False] * num_res,
         [True] * n_c)
     values = eval_jaxpr(known, known.consts, *known_consts)
@@ -96,7 +97,7 @@ def scan_linearize(trace, primals, tangents, nzs, *, reverse, length, jaxpr, ft_
     carry_nz = init_nz
     for _ in range(1 + num_carry):
         nzs = const_nz + carry_nz + xs_nz
-        primal_jaxpr, num_res_out, nzs_out, in_fwd_res, tangent_jaxpr = common.linearize_jaxpr(
+        primal_jaxpr, num_res_out, nzs_out, in_fwd_res, tangent_jaxpr = linearize_jaxpr(
             jaxpr, nzs, carry_nz + [False] * num_ys, allow_fwds)
         carry_nz_out = nzs_out[:num_carry]
         if carry_nz_out == carry_nz:
@@ -153,7 +154,7 @@ def _generic_partial_eval(trace, args, unknowns, *, reverse, length, jaxpr, ft_i
     for _ in range(1 + num_carry):
         unknowns = const_uk + carry_uk + xs_uk
         known_ins_fwd = [f for f, uk in zip(fwd_all, unknowns, strict=True) if not uk]
-        jaxpr_known, jaxpr_unknown, out_uk, _res_avals, in_fwd_res = common.partial_eval_jaxpr_nounits(
+        jaxpr_known, jaxpr_unknown, out_uk, _res_avals, in_fwd_res = partial_eval_jaxpr_nounits(
             jaxpr, unknowns, carry_uk + [False] * num_ys, known_ins_fwd)
         if out_uk[:num_carry] == carry_uk:
             break
