@@ -247,7 +247,8 @@ def match_out(value, dim, target, size: int, what: str):
 # ---------------------------------------------------------------------------
 # The custom_jvp_call primitive
 
-custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True).declare(
+    body_params=("call_jaxpr",), call_body="call_jaxpr")
 custom_jvp_call_p.effects_of = body_effects("call_jaxpr")
 # Partially evaluated with an unknown input, the call is its body: JAX keeps
 # no custom JVP rule there (interpreters/partial_eval.py).

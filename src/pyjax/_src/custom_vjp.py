@@ -129,7 +129,8 @@ custom_lin_p.def_batch(_custom_lin_batch)
 # ---------------------------------------------------------------------------
 # The custom_vjp_call primitive
 
-custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True).declare(
+    body_params=("call_jaxpr",), call_body="call_jaxpr")
 custom_vjp_call_p.effects_of = body_effects("call_jaxpr")
 custom_vjp_call_p.pp_param_order = ("name", "bwd", "call_jaxpr", "fwd", "num_consts", "symbolic_zeros")
 custom_vjp_call_p.pp_hidden = lambda key, value: key == "num_consts" and not value

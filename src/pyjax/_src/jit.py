@@ -35,7 +35,7 @@ from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, t
 # ---------------------------------------------------------------------------
 # The jit primitive: a call of a closed jaxpr.
 
-jit_p = Primitive("jit", multiple_results=True)
+jit_p = Primitive("jit", multiple_results=True).declare(body_params=("jaxpr",), call_body="jaxpr")
 jit_p.effects_of = body_effects("jaxpr")
 jit_p.dce_rule = call_dce_rule
 jit_p.partial_eval_custom = call_partial_eval_custom_rule

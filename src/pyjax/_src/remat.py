@@ -100,7 +100,7 @@ def saveable_by(policy: Callable) -> Callable[..., bool]:
 # ---------------------------------------------------------------------------
 # The primitive
 
-remat_p = Primitive("remat2", multiple_results=True)
+remat_p = Primitive("remat2", multiple_results=True).declare(body_params=("jaxpr",), call_body="jaxpr")
 remat_p.effects_of = body_effects("jaxpr")
 remat_p.dce_rule = call_dce_rule
 remat_p.partial_eval_custom = functools.partial(call_partial_eval_custom_rule, differentiated=True)

@@ -55,7 +55,7 @@ from pyjax._src.tree_util_errors import equality_errors
 
 __all__ = ["cond", "cond_p", "switch"]
 
-cond_p = Primitive("cond", multiple_results=True)
+cond_p = Primitive("cond", multiple_results=True).declare(body_params=("branches",))
 cond_p.effects_of = body_effects("branches")
 
 

@@ -40,7 +40,7 @@ from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["fori_loop", "while_loop", "while_p"]
 
-while_p = Primitive("while", multiple_results=True)
+while_p = Primitive("while", multiple_results=True).declare(body_params=("cond_jaxpr", "body_jaxpr"))
 while_p.effects_of = body_effects("cond_jaxpr", "body_jaxpr")
 
 

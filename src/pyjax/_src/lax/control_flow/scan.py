@@ -42,7 +42,7 @@ from pyjax._src.jaxpr import body_effects
 
 __all__ = ["map", "scan", "scan_p"]
 
-scan_p = Primitive("scan", multiple_results=True)
+scan_p = Primitive("scan", multiple_results=True).declare(body_params=("jaxpr",))
 scan_p.effects_of = body_effects("jaxpr")
 
 
