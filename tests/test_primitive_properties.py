@@ -139,3 +139,58 @@ def test_fusion_tables_derive_from_declarations():
     primitives = _primitives()
     assert {p.name for p in primitives if p.fusible} == _FUSIBLE
     assert {p.name for p in primitives if rewrite._expensive(p)} == _EXPENSIVE
+
+
+def _higher_order_program(x):
+    @pyjax.custom_jvp
+    def f(y):
+        return jnp.sin(y)
+
+    f.defjvp(lambda primals, tangents: (f(primals[0]), tangents[0]))
+
+    @pyjax.custom_vjp
+    def g(y):
+        return jnp.cos(y)
+
+    g.defvjp(lambda y: (g(y), y), lambda residual, ct: (ct,))
+    y = pyjax.checkpoint(lambda z: z * 2)(x)
+    y = pyjax.lax.scan(lambda c, a: (c + a, a), y, jnp.ones(3))[0]
+    y = pyjax.lax.while_loop(lambda c: c < 3, lambda c: c + 1, y)
+    y = pyjax.lax.cond(y > 0, lambda a: a, lambda a: -a, y)
+    return pyjax.jit(lambda a: a + 1)(f(y) + g(y))
+
+
+def _jaxpr_params(eqn) -> set:
+    from pyjax._src.jaxpr import Jaxpr
+
+    return {key for key, value in eqn.params.items()
+            if isinstance(value, Jaxpr) or (type(value) is tuple and value and isinstance(value[0], Jaxpr))}
+
+
+def test_params_holding_jaxprs_are_declared():
+    # Every param holding a jaxpr (or a tuple of them) is in body_params.
+    jaxpr = pyjax.make_jaxpr(_higher_order_program)(1.0)
+    seen = set()
+    for eqn in jaxpr.eqns:
+        seen.add(eqn.primitive.name)
+        assert _jaxpr_params(eqn) == set(eqn.primitive.body_params), eqn.primitive.name
+        if eqn.primitive.call_body is not None:
+            assert eqn.primitive.call_body in eqn.primitive.body_params
+    assert {"jit", "remat2", "custom_jvp_call", "custom_vjp_call", "scan", "while", "cond"} <= seen
+
+
+def test_call_primitives_derive_from_declarations():
+    # native.py's and windowed.py's call tables are the call_body declarations
+    # (native.py's former list).
+    calls = {p.name: p.call_body for p in _primitives() if p.call_body is not None}
+    assert calls == {"jit": "jaxpr", "remat2": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr"}
+
+
+def test_native_tables_name_existing_primitives():
+    # native.py's emitter tables are keyed by primitive name: a key naming no
+    # primitive is a table out of date.
+    from pyjax._src.backends.numpy import native
+
+    names = {p.name for p in _primitives()}
+    keys = set(native._NATIVE_NAMES) | set(native._VIEWS) | set(native._IMPL_UFUNCS)
+    assert keys <= names, sorted(keys - names)

@@ -839,12 +839,12 @@ def _cond_lines(src: _Source, branches, ins: list, out_avals: list, impls: dict,
     return outs
 
 
-# Equations whose impl runs a jaxpr of theirs: the param holding it.
-_CALLS = {"jit": "jaxpr", "remat2": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr"}
+# Equations whose impl runs a jaxpr of theirs (call primitives: jit, remat,
+# custom_jvp/vjp calls) declare the param holding it: `primitive.call_body`.
 
 
 def _inner_jaxpr(eqn) -> Jaxpr | None:
-    key = _CALLS.get(eqn.primitive.name)
+    key = eqn.primitive.call_body
     if key is None:
         return None
     closed = eqn.params[key]
@@ -911,7 +911,7 @@ def _rev(ins, params, out_avals):
 
 
 _VIEWS = {"rev": _rev, "stop_gradient": _identity, "copy": _identity, "name": _identity,
-          "reshape": _reshape_only, "squeeze": _reshape, "expand_dims": _reshape, "broadcast_in_dim": _broadcast,
+          "reshape": _reshape_only, "squeeze": _reshape, "broadcast_in_dim": _broadcast,
           "transpose": _transpose, "slice": _slice, "split": _split}
 
 
@@ -1944,7 +1944,7 @@ def _inlined_eqns(jaxpr: Jaxpr) -> int:
     # Equations once jit, remat and custom_jvp/vjp calls are written in line.
     n = 0
     for eqn in jaxpr.eqns:
-        key = _CALLS.get(eqn.primitive.name)
+        key = eqn.primitive.call_body
         n += _inlined_eqns(eqn.params[key].jaxpr) if key is not None else 1
     return n
 
@@ -1988,7 +1988,7 @@ def plausible_eqn(eqn, impls: dict) -> bool:
     impl = impls.get(eqn.primitive)
     if eqn.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive):
         return False
-    key = _CALLS.get(eqn.primitive.name)
+    key = eqn.primitive.call_body
     if eqn.primitive.name == "cond":
         return _plausible([b.jaxpr for b in eqn.params["branches"]], impls)
     if key is not None:

@@ -29,24 +29,18 @@ import numpy as np
 from pyjax._src import dtypes
 from pyjax._src.backends.numpy import impls
 from pyjax._src.backends.numpy.convolution import dilate_and_pad, window_view
-from pyjax._src.core import Primitive
 from pyjax._src.backends.numpy.interpreter import run_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal
-from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reduce as reduce_lax
-from pyjax._src.lax import special as special_lax
 from pyjax._src.lax import windowed as win
 
 IMPLS: dict = {}
 
-# Primitives whose impls act elementwise (scalars broadcast against arrays).
-_ELEMENTWISE = frozenset(
-    v for module in (ew, special_lax) for v in vars(module).values()
-    if isinstance(v, Primitive) and v.name != "bitcast_convert_type"
-)
-# Call primitives whose body is evaluated in place: (name, param holding the body).
-_CALL_BODIES = {"jit": "jaxpr", "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
-                "closed_call": "call_jaxpr", "core_call": "call_jaxpr"}
+# Which primitives act elementwise (their impls broadcast scalars against
+# arrays) and which are calls evaluating a body jaxpr in place (the param
+# holding it) is declared on each: `primitive.elementwise`,
+# `primitive.call_body`. (A bitcast_convert_type that changes widths changes
+# the shape: never vectorised here.)
 
 
 def _impls() -> dict:
@@ -68,13 +62,14 @@ def _vectorisable(jaxpr: Jaxpr) -> bool:
     for eqn in jaxpr.eqns:
         if not any(type(v) is not Literal and v in dependent for v in eqn.invars):
             continue
-        body_param = _CALL_BODIES.get(eqn.primitive.name)
+        body_param = eqn.primitive.call_body
         if body_param is not None and body_param in eqn.params:
             body = eqn.params[body_param]
             # Every input of the body counts as dependent: conservative.
             if not _vectorisable(body):
                 return False
-        elif eqn.primitive not in _ELEMENTWISE or any(v.aval.shape != () for v in (*eqn.invars, *eqn.outvars)):
+        elif (not eqn.primitive.elementwise or eqn.primitive.name == "bitcast_convert_type"
+              or any(v.aval.shape != () for v in (*eqn.invars, *eqn.outvars))):
             return False
         dependent.update(eqn.outvars)
     return True
