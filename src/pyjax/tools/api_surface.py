@@ -101,7 +101,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.lax", "rng_bit_generator rng_bit_generator_p RandomAlgorithm rng_uniform rng_uniform_p", H4),
     ("jax", "default_prng_impl", H4),
     # -- this issue, not yet
-    ("jax.stages", "", NOT_YET),
     ("jax.ops", "", NOT_YET),
     ("jax.image", "", NOT_YET),
     ("jax.profiler", "", NOT_YET),
