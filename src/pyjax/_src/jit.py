@@ -384,13 +384,15 @@ class JitWrapped:
     # --- stages
     def trace(self, *args, **kwargs):
         """Traces for these arguments: a `Traced` stage (`.jaxpr`, `.lower()`)."""
+        from pyjax._src.stage_types import make_args_info
         from pyjax._src.stages import Traced
 
         entry, flat_args = self._get_jaxpr(args, kwargs)
         static_argnums, _, dyn_kwargs, _ = self._resolve_static(args, kwargs)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
         _, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-        return Traced(self, entry.jaxpr, in_tree, entry.out_tree, None, self.__name__)
+        args_info = make_args_info(in_tree, entry.jaxpr.in_avals, self._donated_flags(flat_args))
+        return Traced(self, entry.jaxpr, in_tree, entry.out_tree, args_info, self.__name__)
 
     def lower(self, *args, **kwargs):
         """Traces and lowers for these arguments: a `Lowered` stage."""
