@@ -9,6 +9,8 @@ is really needed (`instantiate`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from pyjax._src import dtypes
@@ -36,16 +38,15 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     return ShapedArray(aval.shape, dtypes.float0, False)
 
 
+# aval type -> a function building a concrete zero of such an aval. Filled by
+# lax (a zero is a broadcast literal there), so that this module, which the
+# interpreters import, knows no library.
+aval_zeros_likers: dict[type, Callable] = {}
+
+
 def zeros_like_aval(aval: ShapedArray):
     """A concrete zero of `aval` (via the current trace: a broadcast literal)."""
-    from pyjax._src.lax import shapes
-
-    if aval.dtype == dtypes.float0:
-        return np.zeros(aval.shape, dtypes.float0)
-    scalar = np.zeros((), aval.dtype)[()]
-    if not aval.shape:
-        return scalar
-    return shapes.broadcast_in_dim(scalar, aval.shape, ())
+    return aval_zeros_likers[type(aval)](aval)
 
 
 def instantiate(tangent):

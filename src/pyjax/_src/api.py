@@ -10,62 +10,21 @@ arguments into a jaxpr or into abstract results.
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import core
 
 # The autodiff entry points live in api_ad.py and api_jac.py; they are
 # re-exported here, where the rest of the package has always found them.
 from pyjax._src.api_ad import as_array as _as_array
 from pyjax._src.api_ad import grad, jvp, linearize, value_and_grad, vjp  # noqa: F401
 from pyjax._src.array import Array
-from pyjax._src.avals import ShapedArray, canonicalize_shape
+from pyjax._src.avals import ShapeDtypeStruct, ShapedArray  # noqa: F401  (ShapeDtypeStruct: re-exported)
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.jit import JitWrapped, trace_flat
 from pyjax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
-
-
-class ShapeDtypeStruct:
-    """A shape, a dtype (and weak type, sharding): an array's type without data."""
-
-    __slots__ = ("shape", "dtype", "sharding", "weak_type")
-
-    def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
-        # Checked here, once, rather than when the first trace meets it.
-        self.shape = canonicalize_shape(tuple(shape), "ShapeDtypeStruct shape")
-        # (np.dtype would turn a key dtype into its buffer's record dtype.)
-        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
-        self.sharding = sharding
-        self.weak_type = weak_type
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    @property
-    def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype, allow_extended_dtype=True), self.weak_type)
-
-    def __repr__(self):
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
-
-    def _identity(self) -> tuple:
-        # What equality and hashing compare (the sharding is not part of it).
-        return self.shape, self.dtype, self.weak_type
-
-    def __eq__(self, other):
-        return isinstance(other, ShapeDtypeStruct) and self._identity() == other._identity()
-
-    def __hash__(self):
-        return hash(self._identity())
 
 
 def _static_argnums(static_argnums) -> tuple:

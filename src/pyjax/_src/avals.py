@@ -219,3 +219,46 @@ def _shape_str(shape, sharding) -> str:
     if spec is None:
         return ",".join(map(str, shape))
     return ",".join(f"{d}{a}" for d, a in zip(shape, spec(len(shape)), strict=True))
+
+
+class ShapeDtypeStruct:
+    """A shape, a dtype (and weak type, sharding): an array's type without data."""
+
+    # JAX's class lives in jax._src.api: type reprs and pickles name it there
+    # (pyjax._src.api re-exports it).
+    __module__ = "pyjax._src.api"
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
+        # Checked here, once, rather than when the first trace meets it.
+        self.shape = canonicalize_shape(tuple(shape), "ShapeDtypeStruct shape")
+        # (np.dtype would turn a key dtype into its buffer's record dtype.)
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
+        self.sharding = sharding
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype, allow_extended_dtype=True), self.weak_type)
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def _identity(self) -> tuple:
+        # What equality and hashing compare (the sharding is not part of it).
+        return self.shape, self.dtype, self.weak_type
+
+    def __eq__(self, other):
+        return isinstance(other, ShapeDtypeStruct) and self._identity() == other._identity()
+
+    def __hash__(self):
+        return hash(self._identity())

@@ -21,7 +21,7 @@ import numpy as np
 
 from pyjax._src import cache_miss, config, core, dispatch, dtypes, errors
 from pyjax._src.array import Array
-from pyjax._src.avals import ShapedArray
+from pyjax._src.avals import ShapeDtypeStruct, ShapedArray
 from pyjax._src.cache_key import typed_key
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
@@ -418,8 +418,6 @@ class JitWrapped:
         self._fast_cache.clear()
 
     def eval_shape(self, *args, **kwargs):
-        from pyjax._src.api import ShapeDtypeStruct
-
         entry, _ = self._get_jaxpr(args, kwargs)
         return tree_unflatten(entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in entry.jaxpr.out_avals])
 

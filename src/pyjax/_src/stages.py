@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from pyjax._src.avals import ShapeDtypeStruct
 from pyjax._src.jaxpr import Jaxpr, Literal, subjaxprs
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
@@ -117,8 +118,6 @@ class Traced:
 
     @property
     def out_info(self):
-        from pyjax._src.api import ShapeDtypeStruct
-
         return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in self.jaxpr.out_avals])
 
     def lower(self) -> Lowered:

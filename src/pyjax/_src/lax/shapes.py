@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import ad_util, core, dtypes
 from pyjax._src.avals import ShapedArray, canonicalize_shape
 from pyjax._src.core import Primitive
 
@@ -302,6 +302,21 @@ def _slice_strides(strides) -> tuple:
 
 from pyjax._src.interpreters.jvp import deflinear, defjvp_zero  # noqa: E402
 from pyjax._src.interpreters.transpose import is_undefined_primal  # noqa: E402
+
+
+def _zeros_like_shaped_array(aval: ShapedArray):
+    # The zeros autodiff instantiates (ad_util.zeros_like_aval): a float0
+    # zero is a NumPy array (no primitive takes float0), any other a scalar
+    # literal, broadcast when the aval has a shape.
+    if aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
+    scalar = np.zeros((), aval.dtype)[()]
+    if not aval.shape:
+        return scalar
+    return broadcast_in_dim(scalar, aval.shape, ())
+
+
+ad_util.aval_zeros_likers[ShapedArray] = _zeros_like_shaped_array
 
 
 def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding):
