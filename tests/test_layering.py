@@ -28,7 +28,7 @@ def forbidden(paths, prefixes):
 
 
 def test_core_modules_import_no_library_and_no_backend():
-    low = [SRC / f for f in ("core.py", "avals.py", "jaxpr.py", "pretty.py", "rules.py", "errors.py")]
+    low = [SRC / f for f in ("core.py", "avals.py", "jaxpr.py", "pretty.py", "rules.py", "errors.py", "ad_util.py")]
     assert not forbidden(low, ["pyjax._src.lax", "pyjax._src.numpy", "pyjax._src.nn", "pyjax._src.backends", "pyjax._src.jit", "pyjax._src.api"])
 
 
@@ -45,3 +45,44 @@ def test_lax_imports_no_backend_and_no_numpy_layer():
 def test_backends_import_no_user_library():
     paths = list((SRC / "backends").rglob("*.py"))
     assert not forbidden(paths, ["pyjax._src.numpy", "pyjax._src.nn", "pyjax.numpy", "pyjax.nn"])
+
+
+# Every module of pyjax._src in one layer, lowest first; a module not named
+# here is in "library". No module imports (at import time or inside a
+# function) a module of a higher layer.
+LAYERS = [
+    ("base", ["config", "dtypes", "errors", "rules", "cache_key", "tree_util", "tree_util_errors", "tree_util_keys",
+              "tree_util_registry", "tree_util_treedef"]),
+    ("core", ["avals", "core", "jaxpr", "pretty", "ad_util", "array"]),
+    ("interpreters", ["interpreters", "dispatch", "cache_miss"]),
+    ("library", None),  # lax, jit, stages, remat, custom_*, api*, ...
+    ("user libraries", ["numpy", "nn", "scipy", "random", "debugging", "public_test_util", "flatten_util", "typing"]),
+    ("backends", ["backends"]),
+]
+LIBRARY = 3
+
+
+def layer_of(module: str) -> int:
+    name = module[len("pyjax._src."):]
+    for index, (_, prefixes) in enumerate(LAYERS):
+        if prefixes and any(name == p or name.startswith(p + ".") for p in prefixes):
+            return index
+    return LIBRARY
+
+
+def test_every_module_imports_only_its_layer_and_below():
+    from pyjax.tools.import_cycles import import_graph
+
+    graph = import_graph(lazy=True)
+    assert "pyjax._src.ad_util" in graph and "pyjax._src.interpreters.dce" in graph
+    bad = [f"{m} ({LAYERS[layer_of(m)][0]}) imports {t} ({LAYERS[layer_of(t)][0]})"
+           for m, targets in sorted(graph.items()) for t in sorted(targets) if layer_of(t) > layer_of(m)]
+    assert not bad
+
+
+def test_no_import_cycle_through_the_interpreters_or_across_layers():
+    from pyjax.tools.import_cycles import cycles, import_graph
+
+    for component in cycles(import_graph(lazy=True)):
+        assert not any(m.startswith(("pyjax._src.interpreters", "pyjax._src.ad_util")) for m in component), component
+        assert len({layer_of(m) for m in component}) == 1, component

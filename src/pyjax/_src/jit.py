@@ -28,7 +28,7 @@ from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.dce import call_dce_rule
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
-from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
+from pyjax._src.interpreters.staging import DebugInfo, func_src_info, staging_caches, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
@@ -514,11 +514,8 @@ def clear_caches() -> None:
     core.clear_abstract_eval_memos()
     # The traces of control-flow bodies and reduction computations, as JAX
     # drops its staging caches.
-    from pyjax._src.lax import reduce as lax_reduce
-    from pyjax._src.lax.control_flow import common as control_flow_common
-
-    control_flow_common._BODY_TRACES.clear()
-    lax_reduce._jaxpr_cache.clear()
+    for cache in staging_caches:
+        cache.clear()
 
 
 _compilers: list = []

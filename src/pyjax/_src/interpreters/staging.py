@@ -255,6 +255,19 @@ class DynamicJaxprTrace(core.Trace):
         return "\n".join(lines)
 
 
+# Caches of traced jaxprs kept below jit (control-flow bodies, reduction
+# computations): registered here so that jax.clear_caches empties them
+# without jit importing the modules that keep them.
+staging_caches: list = []
+
+
+def register_staging_cache(cache):
+    """Adds `cache` (anything with `.clear()`) to those clear_caches empties;
+    returns it."""
+    staging_caches.append(cache)
+    return cache
+
+
 def trace_to_jaxpr(
     fun: Callable, in_avals: Sequence[ShapedArray], debug_info: DebugInfo | None = None
 ) -> tuple[Jaxpr, list]:

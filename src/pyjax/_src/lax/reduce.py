@@ -22,7 +22,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
-from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
+from pyjax._src.interpreters.staging import DebugInfo, func_src_info, register_staging_cache, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reductions as red
@@ -69,7 +69,7 @@ class Computation:
 # computation -> {(flat avals, treedef, what): (jaxpr, out treedef)}. Reusing
 # the jaxpr matters beyond speed: the printer shows a jaxpr met twice once,
 # as a shared `let`, exactly as JAX does with its cached reduction jaxprs.
-_jaxpr_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_jaxpr_cache: weakref.WeakKeyDictionary = register_staging_cache(weakref.WeakKeyDictionary())
 
 
 def _is_valid_jaxtype(x) -> bool:

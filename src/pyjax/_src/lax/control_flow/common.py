@@ -30,7 +30,7 @@ from pyjax._src import config, core, dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, Tracer
 from pyjax._src.interpreters import batching
-from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
+from pyjax._src.interpreters.staging import DebugInfo, func_src_info, register_staging_cache, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal, Var, eval_jaxpr
 from pyjax._src.tree_util import (
     keystr,
@@ -94,7 +94,7 @@ def trace_body(fun: Callable, in_tree, in_avals: Sequence[ShapedArray], debug: D
 
 # fun -> {(in_tree, avals, tracing context): trace_body's result}; entries go
 # with their function.
-_BODY_TRACES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_BODY_TRACES: weakref.WeakKeyDictionary = register_staging_cache(weakref.WeakKeyDictionary())
 _MAX_TRACES_PER_FUN = 32
 
 
