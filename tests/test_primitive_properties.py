@@ -210,3 +210,14 @@ def test_primitives_with_ufunc_impls_are_declared_elementwise():
     undeclared = {p.name for p, impl in IMPLS.items()
                   if compile_lib._direct_ufunc(impl) is not None and not p.elementwise}
     assert undeclared == _UFUNC_IMPLS_NOT_DECLARED
+
+
+def test_reductions_derive_from_declarations():
+    # tile.py's former _REDUCTIONS; its _ORDER_FREE and rows.py's reductions
+    # must name declared reductions.
+    from pyjax._src.backends.numpy import rows
+
+    reductions = {p.name for p in _primitives() if p.reduction}
+    assert reductions == {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or",
+                          "reduce_xor", "argmax", "argmin"}
+    assert tile._ORDER_FREE <= reductions and rows._REDUCTIONS <= reductions

@@ -86,7 +86,8 @@ def set_current_trace(trace: Trace | None):
 
 
 # The properties a primitive declares (Primitive.declare), and XLA's cost classes.
-PROPERTIES = ("elementwise", "broadcasting", "fusible", "cost", "body_params", "call_body", "effects_of")
+PROPERTIES = ("elementwise", "broadcasting", "fusible", "cost", "reduction", "body_params", "call_body",
+              "effects_of")
 COSTS = (None, "cheap", "expensive")
 
 
@@ -110,13 +111,15 @@ class Primitive:
         # operands' size-1 axes broadcast too (lax's n-ary rule). `fusible`:
         # XLA's loop fusion fuses a producer into this consumer (None:
         # undeclared). `cost`: "cheap" or "expensive", as XLA's
-        # HloInstruction::IsExpensive (None: undeclared). `body_params`: the
+        # HloInstruction::IsExpensive (None: undeclared). `reduction`: reduces
+        # its one operand over the axes in params["axes"]. `body_params`: the
         # params holding jaxprs. `call_body`: for a call primitive, the param
         # holding the jaxpr its equation evaluates on its operands.
         self.elementwise: bool = False
         self.broadcasting: bool = False
         self.fusible: bool | None = None
         self.cost: str | None = None
+        self.reduction: bool = False
         self.body_params: tuple[str, ...] = ()
         self.call_body: str | None = None
         self.abstract_eval: Callable | Sentinel | None = None

@@ -26,7 +26,7 @@ def _reduced_shape(operand: ShapedArray, axes) -> tuple:
 
 
 def _reducer(name: str, accepted, with_out_sharding: bool) -> Primitive:
-    primitive = Primitive(name)
+    primitive = Primitive(name).declare(reduction=True)
 
     def abstract_eval(operand: ShapedArray, *, axes, out_sharding=None) -> ShapedArray:
         unary_dtype_check(name, accepted, operand)
@@ -47,7 +47,7 @@ reduce_xor_p = _reducer("reduce_xor", INT_OR_BOOL, False)
 
 
 def _arg_reducer(name: str) -> Primitive:
-    primitive = Primitive(name)
+    primitive = Primitive(name).declare(reduction=True)
 
     def abstract_eval(operand: ShapedArray, *, axes, index_dtype) -> ShapedArray:
         unary_dtype_check(name, BOOL_OR_NUMBER, operand)

@@ -69,8 +69,6 @@ def elementwise(primitive) -> bool:
     return primitive.elementwise and primitive.name not in _UNTILED
 
 
-_REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
-                         "reduce_or", "reduce_xor", "argmax", "argmin"})
 # Reductions whose result does not depend on the order of the reduction: a
 # reduction over the leading axis is done per block, then across blocks.
 _ORDER_FREE = frozenset({"reduce_max", "reduce_min", "reduce_and", "reduce_or"})
@@ -210,7 +208,7 @@ def _scan(eqns: list, start: int, size: int) -> tuple[list, list]:
 
 
 def _leading_size(eqn: JaxprEqn) -> int | None:
-    if not elementwise(eqn.primitive) and eqn.primitive.name not in _SHAPE_RULES:
+    if not elementwise(eqn.primitive) and _shape_rule(eqn.primitive) is None:
         return None
     outs = [v.aval for v in eqn.outvars]
     if not outs or not all(isinstance(a, ShapedArray) and a.shape and isinstance(a.dtype, np.dtype)
@@ -246,7 +244,7 @@ def _roles(eqn: JaxprEqn, size: int, roles: dict, defined: dict) -> list | None:
             else:
                 return None
         return [_TILED] if _assign(wanted, roles, defined) else None
-    rule = _SHAPE_RULES.get(name)
+    rule = _shape_rule(eqn.primitive)
     return None if rule is None else rule(eqn, size, roles, defined)
 
 
@@ -307,7 +305,6 @@ def _dot_rule(eqn, size, roles, defined):
 
 
 _SHAPE_RULES = {
-    **{name: _reduction_rule for name in _REDUCTIONS},
     "broadcast_in_dim": _broadcast_rule,
     "transpose": lambda e, n, r, d: _keeps_leading(e, n, r, d, e.params["permutation"][0] == 0),
     "reshape": lambda e, n, r, d: _keeps_leading(
@@ -315,6 +312,13 @@ _SHAPE_RULES = {
     "squeeze": lambda e, n, r, d: _keeps_leading(e, n, r, d, 0 not in e.params["dimensions"]),
     "dot_general": _dot_rule,
 }
+
+
+def _shape_rule(primitive):
+    # Reductions (declared: `primitive.reduction`) share one rule.
+    return _reduction_rule if primitive.reduction else _SHAPE_RULES.get(primitive.name)
+
+
 # Params holding the result's shape, rewritten for a block's size.
 _SHAPE_PARAMS = {"broadcast_in_dim": "shape", "reshape": "new_sizes"}
 
@@ -413,7 +417,7 @@ def _block_jaxpr(region: Region, rows: int) -> Jaxpr:
 
 def _tiled_result(eqn: JaxprEqn) -> bool:
     # A result is tiled unless it is a reduction over the leading axis.
-    if eqn.primitive.name in _REDUCTIONS:
+    if eqn.primitive.reduction:
         return 0 not in eqn.params["axes"]
     return True
 
