@@ -26,7 +26,10 @@ from pyjax._src.dispatch import sync_checks as _sync_checks
 from pyjax._src.numpy import array_methods as _array_methods
 
 # Wire the default backend into the layers that must not import it.
-_numpy_split.configure(_numpy_blas.limit_blas_threads())
+_blas_limit, _blas_controls = _numpy_blas.configured_limit(), _numpy_blas.thread_controls()
+_numpy_fpenv.use_blas(_blas_limit, _blas_controls)  # BLAS's threads inside pyjax's computations only
+_numpy_split.configure(_blas_limit if _blas_controls else None)
+del _blas_limit, _blas_controls
 _set_fp_mode(_numpy_fpenv)  # XLA:CPU's denormal mode around each computation
 _core.set_default_trace(_EvalTrace(_numpy_impls.IMPLS))
 _sync_checks()  # JAX_ENABLE_CHECKS=1: the checking eval trace from the start

@@ -13,13 +13,16 @@ user's own NumPy code, between pyjax calls, runs in the mode the user chose.
 The same goes for NumPy's floating-point error state: XLA never warns about
 a division by zero or an overflow, so pyjax's computations run with NumPy's
 errors ignored (`np.errstate(all="ignore")`), and the user's own state is
-back in force after each call.
+back in force after each call. And so for BLAS's thread count (blas.py):
+pyjax's computations run BLAS single-threaded, the caller's count restored.
 
 `run(fn, *args)` is `fn(*args)` in that mode. Two ways to set it:
 native_call.c's `flushed_call`, a C function that saves, sets and restores
-the control register around the call (tens of nanoseconds), bound once the
-native tier has built native_call.c; until then, and without a C compiler,
-`fegetenv`/`fesetenv` through ctypes (about half a microsecond a call).
+the control register (and NumPy's error state and BLAS's thread count)
+around the call, bound once the native tier has built native_call.c (at its
+first build, or after `WARM_CALLS` calls the slower way); until then, and
+without a C compiler, `fegetenv`/`fesetenv` and the thread counts through
+ctypes, a few ctypes calls each time.
 Threads pyjax owns (the split pool's workers) are put in the mode once, when
 they start. On a platform where neither way is known, nothing is flushed
 (docs/differences.md).
@@ -96,26 +99,73 @@ class _QuietToken:
         _QUIET[0].reset(self.token)
 
 
+_BLAS: tuple[int, list] | None = None  # (the thread limit, blas.thread_controls())
+
+
+def _blas_enter() -> list | None:
+    # The caller's BLAS thread counts; the limit set where they differ.
+    if _BLAS is None:
+        return None
+    limit, controls = _BLAS
+    saved = [get() for get, _ in controls]
+    for (_, set_), was in zip(controls, saved):
+        if was != limit:
+            set_(limit)
+    return saved
+
+
+def _blas_exit(saved: list | None) -> None:
+    if saved is not None:
+        limit, controls = _BLAS
+        for (_, set_), was in zip(controls, saved):
+            if was != limit:
+                set_(was)
+
+
+# The C way is built by the native tier (native.py sets `on_warm`): at its
+# first build, or after this many calls the slower way, whichever is first.
+WARM_CALLS = 1000
+on_warm = None
+_calls = [0]
+
+
+def _warming() -> None:
+    _calls[0] += 1
+    if _calls[0] == WARM_CALLS and on_warm is not None:
+        on_warm()
+
+
 def _run_ctypes(fn, *args):
+    _warming()
     get, set_, size, flushed = _ENV
     saved = _free.pop() if _free else ctypes.create_string_buffer(size)
     get(saved)
     set_(flushed)
+    threads = _blas_enter()
     try:
         with _quiet():
             return fn(*args)
     finally:
+        _blas_exit(threads)
         set_(saved)
         _free.append(saved)
 
 
 def _run_plain(fn, *args):
-    with _quiet():
-        return fn(*args)
+    _warming()
+    threads = _blas_enter()
+    try:
+        with _quiet():
+            return fn(*args)
+    finally:
+        _blas_exit(threads)
 
 
 run = _run_ctypes if _ENV is not None else _run_plain
 supported = _ENV is not None
+
+
+_C = []  # native_call.c's module, once bound
 
 
 def use_c(module) -> None:
@@ -123,8 +173,26 @@ def use_c(module) -> None:
     global run, supported
     if platform.machine() in _LAYOUTS and _QUIET is not None:
         module.set_quiet_state(*_QUIET)
+        _C.append(module)
+        _bind_blas()
         run = module.flushed_call
         supported = True
+
+
+def use_blas(limit: int | None, controls: list) -> None:
+    """Runs pyjax's computations with BLAS limited to `limit` threads
+    (None: BLAS as the caller has it), through `controls` (blas.py)."""
+    global _BLAS
+    _BLAS = (limit, list(controls)) if limit is not None and controls else None
+    _bind_blas()
+
+
+def _bind_blas() -> None:
+    if _C:
+        from pyjax._src.backends.numpy.blas import address
+
+        limit, controls = _BLAS if _BLAS is not None else (0, [])
+        _C[0].set_blas_threads(limit, tuple((address(get), address(set_)) for get, set_ in controls))
 
 
 def flush_this_thread() -> None:

@@ -1521,6 +1521,15 @@ def _prepare_native_call() -> None:
         threading.Thread(target=_native_call_type, name="pyjax-native-call", daemon=True).start()
 
 
+def _warm_fpenv() -> None:
+    # fpenv's faster way is native_call.c's flushed_call.
+    if available() and _headers() is not None:
+        _prepare_native_call()
+
+
+fpenv.on_warm = _warm_fpenv
+
+
 def _native_call_type():
     """native_call.c's `NativeCall` type, built on first use (on a build
     thread), or None: then native code is called through ctypes."""

@@ -492,6 +492,49 @@ static PyObject *set_quiet_state(PyObject *self, PyObject *const *args, Py_ssize
     Py_RETURN_NONE;
 }
 
+/* BLAS's thread count for the call (blas.py): each loaded OpenBLAS's
+ * get/set functions and the limit; the caller's counts are restored. */
+#define MAX_BLAS 4
+typedef int (*blas_get_fn)(void);
+typedef void (*blas_set_fn)(int);
+static int blas_limit = 0, blas_n = 0;
+static blas_get_fn blas_get[MAX_BLAS];
+static blas_set_fn blas_set[MAX_BLAS];
+
+static PyObject *set_blas_threads(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 2 || !PyTuple_Check(args[1]) || PyTuple_GET_SIZE(args[1]) > MAX_BLAS) {
+        PyErr_SetString(PyExc_TypeError, "set_blas_threads(limit, ((get, set), ...)) with at most 4 pairs");
+        return NULL;
+    }
+    int limit = (int)PyLong_AsLong(args[0]);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(args[1]);
+    blas_get_fn gets[MAX_BLAS];
+    blas_set_fn sets[MAX_BLAS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(args[1], i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "set_blas_threads: each entry is (get address, set address)");
+            return NULL;
+        }
+        void *get = PyLong_AsVoidPtr(PyTuple_GET_ITEM(pair, 0)), *set = PyLong_AsVoidPtr(PyTuple_GET_ITEM(pair, 1));
+        if (PyErr_Occurred())
+            return NULL;
+        gets[i] = (blas_get_fn)get;
+        sets[i] = (blas_set_fn)set;
+    }
+    blas_n = 0; /* (set under the GIL, as flushed_call reads it) */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        blas_get[i] = gets[i];
+        blas_set[i] = sets[i];
+    }
+    blas_limit = limit;
+    blas_n = limit > 0 ? (int)n : 0;
+    Py_RETURN_NONE;
+}
+
 static PyObject *flushed_call(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs < 1) {
@@ -501,9 +544,18 @@ static PyObject *flushed_call(PyObject *self, PyObject *const *args, Py_ssize_t 
     PyObject *token = NULL;
     if (quiet_var != NULL && (token = PyContextVar_Set(quiet_var, quiet_value)) == NULL)
         return NULL;
+    int n_blas = blas_n, threads[MAX_BLAS];
+    for (int i = 0; i < n_blas; i++) {
+        threads[i] = blas_get[i]();
+        if (threads[i] != blas_limit)
+            blas_set[i](blas_limit);
+    }
     unsigned old = fp_mode_enter();
     PyObject *out = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), NULL);
     fp_mode_exit(old);
+    for (int i = 0; i < n_blas; i++)
+        if (threads[i] != blas_limit)
+            blas_set[i](threads[i]);
     if (token != NULL) {
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
@@ -526,6 +578,8 @@ static PyMethodDef module_methods[] = {
      "flushed_call(fn, *args): fn(*args) in XLA:CPU's denormal mode."},
     {"set_quiet_state", (PyCFunction)(void (*)(void))set_quiet_state, METH_FASTCALL,
      "set_quiet_state(contextvar, value): the NumPy error state flushed_call sets."},
+    {"set_blas_threads", (PyCFunction)(void (*)(void))set_blas_threads, METH_FASTCALL,
+     "set_blas_threads(limit, ((get, set), ...)): BLAS's thread count in flushed_call."},
     {NULL, NULL, 0, NULL},
 };
 
