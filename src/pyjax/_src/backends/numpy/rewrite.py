@@ -195,13 +195,15 @@ def _splice(eqns: list, env: dict, *, fresh: bool) -> list:
     return out
 
 
-# The params holding the bodies the compiler splices in, per primitive.
-_BODY_PARAMS = {"jit": ("jaxpr",), "scan": ("jaxpr",), "while": ("cond_jaxpr", "body_jaxpr"), "cond": ("branches",)}
+# The primitives whose bodies are simplified with the program (the params
+# holding them are declared: `primitive.body_params`). A checkpoint's and the
+# custom derivative calls' bodies are compiled as they are.
+_SIMPLIFIED_BODIES = frozenset({"jit", "scan", "while", "cond"})
 
 
 def _simplify_bodies(eqn: JaxprEqn) -> JaxprEqn:
     changed = {}
-    for name in _BODY_PARAMS.get(eqn.primitive.name, ()):
+    for name in eqn.primitive.body_params if eqn.primitive.name in _SIMPLIFIED_BODIES else ():
         value = eqn.params[name]
         if type(value) is tuple:  # cond's branches
             new = tuple(simplify(b) for b in value)
