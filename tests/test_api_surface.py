@@ -48,3 +48,15 @@ def test_report_counts_every_recorded_name():
 def test_declared_reason_walks_up_the_module_path():
     assert api_surface.declared_reason("jax.sharding.Mesh") == api_surface.ISSUE21
     assert api_surface.declared_reason("jax.jit") is None
+
+
+@pytest.mark.parametrize("module_name", api_surface.SIGNATURES_CHECKED)
+def test_signatures_match_jax(module_name):
+    assert api_surface.signature_mismatches(REFERENCE, module_name) == []
+
+
+def test_signature_parser():
+    strip = api_surface._strip_defaults
+    assert api_surface._parameters(strip("(x, /, *, axis=None)")) == ["x", "/", "*", "axis"]
+    text = "(a: ArrayLike, b=<function f at 1>, *args, c: dict[str, int] = {1: 2}, **kw) -> int"
+    assert api_surface._parameters(strip(text)) == ["a", "b", "*args", "c", "**kw"]

@@ -56,7 +56,8 @@ LAYERS = [
     ("core", ["avals", "core", "jaxpr", "pretty", "ad_util", "array"]),
     ("interpreters", ["interpreters", "dispatch", "cache_miss"]),
     ("library", None),  # lax, jit, stages, remat, custom_*, api*, ...
-    ("user libraries", ["numpy", "nn", "scipy", "random", "debugging", "public_test_util", "flatten_util", "typing"]),
+    ("user libraries", ["numpy", "nn", "scipy", "random", "debugging", "public_test_util", "flatten_util", "typing", "ops",
+                        "image", "example_libraries"]),
     ("backends", ["backends"]),
 ]
 LIBRARY = 3

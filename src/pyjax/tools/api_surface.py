@@ -3,6 +3,7 @@
     python -m pyjax.tools.api_surface            # per-module counts, then the total
     python -m pyjax.tools.api_surface --names    # also list each module's missing names
     python -m pyjax.tools.api_surface --module jax.lax   # one module (a prefix) only
+    python -m pyjax.tools.api_surface --signatures       # parameters that differ from JAX's
 
 The reference is tests/golden/api_surface.json, recorded from JAX 0.11.0 by
 tests/golden/record_api_surface.py: every public name of each documented
@@ -101,7 +102,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.lax", "rng_bit_generator rng_bit_generator_p RandomAlgorithm rng_uniform rng_uniform_p", H4),
     ("jax", "default_prng_impl", H4),
     # -- this issue, not yet
-    ("jax.ops", "", NOT_YET),
     ("jax.image", "", NOT_YET),
     ("jax.profiler", "", NOT_YET),
     ("jax.monitoring", "", NOT_YET),
@@ -187,6 +187,10 @@ def compare(reference: dict) -> dict[str, dict[str, list]]:
 
 IN_PROGRESS = (H2, H3, H4)
 
+# Modules whose functions tests/test_api_surface.py holds to JAX's parameter
+# names, order and kinds (`--signatures` reports every module).
+SIGNATURES_CHECKED = ("jax.flatten_util", "jax.ops")
+
 
 def stale_declarations(reference: dict, in_progress: bool = False) -> list[str]:
     """Declared-absent entries pyjax now has, or that name nothing in the reference.
@@ -214,6 +218,61 @@ def stale_declarations(reference: dict, in_progress: bool = False) -> list[str]:
             if module is not None and hasattr(module, name):
                 problems.append(f"{key}: present in pyjax; drop the entry")
     return problems
+
+
+def _parameters(text: str) -> list[str] | None:
+    """The parameter names and kinds of a recorded signature text: ['x', '/', '*', 'axis', ...]."""
+    import ast
+
+    try:
+        args = ast.parse(f"def f{text.split(' -> ')[0]}: pass").body[0].args
+    except SyntaxError:
+        return None
+    names = [a.arg for a in args.posonlyargs] + (["/"] if args.posonlyargs else [])
+    names += [a.arg for a in args.args]
+    names += [f"*{args.vararg.arg}"] if args.vararg else (["*"] if args.kwonlyargs else [])
+    names += [a.arg for a in args.kwonlyargs]
+    names += [f"**{args.kwarg.arg}"] if args.kwarg else []
+    return names
+
+
+def signature_mismatches(reference: dict, module_name: str) -> list[str]:
+    """Functions of `module_name` whose parameters (names, order, kinds) differ from JAX's."""
+    module = _import(module_name)
+    problems = []
+    for name, entry in reference["modules"][module_name].items():
+        if entry["kind"] != "function" or not entry.get("signature") or not hasattr(module, name):
+            continue
+        want = _parameters(_strip_defaults(entry["signature"]))
+        try:
+            got = _parameters(_strip_defaults(str(inspect.signature(getattr(module, name)))))
+        except (TypeError, ValueError):
+            got = None
+        if want is not None and got != want:
+            problems.append(f"{module_name}.{name}: JAX {want}, pyjax {got}")
+    return problems
+
+
+def _strip_defaults(text: str) -> str:
+    # Defaults and annotations may be reprs that are not Python (<function ...>);
+    # only names, order and kinds are compared.
+    import re
+
+    depth, out, skipping = 0, [], False
+    for ch in text.split(" -> ")[0]:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+            if depth == 0:
+                skipping = False
+        if depth == 1 and ch == ",":
+            skipping = False
+        elif depth == 1 and ch in ":=" or (depth > 1 and skipping):
+            skipping = True
+        if not skipping or (depth == 0 and ch == ")"):
+            out.append(ch)
+    return re.sub(r"\s+", " ", "".join(out))
 
 
 def totals(result: dict) -> dict[str, int]:
@@ -247,6 +306,8 @@ def render(reference: dict, result: dict, list_names: bool = False) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--names", action="store_true", help="list missing and declared-absent names")
+    parser.add_argument("--signatures", action="store_true",
+                        help="also list functions whose parameters differ from JAX's")
     parser.add_argument("--module", default="", help="only modules whose name starts with this")
     parser.add_argument("--reference", type=Path, default=DEFAULT_NAMES, help="the recorded JAX name list")
     args = parser.parse_args(argv)
@@ -254,6 +315,10 @@ def main(argv: list[str] | None = None) -> int:
     reference["modules"] = {m: v for m, v in reference["modules"].items() if m.startswith(args.module)}
     result = compare(reference)
     sys.stdout.write(render(reference, result, args.names))
+    if args.signatures:
+        for module_name in reference["modules"]:
+            for problem in signature_mismatches(reference, module_name):
+                sys.stdout.write(f"signature: {problem}\n")
     for problem in stale_declarations(reference, in_progress=True):
         sys.stdout.write(f"stale declaration: {problem}\n")
     return 1 if totals(result)["missing"] else 0
