@@ -124,3 +124,31 @@ def test_remat_policy_answers_reach_partial_eval():
     assert saveable_by(jax.checkpoint_policies.nothing_saveable)(None) is False
     with pytest.raises(TypeError, match="Value returned by a remat policy"):
         saveable_by(lambda *a, **k: "yes")(None)
+
+
+def test_transpose_jaxpr_instantiated_or_nonzero_cotangents():
+    from pyjax._src.avals import ShapedArray
+    from pyjax._src.interpreters.transpose import transpose_jaxpr
+
+    f32 = ShapedArray((), np.dtype(np.float32))
+    # Linear in t and u; r is a residual; u's cotangent is a symbolic zero.
+    jaxpr = _jaxpr(lambda r, t, u: (jnp.sin(r) * t, u * 0.0 + t), 1.0, 2.0, 3.0)
+    full, nz = transpose_jaxpr(jaxpr, [None, f32, f32], [f32], [True, False], [f32])
+    assert nz == [True, True] and len(full.invars) == 2 and len(full.outvars) == 2
+    ct_t, ct_u = eval_jaxpr(full, full.consts, np.float32(0.5), np.float32(2.0))
+    np.testing.assert_allclose(np.asarray(ct_t), np.sin(np.float32(0.5)) * 2.0, rtol=1e-6)
+    assert float(ct_u) == 0.0
+    only, nz = transpose_jaxpr(jaxpr, [None, f32, f32], [f32], [True, False], [f32], instantiate_cts=False)
+    assert nz == [True, False] and len(only.outvars) == 1
+
+
+def test_transpose_jaxpr_recomputes_the_non_linear_part():
+    from pyjax._src.avals import ShapedArray
+    from pyjax._src.interpreters.transpose import transpose_jaxpr
+
+    f32 = ShapedArray((), np.dtype(np.float32))
+    jaxpr = _jaxpr(lambda r, t: jnp.sin(r) * t, 1.0, 2.0)
+    body, nz = transpose_jaxpr(jaxpr, [None, f32], [f32], [True], [f32], instantiate_cts=False, recompute=True)
+    assert nz == [True] and [e.primitive.name for e in body.eqns] == ["sin", "mul"]
+    (ct,) = eval_jaxpr(body, body.consts, np.float32(0.5), np.float32(3.0))
+    np.testing.assert_allclose(np.asarray(ct), np.sin(np.float32(0.5)) * 3.0, rtol=1e-6)

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src import cache_miss, config, core, dispatch, dtypes, errors
+from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapeDtypeStruct, ShapedArray
 from pyjax._src.cache_key import typed_key
@@ -29,6 +30,7 @@ from pyjax._src.interpreters.dce import call_dce_rule
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, staging_caches, trace_to_jaxpr
+from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
@@ -576,8 +578,6 @@ def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=N
 
 def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline):
     # One jit equation whose body is the JVP of the original body.
-    from pyjax._src.ad_util import Zero, tangent_aval
-
     nonzeros = [type(t) is not Zero for t in tangents]
     body, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     nonzero_tangents = [t for t in tangents if type(t) is not Zero]
@@ -613,25 +613,12 @@ def _jit_partial_eval(trace, args, params):
 def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline):
     # One jit equation whose body is the transposed body: (residuals, nonzero
     # cotangents) -> cotangents of the linear inputs.
-    from pyjax._src.ad_util import Zero, instantiate
-    from pyjax._src.interpreters.transpose import UndefinedPrimal, backward_pass, is_undefined_primal
-
     undefined = [is_undefined_primal(x) for x in args]
     residuals = [x for x, u in zip(args, undefined, strict=True) if not u]
-    ct_nonzero = [type(ct) is not Zero for ct in cts]
     nonzero_cts = [ct for ct in cts if type(ct) is not Zero]
-    res_avals = [core.get_aval(r) for r in residuals]
-    ct_avals = [core.get_aval(ct) for ct in nonzero_cts]
-
-    def transposed(*res_and_cts):
-        res_it = iter(res_and_cts[:len(residuals)])
-        ct_it = iter(res_and_cts[len(residuals):])
-        full_args = [UndefinedPrimal(x.aval) if u else next(res_it) for x, u in zip(args, undefined, strict=True)]
-        full_cts = [next(ct_it) if nz else Zero(a) for a, nz in zip(jaxpr.out_avals, ct_nonzero, strict=True)]
-        in_cts = backward_pass(jaxpr, jaxpr.consts, full_cts, full_args)
-        return [instantiate(ct) for ct, u in zip(in_cts, undefined, strict=True) if u]
-
-    body, _ = trace_to_jaxpr(transposed, res_avals + ct_avals, jaxpr.debug_info)
+    body, _ = transpose_jaxpr(jaxpr, [x.aval if u else None for x, u in zip(args, undefined, strict=True)],
+                              [core.get_aval(r) for r in residuals], [type(ct) is not Zero for ct in cts],
+                              [core.get_aval(ct) for ct in nonzero_cts])
     operands = residuals + nonzero_cts
     outs = iter(jit_p.bind(*operands, jaxpr=body, name=name, donated_invars=(False,) * len(operands),
                            keep_unused=keep_unused, inline=inline))

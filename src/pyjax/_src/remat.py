@@ -32,7 +32,8 @@ from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.dce import call_dce_rule, dce_jaxpr
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule, partial_eval_jaxpr_custom
-from pyjax._src.interpreters.staging import DynamicJaxprTrace, trace_to_jaxpr
+from pyjax._src.interpreters.staging import DynamicJaxprTrace
+from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var, body_effects
 
 # ---------------------------------------------------------------------------
@@ -238,36 +239,16 @@ remat_p.partial_eval = _remat_partial_eval
 
 
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
-    from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
-    from pyjax._src.interpreters.transpose import (
-        UndefinedPrimal,
-        backward_pass,
-        is_undefined_primal,
-    )
-
+    # As JAX does: the body first recomputes its non-linear part (calls split
+    # into a known and a linear call), then transposes the linear jaxpr.
     linear = [is_undefined_primal(x) for x in args]
     residuals = [x for x, lin in zip(args, linear, strict=True) if not lin]
-    ct_nonzero = [type(ct) is not Zero for ct in cts]
     nonzero_cts = [ct for ct in cts if type(ct) is not Zero]
-    in_avals = [core.get_aval(r) for r in residuals] + [core.get_aval(ct) for ct in nonzero_cts]
-    in_nonzero: list = []
-
-    def transposed(*res_and_cts):
-        # As JAX does: first recompute the non-linear part (calls split into a
-        # known and a linear call), then transpose the linear jaxpr.
-        res_in, ct_it = res_and_cts[:len(residuals)], iter(res_and_cts[len(residuals):])
-        known, lin_jaxpr, out_unknowns, sources = partial_eval_jaxpr(jaxpr, linear)
-        known_outs = eval_jaxpr_keeping_source(known, known.consts, *res_in)
-        computed = known_outs[len(out_unknowns) - sum(out_unknowns):]
-        lin_res = [res_in[i] if kind == "in" else computed[i] for kind, i in sources]
-        full_cts = [next(ct_it) if nz else Zero(a) for a, nz in zip(jaxpr.out_avals, ct_nonzero, strict=True)]
-        lin_cts = [ct for ct, u in zip(full_cts, out_unknowns, strict=True) if u]
-        lin_args = lin_res + [UndefinedPrimal(x.aval) for x, lin in zip(args, linear, strict=True) if lin]
-        in_cts = backward_pass(lin_jaxpr, lin_jaxpr.consts, lin_cts, lin_args)[len(lin_res):]
-        in_nonzero[:] = [type(ct) is not Zero for ct in in_cts]
-        return [ct for ct in in_cts if type(ct) is not Zero]
-
-    body, _ = trace_to_jaxpr(transposed, in_avals, jaxpr.debug_info)
+    body, in_nonzero = transpose_jaxpr(
+        jaxpr, [x.aval if lin else None for x, lin in zip(args, linear, strict=True)],
+        [core.get_aval(r) for r in residuals], [type(ct) is not Zero for ct in cts],
+        [core.get_aval(ct) for ct in nonzero_cts],
+        instantiate_cts=False, recompute=True, evaluate=eval_jaxpr_keeping_source)
     if isinstance(prevent_cse, tuple):
         prevent_cse = tuple(p for p, lin in zip(prevent_cse, linear, strict=True) if not lin) + (True,) * len(nonzero_cts)
     outs = iter(bind_closed(body, [*residuals, *nonzero_cts], prevent_cse=prevent_cse,

@@ -15,11 +15,12 @@ per operand; `ct` may be a symbolic Zero only if the rule says it handles it
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
-from pyjax._src.ad_util import Zero, add_tangents
+from pyjax._src.ad_util import Zero, add_tangents, instantiate
 from pyjax._src.avals import ShapedArray
-from pyjax._src.jaxpr import Jaxpr, Literal
+from pyjax._src.interpreters.staging import trace_to_jaxpr
+from pyjax._src.jaxpr import Jaxpr, Literal, eval_jaxpr
 
 
 class UndefinedPrimal:
@@ -90,4 +91,52 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, cts_out: Sequence, args: Seque
     return [cts.get(v, Zero(v.aval)) if v in linear_vars else Zero(v.aval) for v in jaxpr.invars]
 
 
-__all__ = ["UndefinedPrimal", "backward_pass", "is_undefined_primal"]
+def transpose_jaxpr(jaxpr: Jaxpr, linear_avals: Sequence[ShapedArray | None], res_avals: Sequence[ShapedArray],
+                    ct_nonzero: Sequence[bool], ct_avals: Sequence[ShapedArray], *,
+                    instantiate_cts: bool = True, recompute: bool = False,
+                    evaluate: Callable = eval_jaxpr) -> tuple[Jaxpr, list[bool]]:
+    """The transpose of a closed jaxpr in its linear inputs, as a jaxpr.
+
+    `linear_avals` has, per input of `jaxpr`, the aval of a linear input
+    (an UndefinedPrimal's) or None for a residual. The new jaxpr's inputs are the residuals (the non-linear inputs, of `res_avals`)
+    followed by the output cotangents marked in `ct_nonzero` (of
+    `ct_avals`); the others are symbolic zeros. Its outputs are the
+    cotangents of the linear inputs: all of them (zeros instantiated) with
+    `instantiate_cts`, else only those that are not symbolic zeros. With
+    `recompute` (remat), the non-linear part is first split off and
+    recomputed from the residuals by `evaluate`, as JAX does, so the
+    backward pass transposes only a linear jaxpr. Returns the jaxpr and,
+    per linear input, whether it has a cotangent output.
+    """
+    from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
+
+    num_res = len(res_avals)
+    linear = [a is not None for a in linear_avals]
+    in_nonzero: list = []
+
+    def transposed(*res_and_cts):
+        residuals, ct_it = res_and_cts[:num_res], iter(res_and_cts[num_res:])
+        full_cts = [next(ct_it) if nz else Zero(a) for a, nz in zip(jaxpr.out_avals, ct_nonzero, strict=True)]
+        if recompute:
+            known, lin_jaxpr, out_unknowns, sources = partial_eval_jaxpr(jaxpr, linear)
+            known_outs = evaluate(known, known.consts, *residuals)
+            computed = known_outs[len(out_unknowns) - sum(out_unknowns):]
+            lin_res = [residuals[i] if kind == "in" else computed[i] for kind, i in sources]
+            lin_cts = [ct for ct, u in zip(full_cts, out_unknowns, strict=True) if u]
+            lin_args = lin_res + [UndefinedPrimal(a) for a in linear_avals if a is not None]
+            in_cts = backward_pass(lin_jaxpr, lin_jaxpr.consts, lin_cts, lin_args)[len(lin_res):]
+        else:
+            res_it = iter(residuals)
+            args = [next(res_it) if a is None else UndefinedPrimal(a) for a in linear_avals]
+            in_cts = [ct for ct, lin in zip(backward_pass(jaxpr, jaxpr.consts, full_cts, args), linear, strict=True) if lin]
+        if instantiate_cts:
+            in_nonzero[:] = [True] * len(in_cts)
+            return [instantiate(ct) for ct in in_cts]
+        in_nonzero[:] = [type(ct) is not Zero for ct in in_cts]
+        return [ct for ct in in_cts if type(ct) is not Zero]
+
+    body, _ = trace_to_jaxpr(transposed, [*res_avals, *ct_avals], jaxpr.debug_info)
+    return body, list(in_nonzero)
+
+
+__all__ = ["UndefinedPrimal", "backward_pass", "is_undefined_primal", "transpose_jaxpr"]
