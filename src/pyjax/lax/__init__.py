@@ -25,3 +25,4 @@ from pyjax._src.lax.control_flow import *  # noqa: F401,F403
 from pyjax._src.lax.stack import stack, stack_p, tile, tile_p, unstack, unstack_p  # noqa: E402,F401
 from pyjax._src.lax.identity import optimization_barrier, optimization_barrier_p  # noqa: E402,F401
 from pyjax._src.lax.linear_solve import custom_linear_solve, linear_solve_p  # noqa: E402,F401
+from pyjax._src.lax.rng import RandomAlgorithm, rng_bit_generator, rng_bit_generator_p  # noqa: E402,F401

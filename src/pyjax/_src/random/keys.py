@@ -21,14 +21,14 @@ from pyjax._src.numpy.creation import asarray
 from pyjax._src.numpy.util import is_arraylike
 from pyjax._src.random import prng
 from pyjax._src.random import threefry as _threefry  # noqa: F401  (registers threefry2x32)
+from pyjax._src.random import rbg as _rbg  # noqa: F401  (registers rbg and unsafe_rbg)
 
 PRNGImpl = prng.PRNGImpl
 
 
-# JAX 0.11's other PRNGs. rbg and unsafe_rbg draw their bits with XLA's
-# RngBitGenerator, the others with hashes pyjax has not written yet; none
-# is reproduced bit for bit, so none is offered (docs/random.md).
-_JAX_ONLY_PRNGS = ("philox2x32", "philox4x32", "rbg", "unsafe_rbg", "threefry4x32")
+# JAX 0.11's other PRNGs, with hashes pyjax has not written yet; none is
+# reproduced bit for bit, so none is offered (docs/random.md).
+_JAX_ONLY_PRNGS = ("philox2x32", "philox4x32", "threefry4x32")
 
 
 def _unimplemented_prng(name: str) -> NotImplementedError:
@@ -85,7 +85,9 @@ def resolve_prng_impl(impl_spec) -> PRNGImpl:
             return prng.prngs[impl_spec]
         if impl_spec in _JAX_ONLY_PRNGS:
             raise _unimplemented_prng(impl_spec)
-        keys_fmt = ", ".join(f'"{s}"' for s in prng.prngs)
+        # JAX's message names its registry in order, the unimplemented ones included.
+        names = [*_JAX_ONLY_PRNGS[:2], *prng.prngs, *_JAX_ONLY_PRNGS[2:]]
+        keys_fmt = ", ".join(f'"{s}"' for s in names)
         raise ValueError(f'unrecognized PRNG implementation "{impl_spec}". '
                          f"Did you mean one of: {keys_fmt}?")
     raise TypeError(f"unrecognized type {type(impl_spec)} for specifying PRNG implementation.")

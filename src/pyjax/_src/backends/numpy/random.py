@@ -18,7 +18,8 @@ import numpy as np
 
 from pyjax._src.backends.numpy import native, split, xla_math
 from pyjax._src.lax import elementwise as ew
-from pyjax._src.random import prng
+from pyjax._src.lax import rng as lax_rng
+from pyjax._src.random import bit_generators, prng
 from pyjax._src.random.threefry import (_hash_in_place, set_hash_kernel, set_range_runner, threefry2x32_numpy,
                                         threefry2x32_p)
 
@@ -45,7 +46,10 @@ def _random_fold_in(keys, msgs):
     # size-1 axes, or a rank-0 operand).
     shape = np.broadcast_shapes(data.shape[:-1], np.shape(msgs))
     data = np.broadcast_to(data, shape + data.shape[-1:])
-    return prng.key_buffer(impl.fold_in(data, np.broadcast_to(np.asarray(msgs, np.uint32), shape)), impl)
+    msgs = np.asarray(msgs, np.uint32)
+    if not getattr(impl.fold_in, "takes_unbroadcast_msgs", False):  # (unsafe_rbg's depends on msgs' own axes)
+        msgs = np.broadcast_to(msgs, shape)
+    return prng.key_buffer(impl.fold_in(data, msgs), impl)
 
 
 def _random_bits(keys, *, bit_width, shape):
@@ -87,6 +91,14 @@ IMPLS[prng.random_bits_p] = _random_bits
 IMPLS[prng.random_wrap_p] = _random_wrap
 IMPLS[prng.random_unwrap_p] = _random_unwrap
 IMPLS[prng.random_clone_p] = lambda keys: keys
+def _rng_bit_generator(key, *, shape, dtype, algorithm, out_sharding):
+    # RNG_DEFAULT is Philox: what XLA's CPU compiler expands the default to.
+    generate = (bit_generators.threefry_bits if algorithm == lax_rng.RandomAlgorithm.RNG_THREE_FRY
+                else bit_generators.philox_bits)
+    return list(generate(np.asarray(key), tuple(shape), np.dtype(dtype).itemsize * 8))
+
+
+IMPLS[lax_rng.rng_bit_generator_p] = _rng_bit_generator
 IMPLS[threefry2x32_p] = lambda k0, k1, x0, x1: list(threefry2x32_numpy(k0, k1, x0, x1))
 # Large hashes run on every core (split.py); every word is hashed on its own.
 set_range_runner(split.run_ranges)
@@ -385,7 +397,14 @@ def _random_gamma(keys, a, *, log_space):
     element_keys = impl.split(data.reshape(-1, data.shape[-1]), (count,)).reshape(-1, data.shape[-1])
     if a.size == 0:
         return np.zeros(a.shape, a.dtype)
-    samples = _gamma_one(impl, element_keys, a.reshape(-1).copy(), log_space)
+    alphas = a.reshape(-1).copy()
+    if impl.name == "threefry2x32":
+        samples = _gamma_one(impl, element_keys, alphas, log_space)
+    else:
+        # JAX maps the sampler over the elements one at a time (lax.map) for
+        # other PRNGs: a batch of rbg keys draws its bits from its first key.
+        samples = np.concatenate([_gamma_one(impl, element_keys[i:i + 1], alphas[i:i + 1], log_space)
+                                  for i in range(alphas.size)])
     return samples.reshape(a.shape)
 
 

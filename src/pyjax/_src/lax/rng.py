@@ -1,0 +1,121 @@
+"""`rng_bit_generator`: XLA's stateless bit generator, and `RandomAlgorithm`.
+
+The primitive maps a 128-bit generator state (``uint32[4]``, or the
+``uint64[2]`` XLA itself takes) to the advanced state and a block of random
+bits; ``jax.random``'s ``rbg`` and ``unsafe_rbg`` PRNGs draw through it. Its
+algorithms (random/bit_generators.py) reproduce XLA's on the CPU bit for
+bit, the default being Philox. Like JAX it has no derivative rules, and it
+batches as JAX's rule does: every example's bits come from the *first* key,
+as one draw with the batch axis in front, and only that key advances.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from pyjax._src import avals as avals_lib
+from pyjax._src import dtypes
+from pyjax._src.avals import ShapedArray
+from pyjax._src.core import Primitive
+from pyjax._src.interpreters.batching import not_mapped
+from pyjax._src.lax import batching_util
+from pyjax._src.lax._standard import as_array
+
+__all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p"]
+
+_BIT_DTYPES = tuple(np.dtype(f"uint{n}") for n in (8, 16, 32, 64))
+
+
+class RandomAlgorithm(enum.IntEnum):
+    """Describes which PRNG algorithm to use for rng_bit_generator."""
+
+    RNG_DEFAULT = 0
+    "The platform's default algorithm."
+
+    RNG_THREE_FRY = 1
+    "The Threefry-2x32 PRNG algorithm."
+
+    RNG_PHILOX = 2
+    "The Philox-4x32 PRNG algorithm."
+
+    def __str__(self) -> str:
+        return self.name
+
+
+rng_bit_generator_p = Primitive("rng_bit_generator", multiple_results=True)
+
+
+@rng_bit_generator_p.def_abstract_eval
+def _rng_bit_generator_abstract_eval(key, *, shape, dtype, algorithm, out_sharding):
+    # JAX leaves the key's type to its lowering (an assertion there); pyjax
+    # says what is wrong as soon as the call is made or traced.
+    if not ((key.shape == (4,) and key.dtype == np.uint32) or (key.shape == (2,) and key.dtype == np.uint64)):
+        raise TypeError("rng_bit_generator: the key (generator state) must be a uint32[4] or uint64[2] "
+                        f"array, got {key.str_short()}")
+    return [ShapedArray(key.shape, key.dtype, weak_type=key.weak_type), ShapedArray(tuple(shape), dtype)]
+
+
+def _first_key(keys):
+    from pyjax._src.lax import shapes
+
+    aval = keys.aval if hasattr(keys, "aval") else avals_lib.ShapedArray(np.shape(keys), np.asarray(keys).dtype)
+    limits = (1, *aval.shape[1:])
+    first = shapes.slice(keys, (0,) * aval.ndim, limits, None)
+    return shapes.squeeze(first, (0,))
+
+
+def _rng_bit_generator_batch(axis_data, args, dims, *, shape, dtype, algorithm, out_sharding):
+    (keys,), (d,) = args, dims
+    params = dict(dtype=dtype, algorithm=algorithm, out_sharding=out_sharding)
+    if d is not_mapped:
+        return rng_bit_generator_p.bind(keys, shape=shape, **params), [not_mapped, not_mapped]
+    from pyjax._src.lax.slicing import dynamic_update_index_in_dim
+
+    keys = batching_util.moveaxis(keys, d, 0)
+    size = keys.aval.shape[0] if hasattr(keys, "aval") else np.shape(keys)[0]
+    new_key, bits = rng_bit_generator_p.bind(_first_key(keys), shape=(size, *shape), **params)
+    return [dynamic_update_index_in_dim(keys, new_key, 0, axis=0), bits], [0, 0]
+
+
+rng_bit_generator_p.def_batch(_rng_bit_generator_batch)
+
+
+def rng_bit_generator(key, shape, dtype=np.uint32, algorithm: RandomAlgorithm = RandomAlgorithm.RNG_DEFAULT,
+                      *, out_sharding=None) -> tuple:
+    """Stateless PRNG bit generator. Experimental and its use is discouraged.
+
+    Returns uniformly distributed random bits with the specified shape and
+    dtype (which must be an unsigned integer type) using the platform's
+    default algorithm (Philox on the CPU) or the one specified, together
+    with the advanced generator state.
+
+    It provides direct access to the RngBitGenerator primitive exposed by
+    XLA (https://www.openxla.org/xla/operation_semantics#rngbitgenerator)
+    for low level API access. Most users should use ``jax.random`` instead
+    for a stable and more user friendly API.
+
+    Args:
+      key: the generator state, a ``uint32[4]`` (or ``uint64[2]``) array.
+      shape: the shape of the bits to draw.
+      dtype: ``uint8``, ``uint16``, ``uint32`` or ``uint64``.
+      algorithm: a :class:`RandomAlgorithm`.
+      out_sharding: the bits' sharding (one device: only None).
+
+    Returns:
+      ``(new_key, bits)``.
+
+    Example:
+      >>> import numpy as np
+      >>> lax.rng_bit_generator(np.zeros(4, np.uint32), (3,))[1]
+      Array([1713891541, 3781805453, 3159862348], dtype=uint32)
+    """
+    shape = avals_lib.canonicalize_shape(shape)
+    dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "rng_bit_generator")
+    if np.dtype(dtype) not in _BIT_DTYPES:
+        raise TypeError(f"rng_bit_generator: unsupported dtype {dtype}")
+    if not isinstance(algorithm, RandomAlgorithm):
+        raise TypeError(f"rng_bit_generator: algorithm must be a lax.RandomAlgorithm, got {algorithm!r}")
+    return tuple(rng_bit_generator_p.bind(as_array(key), shape=shape, dtype=np.dtype(dtype), algorithm=algorithm,
+                                          out_sharding=out_sharding))
