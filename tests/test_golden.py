@@ -123,7 +123,8 @@ def _text_diff(expected: str, actual: str, what: str) -> str:
   return "".join(line if line.endswith("\n") else line + "\n" for line in diff)
 
 
-def _compare_values(name: str, expected: dict, actual: dict) -> None:
+def _compare_values(name: str, expected: dict, actual: dict,
+                    rtol: float = FLOAT_RTOL, atol: float = FLOAT_ATOL) -> None:
   assert actual["shape"] == expected["shape"], (
       f"{name}: shape {actual['shape']} != JAX's {expected['shape']}")
   assert actual["dtype"] == expected["dtype"], (
@@ -134,7 +135,7 @@ def _compare_values(name: str, expected: dict, actual: dict) -> None:
       "bfloat16", "float16", "float32", "float64") else None)
   got = np.asarray(actual["value"], dtype=want.dtype)
   if want.dtype.kind == "f":
-    np.testing.assert_allclose(got, want, rtol=FLOAT_RTOL, atol=FLOAT_ATOL,
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol,
                                equal_nan=True, err_msg=f"{name}: values differ")
   else:
     np.testing.assert_array_equal(got, want, err_msg=f"{name}: values differ")
@@ -188,7 +189,8 @@ def test_program_matches_jax(set_name, name, implementation):
                   + _text_diff(expected["message"], actual["message"], "message"),
                   pytrace=False)
   else:
-    _compare_values(name, expected, actual)
+    # A set may declare a looser TOLERANCE (rtol, atol), saying why.
+    _compare_values(name, expected, actual, *getattr(MODULES[set_name], "TOLERANCE", (FLOAT_RTOL, FLOAT_ATOL)))
 
   want_out, got_out = expected.get("stdout", ""), actual.get("stdout", "")
   if want_out != got_out:
