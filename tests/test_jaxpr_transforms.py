@@ -140,6 +140,10 @@ def test_transpose_jaxpr_instantiated_or_nonzero_cotangents():
     assert float(ct_u) == 0.0
     only, nz = transpose_jaxpr(jaxpr, [None, f32, f32], [f32], [True, False], [f32], instantiate_cts=False)
     assert nz == [True, False] and len(only.outvars) == 1
+    flagged, nz = transpose_jaxpr(jaxpr, [None, f32, f32], [f32], [True, False], [f32], instantiate_cts=[False, True])
+    assert nz == [False, True] and len(flagged.outvars) == 1
+    (zero,) = eval_jaxpr(flagged, flagged.consts, np.float32(0.5), np.float32(2.0))
+    assert float(zero) == 0.0
 
 
 def test_transpose_jaxpr_recomputes_the_non_linear_part():

@@ -93,7 +93,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence, cts_out: Sequence, args: Seque
 
 def transpose_jaxpr(jaxpr: Jaxpr, linear_avals: Sequence[ShapedArray | None], res_avals: Sequence[ShapedArray],
                     ct_nonzero: Sequence[bool], ct_avals: Sequence[ShapedArray], *,
-                    instantiate_cts: bool = True, recompute: bool = False,
+                    instantiate_cts: bool | Sequence[bool] = True, recompute: bool = False,
                     evaluate: Callable = eval_jaxpr) -> tuple[Jaxpr, list[bool]]:
     """The transpose of a closed jaxpr in its linear inputs, as a jaxpr.
 
@@ -101,8 +101,9 @@ def transpose_jaxpr(jaxpr: Jaxpr, linear_avals: Sequence[ShapedArray | None], re
     (an UndefinedPrimal's) or None for a residual. The new jaxpr's inputs are the residuals (the non-linear inputs, of `res_avals`)
     followed by the output cotangents marked in `ct_nonzero` (of
     `ct_avals`); the others are symbolic zeros. Its outputs are the
-    cotangents of the linear inputs: all of them (zeros instantiated) with
-    `instantiate_cts`, else only those that are not symbolic zeros. With
+    cotangents of the linear inputs: all of them (zeros instantiated) when
+    `instantiate_cts` is True, those it flags (instantiated) when it is a
+    sequence, or only those that are not symbolic zeros when False. With
     `recompute` (remat), the non-linear part is first split off and
     recomputed from the residuals by `evaluate`, as JAX does, so the
     backward pass transposes only a linear jaxpr. Returns the jaxpr and,
@@ -129,11 +130,12 @@ def transpose_jaxpr(jaxpr: Jaxpr, linear_avals: Sequence[ShapedArray | None], re
             res_it = iter(residuals)
             args = [next(res_it) if a is None else UndefinedPrimal(a) for a in linear_avals]
             in_cts = [ct for ct, lin in zip(backward_pass(jaxpr, jaxpr.consts, full_cts, args), linear, strict=True) if lin]
-        if instantiate_cts:
-            in_nonzero[:] = [True] * len(in_cts)
-            return [instantiate(ct) for ct in in_cts]
-        in_nonzero[:] = [type(ct) is not Zero for ct in in_cts]
-        return [ct for ct in in_cts if type(ct) is not Zero]
+        if instantiate_cts is False:
+            in_nonzero[:] = [type(ct) is not Zero for ct in in_cts]
+            return [ct for ct in in_cts if type(ct) is not Zero]
+        inst = [True] * len(in_cts) if instantiate_cts is True else list(instantiate_cts)
+        in_nonzero[:] = inst
+        return [instantiate(ct) for ct, i in zip(in_cts, inst, strict=True) if i]
 
     body, _ = trace_to_jaxpr(transposed, [*res_avals, *ct_avals], jaxpr.debug_info)
     return body, list(in_nonzero)

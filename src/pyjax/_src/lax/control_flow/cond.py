@@ -31,17 +31,12 @@ import numpy as np
 
 from pyjax._src import config, core, dtypes
 from pyjax._src.ad_util import Zero, tangent_aval
-from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import PartialEvalTrace, linearize_jaxpr, partial_eval_jaxpr_nounits
 from pyjax._src.interpreters.staging import func_src_info
-from pyjax._src.interpreters.transpose import (
-    UndefinedPrimal,
-    backward_pass,
-    is_undefined_primal,
-)
+from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Var, body_effects
 from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
@@ -424,30 +419,15 @@ def _cond_transpose(cts, index, *args, branches):
     res = [x for x, u in zip(args, undefined, strict=True) if not u]
     ct_nz = [type(ct) is not Zero for ct in cts]
     nz_cts = [ct for ct in cts if type(ct) is not Zero]
-    in_avals = common.avals_of(res) + common.avals_of(nz_cts)
-    out_avals = branches[0].out_avals
-    lin_avals = [x.aval for x in args if is_undefined_primal(x)]
-
-    def transposed(jaxpr, inst, nonzero_box):
-        def fun(*flat):
-            res_it, ct_it = iter(flat[:len(res)]), iter(flat[len(res):])
-            full_args = [UndefinedPrimal(x.aval) if u else next(res_it) for x, u in zip(args, undefined, strict=True)]
-            full_cts = [next(ct_it) if nz else Zero(a) for a, nz in zip(out_avals, ct_nz, strict=True)]
-            in_cts = backward_pass(jaxpr, jaxpr.consts, full_cts, full_args)
-            lin_cts = [ct for ct, u in zip(in_cts, undefined, strict=True) if u]
-            nonzero_box[:] = [type(ct) is not Zero for ct in lin_cts]
-            if inst is None:
-                return [ct for ct in lin_cts if type(ct) is not Zero]
-            return [instantiate_zeros(ct) for ct, i in zip(lin_cts, inst, strict=True) if i]
-
-        return fun
-
-    out_nz = [False] * len(lin_avals)
+    linear_avals = [x.aval if u else None for x, u in zip(args, undefined, strict=True)]
+    res_avals, ct_avals = common.avals_of(res), common.avals_of(nz_cts)
+    # Every branch returns the cotangents some branch makes nonzero.
+    out_nz = [False] * sum(undefined)
     for j in branches:
-        box: list = []
-        common.close_over(transposed(j, None, box), in_avals, j.debug_info)
-        out_nz = [a or b for a, b in zip(out_nz, box, strict=True)]
-    trans = tuple(common.close_over(transposed(j, out_nz, []), in_avals, j.debug_info) for j in branches)
+        _, nonzero = transpose_jaxpr(j, linear_avals, res_avals, ct_nz, ct_avals, instantiate_cts=False)
+        out_nz = [a or b for a, b in zip(out_nz, nonzero, strict=True)]
+    trans = tuple(transpose_jaxpr(j, linear_avals, res_avals, ct_nz, ct_avals, instantiate_cts=out_nz)[0]
+                  for j in branches)
     outs = iter(cond_p.bind(index, *res, *nz_cts, branches=trans))
     lin_cts = iter([next(outs) if nz else None for nz in out_nz])
     return [None] + [next(lin_cts) if u else None for u in undefined]
