@@ -9,6 +9,7 @@ why an eager op costs little more than the NumPy call it makes.
 from __future__ import annotations
 
 import functools
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -20,6 +21,10 @@ from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
 
 _SCALAR_TYPES = (bool, int, float, complex)
+
+# Inside jax.ensure_compile_time_eval: the trace that was current when it was
+# entered (the eval trace runs meanwhile, so concrete values compute at once).
+compile_time_outer: ContextVar = ContextVar("pyjax_compile_time_outer", default=None)
 _MAX_PLANS = 8192
 
 
@@ -174,6 +179,11 @@ class EvalTrace(core.Trace):
             elif tx in _SCALAR_TYPES:
                 value, aval = x, python_scalar_aval(tx)
             else:
+                outer = compile_time_outer.get()
+                if outer is not None and isinstance(x, core.Tracer):
+                    # ensure_compile_time_eval: an op on a traced value is staged as usual.
+                    with core.set_current_trace(outer):
+                        return outer.process_primitive(primitive, args, params)
                 value, aval = _concrete(x)
             values.append(value)
             avals.append(aval)

@@ -109,9 +109,9 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.ref", "", NOT_YET),
     ("jax.experimental", "", NOT_YET),
     ("jax", "Inline Ref ad allow_f16_reductions array_garbage_collection_guard check_tracer_leaks custom_remat "
-            "debug_key_reuse ds empty_ref enable_custom_prng ensure_compile_time_eval float0 "
+            "debug_key_reuse ds empty_ref enable_custom_prng float0 "
             "free_ref freeze fwd_and_bwd jax2tf_associative_scan_reductions legacy_prng_key "
-            "make_user_context named_call named_scope new_ref no_execution no_tracing "
+            "make_user_context new_ref no_execution no_tracing "
             "print_environment_info softmax_custom_jvp thread_guard threefry_partitionable "
             "transfer_guard transfer_guard_device_to_device transfer_guard_device_to_host "
             "transfer_guard_host_to_device", NOT_YET),
