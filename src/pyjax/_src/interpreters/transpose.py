@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 from pyjax._src.ad_util import Zero, add_tangents, instantiate
 from pyjax._src.avals import ShapedArray
+from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal, eval_jaxpr
 
@@ -109,8 +110,6 @@ def transpose_jaxpr(jaxpr: Jaxpr, linear_avals: Sequence[ShapedArray | None], re
     backward pass transposes only a linear jaxpr. Returns the jaxpr and,
     per linear input, whether it has a cotangent output.
     """
-    from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
-
     num_res = len(res_avals)
     linear = [a is not None for a in linear_avals]
     in_nonzero: list = []
