@@ -1554,7 +1554,10 @@ def _build_native_call():
     name = "_pyjax_native_call"
     with tempfile.TemporaryDirectory(prefix="pyjax-native-") as tmp:
         so_path = os.path.join(tmp, name + ".so")
-        cmd = [*cc, "-O2", "-shared", "-fPIC", *(f"-I{d}" for d in dirs), "-o", so_path, source]
+        # (A Python extension on macOS leaves the interpreter's symbols to
+        # the loader, as distutils' LDSHARED does there.)
+        platform_flags = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
+        cmd = [*cc, "-O2", "-shared", "-fPIC", *platform_flags, *(f"-I{d}" for d in dirs), "-o", so_path, source]
         code, err = _run_compiler(cmd)
         if code:
             raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()[:500]}")
