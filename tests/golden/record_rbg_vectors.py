@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import sys
+import zlib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -40,21 +41,27 @@ def case(name, expr, *, x64=False, partitionable=True, ulp=0, **config):
   CASES.append(Case(name, expr, x64, partitionable, ulp, False, False, config, ""))
 
 
-def four_ways(name, expr, *, ulp=0, **config):
+def four_ways(name, expr, *, ulp=0, x64_ulp=0, **config):
   """The case under x64 off and on, jax_threefry_partitionable on and off.
 
   ``ulp`` (record_random_vectors.py's meaning) applies to the float32 runs
-  (x64 off) only: float64 draws go through XLA's own float64 functions.
+  (x64 off), ``x64_ulp`` to the float64 ones (x64 on).
   """
   for x64 in (False, True):
     for part in (True, False):
       case(f"{name}{'__x64' if x64 else ''}{'' if part else '__original'}", expr, x64=x64, partitionable=part,
-           ulp=0 if x64 else ulp, **config)
+           ulp=x64_ulp if x64 else ulp, **config)
 
 
 # float32 samplers through log/log1p/tan/pow: pyjax's NumPy transcendentals
 # and XLA's may differ in the last bits (record_random_vectors.LOG, GAMMA).
 LOG, GAMMA = vectors.LOG, vectors.GAMMA
+# Samplers through several (lgamma, pow, log of a gamma draw): the largest of
+# record_random_vectors.GAMMA_AFTER's bounds, in both x64 modes.
+TRANSCENDENTAL = max(vectors.GAMMA_AFTER.values())
+# loggamma(0.7) from an unsafe_rbg key, float32: 3 ulp apart (measured), the
+# log-space boost's log of a uniform draw; the same draw from rbg is within 2.
+LOGGAMMA = 3
 
 
 # ---- lax.rng_bit_generator: Philox (the CPU's default) and ThreeFry ---------
@@ -132,6 +139,31 @@ for impl in ("rbg", "unsafe_rbg"):
   four_ways(f"{impl}_binomial", f"random.binomial({K7}, 10, 0.3, (5,))")
   four_ways(f"{impl}_dirichlet", f"random.dirichlet({K7}, jnp.array([1.0, 2.0, 3.0]))", ulp=GAMMA)
   four_ways(f"{impl}_orthogonal", f"random.orthogonal({K7}, 3)")
+  for expr, ulp in (("random.t({k}, 3.0, (4,))", GAMMA), ("random.chisquare({k}, 2.5, (4,))", TRANSCENDENTAL),
+                    ("random.f({k}, 2.0, 5.0, (4,))", TRANSCENDENTAL), ("random.loggamma({k}, 0.7, (4,))", LOGGAMMA),
+                    ("random.pareto({k}, 3.0, (4,))", LOG), ("random.weibull_min({k}, 1.5, 2.0, (4,))", LOG),
+                    ("random.wald({k}, 1.0, (4,))", 0), ("random.triangular({k}, 0.0, 0.3, 1.0, (4,))", 0),
+                    ("random.maxwell({k}, (4,))", LOG), ("random.double_sided_maxwell({k}, 0.0, 1.0, (4,))", LOG),
+                    ("random.rayleigh({k}, 1.0, (4,))", LOG), ("random.generalized_normal({k}, 1.5, (4,))", TRANSCENDENTAL),
+                    ("random.lognormal({k}, 0.5, (4,))", LOG), ("random.ball({k}, 3, 2, (2,))", TRANSCENDENTAL),
+                    ("random.multinomial({k}, 10, jnp.array([0.2, 0.3, 0.5]))", 0),
+                    ("random.geometric({k}, 0.3, (5,))", 0),
+                    ("random.choice({k}, 10, (3,), p=jnp.arange(10.0) / 45.0)", 0),
+                    ("random.choice({k}, 10, (3,), replace=False, p=jnp.arange(10.0) / 45.0)", 0),
+                    ("random.permutation({k}, jnp.arange(12).reshape(3, 4), axis=1)", 0),
+                    ("random.categorical({k}, jnp.zeros((2, 5)), axis=-1)", 0),
+                    ("random.binomial({k}, jnp.array([3.0, 50.0]), jnp.array([0.9, 0.2]))", 0),
+                    ("random.gamma({k}, 0.3, (3,))", GAMMA),
+                    ("random.loggamma({k}, 0.3, (3,))", TRANSCENDENTAL),
+                    ("jax.jit(lambda k: random.gamma(k, 2.0, (3,)))({k})", GAMMA),
+                    ("jax.jit(lambda k: random.binomial(k, 20.0, 0.4, (3,)))({k})", 0),
+                    ("jax.vmap(lambda k: random.gamma(k, 2.0, (3,)))(random.split({k}, 2))", GAMMA),
+                    ("jax.vmap(lambda k: random.permutation(k, 6))(random.split({k}, 2))", 0),
+                    ("jax.vmap(lambda k: random.randint(k, (3,), 0, 9))(random.split({k}, 2))", 0),
+                    ("jax.vmap(lambda k: random.key_data(random.split(k)))(random.split({k}, 2))", 0)):
+    name = expr.split("(")[0].replace("random.", "").replace("jax.", "").replace(".", "_") + "_" + str(
+        zlib.crc32(expr.encode()) % 10**6)
+    four_ways(f"{impl}_more_{name}", expr.format(k=K7), ulp=ulp, x64_ulp=ulp and TRANSCENDENTAL)
   # vmap and jit over rbg keys (vmapped draws come from the first key's stream)
   four_ways(f"{impl}_vmap_bits", f"jax.vmap(lambda k: random.bits(k, (3,)))(random.split({K7}, 4))")
   four_ways(f"{impl}_vmap_split", f"random.key_data(jax.vmap(random.split)(random.split({K7}, 3)))")

@@ -7,6 +7,9 @@
 * ``threefry``: the threefry2x32 hash (primitive and vectorised NumPy
   kernel) and the threefry2x32 PRNG built on it, in both of JAX's bit
   layouts (``jax_threefry_partitionable`` on and off);
+* ``rbg``: the rbg and unsafe_rbg PRNGs (``key<rbg>``, ``key<urbg>``),
+  drawing through ``lax.rng_bit_generator``, whose CPU algorithms (Philox,
+  ThreeFry) are in ``bit_generators``;
 * ``keys``: the user-facing key functions (``key``, ``PRNGKey``, ``split``,
   ``fold_in``, ``bits`` ...);
 * ``distributions`` (uniform, normal and their transformations),
