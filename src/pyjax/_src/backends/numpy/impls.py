@@ -16,7 +16,7 @@ import math
 import numpy as np
 import scipy.special
 
-from pyjax._src import ad_checkpoint, custom_derivatives, dtypes
+from pyjax._src import ad_checkpoint, custom_batching, custom_derivatives, dtypes
 from pyjax._src import jit as jit_lib
 from pyjax._src import remat as remat_lib
 from pyjax._src.backends.numpy.interpreter import run_jaxpr
@@ -640,6 +640,7 @@ IMPLS[custom_derivatives.custom_jvp_call_p] = lambda *args, call_jaxpr, **params
 IMPLS[custom_derivatives.custom_vjp_call_p] = IMPLS[custom_derivatives.custom_jvp_call_p]
 IMPLS[custom_derivatives.custom_lin_p] = custom_derivatives.custom_lin_impl  # raises JAX's forward-mode error
 IMPLS[remat_lib.remat_p] = _jit_impl  # a checkpoint runs its body
+IMPLS[custom_batching.custom_vmap_p] = lambda *args, call, **params: _jit_impl(*args, jaxpr=call)
 IMPLS[ad_checkpoint.name_p] = lambda x, *, name: x
 
 
