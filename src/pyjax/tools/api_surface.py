@@ -91,15 +91,13 @@ DECLARED_ABSENT: dict[str, str] = _table(
     # -- this issue, other helpers now
     *[(f"jax.scipy.{m}", "", H2) for m in ("cluster", "fft", "integrate", "interpolate", "ndimage", "signal",
                                             "sparse", "spatial")],
-    ("jax.custom_batching", "", H2),
-    ("jax", "custom_gradient", H2),
     ("jax.lax", "custom_root", H2),
     ("jax.extend", "", H3),
     ("jax.core", "", H3),
     ("jax.interpreters", "", H3),
     ("jax.custom_derivatives", "", H3),
     ("jax.errors", "JaxprTypeError", H3),
-    ("jax.lax", "rng_bit_generator rng_bit_generator_p RandomAlgorithm rng_uniform rng_uniform_p", H4),
+    ("jax.lax", "rng_uniform rng_uniform_p", H4),
     ("jax", "default_prng_impl", H4),
     # -- this issue, not yet
     ("jax.profiler", "", NOT_YET),
