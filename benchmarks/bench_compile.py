@@ -19,7 +19,7 @@ import numpy as np
 
 from pyjax._src import core
 from pyjax._src.avals import ShapedArray
-from pyjax._src.backends.numpy.compile import compile_jaxpr
+from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
 from pyjax._src.backends.numpy.impls import IMPLS
 from pyjax._src.dispatch import EvalTrace
 from pyjax._src.interpreters.staging import trace_to_jaxpr

@@ -22,7 +22,7 @@ from pyjax import lax
 from pyjax._src import config as config_lib
 from pyjax._src import core, dispatch
 from pyjax._src.backends.numpy import native
-from pyjax._src.backends.numpy.compile import compile_jaxpr
+from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
 from pyjax._src.backends.numpy.impls import IMPLS
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, JaxprTypeError, Var
 from pyjax._src.lax import elementwise as ew

@@ -122,7 +122,7 @@ def test_mode_restored_after_an_error():
 
 @needs_flush
 def test_split_pool_workers_flush():
-    from pyjax._src.backends.numpy import split
+    from pyjax._src.backends.numpy.parallel import split
 
     # A program big enough for the split pool, on denormals: the workers' results are flushed too.
     x = jnp.full((512, 512), 1e-40, jnp.float32)

@@ -14,7 +14,8 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax._src import core
-from pyjax._src.backends.numpy import rewrite, tile
+from pyjax._src.backends.numpy.xla import rewrite
+from pyjax._src.backends.numpy.parallel import tile
 from pyjax._src.backends.numpy.impls import IMPLS
 from pyjax._src.lax import _standard
 
@@ -207,7 +208,7 @@ _UFUNC_IMPLS_NOT_DECLARED = {"add_any"}
 def test_primitives_with_ufunc_impls_are_declared_elementwise():
     # A ufunc acts elementwise: a primitive whose NumPy impl is one and that
     # is not declared elementwise is left out of tiling, row loops and fusion.
-    from pyjax._src.backends.numpy import compile as compile_lib
+    from pyjax._src.backends.numpy.codegen import compile as compile_lib
 
     undeclared = {p.name for p, impl in IMPLS.items()
                   if compile_lib._direct_ufunc(impl) is not None and not p.elementwise}
@@ -217,7 +218,7 @@ def test_primitives_with_ufunc_impls_are_declared_elementwise():
 def test_reductions_derive_from_declarations():
     # tile.py's former _REDUCTIONS; its _ORDER_FREE and rows.py's reductions
     # must name declared reductions.
-    from pyjax._src.backends.numpy import rows
+    from pyjax._src.backends.numpy.native import rows
 
     reductions = {p.name for p in _primitives() if p.reduction}
     assert reductions == {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or",
@@ -229,8 +230,8 @@ def test_a_new_unary_primitive_needs_only_its_builder_and_impl():
     # The worked example of docs/architecture.md: a builder call and an impl
     # table entry, and vmap, jit (calling the ufunc directly), the tiler and
     # the fusion analysis all take the primitive.
-    from pyjax._src.backends.numpy import impls
-    from pyjax._src.backends.numpy.compile import compile_jaxpr
+    from pyjax._src.backends.numpy.impls import standard as impls
+    from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
 
     with _scratch(_standard.standard_unop("scratch_exp2", None, cost="expensive")) as primitive:
         IMPLS[primitive] = impls._dropping_params(np.exp2)

@@ -13,13 +13,13 @@ __version__ = "0.1.0"
 from pyjax._src import config as _config_module
 from pyjax._src import core as _core
 from pyjax._src import jit as _jit_module
-from pyjax._src.backends.numpy import blas as _numpy_blas
+from pyjax._src.backends.numpy.parallel import blas as _numpy_blas
 from pyjax._src.backends.numpy import fpenv as _numpy_fpenv
 from pyjax._src.backends.numpy import impls as _numpy_impls
 from pyjax._src.backends.numpy import memory as _numpy_memory
-from pyjax._src.backends.numpy import split as _numpy_split
-from pyjax._src.backends.numpy import rewrite as _numpy_rewrite
-from pyjax._src.backends.numpy.compile import compile_jaxpr as _compile_numpy
+from pyjax._src.backends.numpy.parallel import split as _numpy_split
+from pyjax._src.backends.numpy.xla import rewrite as _numpy_rewrite
+from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr as _compile_numpy
 from pyjax._src.dispatch import EvalTrace as _EvalTrace
 from pyjax._src.dispatch import set_fp_mode as _set_fp_mode
 from pyjax._src.dispatch import sync_checks as _sync_checks

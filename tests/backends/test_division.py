@@ -10,8 +10,8 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax._src import core
-from pyjax._src.backends.numpy import impls as impls_lib
-from pyjax._src.backends.numpy import rewrite
+from pyjax._src.backends.numpy.impls import standard as impls_lib
+from pyjax._src.backends.numpy.xla import rewrite
 from pyjax._src.dispatch import EvalTrace
 from pyjax._src.lax import elementwise as ew
 from helpers import assert_same_bits, load_recording, recorded_bits, run_recorded

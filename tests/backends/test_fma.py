@@ -14,8 +14,9 @@ import pytest
 
 import pyjax
 import pyjax.numpy as jnp
-from pyjax._src.backends.numpy import fma as fma_lib
-from pyjax._src.backends.numpy import rewrite, xla_math
+from pyjax._src.backends.numpy.xla import fma as fma_lib
+from pyjax._src.backends.numpy.xla import rewrite
+from pyjax._src.backends.numpy.xla import xla_math
 
 from helpers import GOLDEN, assert_same_bits, load_recording, recorded_bits, run_recorded
 

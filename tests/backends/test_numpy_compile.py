@@ -19,8 +19,8 @@ import pytest
 from pyjax._src import core
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
-from pyjax._src.backends.numpy import compile as compile_mod
-from pyjax._src.backends.numpy.compile import (
+from pyjax._src.backends.numpy.codegen import compile as compile_mod
+from pyjax._src.backends.numpy.codegen.compile import (
     EMITTERS,
     UFUNCS,
     _inexact_ufunc,
@@ -378,8 +378,8 @@ def test_a_buffer_is_freed_before_the_next_equation_runs():
 def test_peak_memory_of_a_long_chain_stays_a_few_buffers(reuse, tiled, monkeypatch):
     # Op by op: one buffer reused in place. Tiled (tile.py, two cores): the
     # region's output plus each core's block of intermediates.
-    from pyjax._src.backends.numpy import split as split_lib
-    from pyjax._src.backends.numpy import tile as tile_lib
+    from pyjax._src.backends.numpy.parallel import split as split_lib
+    from pyjax._src.backends.numpy.parallel import tile as tile_lib
 
     monkeypatch.setitem(split_lib._state, "workers", 2)
     monkeypatch.setattr(tile_lib, "MIN_ELEMENTS", 1 if tiled else 1 << 62)

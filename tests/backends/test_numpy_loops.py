@@ -19,8 +19,8 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
-from pyjax._src.backends.numpy.compile import compile_jaxpr
-from pyjax._src.backends.numpy.fma import fma_f32
+from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
+from pyjax._src.backends.numpy.xla.fma import fma_f32
 from pyjax._src.backends.numpy.impls import IMPLS
 from pyjax._src.lax import dot as dot_lax
 
@@ -422,8 +422,8 @@ def test_ys_sharing_memory_with_other_outputs_are_copied(case):
 
 
 def test_eager_scan_and_while_compile_the_equation_once(monkeypatch):
-    from pyjax._src.backends.numpy import compile as compile_mod
-    from pyjax._src.backends.numpy import control_flow as cf
+    from pyjax._src.backends.numpy.codegen import compile as compile_mod
+    from pyjax._src.backends.numpy.codegen import control_flow as cf
 
     scan_jaxpr = pyjax.make_jaxpr(rnn)(f32(4, 4), f32(6, 4), f32(4))
     while_jaxpr = pyjax.make_jaxpr(newton)(np.ones(8, np.float32))

@@ -4,8 +4,9 @@ import numpy as np
 
 import pyjax as jax
 import pyjax.numpy as jnp
-from pyjax._src.backends.numpy.impls import IMPLS, _select_n
-from pyjax._src.backends.numpy.rewrite import simplify
+from pyjax._src.backends.numpy.impls import IMPLS
+from pyjax._src.backends.numpy.impls.standard import _select_n
+from pyjax._src.backends.numpy.xla.rewrite import simplify
 from pyjax._src.lax import elementwise as ew
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import pyjax
 import pyjax.numpy as jnp
-from pyjax._src.backends.numpy import rewrite
+from pyjax._src.backends.numpy.xla import rewrite
 from helpers import assert_same_bits, load_recording, recorded_bits, run_recorded
 
 record, RECORDED = load_recording("small_reductions")

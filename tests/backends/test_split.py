@@ -8,7 +8,7 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
-from pyjax._src.backends.numpy import split as split_lib
+from pyjax._src.backends.numpy.parallel import split as split_lib
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_split_ufunc_runs_whole_when_an_input_is_a_view_of_out(monkeypatch):
 
 def test_compiled_code_splits_large_elementwise_ops(monkeypatch):
     # Op by op: with tiled regions on, this whole function is one region (tile.py).
-    from pyjax._src.backends.numpy import tile as tile_lib
+    from pyjax._src.backends.numpy.parallel import tile as tile_lib
 
     monkeypatch.setitem(split_lib._state, "workers", 2)
     monkeypatch.setattr(tile_lib, "MIN_ELEMENTS", 1 << 62)

@@ -11,9 +11,9 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
-from pyjax._src.backends.numpy import split as split_lib
-from pyjax._src.backends.numpy import tile as tile_lib
-from pyjax._src.backends.numpy.compile import compile_jaxpr
+from pyjax._src.backends.numpy.parallel import split as split_lib
+from pyjax._src.backends.numpy.parallel import tile as tile_lib
+from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
 from pyjax._src.backends.numpy.impls import IMPLS
 
 

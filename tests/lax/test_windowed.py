@@ -26,7 +26,7 @@ from helpers import (
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
-from pyjax._src.backends.numpy import windowed as windowed_impls
+from pyjax._src.backends.numpy.impls import windowed as windowed_impls
 from pyjax._src.lax import reduce as reduce_lax
 from pyjax._src.lax import windowed as win
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from pyjax._src.backends.numpy import native
-from pyjax._src.backends.numpy import random as numpy_random
+from pyjax._src.backends.numpy.impls import random as numpy_random
 from pyjax._src.random import threefry
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the C hash needs a C compiler")

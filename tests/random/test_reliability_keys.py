@@ -25,7 +25,7 @@ import pytest
 import pyjax as jax
 import pyjax.numpy as jnp
 from pyjax import lax, random
-from pyjax._src.backends.numpy import xla_math
+from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.random import prng
 
 

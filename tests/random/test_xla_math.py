@@ -17,9 +17,10 @@ import scipy.special
 
 import pyjax as jax
 from pyjax import lax, random
-from pyjax._src.backends.numpy import split, xla_math
+from pyjax._src.backends.numpy.parallel import split
+from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.backends.numpy.impls import IMPLS
-from pyjax._src.backends.numpy.interpreter import run_jaxpr
+from pyjax._src.backends.numpy.impls.interpreter import run_jaxpr
 
 F32 = np.float32
 ERF_INV_X = [0.0, -0.0, 0.1, -0.3, 0.5, 0.64, -0.7, 0.9, 0.99, -0.999, 0.9999, 1.0, -1.0, 1.5, np.nan, 1e-40]

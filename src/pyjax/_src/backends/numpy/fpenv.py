@@ -189,7 +189,7 @@ def use_blas(limit: int | None, controls: list) -> None:
 
 def _bind_blas() -> None:
     if _C:
-        from pyjax._src.backends.numpy.blas import address
+        from pyjax._src.backends.numpy.parallel.blas import address
 
         limit, controls = _BLAS if _BLAS is not None else (0, [])
         _C[0].set_blas_threads(limit, tuple((address(get), address(set_)) for get, set_ in controls))

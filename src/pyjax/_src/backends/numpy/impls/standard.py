@@ -1,4 +1,5 @@
-"""The NumPy backend's execution table: primitive -> NumPy function.
+"""The NumPy impls of the standard families: elementwise, reductions, shapes,
+dot_general, calls (the merged table is impls/__init__.py's).
 
 Each impl takes NumPy buffers (or Python scalars, which NumPy treats as weak,
 exactly like JAX does) plus the primitive's params, and returns a value of
@@ -19,9 +20,10 @@ import scipy.special
 from pyjax._src import ad_checkpoint, custom_batching, custom_derivatives, dtypes
 from pyjax._src import jit as jit_lib
 from pyjax._src import remat as remat_lib
-from pyjax._src.backends.numpy.interpreter import run_jaxpr
-from pyjax._src.backends.numpy import split as split_lib
-from pyjax._src.backends.numpy import xla_math
+from pyjax._src.ad_util import add_any_p as _add_any_p
+from pyjax._src.backends.numpy.impls.interpreter import run_jaxpr
+from pyjax._src.backends.numpy.parallel import split as split_lib
+from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.lax import dot as dot_lax
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reductions as red
@@ -644,22 +646,7 @@ IMPLS[custom_batching.custom_vmap_p] = lambda *args, call, **params: _jit_impl(*
 IMPLS[ad_checkpoint.name_p] = lambda x, *, name: x
 
 
-# --- primitive families kept in their own modules: one table each, merged here
-from pyjax._src.backends.numpy import convolution as _convolution  # noqa: E402
-from pyjax._src.backends.numpy import fft as _fft  # noqa: E402
-from pyjax._src.backends.numpy import linalg as _linalg  # noqa: E402
-from pyjax._src.backends.numpy import misc as _misc  # noqa: E402
-from pyjax._src.backends.numpy import parallel as _parallel  # noqa: E402
-from pyjax._src.backends.numpy import slicing as _slicing  # noqa: E402
-from pyjax._src.backends.numpy import sorting as _sorting  # noqa: E402
-from pyjax._src.backends.numpy import special as _special  # noqa: E402
-from pyjax._src.backends.numpy import windowed as _windowed  # noqa: E402
-
-for _family in (_convolution, _fft, _linalg, _misc, _parallel, _slicing, _sorting, _special, _windowed):
-    IMPLS.update(_family.IMPLS)
-
 # --- autodiff's accumulation primitive
-from pyjax._src.ad_util import add_any_p as _add_any_p  # noqa: E402
 
 IMPLS[_add_any_p] = np.add
 
@@ -688,7 +675,3 @@ def _select_n_fast(which, *cases):
 
 
 IMPLS[ew.select_n_p] = _select_n_fast
-
-from pyjax._src.backends.numpy.random import IMPLS as _RANDOM_IMPLS; IMPLS.update(_RANDOM_IMPLS)  # noqa: E402,E702 (pyjax.random)
-from pyjax._src.backends.numpy import control_flow as _control_flow  # noqa: E402,F401 (registers cond, while, scan)
-from pyjax._src.backends.numpy.fma import IMPLS as _FMA_IMPLS; IMPLS.update(_FMA_IMPLS)  # noqa: E402,E702 (rewrite.py's fma)

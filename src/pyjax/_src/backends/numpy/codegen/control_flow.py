@@ -65,8 +65,8 @@ def compiled_body(jaxpr) -> Callable:
     if entry is not None and entry[0] is jaxpr:
         _BODY_CACHE.move_to_end(id(jaxpr))
         return entry[1]
-    from pyjax._src.backends.numpy.compile import compile_jaxpr
-    from pyjax._src.backends.numpy.rewrite import simplify
+    from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
+    from pyjax._src.backends.numpy.xla.rewrite import simplify
 
     fn = compile_jaxpr(simplify(jaxpr), _DEFAULT_IMPLS, name="body").func  # one XLA computation: its rewrites too
     _BODY_CACHE[id(jaxpr)] = (jaxpr, fn)
@@ -147,13 +147,13 @@ def compiled_equation(primitive, params: dict, in_avals: list) -> Callable:
     if entry is not None:
         _EQN_CACHE.move_to_end(key)
         return entry[1]
-    from pyjax._src.backends.numpy.compile import compile_jaxpr
+    from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
     from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Var
 
     invars = [Var(a) for a in in_avals]
     outvars = [Var(a) for a in primitive.out_avals(tuple(in_avals), params)]
     program = Jaxpr([], invars, outvars, [JaxprEqn(primitive, invars, outvars, params)])
-    from pyjax._src.backends.numpy.rewrite import simplify
+    from pyjax._src.backends.numpy.xla.rewrite import simplify
 
     fn = compile_jaxpr(simplify(program), _DEFAULT_IMPLS, name=primitive.name).func  # as jit rewrites it
     _EQN_CACHE[key] = (params, fn)

@@ -566,7 +566,7 @@ def _program_source(jaxpr: Jaxpr, impls: dict):
 def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | None = None) -> list:
     """Appends `eqn`'s C lines to `step`; returns its outputs' views (`into`,
     when given and the equation is one elementwise NumPy call)."""
-    from pyjax._src.backends.numpy.compile import DEFAULT_IMPLS, ufunc_of
+    from pyjax._src.backends.numpy.codegen.compile import DEFAULT_IMPLS, ufunc_of
 
     name, params = eqn.primitive.name, eqn.params
     if eqn.effects:
@@ -942,8 +942,8 @@ def _fma_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
     if mul is None or add is None:
         raise _Unsupported("fma without NumPy's float64 multiply and add loops")
     km, kmd, ka, kad = (src.kernel(p) for p in (*mul, *add))
-    from pyjax._src.backends.numpy import fma as fma_impl
-    from pyjax._src.backends.numpy import xla_math
+    from pyjax._src.backends.numpy.xla import fma as fma_impl
+    from pyjax._src.backends.numpy.xla import xla_math
 
     splitter = repr(float(xla_math._SPLITTER))
 
@@ -1278,7 +1278,7 @@ def _first_readers(eqns: list) -> dict:
 def _fused_extremum(src: _Source, eqn, nxt, ins: list, impls: dict, step: list) -> tuple | None:
     """`eqn`, a vector-path op, and `nxt`, the max or min of its whole result
     (a row), in one pass: (the op's view, the extremum's view), or None."""
-    from pyjax._src.backends.numpy.compile import DEFAULT_IMPLS, ufunc_of
+    from pyjax._src.backends.numpy.codegen.compile import DEFAULT_IMPLS, ufunc_of
 
     impl, reducer_impl = impls.get(eqn.primitive), impls.get(nxt.primitive)
     if (eqn.effects or nxt.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive)
@@ -1995,7 +1995,7 @@ def _plausible(jaxprs: list, impls: dict) -> bool:
 def plausible_eqn(eqn, impls: dict) -> bool:
     """Whether native code may be written for `eqn` (`_emit` decides for
     sure, on the build thread)."""
-    from pyjax._src.backends.numpy.compile import DEFAULT_IMPLS, ufunc_of
+    from pyjax._src.backends.numpy.codegen.compile import DEFAULT_IMPLS, ufunc_of
 
     impl = impls.get(eqn.primitive)
     if eqn.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive):

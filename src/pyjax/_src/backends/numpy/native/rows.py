@@ -38,8 +38,8 @@ import threading
 from collections.abc import Callable
 
 from pyjax._src.backends.numpy import native as native_lib
-from pyjax._src.backends.numpy import split as split_lib
-from pyjax._src.backends.numpy import tile as tile_lib
+from pyjax._src.backends.numpy.parallel import split as split_lib
+from pyjax._src.backends.numpy.parallel import tile as tile_lib
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 
 MIN_ELEMENTS = 1 << 16
@@ -199,7 +199,7 @@ _ids = itertools.count()
 def emit(builder, region: RowRegion, env: dict) -> None:
     """Emits `region` into `builder` (compile.py): its native tier first,
     else its equations' Python code, which then reports to the tier."""
-    from pyjax._src.backends.numpy.control_flow import _assign, with_native_tier
+    from pyjax._src.backends.numpy.codegen.control_flow import _assign, with_native_tier
 
     ins = [env[v] for v in region.jaxpr.invars]
     _building.python = True

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import dtypes
-from pyjax._src.backends.numpy import impls
+from pyjax._src.backends.numpy.impls import standard as impls
 from pyjax._src.lax import gather_scatter as gs
 from pyjax._src.lax import slicing as sl
 
@@ -289,7 +289,7 @@ def _scatter(operand, indices, updates, *, update_jaxpr, update_consts, dimensio
 def _apply_jaxpr(jaxpr, current: np.ndarray, updates: np.ndarray) -> np.ndarray:
     # The merged impl table is built by impls.py after importing this module.
     from pyjax._src.backends.numpy.impls import IMPLS as ALL_IMPLS
-    from pyjax._src.backends.numpy.interpreter import run_jaxpr
+    from pyjax._src.backends.numpy.impls.interpreter import run_jaxpr
 
     (result,) = run_jaxpr(jaxpr, ALL_IMPLS, [current, updates])
     return np.broadcast_to(np.asarray(result, dtype=current.dtype), current.shape)

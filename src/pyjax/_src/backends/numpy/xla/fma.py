@@ -28,7 +28,7 @@ import threading
 import numpy as np
 
 from pyjax._src.avals import ShapedArray
-from pyjax._src.backends.numpy import xla_math
+from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.core import Primitive
 
 __all__ = ["complex_multiply", "fma_f32", "fma_p", "fused_multiply_add", "row_dot", "row_dot_p", "tiny_dot", "tiny_dot_p"]

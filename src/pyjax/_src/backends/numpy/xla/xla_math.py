@@ -41,7 +41,7 @@ import zlib
 
 import numpy as np
 
-from pyjax._src.backends.numpy import split
+from pyjax._src.backends.numpy.parallel import split
 
 __all__ = ["erf_f32", "erf_inv_f32", "erf_inv_f64", "fma_f64", "log1p_f32", "log1p_f64", "log_f32", "log_f64",
            "exp_f64", "pow_f64", "rsqrt_estimate_f32", "rsqrt_f32"]

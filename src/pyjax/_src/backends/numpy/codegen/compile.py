@@ -51,9 +51,9 @@ from pyjax._src import dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import native as native_lib
-from pyjax._src.backends.numpy import rows as rows_lib
-from pyjax._src.backends.numpy import split as split_lib
-from pyjax._src.backends.numpy import tile as tile_lib
+from pyjax._src.backends.numpy.native import rows as rows_lib
+from pyjax._src.backends.numpy.parallel import split as split_lib
+from pyjax._src.backends.numpy.parallel import tile as tile_lib
 from pyjax._src.backends.numpy.impls import IMPLS as DEFAULT_IMPLS
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Var, subjaxprs
 from pyjax._src.rules import missing_rule_error
@@ -937,6 +937,6 @@ EMITTERS: dict[str, Callable[[ProgramBuilder, JaxprEqn, list[_Value]], list[_Val
 }
 
 # Control flow: Python if/while/for over bodies compiled once.
-from pyjax._src.backends.numpy.control_flow import EMITTERS as _CONTROL_FLOW_EMITTERS  # noqa: E402
+from pyjax._src.backends.numpy.codegen.control_flow import EMITTERS as _CONTROL_FLOW_EMITTERS  # noqa: E402
 
 EMITTERS.update(_CONTROL_FLOW_EMITTERS)

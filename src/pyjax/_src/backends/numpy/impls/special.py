@@ -19,7 +19,7 @@ import numpy as np
 import scipy.special as sc
 
 from pyjax._src import dtypes
-from pyjax._src.backends.numpy import xla_math
+from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import special as sp
 

@@ -35,7 +35,7 @@ import threading
 import numpy as np
 
 from pyjax._src.avals import ShapedArray
-from pyjax._src.backends.numpy import split as split_lib
+from pyjax._src.backends.numpy.parallel import split as split_lib
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 
 # A region is tiled when its equations produce at least this many elements

@@ -27,9 +27,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from pyjax._src import dtypes
-from pyjax._src.backends.numpy import impls
-from pyjax._src.backends.numpy.convolution import dilate_and_pad, window_view
-from pyjax._src.backends.numpy.interpreter import run_jaxpr
+from pyjax._src.backends.numpy.impls import standard as impls
+from pyjax._src.backends.numpy.impls.convolution import dilate_and_pad, window_view
+from pyjax._src.backends.numpy.impls.interpreter import run_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.lax import reduce as reduce_lax
 from pyjax._src.lax import windowed as win

@@ -16,7 +16,9 @@ import threading
 import ml_dtypes
 import numpy as np
 
-from pyjax._src.backends.numpy import native, split, xla_math
+from pyjax._src.backends.numpy import native
+from pyjax._src.backends.numpy.parallel import split
+from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import rng as lax_rng
 from pyjax._src.random import bit_generators, prng

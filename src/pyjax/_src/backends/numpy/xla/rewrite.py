@@ -427,7 +427,7 @@ class _Fusions:
 
 
 def _contract(eqn: JaxprEqn, fusion: _Fusions) -> JaxprEqn | None:
-    from pyjax._src.backends.numpy.fma import fma_p
+    from pyjax._src.backends.numpy.xla.fma import fma_p
 
     x, y = eqn.invars
     subtract = eqn.primitive.name == "sub"
@@ -523,7 +523,7 @@ def _row_dot(eqn: JaxprEqn, fusion: _Fusions) -> JaxprEqn | None:
     dtype = x.aval.dtype
     if not all(_plain_factor(v, producers, dtype) for v in (a, b)):
         return None
-    from pyjax._src.backends.numpy.fma import row_dot_p
+    from pyjax._src.backends.numpy.xla.fma import row_dot_p
 
     operands = [_typed_literal(v, dtype) for v in (a, b)]
     return JaxprEqn(row_dot_p, operands, eqn.outvars, {"square": square}, eqn.effects, eqn.source_info)
@@ -585,7 +585,7 @@ def _tiny_dot(eqn: JaxprEqn) -> JaxprEqn | None:
     if not ((lhs.aval.shape == (k, k) and lc == (1,) and rhs_free == 1)
             or (rhs.aval.shape == (k, k) and rc == (1,) and lc == (lhs.aval.ndim - 1,) and lhs_free <= _TINY_ROWS[dtype])):
         return None
-    from pyjax._src.backends.numpy.fma import tiny_dot_p
+    from pyjax._src.backends.numpy.xla.fma import tiny_dot_p
 
     params = {"dimension_numbers": ((lc, rc), ((), ()))}
     return JaxprEqn(tiny_dot_p, [lhs, rhs], eqn.outvars, params, eqn.effects, eqn.source_info)
