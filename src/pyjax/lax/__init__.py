@@ -11,7 +11,7 @@ from pyjax._src.lax.reductions import (
 from pyjax._src.lax.dot import (
     dot, dot_general, dot_general_p,
 )
-from pyjax._src.lax.dot import DotDimensionNumbers, Precision
+from pyjax._src.lax.dot import DotAlgorithm, DotAlgorithmPreset, DotDimensionNumbers, Precision, PrecisionLike
 from pyjax._src.lax.convolution import *  # noqa: F401,F403
 from pyjax._src.lax.fft import *  # noqa: F401,F403
 from pyjax._src.lax.slicing import *  # noqa: F401,F403
@@ -26,3 +26,9 @@ from pyjax._src.lax.stack import stack, stack_p, tile, tile_p, unstack, unstack_
 from pyjax._src.lax.identity import optimization_barrier, optimization_barrier_p  # noqa: E402,F401
 from pyjax._src.lax.linear_solve import custom_linear_solve, linear_solve_p  # noqa: E402,F401
 from pyjax._src.lax.rng import RandomAlgorithm, rng_bit_generator, rng_bit_generator_p  # noqa: E402,F401
+from pyjax._src.lax.custom_root import custom_root  # noqa: E402,F401
+from pyjax._src.lax.convenience import (  # noqa: E402,F401
+    batch_matmul, broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, dtype, empty, full_like,
+    shape_as_value, stage,
+)
+from pyjax._src.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general  # noqa: E402,F401

@@ -9,6 +9,7 @@ dims. `preferred_element_type` asks for a wider accumulation/result dtype.
 from __future__ import annotations
 
 import enum
+from typing import Any, NamedTuple, Union
 
 
 
@@ -80,6 +81,14 @@ def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, dimension_
 def _precision_param(precision):
     if precision is None:
         return None
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        precision = DotAlgorithmPreset[precision]
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        # XLA's CPU dot emitter takes only these algorithms; JAX refuses the
+        # others when lowering, which for pyjax's backend is now.
+        if not (isinstance(precision, DotAlgorithmPreset) and precision.name in _CPU_PRESETS):
+            raise ValueError(f"The precision '{precision}' is not supported by dot_general on CPU")
+        return precision
     if isinstance(precision, (tuple, list)):
         return tuple(precision)
     return (precision, precision)
@@ -108,6 +117,101 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None, *, out_sharding=N
 
 
 
+class DotAlgorithm(NamedTuple):
+    """Specify the algorithm used for computing dot products.
+
+    Passed as the ``precision`` of :func:`~jax.lax.dot`,
+    :func:`~jax.lax.dot_general` and the other dot product functions, it
+    selects the storage types of the operands (``lhs_precision_type``,
+    ``rhs_precision_type``), the accumulation type, how many components each
+    operand is split into and how many primitive products are summed.
+    XLA's CPU backend supports none of these explicit algorithms; use a
+    :class:`DotAlgorithmPreset` instead.
+    """
+
+    lhs_precision_type: Any
+    rhs_precision_type: Any
+    accumulation_type: Any
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """An enum of known algorithms for computing dot products.
+
+    A member (or its name as a string) can be passed as the ``precision`` of
+    :func:`~jax.lax.dot`, :func:`~jax.lax.dot_general` and the other dot
+    product functions. ``DEFAULT`` uses the backend's default algorithm.
+    """
+
+    DEFAULT = enum.auto()
+    ANY_F8_ANY_F8_F32 = enum.auto()
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+    ANY_F8_ANY_F8_ANY = enum.auto()
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+    F16_F16_F16 = enum.auto()
+    F16_F16_F32 = enum.auto()
+    BF16_BF16_BF16 = enum.auto()
+    BF16_BF16_F32 = enum.auto()
+    BF16_BF16_F32_X3 = enum.auto()
+    BF16_BF16_F32_X6 = enum.auto()
+    BF16_BF16_F32_X9 = enum.auto()
+    TF32_TF32_F32 = enum.auto()
+    TF32_TF32_F32_X3 = enum.auto()
+    F32_F32_F32 = enum.auto()
+    F64_F64_F64 = enum.auto()
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def supported_lhs_types(self) -> tuple | None:
+        return _PRESET_TYPES[self.name][0]
+
+    @property
+    def supported_rhs_types(self) -> tuple | None:
+        return _PRESET_TYPES[self.name][0]
+
+    @property
+    def supported_output_types(self) -> tuple | None:
+        return _PRESET_TYPES[self.name][1]
+
+    @property
+    def accumulation_type(self) -> Any:
+        return _PRESET_TYPES[self.name][2]
+
+
+def _preset_types() -> dict:
+    import ml_dtypes
+
+    bf16, f16, f32, f64 = ml_dtypes.bfloat16, np.float16, np.float32, np.float64
+    f8 = (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2, ml_dtypes.float8_e5m2fnuz, ml_dtypes.float8_e4m3fnuz,
+          ml_dtypes.float8_e4m3b11fnuz)
+    # name -> (operand types, output types, accumulation type); None: any.
+    return {
+        "DEFAULT": (None, None, None),
+        "ANY_F8_ANY_F8_F32": (f8, (f32, bf16), f32), "ANY_F8_ANY_F8_F32_FAST_ACCUM": (f8, (f32, bf16), f32),
+        "ANY_F8_ANY_F8_ANY": (f8, None, None), "ANY_F8_ANY_F8_ANY_FAST_ACCUM": (f8, None, None),
+        "F16_F16_F16": ((f16,), None, f16), "F16_F16_F32": ((f16,), (f16, f32), f32),
+        "BF16_BF16_BF16": ((bf16,), None, bf16),
+        "BF16_BF16_F32": ((bf16, f32), (bf16, f32), f32), "BF16_BF16_F32_X3": ((f32,), None, f32),
+        "BF16_BF16_F32_X6": ((f32,), None, f32), "BF16_BF16_F32_X9": ((f32,), None, f32),
+        "TF32_TF32_F32": ((f32,), None, f32), "TF32_TF32_F32_X3": ((f32,), None, f32),
+        "F32_F32_F32": ((f32,), None, f32), "F64_F64_F64": ((f64,), None, f64),
+    }
+
+
+_PRESET_TYPES = _preset_types()
+# The presets XLA's CPU backend accepts (the others are refused when lowering).
+_CPU_PRESETS = frozenset({"DEFAULT", "F16_F16_F16", "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6",
+                          "F32_F32_F32", "F64_F64_F64"})
+
+
 class Precision(enum.Enum):
     """Precision of a contraction on backends that can trade it for speed."""
 
@@ -119,6 +223,11 @@ class Precision(enum.Enum):
         return f"Precision.{self.name}"
 
     __str__ = __repr__
+
+
+# What a `precision=` argument may be (JAX's alias, for annotations).
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision], DotAlgorithm,
+                      DotAlgorithmPreset]
 
 
 # ---------------------------------------------------------------------------
