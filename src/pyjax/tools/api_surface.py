@@ -101,7 +101,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     # -- this issue, not yet
     ("jax.profiler", "", NOT_YET),
     ("jax.monitoring", "", NOT_YET),
-    ("jax.example_libraries", "", NOT_YET),
     ("jax.dlpack", "", NOT_YET),
     ("jax.ref", "", NOT_YET),
     ("jax.experimental", "", NOT_YET),
