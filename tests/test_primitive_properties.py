@@ -208,7 +208,7 @@ _UFUNC_IMPLS_NOT_DECLARED = {"add_any"}
 def test_primitives_with_ufunc_impls_are_declared_elementwise():
     # A ufunc acts elementwise: a primitive whose NumPy impl is one and that
     # is not declared elementwise is left out of tiling, row loops and fusion.
-    from pyjax._src.backends.numpy.codegen import compile as compile_lib
+    from pyjax._src.backends.numpy.codegen import kernels as compile_lib
 
     undeclared = {p.name for p, impl in IMPLS.items()
                   if compile_lib._direct_ufunc(impl) is not None and not p.elementwise}

@@ -11,31 +11,12 @@ transformations built on it, are interpretations of that jaxpr.
 __version__ = "0.1.0"
 
 from pyjax._src import config as _config_module
-from pyjax._src import core as _core
-from pyjax._src import jit as _jit_module
-from pyjax._src.backends.numpy.parallel import blas as _numpy_blas
-from pyjax._src.backends.numpy import fpenv as _numpy_fpenv
-from pyjax._src.backends.numpy import impls as _numpy_impls
-from pyjax._src.backends.numpy import memory as _numpy_memory
-from pyjax._src.backends.numpy.parallel import split as _numpy_split
-from pyjax._src.backends.numpy.xla import rewrite as _numpy_rewrite
-from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr as _compile_numpy
-from pyjax._src.dispatch import EvalTrace as _EvalTrace
-from pyjax._src.dispatch import set_fp_mode as _set_fp_mode
+from pyjax._src.backends import numpy as _numpy_backend
 from pyjax._src.dispatch import sync_checks as _sync_checks
 from pyjax._src.numpy import array_methods as _array_methods
 
-# Wire the default backend into the layers that must not import it.
-_blas_limit, _blas_controls = _numpy_blas.configured_limit(), _numpy_blas.thread_controls()
-_numpy_fpenv.use_blas(_blas_limit, _blas_controls)  # BLAS's threads inside pyjax's computations only
-_numpy_split.configure(_blas_limit if _blas_controls else None)
-del _blas_limit, _blas_controls
-_set_fp_mode(_numpy_fpenv)  # XLA:CPU's denormal mode around each computation
-_core.set_default_trace(_EvalTrace(_numpy_impls.IMPLS))
+_numpy_backend.install()  # the default backend, wired into the layers that must not import it
 _sync_checks()  # JAX_ENABLE_CHECKS=1: the checking eval trace from the start
-_jit_module.set_compiler(
-    lambda jaxpr, fused=True: _compile_numpy(
-        _numpy_rewrite.simplify(_numpy_memory.check_jaxpr(jaxpr), fused=fused), _numpy_impls.IMPLS))
 _array_methods.install()
 
 from pyjax._src.api import (

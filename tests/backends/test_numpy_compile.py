@@ -20,12 +20,8 @@ from pyjax._src import core
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy.codegen import compile as compile_mod
-from pyjax._src.backends.numpy.codegen.compile import (
-    EMITTERS,
-    UFUNCS,
-    _inexact_ufunc,
-    compile_jaxpr,
-)
+from pyjax._src.backends.numpy.codegen.compile import EMITTERS, compile_jaxpr
+from pyjax._src.backends.numpy.codegen.kernels import UFUNCS, _inexact_ufunc
 from pyjax._src.backends.numpy.impls import IMPLS
 from pyjax._src.core import Primitive
 from pyjax._src.dispatch import EvalTrace

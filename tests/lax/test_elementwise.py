@@ -27,7 +27,8 @@ from helpers import check_close, check_impl_matches_abstract_eval, check_jit_mat
 import pyjax
 import pyjax.numpy as jnp
 from pyjax._src import dtypes
-from pyjax._src.backends.numpy.codegen.compile import UFUNCS, compile_jaxpr
+from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
+from pyjax._src.backends.numpy.codegen.kernels import UFUNCS
 from pyjax._src.backends.numpy.impls import IMPLS
 from pyjax._src.core import Primitive
 from pyjax._src.lax import elementwise as lax

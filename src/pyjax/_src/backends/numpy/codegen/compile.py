@@ -50,11 +50,8 @@ from pyjax._src import config as config_lib
 from pyjax._src import dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
-from pyjax._src.backends.numpy import native as native_lib
-from pyjax._src.backends.numpy.native import rows as rows_lib
-from pyjax._src.backends.numpy.parallel import split as split_lib
-from pyjax._src.backends.numpy.parallel import tile as tile_lib
-from pyjax._src.backends.numpy.impls import IMPLS as DEFAULT_IMPLS
+from pyjax._src.backends.numpy import tiers as tiers_lib
+from pyjax._src.backends.numpy.codegen.kernels import IDENTITIES, backend_impl, ufunc_of
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Var, subjaxprs
 from pyjax._src.rules import missing_rule_error
 
@@ -62,44 +59,11 @@ __all__ = ["EMITTERS", "Block", "CompiledFunction", "ProgramBuilder", "compile_j
 
 
 # ---------------------------------------------------------------------------
-# Direct NumPy calls for hot elementwise primitives.
-#
-# An impl that is itself a ufunc (and gets no params) is called directly.
-# An impl that impls.py wraps in a params-dropping function (`exp` has an
-# `accuracy` param, for instance) carries its ufunc as `impl.ufunc`, declared
-# once in impls.py's table of direct ufuncs; calling the ufunc saves a Python
-# frame per equation. This is done only when the impl handed in is impls.py's
-# own (a caller with a custom table keeps its impls), and
-# tests/backends/test_numpy_compile.py checks every such ufunc against its
-# impl. UFUNCS (primitive name -> ufunc) is derived from the table, once.
-
-
-def _direct_ufunc(impl: Callable) -> np.ufunc | None:
-    fn = impl if isinstance(impl, np.ufunc) else getattr(impl, "ufunc", None)
-    return fn if isinstance(fn, np.ufunc) else None
-
-
-UFUNCS: dict[str, np.ufunc] = {
-    primitive.name: ufunc for primitive, impl in DEFAULT_IMPLS.items() if (ufunc := _direct_ufunc(impl)) is not None
-}
-
-# Primitives whose impl is one ufunc for inexact dtypes only (integers need
-# XLA's rounding and division-by-zero rules): (ufunc, the dtype kinds).
-_INEXACT_UFUNCS: dict[str, tuple[np.ufunc, str]] = {
-    "div": (np.true_divide, "fc"), "rem": (np.fmod, "f"),
-}
-
-
-def _broadcast_divisor(name: str, ins: list, out_aval: ShapedArray) -> bool:
-    # A float division by a broadcast divisor is XLA's product with the
-    # reciprocal: the impl computes it (rewrite.py does it before jit
-    # compiles; this covers jaxprs compiled without that pass).
-    return name == "div" and len(ins) == 2 and ins[1].aval.shape != out_aval.shape
-
-
-def _inexact_ufunc(name: str, dtype: np.dtype) -> np.ufunc | None:
-    entry = _INEXACT_UFUNCS.get(name)
-    return entry[0] if entry is not None and np.dtype(dtype).kind in entry[1] else None
+# Direct NumPy calls for hot elementwise primitives: which ufunc an equation
+# calls is codegen/kernels.py's answer (the C code generator asks it too).
+# It is asked only for the backend's own impls (a caller with a custom
+# table keeps its impls); tests/backends/test_numpy_compile.py checks every
+# such ufunc against its impl.
 
 
 # 0-d operations written as Python operators: on NumPy scalars they run
@@ -134,31 +98,6 @@ def _scalar_operator(name: str, ins: list, out_aval: ShapedArray):
     return render
 
 
-def ufunc_of(eqn: JaxprEqn, impl: Callable, is_default: bool) -> np.ufunc | None:
-    """The ufunc compiled code calls for `eqn` (whose impl is `impl`,
-    `is_default` when that is impls.py's own), or None: the impl runs."""
-    if any(isinstance(v.aval.dtype, dtypes.ExtendedDType) for v in eqn.invars):
-        return None  # key buffers have no ufunc loops; the impl compares keys (eq, ne)
-    if isinstance(impl, np.ufunc) and impl.nout == 1 and not eqn.params:
-        return impl  # the table's impl is a ufunc itself: same call, and out= applies
-    if not is_default or not eqn.outvars:
-        return None
-    # Only when the impl is the params-dropping wrapper of exactly this ufunc
-    # (impls.py marks it): a specialised impl is never bypassed.
-    name, out_aval = eqn.primitive.name, eqn.outvars[0].aval
-    ufunc = getattr(impl, "ufunc", None)
-    if isinstance(ufunc, np.ufunc) and out_aval.dtype not in getattr(impl, "exact_dtypes", ()):
-        return ufunc
-    if _broadcast_divisor(name, eqn.invars, out_aval):
-        return None
-    return _inexact_ufunc(name, out_aval.dtype)
-
-
-# Primitives whose default impl returns its operand: the output is renamed to
-# the input at compile time and no code is emitted.
-IDENTITIES = frozenset({"stop_gradient"})
-
-
 # ---------------------------------------------------------------------------
 # The compiled function
 
@@ -185,7 +124,8 @@ class CompiledFunction(functools.partial):
 
 
 def compile_jaxpr(
-    jaxpr: Jaxpr, impls: dict, *, name: str = "jaxpr_fn", reuse_buffers: bool = True
+    jaxpr: Jaxpr, impls: dict, *, name: str = "jaxpr_fn", reuse_buffers: bool = True,
+    tiers: tiers_lib.Tiers | None = None,
 ) -> CompiledFunction:
     """Compiles a closed jaxpr into a Python function over NumPy buffers.
 
@@ -195,6 +135,8 @@ def compile_jaxpr(
       impls: the execution table, Primitive -> `impl(*values, **params)`.
       name: the generated function's name (shown in `.source` and tracebacks).
       reuse_buffers: let ufuncs write into dead intermediates (`out=`).
+      tiers: the tiers that may run parts of it (tiers.py); by default every
+        registered one, `Tiers()` for none.
 
     Returns:
       A CompiledFunction: `compiled(*flat_inputs)` returns the list of outputs.
@@ -204,19 +146,20 @@ def compile_jaxpr(
       >>> compiled(np.ones(3, np.float32))          # doctest: +SKIP
     """
     start = time.perf_counter()
-    builder = ProgramBuilder(impls)
+    tiers = tiers_lib.registered() if tiers is None else tiers
+    builder = ProgramBuilder(impls, tiers)
     if builder.checks:
         _check_jaxpr_deep(jaxpr)
     in_values = [builder.new_value(v.aval, _INPUT) for v in jaxpr.invars]
     out_values = builder.inline(jaxpr, in_values)
-    native = native_lib.native_program(jaxpr, impls)  # a native tier for a long straight-line program
+    native = tiers.program(jaxpr, impls) if tiers.program is not None else None  # a long straight-line program
     native_name = builder.constant(native, "native_program") if native is not None else None
     fn, source = builder.build(name, in_values, out_values, reuse_buffers=reuse_buffers, native=native_name,
                                native_steps=native.steps_per_call if native is not None else 0)
     compiled = CompiledFunction(fn)
     compiled.source = source
     compiled.num_eqns = len(builder.instrs)
-    compiled.native = native  # its native tier (native.py), or None
+    compiled.native = native  # its program tier (native/), or None
     if native is not None:
         native.python = compiled  # (its live one-output call re-checks against this)
     # The two stage timers jax_log_compiles reports: jaxpr -> Python source, source -> code.
@@ -351,8 +294,9 @@ class ProgramBuilder:
     `statement`, `constant` and `compile_sub`.
     """
 
-    def __init__(self, impls: dict, parent: ProgramBuilder | None = None):
+    def __init__(self, impls: dict, tiers: tiers_lib.Tiers, parent: ProgramBuilder | None = None):
         self.impls = impls
+        self.tiers = tiers
         self.instrs: list[_Instr] = []
         if parent is not None:
             self.checks = parent.checks
@@ -432,23 +376,15 @@ class ProgramBuilder:
             env[var] = self.const_value(const, var.aval)
         for var, value in zip(jaxpr.invars, in_values, strict=True):
             env[var] = value
-        # Runs of equations over large arrays may run block by block (tile.py),
-        # and runs of row-wise ones row by row (rows.py).
-        items = tile_lib.plan(jaxpr) if self.impls is DEFAULT_IMPLS and tile_lib.enabled() else None
-        items = list(range(len(jaxpr.eqns))) if items is None else items
-        row_regions = rows_lib.plan(jaxpr, self.impls) if self.impls is DEFAULT_IMPLS else {}
-        untiled = {i for i in items if type(i) is int} if row_regions else set()
-        skip_to = 0
+        # The region tiers replace runs of equations by regions they run
+        # (tiers.py): block by block on the cores, row by row as C.
+        items: list = list(range(len(jaxpr.eqns)))
+        for tier in self.tiers.regions:
+            items = tier.plan(self, jaxpr, items) or items
         for item in items:
             if type(item) is not int:
-                self._emit_region(item, env)
-                continue
-            if item < skip_to:
-                continue
-            region = row_regions.get(item)
-            if region is not None and untiled.issuperset(range(item, region.stop)):
-                rows_lib.emit(self, region, env)
-                skip_to = region.stop
+                tier, region = item
+                tier.emit(self, region, env)
                 continue
             eqn = jaxpr.eqns[item]
             ins = [self.literal_value(v) if type(v) is Literal else env[v] for v in eqn.invars]
@@ -458,16 +394,19 @@ class ProgramBuilder:
                     env[var] = value
         return [self._output_value(v) if type(v) is Literal else env[v] for v in jaxpr.outvars]
 
-    def _emit_region(self, region: tile_lib.Region, env: dict) -> None:
-        # One call computes every value the region exports, block by block.
-        runner = tile_lib.compile_region(region, self.impls, functools.partial(_compile_block, self.impls))
-        out_avals = [v.aval for v in region.outvars]
-        outs = self.call(runner, [env[v] for v in region.invars], out_avals, multiple_results=True,
-                         hint="tiled_region")
+    def emit_region_call(self, runner: Callable, invars: list, outvars: list, env: dict, what: str) -> None:
+        """Emits one call of `runner` computing every value a region exports."""
+        out_avals = [v.aval for v in outvars]
+        outs = self.call(runner, [env[v] for v in invars], out_avals, multiple_results=True,
+                         hint=what.replace(" ", "_"))
         if self.checks:
-            self._emit_check("tiled region", {}, out_avals, outs)
-        for var, value in zip(region.outvars, outs, strict=True):
+            self._emit_check(what, {}, out_avals, outs)
+        for var, value in zip(outvars, outs, strict=True):
             env[var] = value
+
+    def compile_block(self, jaxpr: Jaxpr, tiled_outputs: Sequence[bool]) -> tuple[Callable, set[int]]:
+        """A tiled region's block, compiled with the block's tiers (see `_compile_block`)."""
+        return _compile_block(self.impls, self.tiers.for_block(), jaxpr, tiled_outputs)
 
     def _output_value(self, literal: Literal) -> _Value:
         # A literal output is returned as a NumPy value of its aval's dtype,
@@ -502,7 +441,7 @@ class ProgramBuilder:
         impl = self.impls.get(primitive)
         if impl is None:
             raise missing_rule_error("impl", primitive.name)
-        is_default = impl is DEFAULT_IMPLS.get(primitive)
+        is_default = backend_impl(self.impls, primitive) is not None
         if is_default and primitive.name in IDENTITIES:
             return list(ins)
         out_avals = [v.aval for v in eqn.outvars]
@@ -513,9 +452,9 @@ class ProgramBuilder:
             if operator is not None:
                 self.instrs.append(_Instr(None, list(ins), outs, render=operator))
                 return outs
-            if split_lib.elementwise_worth_splitting(ufunc, out_avals[0].shape):
-                # A large elementwise op runs by blocks on every core (split.py).
-                split = split_lib.SplitUfunc(ufunc, out_avals[0].shape, out_avals[0].dtype)
+            split = self.tiers.split.ufunc(ufunc, out_avals[0].shape, out_avals[0].dtype) if self.tiers.split else None
+            if split is not None:
+                # A large elementwise op runs by blocks on every core (parallel/split.py).
                 fn = self._function(split, "split_" + ufunc.__name__)
             else:
                 fn = self._function(ufunc, "np_" + ufunc.__name__)
@@ -583,11 +522,12 @@ class ProgramBuilder:
         lhs_t = lc[0] != lhs.ndim - 1
         rhs_t = rc[0] != 0
         outs = [self.new_value(out_aval)]
-        # A product large enough is split across the cores (matmul.py); the
-        # shapes are static, so the choice is made here, once.
-        split = (lhs.ndim == rhs.ndim == 2
-                 and split_lib.worth_splitting(lhs.shape[1 - lc[0]], lhs.shape[lc[0]], rhs.shape[1 - rc[0]]))
-        split_fn = self._function(split_lib.matmul, "split_matmul") if split else None
+        # A product large enough is split across the cores (parallel/split.py);
+        # the shapes are static, so the choice is made here, once.
+        matmul = (self.tiers.split.matmul(lhs.shape[1 - lc[0]], lhs.shape[lc[0]], rhs.shape[1 - rc[0]])
+                  if lhs.ndim == rhs.ndim == 2 and self.tiers.split else None)
+        split = matmul is not None
+        split_fn = self._function(matmul, "split_matmul") if split else None
 
         def render(in_names, out_names):
             # Operands of rank >= 1 are ndarrays here (inputs, consts and
@@ -625,7 +565,7 @@ class ProgramBuilder:
         return outs
 
     def block(self, jaxpr: Jaxpr, outer_names: Sequence[str | None],
-              out_targets: Sequence[str | None] | None = None) -> Block:
+              out_targets: Sequence[str | None] | None = None, tiers: tiers_lib.Tiers | None = None) -> Block:
         """Compiles `jaxpr` into lines to splice into this function (a loop or
         branch body run in place: no call per iteration).
 
@@ -640,8 +580,9 @@ class ProgramBuilder:
         an array slot of the k-th output's shape and dtype (a loop's
         `ys[i]`): where the output is a ufunc result that no other output
         shares memory with, the ufunc writes straight into it, and
-        `Block.written` holds k (the caller then skips its copy)."""
-        sub = ProgramBuilder(self.impls, parent=self)
+        `Block.written` holds k (the caller then skips its copy). `tiers`:
+        the block's own, when not this function's."""
+        sub = ProgramBuilder(self.impls, self.tiers if tiers is None else tiers, parent=self)
         ins = [
             sub.new_value(v.aval, _INPUT) if name is None else _Value(name, v.aval, _OUTER)
             for name, v in zip(outer_names, jaxpr.invars, strict=True)
@@ -655,7 +596,7 @@ class ProgramBuilder:
     def compile_sub(self, jaxpr: Jaxpr, hint: str = "body") -> str:
         """Compiles `jaxpr` separately (a loop or branch body); returns its
         namespace name. The body is called as `name(*values) -> list`."""
-        compiled = compile_jaxpr(jaxpr, self.impls, name=_identifier(hint))
+        compiled = compile_jaxpr(jaxpr, self.impls, name=_identifier(hint), tiers=self.tiers)
         return self.constant(compiled.func, hint)
 
     def _kwargs_source(self, params: dict) -> str:
@@ -707,13 +648,14 @@ class Block:
         self.written = written  # outputs already stored in their out_targets
 
 
-def _compile_block(impls: dict, jaxpr: Jaxpr, tiled_outputs: Sequence[bool]) -> tuple[Callable, set[int]]:
+def _compile_block(impls: dict, tiers: tiers_lib.Tiers, jaxpr: Jaxpr,
+                   tiled_outputs: Sequence[bool]) -> tuple[Callable, set[int]]:
     """A tiled region's block (tile.py) as `fn(*inputs, *targets) -> list`:
     `targets` are the slices of the region's tiled outputs this block
     fills, one per True in `tiled_outputs`; ufunc results are written
     straight into them (their indices are returned in the set), other
     outputs are returned for the caller to store."""
-    builder = ProgramBuilder(impls)
+    builder = ProgramBuilder(impls, tiers)
     targets = [f"target__{k}" if tiled else None for k, tiled in enumerate(tiled_outputs)]
     block = builder.block(jaxpr, [None] * len(jaxpr.invars), targets)
     params = [*block.in_names, *(t for t in targets if t is not None)]
@@ -935,8 +877,4 @@ EMITTERS: dict[str, Callable[[ProgramBuilder, JaxprEqn, list[_Value]], list[_Val
     "remat2": _inline_jit,  # a checkpoint's body runs inline too (rematerialisation is a partial-eval matter)
     "name": lambda builder, eqn, ins: list(ins),  # checkpoint_name: no code
 }
-
-# Control flow: Python if/while/for over bodies compiled once.
-from pyjax._src.backends.numpy.codegen.control_flow import EMITTERS as _CONTROL_FLOW_EMITTERS  # noqa: E402
-
-EMITTERS.update(_CONTROL_FLOW_EMITTERS)
+# Control flow's emitters (codegen/control_flow.py) register themselves here.

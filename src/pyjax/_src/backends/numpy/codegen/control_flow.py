@@ -42,8 +42,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from pyjax._src import dispatch as _dispatch
-from pyjax._src.backends.numpy import native as native_lib
+from pyjax._src.backends.numpy.codegen import compile as compile_lib
 from pyjax._src.backends.numpy.impls import IMPLS as _DEFAULT_IMPLS
+from pyjax._src.backends.numpy.xla.rewrite import simplify
+from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Var
 from pyjax._src.lax.control_flow import common as _common
 from pyjax._src.lax.control_flow.cond import cond_p
 from pyjax._src.lax.control_flow.loops import while_p
@@ -65,10 +67,7 @@ def compiled_body(jaxpr) -> Callable:
     if entry is not None and entry[0] is jaxpr:
         _BODY_CACHE.move_to_end(id(jaxpr))
         return entry[1]
-    from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
-    from pyjax._src.backends.numpy.xla.rewrite import simplify
-
-    fn = compile_jaxpr(simplify(jaxpr), _DEFAULT_IMPLS, name="body").func  # one XLA computation: its rewrites too
+    fn = compile_lib.compile_jaxpr(simplify(jaxpr), _DEFAULT_IMPLS, name="body").func  # one XLA computation: its rewrites too
     _BODY_CACHE[id(jaxpr)] = (jaxpr, fn)
     if len(_BODY_CACHE) > _BODY_CACHE_SIZE:
         _BODY_CACHE.popitem(last=False)
@@ -147,15 +146,10 @@ def compiled_equation(primitive, params: dict, in_avals: list) -> Callable:
     if entry is not None:
         _EQN_CACHE.move_to_end(key)
         return entry[1]
-    from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
-    from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Var
-
     invars = [Var(a) for a in in_avals]
     outvars = [Var(a) for a in primitive.out_avals(tuple(in_avals), params)]
     program = Jaxpr([], invars, outvars, [JaxprEqn(primitive, invars, outvars, params)])
-    from pyjax._src.backends.numpy.xla.rewrite import simplify
-
-    fn = compile_jaxpr(simplify(program), _DEFAULT_IMPLS, name=primitive.name).func  # as jit rewrites it
+    fn = compile_lib.compile_jaxpr(simplify(program), _DEFAULT_IMPLS, name=primitive.name).func  # as jit rewrites it
     _EQN_CACHE[key] = (params, fn)
     if len(_EQN_CACHE) > _BODY_CACHE_SIZE:
         _EQN_CACHE.popitem(last=False)
@@ -202,8 +196,9 @@ def _drop_compiled() -> None:
 
 _dispatch._check_hooks.append(_drop_compiled)
 
+# The eager impls of the control-flow primitives (install() merges them
+# into the backend's table, which they compile their bodies with).
 IMPLS = {cond_p: _cond_impl, while_p: _while_impl, scan_p: _scan_impl, _common.empty2_p: _empty2_impl}
-_DEFAULT_IMPLS.update(IMPLS)
 
 # ---------------------------------------------------------------------------
 # Compile emitters: the loop written into the enclosing function's source,
@@ -277,7 +272,7 @@ def _emit_while(builder, eqn, ins):
 
     # A loop with no outputs (its carries all forwarded) has nothing for a
     # native tier to compute: the Python loop runs alone.
-    native = native_lib.native_while(eqn, builder.impls) if out_avals else None
+    native = _loop_tier(builder, eqn)
     native_name = builder.constant(native, "native_while") if native is not None else None
     n = next(_names)
 
@@ -298,6 +293,12 @@ def _emit_while(builder, eqn, ins):
         return with_native_tier(native_name, n, f"_n{n}", lines, in_names, out_names)
 
     return builder.statement(render, ins, out_avals)
+
+
+def _loop_tier(builder, eqn):
+    # The loop tier's plan for this scan or while (tiers.py: native/ writes it as C), or None.
+    loop = builder.tiers.loop
+    return loop(eqn, builder.impls) if loop is not None and eqn.outvars else None
 
 
 def with_native_tier(native_name: str, n: int | str, steps: str, lines: list[str], in_names, out_names,
@@ -340,7 +341,7 @@ def _emit_scan(builder, eqn, ins):
     dtypes = [builder.constant(a.dtype, "dtype") for a in y_avals]
     as_buffer = builder.constant(_as_buffer, "as_buffer")
     carry_avals = [builder.constant(a, "aval") for a in out_avals[:nk]]
-    native = native_lib.native_scan(eqn, builder.impls) if out_avals else None  # (see _emit_while)
+    native = _loop_tier(builder, eqn)  # (see _emit_while)
     native_name = builder.constant(native, "native_scan") if native is not None else None
 
     def render(in_names, out_names):

@@ -95,11 +95,11 @@ from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
-import scipy.special
 
 
 from pyjax._src.jaxpr import DropVar, Jaxpr, Literal
 from pyjax._src.backends.numpy import fpenv
+from pyjax._src.backends.numpy.codegen import kernels
 
 __all__ = ["AFTER_STEPS", "NativeLoop", "native_program", "native_scan", "native_while"]
 
@@ -250,7 +250,7 @@ _C_SCALARS = {np.dtype(np.bool_): "unsigned char", np.dtype(np.int8): "int8_t", 
               **_C_TYPES}
 # Primitives whose default impl, for these dtype kinds, is exactly this
 # ufunc's call although compiled code calls the impl (it has other cases).
-_IMPL_UFUNCS = {"logistic": (scipy.special.expit, "f")}
+_IMPL_UFUNCS = kernels.C_IMPL_UFUNCS  # (logistic: SciPy's expit for floats)
 
 
 class _Unsupported(Exception):
@@ -566,14 +566,12 @@ def _program_source(jaxpr: Jaxpr, impls: dict):
 def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | None = None) -> list:
     """Appends `eqn`'s C lines to `step`; returns its outputs' views (`into`,
     when given and the equation is one elementwise NumPy call)."""
-    from pyjax._src.backends.numpy.codegen.compile import DEFAULT_IMPLS, ufunc_of
-
     name, params = eqn.primitive.name, eqn.params
     if eqn.effects:
         raise _Unsupported(f"{name} with effects")
     out_avals = [v.aval for v in eqn.outvars]
-    impl = impls.get(eqn.primitive)
-    if impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive):
+    impl = kernels.backend_impl(impls, eqn.primitive)
+    if impl is None:
         raise _Unsupported(f"{name}: not the default impl")
     # Views: no code.
     if name in _VIEWS:
@@ -592,10 +590,7 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
     if eqn.primitive.multiple_results:
         raise _Unsupported(name)
     out_aval = out_avals[0]
-    ufunc = ufunc_of(eqn, impl, True)
-    entry = _IMPL_UFUNCS.get(name)
-    if ufunc is None and entry is not None and out_aval.dtype.kind in entry[1]:
-        ufunc = entry[0]
+    ufunc = kernels.c_ufunc_of(eqn, impl)
     elementwise = ufunc is not None and all(v.size == 1 or (v.shape == out_aval.shape and v.contiguous) for v in ins)
     if (into is not None and elementwise and into.contiguous and into.shape == out_aval.shape
             and into.dtype == out_aval.dtype):
@@ -1278,15 +1273,12 @@ def _first_readers(eqns: list) -> dict:
 def _fused_extremum(src: _Source, eqn, nxt, ins: list, impls: dict, step: list) -> tuple | None:
     """`eqn`, a vector-path op, and `nxt`, the max or min of its whole result
     (a row), in one pass: (the op's view, the extremum's view), or None."""
-    from pyjax._src.backends.numpy.codegen.compile import DEFAULT_IMPLS, ufunc_of
-
-    impl, reducer_impl = impls.get(eqn.primitive), impls.get(nxt.primitive)
-    if (eqn.effects or nxt.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive)
-            or reducer_impl is None or reducer_impl is not DEFAULT_IMPLS.get(nxt.primitive)
+    impl, reducer_impl = kernels.backend_impl(impls, eqn.primitive), kernels.backend_impl(impls, nxt.primitive)
+    if (eqn.effects or nxt.effects or impl is None or reducer_impl is None
             or len(eqn.outvars) != 1 or nxt.invars[0] is not eqn.outvars[0]):
         return None
     reducer = getattr(reducer_impl, "reduce_ufunc", None)
-    ufunc = ufunc_of(eqn, impl, True)
+    ufunc = kernels.ufunc_of(eqn, impl, True)
     t_aval, m_aval = eqn.outvars[0].aval, nxt.outvars[0].aval
     ndim, axes = len(t_aval.shape), tuple(nxt.params.get("axes", ()))
     if (reducer not in (np.maximum, np.minimum) or ufunc not in _VECTOR_OPS or m_aval.dtype != t_aval.dtype
@@ -1920,6 +1912,16 @@ def native_while(eqn, impls: dict) -> NativeLoop | None:
                       [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars], "while")
 
 
+def native_loop(eqn, impls: dict) -> NativeLoop | None:
+    """The loop tier (tiers.py): the native tier of a `scan` or `while`
+    equation, or None."""
+    if eqn.primitive.name == "scan":
+        return native_scan(eqn, impls)
+    if eqn.primitive.name == "while":
+        return native_while(eqn, impls)
+    return None
+
+
 def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
     """The native tier of a straight-line jitted program of at least
     `MIN_PROGRAM_EQNS` equations on small values, or None. Its steps are
@@ -1995,10 +1997,8 @@ def _plausible(jaxprs: list, impls: dict) -> bool:
 def plausible_eqn(eqn, impls: dict) -> bool:
     """Whether native code may be written for `eqn` (`_emit` decides for
     sure, on the build thread)."""
-    from pyjax._src.backends.numpy.codegen.compile import DEFAULT_IMPLS, ufunc_of
-
-    impl = impls.get(eqn.primitive)
-    if eqn.effects or impl is None or impl is not DEFAULT_IMPLS.get(eqn.primitive):
+    impl = kernels.backend_impl(impls, eqn.primitive)
+    if eqn.effects or impl is None:
         return False
     key = eqn.primitive.call_body
     if eqn.primitive.name == "cond":
@@ -2006,7 +2006,7 @@ def plausible_eqn(eqn, impls: dict) -> bool:
     if key is not None:
         return _plausible([eqn.params[key].jaxpr], impls)
     return (eqn.primitive.name in _NATIVE_NAMES or getattr(impl, "reduce_ufunc", None) is not None
-            or (not eqn.primitive.multiple_results and ufunc_of(eqn, impl, True) is not None))
+            or (not eqn.primitive.multiple_results and kernels.ufunc_of(eqn, impl, True) is not None))
 
 
 if sys.platform == "win32" or sys.implementation.name != "cpython":

@@ -34,12 +34,12 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import threading
 from collections.abc import Callable
 
 from pyjax._src.backends.numpy import native as native_lib
 from pyjax._src.backends.numpy.parallel import split as split_lib
 from pyjax._src.backends.numpy.parallel import tile as tile_lib
+from pyjax._src.backends.numpy.codegen.control_flow import _assign, with_native_tier
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 
 MIN_ELEMENTS = 1 << 16
@@ -62,14 +62,41 @@ class RowRegion:
         self.start, self.stop, self.jaxpr, self.rows, self.native = start, stop, jaxpr, rows, native
 
 
-_building = threading.local()  # .python: compiling a region's own Python code (no regions in it)
+class RowsTier:
+    """The region tier (tiers.py) of row regions: after tiling, a row region
+    is taken where none of its equations is in a tiled region."""
+
+    name = "rows"
+
+    def plan(self, builder, jaxpr: Jaxpr, items: list) -> list | None:
+        row_regions = plan(jaxpr, builder.impls, builder.tiers.in_block)
+        if not row_regions:
+            return None
+        untiled = {i for i in items if type(i) is int}
+        planned, skip_to = [], 0
+        for item in items:
+            if type(item) is not int:
+                planned.append(item)
+                continue
+            if item < skip_to:
+                continue
+            region = row_regions.get(item)
+            if region is not None and untiled.issuperset(range(item, region.stop)):
+                planned.append((self, region))
+                skip_to = region.stop
+                continue
+            planned.append(item)
+        return planned
+
+    def emit(self, builder, region: RowRegion, env: dict) -> None:
+        emit(builder, region, env)
 
 
-def plan(jaxpr: Jaxpr, impls: dict) -> dict[int, RowRegion]:
-    """The row regions of `jaxpr`'s equations, by first equation."""
-    if getattr(_building, "python", False) or not native_lib.available():
+def plan(jaxpr: Jaxpr, impls: dict, in_block: bool = False) -> dict[int, RowRegion]:
+    """The row regions of `jaxpr`'s equations, by first equation (`in_block`:
+    of a tiled region's block, which has one core)."""
+    if not native_lib.available():
         return {}
-    in_block = tile_lib.compiling_block()
     last_read = functools.cache(lambda: tile_lib.last_uses(jaxpr))  # only once a run is found
     regions, i = {}, 0
     while i < len(jaxpr.eqns):
@@ -199,14 +226,8 @@ _ids = itertools.count()
 def emit(builder, region: RowRegion, env: dict) -> None:
     """Emits `region` into `builder` (compile.py): its native tier first,
     else its equations' Python code, which then reports to the tier."""
-    from pyjax._src.backends.numpy.codegen.control_flow import _assign, with_native_tier
-
     ins = [env[v] for v in region.jaxpr.invars]
-    _building.python = True
-    try:
-        block = builder.block(region.jaxpr, [None] * len(ins))
-    finally:
-        _building.python = False
+    block = builder.block(region.jaxpr, [None] * len(ins), tiers=builder.tiers.without("rows"))  # (no regions in it)
     native_name = builder.constant(region.native, "native_rows")
     n = next(_ids)
 

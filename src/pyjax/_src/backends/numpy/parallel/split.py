@@ -233,3 +233,15 @@ def fresh_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if workers < 2 or not shape or shape[0] < workers or math.prod(shape) < MIN_ELEMENTS:
         return np.multiply(a, b)
     return SplitUfunc(np.multiply, shape, np.result_type(a, b))(a, b)
+
+
+class SplitTier:
+    """The split tier (tiers.py): the calls compiled code makes across the cores."""
+
+    def ufunc(self, ufunc: np.ufunc, shape: tuple, dtype):
+        """A `SplitUfunc` for a large elementwise call, or None: the ufunc runs whole."""
+        return SplitUfunc(ufunc, shape, dtype) if elementwise_worth_splitting(ufunc, shape) else None
+
+    def matmul(self, rows: int, contract: int, cols: int):
+        """`matmul` for a product large enough to split, or None: one BLAS call."""
+        return matmul if worth_splitting(rows, contract, cols) else None

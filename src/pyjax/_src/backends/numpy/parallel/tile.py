@@ -31,7 +31,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import threading
 import numpy as np
 
 from pyjax._src.avals import ShapedArray
@@ -77,18 +76,29 @@ _ORDER_FREE = frozenset({"reduce_max", "reduce_min", "reduce_and", "reduce_or"})
 _LAYOUT = frozenset({"transpose", "reshape", "broadcast_in_dim", "squeeze"})
 
 _TILED, _WHOLE, _PARTIAL = "tiled", "whole", "partial"
-_inside = threading.local()
-
-
-def compiling_block() -> bool:
-    """Whether a tiled region's block is being compiled (on this thread)."""
-    return getattr(_inside, "compiling", False)
 
 
 def enabled() -> bool:
-    """Whether the compiler looks for regions now: only with more than one
-    core to share them, and never while compiling a region's own blocks."""
-    return split_lib.num_workers() > 1 and not compiling_block()
+    """Whether the compiler looks for regions: only with more than one core
+    to share them (a block's own code is compiled without this tier)."""
+    return split_lib.num_workers() > 1
+
+
+class TileTier:
+    """The region tier (tiers.py) of tiled regions."""
+
+    name = "tile"
+
+    def plan(self, builder, jaxpr: Jaxpr, items: list) -> list | None:
+        if not enabled() or items != list(range(len(jaxpr.eqns))):
+            return None  # (the first region tier: it plans over every equation)
+        planned = plan(jaxpr)
+        return None if planned is None else [i if type(i) is int else (self, i) for i in planned]
+
+    def emit(self, builder, region: Region, env: dict) -> None:
+        # One call computes every value the region exports, block by block.
+        runner = compile_region(region, builder.impls, builder.compile_block)
+        builder.emit_region_call(runner, region.invars, region.outvars, env, "tiled region")
 
 
 class Region:
@@ -422,12 +432,8 @@ def _tiled_result(eqn: JaxprEqn) -> bool:
     return True
 
 
-def compile_region(region: Region, impls: dict, compile_sub) -> TiledRegion:
-    """The runner of `region`, its blocks compiled by `compile_sub(jaxpr)`
-    (which returns `(function, written)`: see compile.py) with regions off."""
-    _inside.compiling = True
-    try:
-        with split_lib.unsplit():  # a block's own calls never split again
-            return TiledRegion(region, impls, compile_sub)
-    finally:
-        _inside.compiling = False
+def compile_region(region: Region, impls: dict, compile_block) -> TiledRegion:
+    """The runner of `region`, its blocks compiled by `compile_block(jaxpr,
+    tiled_outputs)` (which returns `(function, written)`: see compile.py)
+    with the block's tiers: no regions, no splits."""
+    return TiledRegion(region, impls, compile_block)
