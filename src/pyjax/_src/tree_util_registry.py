@@ -192,7 +192,9 @@ def node_children(x: Any, kind: int) -> tuple[Any, Any]:
     if kind == NONE:
         return (), NONE
     if kind == NAMEDTUPLE:
-        return x, (NAMEDTUPLE, len(x), type(x))
+        # tuple's own length: a named tuple may define __len__ for its contents
+        # (jax.scipy.spatial.transform.Rotation does), which is not its arity.
+        return x, (NAMEDTUPLE, tuple.__len__(x), type(x))
     return custom_children(x, registrations[type(x)])
 
 
@@ -209,7 +211,7 @@ def child_keys(x: Any, kind: int) -> tuple[list, list, Any]:
     if kind == NONE:
         return [], [], NONE
     if kind == NAMEDTUPLE:
-        return [GetAttrKey(name) for name in x._fields], list(x), (NAMEDTUPLE, len(x), type(x))
+        return [GetAttrKey(name) for name in x._fields], list(x), (NAMEDTUPLE, tuple.__len__(x), type(x))
     registration = registrations[type(x)]
     if registration.kind == DATACLASS:
         children, token = custom_children(x, registration)
@@ -354,8 +356,8 @@ def children_up_to(token: Any, x: Any) -> Any:
     if kind == NAMEDTUPLE:
         if not isinstance(x, tuple) or not hasattr(type(x), "_fields"):
             raise ValueError(f"Expected named tuple, got {x!r}.")
-        if len(x) != arity:
-            raise ValueError(f"Named tuple arity mismatch: {len(x)} != {arity}; tuple: {x!r}.")
+        if tuple.__len__(x) != arity:
+            raise ValueError(f"Named tuple arity mismatch: {tuple.__len__(x)} != {arity}; tuple: {x!r}.")
         if type(x) is not token[2]:
             raise ValueError(f"Named tuple type mismatch: expected type: {token[2]!r}, "
                              f"tuple: {x!r}.")

@@ -1,13 +1,15 @@
 """pyjax.scipy: SciPy's API on pyjax arrays (JAX's jax.scipy).
 
-The submodules load on first use, as JAX's do: ``pyjax.scipy.special``,
-``pyjax.scipy.linalg``, ``pyjax.scipy.stats``. As in JAX, the optimize
-submodule is not among them: ``import pyjax.scipy.optimize`` first.
+The submodules load on first use, as JAX's do: ``cluster``, ``fft``,
+``integrate``, ``interpolate``, ``linalg``, ``ndimage``, ``signal``,
+``sparse``, ``special``, ``stats``. As in JAX, ``optimize`` and ``spatial``
+are not among them: ``import pyjax.scipy.optimize`` (or
+``pyjax.scipy.spatial.transform``) first.
 """
 
 import importlib as _importlib
 
-_SUBMODULES = ("linalg", "special", "stats")
+_SUBMODULES = ("cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "signal", "special", "stats")
 
 
 def __getattr__(name: str):

@@ -89,8 +89,7 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.errors", "InconclusiveDimensionOperation", ISSUE27),
     ("jax.lax", "composite platform_dependent", ISSUE27),
     # -- this issue, other helpers now
-    *[(f"jax.scipy.{m}", "", H2) for m in ("cluster", "fft", "integrate", "interpolate", "ndimage", "signal",
-                                            "sparse", "spatial")],
+    ("jax.scipy.sparse", "", H2),
     ("jax.extend", "", H3),
     ("jax.core", "", H3),
     ("jax.interpreters", "", H3),

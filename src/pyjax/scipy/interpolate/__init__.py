@@ -1,0 +1,3 @@
+"""pyjax.scipy.interpolate: interpolation on a regular grid (JAX's jax.scipy.interpolate)."""
+
+from pyjax._src.scipy.interpolate import RegularGridInterpolator  # noqa: F401
