@@ -53,7 +53,7 @@ def test_backends_import_no_user_library():
 # module of a higher layer.
 LAYERS = [
     ("base", ["config", "dtypes", "errors", "rules", "cache_key", "tree_util", "tree_util_errors", "tree_util_keys",
-              "tree_util_registry", "tree_util_treedef"]),
+              "tree_util_registry", "tree_util_treedef", "monitoring"]),
     ("core", ["avals", "core", "jaxpr", "pretty", "ad_util", "array"]),
     ("interpreters", ["interpreters", "dispatch", "cache_miss"]),
     ("library", ["lax", "jit", "stages", "stage_types", "remat", "ad_checkpoint", "custom_derivatives", "custom_vjp",

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import cache_miss, config, core, dispatch, dtypes, errors
+from pyjax._src import cache_miss, config, core, dispatch, dtypes, errors, monitoring
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapeDtypeStruct, ShapedArray
@@ -136,7 +136,11 @@ def trace_flat(fun: Callable, args: tuple, kwargs: dict, static_argnums: tuple, 
         out_tree_box.append(out_tree)
         return out_flat
 
-    jaxpr, _ = trace_to_jaxpr(flat_fun, avals, debug)
+    if monitoring.listening():
+        with monitoring.timed_event(monitoring.JAXPR_TRACE_EVENT, getattr(fun, "__name__", debug.func_name)):
+            jaxpr, _ = trace_to_jaxpr(flat_fun, avals, debug)
+    else:
+        jaxpr, _ = trace_to_jaxpr(flat_fun, avals, debug)
     _log_stage(f"Finished tracing {debug.func_name} for {traced_for} in {time.perf_counter() - start:.9f} sec")
     return jaxpr, in_tree, out_tree_box[0], flat_args
 
@@ -160,7 +164,11 @@ def lower_for_backend(jaxpr: Jaxpr, name: str):
         f"{',' if len(jaxpr.in_avals) == 1 else ''}). Argument mapping: "
         f"({', '.join('UnspecifiedValue' for _ in jaxpr.in_avals)}{',' if len(jaxpr.in_avals) == 1 else ''})."
     )
+    start = time.time()
     compiled = compile_for_backend(jaxpr)
+    if monitoring.listening():
+        monitoring.record_compile_phases(f"jit({name})", start, getattr(compiled, "conversion_s", 0.0),
+                                         getattr(compiled, "compilation_s", 0.0))
     _log_stage(f"Finished jaxpr to Python conversion jit({name}) in {getattr(compiled, 'conversion_s', 0.0):.9f} sec")
     _log_stage(f"Finished NumPy compilation of jit({name}) in {getattr(compiled, 'compilation_s', 0.0):.9f} sec")
     return compiled

@@ -98,8 +98,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.lax", "rng_uniform rng_uniform_p", H4),
     ("jax", "default_prng_impl", H4),
     # -- this issue, not yet
-    ("jax.profiler", "", NOT_YET),
-    ("jax.monitoring", "", NOT_YET),
     ("jax.dlpack", "", NOT_YET),
     ("jax.ref", "", NOT_YET),
     ("jax.experimental", "", NOT_YET),
