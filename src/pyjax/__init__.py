@@ -46,6 +46,7 @@ explain_cache_misses = _config_module.explain_cache_misses
 from pyjax import dtypes, errors, lax, nn, numpy, random, scipy, tree, tree_util  # noqa: E402
 from pyjax import ad_checkpoint, debug  # noqa: E402
 from pyjax import image, ops, stages, typing  # noqa: E402
+from pyjax import core, custom_derivatives, interpreters  # noqa: E402  (the extension API; docs/extending.md)
 from pyjax._src.api_context import ensure_compile_time_eval, named_call, named_scope  # noqa: E402
 from pyjax._src.lax.callbacks import pure_callback  # noqa: E402
 from pyjax._src.lax.identity import device_put  # noqa: E402

@@ -12,3 +12,4 @@ from pyjax._src.errors import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
+from pyjax._src.jaxpr import JaxprTypeError

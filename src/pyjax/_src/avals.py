@@ -129,7 +129,14 @@ def _too_big(shape: tuple, dtype) -> bool:
     return size > _INT64_MAX or size * getattr(dtype, "itemsize", 0) > MEMORY_LIMIT
 
 
-class ShapedArray:
+class AbstractValue:
+    """The base of abstract values (JAX's `jax.core.AbstractValue`): what a
+    tracer stands for. pyjax has one kind, ShapedArray."""
+
+    __slots__ = ()
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: shape, dtype, weak type and placement.
 
     Avals are interned: equal avals are the same object, so hashing and
@@ -209,8 +216,18 @@ class ShapedArray:
         """The aval of this value's tangents and cotangents."""
         return ShapedArray(self.shape, dtypes.tangent_dtype(self.dtype), self.weak_type)
 
+    def to_tangent_aval(self) -> ShapedArray:
+        """The aval of this value's tangents (float0 for integers and booleans)."""
+        return self.at_least_vspace()
+
+    def to_ct_aval(self) -> ShapedArray:
+        """The aval of this value's cotangents."""
+        return self.at_least_vspace()
+
 
 def dtype_str(dtype) -> str:
+    if dtype is dtypes.float0 or (type(dtype) is np.dtype and dtype == dtypes.float0):
+        return "float0"  # (NumPy names the structured dtype standing for it "void")
     return getattr(dtype, "name", None) or str(dtype)
 
 

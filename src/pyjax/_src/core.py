@@ -36,6 +36,9 @@ _trace_ctx: ContextVar = ContextVar("pyjax_current_trace", default=None)
 _default_trace: list = [None]  # the eval trace, installed once by the dispatch layer
 _all_primitives: list = []  # every Primitive made, for set_default_trace to reset their eager plans
 _eager_memos: list = []  # other memos of eager plans (see eager_memo)
+# Called as hook(primitive, impl) by Primitive.def_impl: the dispatch layer
+# registers the impl with the default backend (core knows no backend).
+_impl_hooks: list = []
 
 
 def set_default_trace(trace: Trace) -> None:
@@ -157,9 +160,54 @@ class Primitive:
             setattr(self, key, value)
         return self
 
+    # JAX's class attributes that libraries read (jax.extend.core.Primitive).
+    call_primitive = False
+    map_primitive = False
+    ref_primitive = False
+    is_effectful = None
+
     # --- definition helpers, each returns its argument so they stack as decorators
+    def def_impl(self, impl: Callable) -> Callable:
+        """Defines how the primitive runs eagerly: `impl(*arrays, **params)`
+        gets concrete Arrays and returns the result (a list of them for
+        `multiple_results`). The default backend runs it, eagerly and inside
+        compiled code; `primitive.impl` is then this function."""
+        self.impl = impl
+        for hook in _impl_hooks:
+            hook(self, impl)
+        return impl
+
+    def impl(self, *args, **params):
+        """Runs the primitive eagerly on concrete values (JAX's `Primitive.impl`)."""
+        trace = _default_trace[0]
+        token = _trace_ctx.set(trace)
+        try:
+            return trace.process_primitive(self, args, params)
+        finally:
+            _trace_ctx.reset(token)
+
+    def bind_with_trace(self, trace: Trace, args, params: dict):
+        """Binds under `trace` instead of the current one."""
+        token = _trace_ctx.set(trace)
+        try:
+            return trace.process_primitive(self, tuple(args), params)
+        finally:
+            _trace_ctx.reset(token)
+
     def def_abstract_eval(self, rule):
         self.abstract_eval = rule
+        return rule
+
+    def def_effectful_abstract_eval(self, rule):
+        """An abstract evaluation returning `(avals, effects)`. The avals
+        fill the abstract_eval slot; pyjax takes an equation's effects from
+        `effects_of(params)` instead, so effects returned here are not
+        recorded (declare `effects_of` for an effectful primitive)."""
+        def abstract_eval(*avals, **params):
+            return rule(*avals, **params)[0]
+
+        self.abstract_eval = abstract_eval
+        self.effectful_abstract_eval = rule
         return rule
 
     def def_jvp(self, rule):

@@ -22,12 +22,13 @@ from pyjax._src import core
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.lax.callbacks import host_arrays
+from pyjax._src.jaxpr import Effect
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["callback", "debug_callback", "debug_callback_p", "debug_print", "debug_print_p"]
 
 
-class DebugEffect:
+class DebugEffect(Effect):
     """The effect of a debug callback: kept by DCE, allowed in control flow."""
 
     def __str__(self) -> str:

@@ -192,11 +192,11 @@ class EvalTrace(core.Trace):
         return self._run(primitive, tuple(avals), values, params)
 
     def _run(self, primitive, avals, values, params):
+        impl = self.impls.get(primitive)
+        if impl is None:  # (before abstract evaluation: JAX's eager bind calls the impl first)
+            raise missing_rule_error("impl", primitive.name)
         out_aval = primitive.out_avals(avals, params)
         check_allocatable(out_aval)
-        impl = self.impls.get(primitive)
-        if impl is None:
-            raise missing_rule_error("impl", primitive.name)
         out = fp_mode.run(functools.partial(impl, **params) if params else impl, *values)
         if primitive.multiple_results:
             return [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
@@ -281,11 +281,11 @@ class CheckingEvalTrace(EvalTrace):
         return False
 
     def _run(self, primitive, avals, values, params):
+        impl = self.impls.get(primitive)
+        if impl is None:  # (before abstract evaluation: JAX's eager bind calls the impl first)
+            raise missing_rule_error("impl", primitive.name)
         out_aval = primitive.out_avals(avals, params)
         check_allocatable(out_aval)
-        impl = self.impls.get(primitive)
-        if impl is None:
-            raise missing_rule_error("impl", primitive.name)
         out = fp_mode.run(functools.partial(impl, **params) if params else impl, *values)
         if primitive.multiple_results:
             out = list(out)
@@ -351,3 +351,59 @@ def _concrete(x):
     if isinstance(x, Array):  # a subclass
         return x._value, x.aval
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid JAX type")
+
+
+# ---------------------------------------------------------------------------
+# Primitive.def_impl: a library's impl, run by the default backend.
+#
+# A backend calls its impls on buffers and expects buffers back; a library's
+# impl (JAX's def_impl) takes and returns Arrays and is written with
+# jax.numpy. The adapter wraps the buffers, runs the impl under the eval
+# trace (compiled code may run while another trace is current) and unwraps
+# what it returns.
+
+
+def _impl_on_buffers(primitive, impl):
+    def run(*buffers, **params):
+        args = [Array(b, _buffer_aval(b)) for b in buffers]
+        token = core._trace_ctx.set(None)  # the default (eval) trace
+        try:
+            out = impl(*args, **params)
+        finally:
+            core._trace_ctx.reset(token)
+        if primitive.multiple_results:
+            return [_to_buffer(primitive, o) for o in out]
+        return _to_buffer(primitive, out)
+
+    run.user_impl = impl
+    return run
+
+
+def _buffer_aval(buffer) -> ShapedArray:
+    if type(buffer) in _SCALAR_TYPES:
+        return python_scalar_aval(type(buffer))
+    aval = getattr(buffer, "aval", None)  # a key buffer keeps its aval
+    return aval if aval is not None else ShapedArray(np.shape(buffer), buffer.dtype, False)
+
+
+def _to_buffer(primitive, out):
+    if isinstance(out, core.Tracer):  # (checked first: a tracer is an instance of Array too)
+        raise TypeError(f"the impl of primitive '{primitive.name}' returned a tracer ({out}); an impl must "
+                        "compute a concrete value")
+    if isinstance(out, Array):
+        return out._value
+    return np.asarray(out)
+
+
+def _register_impl(primitive, impl) -> None:
+    # Every eval trace installed shares its impl table with compiled code
+    # (`jit.set_compiler` is given the same dict), so one entry serves both.
+    trace = core._default_trace[0]
+    if trace is not None:
+        trace.impls[primitive] = _impl_on_buffers(primitive, impl)
+        clear = getattr(primitive, "eager_plans", None)
+        if clear is not None:
+            clear.clear()
+
+
+core._impl_hooks.append(_register_impl)

@@ -96,13 +96,19 @@ class Jaxpr:
     def __init__(
         self,
         constvars: Sequence[Var],
-        invars: Sequence[Var],
-        outvars: Sequence[Var | Literal],
-        eqns: Sequence[JaxprEqn],
+        invars: Sequence[Var] | None = None,
+        outvars: Sequence[Var | Literal] = (),
+        eqns: Sequence[JaxprEqn] = (),
         consts: Sequence[Any] = (),
         effects=frozenset(),
         debug_info=None,
     ):
+        if isinstance(constvars, Jaxpr):  # JAX's ClosedJaxpr(jaxpr, consts)
+            source, consts = constvars, (constvars.consts if invars is None else invars)
+            constvars, invars, outvars, eqns = source.constvars, source.invars, source.outvars, source.eqns
+            effects, debug_info = source.effects, source.debug_info
+        elif isinstance(consts, (set, frozenset)):  # JAX's order: Jaxpr(constvars, invars, outvars, eqns, effects)
+            consts, effects = (), consts
         self.constvars = list(constvars)
         self.invars = list(invars)
         self.outvars = list(outvars)
@@ -166,6 +172,15 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args) -> list:
         else:
             env[eqn.outvars[0]] = outs
     return [env[v] if type(v) is not Literal else v.val for v in jaxpr.outvars]
+
+
+class Effect:
+    """The base of effects: what an equation does besides computing its
+    outputs (a debug callback, an ordered I/O). Equations carry a frozenset
+    of them; dead-code elimination keeps effectful equations."""
+
+
+no_effects: frozenset = frozenset()
 
 
 class JaxprTypeError(TypeError):

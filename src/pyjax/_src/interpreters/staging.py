@@ -76,6 +76,16 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(_
 
 
 _INTERNAL_CODE: dict = {}  # id(code) -> (code, is it pyjax's own?); the code is kept so its id stays unique
+# The path prefixes of code that is not the user's (pyjax's own, and the
+# libraries that register theirs, as JAX's source_info_util.register_exclusion).
+_excluded_paths: list = [(_PACKAGE_DIR,)]
+
+
+def register_exclusion(path: str) -> None:
+    """Frames of files under `path` are not where an equation was made: the
+    innermost frame outside every registered path is."""
+    _excluded_paths[0] = (*_excluded_paths[0], str(path))
+    _INTERNAL_CODE.clear()
 
 
 def user_source_info():
@@ -87,7 +97,7 @@ def user_source_info():
         code = frame.f_code
         entry = internal.get(id(code))
         if entry is None:
-            entry = internal[id(code)] = (code, code.co_filename.startswith(_PACKAGE_DIR))
+            entry = internal[id(code)] = (code, code.co_filename.startswith(_excluded_paths[0]))
         if not entry[1]:
             break
         frame = frame.f_back

@@ -1,0 +1,68 @@
+"""`jax.interpreters.mlir.register_lowering` for lowerings written as JAX
+functions (`mlir.lower_fun`).
+
+JAX lowers `lower_fun(f)` by tracing `f` and emitting its StableHLO in
+place of the primitive. pyjax's backend executes jaxprs as NumPy code, so
+the same function becomes the primitive's evaluation rule there, through
+`Primitive.def_impl`'s path (one table, the backend's): jit, eager
+evaluation and every transformation's output run `f` on the operands.
+A primitive that already has an impl keeps it (JAX runs `def_impl` eagerly
+and the lowering under jit; both compute the same values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pyjax._src import core
+
+
+class LoweredFun:
+    """What `lower_fun(f, multiple_results)` returns: a lowering rule that is `f`."""
+
+    __slots__ = ("fun", "multiple_results")
+
+    def __init__(self, fun: Callable, multiple_results: bool):
+        self.fun = fun
+        self.multiple_results = multiple_results
+
+    def __call__(self, ctx, *args, **params):
+        raise NotImplementedError(
+            "this lowering rule was made by mlir.lower_fun; pyjax runs its function as the primitive's "
+            "evaluation rule (StableHLO lowering is issue 27)")
+
+    def __repr__(self):
+        return f"lower_fun({getattr(self.fun, '__name__', self.fun)!r}, multiple_results={self.multiple_results})"
+
+
+def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
+    """A lowering rule that lowers a primitive as the JAX function `fun`
+    (called on the operands and the params as keywords)."""
+    return LoweredFun(fun, multiple_results)
+
+
+def register_lowering(prim: core.Primitive, rule: Callable, platform: str | None = None, inline: bool = True,
+                      cacheable: bool = True) -> None:
+    """Registers how `prim` is lowered. A rule from `lower_fun` becomes
+    `prim`'s evaluation rule on pyjax's backend (unless it has one); any
+    other rule (MLIR builder code) needs StableHLO lowering and raises."""
+    if not isinstance(rule, LoweredFun):
+        raise NotImplementedError(
+            f"mlir.register_lowering for primitive '{prim.name}': pyjax has no StableHLO lowering yet (issue 27); "
+            "a lowering written as a JAX function, mlir.lower_fun(f, multiple_results=...), is supported")
+    if platform not in (None, "cpu"):
+        return  # a lowering for another platform: pyjax runs on the CPU only
+    if "impl" in vars(prim):  # def_impl was called: its impl runs already
+        return
+    fun, multiple = rule.fun, rule.multiple_results
+    if multiple != prim.multiple_results:
+        if prim.multiple_results:
+            raise ValueError(f"mlir.lower_fun(..., multiple_results=False) for primitive '{prim.name}', which has "
+                             "multiple results")
+        single = fun
+        fun = lambda *args, **params: single(*args, **params)[0]  # noqa: E731  (a one-element list lowered)
+    core.Primitive.def_impl(prim, fun)
+    del prim.impl  # (the lowering is not the primitive's `impl` attribute; def_impl set it)
+
+
+__all__ = ["LoweredFun", "lower_fun", "register_lowering"]
