@@ -1,4 +1,4 @@
 """The primitive families. Importing the package registers the autodiff and
-batching rules kept beside the elementwise and linalg families."""
+batching rules kept beside the elementwise, linalg, convolution and gather/scatter families."""
 
-from pyjax._src.lax import elementwise_ad, gather_scatter_ad, linalg_ad  # noqa: F401
+from pyjax._src.lax import convolution_ad, elementwise_ad, gather_scatter_ad, linalg_ad  # noqa: F401

@@ -346,7 +346,7 @@ from pyjax._src.interpreters.transpose import is_undefined_primal as _undefined
 from pyjax._src.jaxpr import eval_jaxpr as _eval_jaxpr
 from pyjax._src.lax import shapes as _shapes
 from pyjax._src.lax import slicing as _slicing
-from pyjax._src.lax.convolution import _conv_vjp_lhs_padding
+from pyjax._src.lax.convolution_ad import _conv_vjp_lhs_padding
 from pyjax._src.rules import NOT_LINEAR as _NOT_LINEAR
 
 
