@@ -9,6 +9,8 @@ transformations built on it, are interpretations of that jaxpr.
 """
 
 __version__ = "0.1.0"
+# The JAX version whose API pyjax implements: libraries choose code paths by it.
+__version_info__ = (0, 11, 0)
 
 from pyjax._src import config as _config_module
 from pyjax._src.backends import numpy as _numpy_backend

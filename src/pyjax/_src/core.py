@@ -334,6 +334,13 @@ class Tracer:
         return self
 
 
+def trace_state_clean() -> bool:
+    """Whether no transformation is being traced (the eval trace is current):
+    libraries check it before touching global state."""
+    trace = _trace_ctx.get()
+    return trace is None or trace is _default_trace[0]
+
+
 def get_aval(x) -> ShapedArray:
     """The aval of an Array, a tracer, a NumPy value or a Python scalar."""
     aval = getattr(x, "aval", None)

@@ -18,7 +18,7 @@ import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from pyjax._src import tree_util_registry as _registry
+from pyjax._src import tree_util_registry as _reg
 from pyjax._src import tree_util_treedef as _engine
 from pyjax._src.tree_util_errors import prefix_errors
 from pyjax._src.tree_util_keys import (
@@ -154,7 +154,7 @@ def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = 
     """
     items = list(iterable)
     if is_leaf is None:
-        return all(_registry.kind_of(type(item)) == _registry.LEAF for item in items)
+        return all(_reg.kind_of(type(item)) == _reg.LEAF for item in items)
     leaves = tree_leaves(items, is_leaf)
     return len(leaves) == len(items) and all(
         item is leaf for item, leaf in zip(items, leaves, strict=True))
@@ -162,7 +162,7 @@ def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = 
 
 def is_tree_node(typ: type) -> bool:
     """Returns True if ``typ`` is a pytree node type (built-in, namedtuple or registered)."""
-    return _registry.kind_of(typ) != _registry.LEAF
+    return _reg.kind_of(typ) != _reg.LEAF
 
 
 # ---- registration --------------------------------------------------------------
@@ -194,7 +194,7 @@ def register_pytree_node(nodetype: type[T],
       >>> tree_leaves([Box(1), Box((2, 3))])
       [1, 2, 3]
     """
-    _registry.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
+    _reg.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
 
 
 def register_pytree_node_class(cls: Typ) -> Typ:
@@ -297,7 +297,7 @@ def register_dataclass(nodetype: Typ, data_fields: Sequence[str] | None = None,
     if overlap := set(data_fields) & set(meta_fields):
         raise ValueError("data_fields and meta_fields must not overlap. Overlapping"
                          f" fields: {overlap}.")
-    _registry.register_dataclass_node(nodetype, data_fields, meta_fields)
+    _reg.register_dataclass_node(nodetype, data_fields, meta_fields)
     return nodetype
 
 
@@ -558,20 +558,20 @@ class PyTreeRegistry:
     def register_node(self, nodetype: type, flatten_func: Callable, unflatten_func: Callable,
                       flatten_with_keys_func: Callable | None = None) -> None:
         """Like ``register_pytree_node``."""
-        _registry.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
+        _reg.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
 
     def register_dataclass_node(self, nodetype: type, data_fields: Sequence[str],
                                 meta_fields: Sequence[str]) -> None:
         """Registers a dataclass-like node by field names (no checks, unlike ``register_dataclass``)."""
-        _registry.register_dataclass_node(nodetype, data_fields, meta_fields)
+        _reg.register_dataclass_node(nodetype, data_fields, meta_fields)
 
     def flatten_one_level(self, tree: Any) -> tuple[Iterable[Any], Hashable] | None:
         """``(children, aux_data)`` of a node, or None for a leaf."""
-        return _registry.flatten_one_level(tree)
+        return _reg.flatten_one_level(tree)
 
     def flatten_one_level_with_keys(self, tree: Any) -> tuple[Iterable[Any], Hashable] | None:
         """``((key, child), ...), aux_data`` of a node, or None for a leaf."""
-        return _registry.flatten_one_level_with_keys(tree)
+        return _reg.flatten_one_level_with_keys(tree)
 
     def __repr__(self) -> str:
         return "pyjax.tree_util.default_registry"
@@ -667,3 +667,9 @@ for _name in __all__:
     if getattr(_obj, "__module__", None) == __name__:
         _obj.__module__ = "pyjax.tree_util"
 del _name, _obj
+
+
+# JAX's type -> (to_iter, from_iter) mapping of registered node types, which
+# libraries read (jax._src.tree_util._registry): a view of pyjax's registry.
+_RegistryEntry = _reg.RegistryEntry
+_registry = _reg.RegistryView()

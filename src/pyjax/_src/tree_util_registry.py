@@ -15,6 +15,9 @@ the value back from children and token, children checked against a token.
 
 from __future__ import annotations
 
+import collections
+import collections.abc
+
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -372,3 +375,54 @@ def children_up_to(token: Any, x: Any) -> Any:
     if len(children) != arity:
         raise ValueError(f"Custom type arity mismatch: {len(children)} != {arity}; value: {x!r}.")
     return children
+
+
+# ---------------------------------------------------------------------------
+# The registry as JAX's Python-side mapping: type -> (to_iter, from_iter).
+
+RegistryEntry = collections.namedtuple("RegistryEntry", ["to_iter", "from_iter"])
+RegistryEntry.__name__ = RegistryEntry.__qualname__ = "_RegistryEntry"
+
+_BUILTIN_ENTRIES = {
+    tuple: RegistryEntry(lambda xs: (xs, None), lambda _, xs: tuple(xs)),
+    list: RegistryEntry(lambda xs: (xs, None), lambda _, xs: list(xs)),
+    dict: RegistryEntry(lambda xs: (tuple(xs[k] for k in sorted_keys(xs)), sorted_keys(xs)),
+                        lambda keys, xs: dict(zip(keys, xs))),
+    type(None): RegistryEntry(lambda z: ((), None), lambda _, xs: None),
+}
+
+
+def _entry(registration: _Registration) -> RegistryEntry:
+    if registration.kind == DATACLASS:
+        data, meta = registration.data_fields, registration.meta_fields
+        nodetype = registration.nodetype
+
+        def to_iter(x):
+            return [getattr(x, f) for f in data], tuple(getattr(x, f) for f in meta)
+
+        def from_iter(aux, children):
+            return nodetype(**dict(zip(data, children)), **dict(zip(meta, aux)))
+
+        return RegistryEntry(to_iter, from_iter)
+    return RegistryEntry(registration.flatten, registration.unflatten)
+
+
+class RegistryView(collections.abc.Mapping):
+    """The registered node types (and the built-in containers) with their
+    flatten and unflatten functions, read from `registrations`."""
+
+    def __getitem__(self, nodetype):
+        entry = _BUILTIN_ENTRIES.get(nodetype)
+        if entry is not None:
+            return entry
+        return _entry(registrations[nodetype])
+
+    def __iter__(self):
+        yield from _BUILTIN_ENTRIES
+        yield from registrations
+
+    def __len__(self):
+        return len(_BUILTIN_ENTRIES) + len(registrations)
+
+    def __contains__(self, nodetype):
+        return nodetype in _BUILTIN_ENTRIES or nodetype in registrations
