@@ -6,6 +6,7 @@ platform and its devices; a backend factory registered here is recorded
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from pyjax._src import config
@@ -19,9 +20,9 @@ class CpuClient:
     runtime_type = "pyjax"
 
     def devices(self) -> list:
-        from pyjax._src.sharding import devices as _devices
-
-        return list(_devices.devices())
+        # jax.devices() is the one list of devices (the package is imported
+        # whenever a library asks a backend for them).
+        return list(sys.modules["pyjax"].devices())
 
     local_devices = devices
 
