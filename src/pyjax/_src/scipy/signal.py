@@ -10,7 +10,6 @@ installed, as in JAX.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
