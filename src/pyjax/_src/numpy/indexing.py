@@ -479,10 +479,11 @@ def _expand_scalar_bools(parsed, shape):
     return out, tuple(new_shape)
 
 
-def to_gather(parsed, shape, *, normalize: bool = True) -> GatherIndexer:
-    """The gather form of `parsed` (boolean masks already expanded)."""
-    from pyjax._src.numpy.creation import array, asarray
-    from pyjax._src.numpy.shape_ops import broadcast_arrays
+def _prepare_for_gather(parsed, shape, normalize: bool):
+    # Sequences become arrays; ellipses and scalar booleans expand; integer
+    # and array indices wrap (when `normalize`). Whether the advanced indices
+    # stand together is read before the expansions, as NumPy reads it.
+    from pyjax._src.numpy.creation import asarray
 
     _validate_slices(parsed)
     parsed = [ParsedIndex(asarray(p.index), p.kind, p.axes) if isinstance(p.index, Sequence) else p
@@ -499,6 +500,29 @@ def to_gather(parsed, shape, *, normalize: bool = True) -> GatherIndexer:
             if p.kind is IndexKind.ARRAY else p
             for p in parsed
         ]
+    return parsed, shape, advanced_contiguous, scalar_bool_dims
+
+
+def _stack_gather_indices(gather_indices, gather_indices_shape, index_dtype):
+    # The index arrays side by side along a new last axis, each broadcast
+    # from the gather-indices axes it spans.
+    if not gather_indices:
+        return np.zeros((0,), dtype=index_dtype)
+    if len(gather_indices) == 1:
+        g, _ = gather_indices[0]
+        return lax_shapes.expand_dims(g, (np.ndim(g) if not hasattr(g, "aval") else g.aval.ndim,))
+    full_shape = tuple(gather_indices_shape) + (1,)
+    return lax_shapes.concatenate(
+        [lax_shapes.broadcast_in_dim(g, full_shape, tuple(range(i, i + aval_of(g).ndim)))
+         for g, i in gather_indices], len(gather_indices_shape))
+
+
+def to_gather(parsed, shape, *, normalize: bool = True) -> GatherIndexer:
+    """The gather form of `parsed` (boolean masks already expanded)."""
+    from pyjax._src.numpy.creation import array, asarray
+    from pyjax._src.numpy.shape_ops import broadcast_arrays
+
+    parsed, shape, advanced_contiguous, scalar_bool_dims = _prepare_for_gather(parsed, shape, normalize)
 
     # Advanced indexing happens when some integer/boolean index is an array.
     advanced = []  # (index, position in parsed, axis of x)
@@ -579,17 +603,7 @@ def to_gather(parsed, shape, *, normalize: bool = True) -> GatherIndexer:
         else:
             raise IndexError(f"Got unsupported indexer at position {position}: {p!r}")
 
-    if not gather_indices:
-        indices = np.zeros((0,), dtype=index_dtype)
-    elif len(gather_indices) == 1:
-        g, _ = gather_indices[0]
-        indices = lax_shapes.expand_dims(g, (np.ndim(g) if not hasattr(g, "aval") else g.aval.ndim,))
-    else:
-        last = len(gather_indices_shape)
-        full_shape = tuple(gather_indices_shape) + (1,)
-        indices = lax_shapes.concatenate(
-            [lax_shapes.broadcast_in_dim(g, full_shape, tuple(range(i, i + aval_of(g).ndim)))
-             for g, i in gather_indices], last)
+    indices = _stack_gather_indices(gather_indices, gather_indices_shape, index_dtype)
     dnums = GatherDimensionNumbers(offset_dims=tuple(offset_dims),
                                    collapsed_slice_dims=tuple(sorted(collapsed_slice_dims)),
                                    start_index_map=tuple(start_index_map))

@@ -106,28 +106,35 @@ def _prepare_axis(a, weights, axis, keepdims):
     return a, weights, canonicalize_axis(axis, aval_of(a).ndim), keepdim
 
 
+def _promote_with_weights(a, weights, axis, method):
+    # `a` (and `weights`, checked against it and broadcast to its shape)
+    # promoted to an inexact dtype.
+    if weights is None:
+        (a,) = promote_dtypes_inexact(a)
+        return a, None
+    if dtypes.issubdtype(aval_of(weights).dtype, np.complexfloating):
+        raise ValueError("Weights cannot be complex types.")
+    if method != "inverted_cdf":
+        raise NotImplementedError(f"{method} doesn't support weights. Only method 'inverted_cdf' supports weights.")
+    a, weights = promote_dtypes_inexact(a, weights)
+    if aval_of(weights).shape != aval_of(a).shape:
+        if axis is None:
+            raise ValueError("Weights shape must match 'a' shape when axis is None.")
+        ax_tuple = canonicalize_axis_tuple(axis, aval_of(a).ndim)
+        expected = tuple(aval_of(a).shape[ax] for ax in ax_tuple)
+        if aval_of(weights).shape != expected:
+            raise ValueError(f"Weights shape {aval_of(weights).shape} must match reduction axes {expected}")
+        weights = lax_shapes.broadcast_in_dim(weights, aval_of(a).shape, ax_tuple)
+    return a, weights
+
+
 def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
     from pyjax._src.numpy.cumulative import cumsum
     from pyjax._src.numpy.take import take_along_axis
 
     if method not in _METHODS:
         raise ValueError("method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or 'inverted_cdf'")
-    if weights is not None:
-        if dtypes.issubdtype(aval_of(weights).dtype, np.complexfloating):
-            raise ValueError("Weights cannot be complex types.")
-        if method != "inverted_cdf":
-            raise NotImplementedError(f"{method} doesn't support weights. Only method 'inverted_cdf' supports weights.")
-        a, weights = promote_dtypes_inexact(a, weights)
-        if aval_of(weights).shape != aval_of(a).shape:
-            if axis is None:
-                raise ValueError("Weights shape must match 'a' shape when axis is None.")
-            ax_tuple = canonicalize_axis_tuple(axis, aval_of(a).ndim)
-            expected = tuple(aval_of(a).shape[ax] for ax in ax_tuple)
-            if aval_of(weights).shape != expected:
-                raise ValueError(f"Weights shape {aval_of(weights).shape} must match reduction axes {expected}")
-            weights = lax_shapes.broadcast_in_dim(weights, aval_of(a).shape, ax_tuple)
-    else:
-        (a,) = promote_dtypes_inexact(a)
+    a, weights = _promote_with_weights(a, weights, axis, method)
     if dtypes.issubdtype(aval_of(a).dtype, np.complexfloating):
         raise ValueError("quantile does not support complex input, as the operation is poorly defined.")
     a, weights, axis, keepdim = _prepare_axis(a, weights, axis, keepdims)

@@ -171,17 +171,26 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                     return bind(x if ay.weak_type else np.asarray(x, ay.dtype)[()], y)
         if as_operator and not (is_arraylike(x) and is_arraylike(y)):
             return NotImplemented  # let Python try the other operand
-        x, y = promote(name, x, y)
-        if slow is not None:
-            return slow(x, y)
-        if bool_primitive is not None and aval_of(x).dtype == np.bool_:
-            return bool_primitive.bind(x, y)
-        return primitive.bind(x, y)
+        return _promote_and_bind(x, y, name, promote, primitive, bool_primitive, slow)
 
+    return _named(fn, name, doc, method=_call, reflected=reflected, nin=2, nout=1, nargs=2)
+
+
+def _promote_and_bind(x, y, name: str, promote, primitive, bool_primitive, slow):
+    # The general path of a binary function: promotion, then its primitive.
+    x, y = promote(name, x, y)
+    if slow is not None:
+        return slow(x, y)
+    if bool_primitive is not None and aval_of(x).dtype == np.bool_:
+        return bool_primitive.bind(x, y)
+    return primitive.bind(x, y)
+
+
+def _named(fn, name: str, doc: str, **attributes):
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
-    fn.method, fn.reflected = _call, reflected
-    fn.nin, fn.nout, fn.nargs = 2, 1, 2
+    for attribute, value in attributes.items():
+        setattr(fn, attribute, value)
     return fn
 
 
@@ -246,10 +255,7 @@ def _unary(name: str, primitive, doc: str, *, inexact: bool = False, **params):
         (x,) = promote(name, x)
         return primitive.bind(x, **params)
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    fn.nin, fn.nout, fn.nargs = 1, 1, 1
-    return fn
+    return _named(fn, name, doc, nin=1, nout=1, nargs=1)
 
 
 exp = _unary("exp", lax_ew.exp_p, "Elementwise exponential e**x.", inexact=True, accuracy=None)
@@ -354,10 +360,8 @@ def _logical(name: str, primitive):
         x, y = promote_args(name, x, y)
         return primitive.bind(_to_bool(x), _to_bool(y))
 
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Elementwise {name.split('_')[1].upper()} of truth values (nonzero is True)."
-    fn.nin, fn.nout, fn.nargs = 2, 1, 2
-    return fn
+    return _named(fn, name, f"Elementwise {name.split('_')[1].upper()} of truth values (nonzero is True).",
+                  nin=2, nout=1, nargs=2)
 
 
 logical_and = _logical("logical_and", lax_ew.and_p)
