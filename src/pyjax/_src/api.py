@@ -227,6 +227,10 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
         infos = batching.batch_flat(flat_fun, flat_args, in_dims, axis_data)
         out_dims = out_dims_thunk(len(infos))
         outs = [matchaxis(v, d, od, axis_data.size) for (v, d), od in zip(infos, out_dims, strict=True)]
-        return tree_unflatten(out_store[0][1], [_as_array(o) for o in outs])
+        # An output that stays unmapped (out_axes None) comes back as the
+        # value it was: a Python scalar or NumPy value is not made an Array.
+        outs = [o if d is batching.not_mapped and od is batching.not_mapped else _as_array(o)
+                for o, (_, d), od in zip(outs, infos, out_dims, strict=True)]
+        return tree_unflatten(out_store[0][1], outs)
 
     return vmap_f

@@ -71,6 +71,12 @@ def _iter(self):
     shape = self.aval.shape
     if not shape:
         raise TypeError("iteration over a 0-d array")
+    if isinstance(self, core.Tracer):
+        # Traced, the rows are one `unstack` equation, as in JAX 0.11
+        # (`a, b = keys`, `for row in x` under jit, grad or vmap).
+        from pyjax._src.lax.stack import unstack
+
+        return iter(unstack(self, 0))
     return (indexing.getitem(self, i) for i in range(shape[0]))
 
 

@@ -1,0 +1,70 @@
+"""Small fidelity cases (issue 26 item 5): iterating over traced arrays,
+static arguments equal in value but not in type, vmap outputs left unmapped,
+arithmetic on typed PRNG keys. `PRELUDE` runs first; each case is an
+expression; the record is `str()` of its value or the class and message of
+what it raised (record_fidelity.py under JAX 0.11.0, tests/test_fidelity.py
+under pyjax).
+"""
+
+from __future__ import annotations
+
+PRELUDE = '''
+import numpy as np
+import jax
+import jax.numpy as jnp
+
+def static_calls(*values):
+    seen = []
+    f = jax.jit(lambda x, n: (seen.append(type(n).__name__), x * n)[1], static_argnums=1)
+    results = [f(1.0, v) for v in values]
+    return seen, [str(r.dtype) for r in results]
+
+def vmapped(f, *args, **kw):
+    r = jax.vmap(f, **kw)(*args)
+    return type(r).__name__, repr(r) if not hasattr(r, "shape") or isinstance(r, np.ndarray) else r.shape
+
+key = jax.random.key(0)
+keys = jax.random.split(key)
+m = jnp.arange(6.0).reshape(2, 3)
+'''
+
+CASES: dict[str, str] = {
+    "iter_rows_jaxpr": "jax.make_jaxpr(lambda x: [r for r in x])(m)",
+    "iter_sum_jaxpr": "jax.make_jaxpr(lambda x: sum(r for r in x))(m)",
+    "iter_key_pair_jaxpr": "jax.make_jaxpr(lambda k: (lambda a, b: a)(*k))(keys)",
+    "iter_unpack_jaxpr": "jax.make_jaxpr(lambda x: (lambda a, b: a * b)(*x))(m)",
+    "iter_empty_jaxpr": "jax.make_jaxpr(lambda x: list(x))(jnp.ones((0, 3)))",
+    "iter_under_vmap_jaxpr": "jax.make_jaxpr(jax.vmap(lambda x: [r for r in x]))(jnp.ones((4, 2, 3)))",
+    "iter_grad_value": "np.asarray(jax.grad(lambda x: sum(r.sum() * i for i, r in enumerate(x)))(m)).tolist()",
+    "iter_0d_traced": "jax.make_jaxpr(lambda x: list(x))(1.0)",
+    "iter_eager_values": "[np.asarray(r).tolist() for r in m]",
+    "static_int_then_float": "static_calls(2, 2.0)",
+    "static_float_then_int": "static_calls(2.0, 2)",
+    "static_bool_then_int": "static_calls(True, 1)",
+    "static_same_twice": "static_calls(3, 3)",
+    "vmap_none_int": "vmapped(lambda x: 3, jnp.ones(3), out_axes=None)",
+    "vmap_none_float": "vmapped(lambda x, y: y, jnp.ones(3), 2.5, in_axes=(0, None), out_axes=None)",
+    "vmap_none_bool": "vmapped(lambda x: True, jnp.ones(3), out_axes=None)",
+    "vmap_none_numpy": "vmapped(lambda x: np.ones(2, np.float32), jnp.ones(3), out_axes=None)",
+    "vmap_none_np_scalar": "vmapped(lambda x: np.float32(2), jnp.ones(3), out_axes=None)",
+    "vmap_none_tuple": "jax.vmap(lambda x: (1, 2.0), out_axes=None)(jnp.ones(3))",
+    "vmap_zero_int": "(lambda r: (isinstance(r, jax.Array), r.shape, str(r.dtype)))(jax.vmap(lambda x: 3)(jnp.ones(3)))",
+    "vmap_none_batched": "jax.vmap(lambda x: x, out_axes=None)(jnp.ones(3))",
+    "key_add_int": "key + 1",
+    "key_radd_int": "1 + key",
+    "key_mul_key": "key * key",
+    "key_add_key": "key + key",
+    "key_neg": "-key",
+    "key_lt": "key < key",
+    "key_jnp_add": "jnp.add(key, 1)",
+    "key_sub_traced": "jax.jit(lambda k: k - 1)(key)",
+    "key_matmul": "key @ key",
+}
+
+
+def run_case(namespace: dict, expr: str) -> dict:
+    """The record of one case: its text, or the class and message it raised."""
+    try:
+        return {"expr": expr, "text": str(eval(expr, namespace))}
+    except Exception as e:  # noqa: BLE001  (the refusals are recorded too)
+        return {"expr": expr, "error": type(e).__name__, "message": str(e)}
