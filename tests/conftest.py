@@ -17,6 +17,9 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 os.environ.pop("JAX_ENABLE_X64", None)
+# Eight CPU devices, as the sharding goldens were recorded with (the count is
+# fixed when the devices are first used, so it is set before any test runs).
+os.environ.setdefault("JAX_NUM_CPU_DEVICES", "8")
 if os.environ.get("PYJAX_ENABLE_CHECKS"):
     os.environ.setdefault("JAX_ENABLE_CHECKS", os.environ["PYJAX_ENABLE_CHECKS"])
 

@@ -54,10 +54,10 @@ def test_backends_import_no_user_library():
 LAYERS = [
     ("base", ["config", "dtypes", "dtype_names", "errors", "rules", "cache_key", "tree_util", "tree_util_errors", "tree_util_keys",
               "tree_util_registry", "tree_util_treedef", "monitoring"]),
-    ("core", ["avals", "core", "jaxpr", "pretty", "ad_util", "array"]),
+    ("core", ["avals", "core", "jaxpr", "pretty", "ad_util", "array", "sharding"]),
     ("interpreters", ["interpreters", "dispatch", "cache_miss"]),
     ("library", ["lax", "jit", "stages", "stage_types", "remat", "ad_checkpoint", "custom_derivatives", "custom_vjp",
-                 "api", "api_ad", "api_jac"]),
+                 "api", "api_ad", "api_jac", "sharding.api"]),
     ("user libraries", None),  # numpy, nn, scipy, random, debugging, ops, ...
     ("backends", ["backends"]),
 ]
@@ -65,11 +65,14 @@ USER_LIBRARIES = 4
 
 
 def layer_of(module: str) -> int:
+    # The longest matching name decides (sharding is core, sharding.api a library).
     name = module[len("pyjax._src."):]
+    best, layer = -1, USER_LIBRARIES
     for index, (_, prefixes) in enumerate(LAYERS):
-        if prefixes and any(name == p or name.startswith(p + ".") for p in prefixes):
-            return index
-    return USER_LIBRARIES
+        for p in prefixes or ():
+            if (name == p or name.startswith(p + ".")) and len(p) > best:
+                best, layer = len(p), index
+    return layer
 
 
 def test_every_module_imports_only_its_layer_and_below():

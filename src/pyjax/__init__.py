@@ -20,6 +20,13 @@ from pyjax._src.numpy import array_methods as _array_methods
 _numpy_backend.install()  # the default backend, wired into the layers that must not import it
 _sync_checks()  # JAX_ENABLE_CHECKS=1: the checking eval trace from the start
 _array_methods.install()
+# Placement primitives are identities on the one host's buffers (the
+# placement itself is the Array's: sharded_array.place).
+from pyjax._src.backends.numpy.impls import IMPLS as _numpy_impls_table  # noqa: E402
+from pyjax._src.sharding import api as _sharding_api  # noqa: E402
+
+_numpy_impls_table[_sharding_api.reshard_p] = lambda x, **_: x
+_numpy_impls_table[_sharding_api.sharding_constraint_p] = lambda x, **_: x
 
 from pyjax._src.api import (
     ShapeDtypeStruct, block_until_ready, device_get, eval_shape, grad, jvp, linearize, make_jaxpr, typeof,
@@ -55,15 +62,55 @@ from pyjax._src.lax.identity import device_put  # noqa: E402
 from pyjax.ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
 
 
-def devices(backend=None):
-    """The devices of the default backend."""
-    from pyjax._src.array import _DEFAULT_DEVICE
+from pyjax import sharding  # noqa: E402
+from pyjax._src.sharding.devices import Device  # noqa: E402
+from pyjax._src.sharding.mesh import make_mesh, set_mesh  # noqa: E402
+from pyjax._src.sharding.named import NamedSharding  # noqa: E402
+from pyjax._src.sharding.partition_spec import PartitionSpec as P  # noqa: E402
+from pyjax._src.sharding.api import reshard  # noqa: E402
+from pyjax._src.sharding.sharded_array import (  # noqa: E402
+    Shard, make_array_from_callback, make_array_from_single_device_arrays,
+)
+from pyjax._src.sharding import devices as _devices_module  # noqa: E402
+from pyjax._src.sharding.named import MemorySpace as _MemorySpace  # noqa: E402
+import types as _types  # noqa: E402
 
-    return [_DEFAULT_DEVICE]
+memory = _types.SimpleNamespace(Space=_MemorySpace)
 
 
-def device_count() -> int:
+def devices(backend=None) -> list:
+    """The devices of the backend (``jax_num_cpu_devices`` CPU devices)."""
+    return list(_devices_module.devices(backend))
+
+
+def local_devices(process_index: int | None = None, backend=None, host_id: int | None = None) -> list:
+    """The devices of this process (all of them: pyjax runs in one process)."""
+    return devices(backend)
+
+
+def device_count(backend=None) -> int:
+    """The number of devices."""
+    return len(_devices_module.devices(backend))
+
+
+def local_device_count(backend=None) -> int:
+    """The number of devices of this process."""
+    return len(_devices_module.devices(backend))
+
+
+def process_index(backend=None) -> int:
+    """This process's index (0: pyjax runs in one process)."""
+    return 0
+
+
+def process_count(backend=None) -> int:
+    """The number of processes (1)."""
     return 1
+
+
+def process_indices(backend=None) -> list[int]:
+    """The indices of the processes ([0])."""
+    return [0]
 
 
 def default_backend() -> str:

@@ -461,6 +461,8 @@ def _one_like(x):
     (eagerly an Array, so grad of the identity returns an Array, as in JAX;
     under a trace a literal)."""
     aval = core.get_aval(x)
+    if aval.sharding is not None:
+        return _one_on_mesh(aval)
     if core.current_trace() is core._default_trace[0]:
         return Array(np.ones((), aval.dtype), aval)
     if aval.weak_type and aval.dtype == dtypes.default_float_dtype():
@@ -468,6 +470,22 @@ def _one_like(x):
     if aval.weak_type and aval.dtype == dtypes.default_complex_dtype():
         return 1 + 0j
     return np.ones((), aval.dtype)[()]
+
+
+def _one_on_mesh(aval):
+    # The seed of a value typed on a mesh lives on that mesh too: the
+    # constant is resharded there, as JAX's seed is.
+    from pyjax._src.sharding.api import reshard_p
+    from pyjax._src.sharding.named import abstract_sharding
+    from pyjax._src.sharding.sharded_array import place_typed
+
+    plain = ShapedArray((), aval.dtype, aval.weak_type)
+    one = Array(np.ones((), aval.dtype), plain)
+    target = abstract_sharding(aval.sharding.mesh, ())
+    if core.current_trace() is core._default_trace[0]:
+        return place_typed(Array(one._value, plain.update(sharding=target)))
+    literal = 1.0 if aval.weak_type and aval.dtype == dtypes.default_float_dtype() else np.ones((), aval.dtype)[()]
+    return reshard_p.bind(literal, dst_sharding=target)
 
 
 _VALUE_AND_GRAD_DOC = (

@@ -13,42 +13,12 @@ import numpy as np
 
 from pyjax._src import core, dtypes
 from pyjax._src.avals import ShapedArray
+from pyjax._src.sharding import devices as _devices
+from pyjax._src.sharding.named import SingleDeviceSharding
 
 
-class CpuDevice:
-    """A (virtual) CPU device."""
-
-    platform = "cpu"
-    device_kind = "cpu"
-    process_index = 0
-
-    def __init__(self, id: int = 0):
-        self.id = id
-
-    def __repr__(self):
-        return f"CpuDevice(id={self.id})"
-
-
-_DEFAULT_DEVICE = CpuDevice(0)
-
-
-class SingleDeviceSharding:
-    """The sharding of an array that lives whole on one device."""
-
-    def __init__(self, device: CpuDevice):
-        self.device_set = {device}
-        self._device = device
-
-    def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
-
-    def __eq__(self, other):
-        return type(other) is SingleDeviceSharding and other._device is self._device
-
-    def __hash__(self):
-        return hash(self._device.id)
-
-
+# The device an unplaced Array lives on, and its sharding.
+_DEFAULT_DEVICE = _devices.default_device()
 _DEFAULT_SHARDING = SingleDeviceSharding(_DEFAULT_DEVICE)
 
 
@@ -82,16 +52,25 @@ class Array(metaclass=_ArrayMeta):
         return {_DEFAULT_DEVICE}
 
     @property
-    def device(self) -> CpuDevice:
+    def device(self):
         return _DEFAULT_DEVICE
 
     def block_until_ready(self) -> Array:
         return self
 
-    def is_fully_addressable(self) -> bool:
-        return True
-
+    is_fully_addressable = property(lambda self: True)
     is_fully_replicated = property(lambda self: True)
+
+    @property
+    def addressable_shards(self) -> list:
+        from pyjax._src.sharding.sharded_array import Shard
+
+        return [Shard(_DEFAULT_DEVICE, (slice(None),) * self.ndim, 0, self)]
+
+    global_shards = addressable_shards
+
+    def addressable_data(self, index: int) -> Array:
+        return [self][index]
 
     def copy_to_host_async(self) -> None:
         return None

@@ -203,18 +203,20 @@ class ShapedArray(AbstractValue):
     def str_short(self, short_dtypes: bool = True) -> str:
         """'f32[2,3]', the form the jaxpr printer uses."""
         name = dtypes.short_dtype_name(self.dtype) if short_dtypes else str(self.dtype)
-        return f"{name}[{_shape_str(self.shape, self.sharding)}]"
+        return f"{name}{_space_str(self.memory_space)}[{_shape_str(self.shape, self.sharding)}]"
 
     def __str__(self):
-        return f"{'~' if self.weak_type else ''}{dtype_str(self.dtype)}[{_shape_str(self.shape, self.sharding)}]"
+        return (f"{'~' if self.weak_type else ''}{dtype_str(self.dtype)}{_space_str(self.memory_space)}"
+                f"[{_shape_str(self.shape, self.sharding)}]")
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({dtype_str(self.dtype)}[{_shape_str(self.shape, self.sharding)}]{weak})"
+        return (f"ShapedArray({dtype_str(self.dtype)}{_space_str(self.memory_space)}"
+                f"[{_shape_str(self.shape, self.sharding)}]{weak})")
 
     def at_least_vspace(self) -> ShapedArray:
-        """The aval of this value's tangents and cotangents."""
-        return ShapedArray(self.shape, dtypes.tangent_dtype(self.dtype), self.weak_type)
+        """The aval of this value's tangents and cotangents (placed as the value is)."""
+        return ShapedArray(self.shape, dtypes.tangent_dtype(self.dtype), self.weak_type, self.sharding)
 
     def to_tangent_aval(self) -> ShapedArray:
         """The aval of this value's tangents (float0 for integers and booleans)."""
@@ -229,6 +231,11 @@ def dtype_str(dtype) -> str:
     if dtype is dtypes.float0 or (type(dtype) is np.dtype and dtype == dtypes.float0):
         return "float0"  # (NumPy names the structured dtype standing for it "void")
     return getattr(dtype, "name", None) or str(dtype)
+
+
+def _space_str(space) -> str:
+    # A memory space other than the device's shows after the dtype: float32<host>[8].
+    return "" if space is None else f"<{space.name.lower()}>"
 
 
 def _shape_str(shape, sharding) -> str:

@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from pyjax._src import config, dtypes, errors
 from pyjax._src import avals as avals_mod
+from pyjax._src.errors import ShardingTypeError  # noqa: F401  (JAX's home for it: jax._src.core)
 from pyjax._src.avals import ShapedArray
 from pyjax._src.cache_key import params_storable
 from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR, Sentinel, missing_rule_error
@@ -126,6 +127,10 @@ class Primitive:
         self.body_params: tuple[str, ...] = ()
         self.call_body: str | None = None
         self.abstract_eval: Callable | Sentinel | None = None
+        # (out, *avals, **params) -> out with its placement: runs beside the
+        # abstract eval where an operand's type names a sharding (None: the
+        # abstract eval's result stands). Raises ShardingTypeError.
+        self.sharding_rule: Callable | None = None
         self.jvp: Callable | Sentinel | None = None
         self.transpose: Callable | Sentinel | None = None
         self.batch: Callable | Sentinel | None = None
@@ -240,6 +245,8 @@ class Primitive:
             return self._abstract_eval_cache[key]
         except KeyError:
             out = self.rule("abstract_eval")(*avals, **params)
+            if self.sharding_rule is not None and _names_sharding(avals):
+                out = self.sharding_rule(out, *avals, **params)
             # Outputs no buffer can hold are not memoised, so that the eval
             # trace's hit path (which reads this memo) never runs them
             # unchecked; tracing them is fine and merely not memoised.
@@ -249,7 +256,22 @@ class Primitive:
                 self._abstract_eval_cache[key] = out
             return out
         except TypeError:  # an unhashable param: no caching
-            return self.rule("abstract_eval")(*avals, **params)
+            out = self.rule("abstract_eval")(*avals, **params)
+            if self.sharding_rule is not None and _names_sharding(avals):
+                out = self.sharding_rule(out, *avals, **params)
+            return out
+
+    def def_sharding_rule(self, rule):
+        self.sharding_rule = rule
+        return rule
+
+
+def _names_sharding(avals) -> bool:
+    # Whether an operand's type names a placement (only then do sharding rules run).
+    for a in avals:
+        if getattr(a, "sharding", None) is not None:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------

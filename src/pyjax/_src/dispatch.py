@@ -19,6 +19,7 @@ from pyjax._src.avals import ShapedArray, check_allocatable
 from pyjax._src.cache_key import params_storable, remember_after
 from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
+from pyjax._src.sharding.sharded_array import ShardedArray, place_result
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -172,10 +173,16 @@ class EvalTrace(core.Trace):
 
     def _process_general(self, primitive, args, params):
         values, avals = [], []
+        placed = False
         for x in args:
             tx = type(x)
             if tx is Array:
                 value, aval = x._value, x.aval
+            elif tx is ShardedArray:
+                # A placed operand: computed on its assembled value for now,
+                # the result placed as JAX places it.
+                value, aval = x._value, x.aval
+                placed = True
             elif tx in _SCALAR_TYPES:
                 value, aval = x, python_scalar_aval(tx)
             else:
@@ -189,6 +196,8 @@ class EvalTrace(core.Trace):
             avals.append(aval)
         if values and all(type(x) in _SCALAR_TYPES for x in args):
             values = _scalar_buffers(args, avals)
+        if placed:
+            return place_result(self._run(primitive, tuple(avals), values, params), args)
         return self._run(primitive, tuple(avals), values, params)
 
     def _run(self, primitive, avals, values, params):

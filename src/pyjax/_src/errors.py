@@ -128,3 +128,9 @@ class KeyReuseError(RuntimeError):
 
 class JaxRuntimeError(RuntimeError):
     """A computation failed at run time (XLA's runtime errors: out of memory)."""
+
+
+class ShardingTypeError(Exception):
+    """A placement that does not type-check: operands whose shardings a
+    primitive cannot combine, raised at trace time (JAX's
+    ``jax._src.core.ShardingTypeError``)."""

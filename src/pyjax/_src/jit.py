@@ -32,6 +32,7 @@ from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, staging_caches, trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
+from pyjax._src.sharding.sharded_array import place_typed
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 # ---------------------------------------------------------------------------
@@ -177,6 +178,8 @@ def lower_for_backend(jaxpr: Jaxpr, name: str):
 def run_compiled(compiled, jaxpr: Jaxpr, flat_args) -> list:
     fn = getattr(compiled, "fn", compiled)
     outs = dispatch.fp_mode.run(fn, *[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
+    if _names_placement(jaxpr.out_avals):
+        return [place_typed(Array(v, a)) for v, a in zip(outs, jaxpr.out_avals)]
     return [Array(v, a) for v, a in zip(outs, jaxpr.out_avals)]
 
 
@@ -469,7 +472,7 @@ def _hashable(x) -> bool:
 class _CacheEntry:
     """A traced jaxpr, its output structure and, once run eagerly, its executable."""
 
-    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name")
+    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed")
 
     def __init__(self, jaxpr: Jaxpr, out_tree, name: str):
         self.jaxpr = jaxpr
@@ -477,6 +480,9 @@ class _CacheEntry:
         self.executable = None
         self.out_avals = jaxpr.out_avals
         self.name = name
+        # Whether an output's type names a placement (its results are then
+        # split over their devices; the common, unplaced case pays nothing).
+        self.placed = _names_placement(self.out_avals)
 
     def run(self, flat_args: Sequence[Any]) -> list:
         executable = self.executable
@@ -484,7 +490,14 @@ class _CacheEntry:
             compiled = lower_for_backend(self.jaxpr, self.name)
             executable = self.executable = getattr(compiled, "fn", compiled)
         outs = dispatch.fp_mode.run(executable, *[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
+        if self.placed:
+            return [place_typed(Array(v, a)) for v, a in zip(outs, self.out_avals)]
         return [Array(v, a) for v, a in zip(outs, self.out_avals)]
+
+
+def _names_placement(avals) -> bool:
+    return any(getattr(a, "sharding", None) is not None or getattr(a, "memory_space", None) is not None
+               for a in avals)
 
 
 def _to_numpy(x):

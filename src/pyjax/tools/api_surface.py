@@ -54,15 +54,12 @@ def _table(*groups: tuple[str, str, str]) -> dict[str, str]:
 # Names pyjax does not have yet, each with the issue that brings it.
 DECLARED_ABSENT: dict[str, str] = _table(
     # -- placement: issue 21
-    ("jax.sharding", "", ISSUE21),
+    ("jax.sharding", "ManualAxisType", ISSUE22),
     ("jax.extend.sharding", "", ISSUE21),
     ("jax.experimental.mesh_utils", "", ISSUE21),
     ("jax.experimental.custom_partitioning", "", ISSUE21),
-    ("jax", "Device NamedSharding P Shard make_mesh set_mesh reshard local_devices local_device_count "
-            "process_count process_index process_indices host_count host_id host_ids default_device memory "
-            "make_array_from_callback make_array_from_single_device_arrays remove_size_one_mesh_axis_from_type "
+    ("jax", "host_count host_id host_ids default_device remove_size_one_mesh_axis_from_type "
             "copy_to_host_async live_arrays", ISSUE21),
-    ("jax.lax", "with_sharding_constraint sharding_constraint_p device_put_p", ISSUE21),
     ("jax.debug", "visualize_array_sharding visualize_sharding inspect_array_sharding", ISSUE21),
     # -- per-device execution: issue 22
     ("jax.experimental.shard_map", "", ISSUE22),
@@ -94,7 +91,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.extend.core", "InconclusiveDimensionOperation", ISSUE27),
     ("jax.extend.core.primitives", "after_all_p create_token_p", ISSUE24),
     ("jax.extend.core.primitives", "ragged_all_to_all_p", ISSUE22),
-    ("jax.extend.core.primitives", "sharding_constraint_p", ISSUE21),
     ("jax.extend.core.primitives", "rng_uniform_p", H4),
     ("jax.extend.core.primitives", "call_p closed_call_p get_p swap_p select_and_scatter_p", NOT_YET),
     ("jax.custom_derivatives", "linear_call remat_opt_p", NOT_YET),

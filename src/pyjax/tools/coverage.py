@@ -5,7 +5,10 @@
 
 Each cell is `rule` (implemented), a sentinel's name (NOT_LINEAR,
 NOT_DIFFERENTIABLE, unimplemented: a declared, known gap) or `-` (a silent
-hole). The totals are the project's version of the registry counts JAX
+hole). The `sharding` column is the rule that computes the output's
+placement under Explicit mesh axes (`Primitive.def_sharding_rule`); a
+primitive without one keeps what its abstract eval gives (unary ops keep
+their operand's sharding; others drop it). The totals are the project's version of the registry counts JAX
 reports for itself. The last column counts lowerings to StableHLO, the
 compiled backend's table: that backend is not built yet, so it is all holes.
 """
@@ -55,11 +58,12 @@ def cell(rule) -> str:
 
 
 def table() -> tuple[list[str], list[list[str]]]:
-    header = ["primitive", *SLOTS, *(f"impl:{b}" for b in BACKENDS), "lowering:stablehlo"]
+    header = ["primitive", *SLOTS, "sharding", *(f"impl:{b}" for b in BACKENDS), "lowering:stablehlo"]
     tables = backend_tables()
     rows = []
     for primitive in all_primitives():
         row = [primitive.name] + [cell(getattr(primitive, slot)) for slot in SLOTS]
+        row.append(cell(primitive.sharding_rule))
         row += ["rule" if primitive in tables[b] else "-" for b in BACKENDS]
         row.append("rule" if primitive in LOWERINGS else "-")
         rows.append(row)

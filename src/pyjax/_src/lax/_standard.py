@@ -16,7 +16,7 @@ from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
-from pyjax._src.lax import batching_util
+from pyjax._src.lax import batching_util, sharding_rules
 
 # Dtype classes, named as JAX's messages name them.
 _BOOL = ("bool", lambda d: d == np.bool_)
@@ -184,6 +184,7 @@ def declare_naryop(primitive: Primitive, *, cost: str | None, fusible: bool = Tr
     `fusible` by XLA's loop fusion, and registers JAX's broadcast batcher."""
     primitive.declare(elementwise=True, broadcasting=True, fusible=fusible, cost=cost)
     batching_util.broadcasting(primitive)
+    primitive.def_sharding_rule(sharding_rules.broadcasting_rule(primitive.name))
     return primitive
 
 
@@ -191,7 +192,7 @@ def as_array(x):
     """`x` as a value the lax layer hands on: Arrays and tracers as they are,
     Python scalars (weakly typed) and NumPy values as Arrays of their
     canonical dtype; anything else is JAX's "not a valid JAX type" error."""
-    if type(x) is Array or isinstance(x, core.Tracer):
+    if type(x) is Array or isinstance(x, (core.Tracer, Array)):  # (a placed Array is an Array)
         return x
     aval = core.concrete_aval(x)
     value = np.asarray(x, aval.dtype)

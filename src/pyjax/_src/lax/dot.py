@@ -19,6 +19,7 @@ from pyjax._src import dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.lax._standard import BOOL_OR_NUMBER, check_same_dtypes, nary_dtype_check
+from pyjax._src.lax import sharding_rules
 
 
 class DotDimensionNumbers(tuple):
@@ -78,6 +79,9 @@ def _dot_general_abstract_eval(lhs: ShapedArray, rhs: ShapedArray, *, dimension_
     return ShapedArray(lhs_batch_shape + lhs_free + rhs_free, dtype, weak, out_sharding)
 
 
+dot_general_p.def_sharding_rule(sharding_rules.dot_general_rule)
+
+
 def _precision_param(precision):
     if precision is None:
         return None
@@ -98,8 +102,13 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     """General tensor contraction: contracts and batches the given dimensions."""
     if preferred_element_type is not None:
         preferred_element_type = dtypes.canonicalize_dtype(np.dtype(preferred_element_type))
+    dimension_numbers = DotDimensionNumbers(dimension_numbers)
+    if out_sharding is not None:
+        (lc, _), (lb, _) = dimension_numbers
+        ndim = np.ndim(lhs) + np.ndim(rhs) - 2 * len(lc) - len(lb)
+        out_sharding = sharding_rules.canonicalize_sharding(out_sharding, "dot_general", ndim)
     return dot_general_p.bind(
-        lhs, rhs, dimension_numbers=DotDimensionNumbers(dimension_numbers),
+        lhs, rhs, dimension_numbers=dimension_numbers,
         precision=_precision_param(precision), preferred_element_type=preferred_element_type,
         out_sharding=out_sharding,
     )

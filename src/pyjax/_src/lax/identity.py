@@ -14,9 +14,16 @@ from typing import Any
 
 import numpy as np
 
+from pyjax._src import core, dispatch
 from pyjax._src.ad_util import Zero, instantiate
+from pyjax._src.array import Array
+from pyjax._src.sharding import devices as devices_mod
+from pyjax._src.sharding import named, sharded_array
+from pyjax._src.sharding.mesh import get_mesh
+from pyjax._src.sharding.partition_spec import PartitionSpec
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
+from pyjax._src.interpreters import staging
 from pyjax._src.interpreters.transpose import is_undefined_primal
 from pyjax._src.lax._standard import as_array
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
@@ -102,8 +109,64 @@ device_put_p = Primitive("device_put", multiple_results=True)
 
 @device_put_p.def_abstract_eval
 def _device_put_abstract_eval(*avals: ShapedArray, devices, srcs, copy_semantics) -> list[ShapedArray]:
-    # One CPU device: a placement never changes the type.
-    return list(avals)
+    # A NamedSharding puts its Explicit axes (and its memory kind) into the
+    # type; a device or single-device sharding leaves an unplaced type.
+    return [_placed_aval(a, d) for a, d in zip(avals, devices, strict=True)]
+
+
+def _placed_aval(aval, dst):
+    if dst is None or not isinstance(aval, ShapedArray):
+        return aval
+    if isinstance(dst, named.Sharding):
+        sharding = named.aval_sharding(dst, aval.ndim)
+        space = named.memory_kind_to_space(None if dst.memory_kind == "device" else dst.memory_kind)
+        return ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding, space)
+    return aval
+
+
+def _resolve_destination(dst):
+    if dst is None or isinstance(dst, (named.Sharding, devices_mod.Device)):
+        return dst
+    if isinstance(dst, PartitionSpec):
+        mesh = get_mesh()
+        if mesh.empty:
+            raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put")
+        return named.NamedSharding(mesh, dst)
+    raise ValueError("`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, `Format`, "
+                     f"`jax.memory.Space` or a pytree of these values. Received invalid value: {dst}")
+
+
+def _check_destination(aval, dst) -> None:
+    # JAX's checks of a value against the sharding it is put on, in its
+    # order: the type first (rank, then Explicit axes dividing evenly), then
+    # the layout (every axis dividing evenly).
+    if not isinstance(dst, named.NamedSharding):
+        return
+    if len(dst.spec) > aval.ndim and dst.mesh.explicit_axes:
+        raise AssertionError((aval.ndim, dst.spec))
+    if len(dst.spec) <= aval.ndim:
+        dst.check_compatible_aval(aval.shape)  # (the type's own error, as JAX gives it)
+    try:
+        dst.check_compatible_aval(aval.shape)
+    except ValueError as e:
+        raise ValueError(f"One of device_put args is incompatible with its sharding annotation {dst}: {e}") from None
+    try:
+        dst.shard_shape(aval.shape)
+    except named.IndivisibleError as e:
+        where = staging.format_source_info(staging.user_source_info(), with_column=True)
+        print(where)  # (JAX 0.11 prints the location before raising)
+        raise named.IndivisibleError(f"One of device_put args was given the sharding {e}. This error occurs at "
+                                     f"source:  {where}") from None
+
+
+def _eager_put(leaf, dst):
+    # Eagerly: the value goes to its devices at once, one buffer per shard.
+    if dst is None:
+        return leaf if isinstance(leaf, Array) else _leaf_array(leaf)
+    sharding = named.SingleDeviceSharding(dst) if isinstance(dst, devices_mod.Device) else dst
+    x = _leaf_array(leaf)
+    aval = x.aval
+    return sharded_array.place(np.asarray(x), ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding)
 
 
 def _per_leaf(name: str, value, treedef, count: int) -> list:
@@ -151,7 +214,15 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
     """
     leaves, treedef = tree_flatten(x)
     count = len(leaves)
-    devices = tuple(_per_leaf("device_put device", device, treedef, count))
+    devices = tuple(_resolve_destination(d) for d in _per_leaf("device_put device", device, treedef, count))
+    arrays = [_leaf_array(v) for v in leaves]
+    for a, d in zip(arrays, devices, strict=True):
+        _check_destination(core.get_aval(a), d)
+    placed = any(d is not None for d in devices) or any(isinstance(v, sharded_array.ShardedArray) for v in leaves)
+    if placed and isinstance(core.current_trace(), dispatch.EvalTrace) \
+            and not any(isinstance(v, core.Tracer) for v in leaves):
+        devices_mod.devices()  # (the device list is fixed from here on)
+        return tree_unflatten(treedef, [_eager_put(a, d) for a, d in zip(arrays, devices, strict=True)])
     srcs = tuple(_per_leaf("device_put source", src, treedef, count))
     donates = _per_leaf("device_put donate", donate, treedef, count)
     aliases = _per_leaf("device_put may_alias", may_alias, treedef, count)
@@ -160,7 +231,7 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
             and all(c is ArrayCopySemantics.REUSE_INPUT for c in copy_semantics)):
         # JAX folds a device_put of NumPy constants away: they stay constants.
         return tree_unflatten(treedef, [_leaf_array(v) for v in leaves])
-    outs = device_put_p.bind(*[_leaf_array(v) for v in leaves], devices=devices, srcs=srcs,
+    outs = device_put_p.bind(*arrays, devices=devices, srcs=srcs,
                              copy_semantics=copy_semantics)
     return tree_unflatten(treedef, outs)
 

@@ -15,6 +15,7 @@ from pyjax._src import dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, get_aval
 from pyjax._src.lax._standard import ANY, BOOL_OR_NUMBER, INT_OR_BOOL, NUMBER, unary_dtype_check
+from pyjax._src.lax import sharding_rules
 
 
 def _reduced_shape(operand: ShapedArray, axes) -> tuple:
@@ -33,8 +34,13 @@ def _reducer(name: str, accepted, with_out_sharding: bool) -> Primitive:
         return ShapedArray(_reduced_shape(operand, axes), operand.dtype, operand.weak_type, out_sharding)
 
     primitive.def_abstract_eval(abstract_eval)
+    primitive.def_sharding_rule(_reduction_sharding)
     primitive.has_out_sharding = with_out_sharding
     return primitive
+
+
+def _reduction_sharding(out, operand, *, axes, out_sharding=None):
+    return out if out_sharding is not None else sharding_rules.reduction_rule(out, operand, axes=axes)
 
 
 reduce_sum_p = _reducer("reduce_sum", NUMBER, True)
@@ -60,6 +66,7 @@ def _arg_reducer(name: str) -> Primitive:
         return ShapedArray(_reduced_shape(operand, axes), index_dtype, False)
 
     primitive.def_abstract_eval(abstract_eval)
+    primitive.def_sharding_rule(sharding_rules.reduction_rule)
     return primitive
 
 
@@ -73,7 +80,11 @@ def _axes(axes: Sequence[int]) -> tuple:
 
 def reduce_sum(operand, axes: Sequence[int], *, out_sharding=None):
     """Sum over `axes`."""
-    return reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=out_sharding)
+    axes = _axes(axes)
+    if out_sharding is not None:
+        out_sharding = sharding_rules.canonicalize_sharding(out_sharding, "reduce_sum",
+                                                            len(get_aval(operand).shape) - len(axes))
+    return reduce_sum_p.bind(operand, axes=axes, out_sharding=out_sharding)
 
 
 def reduce_prod(operand, axes: Sequence[int]):
@@ -132,7 +143,8 @@ def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
     # whose jaxpr text shows them that way.
     shape = operand.aval.shape
     kept = tuple(np.delete(np.arange(len(shape)), axes))
-    return [_shapes.broadcast_in_dim_p.bind(ct, shape=shape, broadcast_dimensions=kept, sharding=None)]
+    # (The cotangent is placed as the operand was.)
+    return [_shapes.broadcast_in_dim_p.bind(ct, shape=shape, broadcast_dimensions=kept, sharding=operand.aval.sharding)]
 
 
 deflinear(reduce_sum_p, _reduce_sum_transpose)

@@ -17,6 +17,7 @@ import numpy as np
 from pyjax._src import ad_util, core, dtypes
 from pyjax._src.avals import ShapedArray, canonicalize_shape
 from pyjax._src.core import Primitive
+from pyjax._src.lax import sharding_rules
 
 
 def _static_shape(shape, name: str) -> tuple:
@@ -53,6 +54,9 @@ def _broadcast_in_dim_abstract_eval(operand: ShapedArray, *, shape, broadcast_di
     return ShapedArray(shape, operand.dtype, operand.weak_type, sharding)
 
 
+broadcast_in_dim_p.def_sharding_rule(sharding_rules.broadcast_in_dim_rule)
+
+
 def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequence[int], *, out_sharding=None):
     """Broadcasts `operand` to `shape`; operand axis i becomes result axis
     broadcast_dimensions[i]."""
@@ -61,6 +65,8 @@ def broadcast_in_dim(operand, shape: Sequence[int], broadcast_dimensions: Sequen
     aval = getattr(operand, "aval", None)
     if aval is not None and aval.shape == shape and broadcast_dimensions == tuple(range(len(shape))):
         return operand
+    if out_sharding is not None:
+        out_sharding = sharding_rules.canonicalize_sharding(out_sharding, "broadcast_in_dim", len(shape))
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=broadcast_dimensions,
                                    sharding=out_sharding)
 
@@ -110,6 +116,9 @@ def _reshape_abstract_eval(operand: ShapedArray, *, new_sizes, dimensions, shard
     return ShapedArray(new_sizes, operand.dtype, operand.weak_type, sharding)
 
 
+reshape_p.def_sharding_rule(sharding_rules.reshape_rule)
+
+
 def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None, *, out_sharding=None):
     """Reshapes `operand` to `new_sizes` (after transposing by `dimensions`, if given)."""
     new_sizes = canonicalize_shape(new_sizes, "reshape new_sizes", negative="{name} must all be positive, got {shape}.")
@@ -117,6 +126,8 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
     aval = getattr(operand, "aval", None)
     if aval is not None and aval.shape == new_sizes and dims is None:
         return operand
+    if out_sharding is not None:
+        out_sharding = sharding_rules.canonicalize_sharding(out_sharding, "reshape", len(new_sizes))
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=out_sharding)
 
 
@@ -132,6 +143,9 @@ def _transpose_abstract_eval(operand: ShapedArray, *, permutation) -> ShapedArra
             f"{permutation} for operand shape {operand.shape}."
         )
     return ShapedArray(tuple(operand.shape[p] for p in permutation), operand.dtype, operand.weak_type)
+
+
+transpose_p.def_sharding_rule(sharding_rules.transpose_rule)
 
 
 def transpose(operand, permutation: Sequence[int]):
@@ -156,6 +170,9 @@ def _squeeze_abstract_eval(operand: ShapedArray, *, dimensions) -> ShapedArray:
             )
     shape = tuple(s for i, s in enumerate(operand.shape) if i not in dimensions)
     return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+squeeze_p.def_sharding_rule(sharding_rules.squeeze_rule)
 
 
 def squeeze(array, dimensions: Sequence[int]):

@@ -76,7 +76,7 @@ def array_reshape(self, *args, order: str = "C", out_sharding=None, **kwargs):
     aval = aval_of(self)
     newshape = _compute_newshape(aval.shape, aval.size, args[0] if len(args) == 1 else args)
     if order == "C":
-        return lax_shapes.reshape(self, newshape, None)
+        return lax_shapes.reshape(self, newshape, None, out_sharding=out_sharding)
     if order == "F":
         dims = list(range(aval.ndim)[::-1])
         return transpose(lax_shapes.reshape(self, newshape[::-1], dims))
@@ -103,7 +103,7 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
         method = getattr(a, "reshape", None)
         if method is not None:
             return method(shape, order=order)
-    return array_reshape(ensure_arraylike("reshape", a), shape, order=order)
+    return array_reshape(ensure_arraylike("reshape", a), shape, order=order, out_sharding=out_sharding)
 
 
 @_eager.fast_path

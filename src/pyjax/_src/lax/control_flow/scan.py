@@ -34,6 +34,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import PartialEvalTrace
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.control_flow import flattree as ft
@@ -57,7 +58,7 @@ def _scan_abstract_eval(*avals, reverse, length, jaxpr, ft_in, ft_out, unroll):
                          f"{len(avals)} vs {len(jaxpr.in_avals)}")
     num_carry = len(ft_out.unpack()[0])
     outs = jaxpr.out_avals
-    return list(outs[:num_carry]) + [a.update(shape=(length, *a.shape)) for a in outs[num_carry:]]
+    return list(outs[:num_carry]) + [sharding_rules.stacked(a, length) for a in outs[num_carry:]]
 
 
 # ---------------------------------------------------------------------------
@@ -154,7 +155,7 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
     if config.disable_jit.value:
         return _python_scan(f, init, xs_flat, xs_tree, length, reverse)
     init_avals = common.avals_of(init_flat)
-    x_avals = [a.update(shape=a.shape[1:]) for a in common.avals_of(xs_flat)]
+    x_avals = [sharding_rules.unstacked(a) for a in common.avals_of(xs_flat)]
     debug = common.debug_info("scan", f, (init, xs))
 
     def create_jaxpr(carry_avals):

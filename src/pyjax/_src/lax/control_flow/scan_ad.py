@@ -35,6 +35,7 @@ from pyjax._src.interpreters.transpose import (
 from pyjax._src.interpreters.dce import dce_jaxpr
 from pyjax._src.interpreters.partial_eval import linearize_jaxpr, partial_eval_jaxpr_nounits
 from pyjax._src.jaxpr import Jaxpr, Var, eval_jaxpr
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.control_flow import flattree as ft
 from pyjax._src.lax.control_flow.scan import scan_p
@@ -237,8 +238,8 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, ft_in, ft_out, unroll):
     trans_in = [*ires, *ct_consts, *ct_carry, *ct_ys, *eres]
     n_head = len(ires) + len(ct_consts) + len(ct_carry)
     trans_avals = common.avals_of(trans_in[:n_head]) + [
-        a.update(shape=a.shape[1:]) for a in common.avals_of(trans_in[n_head:])]
-    xs_dot_avals = [x.aval.update(shape=x.aval.shape[1:]) for x in xs_dot]
+        sharding_rules.unstacked(a) for a in common.avals_of(trans_in[n_head:])]
+    xs_dot_avals = [sharding_rules.unstacked(x.aval) for x in xs_dot]
     n_ires, n_cc, n_k, n_ys = len(ires), len(ct_consts), len(ct_carry), len(ct_ys)
 
     def transposed(*flat):

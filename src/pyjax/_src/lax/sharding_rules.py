@@ -1,0 +1,353 @@
+"""Sharding rules: the placement part of abstract evaluation.
+
+Under a mesh whose axes are `Explicit`, an aval's sharding is part of its
+type; each primitive's sharding rule (beside its abstract eval, registered
+with `Primitive.def_sharding_rule`) computes its output's placement from
+its operands' and raises `ShardingTypeError` with JAX's text where they do
+not combine. The rules run only when an operand's type names a sharding;
+an aval without one is replicated (`(None,) * ndim`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyjax._src import ad_util
+from pyjax._src.avals import ShapedArray
+from pyjax._src.errors import ShardingTypeError
+from pyjax._src.sharding.mesh import AbstractMesh, Mesh, get_abstract_mesh
+from pyjax._src.sharding.named import NamedSharding, abstract_sharding, explicit_spec
+from pyjax._src.sharding.partition_spec import PartitionSpec
+
+
+def spec_of(aval) -> tuple:
+    """The aval's per-dimension spec entries (all None where it names no sharding)."""
+    s = getattr(aval, "sharding", None)
+    return tuple(s.spec) if s is not None else (None,) * len(aval.shape)
+
+
+def mesh_of(aval) -> AbstractMesh | None:
+    s = getattr(aval, "sharding", None)
+    return None if s is None else s.mesh
+
+
+def with_spec(out: ShapedArray, mesh: AbstractMesh | None, entries) -> ShapedArray:
+    """`out` whose sharding is `entries` on `mesh` (none where all are None)."""
+    sharding = None if mesh is None else abstract_sharding(mesh, tuple(entries))
+    if sharding is out.sharding:
+        return out
+    return ShapedArray(out.shape, out.dtype, out.weak_type, sharding, out.memory_space)
+
+
+def common_mesh(avals, message, error=ShardingTypeError) -> AbstractMesh | None:
+    mesh = None
+    for a in avals:
+        m = mesh_of(a)
+        if m is not None and not m.empty:
+            if mesh is not None and m != mesh:
+                raise error(message(mesh, m))
+            mesh = m
+    return mesh
+
+
+def canonicalize_sharding(sharding: Any, api_name: str, ndim: int | None = None) -> NamedSharding | None:
+    """An `out_sharding=` argument as the aval sharding it means: a
+    PartitionSpec on the abstract mesh in context, a NamedSharding on its
+    mesh's abstract mesh; None (or an empty mesh) for none."""
+    if sharding is None:
+        return None
+    if isinstance(sharding, NamedSharding) and sharding.mesh.empty:
+        return None
+    if not isinstance(sharding, (NamedSharding, PartitionSpec)):
+        raise TypeError(f"`out_sharding` argument of {api_name} only supports instances of `NamedSharding` or "
+                        f"`PartitionSpec`. Got {sharding} of type: {type(sharding)}")
+    current = get_abstract_mesh()
+    if isinstance(sharding, PartitionSpec):
+        if current.empty:
+            raise ValueError("Using PartitionSpec when you are not under a mesh context is not allowed. Please "
+                             "pass a NamedSharding instance or enter into a mesh context via `jax.set_mesh`. "
+                             f"Got {sharding}")
+        mesh, spec = current, sharding
+    else:
+        mesh, spec = sharding.mesh.abstract_mesh, sharding.spec
+        if not current.empty and mesh != current and not (mesh.are_all_axes_auto and current.are_all_axes_auto):
+            raise ValueError(f"Context mesh {current} should match the mesh of sharding {mesh} passed to "
+                             f"{api_name}.")
+    if isinstance(mesh, Mesh):
+        mesh = mesh.abstract_mesh
+    NamedSharding(mesh, spec)  # (JAX's checks of the spec against the mesh)
+    n = len(spec) if ndim is None else ndim
+    return abstract_sharding(mesh, explicit_spec(mesh, spec, n))
+
+
+# ---------------------------------------------------------------------------
+# Elementwise n-ary ops (lax's broadcasting)
+
+
+def broadcasting_rule(name: str):
+    """The sharding rule of an n-ary elementwise primitive named `name`:
+    dimensions agree on their sharding, a size-1 unsharded one yields."""
+
+    def rule(out, *avals, **params):
+        mesh = common_mesh(avals, lambda a, b: f"Mesh for all inputs should be equal. Got one mesh: {a} and "
+                                               f"another mesh: {b}", ValueError)
+        if mesh is None or not isinstance(out, ShapedArray):
+            return out
+        ranked = [a for a in avals if a.shape]
+        if not ranked:
+            return out
+        if len({len(a.shape) for a in ranked}) != 1:
+            return out  # (the abstract eval has raised already for mismatched ranks)
+        specs = [spec_of(a) for a in ranked]
+        shapes = [a.shape for a in ranked]
+        result = [None] * len(shapes[0])
+        for i, (ss, ds) in enumerate(zip(zip(*specs), zip(*shapes))):
+            if all(ss[0] == s for s in ss[1:]):
+                result[i] = ss[0]
+                continue
+            non_trivial = [s for s, d in zip(ss, ds) if not (d == 1 and s is None)]
+            if not non_trivial:
+                result[i] = None
+            elif all(non_trivial[0] == s for s in non_trivial[1:]):
+                result[i] = non_trivial[0]
+            else:
+                for s in ss:
+                    if result[i] is None and s is not None:
+                        result[i] = s
+                    elif result[i] is not None and s is not None and result[i] != s:
+                        raise ShardingTypeError(
+                            f"{name} got incompatible shardings for broadcasting: "
+                            f"{', '.join(str(tuple(s)) for s in specs)}.")
+        return with_spec(out, mesh, result)
+
+    return rule
+
+
+# add_any (autodiff's sum of cotangents) adds as `add` does.
+ad_util.add_any_p.def_sharding_rule(broadcasting_rule("add_any"))
+
+
+# ---------------------------------------------------------------------------
+# dot_general
+
+
+def _check_specs_match(lhs_spec, rhs_spec, message: str) -> None:
+    for left, right in zip(lhs_spec, rhs_spec):
+        if left is not None and right is not None and left != right:
+            raise ShardingTypeError(message)
+
+
+def dot_general_rule(out, lhs, rhs, *, dimension_numbers, precision, preferred_element_type, out_sharding):
+    lm, rm = mesh_of(lhs), mesh_of(rhs)
+    if lm is not None and rm is not None and not lm.empty and not rm.empty and lm != rm:
+        raise ShardingTypeError(f"Mesh of both lhs and rhs should match. Got lhs: {lm} and rhs: {rm}")
+    if out_sharding is not None:
+        return out  # (the abstract eval placed it)
+    (lc, rc), (lb, rb) = dimension_numbers
+    ls, rs = spec_of(lhs), spec_of(rhs)
+    lhs_contracting_spec = tuple(ls[i] for i in lc)
+    rhs_contracting_spec = tuple(rs[i] for i in rc)
+    lhs_batch_spec = tuple(ls[i] for i in lb)
+    rhs_batch_spec = tuple(rs[i] for i in rb)
+    _check_specs_match(lhs_batch_spec, rhs_batch_spec,
+                       "dot_general requires lhs batch dimensions and rhs batch dimensions to have the consistent "
+                       f"sharding, got {lhs_batch_spec} and {rhs_batch_spec}.")
+    _check_specs_match(lhs_contracting_spec, rhs_contracting_spec,
+                       "dot_general requires contracting dimensions to have consistent sharding, got "
+                       f"{lhs_contracting_spec} and {rhs_contracting_spec}.")
+    for left, right in zip(lhs_contracting_spec, rhs_contracting_spec):
+        if left is not None and right is not None:
+            raise ShardingTypeError(
+                "Contracting dimensions are sharded and it is ambiguous how the output should be sharded. Please "
+                "specify the output sharding via the `out_sharding` parameter. "
+                f"Got {lhs_contracting_spec=} and {rhs_contracting_spec=}")
+    mesh = rm if (lm is None or lm.empty) and rm is not None else lm
+    lhs_free = tuple(s for i, s in enumerate(ls) if i not in lc and i not in lb)
+    rhs_free = tuple(s for i, s in enumerate(rs) if i not in rc and i not in rb)
+    return with_spec(out, mesh, lhs_batch_spec + lhs_free + rhs_free)
+
+
+# ---------------------------------------------------------------------------
+# Shape ops and reductions
+
+
+def reduction_rule(out, operand, *, axes, **params):
+    """A reduction over `axes` drops their entries."""
+    spec = spec_of(operand)
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    kept = tuple(s for i, s in enumerate(spec) if i not in axes)
+    placed = [with_spec(o, mesh_of(operand), kept) if isinstance(o, ShapedArray) and o.ndim == len(kept) else o
+              for o in outs]
+    return placed if isinstance(out, (list, tuple)) else placed[0]
+
+
+def multi_reduction_rule(out, *operands, axes, **params):
+    if not operands:
+        return out
+    spec = spec_of(operands[0])
+    kept = tuple(s for i, s in enumerate(spec) if i not in axes)
+    mesh = mesh_of(operands[0])
+    return [with_spec(o, mesh, kept) if isinstance(o, ShapedArray) and o.ndim == len(kept) else o for o in out]
+
+
+def transpose_rule(out, operand, *, permutation):
+    spec = spec_of(operand)
+    return with_spec(out, mesh_of(operand), tuple(spec[p] for p in permutation))
+
+
+def broadcast_in_dim_rule(out, operand, *dyn, shape, broadcast_dimensions, sharding):
+    if sharding is not None:
+        return out
+    spec = spec_of(operand)
+    result = [None] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        result[d] = spec[i]
+    return with_spec(out, mesh_of(operand), result)
+
+
+def squeeze_rule(out, operand, *, dimensions):
+    spec = spec_of(operand)
+    return with_spec(out, mesh_of(operand), tuple(s for i, s in enumerate(spec) if i not in dimensions))
+
+
+def expand_dims_like(out, operand, positions):
+    spec = list(spec_of(operand))
+    for p in sorted(positions):
+        spec.insert(p, None)
+    return with_spec(out, mesh_of(operand), spec)
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def reshape_rule(out, operand, *dyn, new_sizes, dimensions, sharding):
+    """A reshape keeps the placement where it can say where each element
+    goes: size-1 dimensions come and go freely; one sharded dimension may be
+    split into several (its mesh axes handed out major first) or several
+    merged into one (their axes concatenated); anything else needs
+    `out_sharding`."""
+    if sharding is not None:
+        return out
+    spec = spec_of(operand)
+    mesh = mesh_of(operand)
+    if all(e is None for e in spec):
+        return out
+    new_sizes = tuple(new_sizes)
+    try:
+        result = _reshape_spec(tuple(operand.shape), new_sizes, spec, dimensions, mesh)
+    except _Unsupported:
+        raise ShardingTypeError(
+            "This reshape is not supported. Please specify the sharding of the output via the `out_sharding` "
+            f"argument of jax.lax.reshape. Got operand type: {operand}, new sizes: {new_sizes}") from None
+    return with_spec(out, mesh, result)
+
+
+def _axes(entry) -> tuple:
+    return () if entry is None else (entry if isinstance(entry, tuple) else (entry,))
+
+
+def _entry(axes: tuple):
+    return None if not axes else (axes[0] if len(axes) == 1 else tuple(axes))
+
+
+def _hand_out(axes: tuple, parts: list, mesh) -> list:
+    # Mesh axes (major first) over consecutive dimensions of sizes `parts`:
+    # each takes axes while it still has a factor left to split.
+    pool = list(axes)
+    out = []
+    for size in parts:
+        taken = []
+        while size > 1 and pool:
+            k = mesh.shape[pool[0]]
+            if size % k:
+                raise _Unsupported
+            size //= k
+            taken.append(pool.pop(0))
+        out.append(_entry(tuple(taken)))
+    if pool:
+        raise _Unsupported
+    return out
+
+
+def _groups(short: list, long: list):
+    # Each entry of `short` is one entry of `long` or the product of a run
+    # of them (at most one such run); None where that is not so.
+    runs, j, grouped = [], 0, 0
+    for size in short:
+        if j < len(long) and long[j] == size:
+            runs.append([j])
+            j += 1
+            continue
+        grouped += 1
+        if grouped > 1:
+            raise _Unsupported
+        run, product = [], 1
+        while product < size and j < len(long):
+            product *= long[j]
+            run.append(j)
+            j += 1
+        if product != size:
+            return None
+        runs.append(run)
+    return runs if j == len(long) else None
+
+
+def _reshape_spec(old: tuple, new: tuple, spec: tuple, dimensions, mesh) -> list:
+    kept = [(n, e) for n, e in zip(old, spec) if n != 1]
+    old_sizes = [n for n, _ in kept]
+    old_spec = [e for _, e in kept]
+    new_sizes = [n for n in new if n != 1]
+    if old_sizes == new_sizes:
+        placed = old_spec
+    elif len(new_sizes) > len(old_sizes) and (runs := _groups(old_sizes, new_sizes)) is not None:
+        placed = [None] * len(new_sizes)  # a split: one old dimension into a run of new ones
+        for e, run in zip(old_spec, runs):
+            if len(run) == 1:
+                placed[run[0]] = e
+            elif e is not None:
+                if dimensions is not None:
+                    raise _Unsupported
+                for k, part in zip(run, _hand_out(_axes(e), [new_sizes[k] for k in run], mesh)):
+                    placed[k] = part
+    elif len(new_sizes) < len(old_sizes) and (runs := _groups(new_sizes, old_sizes)) is not None:
+        placed = []  # a merge: a run of old dimensions into one new one
+        for size, run in zip(new_sizes, runs):
+            entries = [old_spec[k] for k in run]
+            if len(run) == 1:
+                placed.append(entries[0])
+                continue
+            if all(e is None for e in entries):
+                placed.append(None)
+                continue
+            if dimensions is not None:
+                raise _Unsupported
+            while entries[-1] is None:
+                entries.pop()
+            if any(e is None for e in entries):
+                raise _Unsupported
+            axes = tuple(a for e in entries for a in _axes(e))
+            placed.extend(_hand_out(axes, [size], mesh))
+    else:
+        raise _Unsupported
+    it = iter(placed)
+    return [None if n == 1 else next(it) for n in new]
+
+
+# ---------------------------------------------------------------------------
+# Stacking (scan's xs and ys)
+
+
+def stacked(aval: ShapedArray, length: int) -> ShapedArray:
+    """The aval of `length` values of type `aval` stacked on a new leading axis."""
+    if aval.sharding is None:
+        return aval.update(shape=(length, *aval.shape))
+    return with_spec(aval.update(shape=(length, *aval.shape)), aval.sharding.mesh, (None, *spec_of(aval)))
+
+
+def unstacked(aval: ShapedArray) -> ShapedArray:
+    """The aval of one element of `aval` along its leading axis."""
+    if aval.sharding is None:
+        return aval.update(shape=aval.shape[1:])
+    return with_spec(ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type, None, aval.memory_space),
+                     aval.sharding.mesh, spec_of(aval)[1:])

@@ -1,0 +1,286 @@
+"""Changing placement inside programs: reshard, sharding constraints, and
+switching mesh axes between Auto and Explicit (auto_axes, explicit_axes).
+
+`reshard` changes an array's type to a new sharding (under Explicit axes the
+type says where the data lives, so moving it is an operation of its own);
+`with_sharding_constraint` asks the compiler for a placement under Auto
+axes and, under Explicit ones, asserts the type already has it.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import numpy as np
+
+from pyjax._src import core, dispatch
+from pyjax._src.ad_util import Zero, instantiate
+from pyjax._src.avals import ShapedArray
+from pyjax._src.core import Primitive
+from pyjax._src.interpreters import staging
+from pyjax._src.interpreters.jvp import deflinear
+from pyjax._src.lax import sharding_rules
+from pyjax._src.lax._standard import as_array
+from pyjax._src.sharding import sharded_array
+from pyjax._src.sharding.mesh import AbstractMesh, AxisType, Mesh, get_abstract_mesh, get_mesh, use_abstract_mesh
+from pyjax._src.sharding.named import NamedSharding, abstract_sharding, explicit_spec
+from pyjax._src.sharding.partition_spec import PartitionSpec
+from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["auto_axes", "explicit_axes", "reshard", "reshard_p", "sharding_constraint_p", "with_sharding_constraint"]
+
+
+def _retyped(aval: ShapedArray, sharding) -> ShapedArray:
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding, aval.memory_space)
+
+
+# ---------------------------------------------------------------------------
+# reshard
+
+reshard_p = Primitive("reshard")
+reshard_p.pp_hidden = lambda k, v: k == "dst_sharding"
+
+
+@reshard_p.def_abstract_eval
+def _reshard_abstract_eval(operand: ShapedArray, *, dst_sharding) -> ShapedArray:
+    return _retyped(operand, dst_sharding)
+
+
+# (Not `def_sharding_rule`: the destination is the whole of the result's type.)
+
+
+def _reshard_transpose(ct, operand, *, dst_sharding):
+    # The cotangent goes back to the operand's placement.
+    if type(ct) is Zero:
+        return [Zero(operand.aval)]
+    return [reshard_p.bind(ct, dst_sharding=operand.aval.sharding)]
+
+
+deflinear(reshard_p, _reshard_transpose)
+
+
+def _reshard_batch(axis_data, args, dims, *, dst_sharding):
+    (x,), (d,) = args, dims
+    if d is None or dst_sharding is None:
+        return reshard_p.bind(x, dst_sharding=dst_sharding), d
+    entries = list(dst_sharding.spec)
+    entries.insert(d, None)
+    return reshard_p.bind(x, dst_sharding=abstract_sharding(dst_sharding.mesh, tuple(entries))), d
+
+
+reshard_p.def_batch(_reshard_batch)
+
+
+def _where() -> str:
+    return staging.format_source_info(staging.user_source_info(), with_column=True)
+
+
+def _reshard_destination(sharding: Any, ndim: int) -> tuple:
+    """(the aval sharding, the concrete sharding or None) a reshard to `sharding` means."""
+    current = get_abstract_mesh()
+    if isinstance(sharding, PartitionSpec):
+        if current.empty:
+            raise ValueError("Using PartitionSpec when you are not under a mesh context is not allowed. Please "
+                             "pass a NamedSharding instance or enter into a mesh context via `jax.set_mesh`. "
+                             f"Got {sharding}")
+        types = current._name_to_type
+        for entry in sharding:
+            for axis in (entry if isinstance(entry, tuple) else (entry,)):
+                if axis is not None and axis is not PartitionSpec.UNCONSTRAINED and \
+                        types.get(axis) is not AxisType.Explicit and axis in types:
+                    raise ValueError(
+                        "PartitionSpec passed to reshard cannot contain axis names that are of type Auto or Manual. "
+                        f"Got PartitionSpec: {sharding} with axis name: {axis} of type: {types[axis]!s}. This error "
+                        f"occurs at source:  {_where()}")
+        aval_sharding = sharding_rules.canonicalize_sharding(sharding, "reshard", ndim)
+        concrete = get_mesh()
+        return aval_sharding, (None if concrete.empty else NamedSharding(concrete, sharding))
+    if isinstance(sharding, NamedSharding):
+        aval_sharding = abstract_sharding(sharding.mesh.abstract_mesh,
+                                          explicit_spec(sharding.mesh.abstract_mesh, sharding.spec, ndim))
+        return aval_sharding, (sharding if isinstance(sharding.mesh, Mesh) else None)
+    raise TypeError(f"reshard's out_shardings must be NamedShardings or PartitionSpecs, got {sharding!r}")
+
+
+def reshard(xs: Any, out_shardings: Any) -> Any:
+    """Moves each array of `xs` to the sharding given for it (a NamedSharding
+    or a PartitionSpec on the mesh in context), changing its type.
+
+    Args:
+      xs: a pytree of arrays.
+      out_shardings: a sharding, or a pytree prefix of `xs` of them.
+
+    Returns:
+      `xs` with each array placed (and typed) as asked.
+    """
+    leaves, treedef = tree_flatten(xs)
+    if isinstance(out_shardings, (NamedSharding, PartitionSpec)):
+        shardings = [out_shardings] * len(leaves)
+    else:
+        shardings, _ = tree_flatten(out_shardings, is_leaf=lambda s: isinstance(s, (NamedSharding, PartitionSpec)))
+        if len(shardings) != len(leaves):
+            raise ValueError(f"reshard's out_shardings must be a pytree prefix of xs: got {len(shardings)} "
+                             f"shardings for {len(leaves)} arrays")
+    outs = []
+    eager = isinstance(core.current_trace(), dispatch.EvalTrace)
+    for leaf, sharding in zip(leaves, shardings, strict=True):
+        x = as_array(leaf)
+        aval = core.get_aval(x)
+        dst, concrete = _reshard_destination(sharding, aval.ndim)
+        if eager and not isinstance(x, core.Tracer):
+            target = concrete if concrete is not None else sharded_array.result_sharding(_retyped(aval, dst), (x,))
+            if target is None:
+                outs.append(x)
+                continue
+            if isinstance(target, NamedSharding):
+                target.check_compatible_aval(aval.shape)
+            outs.append(sharded_array.place(np.asarray(x), _retyped(aval, None), target))
+            continue
+        outs.append(reshard_p.bind(x, dst_sharding=dst))
+    return tree_unflatten(treedef, outs)
+
+
+# ---------------------------------------------------------------------------
+# with_sharding_constraint
+
+sharding_constraint_p = Primitive("sharding_constraint")
+
+
+class _DimSet(frozenset):
+    """A frozenset printed as JAX prints the param (``frozenset({})`` when empty)."""
+
+    def __repr__(self) -> str:
+        return "frozenset({" + ", ".join(map(repr, sorted(self))) + "})"
+
+
+@sharding_constraint_p.def_abstract_eval
+def _sharding_constraint_abstract_eval(operand: ShapedArray, *, sharding, layout, context_mesh,
+                                       unconstrained_dims) -> ShapedArray:
+    return operand
+
+
+deflinear(sharding_constraint_p, lambda ct, operand, **params: [
+    Zero(operand.aval) if type(ct) is Zero else sharding_constraint_p.bind(instantiate(ct), **params)])
+sharding_constraint_p.def_batch(lambda axis_data, args, dims, **params: (sharding_constraint_p.bind(*args, **params),
+                                                                          dims[0]))
+
+
+def with_sharding_constraint(x: Any, shardings: Any) -> Any:
+    """Asks that each array of `x` be placed as `shardings` says.
+
+    Under Auto mesh axes this is a hint to the compiler (the type does not
+    change); under Explicit axes the type already says where the array is,
+    so the constraint asserts that it matches (use `reshard` to move it).
+    """
+    leaves, treedef = tree_flatten(x)
+    if isinstance(shardings, (NamedSharding, PartitionSpec)):
+        per_leaf = [shardings] * len(leaves)
+    else:
+        per_leaf, _ = tree_flatten(shardings, is_leaf=lambda s: isinstance(s, (NamedSharding, PartitionSpec)))
+    outs = []
+    context = get_abstract_mesh()
+    for leaf, sharding in zip(leaves, per_leaf, strict=True):
+        v = as_array(leaf)
+        aval = core.get_aval(v)
+        if isinstance(sharding, PartitionSpec):
+            if context.empty:
+                raise ValueError("One of with_sharding_constraint arguments got sharding "
+                                 f"{sharding} which is not allowed. Please set a mesh via `jax.set_mesh`.")
+            mesh = context
+        else:
+            mesh = sharding.mesh.abstract_mesh
+        spec = sharding if isinstance(sharding, PartitionSpec) else sharding.spec
+        if mesh.are_all_axes_explicit:
+            have = tuple(sharding_rules.spec_of(aval))
+            want = explicit_spec(mesh, spec, aval.ndim)
+            if have != want:
+                raise AssertionError(
+                    "`with_sharding_constraint` acts as an assert when all axes of mesh are of type `Explicit`. "
+                    f"The array sharding: {PartitionSpec(*have)} did not match the sharding provided: "
+                    f"{PartitionSpec(*want)}. Please use `jax.sharding.reshard` to shard your input to the sharding "
+                    "you want.")
+            outs.append(v)
+            continue
+        param = NamedSharding(mesh, spec) if isinstance(sharding, PartitionSpec) else sharding
+        out = sharding_constraint_p.bind(v, sharding=param, layout=None, context_mesh=context,
+                                         unconstrained_dims=_DimSet())
+        if isinstance(out, core.Tracer) or not isinstance(sharding, NamedSharding) or \
+                not isinstance(sharding.mesh, Mesh):
+            outs.append(out)
+        else:
+            outs.append(sharded_array.place(np.asarray(out), _retyped(aval, None), sharding))
+    return tree_unflatten(treedef, outs)
+
+
+# ---------------------------------------------------------------------------
+# auto_axes / explicit_axes
+
+
+def _axes_tuple(axes, mesh: AbstractMesh, kind: AxisType) -> tuple:
+    if axes is None:
+        return tuple(n for n, t in zip(mesh.axis_names, mesh.axis_types) if t is not kind)
+    return (axes,) if isinstance(axes, str) else tuple(axes)
+
+
+def _drop_axes(x, axes: tuple):
+    # Reshard `x` so that none of its dimensions is split over `axes`.
+    aval = core.get_aval(x)
+    sharding = aval.sharding
+    if sharding is None:
+        return reshard_p.bind(x, dst_sharding=None)
+    entries = []
+    for e in sharding.spec:
+        if isinstance(e, tuple):
+            kept = tuple(a for a in e if a not in axes)
+            entries.append(kept if len(kept) > 1 else (kept[0] if kept else None))
+        else:
+            entries.append(None if e in axes else e)
+    return reshard_p.bind(x, dst_sharding=abstract_sharding(sharding.mesh, tuple(entries)))
+
+
+def auto_axes(f: Callable | None = None, /, *, axes: str | tuple | None = None, out_sharding: Any = None):
+    """Runs `f` with mesh `axes` (every Explicit axis by default) of type Auto:
+    inside, placement over them is the compiler's; the results are then
+    resharded to `out_sharding`."""
+    if f is None:
+        return functools.partial(auto_axes, axes=axes, out_sharding=out_sharding)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        mesh = get_abstract_mesh()
+        if mesh.empty:
+            raise ValueError("auto_axes requires a mesh in context: use jax.set_mesh(mesh).")
+        names = _axes_tuple(axes, mesh, AxisType.Auto)
+        inner = mesh.update_axis_types({n: AxisType.Auto for n in names})
+        args, kwargs = tree_map(lambda x: _drop_axes(as_array(x), names), (args, kwargs))
+        with use_abstract_mesh(inner):
+            out = f(*args, **kwargs)
+        if out_sharding is None:
+            return out
+        return reshard(out, out_sharding)
+
+    return wrapped
+
+
+def explicit_axes(f: Callable | None = None, /, *, axes: str | tuple | None = None, in_sharding: Any = None):
+    """Runs `f` with mesh `axes` (every Auto axis by default) of type
+    Explicit, its arguments resharded to `in_sharding` first; the results
+    come back with those axes Auto again."""
+    if f is None:
+        return functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding)
+
+    @functools.wraps(f)
+    def wrapped(*args, **kwargs):
+        mesh = get_abstract_mesh()
+        if mesh.empty:
+            raise ValueError("explicit_axes requires a mesh in context: use jax.set_mesh(mesh).")
+        names = _axes_tuple(axes, mesh, AxisType.Explicit)
+        inner = mesh.update_axis_types({n: AxisType.Explicit for n in names})
+        with use_abstract_mesh(inner):
+            if in_sharding is not None:
+                args = reshard(args, in_sharding)
+            out = f(*args, **kwargs)
+            return tree_map(lambda x: _drop_axes(as_array(x), names), out)
+
+    return wrapped

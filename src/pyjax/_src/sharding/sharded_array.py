@@ -1,0 +1,295 @@
+"""Arrays placed on devices: one NumPy buffer per device shard.
+
+A placed Array holds, for each device of its sharding, the buffer of the
+slice that device owns (`addressable_shards`), never a global copy: reading
+the whole value (`np.asarray`, `jax.device_get`, an eager op for now)
+assembles it from the shards each time. Eager operations and jit keep the
+plain Array's fast paths; a placed operand takes the general path, which
+computes on the assembled value and places the result as JAX would
+(`place_result`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pyjax._src import dtypes
+from pyjax._src.array import _DEFAULT_DEVICE, Array
+from pyjax._src.avals import ShapedArray
+from pyjax._src.sharding import devices as devices_mod
+from pyjax._src.sharding.mesh import AbstractMesh, Mesh, concrete_mesh_for
+from pyjax._src.sharding.named import (
+    NamedSharding, Sharding, SingleDeviceSharding, aval_sharding, memory_kind_to_space,
+)
+from pyjax._src.sharding.partition_spec import PartitionSpec
+
+
+class Shard:
+    """One device's part of an Array: its device, its index into the global
+    array, which copy it is (`replica_id`) and its data (an Array on that
+    device)."""
+
+    __slots__ = ("device", "index", "replica_id", "_data")
+
+    def __init__(self, device, index: tuple, replica_id: int, data: Any) -> None:
+        self.device, self.index, self.replica_id, self._data = device, index, replica_id, data
+
+    @property
+    def data(self):
+        return self._data
+
+    def __repr__(self) -> str:
+        data = self._data
+        shown = np.asarray(data) if data is not None else None
+        return f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, data={shown})"
+
+
+def _kind_of(sharding: Sharding) -> str | None:
+    kind = sharding.memory_kind
+    return None if kind in (None, "device") else kind
+
+
+class ShardedArray(Array):
+    """An Array whose value lives in per-device shards (JAX's ArrayImpl)."""
+
+    __slots__ = ("_shards", "_sharding")
+
+    def __init__(self, shards: Sequence[np.ndarray], aval: ShapedArray, sharding: Sharding) -> None:
+        # `shards`: one buffer per device, in `sharding._device_assignment` order.
+        self._shards = tuple(shards)
+        self._sharding = sharding
+        self.aval = aval
+
+    # --- the value, assembled from the shards
+    @property
+    def _value(self):
+        shards = self._shards
+        if shards is None:
+            raise RuntimeError(f"Array has been deleted with shape={self.aval.strip_weak_type()}.")
+        if len(shards) == 1 or self._sharding.is_fully_replicated:
+            return shards[0]
+        first = shards[0]
+        out = np.empty(self.aval.shape + first.shape[self.aval.ndim:], first.dtype)
+        indices = self._sharding.devices_indices_map(self.aval.shape)
+        replicas = self._sharding._replica_ids(self.aval.shape)
+        for device, buffer in zip(self._sharding._device_assignment, shards):
+            if replicas[device] == 0:
+                out[indices[device]] = buffer
+        return out
+
+    # --- placement
+    sharding = property(lambda self: self._sharding)
+    is_fully_replicated = property(lambda self: self._sharding.is_fully_replicated)
+    is_fully_addressable = property(lambda self: True)
+
+    def devices(self) -> set:
+        return set(self._sharding._device_assignment)
+
+    @property
+    def device(self):
+        assignment = self._sharding._device_assignment
+        if len(assignment) > 1:
+            raise ValueError("Length of devices is greater than 1. Please use `.devices()`.")
+        return assignment[0]
+
+    def _shard_array(self, device, buffer) -> Array:
+        aval = ShapedArray(buffer.shape[:self.aval.ndim] if isinstance(self.aval.dtype, dtypes.ExtendedDType)
+                           else buffer.shape, self.aval.dtype, self.aval.weak_type)
+        single = SingleDeviceSharding(device, memory_kind=_kind_of(self._sharding))
+        return ShardedArray((buffer,), aval.update(memory_space=self.aval.memory_space), single)
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        if self._shards is None:
+            raise RuntimeError(f"Array has been deleted with shape={self.aval.strip_weak_type()}.")
+        indices = self._sharding.devices_indices_map(self.aval.shape)
+        replicas = self._sharding._replica_ids(self.aval.shape)
+        return [Shard(d, indices[d], replicas[d], self._shard_array(d, b))
+                for d, b in zip(self._sharding._device_assignment, self._shards)]
+
+    global_shards = addressable_shards
+
+    def addressable_data(self, index: int) -> Array:
+        device = self._sharding._device_assignment[index]
+        return self._shard_array(device, self._shards[index])
+
+    def delete(self) -> None:
+        self._shards = None
+
+    def is_deleted(self) -> bool:
+        return self._shards is None
+
+    def __reduce__(self):
+        return _rebuild, (np.asarray(self._value), self.aval, self._sharding)
+
+
+def _rebuild(value, aval, sharding):
+    return place(value, aval, sharding)
+
+
+def place(value: Any, aval: ShapedArray, sharding: Sharding) -> Array:
+    """`value` (a global NumPy buffer of `aval`'s type) split over `sharding`'s
+    devices: each device gets its own copy of its slice."""
+    if isinstance(sharding, SingleDeviceSharding) and sharding._device is _DEFAULT_DEVICE \
+            and sharding.memory_kind == "device":
+        return Array(value, aval.update(memory_space=None) if aval.memory_space is not None else aval)
+    value = np.asarray(value)
+    indices = sharding.devices_indices_map(aval.shape)
+    shards = []
+    for device in sharding._device_assignment:
+        part = value[indices[device]]
+        shards.append(np.array(part, copy=True, order="C"))
+    ndim = len(aval.shape)
+    typed = aval.update(sharding=aval_sharding(sharding, ndim),
+                        memory_space=memory_kind_to_space(_kind_of(sharding)))
+    if typed.sharding is None and aval.sharding is not None:
+        typed = ShapedArray(aval.shape, aval.dtype, aval.weak_type, None, typed.memory_space)
+    return ShardedArray(shards, typed, sharding)
+
+
+# ---------------------------------------------------------------------------
+# Results of computations on placed arrays
+
+
+def _mesh_of(args: Sequence[Any]) -> Mesh | None:
+    for x in args:
+        s = getattr(x, "_sharding", None)
+        if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh):
+            return s.mesh
+    return None
+
+
+def result_sharding(aval: ShapedArray, args: Sequence[Any]) -> Sharding | None:
+    """Where a result of type `aval` computed from `args` lives (None: the
+    default device, unplaced)."""
+    typed = aval.sharding
+    kind = "pinned_host" if aval.memory_space is not None else None
+    if isinstance(typed, NamedSharding):
+        mesh = None
+        for x in args:
+            s = getattr(x, "_sharding", None)
+            if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh) and s.mesh.abstract_mesh == typed.mesh:
+                mesh = s.mesh
+                break
+        if mesh is None:
+            mesh = concrete_mesh_for(typed.mesh) if isinstance(typed.mesh, AbstractMesh) else typed.mesh
+        if mesh is not None:
+            return NamedSharding(mesh, typed.spec, memory_kind=kind)
+    mesh = _mesh_of(args)
+    if mesh is not None:
+        for x in args:  # an Auto placement: an operand of the same shape lends its layout
+            s = getattr(x, "_sharding", None)
+            if isinstance(s, NamedSharding) and getattr(x, "shape", None) == aval.shape and not typed:
+                if any(t.name != "Explicit" for t in s.mesh.axis_types):
+                    return s
+        return NamedSharding(mesh, PartitionSpec(*([None] * len(aval.shape))), memory_kind=kind)
+    for x in args:
+        s = getattr(x, "_sharding", None)
+        if isinstance(s, SingleDeviceSharding):
+            return s
+    return None
+
+
+def place_result(out: Any, args: Sequence[Any]) -> Any:
+    """An eager result (an Array or a list of them) placed as JAX places the
+    result of an operation on `args`, some of which are placed arrays."""
+    if isinstance(out, list):
+        return [place_result(o, args) for o in out]
+    if type(out) is not Array:
+        return out
+    sharding = result_sharding(out.aval, args)
+    if sharding is None:
+        return out
+    return place(out._value, out.aval, sharding)
+
+
+def place_typed(out: Array) -> Array:
+    """A result whose aval names a placement (jit's outputs) placed there."""
+    sharding = result_sharding(out.aval, ())
+    return out if sharding is None else place(out._value, out.aval, sharding)
+
+
+# ---------------------------------------------------------------------------
+# Building placed arrays
+
+
+def make_array_from_callback(shape: Sequence[int], sharding: Sharding,
+                             data_callback: Callable[[Any], Any], dtype: Any = None) -> Array:
+    """Returns an Array of `shape` laid out by `sharding`, each device's shard
+    computed by ``data_callback(index)`` (index: a tuple of slices into the
+    global array)."""
+    shape = tuple(int(d) for d in shape)
+    if isinstance(sharding, PartitionSpec):
+        from pyjax._src.sharding.named import resolve
+
+        sharding = resolve(sharding, name="make_array_from_callback")
+    indices = sharding.devices_indices_map(shape)
+    shards, seen_dtype = [], None
+    for device in sharding._device_assignment:
+        part = np.asarray(data_callback(indices[device]))
+        if dtype is not None:
+            part = part.astype(dtype)
+        part = part.astype(dtypes.canonicalize_dtype(part.dtype))
+        expected = _slice_shape(indices[device], shape)
+        if part.shape != expected:
+            raise ValueError(f"Expected shard shape {expected} doesn't match the single device array shape "
+                             f"{part.shape}. Shape of Array is {ShapedArray(shape, part.dtype).str_short(False)} "
+                             f"with sharding {sharding}")
+        seen_dtype = part.dtype
+        shards.append(np.array(part, copy=True, order="C"))
+    dtype = seen_dtype if seen_dtype is not None else np.dtype(dtype or np.float32)
+    aval = ShapedArray(shape, dtype)
+    typed = aval.update(sharding=aval_sharding(sharding, len(shape)),
+                        memory_space=memory_kind_to_space(_kind_of(sharding)))
+    return ShardedArray(shards, typed, sharding)
+
+
+def _slice_shape(index: tuple, shape: tuple) -> tuple:
+    return tuple(len(range(*s.indices(n))) for s, n in zip(index, shape))
+
+
+def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Sharding, arrays: Sequence[Any], *,
+                                         dtype: Any = None) -> Array:
+    """Returns an Array of `shape` laid out by `sharding` from one Array per
+    device (each the shard that device holds, on that device)."""
+    shape = tuple(int(d) for d in shape)
+    arrays = list(arrays)
+    assignment = sharding._device_assignment
+    if len(arrays) != len(assignment):
+        raise ValueError(f"The sharding {sharding} expects {len(assignment)} single device arrays, got "
+                         f"{len(arrays)}.")
+    indices = sharding.devices_indices_map(shape)
+    by_device = {}
+    for x in arrays:
+        device = next(iter(x.devices())) if hasattr(x, "devices") else _DEFAULT_DEVICE
+        by_device[device] = x
+    shards = []
+    dtype_seen = None
+    for device in assignment:
+        x = by_device.get(device)
+        if x is None:
+            raise ValueError(f"No single device array was given for device {device!r} of the sharding "
+                             f"{sharding}; each device's shard must live on that device.")
+        buffer = x._shards[0] if isinstance(x, ShardedArray) and len(x._shards) == 1 else np.asarray(x)
+        expected = _slice_shape(indices[device], shape)
+        if buffer.shape != expected:
+            raise ValueError(f"Expected shard shape {expected} doesn't match the single device array shape "
+                             f"{buffer.shape}. Shape of Array is "
+                             f"{ShapedArray(shape, buffer.dtype).str_short(False)} with sharding {sharding}")
+        dtype_seen = buffer.dtype
+        shards.append(buffer)
+    aval = ShapedArray(shape, dtype_seen if dtype is None else np.dtype(dtype))
+    typed = aval.update(sharding=aval_sharding(sharding, len(shape)),
+                        memory_space=memory_kind_to_space(_kind_of(sharding)))
+    return ShardedArray(shards, typed, sharding)
+
+
+def device_get(x: Any) -> Any:
+    """The NumPy value of a (placed) Array, assembled from its shards."""
+    return np.asarray(x)
+
+
+def all_devices() -> list:
+    return devices_mod.devices()

@@ -1,0 +1,14 @@
+"""pyjax.sharding: meshes, partition specs and shardings (JAX 0.11's jax.sharding)."""
+
+from pyjax._src.sharding.api import auto_axes, explicit_axes, reshard
+from pyjax._src.sharding.mesh import (
+    AbstractDevice, AbstractMesh, AxisType, Mesh, get_abstract_mesh, get_mesh, set_mesh, use_abstract_mesh,
+)
+from pyjax._src.sharding.named import NamedSharding, Sharding, SingleDeviceSharding, make_single_device_sharding
+from pyjax._src.sharding.partition_spec import PartitionSpec, UnreducedKind
+
+__all__ = [
+    "AbstractDevice", "AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
+    "SingleDeviceSharding", "UnreducedKind", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh",
+    "make_single_device_sharding", "reshard", "set_mesh", "use_abstract_mesh",
+]

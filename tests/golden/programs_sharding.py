@@ -1,0 +1,407 @@
+"""Placement in the type, recorded from JAX 0.11.0 with 8 CPU devices into ``sharding.json``.
+
+Same format and runner as ``programs_core.py`` (see its docstring). Recorded with
+
+    /tmp/jax-ref/bin/python tests/golden/record_sharding.py
+
+(which sets ``JAX_NUM_CPU_DEVICES=8``; the test suite runs with the same
+count, set in tests/conftest.py). Devices and their reprs; meshes,
+partition specs and shardings with their reprs and errors; Arrays placed
+with ``device_put`` (addressable shards, indices, replica ids, assembled
+values); the sharded types ``jax.typeof`` prints and jaxpr binders carry
+under Explicit axes; the sharding rules' ShardingTypeErrors; out_sharding,
+reshard, auto_axes / explicit_axes, with_sharding_constraint; memory kinds.
+Each program's source starts with PRELUDE (names for the mesh and specs).
+"""
+
+from __future__ import annotations
+
+from programs_core import program_set
+
+PROGRAMS, _program = program_set()
+
+PRELUDE = """
+P = jax.sharding.PartitionSpec
+AxisType = jax.sharding.AxisType
+NS = jax.sharding.NamedSharding
+mesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Explicit, AxisType.Explicit))
+auto = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto, AxisType.Auto))
+def put(shape, spec, m=None, **kw):
+  return jax.device_put(np.arange(float(np.prod(shape)), dtype=np.float32).reshape(shape), NS(m or mesh, spec, **kw))
+"""
+
+
+def program(name: str, expect: str, source: str) -> None:
+    _program(name, expect, PRELUDE + source)
+
+
+# --- the issue's example, step by step
+program("must_typeof", "text", """
+with jax.sharding.set_mesh(mesh):
+  a = jax.device_put(jnp.zeros((8, 16)), jax.NamedSharding(mesh, P('x', 'y')))
+  b = jax.device_put(jnp.zeros((16, 4)), jax.NamedSharding(mesh, P('y', None)))
+  result = f"{jax.typeof(a)} {jax.typeof(b)}"
+""")
+program("must_matmul_ambiguous", "error", """
+with jax.sharding.set_mesh(mesh):
+  a = jax.device_put(jnp.zeros((8, 16)), jax.NamedSharding(mesh, P('x', 'y')))
+  b = jax.device_put(jnp.zeros((16, 4)), jax.NamedSharding(mesh, P('y', None)))
+  jax.make_jaxpr(lambda p, q: p @ q)(a, b)
+""")
+program("must_add_incompatible", "error", """
+with jax.sharding.set_mesh(mesh):
+  a = jax.device_put(jnp.zeros((8, 16)), jax.NamedSharding(mesh, P('x', 'y')))
+  c = jax.device_put(jnp.zeros((8, 16)), jax.NamedSharding(mesh, P('y', 'x')))
+  jax.make_jaxpr(lambda p, q: p + q)(a, c)
+""")
+program("must_dot_general_out_sharding", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  a = jax.device_put(jnp.zeros((8, 16)), jax.NamedSharding(mesh, P('x', 'y')))
+  b = jax.device_put(jnp.zeros((16, 4)), jax.NamedSharding(mesh, P('y', None)))
+  def f(p, q):
+    return jax.lax.dot_general(p, q, (((1,), (0,)), ((), ())), out_sharding=P('x', None))
+  result = jax.make_jaxpr(f)(a, b)
+""")
+program("must_pinned_host", "text", """
+with jax.sharding.set_mesh(mesh):
+  h = jax.device_put(jnp.zeros((8, 16)), jax.NamedSharding(mesh, P('x', 'y'), memory_kind='pinned_host'))
+  result = str(jax.typeof(h))
+""")
+
+# --- devices
+program("devices_repr", "text", "result = repr(jax.devices())")
+program("device_attributes", "text", """
+d = jax.devices()[3]
+result = repr((d.id, d.platform, d.device_kind, d.process_index, repr(d), str(d)))
+""")
+program("device_counts", "text", """
+result = repr((jax.device_count(), jax.local_device_count(), jax.process_index(), jax.process_count(),
+               len(jax.local_devices()), jax.devices('cpu')[:2]))
+""")
+program("devices_unknown_backend", "error", "jax.devices('gpu')")
+program("num_cpu_devices_after_init", "error", """
+jax.devices()
+jax.config.update('jax_num_cpu_devices', 4)
+""")
+
+# --- meshes
+program("mesh_repr", "text", "result = repr(mesh)")
+program("mesh_str", "text", "result = str(mesh)")
+program("mesh_auto_repr", "text", "result = repr(auto) + ' ' + str(auto)")
+program("make_mesh_default_types", "text", "result = repr(jax.make_mesh((2, 4), ('a', 'b')))")
+program("make_mesh_one_axis", "text", "result = repr(jax.make_mesh((8,), ('i',)))")
+program("mesh_properties", "text", """
+result = repr((dict(mesh.shape), mesh.axis_names, mesh.axis_sizes, mesh.size, mesh.shape_tuple, mesh.axis_types,
+               mesh.empty, mesh.devices.shape, mesh.explicit_axes, auto.auto_axes))
+""")
+program("mesh_devices", "text", "result = str(mesh.devices)")
+program("mesh_device_ids", "text", "result = str(mesh.device_ids)")
+program("mesh_from_devices", "text", """
+m = jax.sharding.Mesh(np.array(jax.devices()).reshape(2, 4), ('a', 'b'))
+result = repr(m) + ' ' + repr(m.devices[1, 2])
+""")
+program("mesh_bad_ndim", "error", "jax.sharding.Mesh(np.array(jax.devices()).reshape(2, 4), ('a',))")
+program("make_mesh_bad_types", "error", "jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Explicit,))")
+program("abstract_mesh_repr", "text", "result = repr(mesh.abstract_mesh)")
+program("abstract_mesh_direct", "text", """
+result = repr(jax.sharding.AbstractMesh((2, 4), ('a', 'b'))) + ' ' + repr(
+    jax.sharding.AbstractMesh((2, 4), ('a', 'b'), axis_types=(AxisType.Explicit, AxisType.Manual)))
+""")
+program("mesh_equality", "text", """
+result = repr((mesh == jax.make_mesh((4, 2), ('x', 'y')), mesh == auto,
+               hash(mesh) == hash(jax.make_mesh((4, 2), ('x', 'y')))))
+""")
+program("axis_type_repr", "text", "result = repr((list(AxisType), str(AxisType.Explicit)))")
+
+# --- the mesh in context
+program("context_empty", "text", "result = repr(jax.sharding.get_abstract_mesh()) + ' ' + repr(jax.sharding.get_mesh())")
+program("context_set_mesh", "text", """
+with jax.sharding.set_mesh(mesh):
+  inside = repr(jax.sharding.get_abstract_mesh()) + ' | ' + repr(jax.sharding.get_mesh())
+result = inside + ' | ' + repr(jax.sharding.get_abstract_mesh())
+""")
+program("context_use_abstract_mesh", "text", """
+with jax.sharding.set_mesh(mesh):
+  with jax.sharding.use_abstract_mesh(mesh.abstract_mesh.update_axis_types({'x': AxisType.Auto})):
+    inside = repr(jax.sharding.get_abstract_mesh())
+result = inside
+""")
+program("context_set_mesh_global", "text", """
+jax.sharding.set_mesh(mesh)
+inside = repr(jax.sharding.get_mesh())
+jax.sharding.set_mesh(None)
+result = inside + ' | ' + repr(jax.sharding.get_mesh())
+""")
+
+# --- partition specs
+program("pspec_reprs", "text", """
+result = repr([P(), P(None), P('x'), P('x', None), P(('x', 'y'), None), P(('x',)), P('x', P.UNCONSTRAINED),
+               P.UNCONSTRAINED])
+""")
+program("pspec_equality", "text", """
+result = repr((P('x') == P('x'), P('x') == P('x', None), hash(P('x')) == hash(P('x')), P(('x',)) == P('x'),
+               P('x', 'y')[1], len(P('x', None)), tuple(P('x', ('y', 'x'))), P('x') == 3))
+""")
+program("pspec_unreduced_repr", "text", "result = repr(P('x', unreduced={'y'}))")
+
+# --- shardings
+program("named_sharding_repr", "text", "result = repr(NS(mesh, P('x', 'y')))")
+program("named_sharding_auto_repr", "text", "result = repr(NS(auto, P(None, 'y')))")
+program("named_sharding_memory_kind", "text", "result = repr(NS(mesh, P('x'), memory_kind='pinned_host'))")
+program("named_sharding_with_memory_kind", "text", "result = repr(NS(mesh, P('x')).with_memory_kind('unpinned_host'))")
+program("named_sharding_properties", "text", """
+s = NS(mesh, P('x'))
+result = repr((s.spec, s.memory_kind, s.num_devices, s.is_fully_replicated, s.is_fully_addressable,
+               s.device_set == set(jax.devices()), s.shard_shape((8, 4)), NS(mesh, P()).is_fully_replicated))
+""")
+program("named_sharding_equality", "text", """
+result = repr((NS(mesh, P('x')) == NS(mesh, P('x')), NS(mesh, P('x')) == NS(mesh, P('x', None)),
+               NS(mesh, P('x')) == NS(auto, P('x'))))
+""")
+program("named_sharding_indices_map", "text", "result = repr(NS(mesh, P('y', 'x')).devices_indices_map((4, 8)))")
+program("named_sharding_indices_tuple_axes", "text", "result = repr(NS(mesh, P(('x', 'y'))).devices_indices_map((16,)))")
+program("named_sharding_unknown_axis", "error", "NS(mesh, P('z'))")
+program("named_sharding_duplicate_axis", "error", "NS(mesh, P('x', 'x'))")
+program("named_sharding_bad_memory_kind", "error", "NS(mesh, P('x'), memory_kind='foo')")
+program("single_device_sharding", "text", """
+s = jax.sharding.SingleDeviceSharding(jax.devices()[1])
+result = repr((s, s.device_set, s.memory_kind, s.is_fully_replicated, s.num_devices, s.devices_indices_map((2,))))
+""")
+program("make_single_device_sharding", "text",
+        "result = repr(jax.sharding.make_single_device_sharding(jax.devices()[5]))")
+program("default_array_sharding", "text", """
+x = jnp.zeros(3)
+result = repr((x.sharding, x.device, x.devices()))
+""")
+
+# --- placed arrays
+program("device_put_sharding_repr", "text", "result = repr(put((8, 4), P('x')).sharding)")
+program("device_put_value", "value", "result = put((8, 4), P('x', 'y')) * 1")
+program("device_put_asarray", "text", "result = repr(np.asarray(put((8, 4), P('y', 'x'))))")
+program("device_get", "text", "result = repr(jax.device_get(put((4, 8), P(None, ('x', 'y')))))")
+program("shards_indices", "text", """
+a = put((8, 4), P('x'))
+result = repr([(s.device.id, s.index, s.replica_id, s.data.shape) for s in a.addressable_shards])
+""")
+program("shards_replicas", "text", """
+a = put((4, 8), P(None, 'y'))
+result = repr([(s.device.id, s.index, s.replica_id) for s in a.addressable_shards])
+""")
+program("shard_repr", "text", "result = repr(put((8, 4), P('x', 'y')).addressable_shards[5])")
+program("shard_data_sharding", "text", "result = repr(put((8, 4), P('x')).addressable_shards[3].data.sharding)")
+program("addressable_data", "text", "result = repr(put((8, 4), P('x', 'y')).addressable_data(3))")
+program("placed_array_flags", "text", """
+a = put((8, 4), P('x'))
+r = put((8, 4), P())
+result = repr((a.is_fully_addressable, a.is_fully_replicated, r.is_fully_replicated, len(a.global_shards),
+               a.devices() == set(jax.devices())))
+""")
+program("placed_array_repr", "text", "result = repr(put((2, 4), P(None, 'x')))")
+program("device_put_single_device", "text", """
+y = jax.device_put(jnp.arange(3.0), jax.devices()[3])
+result = repr((y.sharding, y.device, y.addressable_shards[0]))
+""")
+program("device_put_pspec_under_mesh", "text", """
+with jax.sharding.set_mesh(mesh):
+  b = jax.device_put(np.zeros((8, 4), np.float32), P('x', 'y'))
+result = repr((jax.typeof(b), b.sharding))
+""")
+program("device_put_pspec_without_mesh", "error", "jax.device_put(np.zeros((8, 4)), P('x'))")
+program("device_put_indivisible_explicit", "error", "jax.device_put(np.zeros((6, 4)), NS(mesh, P('x')))")
+program("device_put_indivisible_auto", "error", "jax.device_put(np.zeros((7,)), NS(auto, P('x')))")
+program("device_put_rank_too_small", "error", "jax.device_put(np.zeros((8, 4)), NS(mesh, P(None, None, 'y')))")
+program("make_array_from_callback", "text", """
+data = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+a = jax.make_array_from_callback((8, 4), NS(mesh, P('x', 'y')), lambda idx: data[idx])
+result = repr((jax.typeof(a), [s.data.shape for s in a.addressable_shards][:2], np.asarray(a).sum()))
+""")
+program("make_array_from_single_device_arrays", "text", """
+s = NS(mesh, P('x'))
+arrs = [jax.device_put(np.full((2, 4), float(d.id), np.float32), d) for d in s._device_assignment]
+a = jax.make_array_from_single_device_arrays((8, 4), s, arrs)
+result = repr((jax.typeof(a), np.asarray(a)[:, 0]))
+""")
+
+# --- types
+program("typeof_explicit", "text", "result = repr(jax.typeof(put((8, 4), P('x'))))")
+program("typeof_tuple_axes", "text", "result = str(jax.typeof(put((16,), P(('x', 'y')))))")
+program("typeof_auto_mesh", "text", "result = str(jax.typeof(put((8, 4), P('x', 'y'), auto)))")
+program("typeof_mixed_mesh", "text", """
+m = jax.make_mesh((2, 4), ('a', 'b'), axis_types=(AxisType.Explicit, AxisType.Auto))
+result = str(jax.typeof(put((8, 4), P('a', 'b'), m)))
+""")
+program("typeof_sharding_repr", "text", "result = repr(jax.typeof(put((8, 4), P('x'))).sharding)")
+program("typeof_eager_add", "text", """
+a = put((8, 16), P('x', 'y'))
+result = repr((jax.typeof(a + a), (a + a).sharding))
+""")
+program("typeof_eager_sum", "text", """
+a = put((8, 16), P('x', 'y'))
+s = jnp.sum(a, axis=0)
+result = repr((jax.typeof(s), s.sharding))
+""")
+program("typeof_eager_sin", "text", "result = repr(jnp.sin(put((8, 4), P('x'))).sharding)")
+program("typeof_memory_kind", "text", "result = repr(jax.typeof(put((8, 16), P('x', 'y'), memory_kind='pinned_host')))")
+
+# --- jaxprs with sharded binders
+program("jaxpr_elementwise", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+result = jax.make_jaxpr(lambda p: jnp.sin(p) * 2.0 + p)(a)
+""")
+program("jaxpr_broadcast_replicated", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+b = put((8, 16), P(None, None))
+result = jax.make_jaxpr(lambda p, q: p * q)(a, b)
+""")
+program("jaxpr_broadcast_rank", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+b = put((16,), P('y'))
+result = jax.make_jaxpr(lambda p, q: p + q)(a, b)
+""")
+program("jaxpr_broadcast_size_one", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+result = jax.make_jaxpr(lambda p, q: p - q)(a, jnp.ones((1, 16)))
+""")
+program("jaxpr_dot_batch", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  a = put((4, 8, 16), P('x', None, 'y'))
+  b = put((4, 16, 2), P('x', None, None))
+  result = jax.make_jaxpr(lambda p, q: jnp.einsum('bij,bjk->bik', p, q, out_sharding=P('x', None, None)))(a, b)
+""")
+program("jaxpr_matmul_free_dims", "jaxpr", """
+a = put((8, 16), P('x', None))
+b = put((16, 4), P(None, 'y'))
+result = jax.make_jaxpr(lambda p, q: p @ q)(a, b)
+""")
+program("jaxpr_matmul_one_side_contracting", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+b = put((16, 4), P(None, None))
+result = jax.make_jaxpr(lambda p, q: p @ q)(a, b)
+""")
+program("error_dot_batch_mismatch", "error", """
+a = put((4, 8, 16), P('x', None, None))
+b = put((4, 16, 2), P('y', None, None))
+jax.make_jaxpr(lambda p, q: jax.lax.dot_general(p, q, (((2,), (1,)), ((0,), (0,)))))(a, b)
+""")
+program("error_dot_contracting_mismatch", "error", """
+a = put((8, 16), P(None, 'x'))
+b = put((16, 4), P('y', None))
+jax.make_jaxpr(lambda p, q: p @ q)(a, b)
+""")
+program("error_mesh_mismatch", "error", """
+a = put((8, 16), P('x', 'y'))
+m2 = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(AxisType.Explicit, AxisType.Explicit))
+b = put((8, 16), P('x', 'y'), m2)
+jax.make_jaxpr(lambda p, q: p + q)(a, b)
+""")
+program("error_mul_incompatible", "error", """
+a = put((8, 16), P('x', None))
+b = put((8, 16), P('y', None))
+jax.make_jaxpr(lambda p, q: p * q)(a, b)
+""")
+program("jaxpr_reduce_sum", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+result = jax.make_jaxpr(lambda p: jnp.sum(p, axis=1))(a)
+""")
+program("jaxpr_reduce_max_all", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+result = jax.make_jaxpr(lambda p: jnp.max(p))(a)
+""")
+program("jaxpr_transpose", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+result = jax.make_jaxpr(lambda p: p.T)(a)
+""")
+program("jaxpr_broadcast_in_dim", "jaxpr", """
+a = put((8,), P('x'))
+result = jax.make_jaxpr(lambda p: jnp.broadcast_to(p[:, None], (8, 6)))(a)
+""")
+program("jaxpr_reshape_merge_trailing", "jaxpr", """
+a = put((8, 4, 2), P('x', None, None))
+result = jax.make_jaxpr(lambda p: p.reshape(8, 8))(a)
+""")
+program("jaxpr_reshape_out_sharding", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  a = put((8, 16), P('x', 'y'))
+  result = jax.make_jaxpr(lambda p: jnp.reshape(p, (128,), out_sharding=P('x')))(a)
+""")
+program("jaxpr_reshape_merge_sharded", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+result = jax.make_jaxpr(lambda p: p.reshape(128))(a)
+""")
+program("error_reshape_split_sharded", "error", """
+a = put((8, 16), P('x', 'y'))
+jax.make_jaxpr(lambda p: p.reshape(2, 4, 16))(a)
+""")
+program("jaxpr_grad", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+result = jax.make_jaxpr(jax.grad(lambda p: jnp.sum(jnp.sin(p) * p)))(a)
+""")
+program("jaxpr_jit_param", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+result = jax.make_jaxpr(jax.jit(lambda p: p * 2.0))(a)
+""")
+program("jaxpr_scan_carry", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+result = jax.make_jaxpr(lambda p: jax.lax.scan(lambda c, x: (c + x, c), p, jnp.zeros((3, 8, 16)))[0])(a)
+""")
+program("jit_output_sharding", "text", """
+a = put((8, 16), P('x', 'y'))
+out = jax.jit(lambda p: p * 2.0)(a)
+result = repr((jax.typeof(out), out.sharding, float(np.asarray(out).sum())))
+""")
+program("jit_dot_out_sharding", "text", """
+with jax.sharding.set_mesh(mesh):
+  a = put((8, 16), P('x', 'y'))
+  b = put((16, 4), P('y', None))
+  out = jax.jit(lambda p, q: jnp.matmul(p, q, out_sharding=P('x', None)))(a, b)
+  result = repr((jax.typeof(out), out.sharding, np.asarray(out)[:2]))
+""")
+
+# --- reshard, auto_axes, explicit_axes, with_sharding_constraint
+program("reshard_jaxpr", "jaxpr", """
+a = put((8, 16), P('x', 'y'))
+result = jax.make_jaxpr(lambda p: jax.sharding.reshard(p, NS(mesh, P(None, 'x'))))(a)
+""")
+program("reshard_eager", "text", """
+with jax.sharding.set_mesh(mesh):
+  a = put((8, 16), P('x', 'y'))
+  r = jax.sharding.reshard(a, P(None, 'x'))
+  result = repr((r.sharding, jax.typeof(r), [s.index for s in r.addressable_shards][:3]))
+""")
+program("reshard_pspec_without_mesh", "error", "jax.sharding.reshard(put((8, 16), P('x', 'y')), P('y', None))")
+program("reshard_auto_axis_error", "error", """
+with jax.sharding.set_mesh(auto):
+  jax.sharding.reshard(put((8, 16), P('x', 'y'), auto), P('x', None))
+""")
+program("auto_axes_jaxpr", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  a = put((8, 16), P('x', 'y'))
+  f = jax.sharding.auto_axes(lambda x: x * 2, out_sharding=P('x', None))
+  result = jax.make_jaxpr(f)(a)
+""")
+program("explicit_axes_jaxpr", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  a = put((8, 16), P('x', 'y'))
+  g = jax.sharding.explicit_axes(lambda x: x * 2, in_sharding=P('x', None))
+  result = jax.make_jaxpr(jax.sharding.auto_axes(lambda b: g(b), out_sharding=P('x', 'y')))(a)
+""")
+program("wsc_explicit_assert", "error", """
+with jax.sharding.set_mesh(mesh):
+  a = put((8, 16), P('x', 'y'))
+  jax.make_jaxpr(lambda a: jax.lax.with_sharding_constraint(a, P('x', None)))(a)
+""")
+program("wsc_explicit_match", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  a = put((8, 16), P('x', 'y'))
+  result = jax.make_jaxpr(lambda a: jax.lax.with_sharding_constraint(a, P('x', 'y')) + 1.0)(a)
+""")
+program("wsc_auto_jaxpr", "jaxpr", """
+with jax.sharding.set_mesh(auto):
+  a = put((8, 16), P('x', 'y'), auto)
+  result = jax.make_jaxpr(lambda a: jax.lax.with_sharding_constraint(a, P('x', None)))(a)
+""")
+program("out_sharding_pspec_without_mesh", "error", """
+a = put((8, 16), P('x', 'y'))
+jax.make_jaxpr(lambda p: jax.lax.dot_general(p, p, (((1,), (1,)), ((), ())), out_sharding=P('x', None)))(a)
+""")
+program("memory_space_enum", "text", "result = repr(list(jax.memory.Space))")
