@@ -22,6 +22,7 @@ from pyjax import lax
 from pyjax._src import config as config_lib
 from pyjax._src import core, dispatch
 from pyjax._src.backends.numpy import native
+from pyjax._src.backends.numpy.native import settings as native_settings
 from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
 from pyjax._src.backends.numpy.impls import IMPLS
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, JaxprTypeError, Var
@@ -110,9 +111,9 @@ def test_wrong_impl_not_caught_when_off(bad_sin, no_checks):
 
 def test_wrong_impl_caught_with_native_tier(checks, monkeypatch):
     # A loop whose native tier is forced: the checked Python loop runs first.
-    if native.compiler() is None or not native.ENABLED:
+    if native.compiler() is None or not native_settings.ENABLED:
         pytest.skip("needs a C compiler")
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
     monkeypatch.setitem(IMPLS, ew.sin_p, wrong_dtype)
     with pytest.raises(dispatch.ImplCheckError, match="sin returned float64"):
         pyjax.jit(lambda x: lax.scan(lambda c, x: (c + jnp.sin(x), None), 0.0, x))(XS)

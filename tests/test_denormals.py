@@ -57,6 +57,7 @@ sys.path.insert(0, {golden_dir!r})
 import pyjax, pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.backends.numpy import fpenv, native
+from pyjax._src.backends.numpy.native import build as native_build
 import record_denormals as rec
 {setup}
 golden = json.load(open({golden!r}))
@@ -93,7 +94,7 @@ def test_ctypes_path_flushes():
 @needs_flush
 def test_c_path_flushes_with_native_tier_live():
     # The C extension built up front and bound; native loops built at once.
-    setup = "assert native._native_call_type() is not None, 'no C compiler'"
+    setup = "assert native_build._native_call_type() is not None, 'no C compiler'"
     result = _run(setup, reps=6, env={"PYJAX_NATIVE_LOOPS_AFTER": "0"})
     assert result["run"] == "flushed_call"
     assert result["bad"] == []

@@ -21,6 +21,7 @@ import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.backends.numpy import native
+from pyjax._src.backends.numpy.native import settings as native_settings
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 sys.path.insert(0, str(GOLDEN))
@@ -52,12 +53,12 @@ def test_jit_matches_jax(name):
     _check(jitted(*args), RECORDED[name]["jit"])  # the cached program too
 
 
-@pytest.mark.skipif(native.compiler() is None or not native.ENABLED, reason="the native tier needs a C compiler")
+@pytest.mark.skipif(native.compiler() is None or not native_settings.ENABLED, reason="the native tier needs a C compiler")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_native_forced_matches_jax(name, monkeypatch):
     # PYJAX_NATIVE_LOOPS_AFTER=0: every loop builds its native tier at once
     # (the first call checks it against the Python loop, later calls run it).
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
     fn, args = CASES[name]
     jitted = pyjax.jit(lambda *a: fn(*a))  # a new function: nothing cached
     for _ in range(3):

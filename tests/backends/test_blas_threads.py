@@ -18,7 +18,8 @@ import pyjax, pyjax.numpy as jnp
 after_import = threads()
 if sys.argv[1] == "c":  # bind native_call.c's flushed_call, as the first native build does
     from pyjax._src.backends.numpy import fpenv, native
-    assert native._native_call_type() is not None
+    from pyjax._src.backends.numpy.native import build as native_build
+    assert native_build._native_call_type() is not None
     assert fpenv.run.__name__ == "flushed_call"
 seen = []
 def inside(x):
@@ -98,7 +99,8 @@ def test_eager_calls_alone_bind_the_c_way():
     code = """
 import time, pyjax.numpy as jnp
 from pyjax._src.backends.numpy import fpenv, native
-if native.available() and native._headers() is not None:
+from pyjax._src.backends.numpy.native import build as native_build
+if native.available() and native_build._headers() is not None:
     x = jnp.ones(3)
     for _ in range(fpenv.WARM_CALLS + 1):
         x = x + 1.0

@@ -17,9 +17,11 @@ import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.backends.numpy import fpenv, native
+from pyjax._src.backends.numpy.native import build as native_build
+from pyjax._src.backends.numpy.native import settings as native_settings
 from pyjax.tools import fuzz_native
 
-pytestmark = pytest.mark.skipif(native.compiler() is None or not native.ENABLED or native._headers() is None,
+pytestmark = pytest.mark.skipif(native.compiler() is None or not native_settings.ENABLED or native_build._headers() is None,
                                 reason="native code needs a C compiler and Python's headers")
 
 
@@ -44,11 +46,11 @@ def _tier(f, *args):
 
 
 def _python(f, *args):
-    saved, native.ENABLED = native.ENABLED, False
+    saved, native_settings.ENABLED = native_settings.ENABLED, False
     try:
         return pyjax.jit(f)(*args)
     finally:
-        native.ENABLED = saved
+        native_settings.ENABLED = saved
 
 
 # Every (lo, x, hi) of signed zeros and ±1: 64 triples, one per element.
@@ -62,7 +64,7 @@ def test_extrema_of_signed_zeros_are_the_impls(op, dtype, monkeypatch):
     # min's zero fix-up read the max after NumPy's min overwrote it), and a
     # max/min over the leading axis did not compile (its fix-up's name hid
     # the arguments' array). The impls order -0.0 below +0.0 (XLA's rule).
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
     fn = {"max": lambda lo, x, hi: jnp.maximum(x, lo), "min": lambda lo, x, hi: jnp.minimum(x, hi),
           "clamp": lambda lo, x, hi: lax.clamp(lo, x, hi),
           "max_first": lambda lo, x, hi: jnp.max(x * lo, axis=0), "min_first": lambda lo, x, hi: jnp.min(x, axis=0),
@@ -81,7 +83,7 @@ def test_extrema_of_signed_zeros_are_the_impls(op, dtype, monkeypatch):
 
 @pytest.mark.parametrize("op", ["max", "clamp"])
 def test_scan_extrema_of_signed_zeros_are_the_impls(op, monkeypatch):
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
     step = (lambda c, lo, hi: jnp.maximum(lo, c)) if op == "max" else (lambda c, lo, hi: lax.clamp(lo, c, hi))
     f = lambda lo, x, hi: lax.scan(lambda c, _: (step(c, lo, hi), None), x, None, length=3)[0]
     lo, x, hi = _TRIPLES.astype(np.float32)
@@ -93,7 +95,7 @@ def test_a_float64_fma_is_the_impls_emulation(monkeypatch):
     # Found by the fuzzer once its float64 cases ran in float64: the impl's
     # float64 fma (xla_math.fma_f64) is an emulation, which rounds
     # -5e-324 * 0.5 + 5e-324 to 5e-324 where C's fma gives 0.0.
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
     f = lambda a, b, c: (a * b + c, a - 1.0)
     with pyjax.enable_x64(True):
         ones = np.ones((4, 8))
@@ -114,7 +116,7 @@ def test_an_fma_with_nan_operands_gives_the_impls_nan(monkeypatch):
     # Found by the fuzzer: a hardware fma picks among NaN operands in its
     # own order; the impl's NaN is NumPy's multiply-then-add's. a * b + b
     # with a = +NaN, b = -NaN: +NaN from the impl, -NaN from fmaf.
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
     f = lambda a, b: (a * b + b, a - 1.0)
     before = {id(o) for o in gc.get_objects() if isinstance(o, native.NativeLoop)}
     jf = pyjax.jit(f)
@@ -126,7 +128,7 @@ def test_an_fma_with_nan_operands_gives_the_impls_nan(monkeypatch):
     nan = np.float32(np.nan)
     a[0, :4], b[0, :4] = [nan, -nan, np.inf, -nan], [-nan, nan, 0.0, 2.0]
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         want = pyjax.jit(f)(a, b)
     got = fpenv.run(tier._call, a, b)  # the native code itself (in pyjax's FP mode)
     assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()

@@ -18,10 +18,14 @@ import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.backends.numpy import native
+from pyjax._src.backends.numpy.native import build as native_build
+from pyjax._src.backends.numpy.native import discovery as native_discovery
+from pyjax._src.backends.numpy.native import settings as native_settings
+from pyjax._src.backends.numpy.native import tiering as native_tiering
 
 # Most bodies here multiply matrices: the native code then calls NumPy's own
 # OpenBLAS, which it only does where NumPy's build names one.
-pytestmark = pytest.mark.skipif(native.compiler() is None or not native.ENABLED or not native._Blas.find(),
+pytestmark = pytest.mark.skipif(native.compiler() is None or not native_settings.ENABLED or not native_discovery._Blas.find(),
                                 reason="native code needs a C compiler, and NumPy's BLAS an OpenBLAS")
 
 rng = np.random.default_rng(11)
@@ -34,7 +38,7 @@ def arr(*shape, dtype=np.float32):
 @pytest.fixture
 def eager_tier(monkeypatch):
     # Build at the first call and wait for it: the first call is the checked one.
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
 
 
 def natives():
@@ -56,7 +60,7 @@ def run_both(f, *args, monkeypatch):
     second = jf(*args)  # the native loop alone
     made = new_since(before)
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         reference = pyjax.jit(lambda *a: f(*a))(*args)
     for a, b, c in zip(pyjax.tree.leaves(first), pyjax.tree.leaves(second), pyjax.tree.leaves(reference),
                        strict=True):
@@ -68,7 +72,7 @@ def run_both(f, *args, monkeypatch):
 
 
 def live(made):
-    return [n for n in made if n.state == native._LIVE]
+    return [n for n in made if n.state == native_tiering.LIVE]
 
 
 def rnn(W, xs, h):
@@ -259,7 +263,7 @@ def test_short_programs_and_programs_with_loops_stay_python(eager_tier):
     # A program of a few equations gets a tier where native_call.c can be
     # built (a call costs ~0.2 us); through ctypes (~5 us) only a long one.
     short = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0).lower(arr(16)).as_text()
-    assert ("_native_program" in short) == (native._headers() is not None)
+    assert ("_native_program" in short) == (native_build._headers() is not None)
 
     def looped(x, y):
         x, y = chain(x, y)
@@ -383,7 +387,7 @@ def test_transposed_xs_are_copied_for_the_native_loop(eager_tier, monkeypatch):
 def test_repeated_eager_scans_of_one_body_share_one_native_tier(monkeypatch):
     # The body's trace is cached (as in JAX) and its compiled equation with
     # it: eager calls reach the threshold together and tier up.
-    monkeypatch.setattr(native, "AFTER_STEPS", 150)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 150)
     W, xs, h = arr(8, 8) * 0.3, arr(50, 8), arr(8)
 
     def body(h, x):
@@ -394,7 +398,7 @@ def test_repeated_eager_scans_of_one_body_share_one_native_tier(monkeypatch):
     (made,) = new_since(before)
     made._thread.join()
     outs += [np.asarray(lax.scan(body, h, xs)[0]).tobytes() for _ in range(2)]
-    assert made.state == native._LIVE and len(set(outs)) == 1
+    assert made.state == native_tiering.LIVE and len(set(outs)) == 1
 
 
 def test_eager_scan_uses_the_native_tier(eager_tier, monkeypatch):
@@ -404,7 +408,7 @@ def test_eager_scan_uses_the_native_tier(eager_tier, monkeypatch):
     made = new_since(before)
     assert live(made)
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         reference = pyjax.jit(lambda *a: rnn(*a))(W, xs, h)
     for o in out:
         assert np.asarray(o).tobytes() == np.asarray(reference).tobytes()
@@ -434,27 +438,27 @@ def test_a_difference_drops_the_native_loop(eager_tier, monkeypatch):
     jf = pyjax.jit(lambda *a: rnn(*a))
     results = [np.asarray(jf(W, xs, h)) for _ in range(3)]
     (made,) = new_since(before)
-    assert made.state == native._DEAD and "differ" in made.failure
+    assert made.state == native_tiering.DEAD and "differ" in made.failure
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         reference = np.asarray(pyjax.jit(lambda *a: rnn(*a))(W, xs, h))
     assert all(r.tobytes() == reference.tobytes() for r in results)
 
 
 def test_tiers_up_after_the_threshold(monkeypatch):
-    monkeypatch.setattr(native, "AFTER_STEPS", 250)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 250)
     W, xs, h = arr(8, 8) * 0.3, arr(100, 8), arr(8)
     before = natives()
     jf = pyjax.jit(lambda *a: rnn(*a))
     jf(W, xs, h)
     jf(W, xs, h)
     (made,) = new_since(before)
-    assert made.state == native._COLD and made.steps == 200
+    assert made.state == native_tiering.COLD and made.steps == 200
     jf(W, xs, h)  # 300 steps: the build starts, on its own thread
-    assert made.state in (native._BUILDING, native._BUILT)
+    assert made.state in (native_tiering.BUILDING, native_tiering.BUILT)
     made._thread.join()
     jf(W, xs, h)  # the checked call
-    assert made.state == native._LIVE
+    assert made.state == native_tiering.LIVE
 
 
 def test_threads_calling_through_the_tier_up(monkeypatch):
@@ -462,11 +466,11 @@ def test_threads_calling_through_the_tier_up(monkeypatch):
     # per thread at most, and every result the Python loop's.
     import threading
 
-    monkeypatch.setattr(native, "AFTER_STEPS", 300)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 300)
     W, xs, h = arr(8, 8) * 0.3, arr(100, 8), arr(8)
     jf = pyjax.jit(lambda *a: rnn(*a))
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         reference = np.asarray(pyjax.jit(lambda *a: rnn(*a))(W, xs, h)).tobytes()
     before = natives()
     results = [np.asarray(jf(W, xs, h)).tobytes()]  # compiled once, before the threads
@@ -484,7 +488,7 @@ def test_threads_calling_through_the_tier_up(monkeypatch):
     made._thread.join()
     jf(W, xs, h)
     assert all(r == reference for r in results) and len(results) == 41
-    assert made.state == native._LIVE
+    assert made.state == native_tiering.LIVE
 
 
 def test_log_compiles_reports_the_native_build(eager_tier, caplog):
@@ -510,7 +514,7 @@ def test_ufunc_loops_are_numpys():
     # what the ufunc gives.
     import ctypes
 
-    fn, data = native.ufunc_loop(np.tanh, (np.dtype(np.float32),) * 2)
+    fn, data = native_discovery.ufunc_loop(np.tanh, (np.dtype(np.float32),) * 2)
     loop = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(fn)
     x = np.asarray(rng.standard_normal(37), np.float32)
     out = np.empty_like(x)
@@ -519,7 +523,7 @@ def test_ufunc_loops_are_numpys():
     steps = (ctypes.c_ssize_t * 2)(4, 4)
     loop(args, n, steps, data)
     assert out.tobytes() == np.tanh(x).tobytes()
-    assert native.ufunc_loop(np.tanh, (np.dtype(np.int8),) * 2) is None
+    assert native_discovery.ufunc_loop(np.tanh, (np.dtype(np.int8),) * 2) is None
 
 
 # Random bodies: every op the native code writes, on random shapes, with
@@ -569,7 +573,7 @@ def test_random_bodies_go_live_bitwise(seed, eager_tier, monkeypatch):
     assert len(live(made)) == 1, [m.failure for m in made]
 
 
-needs_native_call = pytest.mark.skipif(native._headers() is None or native._native_call_type() is None,
+needs_native_call = pytest.mark.skipif(native_build._headers() is None or native_build._native_call_type() is None,
                                        reason="native_call.c needs Python's and NumPy's headers")
 
 
@@ -654,7 +658,7 @@ def test_native_calls_from_threads(eager_tier):
     _, made = live_program(f, arr(64))
     xs = [np.asarray(arr(64)) for _ in range(4)]
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         outputs = [np.asarray(pyjax.jit(f)(x)) for x in xs]
     expected = [out.tobytes() for out in outputs]
     bad = []
@@ -697,7 +701,7 @@ def test_eager_jnp_calls_tier_up_bitwise(call, eager_tier, monkeypatch):
     x = jnp.asarray(np.array([1.5, -2.0, 0.0, 3.25], np.float32))
     m = arr(4, 4)
     with monkeypatch.context() as p:
-        p.setattr(native, "ENABLED", False)
+        p.setattr(native_settings, "ENABLED", False)
         pyjax.clear_caches()
         reference = np.asarray(call(x, m))
     pyjax.clear_caches()
@@ -727,7 +731,7 @@ def test_eager_mean_runs_its_native_callable(eager_tier):
 def test_without_native_call_programs_go_through_ctypes(eager_tier, monkeypatch):
     # native_call.c could not be built (no headers): a short program keeps
     # its Python code, a long one is still native, called through ctypes.
-    monkeypatch.setattr(native, "_caller_state", [None])
+    monkeypatch.setattr(native_build, "_caller_state", [None])
     short = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0).lower(arr(16)).as_text()
     assert "_native_program" not in short
     _, _, made = run_both(chain, arr(16), arr(16), monkeypatch=monkeypatch)

@@ -24,11 +24,14 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax._src.backends.numpy import native
+from pyjax._src.backends.numpy.native import build as native_build
+from pyjax._src.backends.numpy.native import loop as native_loop
+from pyjax._src.backends.numpy.native import settings as native_settings
 
-pytestmark = pytest.mark.skipif(native.compiler() is None or not native.ENABLED,
+pytestmark = pytest.mark.skipif(native.compiler() is None or not native_settings.ENABLED,
                                 reason="native code needs a C compiler")
 
-needs_native_call = pytest.mark.skipif(native._headers() is None, reason="native_call.c needs Python's headers")
+needs_native_call = pytest.mark.skipif(native_build._headers() is None, reason="native_call.c needs Python's headers")
 
 REAL_CC = native.compiler()
 
@@ -74,9 +77,9 @@ def faulty_cc(tmp_path, monkeypatch):
     wrapper.chmod(0o755)
     monkeypatch.setenv("CC", str(wrapper))
     monkeypatch.setenv("PJ_PIDS", str(tmp_path / "pids"))
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
-    monkeypatch.setattr(native, "_built", {})
-    monkeypatch.setattr(native, "_build_locks", {}, raising=False)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_build, "_built", {})
+    monkeypatch.setattr(native_build, "_build_locks", {}, raising=False)
 
     def fault(kind: str, out: int = 1):
         monkeypatch.setenv("PJ_FAULT", kind)
@@ -99,7 +102,7 @@ def made_by(run):
 
 def python_result(f, *args, monkeypatch):
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         return np.asarray(pyjax.jit(f)(*args))
 
 
@@ -177,7 +180,7 @@ def test_an_eager_programs_one_output_call_is_rechecked_too(faulty_cc, monkeypat
     neg = -positive(6, n=37)
     sums = [jnp.sum(jnp.asarray(neg)) for _ in range(6)]  # calls 4..9: call 4 and 8 re-checked
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         want = np.sum(neg, dtype=np.float32)
     assert all(t.dead for t in tiers)
     assert [bits(s) for s in sums[-2:]] == [bits(want)] * 2  # after the drop: the Python program's
@@ -185,7 +188,7 @@ def test_an_eager_programs_one_output_call_is_rechecked_too(faulty_cc, monkeypat
 
 @needs_native_call
 def test_a_correct_tier_is_rechecked_on_powers_of_two_and_new_value_classes(monkeypatch):
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
     f = pyjax.jit(lambda x, y: jnp.tanh(x) * y + 2.0)
     y = positive(1)
     _, (tier,) = made_by(lambda: f(positive(), y))
@@ -204,10 +207,10 @@ def test_a_correct_tier_is_rechecked_on_powers_of_two_and_new_value_classes(monk
 def test_value_classes_through_ctypes_match_native_call(dtype):
     x = np.array([1.0, np.nan, np.inf, -np.inf, 0.0, -0.0, np.finfo(dtype).smallest_subnormal], dtype)
     for i, bit in enumerate((0, 1, 2, 4, 8, 16, 32)):
-        assert native._value_classes([x[i:i + 1]], 0x3F) == bit
-    assert native._value_classes([x], 0x3F) == 0x3F
-    assert native._value_classes([x], 0x5) == 0x5
-    assert native._value_classes([np.array([0, 1], np.int32)], 0x3F) == 0
+        assert native_loop._value_classes([x[i:i + 1]], 0x3F) == bit
+    assert native_loop._value_classes([x], 0x3F) == 0x3F
+    assert native_loop._value_classes([x], 0x5) == 0x5
+    assert native_loop._value_classes([np.array([0, 1], np.int32)], 0x3F) == 0
 
 
 # ---------------------------------------------------------------------------
@@ -234,13 +237,13 @@ def test_a_tier_writing_its_inputs_is_dropped_and_inputs_stay_intact(faulty_cc, 
 @needs_native_call
 def test_a_hanging_compiler_is_killed_with_its_children(faulty_cc, monkeypatch):
     faulty_cc("hang")
-    monkeypatch.setattr(native, "_BUILD_TIMEOUT_S", 3)
+    monkeypatch.setattr(native_build, "_BUILD_TIMEOUT_S", 3)
     f = pyjax.jit(lambda x, y: jnp.sin(x) * y - 3.0)
     x, y = positive(), positive(1)
     start = time.perf_counter()
     got, (tier,) = made_by(lambda: f(x, y))
     waited = time.perf_counter() - start
-    assert waited < native._FIRST_CALL_WAIT_S + 2.0
+    assert waited < native_settings._FIRST_CALL_WAIT_S + 2.0
     want = python_result(lambda x, y: jnp.sin(x) * y - 3.0, x, y, monkeypatch=monkeypatch)
     assert bits(got) == bits(want)
     tier._thread.join(30)
@@ -276,7 +279,7 @@ def test_first_calls_never_wait_long_and_no_compiler_outlives_python(tmp_path):
            "PYJAX_NATIVE_LOOPS_AFTER": "0", "JAX_PLATFORMS": "cpu"}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert float(done.stdout.split()[-1]) < native._FIRST_CALL_WAIT_S + 3.0
+    assert float(done.stdout.split()[-1]) < native_settings._FIRST_CALL_WAIT_S + 3.0
     started = pids(tmp_path / "pids")
     assert started
     deadline = time.monotonic() + 5
@@ -292,9 +295,9 @@ def test_first_calls_never_wait_long_and_no_compiler_outlives_python(tmp_path):
 @needs_native_call
 def test_cc_with_arguments_is_split_as_make_splits_it(monkeypatch):
     monkeypatch.setenv("CC", f"{REAL_CC} -O3 -DPJ_UNUSED=1")
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
-    monkeypatch.setattr(native, "_built", {})
-    monkeypatch.setattr(native, "_build_locks", {}, raising=False)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_build, "_built", {})
+    monkeypatch.setattr(native_build, "_build_locks", {}, raising=False)
     assert native.compiler_command() == [REAL_CC, "-O3", "-DPJ_UNUSED=1"]
     assert native.compiler() == REAL_CC and native.available()
     f = pyjax.jit(lambda x, y: jnp.cos(x) * y + 5.0)
@@ -313,19 +316,19 @@ def test_an_unusable_cc_turns_native_code_off(monkeypatch):
 def test_native_loops_after_takes_a_number_of_steps(value, steps):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert native._after_steps(value) == steps
+        assert native_settings._after_steps(value) == steps
 
 
 @pytest.mark.parametrize("value", ["many", "-1", "nan", "inf"])
 def test_a_bad_native_loops_after_warns_and_keeps_the_default(value):
     with pytest.warns(RuntimeWarning, match="PYJAX_NATIVE_LOOPS_AFTER must be a non-negative number"):
-        assert native._after_steps(value) == native._DEFAULT_AFTER_STEPS
+        assert native_settings._after_steps(value) == native_settings._DEFAULT_AFTER_STEPS
 
 
 def test_import_survives_any_native_loops_after():
     for value, want in (("1e3", "1000"), ("soon", "20000")):
         env = {**os.environ, "PYJAX_NATIVE_LOOPS_AFTER": value, "JAX_PLATFORMS": "cpu"}
-        done = subprocess.run([sys.executable, "-c", "import pyjax; from pyjax._src.backends.numpy import native; "
-                               "print(native.AFTER_STEPS)"], env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run([sys.executable, "-c", "import pyjax; from pyjax._src.backends.numpy.native import settings as native_settings; "
+                               "print(native_settings.AFTER_STEPS)"], env=env, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert done.stdout.split()[-1] == want

@@ -20,8 +20,13 @@ import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src.backends.numpy import native
+from pyjax._src.backends.numpy.native import build as native_build
+from pyjax._src.backends.numpy.native import csource as native_csource
+from pyjax._src.backends.numpy.native import settings as native_settings
+from pyjax._src.backends.numpy.native import tiering as native_tiering
+from pyjax._src.backends.numpy.native import vectors as native_vectors
 
-pytestmark = pytest.mark.skipif(native.compiler() is None or not native.ENABLED,
+pytestmark = pytest.mark.skipif(native.compiler() is None or not native_settings.ENABLED,
                                 reason="native code needs a C compiler")
 
 rng = np.random.default_rng(5)
@@ -29,7 +34,7 @@ rng = np.random.default_rng(5)
 
 @pytest.fixture
 def eager_tier(monkeypatch):
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
 
 
 def natives():
@@ -89,20 +94,20 @@ def check_special_values(n, dtype, monkeypatch):
     jf = pyjax.jit(lambda xs, ys: rows_body(xs, ys))
     jf(*ordinary)  # the checked call
     made = [o for o in natives() if id(o) not in before]
-    assert [m.state for m in made] == [native._LIVE], [m.failure for m in made]
+    assert [m.state for m in made] == [native_tiering.LIVE], [m.failure for m in made]
     assert made[0].in_specs[-1][1] == dtype
     if n >= 16:
         for helper in ("pj_mul_", "pj_sub_", "pj_div_", "pj_add_", "pj_max_", "pj_min_", "pj_sum_",
                        "pj_mul_{0}_vs_max(", "pj_sub_{0}_vv_min("):
-            helper = helper.format(native._VECTOR_TYPES[np.dtype(dtype)][1])
+            helper = helper.format(native_vectors._VECTOR_TYPES[np.dtype(dtype)][1])
             assert helper in made[0].source
     with np.errstate(all="ignore"):
         got = jf(*special)
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         with np.errstate(all="ignore"):
             want = pyjax.jit(lambda xs, ys: rows_body(xs, ys))(*special)
-    assert made[0].state == native._LIVE
+    assert made[0].state == native_tiering.LIVE
     for a, b in zip(got, want, strict=True):
         a, b = np.asarray(a), np.asarray(b)
         assert a.dtype == b.dtype and a.shape == b.shape
@@ -112,12 +117,12 @@ def check_special_values(n, dtype, monkeypatch):
 def wide_vectors() -> bool:
     # Whether this machine's native builds get the vector paths (x86 with
     # AVX2, or ARM): a probe library built like the code is.
-    src = native._Source()
-    native._vector_reduction(src, np.maximum, np.dtype(np.float32))
-    source = "\n".join(["#include <stdint.h>", "#include <string.h>", native._VECTOR_PRELUDE,
+    src = native_csource._Source()
+    native_vectors._vector_reduction(src, np.maximum, np.dtype(np.float32))
+    source = "\n".join(["#include <stdint.h>", "#include <string.h>", native_vectors._VECTOR_PRELUDE,
                          "int pyjax_wide(void) {", "#ifdef PJ_VEC", "return 1;", "#else", "return 0;", "#endif", "}",
                          ""])
-    return bool(native._build(source).pyjax_wide())
+    return bool(native_build._build(source).pyjax_wide())
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -125,18 +130,18 @@ def test_the_pairwise_sum_is_numpys(dtype, monkeypatch):
     # The in-line sum replays NumPy's pairwise order, checked against NumPy's
     # kernel once per process; a sum in another order fails the check (and
     # then every row sum calls NumPy's kernel).
-    monkeypatch.setattr(native, "_pairwise_checked", {})
-    src = native._Source()
-    native._vector_reduction(src, np.add, np.dtype(dtype))
-    suffix = native._VECTOR_TYPES[np.dtype(dtype)][1]
-    source = "\n".join(["#include <stdint.h>", "#include <string.h>", native._VECTOR_PRELUDE,
+    monkeypatch.setattr(native_vectors, "_pairwise_checked", {})
+    src = native_csource._Source()
+    native_vectors._vector_reduction(src, np.add, np.dtype(dtype))
+    suffix = native_vectors._VECTOR_TYPES[np.dtype(dtype)][1]
+    source = "\n".join(["#include <stdint.h>", "#include <string.h>", native_vectors._VECTOR_PRELUDE,
                          *src.helpers.values(), ""])
-    native._enable_sums(native._build(source), source)
-    assert native._pairwise_checked[np.dtype(dtype)] is True
-    monkeypatch.setattr(native, "_pairwise_checked", {})
+    native_vectors._enable_sums(native_build._build(source), source)
+    assert native_vectors._pairwise_checked[np.dtype(dtype)] is True
+    monkeypatch.setattr(native_vectors, "_pairwise_checked", {})
     other = source.replace("half -= half % 8;", "half -= half % 4;")
-    native._enable_sums(native._build(other), other)
-    assert native._pairwise_checked[np.dtype(dtype)] is False
+    native_vectors._enable_sums(native_build._build(other), other)
+    assert native_vectors._pairwise_checked[np.dtype(dtype)] is False
     assert f"pyjax_sums_agree_{suffix}" in source
 
 
@@ -153,16 +158,16 @@ def cpu_flags() -> str:
 
 
 def test_in_place_and_mixed_dtype_ops_keep_the_kernel():
-    src = native._Source()
-    out = native._View("(s + 0)", (64,), (4,), np.float32)
-    x = native._View("a[0]", (64,), (4,), np.float32)
-    strided = native._View("a[1]", (64,), (8,), np.float32)
-    wide = native._View("a[2]", (64,), (8,), np.float64)
-    assert native._vector_binary(src, np.multiply, [x, out], out) is None  # reads what it writes
-    assert native._vector_binary(src, np.multiply, [x, strided], out) is None
-    assert native._vector_binary(src, np.multiply, [x, wide], out) is None
-    assert native._vector_binary(src, np.maximum, [x, x], out) is None  # no vector path
-    assert native._vector_binary(src, np.multiply, [x, x], out) == "pj_mul_f32_vv((s + 0), a[0], a[0], 64)"
+    src = native_csource._Source()
+    out = native_csource._View("(s + 0)", (64,), (4,), np.float32)
+    x = native_csource._View("a[0]", (64,), (4,), np.float32)
+    strided = native_csource._View("a[1]", (64,), (8,), np.float32)
+    wide = native_csource._View("a[2]", (64,), (8,), np.float64)
+    assert native_vectors._vector_binary(src, np.multiply, [x, out], out) is None  # reads what it writes
+    assert native_vectors._vector_binary(src, np.multiply, [x, strided], out) is None
+    assert native_vectors._vector_binary(src, np.multiply, [x, wide], out) is None
+    assert native_vectors._vector_binary(src, np.maximum, [x, x], out) is None  # no vector path
+    assert native_vectors._vector_binary(src, np.multiply, [x, x], out) == "pj_mul_f32_vv((s + 0), a[0], a[0], 64)"
 
 
 def test_a_compiler_refusing_march_native_builds_without_it(tmp_path, eager_tier, monkeypatch):
@@ -175,8 +180,8 @@ def test_a_compiler_refusing_march_native_builds_without_it(tmp_path, eager_tier
                        f"exec {real} \"$@\"\n")
     wrapper.chmod(0o755)
     monkeypatch.setenv("CC", str(wrapper))
-    monkeypatch.setattr(native, "_arch_refused", set())
-    monkeypatch.setattr(native, "_built", {})
+    monkeypatch.setattr(native_build, "_arch_refused", set())
+    monkeypatch.setattr(native_build, "_built", {})
     xs = jnp.asarray(rng.standard_normal((12, 64)).astype(np.float32))
     held = natives()  # alive: an id alone could be reused by a new object
     before = {id(o) for o in held}
@@ -184,10 +189,10 @@ def test_a_compiler_refusing_march_native_builds_without_it(tmp_path, eager_tier
     jf(xs)  # the checked call
     got = jf(xs)  # native
     made = [o for o in natives() if id(o) not in before]
-    assert [m.state for m in made] == [native._LIVE], [m.failure for m in made]
-    assert native._arch_refused == {str(wrapper)}
+    assert [m.state for m in made] == [native_tiering.LIVE], [m.failure for m in made]
+    assert native_build._arch_refused == {str(wrapper)}
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         want = pyjax.jit(lambda xs: rows_body(xs, xs * 2.0))(xs)
     assert all(np.asarray(a).tobytes() == np.asarray(b).tobytes() for a, b in zip(got, want, strict=True))
 
@@ -210,6 +215,6 @@ def test_a_row_written_in_place_over_its_operand_keeps_numpys_bits_with_nans(eag
     b[:, 7] = np.nan
     got = np.asarray(jf(a, b, c))
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         want = np.asarray(pyjax.jit(lambda a, b, c: f(a, b, c))(a, b, c))
     assert all(m.live for m in made) and got.tobytes() == want.tobytes()

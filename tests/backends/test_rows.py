@@ -15,8 +15,9 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax._src.backends.numpy import native
+from pyjax._src.backends.numpy.native import settings as native_settings
 
-pytestmark = pytest.mark.skipif(native.compiler() is None or not native.ENABLED,
+pytestmark = pytest.mark.skipif(native.compiler() is None or not native_settings.ENABLED,
                                 reason="native code needs a C compiler")
 
 rng = np.random.default_rng(5)
@@ -28,7 +29,7 @@ def arr(*shape, dtype=np.float32, scale=1.0):
 
 @pytest.fixture(autouse=True)
 def eager_tier(monkeypatch):
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)  # build at the first call; it is the checked one
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)  # build at the first call; it is the checked one
 
 
 def row_loops():
@@ -43,7 +44,7 @@ def run_both(f, *args, monkeypatch, calls=3):
     outs = [jf(*args) for _ in range(calls)]
     made = [o for o in row_loops() if id(o) not in before]
     with monkeypatch.context() as m:
-        m.setattr(native, "ENABLED", False)
+        m.setattr(native_settings, "ENABLED", False)
         reference = pyjax.jit(lambda *a: f(*a))(*args)
     for out in outs:
         for a, b in zip(pyjax.tree.leaves(out), pyjax.tree.leaves(reference), strict=True):
@@ -153,6 +154,6 @@ def test_a_difference_drops_the_row_loop_and_keeps_python_results(monkeypatch):
 
 
 def test_without_native_code_nothing_changes(monkeypatch):
-    monkeypatch.setattr(native, "ENABLED", False)
+    monkeypatch.setattr(native_settings, "ENABLED", False)
     text = pyjax.jit(softmax).lower(arr(256, 512)).as_text()
     assert "_native_rows" not in text

@@ -1,4 +1,4 @@
-"""threefry2x32 in C (backends/numpy/random.py): the same bits as the NumPy
+"""threefry2x32 in C (backends/numpy/native/threefry.py): the same bits as the NumPy
 rounds (threefry.py), and through it every recorded JAX draw.
 
 The kernel is built in the background at the first hash; these tests build
@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from pyjax._src.backends.numpy import native
-from pyjax._src.backends.numpy.impls import random as numpy_random
+from pyjax._src.backends.numpy.native import settings as native_settings
+from pyjax._src.backends.numpy.native import threefry as native_threefry
+from pyjax._src.backends.numpy.native.tiering import COLD, DEAD, LIVE
 from pyjax._src.random import threefry
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="the C hash needs a C compiler")
@@ -28,11 +30,11 @@ _spec.loader.exec_module(vectors)
 @pytest.fixture
 def live_hash(monkeypatch):
     """The process's C hash, built now if it was not, counting its calls."""
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
-    kernel = numpy_random.native_hash
-    if kernel.state == "cold":
-        kernel._start()
-    assert kernel.state == "live", kernel.failure
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
+    kernel = native_threefry.native_hash
+    if kernel.state == COLD:
+        kernel.start(wait=True)
+    assert kernel.state == LIVE, kernel.failure
     calls = []
     real = kernel.__call__
 
@@ -87,12 +89,12 @@ def test_every_recorded_jax_draw_through_the_c_hash(name, live_hash):
 def test_a_hash_that_differs_is_never_used(monkeypatch):
     # A wrong rotation builds fine but fails the check against the NumPy
     # rounds: the kernel stays dead and hashing falls back to NumPy.
-    monkeypatch.setattr(native, "AFTER_STEPS", 0)
-    monkeypatch.setattr(numpy_random, "_HASH_SOURCE", numpy_random._HASH_SOURCE.replace("PJ_ROUND(13)", "PJ_ROUND(12)"))
-    kernel = numpy_random._NativeHash()
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_threefry, "_HASH_SOURCE", native_threefry._HASH_SOURCE.replace("PJ_ROUND(13)", "PJ_ROUND(12)"))
+    kernel = native_threefry.NativeHash()
     x0, x1 = words(64), words(64)
     assert kernel((np.uint32(1), np.uint32(2)), x0, x1, 0, 64) is False
-    assert kernel.state == "dead" and "differ" in kernel.failure
+    assert kernel.state == DEAD and "differ" in kernel.failure
     monkeypatch.setattr(threefry, "_hash_kernel", [kernel])
     got = threefry.threefry2x32_numpy(np.uint32(1), np.uint32(2), x0, x1)
     want = numpy_rounds(np.uint32(1), np.uint32(2), x0, x1)
@@ -100,7 +102,7 @@ def test_a_hash_that_differs_is_never_used(monkeypatch):
 
 
 def test_without_native_code_the_numpy_rounds_run(monkeypatch):
-    monkeypatch.setattr(native, "ENABLED", False)
-    kernel = numpy_random._NativeHash()
+    monkeypatch.setattr(native_settings, "ENABLED", False)
+    kernel = native_threefry.NativeHash()
     assert kernel((np.uint32(1), np.uint32(2)), words(4), words(4), 0, 4) is False
-    assert kernel.state == "dead"
+    assert kernel.state == DEAD

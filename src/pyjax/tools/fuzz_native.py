@@ -1,4 +1,4 @@
-"""Differential fuzzing of the native tier (backends/numpy/native.py).
+"""Differential fuzzing of the native tier (backends/numpy/native/).
 
 Random straight-line programs and scan bodies over the operations the
 native tier accepts, fed random and edge values (NaN of both signs, signed
@@ -220,17 +220,17 @@ def fuzz(cases: int = 300, seed: int = 0, per_batch: int = 12, input_sets: int =
     the native tier and the Python code on `input_sets` input sets each,
     and reports every bitwise difference."""
     import pyjax
-    from pyjax._src.backends.numpy import native
+    from pyjax._src.backends.numpy.native import settings as native_settings
 
     start = time.perf_counter()
     report = FuzzReport(seed)
-    saved = native.AFTER_STEPS
-    native.AFTER_STEPS = 0  # build at the first call: it is the checked one
+    saved = native_settings.AFTER_STEPS
+    native_settings.AFTER_STEPS = 0  # build at the first call: it is the checked one
     try:
         with np.errstate(all="ignore"):  # edge values overflow and divide by zero, on purpose
             _fuzz(report, cases, seed, per_batch, input_sets, log, exclude)
     finally:
-        native.AFTER_STEPS = saved
+        native_settings.AFTER_STEPS = saved
     report.seconds = time.perf_counter() - start
     return report
 
@@ -266,18 +266,19 @@ def _fuzz(report: FuzzReport, cases: int, seed: int, per_batch: int, input_sets:
 def _batch(report: FuzzReport, ops, programs, loop: bool, d, rng, input_sets: int, seed: int) -> None:
     # One jitted function of `programs`, native and Python, on fresh input sets.
     import pyjax
-    from pyjax._src.backends.numpy import fpenv, native
+    from pyjax._src.backends.numpy import fpenv
+    from pyjax._src.backends.numpy.native import settings as native_settings
 
     fn = _batch_fn(ops, programs, loop)
     before = {id(o) for o in _natives()}
     jf = pyjax.jit(fn)
-    native.ENABLED = False
+    native_settings.ENABLED = False
     try:
         ref = pyjax.jit(_batch_fn(ops, programs, loop))
         sets = [_inputs(rng, d, kind) for kind in (["random", "edge", "mixed"] * input_sets)[:input_sets]]
         wants = [ref(*s) for s in sets]
     finally:
-        native.ENABLED = True
+        native_settings.ENABLED = True
     got = [jf(*s) for s in sets]
     made = [o for o in _natives() if id(o) not in before]
     live = [o for o in made if o.live]

@@ -44,8 +44,9 @@ def install() -> None:
     from pyjax._src.backends.numpy.codegen import control_flow, kernels
     from pyjax._src.backends.numpy.impls import IMPLS
     from pyjax._src.backends.numpy import native
-    from pyjax._src.backends.numpy.native import rows
+    from pyjax._src.backends.numpy.native import rows, threefry as native_threefry
     from pyjax._src.backends.numpy.parallel import blas, split, tile
+    from pyjax._src.random import threefry
 
     # BLAS's threads inside pyjax's computations only; the split pool when BLAS runs one.
     limit, controls = blas.configured_limit(), blas.thread_controls()
@@ -63,6 +64,9 @@ def install() -> None:
     tiers.register(region=tile.TileTier())
     tiers.register(region=rows.RowsTier())
     tiers.register(program=native.native_program, loop=native.native_loop)
+    # threefry2x32's hash: large ranges on every core, in C once built.
+    threefry.set_range_runner(split.run_ranges)
+    threefry.set_hash_kernel(native_threefry.native_hash)
 
     core.set_default_trace(dispatch.EvalTrace(IMPLS))
     jit_lib.set_compiler(compile_jaxpr)

@@ -1,0 +1,242 @@
+"""The one builder of native code: the system C compiler (`$CC`, else `cc`)
+run with a timeout in its own process group, libraries cached by source
+digest, and native_call.c's `NativeCall` type built once per process
+against this Python's and this NumPy's headers.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import functools
+import hashlib
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+
+import numpy as np
+
+from pyjax._src.backends.numpy import fpenv
+from pyjax._src.backends.numpy.native import settings
+from pyjax._src.backends.numpy.native.tiering import log as _log
+from pyjax._src.backends.numpy.native.vectors import _enable_sums
+
+# ---------------------------------------------------------------------------
+# Building
+
+_built: dict = {}  # source digest -> the loaded library
+# Code built in this process runs only on this machine: its vector paths
+# may use every instruction it has (AVX-512 on a recent x86). IEEE results
+# do not change with the instructions (no contraction, no fast math), only
+# their speed. A compiler that refuses the flag builds for its default
+# target (then the vector paths defer to NumPy's kernels).
+_ARCH_FLAGS = ("-march=native",)
+_arch_refused: set = set()  # compilers that refused it
+_O2_MAX_LINES = 1500
+# A compiler running longer than this is killed with its whole process
+# group, and the tier stays Python.
+_BUILD_TIMEOUT_S = 120
+_build_lock = threading.Lock()
+_build_locks: dict = {}  # source digest -> the lock its build holds
+
+
+def compiler() -> str | None:
+    """The C compiler native code is built with (its executable), or None."""
+    command = compiler_command()
+    return command[0] if command else None
+
+
+def compiler_command() -> list[str] | None:
+    """The command native code is built with: `$CC` (else `cc`) split as a
+    shell splits it (``CC="gcc -O3"``, as make uses it), its program found
+    on `$PATH`; or None."""
+    command = _command(os.environ.get("CC", "cc"), os.environ.get("PATH", ""))
+    return list(command) if command else None
+
+
+@functools.lru_cache(maxsize=8)
+def _command(cc: str, path: str) -> tuple | None:
+    # Asked at every compile of a loop or long program: worked out once per
+    # ($CC, $PATH).
+    try:
+        words = shlex.split(cc)
+    except ValueError:
+        return None
+    if not words:
+        words = ["cc"]
+    program = shutil.which(words[0], path=path or None)
+    return (program, *words[1:]) if program else None
+
+
+# Compilers running now (each the leader of its own process group): killed
+# with their children when a build times out, and at exit.
+_running: set = set()
+_running_lock = threading.Lock()
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _run_compiler(cmd: list[str]) -> tuple[int, str]:
+    """Runs `cmd` in a session of its own; (exit status, stderr). Killed
+    with all its children after `_BUILD_TIMEOUT_S` (RuntimeError)."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    with _running_lock:
+        _running.add(proc)
+    try:
+        try:
+            _, err = proc.communicate(timeout=_BUILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            try:
+                proc.communicate(timeout=5)
+            except subprocess.TimeoutExpired:  # a child that left the group keeps the pipes: let them be
+                pass
+            raise RuntimeError(f"{cmd[0]} ran longer than {_BUILD_TIMEOUT_S} s and was killed") from None
+    finally:
+        # A child the compiler left behind (the group outlives its leader) goes too.
+        _kill_group(proc)
+        with _running_lock:
+            _running.discard(proc)
+    return proc.returncode, err
+
+
+@atexit.register
+def _kill_running_builds() -> None:
+    # Build threads are daemons: at exit, their compilers must not live on.
+    with _running_lock:
+        procs = list(_running)
+    for proc in procs:
+        _kill_group(proc)
+
+
+@functools.lru_cache(maxsize=1)
+def _headers() -> list[str] | None:
+    """The include directories native_call.c builds with (this Python's and
+    this NumPy's), or None when either is missing."""
+    import sysconfig
+
+    dirs = [sysconfig.get_paths()["include"], np.get_include()]
+    if not (os.path.exists(os.path.join(dirs[0], "Python.h"))
+            and os.path.exists(os.path.join(dirs[1], "numpy", "arrayobject.h"))):
+        return None
+    return dirs
+
+
+_caller_state: list = []  # [] until tried, then [the NativeCall type or None]
+_caller_lock = threading.Lock()
+
+
+def _prepare_native_call() -> None:
+    # Builds native_call.c on a thread of its own, beside the first native
+    # build (which needs it to be bound): the two compiles overlap.
+    if not _caller_state and not _caller_lock.locked():
+        threading.Thread(target=_native_call_type, name="pyjax-native-call", daemon=True).start()
+
+
+def _warm_fpenv() -> None:
+    # fpenv's faster way is native_call.c's flushed_call.
+    if available() and _headers() is not None:
+        _prepare_native_call()
+
+
+fpenv.on_warm = _warm_fpenv
+
+
+def _native_call_type():
+    """native_call.c's `NativeCall` type, built on first use (on a build
+    thread), or None: then native code is called through ctypes."""
+    with _caller_lock:
+        if not _caller_state:
+            try:
+                _caller_state.append(_build_native_call())
+            except Exception as e:  # noqa: BLE001  (ctypes calls stay)
+                _log(f"Native calls go through ctypes: {e}", False)
+                _caller_state.append(None)
+    return _caller_state[0]
+
+
+def _build_native_call():
+    import importlib.machinery
+    import importlib.util
+
+    dirs, cc = _headers(), compiler_command()
+    if dirs is None or cc is None:
+        raise RuntimeError("no Python or NumPy headers" if cc else "no C compiler")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native_call.c")
+    name = "_pyjax_native_call"
+    with tempfile.TemporaryDirectory(prefix="pyjax-native-") as tmp:
+        so_path = os.path.join(tmp, name + ".so")
+        # (A Python extension on macOS leaves the interpreter's symbols to
+        # the loader, as distutils' LDSHARED does there.)
+        platform_flags = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
+        cmd = [*cc, "-O2", "-shared", "-fPIC", *platform_flags, *(f"-I{d}" for d in dirs), "-o", so_path, source]
+        code, err = _run_compiler(cmd)
+        if code:
+            raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()[:500]}")
+        loader = importlib.machinery.ExtensionFileLoader(name, so_path)
+        module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+    fpenv.use_c(module)
+    return module.NativeCall
+
+
+_MAX_CALL_ARGS = 256  # native_call.c's MAX_ARGS
+
+
+def _build(source: str, straight_line: bool = False, opt: str | None = None) -> ctypes.CDLL:
+    """The library built from `source` (once per process and source), at
+    `opt` (else by its length: see below)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    with _build_lock:  # one build per source; builds of other sources go on beside it
+        lock = _build_locks.setdefault(digest, threading.Lock())
+    with lock:
+        lib = _built.get(digest)
+        if lib is not None:
+            return lib
+        cc = compiler_command()
+        if cc is None:
+            raise RuntimeError("no C compiler")
+        name = " ".join(cc)
+        with tempfile.TemporaryDirectory(prefix="pyjax-native-") as tmp:
+            c_path, so_path = os.path.join(tmp, "loop.c"), os.path.join(tmp, f"loop_{digest}.so")
+            with open(c_path, "w") as f:
+                f.write(source)
+            # No contraction or fast-math: the source's own arithmetic (casts,
+            # choices, fma, signed zeros) must stay exactly as written. A long
+            # source is mostly kernel calls: -O1 builds it in half the time,
+            # and -O0 a straight-line program (run once a call, not once a
+            # step) in half that again, for ~6% more time a call (an unrolled
+            # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0). (Flags in
+            # $CC come first: ours, after them, win.)
+            opt = opt or ("-O2" if source.count("\n") < _O2_MAX_LINES else "-O0" if straight_line else "-O1")
+            base = [*cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
+            done = None
+            if name not in _arch_refused:
+                cmd = [*cc, opt, *_ARCH_FLAGS, *base[len(cc) + 1:]]
+                done = (cmd, *_run_compiler(cmd))
+                if done[1] and "march" in done[2]:
+                    _arch_refused.add(name)
+                    done = None
+            if done is None:
+                done = (base, *_run_compiler(base))
+            if done[1]:
+                raise RuntimeError(f"{' '.join(done[0])} failed: {done[2].strip()[:500]}")
+            lib = ctypes.CDLL(so_path)  # stays mapped after the file goes
+        _enable_sums(lib, source)
+        _built[digest] = lib
+        return lib
+
+
+def available() -> bool:
+    """Whether native code can be built here (enabled, and a C compiler)."""
+    return settings.ENABLED and compiler() is not None

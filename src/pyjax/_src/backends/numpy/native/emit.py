@@ -1,0 +1,339 @@
+"""Equations -> C: a jaxpr's body written over views (`_body`), one equation
+at a time (`_emit`, which asks codegen/kernels.py which kernel it calls,
+as the Python code generator does), and the whole functions of a scan, a
+while and a straight-line program.
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+
+from pyjax._src.jaxpr import DropVar, Jaxpr, Literal
+from pyjax._src.backends.numpy.codegen import kernels
+from pyjax._src.backends.numpy.native.csource import (
+    _C_SCALARS, _Source, _Unsupported, _View, _c_strides, _contiguous_view, _copy_lines, _element_lines, _nbytes,
+    _ufunc_lines,
+)
+from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
+from pyjax._src.backends.numpy.native.ops import (
+    _VIEWS, _conversion, _dot_lines, _fma_lines, _index, _minmax_lines, _row_dot_lines, _single_row_scatter, _window,
+)
+from pyjax._src.backends.numpy.native.settings import _MAX_VALUE_BYTES
+from pyjax._src.backends.numpy.native.vectors import (
+    _VECTOR_PRELUDE, _first_readers, _fused_extremum, _or_kernel, _private, _reduce_lines, _vector_binary,
+)
+
+def _check_values(jaxprs) -> None:
+    # Inputs only lend their addresses; the values computed (each its own
+    # scratch) must be small.
+    for jaxpr in jaxprs:
+        for v in jaxpr.invars:
+            if not isinstance(v.aval.dtype, np.dtype):
+                raise _Unsupported(f"value {v.aval}")
+        for v in (*jaxpr.outvars, *(w for e in jaxpr.eqns for w in e.outvars)):
+            if not isinstance(v.aval.dtype, np.dtype) or _nbytes(v.aval) > _MAX_VALUE_BYTES:
+                raise _Unsupported(f"value {v.aval}")
+
+
+def _body(src: _Source, jaxpr: Jaxpr, in_views: list, impls: dict,
+          last_into: _View | None = None) -> tuple[list[str], list]:
+    """C lines computing `jaxpr` from `in_views`; the views of its outputs.
+    `last_into`: where the last equation may write its result, when it is
+    an elementwise NumPy call (which reads each element before writing it,
+    so the place may even be one of its operands)."""
+    views = dict(zip(jaxpr.invars, in_views, strict=True))
+
+    def view(v) -> _View:
+        if type(v) is Literal:
+            return _View(src.literal(v.val, v.aval.dtype), (), (), v.aval.dtype)
+        return views[v]
+
+    lines: list[str] = []
+    eqns = jaxpr.eqns
+    last = eqns[-1] if eqns else None
+    done: set = set()  # equations emitted early (by index)
+    readers = _first_readers(eqns)
+    for k, eqn in enumerate(eqns):
+        if k in done:
+            continue
+        # An op whose result's first reader takes its max or min: both in
+        # one pass, now (the reduction's operand is ready, and it is pure).
+        reader = readers.get(eqn.outvars[0]) if len(eqn.outvars) == 1 else None
+        if reader is not None:
+            fused = _fused_extremum(src, eqn, eqns[reader], [view(v) for v in eqn.invars], impls, lines)
+            if fused is not None:
+                views[eqn.outvars[0]], views[eqns[reader].outvars[0]] = fused
+                done.add(reader)
+                continue
+        outs = _emit(src, eqn, [view(v) for v in eqn.invars], impls, lines, last_into if eqn is last else None)
+        for v, out in zip(eqn.outvars, outs, strict=True):
+            if type(v) is not DropVar:
+                views[v] = out
+    return lines, [view(v) for v in jaxpr.outvars]
+
+
+def _next_carries(src: _Source, outs: list) -> list[str]:
+    # Double-buffered: a carry may be another's old value.
+    lines = []
+    for j, v in enumerate(outs):
+        dst = _View(f"nxt[{j}]", v.shape, _c_strides(v.shape, v.dtype.itemsize), v.dtype)
+        lines += _copy_lines(src, dst, v)
+    if outs:
+        lines.append("for (int j = 0; j < NC; j++) { char *held = cur[j]; cur[j] = nxt[j]; nxt[j] = held; }")
+    return lines
+
+
+def _program(src: _Source, carry_avals: list, init_at: int, out_at: int, loop: list[str]) -> str:
+    """The C function: carries copied in from `a[init_at:]`, `loop`, and
+    copied out to `a[out_at:]`."""
+    blas = "int64_t" if _Blas.int64 else "int"
+    lines = ["#include <math.h>", "#include <stdint.h>", "#include <string.h>",
+             "typedef void (*loop_t)(char **, const intptr_t *, const intptr_t *, void *);",
+             f"typedef {blas} blasint;",
+             *(f"typedef void (*{p}gemv_t)(int, int, blasint, blasint, {t}, const void *, blasint, "
+               f"const void *, blasint, {t}, void *, blasint);" for p, t in (("s", "float"), ("d", "double"))),
+             *(f"typedef void (*{p}gemm_t)(int, int, int, blasint, blasint, blasint, {t}, const void *, "
+               f"blasint, const void *, blasint, {t}, void *, blasint);" for p, t in (("s", "float"), ("d", "double"))),
+             *src.statics,
+             *((_VECTOR_PRELUDE, *src.helpers.values()) if src.helpers else ()),
+             f"#define NC {max(len(carry_avals), 1)}",
+             "void pyjax_loop(char **a, void **k, char *s) {"]
+    # Two banks for the carries, in scratch after the temporaries.
+    banks = [(src.temp(aval).ptr, src.temp(aval).ptr) for aval in carry_avals]
+    lines.append(f"    char *cur[NC] = {{{', '.join(b[0] for b in banks) or '0'}}};")
+    lines.append(f"    char *nxt[NC] = {{{', '.join(b[1] for b in banks) or '0'}}};")
+    for j, aval in enumerate(carry_avals):
+        lines.append(f"    memcpy(cur[{j}], a[{init_at + j}], {_nbytes(aval)});")
+    lines += ["    " + line for line in loop]
+    for j, aval in enumerate(carry_avals):
+        lines.append(f"    memcpy(a[{out_at + j}], cur[{j}], {_nbytes(aval)});")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse: bool, impls: dict):
+    """(C source, kernel pointers, scratch bytes) of the scan of `body`;
+    raises _Unsupported. Arguments `a`: consts, initial carries, xs, final
+    carries, ys."""
+    src = _Source()
+    _check_values([body])
+    invars, outvars = body.invars, body.outvars
+    xs_n = len(invars) - consts_n - carry_n
+    in_views = ([_contiguous_view(f"a[{j}]", v.aval) for j, v in enumerate(invars[:consts_n])]
+                + [_contiguous_view(f"cur[{j}]", v.aval) for j, v in enumerate(invars[consts_n:consts_n + carry_n])]
+                + [_contiguous_view(f"x{j}", v.aval) for j, v in enumerate(invars[consts_n + carry_n:])])
+    rows = [_contiguous_view(f"(a[{consts_n + 2 * carry_n + xs_n + j}] + r * {_nbytes(v.aval)})", v.aval)
+            for j, v in enumerate(outvars[carry_n:])]
+    # The body's last equation may write its y row in place (a row loop's
+    # softmax: its final multiply), when that y is not also a carry.
+    last = body.eqns[-1].outvars if body.eqns else []
+    into = next((row for v, row in zip(outvars[carry_n:], rows) if len(last) == 1 and v is last[0]
+                 and v not in outvars[:carry_n]), None)
+    step, outs = _body(src, body, in_views, impls, into)
+    # ys rows first: a y may be a carry's old value.
+    for row, y in zip(rows, outs[carry_n:], strict=True):
+        if y is not row:
+            step += _copy_lines(src, row, y)
+    step += _next_carries(src, outs[:carry_n])
+    loop = [f"for (int64_t t = 0; t < {length}; t++) {{",
+            f"    int64_t r = {f'{length - 1} - t' if reverse else 't'};",
+            *(f"    char *x{j} = a[{consts_n + carry_n + j}] + r * {_nbytes(v.aval)};"
+              for j, v in enumerate(invars[consts_n + carry_n:])),
+            *("    " + line for line in step),
+            "}"]
+    carry_avals = [v.aval for v in invars[consts_n:consts_n + carry_n]]
+    source = _program(src, carry_avals, consts_n, consts_n + carry_n + xs_n, loop)
+    return source, src.kernels, src.scratch
+
+
+def _while_source(cond: Jaxpr, body: Jaxpr, cond_n: int, body_n: int, impls: dict):
+    """(C source, kernel pointers, scratch bytes) of a while loop; raises
+    _Unsupported. Arguments `a`: cond consts, body consts, initial carries,
+    final carries."""
+    src = _Source()
+    _check_values([cond, body])
+    carry_avals = [v.aval for v in body.invars[body_n:]]
+    carries = [_contiguous_view(f"cur[{j}]", a) for j, a in enumerate(carry_avals)]
+    cond_lines, (pred,) = _body(src, cond, [_contiguous_view(f"a[{j}]", v.aval)
+                                            for j, v in enumerate(cond.invars[:cond_n])] + carries, impls)
+    body_lines, outs = _body(src, body, [_contiguous_view(f"a[{cond_n + j}]", v.aval)
+                                         for j, v in enumerate(body.invars[:body_n])] + carries, impls)
+    if pred.dtype != np.bool_ or pred.shape:
+        raise _Unsupported("a predicate that is not a boolean scalar")
+    loop = ["for (;;) {",
+            *("    " + line for line in cond_lines),
+            f"    if (!*(unsigned char *){pred.ptr}) break;",
+            *("    " + line for line in body_lines + _next_carries(src, outs)),
+            "}"]
+    start = cond_n + body_n
+    source = _program(src, carry_avals, start, start + len(carry_avals), loop)
+    return source, src.kernels, src.scratch
+
+
+def _program_source(jaxpr: Jaxpr, impls: dict):
+    """(C source, kernel pointers, scratch bytes) of a straight-line
+    program; raises _Unsupported. Arguments `a`: inputs, then outputs."""
+    src = _Source()
+    _check_values([jaxpr])
+    n = len(jaxpr.invars)
+    lines, outs = _body(src, jaxpr, [_contiguous_view(f"a[{j}]", v.aval) for j, v in enumerate(jaxpr.invars)], impls)
+    for j, (v, out) in enumerate(zip(jaxpr.outvars, outs, strict=True)):
+        lines += _copy_lines(src, _contiguous_view(f"a[{n + j}]", v.aval), out)
+    return _program(src, [], 0, 0, lines), src.kernels, src.scratch
+
+
+def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | None = None) -> list:
+    """Appends `eqn`'s C lines to `step`; returns its outputs' views (`into`,
+    when given and the equation is one elementwise NumPy call)."""
+    name, params = eqn.primitive.name, eqn.params
+    if eqn.effects:
+        raise _Unsupported(f"{name} with effects")
+    out_avals = [v.aval for v in eqn.outvars]
+    impl = kernels.backend_impl(impls, eqn.primitive)
+    if impl is None:
+        raise _Unsupported(f"{name}: not the default impl")
+    # Views: no code.
+    if name in _VIEWS:
+        return _VIEWS[name](ins, params, out_avals)
+    if name == "cond":
+        return _cond_lines(src, params["branches"], ins, out_avals, impls, step)
+    inner = _inner_jaxpr(eqn)
+    if inner is not None:
+        # jit, remat and custom_jvp/vjp calls run their jaxpr's equations
+        # with the same impls (impls.py `_jit_impl`): written in line.
+        lines, outs = _body(src, inner, ins, impls)
+        step += lines
+        return outs
+    if name == "convert_element_type" and ins[0].dtype == out_avals[0].dtype:
+        return [ins[0]]  # only the weak type changes: the same values
+    if eqn.primitive.multiple_results:
+        raise _Unsupported(name)
+    out_aval = out_avals[0]
+    ufunc = kernels.c_ufunc_of(eqn, impl)
+    elementwise = ufunc is not None and all(v.size == 1 or (v.shape == out_aval.shape and v.contiguous) for v in ins)
+    if (into is not None and elementwise and into.contiguous and into.shape == out_aval.shape
+            and into.dtype == out_aval.dtype):
+        out = into
+    else:
+        out = src.temp(out_aval)
+    if ufunc is not None:
+        loop = ufunc_loop(ufunc, tuple(v.dtype for v in ins) + (out_aval.dtype,))
+        if loop is None:
+            raise _Unsupported(f"no {ufunc.__name__} loop for {[str(v.dtype) for v in ins]}")
+        # Written in place (`into`), an operand may be the very row written: a
+        # vector pass that stored its results before finding a NaN would
+        # leave NumPy's kernel a clobbered operand. Then only operands of this
+        # program's own scratch or literals allow it.
+        fast = _vector_binary(src, ufunc, ins, out) if out is not into or all(map(_private, ins)) else None
+        step += _or_kernel(fast, _ufunc_lines(src, *loop, ins, out))
+    elif name == "dot_general":
+        step += _dot_lines(src, eqn, ins, out)
+    elif name == "fma":
+        step += _fma_lines(src, eqn, ins, out)
+    elif name == "row_dot":
+        step += _row_dot_lines(src, eqn, ins, out)
+    elif name in ("max", "min") and out.dtype in _C_SCALARS and all(v.dtype == out.dtype for v in ins):
+        step += _minmax_lines(src, name, ins[0], ins[1], out)
+    elif name == "clamp" and out.dtype in _C_SCALARS and all(v.dtype == out.dtype for v in ins):
+        # The impl (special.py): min(max(x, lo), hi) with max's and min's rules.
+        # The max goes to its own scratch for floats: the min's zero fix-up
+        # reads its operands after NumPy's min wrote the result.
+        lo, x, hi = ins
+        low = src.temp(out_aval) if out.dtype.kind == "f" else out
+        step += _minmax_lines(src, "max", x, lo, low)
+        step += _minmax_lines(src, "min", low, hi, out)
+    elif name == "sign" and out.dtype.kind in "fiu" and ufunc_loop(np.sign, (out.dtype,) * 2) is not None:
+        # The impl: np.sign, then for floats np.copysign(that, x) (XLA keeps -0.0).
+        step += _ufunc_lines(src, *ufunc_loop(np.sign, (out.dtype,) * 2), ins, out)
+        if out.dtype.kind == "f":
+            step += _ufunc_lines(src, *ufunc_loop(np.copysign, (out.dtype,) * 3), [out, ins[0]], out)
+    elif name == "dynamic_slice":
+        # The impl: starts clamped so the window fits (XLA's rule), a view.
+        x, starts = ins[0], ins[1:]
+        ptr = _window(src, x, starts, params["slice_sizes"], step)
+        return [_View(ptr, out_aval.shape, x.strides, x.dtype)]
+    elif name == "dynamic_update_slice":
+        # The impl: a copy of the operand, the update written at clamped starts.
+        x, update, starts = ins[0], ins[1], ins[2:]
+        step += _copy_lines(src, out, x)
+        ptr = _window(src, out, starts, update.shape, step)
+        step += _copy_lines(src, _View(ptr, update.shape, out.strides, out.dtype), update)
+    elif name == "scatter" and _single_row_scatter(params, ins):
+        # x.at[i].set(v): one index into the leading axis, a whole row. The
+        # impl (slicing.py): a copy of the operand; the row written when the
+        # index is in bounds (CLIP clamps it, the other modes drop it).
+        x, index, update = ins
+        step += _copy_lines(src, out, x)
+        rows = x.shape[0]
+        i = f"w{src.index()}"
+        step.append(f"intptr_t {i} = {_index(index, rows)};")
+        if str(params["mode"]).endswith("CLIP"):
+            step.append(f"if ({i} < 0) {i} = 0; if ({i} > {rows - 1}) {i} = {rows - 1};")
+        row = _View(f"({out.ptr} + {i} * {out.strides[0]})", update.shape, out.strides[1:], out.dtype)
+        step.append(f"if ({i} >= 0 && {i} < {rows}) {{")
+        step += ["    " + line for line in _copy_lines(src, row, update)]
+        step.append("}")
+    elif name == "concatenate":
+        axis, offset = params["dimension"], 0
+        for v in ins:
+            part = _View(f"({out.ptr} + {offset * out.strides[axis]})", v.shape, out.strides, out.dtype)
+            step += _copy_lines(src, part, v)
+            offset += v.shape[axis]
+    elif getattr(impl, "reduce_ufunc", None) is not None:  # the impl is `ufunc.reduce` (impls.py)
+        step += _reduce_lines(src, impl.reduce_ufunc, ins[0], tuple(params["axes"]), out)
+    elif name == "integer_pow" and params["y"] != 0 and ufunc_loop(np.power, (out.dtype,) * 3) is not None:
+        # The impl: np.power(x, |y|, dtype=x.dtype) (|y| cast to the dtype,
+        # as a broadcast scalar), then np.reciprocal for y < 0.
+        y = params["y"]
+        power = _View(src.literal(abs(y), out.dtype), (), (), out.dtype)
+        step += _ufunc_lines(src, *ufunc_loop(np.power, (out.dtype,) * 3), [ins[0], power], out)
+        if y < 0:
+            loop = ufunc_loop(np.reciprocal, (out.dtype,) * 2)
+            if loop is None:
+                raise _Unsupported("reciprocal loop")
+            step += _ufunc_lines(src, *loop, [out], out)
+    elif name == "select_n" and len(ins) == 3 and ins[0].dtype == np.bool_ and out.dtype in _C_SCALARS:
+        # np.where(which, cases[1], cases[0]): a choice of bytes.
+        step += _element_lines(src, out.shape, [*ins, out], lambda r: f"{r[3]} = {r[0]} ? {r[2]} : {r[1]};")
+    elif name == "convert_element_type" and ins[0].dtype in _C_SCALARS and out.dtype in _C_SCALARS:
+        step += _element_lines(src, out.shape, [ins[0], out], _conversion(ins[0].dtype, out.dtype))
+    else:
+        raise _Unsupported(name)
+    return [out]
+
+
+def _cond_lines(src: _Source, branches, ins: list, out_avals: list, impls: dict, step: list) -> list:
+    # As compiled code runs a cond (control_flow.py): the branch the index
+    # names, the last one for an index out of range; each branch writes its
+    # results into the cond's own storage.
+    index, operands = ins[0], ins[1:]
+    if index.shape or index.dtype.kind not in "iu" or any(b.consts for b in branches):
+        raise _Unsupported("cond")
+    outs = [src.temp(a) for a in out_avals]
+    k = f"w{src.index()}"
+    n = len(branches)
+    step.append(f"intptr_t {k} = (intptr_t)(*({_C_SCALARS[index.dtype]} *){index.ptr}); "
+                f"if ({k} < 0 || {k} >= {n}) {k} = {n - 1};")
+    for i, branch in enumerate(branches):
+        lines, results = _body(src, branch.jaxpr, operands, impls)
+        for out, result in zip(outs, results, strict=True):
+            lines += _copy_lines(src, out, result)
+        step.append(("if" if i == 0 else "else if") + f" ({k} == {i}) {{")
+        step += ["    " + line for line in lines]
+        step.append("}")
+    return outs
+
+
+# Equations whose impl runs a jaxpr of theirs (call primitives: jit, remat,
+# custom_jvp/vjp calls) declare the param holding it: `primitive.call_body`.
+
+
+def _inner_jaxpr(eqn) -> Jaxpr | None:
+    key = eqn.primitive.call_body
+    if key is None:
+        return None
+    closed = eqn.params[key]
+    if closed.consts:
+        raise _Unsupported(f"{eqn.primitive.name} with constants")
+    return closed.jaxpr

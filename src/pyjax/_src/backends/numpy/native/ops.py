@@ -1,0 +1,291 @@
+"""The C of the equations that are not one ufunc call: views (reshape,
+broadcast, transpose, slices, rev: no code), windows of dynamic slices, a
+one-row scatter, conversions as the impl converts, max/min with XLA's
+order of signed zeros, the rewrite's fused multiply-adds and row dots, and
+products through the BLAS NumPy calls.
+"""
+
+from __future__ import annotations
+
+
+import numpy as np
+
+from pyjax._src.backends.numpy.native.csource import (
+    _C_SCALARS, _C_TYPES, _Source, _Unsupported, _View, _c_strides, _contiguous, _element_lines, _ufunc_lines,
+)
+from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
+
+def _single_row_scatter(params, ins) -> bool:
+    # scatter (replace) of one whole row at one index into the leading axis.
+    x, index, update = ins
+    dn = params["dimension_numbers"]
+    return (params.get("update_jaxpr") is None and index.size == 1 and index.dtype.kind in "iu"
+            and len(index.shape) == 1 and update.shape == x.shape[1:] and x.shape and x.shape[0] > 0
+            and tuple(dn.update_window_dims) == tuple(range(len(update.shape)))
+            and tuple(dn.inserted_window_dims) == (0,) and tuple(dn.scatter_dims_to_operand_dims) == (0,)
+            and not tuple(dn.operand_batching_dims) and not tuple(dn.scatter_indices_batching_dims))
+
+
+def _index(v: _View, limit: int) -> str:
+    """C expression of the integer scalar `v` as an intptr_t; an unsigned
+    value above `limit` reads as `limit + 1` (past it, as its true value is,
+    where a cast could wrap it negative)."""
+    value = f"(*({_C_SCALARS[v.dtype]} *){v.ptr})"
+    if v.dtype.kind == "u":
+        return f"({value} > {limit}u ? (intptr_t){limit + 1} : (intptr_t){value})"
+    return f"(intptr_t){value}"
+
+
+def _window(src: _Source, x: _View, starts: list, sizes, step: list) -> str:
+    """A C variable holding the address of `x`'s window of `sizes` at the
+    runtime `starts` (0-d integer views), each clamped into [0, dim - size]."""
+    name = f"w{src.index()}"
+    terms = []
+    for k, (start, dim, size, stride) in enumerate(zip(starts, x.shape, sizes, x.strides, strict=True)):
+        if start.shape or start.dtype.kind not in "iu":
+            raise _Unsupported("a start index that is not an integer scalar")
+        clamped = f"{name}_{k}"
+        step.append(f"intptr_t {clamped} = {_index(start, dim - size)}; if ({clamped} < 0) {clamped} = 0; "
+                    f"if ({clamped} > {dim - size}) {clamped} = {dim - size};")
+        terms.append(f" + {clamped} * {stride}")
+    step.append(f"char *{name} = {x.ptr}{''.join(terms)};")
+    return name
+
+
+def _conversion(source, dest):
+    """The C statement of the impl's conversion (impls.py
+    `_convert_element_type`): `!= 0` to bool; float to integer as XLA does
+    it (truncated, saturated at the bounds compared in float64, NaN to 0);
+    every other cast a C cast, which is what NumPy's astype does."""
+    ctype = _C_SCALARS[dest]
+    if dest == np.bool_:
+        return lambda r: f"{r[1]} = ({r[0]} != 0);"
+    if source.kind == "f" and dest.kind in "iu":
+        info = np.iinfo(dest)
+        big = repr(2.0 ** (info.bits - (1 if info.min < 0 else 0)))
+        small = repr(float(info.min) - 1.0)
+        lo = f"({ctype})({info.min + 1}LL - 1)" if info.min < 0 else "0"  # INT64_MIN has no literal
+        hi = f"({ctype})({info.max}ULL)"
+        return lambda r: (f"{{ double d = (double){r[0]}; {r[1]} = d >= {big} ? {hi} : d <= {small} ? {lo} : "
+                          f"d != d ? 0 : ({ctype})trunc(d); }}")
+    return lambda r: f"{r[1]} = ({ctype}){r[0]};"
+
+
+def _minmax_lines(src: _Source, name: str, a: _View, b: _View, out: _View) -> list[str]:
+    # The impl (impls.py `_minmax`): NumPy's maximum/minimum, then XLA's
+    # order of zeros (-0.0 below +0.0) where both operands are zeros.
+    ufunc = np.maximum if name == "max" else np.minimum
+    lines = _ufunc_lines(src, *ufunc_loop(ufunc, (out.dtype,) * 3), [a, b], out)
+    if out.dtype.kind == "f":
+        zero = "{0} + {1}" if name == "max" else "-((-{0}) + (-{1}))"
+        lines += _element_lines(src, out.shape, [a, b, out], lambda r: (
+            f"if ({r[0]} == 0 && {r[1]} == 0) {r[2]} = {zero.format(r[0], r[1])};"))
+    return lines
+
+
+def _identity(ins, params, out_avals):
+    return list(ins)
+
+
+def _reshape(ins, params, out_avals):
+    # reshape (without its transposing `dimensions`), squeeze, expand_dims:
+    # the same bytes, when they are in order.
+    (x,), (aval,) = ins, out_avals
+    if not x.contiguous:
+        raise _Unsupported("reshape of a strided view")
+    return [_View(x.ptr, aval.shape, _c_strides(aval.shape, aval.dtype.itemsize), aval.dtype)]
+
+
+def _reshape_only(ins, params, out_avals):
+    if params.get("dimensions") is not None:
+        raise _Unsupported("reshape with a transpose")
+    return _reshape(ins, params, out_avals)
+
+
+def _broadcast(ins, params, out_avals):
+    (x,), (aval,) = ins, out_avals
+    strides = [0] * len(aval.shape)
+    for axis, d, st in zip(params["broadcast_dimensions"], x.shape, x.strides):
+        strides[axis] = st if d == aval.shape[axis] and d != 1 else 0
+    return [_View(x.ptr, aval.shape, strides, aval.dtype)]
+
+
+def _transpose(ins, params, out_avals):
+    (x,), (aval,) = ins, out_avals
+    perm = params["permutation"]
+    return [_View(x.ptr, aval.shape, [x.strides[p] for p in perm], aval.dtype)]
+
+
+def _slice(ins, params, out_avals):
+    (x,), (aval,) = ins, out_avals
+    steps = params.get("strides") or (1,) * len(x.shape)
+    offset = sum(b * st for b, st in zip(params["start_indices"], x.strides))
+    return [_View(f"({x.ptr} + {offset})", aval.shape, [st * k for st, k in zip(x.strides, steps)], aval.dtype)]
+
+
+def _split(ins, params, out_avals):
+    (x,) = ins
+    axis, start, outs = params["axis"], 0, []
+    for size, aval in zip(params["sizes"], out_avals, strict=True):
+        outs.append(_View(f"({x.ptr} + {start * x.strides[axis]})", aval.shape, x.strides, aval.dtype))
+        start += int(size)
+    return outs
+
+
+def _rev(ins, params, out_avals):
+    (x,), (aval,) = ins, out_avals
+    dims = params["dimensions"]
+    offset = sum((d - 1) * st for k, (d, st) in enumerate(zip(x.shape, x.strides)) if k in dims)
+    strides = [-st if k in dims else st for k, st in enumerate(x.strides)]
+    return [_View(f"({x.ptr} + {offset})", aval.shape, strides, aval.dtype)]
+
+
+_VIEWS = {"rev": _rev, "stop_gradient": _identity, "copy": _identity, "name": _identity,
+          "reshape": _reshape_only, "squeeze": _reshape, "broadcast_in_dim": _broadcast,
+          "transpose": _transpose, "slice": _slice, "split": _split}
+
+
+def _fma_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
+    # rewrite.py's fused multiply-add, `(±a) * b + (±c)` rounded once: C's
+    # fmaf is that operation, correctly rounded, as is the impl's float32
+    # path (fma.py); float64 follows the impl's emulation (see `value`).
+    if out.dtype not in _C_TYPES or any(v.dtype != out.dtype for v in ins):
+        raise _Unsupported("fma operands")
+    fn = "fmaf"
+    neg_a = "-" if eqn.params.get("negate_product") else ""
+    neg_c = "-" if eqn.params.get("negate_addend") else ""
+    # A NaN result: its sign and payload are those of the impl's NaN, which
+    # NumPy's float64 multiply then add kernels give (fma.py), operands in
+    # the impl's order (its large float32 path puts a single `a` second);
+    # a hardware fma picks among NaN operands in another order.
+    f64 = np.dtype(np.float64)
+    mul, add = ufunc_loop(np.multiply, (f64,) * 3), ufunc_loop(np.add, (f64,) * 3)
+    if mul is None or add is None:
+        raise _Unsupported("fma without NumPy's float64 multiply and add loops")
+    km, kmd, ka, kad = (src.kernel(p) for p in (*mul, *add))
+    from pyjax._src.backends.numpy.xla import fma as fma_impl
+    from pyjax._src.backends.numpy.xla import xla_math
+
+    splitter = repr(float(xla_math._SPLITTER))
+
+    swap = out.dtype == np.float32 and out.size > fma_impl._SMALL and ins[0].size == 1
+
+    def value(a, b, c):
+        if out.dtype == np.float32:
+            return f"{fn}({a}, {b}, {c})"
+        # float64: the impl's own error-free emulation (xla_math.fma_f64),
+        # operation for operation (IEEE: the same bits), not C's fma, which
+        # differs from it near ties and where a product underflows.
+        return (f"({{ double pj_a = {a}, pj_b = {b}, pj_c = {c}, pj_p = pj_a * pj_b, pj_q = {splitter} * pj_a, "
+                f"pj_r = {splitter} * pj_b, pj_ah = pj_q - (pj_q - pj_a), pj_bh = pj_r - (pj_r - pj_b), "
+                "pj_al = pj_a - pj_ah, pj_bl = pj_b - pj_bh, "
+                "pj_pe = (((pj_ah * pj_bh - pj_p) + pj_ah * pj_bl) + pj_al * pj_bh) + pj_al * pj_bl, "
+                "pj_t = pj_p + pj_c, pj_cp = pj_t - pj_p, pj_se = (pj_p - (pj_t - pj_cp)) + (pj_c - pj_cp), "
+                "pj_o = pj_t + (pj_se + pj_pe); (isfinite(pj_o) && (pj_o != 0 || pj_t != 0)) ? pj_o : pj_t; })")
+
+    def statement(r):
+        a, b, c = f"{neg_a}{r[0]}", r[1], f"{neg_c}{r[2]}"
+        x, y = (b, a) if swap else (a, b)
+        return (f"{{ {r[3]} = {value(a, b, c)}; if ({r[3]} != {r[3]}) {{ "
+                f"double pj_x = (double)({x}), pj_y = (double)({y}), pj_z = (double)({c}), pj_p, pj_t; "
+                "static const intptr_t pj_n[] = {1}, pj_st[] = {0, 0, 0}; "
+                "char *pj_m[] = {(char *)&pj_x, (char *)&pj_y, (char *)&pj_p}; "
+                f"((loop_t){km})(pj_m, pj_n, pj_st, {kmd}); "
+                "char *pj_s[] = {(char *)&pj_p, (char *)&pj_z, (char *)&pj_t}; "
+                f"((loop_t){ka})(pj_s, pj_n, pj_st, {kad}); {r[3]} = ({_C_TYPES[out.dtype]})pj_t; }} }}")
+
+    return _element_lines(src, out.shape, [*ins, out], statement)
+
+
+def _row_dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
+    # rewrite.py's short row sum of products (fma.py `row_dot`), as its impl:
+    # from +0, one fused multiply-add per element of the row, in order (the
+    # first two swapped for a square).
+    a, b = ins
+    if out.dtype not in _C_TYPES or a.dtype != out.dtype or b.dtype != out.dtype:
+        raise _Unsupported("row_dot operands")
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    order = list(range(shape[-1]))
+    if eqn.params["square"] and len(order) >= 2:
+        order[0], order[1] = 1, 0
+    fn = "fmaf"
+    steps = [(a, a.aligned(shape)), (b, b.aligned(shape))]
+    lines = _element_lines(src, out.shape, [out], lambda r: f"{r[0]} = 0;")
+    for k in order:
+        a_k, b_k = (_View(f"({v.ptr} + {k * st[-1]})", shape[:-1], st[:-1], v.dtype) for v, st in steps)
+        lines += _element_lines(src, out.shape, [a_k, b_k, out], lambda r: f"{r[2]} = {fn}({r[0]}, {r[1]}, {r[2]});")
+    return lines
+
+
+def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
+    # Compiled code calls `ndarray.dot` (compile.py `_direct_dot`), on
+    # transposed views where the contracting axes ask for them; NumPy then
+    # picks the BLAS call from the operands' layouts. The same choice is made
+    # here on the operands' views: gemv for a matrix and a vector (row-major
+    # if the matrix is C-contiguous, column-major if Fortran-contiguous; the
+    # transposed form for a vector times a matrix), gemm for two matrices
+    # (each transposed if Fortran-contiguous), a copy first for any other
+    # layout. Shapes that take NumPy to its level-1 paths (a dimension of 1)
+    # and its syrk case (a matrix times its own transpose) are left out.
+    (lc, rc), (lb, _) = eqn.params["dimension_numbers"]
+    lhs, rhs = ins
+    dtype = out.dtype
+    if (lb or not lhs.dtype == rhs.dtype == dtype or dtype not in _C_TYPES or not _Blas.find()
+            or eqn.params.get("preferred_element_type") not in (None, dtype)
+            or len(lc) != 1 or len(lhs.shape) not in (1, 2) or len(rhs.shape) not in (1, 2)):
+        raise _Unsupported("dot_general")
+    if any(d < 2 for d in (*lhs.shape, *rhs.shape)):
+        raise _Unsupported("dot_general with a dimension of 1")
+    a = _transposed(lhs) if lc[0] != len(lhs.shape) - 1 else lhs
+    b = _transposed(rhs) if rc[0] != 0 else rhs
+    lines: list[str] = []
+    t = "s" if dtype == np.float32 else "d"
+    isz = dtype.itemsize
+
+    def usable(v, matrix: bool):
+        # NumPy copies an operand with a zero stride; a matrix it cannot hand
+        # to BLAS as one segment, too.
+        if any(st == 0 for st in v.strides) or (matrix and _layout(v) is None):
+            copy, more = _contiguous(src, _View(v.ptr, v.shape, v.strides, v.dtype), force=True)
+            lines.extend(more)
+            return copy
+        return v
+
+    def gemv(matrix, vector, trans: int) -> list[str]:
+        matrix, vector = usable(matrix, True), usable(vector, False)
+        order, ld = (101, matrix.shape[1]) if _layout(matrix) == "C" else (102, matrix.shape[0])
+        fn = src.kernel(_Blas.fns[t + "gemv"])
+        return lines + [(f"(({t}gemv_t){fn})({order}, {trans}, {matrix.shape[0]}, {matrix.shape[1]}, 1.0, "
+                         f"{matrix.ptr}, {ld}, {vector.ptr}, {vector.strides[0] // isz}, 0.0, {out.ptr}, 1);")]
+
+    if len(a.shape) == 2 and len(b.shape) == 1:
+        return gemv(a, b, 111)  # matrix times vector
+    if len(a.shape) == 1 and len(b.shape) == 2:
+        return gemv(b, a, 112)  # vector times matrix: the matrix transposed
+    if len(a.shape) == 2 and len(b.shape) == 2:
+        a, b = usable(a, True), usable(b, True)
+        if a.ptr == b.ptr and a.shape == b.shape[::-1] and a.strides == b.strides[::-1]:
+            raise _Unsupported("a matrix times its own transpose (NumPy's syrk)")
+        (m, k), n = a.shape, b.shape[1]
+        trans_a, lda = (111, k) if _layout(a) == "C" else (112, m)
+        trans_b, ldb = (111, n) if _layout(b) == "C" else (112, k)
+        fn = src.kernel(_Blas.fns[t + "gemm"])
+        return lines + [(f"(({t}gemm_t){fn})(101, {trans_a}, {trans_b}, {m}, {n}, {k}, 1.0, {a.ptr}, {lda}, "
+                        f"{b.ptr}, {ldb}, 0.0, {out.ptr}, {n});")]
+    raise _Unsupported("dot_general of two vectors")
+
+
+def _transposed(v: _View) -> _View:
+    if len(v.shape) != 2:
+        raise _Unsupported("dot_general contracting a middle axis")
+    return _View(v.ptr, v.shape[::-1], v.strides[::-1], v.dtype)
+
+
+def _layout(v: _View) -> str | None:
+    """'C' or 'F' for a matrix BLAS can read in place, else None."""
+    isz = v.dtype.itemsize
+    if v.strides == (v.shape[1] * isz, isz):
+        return "C"
+    if v.strides == (isz, v.shape[0] * isz):
+        return "F"
+    return None
