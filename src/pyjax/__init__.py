@@ -115,3 +115,16 @@ def process_indices(backend=None) -> list[int]:
 
 def default_backend() -> str:
     return "cpu"
+
+
+# Config options, guards and small utilities at the top level (JAX's names;
+# docs/config.md says which change nothing on a host-memory backend).
+from pyjax._src.config import (  # noqa: E402
+    allow_f16_reductions, array_garbage_collection_guard, check_tracer_leaks, debug_key_reuse, enable_custom_prng,
+    jax2tf_associative_scan_reductions, legacy_prng_key, make_user_context, no_execution, no_tracing,
+    softmax_custom_jvp, thread_guard, threefry_partitionable, transfer_guard, transfer_guard_device_to_device,
+    transfer_guard_device_to_host, transfer_guard_host_to_device,
+)
+from pyjax._src.dtypes import float0  # noqa: E402
+from pyjax._src.api_extras import Inline, fwd_and_bwd, print_environment_info  # noqa: E402
+from pyjax import monitoring, profiler  # noqa: E402

@@ -28,6 +28,7 @@ import contextvars
 import enum
 import functools
 import os
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, NoReturn, TypeVar
 
@@ -711,6 +712,171 @@ allow_f16_reductions = bool_state(
     "If False, summing float16/bfloat16 inputs raises an error.",
     include_in_trace_context=True,
 )
+
+no_tracing = bool_state(
+    "jax_no_tracing",
+    False,
+    "Disallow tracing for JIT compilation: a jit cache miss (or make_jaxpr) raises.",
+)
+
+no_execution = bool_state(
+    "jax_no_execution",
+    False,
+    "Disallow running jitted computations: calling a compiled function raises.",
+)
+
+thread_guard = bool_state(
+    "jax_thread_guard",
+    False,
+    "For multi-controller runs: raise when computations on one mesh are issued from "
+    "several threads. pyjax runs one process, where JAX never raises either.",
+)
+
+array_garbage_collection_guard = optional_enum_state(
+    "jax_array_garbage_collection_guard",
+    ["allow", "log", "fatal"],
+    None,
+    "What to do when an Array is freed by Python's cycle collector (JAX logs or aborts "
+    "so that reference cycles holding device memory are found). pyjax's arrays are host "
+    "NumPy buffers freed like any Python object: the value is accepted and checked only.",
+)
+
+jax2tf_associative_scan_reductions = bool_state(
+    "jax2tf_associative_scan_reductions",
+    False,
+    "jax2tf's choice of lowering for the cumulative reductions; pyjax has no jax2tf, "
+    "so it changes nothing.",
+)
+
+_TRANSFER_GUARD_LEVELS = ["allow", "log", "disallow", "log_explicit", "disallow_explicit"]
+
+transfer_guard_host_to_device = optional_enum_state(
+    "jax_transfer_guard_host_to_device",
+    _TRANSFER_GUARD_LEVELS,
+    None,
+    "Guard for host-to-device transfers ('allow', 'log', 'disallow', 'log_explicit', "
+    "'disallow_explicit'). pyjax computes in host memory: there are no transfers to guard.",
+)
+
+transfer_guard_device_to_device = optional_enum_state(
+    "jax_transfer_guard_device_to_device",
+    _TRANSFER_GUARD_LEVELS,
+    None,
+    "Guard for device-to-device transfers (see jax_transfer_guard_host_to_device).",
+)
+
+transfer_guard_device_to_host = optional_enum_state(
+    "jax_transfer_guard_device_to_host",
+    _TRANSFER_GUARD_LEVELS,
+    None,
+    "Guard for device-to-host transfers (see jax_transfer_guard_host_to_device).",
+)
+
+_transfer_guard_all = optional_enum_state(
+    "jax_transfer_guard",
+    _TRANSFER_GUARD_LEVELS,
+    None,
+    "Sets all three transfer guards (host-to-device, device-to-device, device-to-host).",
+)
+
+
+def _warn_once_when_set(states: Sequence[State], active: Callable[[Any], bool], message: str) -> None:
+    # For options pyjax accepts but cannot act on: say so once, when first set.
+    warned = [False]
+
+    def hook() -> None:
+        if not warned[0] and any(active(state.value) for state in states):
+            warned[0] = True
+            warnings.warn(message, UserWarning, stacklevel=4)
+
+    for state in states:
+        state.add_change_hook(hook)
+
+
+_warn_once_when_set(
+    (transfer_guard_host_to_device, transfer_guard_device_to_device, transfer_guard_device_to_host),
+    lambda v: v not in (None, "allow"),
+    "jax transfer guards: pyjax computes in host memory, so there are no device transfers to log or "
+    "refuse; the guard level is recorded and changes nothing.")
+_warn_once_when_set(
+    (debug_key_reuse,), bool,
+    "jax_debug_key_reuse: pyjax does not track PRNG key reuse yet; the option is recorded and nothing is checked.")
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str) -> Iterator[None]:
+    """A context manager to control the transfer guard level for all transfers.
+
+    Levels: 'allow', 'log', 'disallow', 'log_explicit', 'disallow_explicit'. JAX
+    logs or refuses host/device transfers at these levels; pyjax computes in host
+    memory, so there are no transfers to guard and nothing is logged or refused.
+    """
+    with contextlib.ExitStack() as stack:
+        for state in (transfer_guard_host_to_device, transfer_guard_device_to_device,
+                      transfer_guard_device_to_host, _transfer_guard_all):
+            stack.enter_context(state(new_val))
+        yield
+
+
+class UserContext:
+    """One override of a user context (``with ctx(value): ...``)."""
+
+    __slots__ = ("_new_value", "_previous", "_state")
+
+    def __init__(self, state: State, new_value: Any) -> None:
+        self._state = state
+        self._new_value = new_value
+        self._previous: list = []
+
+    def __enter__(self) -> None:
+        self._previous.append(self._state._swap_local(self._new_value))
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._state._swap_local(self._previous.pop())
+
+
+class UserConfig:
+    """A user context: a value that is part of jit's cache key (see make_user_context)."""
+
+    def __init__(self, default_value: Any) -> None:
+        self._state = State("user_context", default_value, "A user context.", include_in_trace_context=True)
+
+    @property
+    def value(self) -> Any:
+        return self._state.value
+
+    def get_global(self) -> Any:
+        return self._state.get_global()
+
+    def set_global(self, new_value: Any) -> None:
+        self._state._set(new_value)
+
+    def __call__(self, new_value: Any) -> UserContext:
+        return UserContext(self._state, new_value)
+
+
+def make_user_context(default_value: Any = None) -> UserConfig:
+    """Creates a `jax.jit` cache sensitive context.
+
+    If the value of the context changes, jit's tracing and compilation caches
+    miss and the jitted function is traced and compiled again.
+
+    Example::
+
+      @jax.jit
+      def f(x):
+        return x * 2
+
+      my_context = jax.make_user_context(default_value=None)
+      with my_context(1):
+        f(1.)
+      with my_context(2):
+        f(1.)  # tracing cache miss
+
+    Adding new user contexts is not thread-safe; using one once made is.
+    """
+    return UserConfig(default_value)
+
 
 traceback_filtering = enum_state(
     "jax_traceback_filtering",

@@ -125,6 +125,8 @@ def trace_flat(fun: Callable, args: tuple, kwargs: dict, static_argnums: tuple, 
     flat_args, in_tree = tree_flatten((dyn_args, kwargs))
     avals = _abstractify_args(fun, flat_args, args, kwargs, static_argnums)
     debug = DebugInfo(traced_for, func_src_info(fun), _arg_names(fun, args, kwargs, static_argnums))
+    if config.no_tracing.value:
+        raise RuntimeError(f"re-tracing function {debug.func_src_info} for `jit`, but 'no_tracing' is set")
     start = time.perf_counter()
     out_tree_box = []
 
@@ -175,7 +177,18 @@ def lower_for_backend(jaxpr: Jaxpr, name: str):
     return compiled
 
 
+# jax_no_execution, kept in a flag its change hook sets (read on every call).
+_NO_EXECUTION = [False]
+config.no_execution.add_change_hook(lambda: _NO_EXECUTION.__setitem__(0, config.no_execution.value))
+
+
+def _refuse_execution(name: str) -> None:
+    raise RuntimeError(f"JAX tried to execute function jit({name}), but the no_execution config option is set")
+
+
 def run_compiled(compiled, jaxpr: Jaxpr, flat_args) -> list:
+    if _NO_EXECUTION[0]:
+        _refuse_execution(getattr(compiled, "name", "computation"))
     fn = getattr(compiled, "fn", compiled)
     outs = dispatch.fp_mode.run(fn, *[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
     if _names_placement(jaxpr.out_avals):
@@ -485,6 +498,8 @@ class _CacheEntry:
         self.placed = _names_placement(self.out_avals)
 
     def run(self, flat_args: Sequence[Any]) -> list:
+        if _NO_EXECUTION[0]:
+            _refuse_execution(self.name)
         executable = self.executable
         if executable is None:
             compiled = lower_for_backend(self.jaxpr, self.name)
@@ -560,6 +575,12 @@ def compile_for_backend(jaxpr: Jaxpr, *, fused: bool = True) -> Callable:
 _NOT_GIVEN = object()  # jit(static_argnums=...) without a function: a decorator
 
 
+def _inline_flag(inline) -> bool:
+    # jax.Inline: only JAX_EARLY inlines while tracing (the others are lowering choices).
+    value = getattr(inline, "value", None)
+    return inline if value is None else value == "jax_early"
+
+
 def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused: bool = False, device=None, backend=None, inline: bool = False,
         in_shardings=None, out_shardings=None, abstracted_axes=None, compiler_options=None):
@@ -584,7 +605,7 @@ def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=N
     """
     kwargs = dict(static_argnums=static_argnums, static_argnames=static_argnames,
                   donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                  keep_unused=keep_unused, inline=inline, backend=backend, device=device)
+                  keep_unused=keep_unused, inline=_inline_flag(inline), backend=backend, device=device)
     if fun is _NOT_GIVEN:
         return lambda f: JitWrapped(f, **kwargs)
     return JitWrapped(fun, **kwargs)

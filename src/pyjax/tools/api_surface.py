@@ -100,13 +100,7 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.dlpack", "", NOT_YET),
     ("jax.ref", "", NOT_YET),
     ("jax.experimental", "", NOT_YET),
-    ("jax", "Inline Ref ad allow_f16_reductions array_garbage_collection_guard check_tracer_leaks custom_remat "
-            "debug_key_reuse ds empty_ref enable_custom_prng float0 "
-            "free_ref freeze fwd_and_bwd jax2tf_associative_scan_reductions legacy_prng_key "
-            "make_user_context new_ref no_execution no_tracing "
-            "print_environment_info softmax_custom_jvp thread_guard threefry_partitionable "
-            "transfer_guard transfer_guard_device_to_device transfer_guard_device_to_host "
-            "transfer_guard_host_to_device", NOT_YET),
+    ("jax", "Ref ad custom_remat ds empty_ref free_ref freeze new_ref", NOT_YET),
     ("jax.lax", "dce_sink dce_sink_p stage_p", "issue 26: primitives with no NumPy impl yet (dce_sink binds one "
                 "with no outputs; stage_p is bound by lax.stage, which pyjax writes as a lift)"),
     ("jax.lax", "scaled_dot select_and_scatter_p", NOT_YET),

@@ -9,13 +9,14 @@ larger NumPy arrays, tracers of an enclosing trace) becomes a constvar.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import core, dtypes, errors
+from pyjax._src import config, core, dtypes, errors
 from pyjax._src.avals import ShapedArray
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var
 
@@ -291,4 +292,30 @@ def trace_to_jaxpr(
         jaxpr = trace.to_jaxpr(outs)
     finally:
         trace.valid = False
+    if config.check_tracer_leaks.value:
+        _check_leaks(trace, args, outs)
     return jaxpr, outs
+
+
+def _check_leaks(trace: DynamicJaxprTrace, *ours: Sequence) -> None:
+    """jax_check_tracer_leaks: raise if a tracer of the finished `trace` is still
+    referenced from outside it (a global list, a closure, an object's field)."""
+    import gc
+
+    gc.collect()
+    heap = gc.get_objects()
+    # The outputs are handed on (in the caller's pytrees too): not leaks.
+    outputs = {id(x) for x in ours[-1]}
+    mine = [obj for obj in heap if type(obj) is DynamicJaxprTracer and obj._trace is trace and id(obj) not in outputs]
+    del heap
+    # References from the tracing machinery's own lists and from frames still
+    # running do not count.
+    own = {id(group) for group in ours} | {id(mine)}
+    leaked = [t for t in mine
+              if any(id(r) not in own and not inspect.isframe(r) for r in gc.get_referrers(t))]
+    if leaked:
+        info = trace.debug_info
+        where = (f"The error occurred while tracing the function {info.func_src_info} for {info.traced_for}. "
+                 if info is not None else "")
+        raise Exception("Leaked trace DynamicJaxprTrace. Leaked tracer(s):\n\n"
+                        + "\n\n".join(f"{t!r}\n{where}" for t in leaked))

@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from pyjax._src import dtypes
+from pyjax._src import config, dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, get_aval
 from pyjax._src.lax._standard import ANY, BOOL_OR_NUMBER, INT_OR_BOOL, NUMBER, unary_dtype_check
@@ -80,11 +80,22 @@ def _axes(axes: Sequence[int]) -> tuple:
 
 def reduce_sum(operand, axes: Sequence[int], *, out_sharding=None):
     """Sum over `axes`."""
+    if not config.allow_f16_reductions.value:
+        _refuse_f16_sum(operand, axes)
     axes = _axes(axes)
     if out_sharding is not None:
         out_sharding = sharding_rules.canonicalize_sharding(out_sharding, "reduce_sum",
                                                             len(get_aval(operand).shape) - len(axes))
     return reduce_sum_p.bind(operand, axes=axes, out_sharding=out_sharding)
+
+
+def _refuse_f16_sum(operand, axes) -> None:
+    # jax_allow_f16_reductions=False: a half-precision sum over more than one
+    # element is refused (a config choice, so not in the memoised abstract eval).
+    aval = get_aval(operand)
+    if aval.dtype in (np.float16, dtypes.bfloat16) and not all(aval.shape[int(d)] == 1 for d in axes):
+        raise ValueError(f"reduce_sum on operand {aval.str_short(True)} is not allowed when "
+                         "jax_allow_f16_reductions=False.")
 
 
 def reduce_prod(operand, axes: Sequence[int]):

@@ -273,11 +273,36 @@ def softmax(x, axis: int | tuple | None = -1, where=None):
       axis: the axis or axes to normalise over (None: all).
       where: elements to include; the output is 0 for the others.
     """
+    from pyjax._src import config
+
+    if config.softmax_custom_jvp.value:
+        return _softmax(x, axis, where)
     x_max = jnp.max(x, axis, where=where, initial=-np.inf, keepdims=True)
     x_safe = x if where is None else jnp.where(where, x, -np.inf)
     unnormalized = jnp.exp(x_safe - lax_ew.stop_gradient(x_max))
     result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
     return result if where is None else jnp.where(where, result, 0)
+
+
+# jax_softmax_custom_jvp: softmax as a custom_jvp function whose tangent is
+# y * (x_dot - sum(y * x_dot)), so its derivative never meets exp's overflow.
+def _softmax_with_jvp(x, axis, where=None, initial=-np.inf):
+    x_max = jnp.max(x, axis, where=where, initial=initial, keepdims=True)
+    x_safe = x if where is None else jnp.where(where, x, initial)
+    unnormalized = jnp.exp(x_safe - x_max)
+    result = unnormalized / jnp.sum(unnormalized, axis, where=where, keepdims=True)
+    return result if where is None else jnp.where(where, result, 0)
+
+
+_softmax_with_jvp.__name__ = "_softmax"
+_softmax = custom_jvp(_softmax_with_jvp, nondiff_argnums=(1,))
+
+
+@_softmax.defjvp
+def _softmax_jvp(axis, primals, tangents):
+    (x, where, initial), (x_dot, _, _) = primals, tangents
+    y = _softmax(x, axis, where, initial)
+    return y, y * (x_dot - (y * x_dot).sum(axis, where=where, keepdims=True))
 
 
 @partial(jit, static_argnames=("axis", "algorithm"))
