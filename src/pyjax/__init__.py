@@ -59,6 +59,7 @@ from pyjax import core, custom_derivatives, interpreters  # noqa: E402  (the ext
 from pyjax._src.api_context import ensure_compile_time_eval, named_call, named_scope  # noqa: E402
 from pyjax._src.lax.callbacks import pure_callback  # noqa: E402
 from pyjax._src.lax.identity import device_put  # noqa: E402
+from pyjax._src.install import install_as_jax  # noqa: E402  (import jax -> pyjax; docs/ecosystem.md)
 from pyjax.ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
 
 

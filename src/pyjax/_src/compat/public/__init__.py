@@ -1,0 +1,1 @@
+"""Public `jax.*` modules pyjax has no module of its own for (see compat)."""
