@@ -128,4 +128,4 @@ from pyjax._src.config import (  # noqa: E402
 )
 from pyjax._src.dtypes import float0  # noqa: E402
 from pyjax._src.api_extras import Inline, fwd_and_bwd, print_environment_info  # noqa: E402
-from pyjax import monitoring, profiler  # noqa: E402
+from pyjax import dlpack, monitoring, profiler  # noqa: E402

@@ -88,6 +88,22 @@ class Array(metaclass=_ArrayMeta):
         view.flags.writeable = False
         return view
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Exports the buffer as a DLPack capsule (NumPy's, read-only: Arrays are immutable)."""
+        if isinstance(self.aval.dtype, dtypes.ExtendedDType):
+            raise BufferError(f"DLPack export is not supported for arrays of dtype {self.aval.dtype}")
+        view = np.asarray(self._value).view()
+        view.flags.writeable = False
+        kwargs = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device), ("copy", copy))
+                  if v is not None}
+        if stream is not None:
+            kwargs["stream"] = stream
+        return view.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple:
+        """The DLPack device of the buffer: the host CPU, device 0."""
+        return np.empty(0).__dlpack_device__()
+
     def __bool__(self):
         if isinstance(self.aval.dtype, dtypes.ExtendedDType):  # a key's record buffer is always truthy
             raise TypeError("key array cannot be converted to boolean.")

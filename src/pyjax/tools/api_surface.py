@@ -97,7 +97,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.lax", "rng_uniform rng_uniform_p", H4),
     ("jax", "default_prng_impl", H4),
     # -- this issue, not yet
-    ("jax.dlpack", "", NOT_YET),
     ("jax.ref", "", NOT_YET),
     ("jax.experimental", "", NOT_YET),
     ("jax", "Ref ad custom_remat ds empty_ref free_ref freeze new_ref", NOT_YET),
