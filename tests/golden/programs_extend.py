@@ -192,6 +192,30 @@ def ad_only(x):
     return ad_only_p.bind(x).sum()
 '''
 
+# jax.custom_derivatives.linear_call: a linear function with its own transpose.
+PRELUDE += '''
+lc = jax.custom_derivatives.linear_call
+def scaled(r, x):
+    return lc(lambda r, x: r * x, lambda r, ct: r * ct, r, x)
+def pair_fun(r, xs):
+    return lc(lambda r, xs: (r * xs[0], xs[1] - xs[0]), lambda r, ct: (r * ct[0] - ct[1], ct[1]), r, xs)
+def bad_transpose(r, x):
+    return lc(lambda r, x: r * x, lambda r, ct: (ct, ct), r, x)
+'''
+CASES.update({
+    "linear_call_value": "float(scaled(2.0, 3.0))",
+    "linear_call_jit": "float(jax.jit(scaled)(2.0, 3.0))",
+    "linear_call_jaxpr": "jax.make_jaxpr(scaled)(2.0, 3.0)",
+    "linear_call_grad": "float(jax.grad(lambda x: scaled(2.0, x))(3.0))",
+    "linear_call_grad_jaxpr": "jax.make_jaxpr(jax.grad(lambda x: scaled(2.0, x)))(3.0)",
+    "linear_call_jvp": "[float(v) for v in jax.jvp(lambda x: scaled(2.0, x), (3.0,), (1.0,))]",
+    "linear_call_transpose_twice": "float(jax.linear_transpose(lambda c: jax.linear_transpose(lambda x: scaled(5.0, x), 1.0)(c)[0], 1.0)(2.0)[0])",
+    "linear_call_pytrees": "[np.asarray(v).tolist() for v in jax.vjp(lambda xs: pair_fun(3.0, xs), (x3, x3))[1]((x3, x3))[0]]",
+    "linear_call_bad_transpose": "jax.grad(lambda x: bad_transpose(2.0, x))(3.0)",
+    "linear_call_vmap": "jax.vmap(lambda x: scaled(2.0, x))(x3)",
+    "linear_call_custom_transpose_used": "float(jax.grad(lambda x: lc(lambda r, x: r * x, lambda r, ct: 10 * ct, 2.0, x))(3.0))",
+})
+
 
 def run_case(namespace: dict, expr: str) -> dict:
     """The record of one case: its text, or the class and message it raised."""

@@ -55,6 +55,8 @@ class EvalTrace(core.Trace):
 
     def __init__(self, impls: dict):
         self.impls = impls
+        for primitive, impl in _pending_impls.items():  # (def_impl before any backend was installed)
+            impls.setdefault(primitive, _impl_on_buffers(primitive, impl))
 
     # Eager plans. A call on one or two Arrays is keyed by the operands' avals
     # and the param values in `primitive.eager_plans`; the plan holds the
@@ -404,15 +406,19 @@ def _to_buffer(primitive, out):
     return np.asarray(out)
 
 
+# Impls defined before the default backend is installed, for its table.
+_pending_impls: dict = {}
+
+
 def _register_impl(primitive, impl) -> None:
     # Every eval trace installed shares its impl table with compiled code
-    # (`jit.set_compiler` is given the same dict), so one entry serves both.
+    # (the compiler is given the same dict), so one entry serves both.
     trace = core._default_trace[0]
-    if trace is not None:
-        trace.impls[primitive] = _impl_on_buffers(primitive, impl)
-        clear = getattr(primitive, "eager_plans", None)
-        if clear is not None:
-            clear.clear()
+    if trace is None:
+        _pending_impls[primitive] = impl
+        return
+    trace.impls[primitive] = _impl_on_buffers(primitive, impl)
+    primitive.eager_plans.clear()
 
 
 core._impl_hooks.append(_register_impl)
