@@ -119,7 +119,7 @@ def default_backend() -> str:
 
 
 # Config options, guards and small utilities at the top level (JAX's names;
-# docs/config.md says which change nothing on a host-memory backend).
+# docs/differences.md says which change nothing on a host-memory backend).
 from pyjax._src.config import (  # noqa: E402
     allow_f16_reductions, array_garbage_collection_guard, check_tracer_leaks, debug_key_reuse, enable_custom_prng,
     jax2tf_associative_scan_reductions, legacy_prng_key, make_user_context, no_execution, no_tracing,
