@@ -41,15 +41,21 @@ def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
     return LoweredFun(fun, multiple_results)
 
 
+# (primitive, platform) -> an MLIR-builder lowering rule a library registered:
+# kept so that it can be read back, never called (pyjax lowers no StableHLO).
+mlir_rules: dict = {}
+
+
 def register_lowering(prim: core.Primitive, rule: Callable, platform: str | None = None, inline: bool = True,
                       cacheable: bool = True) -> None:
     """Registers how `prim` is lowered. A rule from `lower_fun` becomes
     `prim`'s evaluation rule on pyjax's backend (unless it has one); any
-    other rule (MLIR builder code) needs StableHLO lowering and raises."""
+    other rule (MLIR builder code) is recorded, as JAX records it, but never
+    runs: pyjax has no StableHLO lowering (issue 27), so such a primitive
+    evaluates by its `def_impl` (libraries such as equinox register both)."""
     if not isinstance(rule, LoweredFun):
-        raise NotImplementedError(
-            f"mlir.register_lowering for primitive '{prim.name}': pyjax has no StableHLO lowering yet (issue 27); "
-            "a lowering written as a JAX function, mlir.lower_fun(f, multiple_results=...), is supported")
+        mlir_rules[prim, platform] = rule
+        return
     if platform not in (None, "cpu"):
         return  # a lowering for another platform: pyjax runs on the CPU only
     if "impl" in vars(prim):  # def_impl was called: its impl runs already

@@ -3,6 +3,8 @@ reads. Submodules load on first access."""
 
 import importlib as _importlib
 
+from pyjax._src.compat.io_callback import io_callback  # noqa: F401
+
 
 def __getattr__(name: str):
     if name.startswith("__"):
