@@ -406,7 +406,26 @@ from pyjax._src.lax import batching_util
 # batchers themselves; these are the elementwise primitives defined directly.
 for _p in (ew.integer_pow_p, ew.convert_element_type_p, ew.stop_gradient_p, ew.copy_p):
     batching_util.vectorized(_p)
-batching_util.broadcasting(add_any_p)
+
+
+def _add_any_batch(axis_data, args, dims):
+    # add_any does not broadcast (its operands share one aval), so an
+    # unbatched operand is materialised at the batch size, as JAX's
+    # add_batched does: a cotangent accumulated from a batched and an
+    # unbatched use.
+    x, y = args
+    if dims[0] == dims[1]:
+        return add_any_p.bind(x, y), dims[0]
+
+    def front(v, d):
+        if d is batching.not_mapped:
+            return batching_util.broadcast_batch(v, axis_data.size, 0)
+        return batching_util.moveaxis(v, d, 0)
+
+    return add_any_p.bind(front(x, dims[0]), front(y, dims[1])), 0
+
+
+add_any_p.def_batch(_add_any_batch)
 
 
 def _select_n_batch(axis_data, args, dims):

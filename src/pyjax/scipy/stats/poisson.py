@@ -1,3 +1,3 @@
 """pyjax.scipy.stats.poisson: The Poisson distribution with mean `mu`."""
 
-from pyjax._src.scipy.stats.poisson import cdf, logpmf, pmf  # noqa: F401
+from pyjax._src.scipy.stats.poisson import cdf, entropy, logpmf, pmf  # noqa: F401

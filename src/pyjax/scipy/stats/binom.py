@@ -1,0 +1,3 @@
+"""pyjax.scipy.stats.binom: The binomial distribution."""
+
+from pyjax._src.scipy.stats.binom import logpmf, pmf  # noqa: F401

@@ -1,0 +1,3 @@
+"""pyjax.scipy.stats.geom: The geometric distribution."""
+
+from pyjax._src.scipy.stats.geom import logpmf, pmf  # noqa: F401
