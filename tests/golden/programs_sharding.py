@@ -405,3 +405,92 @@ a = put((8, 16), P('x', 'y'))
 jax.make_jaxpr(lambda p: jax.lax.dot_general(p, p, (((1,), (1,)), ((), ())), out_sharding=P('x', None)))(a)
 """)
 program("memory_space_enum", "text", "result = repr(list(jax.memory.Space))")
+
+# --- creation with out_sharding, joining, slicing, cumulative ops, control flow
+program("zeros_out_sharding_jaxpr", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(lambda: jnp.zeros((8, 4), out_sharding=P('x')))()
+""")
+program("full_out_sharding_jaxpr", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(lambda: jnp.full((8, 4), 2.0, out_sharding=P('x', 'y')))()
+""")
+program("arange_out_sharding_jaxpr", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(lambda: jnp.arange(8, out_sharding=P('x')))()
+""")
+program("ones_out_sharding_eager", "text", """
+with jax.sharding.set_mesh(mesh):
+  z = jnp.ones((8, 4), out_sharding=P(None, 'y'))
+  result = repr((jax.typeof(z), z.sharding, [s.data.shape for s in z.addressable_shards][:2]))
+""")
+program("concatenate_same_sharding", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda x: jnp.concatenate([x, x], axis=1))(a)
+""")
+program("concatenate_mismatch", "error", """
+jax.make_jaxpr(lambda x, y: jnp.concatenate([x, y], axis=1))(put((8, 4), P('x')), put((8, 4), P('y')))
+""")
+program("slice_keeps_sharding", "jaxpr", """
+a = put((8, 4), P(None, 'y'))
+result = jax.make_jaxpr(lambda x: x[2:4])(a)
+""")
+program("slice_sharded_indivisible", "error", """
+a = put((8, 4), P('x', None))
+jax.make_jaxpr(lambda x: x[1:4])(a)
+""")
+program("slice_to_scalar", "jaxpr", """
+a = put((8, 4), P('x', 'y'))
+result = jax.make_jaxpr(lambda x: x[3, 1])(a)
+""")
+program("pad_sharded", "jaxpr", """
+a = put((8, 4), P(None, 'y'))
+result = jax.make_jaxpr(lambda x: jax.lax.pad(x, 0.0, ((1, 1, 0), (0, 0, 0))))(a)
+""")
+program("rev_keeps_sharding", "jaxpr", """
+a = put((8, 4), P('x', 'y'))
+result = jax.make_jaxpr(lambda x: jax.lax.rev(x, (0,)))(a)
+""")
+program("cumsum_unsharded_axis", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda x: jax.lax.cumsum(x, axis=1))(a)
+""")
+program("cumsum_sharded_axis_error", "error", """
+a = put((8, 4), P('x'))
+jax.make_jaxpr(lambda x: jax.lax.cumsum(x, axis=0))(a)
+""")
+program("where_same_sharding", "jaxpr", """
+a = put((8, 4), P('x', 'y'))
+result = jax.make_jaxpr(lambda x: jnp.where(x > 2.0, x, 0.0))(a)
+""")
+program("select_mismatch", "error", """
+jax.make_jaxpr(lambda c, x, y: jax.lax.select(c, x, y))(
+    put((8, 4), P('x')) > 0, put((8, 4), P('x')), put((8, 4), P('y')))
+""")
+program("convert_keeps_sharding", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda x: x.astype(jnp.int32))(a)
+""")
+program("cond_carries_sharding", "jaxpr", """
+a = put((8, 4), P('x', 'y'))
+result = jax.make_jaxpr(lambda x: jax.lax.cond(True, lambda v: v * 2.0, lambda v: v + 1.0, x))(a)
+""")
+program("while_carries_sharding", "jaxpr", """
+a = put((8, 4), P('x', 'y'))
+result = jax.make_jaxpr(lambda x: jax.lax.fori_loop(0, 3, lambda i, v: v * 2.0, x))(a)
+""")
+program("vmap_sharded_operand", "jaxpr", """
+a = put((8, 4), P('x', 'y'))
+result = jax.make_jaxpr(jax.vmap(lambda v: jnp.sin(v) * 2.0))(a)
+""")
+program("grad_of_matmul_out_sharding", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  a = put((8, 16), P('x', 'y'))
+  b = put((16, 4), P('y', None))
+  result = jax.make_jaxpr(jax.grad(lambda p: jnp.sum(jnp.matmul(p, b, out_sharding=P('x', None)))))(a)
+""")
+program("eager_concatenate", "text", """
+a = put((8, 4), P('x'))
+c = jnp.concatenate([a, a], axis=1)
+result = repr((jax.typeof(c), c.sharding))
+""")

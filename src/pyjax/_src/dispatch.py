@@ -19,7 +19,7 @@ from pyjax._src.avals import ShapedArray, check_allocatable
 from pyjax._src.cache_key import params_storable, remember_after
 from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
-from pyjax._src.sharding.sharded_array import ShardedArray, place_result
+from pyjax._src.sharding.sharded_array import ShardedArray, place_result, place_typed
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -144,8 +144,8 @@ class EvalTrace(core.Trace):
         out_aval = primitive.out_avals(avals, params)
         check_allocatable(out_aval)  # (a view of a huge shape would spin later, not fail)
         impl = self.impls.get(primitive)
-        if impl is None or primitive.multiple_results:
-            return False
+        if impl is None or primitive.multiple_results or _names_placement(out_aval):
+            return False  # (a placed result is split over its devices by the general path)
         ufunc = impl if isinstance(impl, np.ufunc) else getattr(impl, "ufunc", None)
         if ufunc is not None and out_aval.dtype in getattr(impl, "exact_dtypes", ()):
             ufunc = None  # the impl computes this dtype as XLA does, not as the ufunc
@@ -210,10 +210,13 @@ class EvalTrace(core.Trace):
         check_allocatable(out_aval)
         out = fp_mode.run(functools.partial(impl, **params) if params else impl, *values)
         if primitive.multiple_results:
-            return [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
+            outs = [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
+            return [place_typed(o) for o in outs] if _names_placement(out_aval) else outs
         dtype = getattr(out, "dtype", None)
         if dtype is not out_aval.dtype and dtype != out_aval.dtype:
             out = np.asarray(out, out_aval.dtype)  # e.g. NumPy returned a Python scalar
+        if out_aval.sharding is not None or out_aval.memory_space is not None:
+            return place_typed(Array(out, out_aval))  # (a result whose type names its devices)
         return Array(out, out_aval)
 
 
@@ -343,6 +346,14 @@ def _scalar_buffers(args, avals) -> list:
             dtypes.scalar_type_to_dtype(int, x)  # raises JAX's OverflowError
         out.append(np.asarray(x, aval.dtype)[()])
     return out
+
+
+def _names_placement(out) -> bool:
+    # Whether an abstract-eval result names devices (a sharding or a memory space).
+    for a in (out if isinstance(out, (list, tuple)) else (out,)):
+        if getattr(a, "sharding", None) is not None or getattr(a, "memory_space", None) is not None:
+            return True
+    return False
 
 
 def _wrap(out, out_aval, exact: bool) -> Array:

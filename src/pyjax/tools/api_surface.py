@@ -104,6 +104,7 @@ DECLARED_ABSENT: dict[str, str] = _table(
                 "with no outputs; stage_p is bound by lax.stage, which pyjax writes as a lift)"),
     ("jax.lax", "scaled_dot select_and_scatter_p", NOT_YET),
     ("jax.scipy.special", "", NOT_YET),
+    ("jax.scipy.stats", "", NOT_YET),
     ("jax.nn", "get_scaled_dot_general_config scaled_dot_general scaled_matmul", NOT_YET),
 )
 

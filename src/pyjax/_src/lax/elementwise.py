@@ -28,6 +28,7 @@ import numpy as np
 
 from pyjax._src import core, dtypes
 from pyjax._src import dispatch as _dispatch
+from pyjax._src.lax import sharding_rules
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, _default_trace, _trace_ctx
@@ -328,6 +329,9 @@ def _select_n_abstract_eval(which: ShapedArray, *cases: ShapedArray) -> ShapedAr
     if which.dtype == np.bool_ and len(cases) > 2:
         raise TypeError("select with boolean `which` cannot have > 2 cases.")
     return ShapedArray(case.shape, case.dtype, all(c.weak_type for c in cases))
+
+
+select_n_p.def_sharding_rule(sharding_rules.select_n_rule)
 
 
 # ---------------------------------------------------------------------------

@@ -86,7 +86,7 @@ def full(shape: Sequence[int], fill_value, dtype=None, *, sharding=None):
         weak = False
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "full")
     value = _convert_element_type(fill_value, dtype, weak)
-    return broadcast_in_dim(value, shape, ())
+    return broadcast_in_dim(value, shape, (), out_sharding=sharding)
 
 
 def broadcast(operand, sizes: Sequence[int], *, out_sharding=None):
@@ -216,6 +216,8 @@ def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_shardin
     """An iota along `dimension`, broadcast to `shape`."""
     dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "broadcasted_iota")
     shape = _static_shape(shape, "iota")
+    if out_sharding is not None:
+        out_sharding = sharding_rules.canonicalize_sharding(out_sharding, "broadcasted_iota", len(shape))
     return iota_p.bind(dtype=dtype, shape=shape, dimension=int(dimension), sharding=out_sharding)
 
 
@@ -246,6 +248,9 @@ def _concatenate_abstract_eval(*operands: ShapedArray, dimension: int) -> Shaped
     return ShapedArray(tuple(shape), first.dtype, all(o.weak_type for o in operands))
 
 
+concatenate_p.def_sharding_rule(sharding_rules.concatenate_rule)
+
+
 def concatenate(operands: Sequence, dimension: int):
     """Concatenates `operands` along `dimension`."""
     operands = list(operands)
@@ -263,6 +268,9 @@ def _rev_abstract_eval(operand: ShapedArray, *, dimensions) -> ShapedArray:
     if any(not 0 <= d < operand.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
         raise TypeError(f"rev dimensions must be unique and in range, got dimensions {dimensions} for operand ndim {operand.ndim}.")
     return operand
+
+
+rev_p.def_sharding_rule(sharding_rules.keep_operand_rule)
 
 
 def rev(operand, dimensions: Sequence[int]):
@@ -290,6 +298,9 @@ def _slice_abstract_eval(operand: ShapedArray, *, start_indices, limit_indices, 
     steps = strides or (1,) * operand.ndim
     shape = tuple(max(0, -(-(limit - start) // step)) for start, limit, step in zip(start_indices, limit_indices, steps, strict=True))
     return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+slice_p.def_sharding_rule(sharding_rules.varying_shape_rule("slicing"))
 
 
 def slice(operand, start_indices: Sequence[int], limit_indices: Sequence[int], strides: Sequence[int] | None = None):  # noqa: A001

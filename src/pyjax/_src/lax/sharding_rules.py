@@ -351,3 +351,80 @@ def unstacked(aval: ShapedArray) -> ShapedArray:
         return aval.update(shape=aval.shape[1:])
     return with_spec(ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type, None, aval.memory_space),
                      aval.sharding.mesh, spec_of(aval)[1:])
+
+
+# ---------------------------------------------------------------------------
+# Joining, slicing, padding, selecting, cumulative ops
+
+
+def _sharding_text(aval) -> str:
+    s = aval.sharding
+    return str(s) if s is not None else "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P())"
+
+
+def same_sharding_rule(message: str):
+    """Operands on a mesh must agree on their sharding, which the result has
+    (concatenate, select_n's cases); `message` formats the shardings."""
+
+    def rule(out, *avals, **params):
+        placed = [a for a in avals if a.sharding is not None]
+        if not placed or not isinstance(out, ShapedArray):
+            return out
+        first = placed[0].sharding
+        if any(a.sharding != first for a in placed[1:]):
+            raise ShardingTypeError(message.format(", ".join(_sharding_text(a) for a in avals)))
+        return with_spec(out, first.mesh, tuple(first.spec))
+
+    return rule
+
+
+concatenate_rule = same_sharding_rule("All operands should have the same sharding. Got shardings {}")
+
+
+def select_n_rule(out, which, *cases):
+    out = same_sharding_rule("select cases must have the same shardings, got [{}].")(out, *cases)
+    first = next((c.sharding for c in cases if c.sharding is not None), None)
+    if which.shape and which.sharding is not None and first is not None and \
+            (which.sharding.mesh != first.mesh or tuple(which.sharding.spec) != tuple(first.spec)):
+        raise ShardingTypeError(
+            "select `which` must be scalar or have the same sharding as cases, got `which` sharding "
+            f"{which.sharding} but case sharding {_sharding_text(cases[0])}.")
+    return out
+
+
+def varying_shape_rule(name: str):
+    """Slicing and padding: the operand's placement, where each sharded
+    dimension whose size changes still divides over its mesh axes."""
+
+    def rule(out, operand, *rest, **params):
+        mesh = mesh_of(operand)
+        if mesh is None or not isinstance(out, ShapedArray):
+            return out
+        if not out.shape or all(n == 1 for n in out.shape):
+            return with_spec(out, mesh, (None,) * len(out.shape))
+        spec = spec_of(operand)
+        for before, after, entry in zip(operand.shape, out.shape, spec):
+            if before != after and entry is not None:
+                k = 1
+                for a in _axes(entry):
+                    k *= mesh.shape[a]
+                if after % k:
+                    raise ShardingTypeError(
+                        f"{name} on sharded dims where out dim ({after}) is not divisible by mesh axes ({k}) with "
+                        f"spec ({entry}) is not implemented. Got input type={operand.str_short(True)} and output "
+                        f"shape={out.shape}")
+        return with_spec(out, mesh, spec)
+
+    return rule
+
+
+def keep_operand_rule(out, operand, *rest, **params):
+    """The result is placed as the (first) operand is (rev, clamp's operand)."""
+    return with_spec(out, mesh_of(operand), spec_of(operand)) if isinstance(out, ShapedArray) else out
+
+
+def cumulative_rule(out, x, *, axis: int, reverse: bool):
+    if spec_of(x)[axis] is not None:
+        raise ShardingTypeError(
+            f"Input should be unsharded over the axis being reduced. Got input type={x} and axis={axis}")
+    return with_spec(out, mesh_of(x), spec_of(x))

@@ -21,6 +21,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.gather_scatter import *
 from pyjax._src.lax.gather_scatter import check_same_dtypes_no_tip, dtype_of, shape_of
 
@@ -74,6 +75,9 @@ def _dynamic_slice_abstract_eval(operand: ShapedArray, *start_indices: ShapedArr
         raise TypeError(f"start_indices arguments to dynamic_slice must be scalars,  got indices {start_indices}")
     _check_index_dtypes("dynamic_slice", ":", start_indices)
     return ShapedArray(tuple(slice_sizes), operand.dtype, operand.weak_type)
+
+
+dynamic_slice_p.def_sharding_rule(sharding_rules.varying_shape_rule("dynamic_slice"))
 
 
 def _normalize_start_indices(operand, start_indices, allow_negative_indices) -> list:
@@ -205,6 +209,9 @@ def _pad_abstract_eval(operand: ShapedArray, padding_value: ShapedArray, *, padd
     if operand.dtype != padding_value.dtype:
         raise TypeError(f"pad operand and padding_value must be same dtype: got {operand.dtype} and {padding_value.dtype}.")
     return ShapedArray(shape, operand.dtype, operand.weak_type and padding_value.weak_type)
+
+
+pad_p.def_sharding_rule(sharding_rules.varying_shape_rule("padding"))
 
 
 def pad(operand, padding_value, padding_config: Sequence[tuple[int, int, int]]):

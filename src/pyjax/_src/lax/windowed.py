@@ -29,6 +29,7 @@ from pyjax._src import core, dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.lax import elementwise as ew
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.convolution import (
     check_shapelike,
     dilate_shape,
@@ -266,6 +267,7 @@ def _cumulative_primitive(name: str) -> Primitive:
         return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
     primitive.def_abstract_eval(abstract_eval)
+    primitive.def_sharding_rule(sharding_rules.cumulative_rule)
     return primitive
 
 

@@ -282,6 +282,9 @@ def _build(fn, args):
         return _NOT_REPLAYABLE
     if len(closed.jaxpr.outvars) != 1:
         return _NOT_REPLAYABLE
+    aval = closed.jaxpr.outvars[0].aval
+    if getattr(aval, "sharding", None) is not None or getattr(aval, "memory_space", None) is not None:
+        return _NOT_REPLAYABLE  # (a placed result: the ordinary path splits it over its devices)
     return _Program(closed, args)
 
 

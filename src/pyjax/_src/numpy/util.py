@@ -196,14 +196,15 @@ def lax_convert(x, new_dtype):
     return convert_element_type(x, dtypes.check_and_canonicalize_user_dtype(new_dtype, "convert_element_type"), False)
 
 
-def full(shape, fill_value, dtype, weak_type: bool = False):
+def full(shape, fill_value, dtype, weak_type: bool = False, *, sharding=None):
     """lax.full: a broadcast of `fill_value` converted to `dtype` (a literal
-    when `fill_value` is a Python or NumPy scalar)."""
+    when `fill_value` is a Python or NumPy scalar), placed by `sharding`."""
     value = convert_element_type(fill_value, dtype, weak_type)
     shape = tuple(shape)
-    if shape_of(value) == shape:
+    if shape_of(value) == shape and sharding is None:
         return value
-    return lax_shapes.broadcast_in_dim(value, shape, tuple(range(len(shape) - len(shape_of(value)), len(shape))))
+    return lax_shapes.broadcast_in_dim(value, shape, tuple(range(len(shape) - len(shape_of(value)), len(shape))),
+                                       out_sharding=sharding)
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
