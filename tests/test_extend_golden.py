@@ -1,7 +1,7 @@
 """Primitives defined only through jax.extend and jax.interpreters, under
 eager evaluation, jit, grad, vmap and make_jaxpr, against JAX 0.11.0.
 
-tests/golden/programs_extend.py holds the prelude (the primitives, defined
+tests/golden/cases_extend.py holds the prelude (the primitives, defined
 the way a library defines them) and the expressions; extend.json is their
 recording from JAX 0.11.0 (tests/golden/record_extend.py). Here the same
 prelude runs with `jax` meaning pyjax, and every expression must give JAX's
@@ -21,7 +21,7 @@ import pytest
 GOLDEN = Path(__file__).resolve().parent / "golden"
 sys.path.insert(0, str(GOLDEN))
 
-from programs_extend import CASES, PRELUDE, run_case  # noqa: E402
+from cases_extend import CASES, PRELUDE, run_case  # noqa: E402
 
 RECORDED = json.loads((GOLDEN / "extend.json").read_text())
 

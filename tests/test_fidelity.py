@@ -18,7 +18,7 @@ import pytest
 GOLDEN = Path(__file__).resolve().parent / "golden"
 sys.path.insert(0, str(GOLDEN))
 
-from programs_fidelity import CASES, PRELUDE, run_case  # noqa: E402
+from cases_fidelity import CASES, PRELUDE, run_case  # noqa: E402
 from test_extend_golden import as_pyjax  # noqa: E402
 
 RECORDED = json.loads((GOLDEN / "fidelity.json").read_text())

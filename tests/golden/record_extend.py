@@ -1,5 +1,5 @@
 """Records ``extend.json``: primitives defined only through jax.extend and
-jax.interpreters (programs_extend.PRELUDE) under eager evaluation, jit, grad,
+jax.interpreters (cases_extend.PRELUDE) under eager evaluation, jit, grad,
 vmap and make_jaxpr in JAX 0.11.0 — values, jaxpr text, the rule tables as a
 library reads them, and the errors for missing rules.
 
@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 OUTPUT = HERE / "extend.json"
 sys.path.insert(0, str(HERE))
 
-from programs_extend import CASES, PRELUDE, run_case  # noqa: E402
+from cases_extend import CASES, PRELUDE, run_case  # noqa: E402
 
 
 def main() -> int:

@@ -1,5 +1,5 @@
 """Records ``fidelity.json``: small fidelity cases of issue 26 item 5
-(programs_fidelity.py) in JAX 0.11.0 — iterating over traced arrays, static
+(cases_fidelity.py) in JAX 0.11.0 — iterating over traced arrays, static
 arguments equal in value but not in type, vmap outputs left unmapped, and
 arithmetic on typed PRNG keys.
 
@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 OUTPUT = HERE / "fidelity.json"
 sys.path.insert(0, str(HERE))
 
-from programs_fidelity import CASES, PRELUDE, run_case  # noqa: E402
+from cases_fidelity import CASES, PRELUDE, run_case  # noqa: E402
 
 
 def main() -> int:
