@@ -494,3 +494,29 @@ a = put((8, 4), P('x'))
 c = jnp.concatenate([a, a], axis=1)
 result = repr((jax.typeof(c), c.sharding))
 """)
+
+# --- jit's in_shardings / out_shardings (eager placement)
+program("jit_out_shardings", "text", """
+x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+r = jax.jit(lambda a: a * 2, out_shardings=NS(mesh, P('x')))(x)
+result = repr((jax.typeof(r), r.sharding, np.asarray(r)[:, 0]))
+""")
+program("jit_in_shardings", "text", """
+x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+r = jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x', 'y')))(x)
+result = repr((jax.typeof(r), r.sharding))
+""")
+program("jit_out_shardings_auto", "text", """
+x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+r = jax.jit(lambda a: a * 2, out_shardings=NS(auto, P('x')))(x)
+result = repr((jax.typeof(r), r.sharding))
+""")
+program("jit_in_shardings_mismatch", "error", """
+x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x', 'y')))(jax.device_put(x, NS(mesh, P('y'))))
+""")
+program("jit_out_shardings_tuple", "text", """
+x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+r1, r2 = jax.jit(lambda a: (a, a.sum(0)), out_shardings=(NS(mesh, P('x')), NS(mesh, P('y'))))(x)
+result = repr((jax.typeof(r1), jax.typeof(r2), r2.sharding))
+""")

@@ -606,6 +606,13 @@ def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=N
     kwargs = dict(static_argnums=static_argnums, static_argnames=static_argnames,
                   donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                   keep_unused=keep_unused, inline=_inline_flag(inline), backend=backend, device=device)
+    if in_shardings is not None or out_shardings is not None:
+        # (Placed arguments and results: a wrapper, so that plain jit's call path is unchanged.)
+        from pyjax._src.sharding.api import PlacedJit
+
+        if fun is _NOT_GIVEN:
+            return lambda f: PlacedJit(JitWrapped(f, **kwargs), in_shardings, out_shardings)
+        return PlacedJit(JitWrapped(fun, **kwargs), in_shardings, out_shardings)
     if fun is _NOT_GIVEN:
         return lambda f: JitWrapped(f, **kwargs)
     return JitWrapped(fun, **kwargs)

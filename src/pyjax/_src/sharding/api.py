@@ -284,3 +284,90 @@ def explicit_axes(f: Callable | None = None, /, *, axes: str | tuple | None = No
             return tree_map(lambda x: _drop_axes(as_array(x), names), out)
 
     return wrapped
+
+
+# ---------------------------------------------------------------------------
+# jit's in_shardings / out_shardings
+
+
+def _per_leaf_shardings(spec: Any, tree: Any, what: str) -> list:
+    """One sharding (or None) per leaf of `tree`: `spec` is one sharding for
+    all, or a pytree prefix of `tree` of them."""
+    from pyjax._src.sharding.named import Sharding
+
+    def is_leaf(s):
+        return s is None or isinstance(s, (Sharding, PartitionSpec))
+
+    leaves, treedef = tree_flatten(tree)
+    if is_leaf(spec):
+        return [spec] * len(leaves)
+    from pyjax._src.tree_util import tree_structure
+
+    spec_leaves, spec_def = tree_flatten(spec, is_leaf=is_leaf)
+    out = []
+    try:
+        subtrees = spec_def.flatten_up_to(tree)
+    except (ValueError, TypeError, AttributeError):
+        if len(spec_leaves) == len(leaves):
+            return list(spec_leaves)
+        raise ValueError(f"jit's {what} must be a sharding or a pytree prefix of the {what[:-10]}s, got "
+                         f"{spec!r} for {tree_structure(tree)}") from None
+    for s, sub in zip(spec_leaves, subtrees, strict=True):
+        out.extend([s] * len(tree_flatten(sub)[0]))
+    return out
+
+
+class PlacedJit:
+    """A jitted function whose arguments and results are placed by
+    `in_shardings` / `out_shardings` (eagerly; under a trace it is the jitted
+    function itself). Stages and cache helpers are the jitted function's."""
+
+    def __init__(self, jitted: Any, in_shardings: Any, out_shardings: Any) -> None:
+        self._jitted = jitted
+        self._in_shardings = in_shardings
+        self._out_shardings = out_shardings
+        functools.update_wrapper(self, jitted, updated=())
+
+    def __getattr__(self, name: str):
+        return getattr(self._jitted, name)
+
+    def __call__(self, *args, **kwargs):
+        if not isinstance(core.current_trace(), dispatch.EvalTrace):
+            return self._jitted(*args, **kwargs)
+        if self._in_shardings is not None:
+            args = self._place_args(args)
+        out = self._jitted(*args, **kwargs)
+        if self._out_shardings is None:
+            return out
+        from pyjax._src.lax.identity import device_put
+
+        leaves, treedef = tree_flatten(out)
+        targets = [_resolved(s) for s in _per_leaf_shardings(self._out_shardings, out, "out_shardings")]
+        return tree_unflatten(treedef, [x if s is None else device_put(x, s) for x, s in zip(leaves, targets)])
+
+    def _place_args(self, args: tuple) -> tuple:
+        from pyjax._src.lax.identity import device_put
+
+        spec = self._in_shardings
+        if isinstance(spec, list):
+            spec = tuple(spec)
+        leaves, treedef = tree_flatten(args)
+        targets = [_resolved(s) for s in _per_leaf_shardings(spec, args, "in_shardings")]
+        placed = []
+        for x, s in zip(leaves, targets, strict=True):
+            if s is None:
+                placed.append(x)
+                continue
+            have = getattr(x, "_sharding", None)
+            if have is not None and have != s:
+                raise ValueError(
+                    "Sharding passed to jit does not match the sharding on the respective arg. Got jit sharding: "
+                    f"{s},\narg sharding: {have} for arg type: {core.get_aval(x)}")
+            placed.append(x if have is not None else device_put(x, s))
+        return tree_unflatten(treedef, placed)
+
+
+def _resolved(s):
+    from pyjax._src.sharding.named import resolve
+
+    return None if s is None else resolve(s, name="jit")
