@@ -34,3 +34,4 @@ from pyjax._src.lax.convenience import (  # noqa: E402,F401
 from pyjax._src.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general  # noqa: E402,F401
 from pyjax._src.lax.identity import device_put_p  # noqa: E402,F401
 from pyjax._src.sharding.api import sharding_constraint_p, with_sharding_constraint  # noqa: E402,F401
+from pyjax._src.lax.scaled_dot import scaled_dot  # noqa: E402,F401

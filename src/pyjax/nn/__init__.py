@@ -36,3 +36,4 @@ from pyjax._src.nn.functions import (  # noqa: F401
     tanh,
 )
 from pyjax.nn import initializers  # noqa: F401
+from pyjax._src.nn.scaled import get_scaled_dot_general_config, scaled_dot_general, scaled_matmul  # noqa: E402,F401

@@ -102,10 +102,9 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax", "Ref ad custom_remat ds empty_ref free_ref freeze new_ref", NOT_YET),
     ("jax.lax", "dce_sink dce_sink_p stage_p", "issue 26: primitives with no NumPy impl yet (dce_sink binds one "
                 "with no outputs; stage_p is bound by lax.stage, which pyjax writes as a lift)"),
-    ("jax.lax", "scaled_dot select_and_scatter_p", NOT_YET),
+    ("jax.lax", "select_and_scatter_p", NOT_YET),
     ("jax.scipy.special", "", NOT_YET),
     ("jax.scipy.stats", "", NOT_YET),
-    ("jax.nn", "get_scaled_dot_general_config scaled_dot_general scaled_matmul", NOT_YET),
 )
 
 
