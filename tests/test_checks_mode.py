@@ -126,7 +126,7 @@ def test_toggling_recompiles(monkeypatch):
     try:
         pyjax.config.update("jax_enable_checks", False)
         good = f(XS)
-        assert "_check" not in f.lower(XS).as_text()  # off: no check in the code
+        assert "_check" not in f.lower(XS).as_text("python")  # off: no check in the code
         original = IMPLS[ew.sin_p]
         monkeypatch.setitem(IMPLS, ew.sin_p, wrong_dtype)
         assert f(XS)[1].dtype == np.float32  # the program compiled with the good impl
@@ -138,7 +138,7 @@ def test_toggling_recompiles(monkeypatch):
         monkeypatch.setitem(IMPLS, ew.sin_p, original)
         pyjax.clear_caches()  # (the checked program compiled above holds the wrong impl)
         pyjax.config.update("jax_enable_checks", True)
-        assert "_check" in f.lower(XS).as_text()
+        assert "_check" in f.lower(XS).as_text("python")
         checked = f(XS)
         np.testing.assert_array_equal(np.asarray(checked[1]), np.asarray(good[1]))
         assert float(checked[0]) == float(good[0])

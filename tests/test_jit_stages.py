@@ -25,7 +25,7 @@ def test_trace_lower_compile():
     )
     assert repr(traced.out_info) == "ShapeDtypeStruct(shape=(3,), dtype=float32)"
     lowered = traced.lower()
-    assert "def " in lowered.as_text() and "return" in lowered.as_text()
+    assert "def " in lowered.as_text("python") and "return" in lowered.as_text("python")
     assert lowered.as_text("jaxpr") == str(traced.jaxpr)
     with pytest.raises(ValueError, match="unknown dialect: foo"):
         lowered.as_text(dialect="foo")

@@ -18,6 +18,9 @@ from pyjax._src.dispatch import sync_checks as _sync_checks
 from pyjax._src.numpy import array_methods as _array_methods
 
 _numpy_backend.install()  # the default backend, wired into the layers that must not import it
+from pyjax._src.backends import stablehlo as _stablehlo_backend  # noqa: E402
+
+_stablehlo_backend.wire()  # Lowered.as_text(): the StableHLO module (rules registered on first use)
 _sync_checks()  # JAX_ENABLE_CHECKS=1: the checking eval trace from the start
 _array_methods.install()
 # Placement primitives are identities on the one host's buffers (the

@@ -93,7 +93,7 @@ def test_rnn_runs_natively_and_bitwise(dtype, eager_tier, monkeypatch):
 
 def test_source_calls_the_native_tier_before_the_python_loop(eager_tier):
     W, xs, h = arr(8, 8), arr(10, 8), arr(8)
-    text = pyjax.jit(rnn).lower(W, xs, h).as_text()
+    text = pyjax.jit(rnn).lower(W, xs, h).as_text("python")
     assert "_native_scan" in text and ".check(" in text and "for " in text
 
 
@@ -201,7 +201,7 @@ def test_fori_loop_with_traced_bounds_is_a_native_while(eager_tier, monkeypatch)
     def f(x, n):
         return lax.fori_loop(0, n, lambda i, v: jnp.sin(v) * 0.5 + x, x)
 
-    text = pyjax.jit(f).lower(arr(5), jnp.int32(3)).as_text()
+    text = pyjax.jit(f).lower(arr(5), jnp.int32(3)).as_text("python")
     assert "_native_while" in text and "while True:" in text
     _, _, made = run_both(f, arr(5), jnp.int32(300), monkeypatch=monkeypatch)
     assert len(live(made)) == 1
@@ -211,7 +211,7 @@ def test_a_batched_while_keeps_the_python_loop(eager_tier):
     def f(x):
         return lax.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x)
 
-    text = pyjax.jit(pyjax.vmap(f)).lower(jnp.asarray([1.0, 3.0])).as_text()
+    text = pyjax.jit(pyjax.vmap(f)).lower(jnp.asarray([1.0, 3.0])).as_text("python")
     assert "_native_while" not in text
 
 
@@ -239,7 +239,7 @@ def chain(x, y):
 
 
 def test_a_long_straight_line_program_runs_natively(eager_tier, monkeypatch):
-    text = pyjax.jit(lambda *a: chain(*a)).lower(arr(16), arr(16)).as_text()
+    text = pyjax.jit(lambda *a: chain(*a)).lower(arr(16), arr(16)).as_text("python")
     assert "_native_program" in text
     _, _, made = run_both(chain, arr(16), arr(16), monkeypatch=monkeypatch)
     assert len(live(made)) == 1
@@ -258,18 +258,18 @@ def test_an_unrolled_loop_over_a_large_input_runs_natively(eager_tier, monkeypat
 
 
 def test_short_programs_and_programs_with_loops_stay_python(eager_tier):
-    one = pyjax.jit(lambda x: jnp.tanh(x)).lower(arr(16)).as_text()
+    one = pyjax.jit(lambda x: jnp.tanh(x)).lower(arr(16)).as_text("python")
     assert "_native_program" not in one
     # A program of a few equations gets a tier where native_call.c can be
     # built (a call costs ~0.2 us); through ctypes (~5 us) only a long one.
-    short = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0).lower(arr(16)).as_text()
+    short = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0).lower(arr(16)).as_text("python")
     assert ("_native_program" in short) == (native_build._headers() is not None)
 
     def looped(x, y):
         x, y = chain(x, y)
         return lax.fori_loop(0, 3, lambda i, v: v * 2.0, x), y
 
-    text = pyjax.jit(looped).lower(arr(16), arr(16)).as_text()
+    text = pyjax.jit(looped).lower(arr(16), arr(16)).as_text("python")
     assert "_native_program" not in text and "_native_scan" in text
 
 
@@ -420,7 +420,7 @@ def test_eager_scan_uses_the_native_tier(eager_tier, monkeypatch):
     lambda c, x: (jnp.sort(c, axis=0) * x[:, None], None),
 ])
 def test_unsupported_bodies_keep_the_python_loop(body, eager_tier):
-    text = pyjax.jit(lambda c, xs: lax.scan(body, c, xs)[0]).lower(arr(4, 4), arr(5, 4)).as_text()
+    text = pyjax.jit(lambda c, xs: lax.scan(body, c, xs)[0]).lower(arr(4, 4), arr(5, 4)).as_text("python")
     assert "_native_scan" not in text
 
 
@@ -505,7 +505,7 @@ def test_log_compiles_reports_the_native_build(eager_tier, caplog):
 
 def test_without_a_compiler_nothing_changes(monkeypatch, eager_tier):
     monkeypatch.setenv("CC", "/nonexistent/cc")
-    text = pyjax.jit(lambda *a: rnn(*a)).lower(arr(8, 8), arr(10, 8), arr(8)).as_text()
+    text = pyjax.jit(lambda *a: rnn(*a)).lower(arr(8, 8), arr(10, 8), arr(8)).as_text("python")
     assert "_native_scan" not in text
 
 
@@ -732,7 +732,7 @@ def test_without_native_call_programs_go_through_ctypes(eager_tier, monkeypatch)
     # native_call.c could not be built (no headers): a short program keeps
     # its Python code, a long one is still native, called through ctypes.
     monkeypatch.setattr(native_build, "_caller_state", [None])
-    short = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0).lower(arr(16)).as_text()
+    short = pyjax.jit(lambda x: jnp.tanh(x) * 2.0 + 1.0).lower(arr(16)).as_text("python")
     assert "_native_program" not in short
     _, _, made = run_both(chain, arr(16), arr(16), monkeypatch=monkeypatch)
     (tier,) = live(made)

@@ -206,7 +206,7 @@ def test_a_row_written_in_place_over_its_operand_keeps_numpys_bits_with_nans(eag
 
     a, b, c = (rng.standard_normal(s).astype(np.float32) for s in ((256, 64), (64, 512), (256, 512)))
     jf = pyjax.jit(f)
-    assert ".run(c, d, d)" in jf.lower(a, b, c).as_text()  # the output buffer is the matmul's
+    assert ".run(c, d, d)" in jf.lower(a, b, c).as_text("python")  # the output buffer is the matmul's
     held = natives()
     before = {id(o) for o in held}
     jf(a, b, c)  # the checked call

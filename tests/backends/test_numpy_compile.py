@@ -716,7 +716,7 @@ def test_a_dot_general_result_is_reused_in_place_and_inputs_are_untouched():
     k = jnp.asarray(rng.standard_normal((4, 8, 3)).astype(np.float32))
     q_before, k_before = np.asarray(q).copy(), np.asarray(k).copy()
     f = pyjax.jit(lambda q, k: jnp.exp(jnp.einsum("bqd,bkd->bqk", q, k) / 2.0))
-    source = f.lower(q, k).as_text()
+    source = f.lower(q, k).as_text("python")
     # The batched product's fresh buffer takes the result of the division
     # (a product with 1/2, as XLA computes it: rewrite.py):
     # `g = _np_multiply_5(e, f, e)`, the output buffer last.

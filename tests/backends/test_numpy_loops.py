@@ -32,7 +32,7 @@ def f32(*shape):
 
 
 def source_of(f, *args) -> str:
-    return pyjax.jit(f).lower(*args).as_text()
+    return pyjax.jit(f).lower(*args).as_text("python")
 
 
 def jit_and_eager(f, *args):

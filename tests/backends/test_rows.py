@@ -80,7 +80,7 @@ def jax_rsqrt(x):
 ])
 def test_row_wise_runs_go_live_bitwise(f, shape, monkeypatch):
     x = arr(*shape, scale=4.0)
-    text = pyjax.jit(f).lower(x).as_text()
+    text = pyjax.jit(f).lower(x).as_text("python")
     assert "_native_rows" in text and "row-wise equations" in text
     _, _, made = run_both(f, x, monkeypatch=monkeypatch)
     assert made and all(n.live for n in made)
@@ -118,7 +118,7 @@ def test_inputs_are_never_written(monkeypatch):
     assert made and all(n.live for n in made)
     assert np.asarray(x).tobytes() == before.tobytes()
     f = lambda a, b: softmax(a @ b)
-    text = pyjax.jit(f).lower(arr(256, 64), arr(64, 512)).as_text()
+    text = pyjax.jit(f).lower(arr(256, 64), arr(64, 512)).as_text("python")
     run = next(line for line in text.splitlines() if "_native_rows" in line and ".run(" in line)
     assert run.count(",") == 2  # scalar, scores, and the scores again as the output's buffer
     a, b = arr(256, 64), arr(64, 512)
@@ -134,7 +134,7 @@ def test_inputs_are_never_written(monkeypatch):
     (lambda s: jnp.exp(s) / jnp.sum(jnp.exp(s), axis=-1, keepdims=True), (1024, 8)),  # short rows
 ])
 def test_other_runs_keep_their_python_code(f, shape):
-    text = pyjax.jit(f).lower(arr(*shape)).as_text()
+    text = pyjax.jit(f).lower(arr(*shape)).as_text("python")
     assert "_native_rows" not in text
 
 
@@ -155,5 +155,5 @@ def test_a_difference_drops_the_row_loop_and_keeps_python_results(monkeypatch):
 
 def test_without_native_code_nothing_changes(monkeypatch):
     monkeypatch.setattr(native_settings, "ENABLED", False)
-    text = pyjax.jit(softmax).lower(arr(256, 512)).as_text()
+    text = pyjax.jit(softmax).lower(arr(256, 512)).as_text("python")
     assert "_native_rows" not in text

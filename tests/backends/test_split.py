@@ -64,7 +64,7 @@ def test_jit_and_eager_use_the_split(two_workers):
     b = jnp.asarray(rng.standard_normal((512, 256)).astype(np.float32))
     expected = np.asarray(a) @ np.asarray(b)
     f = pyjax.jit(lambda a, b: a @ b)
-    assert "split_matmul" in f.lower(a, b).as_text()
+    assert "split_matmul" in f.lower(a, b).as_text("python")
     np.testing.assert_array_equal(np.asarray(f(a, b)), expected)
     two_workers.clear()
     np.testing.assert_array_equal(np.asarray(lax.dot(a, b)), expected)
@@ -107,11 +107,11 @@ def test_compiled_code_splits_large_elementwise_ops(monkeypatch):
     monkeypatch.setattr(tile_lib, "MIN_ELEMENTS", 1 << 62)
     x = jnp.asarray(np.random.default_rng(3).standard_normal((1024, 1024)).astype(np.float32))
     f = pyjax.jit(lambda x: jnp.exp(x - jnp.max(x, axis=1, keepdims=True)) + x)
-    assert "split_exp" in f.lower(x).as_text()
+    assert "split_exp" in f.lower(x).as_text("python")
     xn = np.asarray(x)
     np.testing.assert_array_equal(np.asarray(f(x)), np.exp(xn - xn.max(1, keepdims=True)) + xn)
-    assert "split_add" not in f.lower(x).as_text()  # memory-bound: runs whole
-    small = pyjax.jit(lambda x: jnp.exp(x) + x).lower(x[:8]).as_text()
+    assert "split_add" not in f.lower(x).as_text("python")  # memory-bound: runs whole
+    small = pyjax.jit(lambda x: jnp.exp(x) + x).lower(x[:8]).as_text("python")
     assert "split_" not in small
 
 

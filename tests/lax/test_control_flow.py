@@ -520,12 +520,12 @@ def test_associative_scan_pytrees_axes_and_bools():
 
 def test_jit_source_is_a_python_loop_over_a_compiled_body():
     f = pyjax.jit(lambda c, xs: lax.scan(lambda c, x: (c * x, c), c, xs))
-    source = f.lower(jnp.float32(1.0), jnp.ones(4)).as_text()
+    source = f.lower(jnp.float32(1.0), jnp.ones(4)).as_text("python")
     assert "for " in source and "(inlined)" in source
     w = pyjax.jit(lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2, x))
-    assert "while True:" in w.lower(jnp.float32(1.0)).as_text()
+    assert "while True:" in w.lower(jnp.float32(1.0)).as_text("python")
     c = pyjax.jit(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x))
-    assert "if _k" in c.lower(True, jnp.float32(1.0)).as_text()
+    assert "if _k" in c.lower(True, jnp.float32(1.0)).as_text("python")
 
 
 def test_disable_jit_runs_python_control_flow():

@@ -4,9 +4,12 @@
     lowered = traced.lower()      # .as_text(), .cost_analysis(), .compile()
     compiled = lowered.compile()  # callable; .as_text(), .cost_analysis(), .memory_analysis()
 
-On the NumPy backend "lowering" is the jaxpr -> Python-source translation and
-"compilation" turns that source into a code object; `as_text()` shows the
-generated Python. Cost and memory figures are estimated from the jaxpr
+`Lowered.as_text()` is the StableHLO module JAX 0.11 prints for the
+function (`dialect='stablehlo'`, the default; backends/stablehlo), and
+`Lowered.compiler_ir('stablehlo')` the same module as an object whose `str`
+is that text. On the NumPy backend "compilation" translates the jaxpr to
+Python source and turns it into a code object: `Compiled.as_text()` shows
+that generated Python (and `Lowered.as_text('python')` too). Cost and memory figures are estimated from the jaxpr
 before any optimisation (they count every equation's flops and the bytes it
 reads and writes), as JAX's Lowered.cost_analysis does.
 """
@@ -21,7 +24,17 @@ from pyjax._src.avals import ShapeDtypeStruct
 from pyjax._src.jaxpr import Jaxpr, Literal, subjaxprs
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
-DIALECTS = ("python", "jaxpr")
+DIALECTS = ("stablehlo", "python", "jaxpr")
+
+# jaxpr, name, out_tree, donated, keep_unused -> module: the StableHLO
+# lowering, wired in by the backend (this layer does not import backends).
+_stablehlo_lowering = None
+
+
+def set_stablehlo_lowering(lower) -> None:
+    """Installs the function `Lowered.compiler_ir('stablehlo')` calls."""
+    global _stablehlo_lowering
+    _stablehlo_lowering = lower
 
 
 def _nbytes(aval) -> int:
@@ -139,7 +152,29 @@ class Lowered:
     args_info = property(lambda self: self._traced.args_info)
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The lowered module as text: StableHLO by default (`dialect=
+        'stablehlo'`), or `'python'` (the NumPy backend's generated source)
+        or `'jaxpr'`. pyjax prints no location information, so `debug_info`
+        changes nothing."""
+        if dialect is None or dialect == "stablehlo":
+            return str(self.compiler_ir("stablehlo"))
         return _as_text(self._traced.jaxpr, self._lowering.source, dialect)
+
+    def compiler_ir(self, dialect: str | None = None):
+        """The lowered module: for `'stablehlo'` (the default) a module
+        object whose `str` is its MLIR text."""
+        if dialect not in (None, "stablehlo"):
+            _unsupported_dialect(dialect)
+        module = getattr(self, "_stablehlo", None)
+        if module is None:
+            if _stablehlo_lowering is None:
+                raise NotImplementedError("no StableHLO lowering is installed (pyjax's backends/stablehlo wires it)")
+            traced = self._traced
+            donated = [bool(getattr(info, "donated", False)) for info in tree_flatten(traced.args_info)[0]]
+            keep_unused = bool(getattr(traced._wrapped, "_keep_unused", False))
+            module = self._stablehlo = _stablehlo_lowering(traced.jaxpr, traced.fun_name, traced.out_tree,
+                                                             donated, keep_unused)
+        return module
 
     def cost_analysis(self) -> dict[str, float]:
         return cost_analysis(self._traced.jaxpr)
@@ -189,9 +224,16 @@ class Compiled:
         return memory_analysis(self._traced.jaxpr, self._executable.source)
 
 
+def _unsupported_dialect(dialect) -> None:
+    if dialect == "hlo":
+        raise ValueError("pyjax lowers to StableHLO only: dialect 'hlo' (XLA's HloModule text) is not produced; "
+                         "use dialect='stablehlo'")
+    raise ValueError(f"unknown dialect: {dialect} (pyjax accepts {', '.join(map(repr, DIALECTS))})")
+
+
 def _as_text(jaxpr: Jaxpr, source: str, dialect: str | None) -> str:
     if dialect is None or dialect == "python":
         return source
     if dialect == "jaxpr":
         return str(jaxpr)
-    raise ValueError(f"unknown dialect: {dialect} (the numpy backend accepts {', '.join(map(repr, DIALECTS))})")
+    _unsupported_dialect(dialect)

@@ -9,8 +9,9 @@ hole). The `sharding` column is the rule that computes the output's
 placement under Explicit mesh axes (`Primitive.def_sharding_rule`); a
 primitive without one keeps what its abstract eval gives (unary ops keep
 their operand's sharding; others drop it). The totals are the project's version of the registry counts JAX
-reports for itself. The last column counts lowerings to StableHLO, the
-compiled backend's table: that backend is not built yet, so it is all holes.
+reports for itself. The last column is the StableHLO lowering table
+(backends/stablehlo): `rule`, or `declared` where the primitive has a
+declared reason it is not lowered (`lowering_reasons()` lists them).
 """
 
 from __future__ import annotations
@@ -25,7 +26,24 @@ from pyjax._src import core
 from pyjax._src.rules import SLOTS, Sentinel
 
 BACKENDS = ("numpy",)
-LOWERINGS: dict = {}  # primitive -> StableHLO lowering rule; the compiled backend does not exist yet
+
+
+def lowering_cell(primitive) -> str:
+    """`rule`, `declared` (a declared reason it is not lowered) or `-`."""
+    from pyjax._src.backends import stablehlo
+
+    stablehlo.install()
+    if primitive in stablehlo.LOWERINGS:
+        return "rule"
+    return "declared" if primitive in stablehlo.NOT_LOWERED else "-"
+
+
+def lowering_reasons() -> dict[str, str]:
+    """primitive name -> why it has no StableHLO lowering rule."""
+    from pyjax._src.backends import stablehlo
+
+    stablehlo.install()
+    return {p.name: reason for p, reason in sorted(stablehlo.NOT_LOWERED.items(), key=lambda kv: kv[0].name)}
 
 
 def all_primitives() -> list[core.Primitive]:
@@ -65,7 +83,7 @@ def table() -> tuple[list[str], list[list[str]]]:
         row = [primitive.name] + [cell(getattr(primitive, slot)) for slot in SLOTS]
         row.append(cell(primitive.sharding_rule))
         row += ["rule" if primitive in tables[b] else "-" for b in BACKENDS]
-        row.append("rule" if primitive in LOWERINGS else "-")
+        row.append(lowering_cell(primitive))
         rows.append(row)
     return header, rows
 

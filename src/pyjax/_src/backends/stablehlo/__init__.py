@@ -1,0 +1,117 @@
+"""Lowering to StableHLO: a jaxpr as the MLIR text JAX 0.11 prints for
+`jax.jit(f).lower(*args).as_text()`.
+
+    ir.py         the module model (values, ops, blocks, functions), MLIR's
+                  value naming and float/dense attribute formatting, the printer
+    builder.py    one builder per op, with the op's custom assembly format
+    lowering.py   the walk over a jaxpr's equations and the rule table
+                  (`LOWERINGS`, `NOT_LOWERED`, `register_lowering`)
+    rules/        the rules by family (elementwise, shapes, reductions, calls,
+                  control_flow, indexing, windows, sorting, random) and the
+                  primitives declared not lowered, with their reasons
+
+`lower_jaxpr_to_module` is what `Lowered.as_text()` calls. The rules are
+registered on first use (`install()`), after every primitive is defined.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Sequence
+
+from pyjax._src.backends.stablehlo.ir import Module
+from pyjax._src.backends.stablehlo.lowering import (LOWERINGS, NOT_LOWERED, LoweringError, ModuleContext,
+                                                    aval_type, lower_jaxpr, register_lowering)
+from pyjax._src.backends.stablehlo.builder import Builder
+
+__all__ = ["LOWERINGS", "NOT_LOWERED", "LoweringError", "install", "lower_jaxpr_to_module", "register_lowering",
+           "wire"]
+
+_installed = False
+
+
+def primitives_by_name() -> dict:
+    """name -> Primitive for the primitives pyjax defines (the first made
+    with each name: pyjax's own, made at import)."""
+    import pyjax  # noqa: F401  (every lax module imported)
+    from pyjax._src import core, random  # noqa: F401
+
+    found: dict = {}
+    for prim in core._all_primitives:
+        found.setdefault(prim.name, prim)
+    return found
+
+
+def install() -> None:
+    """Registers every family's rules (once)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    from pyjax._src.backends.stablehlo.rules import FAMILIES
+
+    prims = primitives_by_name()
+    for family in FAMILIES:
+        importlib.import_module(f"pyjax._src.backends.stablehlo.rules.{family}").register(prims)
+
+
+def _sanitize(name: str) -> str:
+    # JAX's module names: characters other than word characters, '.' and
+    # '-' become '_', trailing '_' dropped (`jit(<lambda>)` -> `jit__lambda`).
+    return re.sub(r"[^\w.-]", "_", name).rstrip("_")
+
+
+def result_names(out_tree) -> list[str]:
+    """`result`, `result[0]`, `result['a']`: JAX's `jax.result_info` per output leaf."""
+    from pyjax._src.tree_util import keystr, tree_flatten_with_path, tree_unflatten
+
+    n = out_tree.num_leaves
+    tree = tree_unflatten(out_tree, list(range(n)))
+    paths, _ = tree_flatten_with_path(tree)
+    return ["result" + keystr(path) for path, _ in paths]
+
+
+def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[bool] = (),
+                          keep_unused: bool = False) -> Module:
+    """The StableHLO module of a jitted function's jaxpr: `@main` (public,
+    with `jax.result_info` per output and `tf.aliasing_output` /
+    `jax.buffer_donor` on donated inputs) and the private functions it calls.
+    Without `keep_unused`, unused inputs and dead equations are removed
+    first, as JAX does before lowering."""
+    install()
+    from pyjax._src.interpreters.dce import dce_jaxpr
+
+    donated = list(donated) or [False] * len(jaxpr.invars)
+    if not keep_unused:
+        jaxpr, used = dce_jaxpr(jaxpr, prune_invars=True, prune_bodies=True)
+        donated = [d for d, u in zip(donated, used) if u]
+    module = Module(_sanitize(f"jit({name})"))
+    mod = ModuleContext(module)
+    main = module.add_func("main", [aval_type(a) for a in jaxpr.in_avals], public=True)
+    out_types = [aval_type(a) for a in jaxpr.out_avals]
+    aliased: set[int] = set()
+    for i, (arg, d) in enumerate(zip(main.args, donated)):
+        if not d:
+            continue
+        target = next((k for k, t in enumerate(out_types) if k not in aliased and t == arg.type), None)
+        if target is None:
+            main.arg_attrs[i] = "jax.buffer_donor = true"
+        else:
+            aliased.add(target)
+            main.arg_attrs[i] = f"tf.aliasing_output = {target} : i32"
+    b = Builder(main.body)
+    outs = lower_jaxpr(mod, b, jaxpr, main.args)
+    main.result_types = out_types
+    names = result_names(out_tree) if out_tree is not None else ["result"] * len(outs)
+    main.result_attrs = [f'jax.result_info = "{n}"' for n in names]
+    b.ret(outs)
+    return module
+
+
+def wire() -> None:
+    """Makes `Lowered.as_text()` / `compiler_ir('stablehlo')` use this
+    lowering: called once, by `import pyjax` (the rules register on first use)."""
+    from pyjax._src import stages
+
+    stages.set_stablehlo_lowering(lower_jaxpr_to_module)

@@ -1,0 +1,189 @@
+"""Jaxpr -> StableHLO module: the walk over equations and the rule table.
+
+`LOWERINGS[primitive]` is the primitive's lowering rule, called as
+`rule(ctx, *operands, **params)` with the operands already lowered (a
+literal becomes a `stablehlo.constant` at its use, as in JAX); it emits ops
+through `ctx.b` (a `Builder`) and returns the list of result values.
+`NOT_LOWERED[primitive]` is the declared reason a primitive has no rule.
+`register_lowering` is the public way in (jax.interpreters.mlir wraps it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from pyjax._src import core
+from pyjax._src.backends.stablehlo.builder import Builder
+from pyjax._src.backends.stablehlo.ir import Module, TensorType, Value
+from pyjax._src.jaxpr import Jaxpr, Literal
+
+LOWERINGS: dict[core.Primitive, Callable] = {}
+NOT_LOWERED: dict[core.Primitive, str] = {}
+
+
+def register_lowering(prim: core.Primitive, rule: Callable) -> None:
+    """Registers `rule(ctx, *operands, **params) -> list[Value]` as how
+    `prim` lowers to StableHLO."""
+    LOWERINGS[prim] = rule
+    NOT_LOWERED.pop(prim, None)
+
+
+def lowering(*prims: core.Primitive) -> Callable:
+    """Decorator form of `register_lowering` for one or more primitives."""
+
+    def wrap(rule):
+        for prim in prims:
+            register_lowering(prim, rule)
+        return rule
+
+    return wrap
+
+
+def declare_not_lowered(reason: str, *prims: core.Primitive) -> None:
+    """Records why these primitives have no StableHLO rule (the coverage
+    table prints the reason's tag)."""
+    for prim in prims:
+        if prim not in LOWERINGS:
+            NOT_LOWERED[prim] = reason
+
+
+class LoweringError(NotImplementedError):
+    """A primitive without a StableHLO lowering rule."""
+
+
+def aval_type(aval) -> TensorType:
+    """The tensor type of an aval; a PRNG key array is its key data
+    (`key<fry>[3]` is `tensor<3x2xui32>`)."""
+    dtype = aval.dtype
+    impl = getattr(dtype, "_impl", None)
+    if impl is not None:
+        shape = tuple(aval.shape) + tuple(impl.key_shape)
+        return TensorType(shape, np.uint32)
+    return TensorType(aval.shape, dtype)
+
+
+class ModuleContext:
+    """What one module's lowering shares: the module and the functions
+    already lowered (a jaxpr lowered once is called again, as JAX caches
+    its lowerings)."""
+
+    def __init__(self, module: Module):
+        self.module = module
+        self.func_cache: dict = {}
+
+
+class RuleContext:
+    """A rule's view: the builder, the module, and the equation's avals."""
+
+    __slots__ = ("mod", "b", "avals_in", "avals_out", "eqn")
+
+    def __init__(self, mod: ModuleContext, b: Builder, eqn):
+        self.mod = mod
+        self.b = b
+        self.eqn = eqn
+        self.avals_in = [v.aval for v in eqn.invars]
+        self.avals_out = [v.aval for v in eqn.outvars]
+
+    @property
+    def out_types(self) -> list[TensorType]:
+        return [aval_type(a) for a in self.avals_out]
+
+    def with_builder(self, b: Builder) -> RuleContext:
+        ctx = RuleContext.__new__(RuleContext)
+        ctx.mod, ctx.b, ctx.eqn, ctx.avals_in, ctx.avals_out = self.mod, b, self.eqn, self.avals_in, self.avals_out
+        return ctx
+
+
+def literal_value(b: Builder, lit: Literal) -> Value:
+    aval = lit.aval
+    return b.constant(np.asarray(lit.val, dtype=aval.dtype).reshape(aval.shape))
+
+
+def const_value(b: Builder, value, aval) -> Value:
+    impl = getattr(aval.dtype, "_impl", None)
+    if impl is not None:  # a key array constant: its key data
+        from pyjax._src.random import keys
+
+        value = keys.key_data_of(value) if hasattr(keys, "key_data_of") else np.asarray(value._base_array)
+        return b.constant(np.asarray(value, np.uint32))
+    return b.constant(np.asarray(value, dtype=aval.dtype))
+
+
+def lower_jaxpr(mod: ModuleContext, b: Builder, jaxpr: Jaxpr, args: Sequence[Value],
+                consts: Sequence[Value] | None = None) -> list[Value]:
+    """Emits `jaxpr`'s equations into `b` on `args`; returns its outputs.
+    Its constants become `stablehlo.constant`s first (unless given)."""
+    env: dict = {}
+    if consts is None:
+        consts = [const_value(b, c, v.aval) for v, c in zip(jaxpr.constvars, jaxpr.consts)]
+    for v, val in zip(jaxpr.constvars, consts, strict=True):
+        env[v] = val
+    for v, val in zip(jaxpr.invars, args, strict=True):
+        env[v] = val
+
+    def read(x):
+        if type(x) is Literal:
+            return literal_value(b, x)
+        return env[x]
+
+    for eqn in jaxpr.eqns:
+        ins = [read(x) for x in eqn.invars]
+        rule = LOWERINGS.get(eqn.primitive)
+        if rule is None:
+            reason = NOT_LOWERED.get(eqn.primitive)
+            raise LoweringError(
+                f"MLIR translation rule for primitive '{eqn.primitive.name}' not found for platform cpu"
+                + (f" (pyjax: {reason})" if reason else ""))
+        outs = rule(RuleContext(mod, b, eqn), *ins, **eqn.params)
+        for v, o in zip(eqn.outvars, outs, strict=True):
+            env[v] = o
+    return [read(v) for v in jaxpr.outvars]
+
+
+def lower_to_func(mod: ModuleContext, jaxpr: Jaxpr, name: str) -> str:
+    """`jaxpr` as a private function of the module (once per function, as
+    JAX caches the lowering of a jitted call); returns its symbol. A call is
+    the same function when its name, its jaxpr's text and its constants
+    are (JAX keys on the traced jaxpr, which pyjax may trace anew per caller)."""
+    key = (name, str(jaxpr), tuple(id(c) for c in jaxpr.consts))
+    hit = mod.func_cache.get(key)
+    if hit is not None:
+        return hit[0]
+    func = mod.module.add_func(name, [aval_type(a) for a in jaxpr.in_avals])
+    mod.func_cache[key] = (func.name, jaxpr)  # (the jaxpr kept alive: its id is the key)
+    b = Builder(func.body)
+    outs = lower_jaxpr(mod, b, jaxpr, func.args)
+    func.result_types = [aval_type(a) for a in jaxpr.out_avals]
+    func.result_attrs = [None] * len(outs)
+    b.ret(outs)
+    return func.name
+
+
+def call_jaxpr(ctx: RuleContext, jaxpr: Jaxpr, name: str, args: Sequence[Value]) -> list[Value]:
+    """A call of `jaxpr` lowered as the private function `name`."""
+    symbol = lower_to_func(ctx.mod, jaxpr, name)
+    return ctx.b.call(symbol, args, [aval_type(a) for a in jaxpr.out_avals])
+
+
+def inline_jaxpr(ctx: RuleContext, jaxpr: Jaxpr, args: Sequence[Value]) -> list[Value]:
+    """`jaxpr`'s equations emitted in place (custom_jvp/vjp calls, remat)."""
+    return lower_jaxpr(ctx.mod, ctx.b, jaxpr, args)
+
+
+def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
+    """A rule that lowers a primitive as the pyjax function `fun` (traced on
+    the operands' avals and the params, its jaxpr emitted in place)."""
+    from pyjax._src.interpreters.staging import trace_to_jaxpr
+    from pyjax._src.interpreters.staging import DebugInfo
+
+    def rule(ctx: RuleContext, *args, **params):
+        def flat(*xs):
+            out = fun(*xs, **params)
+            return list(out) if multiple_results else [out]
+
+        jaxpr, _ = trace_to_jaxpr(flat, ctx.avals_in, DebugInfo("lower_fun", getattr(fun, "__name__", "fun"), None, None))
+        return lower_jaxpr(ctx.mod, ctx.b, jaxpr, args)
+
+    return rule

@@ -1,0 +1,31 @@
+"""Calls: a nested jit is a private function and a `call`; custom_jvp and
+custom_vjp calls and checkpoint are inlined, as JAX lowers them."""
+
+from __future__ import annotations
+
+from pyjax._src.backends.stablehlo.lowering import call_jaxpr, inline_jaxpr, register_lowering
+
+
+def _jit(ctx, *args, jaxpr, name, **params):
+    return call_jaxpr(ctx, jaxpr, name, args)
+
+
+def _inline_call(ctx, *args, call_jaxpr, **params):
+    return inline_jaxpr(ctx, call_jaxpr, args)
+
+
+def _remat(ctx, *args, jaxpr, prevent_cse, differentiated, **params):
+    if differentiated and prevent_cse:  # JAX keeps the recomputation from being CSE'd with the forward pass
+        args = ctx.b.emit("stablehlo.optimization_barrier", list(args), [a.type for a in args], _print_barrier)
+    return inline_jaxpr(ctx, jaxpr, args)
+
+
+def _print_barrier(op, p, indent, in_func):
+    return f"stablehlo.optimization_barrier {p.vs(op.operands)} : {', '.join(str(v.type) for v in op.operands)}"
+
+
+def register(prims: dict) -> None:
+    register_lowering(prims["jit"], _jit)
+    register_lowering(prims["custom_jvp_call"], _inline_call)
+    register_lowering(prims["custom_vjp_call"], _inline_call)
+    register_lowering(prims["remat2"], _remat)

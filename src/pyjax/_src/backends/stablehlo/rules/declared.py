@@ -1,0 +1,36 @@
+"""Primitives without a StableHLO rule, each with the reason.
+
+JAX lowers the linear-algebra primitives on the CPU to `stablehlo.custom_call`s
+of LAPACK kernels (`lapack_sgetrf_ffi` ...) whose names, layouts and
+operand conventions belong to jaxlib; host callbacks to custom calls that
+hold a Python function; collectives need a mesh (shard_map/pmap lowering,
+the sharding issue). Until pyjax produces those, a program using one of
+these primitives raises `LoweringError` naming it, never a wrong module.
+"""
+
+from __future__ import annotations
+
+from pyjax._src.backends.stablehlo.lowering import declare_not_lowered
+
+_REASONS = {
+    "LAPACK custom call on CPU (jaxlib's kernel names and layouts), not produced": (
+        "cholesky", "cholesky_update", "eig", "eigh", "geqp3", "geqrf", "hessenberg", "householder_product", "lu",
+        "lu_pivots_to_permutation", "ormqr", "qr", "schur", "svd", "symmetric_product", "triangular_solve",
+        "tridiagonal", "tridiagonal_solve"),
+    "host callback: a custom call holding a Python function, not produced": (
+        "debug_callback", "debug_print", "pure_callback"),
+    "collective over named mesh axes: lowered with shard_map/pmap (sharding issue), not yet": (
+        "all_gather", "all_to_all", "axis_index", "pmax", "pmin", "ppermute", "psum", "reduce_scatter"),
+    "JAX's series expansion of this special function is not reproduced yet": (
+        "bessel_i0e", "igamma", "igamma_grad_a", "igammac", "regularized_incomplete_beta", "random_gamma_grad"),
+    "appears only in linear jaxprs before transposition, never lowered": ("custom_lin",),
+    "not lowered yet": ("approx_top_k", "fft", "select_and_gather_add", "random_gamma", "cumlogsumexp", "reduce",
+                        "custom_vmap_call", "custom_linear_solve", "linear_call", "mulhi", "empty2", "name", "scan",
+                        "random_bits", "random_clone", "random_fold_in", "random_seed", "random_split", "random_unwrap",
+                        "random_wrap", "rng_bit_generator", "threefry2x32"),
+}
+
+
+def register(prims: dict) -> None:
+    for reason, names in _REASONS.items():
+        declare_not_lowered(reason, *[prims[n] for n in names if n in prims])
