@@ -520,3 +520,32 @@ x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
 r1, r2 = jax.jit(lambda a: (a, a.sum(0)), out_shardings=(NS(mesh, P('x')), NS(mesh, P('y'))))(x)
 result = repr((jax.typeof(r1), jax.typeof(r2), r2.sharding))
 """)
+
+# --- ShapeDtypeStruct with a sharding; memory spaces
+program("sds_repr", "text", "result = repr(jax.ShapeDtypeStruct((8, 4), jnp.float32, sharding=NS(mesh, P('x'))))")
+program("sds_jaxpr", "jaxpr", """
+s = jax.ShapeDtypeStruct((8, 4), jnp.float32, sharding=NS(mesh, P('x')))
+result = jax.make_jaxpr(lambda a: a * 2)(s)
+""")
+program("sds_eval_shape", "text", """
+s = jax.ShapeDtypeStruct((8, 4), jnp.float32, sharding=NS(mesh, P('x')))
+result = repr(jax.eval_shape(lambda a: a * 2, s))
+""")
+program("device_put_memory_space_eager", "text", """
+a = put((8, 4), P('x'))
+h = jax.device_put(a, jax.memory.Space.Host)
+d = jax.device_put(h, jax.memory.Space.Device)
+result = repr((jax.typeof(h), h.sharding, jax.typeof(d), d.sharding))
+""")
+program("device_put_memory_space_jaxpr", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda v: jax.device_put(v, jax.memory.Space.Host))(a)
+""")
+program("device_put_pinned_host_jaxpr", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda v: jax.device_put(v, NS(mesh, P('x'), memory_kind='pinned_host')))(a)
+""")
+program("device_put_sharded_jaxpr", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda v: jax.device_put(v, NS(mesh, P(None, 'y'))) * 2.0)(a)
+""")

@@ -66,7 +66,7 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
         else:
             jaxpr, _, out_tree, _ = trace_flat(target, args, kwargs, norm)
         if return_shape:
-            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.out_avals]
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a.sharding) for a in jaxpr.out_avals]
             return jaxpr, tree_unflatten(out_tree, shapes)
         return jaxpr
 
@@ -92,7 +92,7 @@ def eval_shape(fun: Callable, *args, **kwargs):
       ShapeDtypeStruct(shape=(3, 4), dtype=float32)
     """
     jaxpr, _, out_tree, _ = trace_flat(fun, args, kwargs, ())
-    return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in jaxpr.out_avals])
+    return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a.sharding) for a in jaxpr.out_avals])
 
 
 def typeof(x) -> ShapedArray:

@@ -271,11 +271,20 @@ class ShapeDtypeStruct:
 
     @property
     def aval(self) -> ShapedArray:
-        return ShapedArray(self.shape, dtypes.canonicalize_dtype(self.dtype, allow_extended_dtype=True), self.weak_type)
+        dtype = dtypes.canonicalize_dtype(self.dtype, allow_extended_dtype=True)
+        if self.sharding is None:
+            return ShapedArray(self.shape, dtype, self.weak_type)
+        # A placed struct types its tracers as the array would be typed.
+        from pyjax._src.sharding.named import aval_sharding, memory_kind_to_space
+
+        kind = getattr(self.sharding, "memory_kind", None)
+        return ShapedArray(self.shape, dtype, self.weak_type, aval_sharding(self.sharding, len(self.shape)),
+                           memory_kind_to_space(None if kind == "device" else kind))
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        sharding = f", sharding={self.sharding!r}" if self.sharding is not None else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"
 
     def _identity(self) -> tuple:
         # What equality and hashing compare (the sharding is not part of it).

@@ -117,6 +117,9 @@ def _device_put_abstract_eval(*avals: ShapedArray, devices, srcs, copy_semantics
 def _placed_aval(aval, dst):
     if dst is None or not isinstance(aval, ShapedArray):
         return aval
+    if isinstance(dst, named.MemorySpace):  # the same placement, in another memory
+        space = named.MemorySpace.Host if dst is named.MemorySpace.Host else None
+        return ShapedArray(aval.shape, aval.dtype, aval.weak_type, aval.sharding, space)
     if isinstance(dst, named.Sharding):
         sharding = named.aval_sharding(dst, aval.ndim)
         space = named.memory_kind_to_space(None if dst.memory_kind == "device" else dst.memory_kind)
@@ -125,7 +128,7 @@ def _placed_aval(aval, dst):
 
 
 def _resolve_destination(dst):
-    if dst is None or isinstance(dst, (named.Sharding, devices_mod.Device)):
+    if dst is None or isinstance(dst, (named.Sharding, devices_mod.Device, named.MemorySpace)):
         return dst
     if isinstance(dst, PartitionSpec):
         mesh = get_mesh()
@@ -159,12 +162,31 @@ def _check_destination(aval, dst) -> None:
                                      f"source:  {where}") from None
 
 
+def _source(src, x):
+    # An operand typed on a mesh names where it is now (its aval's sharding
+    # with its memory kind), as JAX's params show.
+    if src is not None:
+        return src
+    aval = core.get_aval(x)
+    sharding = getattr(aval, "sharding", None)
+    if sharding is None:
+        return None
+    return sharding.with_memory_kind("pinned_host" if aval.memory_space is named.MemorySpace.Host else "device")
+
+
 def _eager_put(leaf, dst):
     # Eagerly: the value goes to its devices at once, one buffer per shard.
     if dst is None:
         return leaf if isinstance(leaf, Array) else _leaf_array(leaf)
-    sharding = named.SingleDeviceSharding(dst) if isinstance(dst, devices_mod.Device) else dst
     x = _leaf_array(leaf)
+    if isinstance(dst, named.MemorySpace):  # the array's own placement, in another memory
+        kind = "pinned_host" if dst is named.MemorySpace.Host else "device"
+        here = x.sharding
+        typed = getattr(x.aval, "sharding", None)
+        if isinstance(here, named.NamedSharding) and typed is not None and here.mesh.explicit_axes:
+            here = here.with_spec(typed.spec)  # (JAX takes the spec from the type, padded)
+        dst = here.with_memory_kind(kind)
+    sharding = named.SingleDeviceSharding(dst) if isinstance(dst, devices_mod.Device) else dst
     aval = x.aval
     return sharded_array.place(np.asarray(x), ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding)
 
@@ -223,7 +245,7 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
             and not any(isinstance(v, core.Tracer) for v in leaves):
         devices_mod.devices()  # (the device list is fixed from here on)
         return tree_unflatten(treedef, [_eager_put(a, d) for a, d in zip(arrays, devices, strict=True)])
-    srcs = tuple(_per_leaf("device_put source", src, treedef, count))
+    srcs = tuple(_source(s, a) for s, a in zip(_per_leaf("device_put source", src, treedef, count), arrays))
     donates = _per_leaf("device_put donate", donate, treedef, count)
     aliases = _per_leaf("device_put may_alias", may_alias, treedef, count)
     copy_semantics = tuple(_copy_semantics(m, d) for m, d in zip(aliases, donates, strict=True))
