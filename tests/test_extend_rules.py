@@ -198,3 +198,35 @@ def test_trace_to_jaxpr_dynamic_and_nounits():
     assert float(out_pvals[1].get_known()) == 4.0
     assert len(consts) == 1 and np.isclose(float(consts[0]), np.sin(2.0))
     assert [e.primitive.name for e in jaxpr.eqns] == ["mul"]
+
+
+def test_apply_primitive_impl_defers_to_the_lowering():
+    # Older libraries: def_impl(partial(xla.apply_primitive, p)) beside a lower_fun lowering.
+    import functools
+
+    from pyjax.interpreters import xla
+
+    for order in ("impl_first", "lowering_first"):
+        p = Primitive(f"scratch_apply_{order}")
+        p.def_abstract_eval(lambda x: core.ShapedArray(x.shape, x.dtype))
+        lowering = mlir.lower_fun(lambda x: x * 10, multiple_results=False)
+        try:
+            if order == "impl_first":
+                p.def_impl(functools.partial(xla.apply_primitive, p))
+                mlir.register_lowering(p, lowering)
+            else:
+                mlir.register_lowering(p, lowering)
+                p.def_impl(functools.partial(xla.apply_primitive, p))
+            assert float(p.bind(np.float32(2.0))) == 20.0
+            assert float(jax.jit(p.bind)(2.0)) == 20.0
+            assert float(xla.apply_primitive(p, np.float32(3.0))) == 30.0
+        finally:
+            core._all_primitives.remove(p)
+
+
+def test_xla_and_pxla_names():
+    from pyjax.interpreters import pxla, xla
+
+    assert xla.Backend().platform == "cpu" and isinstance(xla.canonicalize_dtype_handlers, dict)
+    with pytest.raises(NotImplementedError, match="issue 27"):
+        pxla.create_compile_options(1, 1)

@@ -103,3 +103,18 @@ def test_api_boundary_returns_the_function():
     assert traceback_util.api_boundary(f) is f
     assert traceback_util.api_boundary(repro_api_name="x")(f) is f
     assert float(jnp.sin(0.0)) == 0.0
+
+
+def test_source_info_util_name_stacks():
+    from pyjax.extend import source_info_util as siu
+
+    assert str(siu.current_name_stack()) == ""
+    with siu.extend_name_stack("outer"):
+        with jax.named_scope("inner"):
+            assert str(siu.current_name_stack()) == "outer/inner"
+        with siu.reset_name_stack():
+            assert len(siu.current_name_stack()) == 0
+    with siu.set_name_stack(siu.new_name_stack("fixed")):
+        assert siu.current_name_stack().wrap_name("op") == "fixed/op"
+    assert siu.summarize(siu.current()).startswith(__file__)
+    assert siu.summarize(siu.new_source_info()) == "unknown"

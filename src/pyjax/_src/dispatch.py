@@ -304,10 +304,13 @@ class CheckingEvalTrace(EvalTrace):
         if primitive.multiple_results:
             out = list(out)
             check_outputs(primitive.name, params, list(out_aval), *out)
-            return [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
+            outs = [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
+            return [place_typed(o) for o in outs] if _names_placement(out_aval) else outs
         check_outputs(primitive.name, params, [out_aval], out)
         if getattr(out, "dtype", None) != out_aval.dtype:
             out = np.asarray(out, out_aval.dtype)  # a Python scalar
+        if out_aval.sharding is not None or out_aval.memory_space is not None:
+            return place_typed(Array(out, out_aval))
         return Array(out, out_aval)
 
 
@@ -424,6 +427,8 @@ _pending_impls: dict = {}
 def _register_impl(primitive, impl) -> None:
     # Every eval trace installed shares its impl table with compiled code
     # (the compiler is given the same dict), so one entry serves both.
+    if getattr(getattr(impl, "func", impl), "defers_to_lowering", False):
+        return  # partial(xla.apply_primitive, p): the lowering's function is the evaluation rule
     trace = core._default_trace[0]
     if trace is None:
         _pending_impls[primitive] = impl

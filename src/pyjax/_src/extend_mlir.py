@@ -58,8 +58,9 @@ def register_lowering(prim: core.Primitive, rule: Callable, platform: str | None
         return
     if platform not in (None, "cpu"):
         return  # a lowering for another platform: pyjax runs on the CPU only
-    if "impl" in vars(prim):  # def_impl was called: its impl runs already
-        return
+    impl = vars(prim).get("impl")
+    if impl is not None and not getattr(getattr(impl, "func", impl), "defers_to_lowering", False):
+        return  # def_impl was called: its impl runs already
     fun, multiple = rule.fun, rule.multiple_results
     if multiple != prim.multiple_results:
         if prim.multiple_results:

@@ -87,54 +87,78 @@ def summarize(source_info: SourceInfo, num_frames=1) -> str:
     return staging.format_source_info(frame)
 
 
+class _NameStackContext(contextlib.AbstractContextManager):
+    """Sets the name stack while a block runs (re-entrant)."""
+
+    def __init__(self):
+        self._tokens: list = []
+
+    def _names(self) -> tuple:
+        raise NotImplementedError
+
+    def __enter__(self):
+        names = self._names()
+        self._tokens.append(api_context._name_stack.set(names))
+        return NameStack(names)
+
+    def __exit__(self, *exc):
+        api_context._name_stack.reset(self._tokens.pop())
+        return False
+
+
+class extend_name_stack(_NameStackContext):
+    """Pushes `name` onto the name stack while the block runs."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name
+
+    def _names(self) -> tuple:
+        return current_name_stack().extend(self.name).stack
+
+
+class set_name_stack(_NameStackContext):
+    """Makes `name_stack` the name stack while the block runs."""
+
+    def __init__(self, name_stack: NameStack):
+        super().__init__()
+        self.name_stack = name_stack
+
+    def _names(self) -> tuple:
+        return tuple(self.name_stack.stack)
+
+
+class transform_name_stack(_NameStackContext):
+    """Marks a transformation on the name stack while the block runs."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name
+
+    def _names(self) -> tuple:
+        return current_name_stack().transform(self.name).stack
+
+
 @contextlib.contextmanager
-def _set_stack(names: tuple) -> Iterator[None]:
-    token = api_context._name_stack.set(names)
+def reset_name_stack() -> Iterator[None]:
+    """An empty name stack while the block runs."""
+    token = api_context._name_stack.set(())
     try:
         yield
     finally:
         api_context._name_stack.reset(token)
 
 
-@contextlib.contextmanager
-def extend_name_stack(name: str) -> Iterator[NameStack]:
-    """Pushes `name` onto the name stack while the block runs."""
-    stack = current_name_stack().extend(name)
-    with _set_stack(stack.stack):
-        yield stack
-
-
-@contextlib.contextmanager
-def set_name_stack(name_stack: NameStack) -> Iterator[None]:
-    """Makes `name_stack` the name stack while the block runs."""
-    with _set_stack(tuple(name_stack.stack)):
-        yield
-
-
-@contextlib.contextmanager
-def reset_name_stack() -> Iterator[None]:
-    """An empty name stack while the block runs."""
-    with _set_stack(()):
-        yield
-
-
-@contextlib.contextmanager
-def transform_name_stack(name: str) -> Iterator[NameStack]:
-    """Marks a transformation on the name stack while the block runs."""
-    stack = current_name_stack().transform(name)
-    with _set_stack(stack.stack):
-        yield stack
-
-
-@contextlib.contextmanager
-def user_context(traceback, *, name_stack: NameStack | None = None) -> Iterator[None]:
+class user_context(_NameStackContext):
     """Runs the block as if at `traceback` with `name_stack` (pyjax takes
     equations' frames from the Python stack; only the name stack is set)."""
-    if name_stack is None:
-        yield
-    else:
-        with _set_stack(tuple(name_stack.stack)):
-            yield
+
+    def __init__(self, traceback, *, name_stack: NameStack | None = None):
+        super().__init__()
+        self.traceback, self.name_stack = traceback, name_stack
+
+    def _names(self) -> tuple:
+        return api_context._name_stack.get() if self.name_stack is None else tuple(self.name_stack.stack)
 
 
 __all__ = ["NameStack", "SourceInfo", "current", "current_name_stack", "extend_name_stack", "new_name_stack",
