@@ -4,7 +4,7 @@
 `pmap` here maps over the leading axis on the one host as a jitted vmap with
 the axis named (collectives over `axis_name` work), after checking the axis
 fits the devices as JAX does; per-device placement and the rest of pmap are
-issue 22.
+issue 22. `shard_map` exists for libraries' imports and raises when called.
 """
 
 from __future__ import annotations
@@ -73,4 +73,18 @@ def _mapped_leaves(args: list, axes: Any) -> list:
     return out
 
 
-NAMES = {"pmap": pmap}
+def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = None, mesh: Any = None,
+              axis_names: Any = frozenset(), check_vma: bool = True) -> Callable:
+    """JAX's shard_map: the name exists (libraries import it), calling the
+    mapped function raises until issue 22 brings per-device execution."""
+    def wrap(fun: Callable) -> Callable:
+        @functools.wraps(fun)
+        def mapped(*args, **kwargs):
+            raise NotImplementedError("jax.shard_map is not implemented in pyjax yet (issue 22: shard_map, pmap "
+                                      "and per-device execution)")
+        return mapped
+
+    return wrap if f is None else wrap(f)
+
+
+NAMES = {"pmap": pmap, "shard_map": shard_map}
