@@ -167,3 +167,20 @@ def test_profile_options_have_jax_defaults():
     o = profiler.ProfileOptions()
     assert (o.host_tracer_level, o.python_tracer_level, o.duration_ms, o.enable_hlo_proto) == (2, 1, 0, True)
     assert np.isscalar(o.start_timestamp_ns)
+
+
+def test_a_users_own_profiler_is_restored(tmp_path):
+    import sys
+
+    calls = []
+
+    def mine(frame, event, arg):
+        calls.append(event)
+
+    sys.setprofile(mine)
+    try:
+        with profiler.trace(str(tmp_path)):
+            pass
+        assert sys.getprofile() is mine
+    finally:
+        sys.setprofile(None)

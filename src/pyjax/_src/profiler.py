@@ -88,6 +88,7 @@ class _Session:
         self.epoch_offset_us = time.time() * 1e6 - self.t0 / 1e3
         self.python = options.python_tracer_level >= 1
         self.stacks: dict[int, list] = {}
+        self.previous_profilers: tuple = (None, None)
 
     def now_us(self) -> float:
         return time.perf_counter_ns() / 1e3 + self.epoch_offset_us
@@ -186,6 +187,8 @@ def start_trace(log_dir: os.PathLike | str, create_perfetto_link: bool = False, 
         _state.session = session
     monitoring.register_event_time_span_listener(session.on_time_span)
     if session.python:
+        # (A profiler of the user's own is put back by stop_trace.)
+        session.previous_profilers = (sys.getprofile(), getattr(threading, "getprofile", lambda: None)())
         threading.setprofile(session.profile_hook)
         sys.setprofile(session.profile_hook)
 
@@ -202,8 +205,9 @@ def stop_trace() -> None:
             raise RuntimeError("No profile started")
         _state.session = None
     if session.python:
-        sys.setprofile(None)
-        threading.setprofile(None)
+        previous, previous_threads = session.previous_profilers
+        sys.setprofile(previous)
+        threading.setprofile(previous_threads)
         session.finish_python()
     monitoring.unregister_event_time_span_listener(session.on_time_span)
     run = datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S")
