@@ -184,3 +184,18 @@ def test_a_users_own_profiler_is_restored(tmp_path):
         assert sys.getprofile() is mine
     finally:
         sys.setprofile(None)
+
+
+def test_facts_match_jax_0_11():
+    # tests/golden/profiler.json, recorded by tests/golden/record_profiler.py.
+    import sys
+    from pathlib import Path
+
+    golden = Path(__file__).parent / "golden"
+    sys.path.insert(0, str(golden))
+    import profiler_workloads
+
+    record = json.loads((golden / "profiler.json").read_text())
+    assert record["jax_version"] == "0.11.0"
+    got = json.loads(json.dumps(profiler_workloads.run(pyjax)))
+    assert got == record["results"]
