@@ -49,10 +49,10 @@ def safe_zip(*args):
     return list(zip_builtin(*args))
 
 
-def unzip2(pairs):
+def unzip2(xys):
     """Splits a sequence of pairs into two tuples."""
     firsts, seconds = [], []
-    for a, b in pairs:
+    for a, b in xys:
         firsts.append(a)
         seconds.append(b)
     return tuple(firsts), tuple(seconds)
