@@ -63,7 +63,10 @@ def test_python_tracer_off_records_only_annotations(tmp_path):
         jnp.ones(3) + 1
     profiler.stop_trace()
     _, doc = _load(str(tmp_path))
-    assert [e["name"] for e in _complete(doc)] == ["only"]
+    events = _complete(doc)
+    # No Python call events; an eager plan compiled on the way may add compile spans.
+    assert [e["name"] for e in events if e["cat"] != "compile"] == ["only"]
+    assert not any(e["cat"] == "python" for e in events)
 
 
 def test_annotate_function_names_its_event(tmp_path):
