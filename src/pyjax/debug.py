@@ -4,5 +4,6 @@
 """
 
 from pyjax._src.debugging import DebugEffect, OrderedDebugEffect, debug_callback as callback, debug_print as print  # noqa: F401,A004
+from pyjax._src.sharding.visualize import inspect_array_sharding, visualize_array_sharding, visualize_sharding
 
-__all__ = ["callback", "print"]
+__all__ = ["callback", "inspect_array_sharding", "print", "visualize_array_sharding", "visualize_sharding"]

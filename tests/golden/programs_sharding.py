@@ -549,3 +549,35 @@ program("device_put_sharded_jaxpr", "jaxpr", """
 a = put((8, 4), P('x'))
 result = jax.make_jaxpr(lambda v: jax.device_put(v, NS(mesh, P(None, 'y'))) * 2.0)(a)
 """)
+
+# --- drawing the device grid (rich, no color terminal)
+program("visualize_2d", "text", """
+jax.debug.visualize_array_sharding(put((8, 4), P('x', 'y')))
+result = ''
+""")
+program("visualize_1d", "text", """
+jax.debug.visualize_array_sharding(put((8,), P('x')))
+result = ''
+""")
+program("visualize_columns", "text", """
+jax.debug.visualize_array_sharding(put((8, 4), P(None, 'y')))
+result = ''
+""")
+program("visualize_replicated", "text", """
+jax.debug.visualize_array_sharding(put((8, 4), P()))
+result = ''
+""")
+program("visualize_sharding_wide", "text", """
+jax.debug.visualize_sharding((4, 32), NS(mesh, P('y', 'x')))
+result = ''
+""")
+program("visualize_single_device", "text", """
+jax.debug.visualize_array_sharding(jax.device_put(jnp.zeros((4, 4)), jax.devices()[2]))
+result = ''
+""")
+program("visualize_3d_error", "error", "jax.debug.visualize_array_sharding(put((2, 2, 2), P('x')))")
+program("inspect_array_sharding_eager", "text", """
+seen = []
+jax.debug.inspect_array_sharding(put((8, 4), P('x')), callback=seen.append)
+result = repr(seen)
+""")

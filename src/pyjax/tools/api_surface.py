@@ -60,7 +60,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.experimental.custom_partitioning", "", ISSUE21),
     ("jax", "host_count host_id host_ids default_device remove_size_one_mesh_axis_from_type "
             "copy_to_host_async live_arrays", ISSUE21),
-    ("jax.debug", "visualize_array_sharding visualize_sharding inspect_array_sharding", ISSUE21),
     # -- per-device execution: issue 22
     ("jax.experimental.shard_map", "", ISSUE22),
     ("jax.experimental.multihost_utils", "", ISSUE22),
@@ -104,7 +103,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
                 "with no outputs; stage_p is bound by lax.stage, which pyjax writes as a lift)"),
     ("jax.lax", "select_and_scatter_p", NOT_YET),
     ("jax.scipy.special", "", NOT_YET),
-    ("jax.scipy.stats", "", NOT_YET),
 )
 
 
