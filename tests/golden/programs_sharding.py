@@ -581,3 +581,27 @@ seen = []
 jax.debug.inspect_array_sharding(put((8, 4), P('x')), callback=seen.append)
 result = repr(seen)
 """)
+
+# --- jit equations under a mesh name it (ctx_mesh)
+program("jit_ctx_mesh", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.jit(lambda a: a * 2))(jnp.ones(3))
+""")
+program("jit_ctx_mesh_cumsum", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(lambda x: jnp.cumsum(x, axis=1))(put((8, 4), P('x')))
+""")
+program("jit_ctx_mesh_grad", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  a = put((8, 4), P('x'))
+  result = jax.make_jaxpr(jax.grad(lambda x: jnp.sum(jax.jit(lambda v: v * 2.0)(x))))(a)
+""")
+program("jit_ctx_mesh_vmap", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.vmap(jax.jit(lambda v: v * 2.0)))(put((8, 4), P('x')))
+""")
+program("jit_no_mesh_no_ctx_mesh", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  pass
+result = jax.make_jaxpr(jax.jit(lambda a: a * 2))(jnp.ones(3))
+""")

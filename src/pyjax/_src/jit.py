@@ -32,6 +32,7 @@ from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, staging_caches, trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
+from pyjax._src.sharding.mesh import get_mesh
 from pyjax._src.sharding.sharded_array import place_typed
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
@@ -42,7 +43,7 @@ jit_p = Primitive("jit", multiple_results=True).declare(body_params=("jaxpr",), 
 jit_p.effects_of = body_effects("jaxpr")
 jit_p.dce_rule = call_dce_rule
 jit_p.partial_eval_custom = call_partial_eval_custom_rule
-jit_p.pp_param_order = ("name", "donated_invars", "jaxpr", "keep_unused")
+jit_p.pp_param_order = ("name", "ctx_mesh", "donated_invars", "jaxpr", "keep_unused")
 jit_p.pp_alias_body = "jaxpr"
 
 
@@ -430,7 +431,8 @@ class JitWrapped:
             return eval_jaxpr(jaxpr, jaxpr.consts, *hoisted, *flat_args)
         donated = tuple(False for _ in hoisted) + self._donated_flags(flat_args)
         return jit_p.bind(*hoisted, *flat_args, jaxpr=jaxpr, name=self.__name__,
-                          donated_invars=donated, keep_unused=self._keep_unused, inline=self._inline)
+                          donated_invars=donated, keep_unused=self._keep_unused, inline=self._inline,
+                          **_mesh_param())
 
     def _donated_flags(self, flat_args) -> tuple:
         # One flag per flat argument; a donated positional argument donates all its leaves.
@@ -625,13 +627,20 @@ def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=N
 # the JVP; the resulting equations are staged or run by the enclosing trace.)
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline):
+def _mesh_param() -> dict:
+    # Under a mesh set with jax.set_mesh, a jit equation names it (JAX's
+    # ctx_mesh param); otherwise the param is absent.
+    mesh = get_mesh()
+    return {} if mesh.empty else {"ctx_mesh": mesh}
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline, **mesh):
     # One jit equation whose body is the JVP of the original body.
     nonzeros = [type(t) is not Zero for t in tangents]
     body, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     nonzero_tangents = [t for t in tangents if type(t) is not Zero]
     outs = jit_p.bind(*primals, *nonzero_tangents, jaxpr=body, name=name,
-                      donated_invars=(False,) * len(body.invars), keep_unused=keep_unused, inline=inline)
+                      donated_invars=(False,) * len(body.invars), keep_unused=keep_unused, inline=inline, **mesh)
     n_out = len(jaxpr.outvars)
     primal_outs, it = outs[:n_out], iter(outs[n_out:])
     tangent_outs = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(jaxpr.out_avals, out_nonzeros, strict=True)]
@@ -648,6 +657,8 @@ def _jit_partial_eval(trace, args, params):
     known_jaxpr, unknown_jaxpr, out_unknowns, sources = partial_eval_jaxpr(params["jaxpr"], unknowns)
     known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
     common = dict(name=params["name"], keep_unused=params["keep_unused"], inline=params["inline"])
+    if "ctx_mesh" in params:
+        common["ctx_mesh"] = params["ctx_mesh"]
     with core.set_current_trace(trace.parent):
         known_outs = jit_p.bind(*known_args, jaxpr=known_jaxpr, donated_invars=(False,) * len(known_args), **common)
     n_known = sum(not u for u in out_unknowns)
@@ -659,7 +670,7 @@ def _jit_partial_eval(trace, args, params):
     return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
 
 
-def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline):
+def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline, **mesh):
     # One jit equation whose body is the transposed body: (residuals, nonzero
     # cotangents) -> cotangents of the linear inputs.
     undefined = [is_undefined_primal(x) for x in args]
@@ -670,7 +681,7 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline)
                               [core.get_aval(ct) for ct in nonzero_cts])
     operands = residuals + nonzero_cts
     outs = iter(jit_p.bind(*operands, jaxpr=body, name=name, donated_invars=(False,) * len(operands),
-                           keep_unused=keep_unused, inline=inline))
+                           keep_unused=keep_unused, inline=inline, **mesh))
     return [next(outs) if u else None for u in undefined]
 
 
