@@ -605,3 +605,23 @@ with jax.sharding.set_mesh(mesh):
   pass
 result = jax.make_jaxpr(jax.jit(lambda a: a * 2))(jnp.ones(3))
 """)
+
+# --- jax.random samplers with out_sharding
+program("random_bits_out_sharding", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(lambda k: jax.random.bits(k, (8, 4), out_sharding=P('x')))(jax.random.key(0))
+""")
+program("random_normal_out_sharding", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(lambda k: jax.random.normal(k, (8, 4), out_sharding=P('x')))(jax.random.key(0))
+""")
+program("random_uniform_out_sharding_eager", "text", """
+with jax.sharding.set_mesh(mesh):
+  r = jax.random.uniform(jax.random.key(0), (8, 4), out_sharding=P('x', 'y'))
+  result = repr((jax.typeof(r), r.sharding, np.asarray(r)[0]))
+""")
+program("random_randint_out_sharding_eager", "text", """
+with jax.sharding.set_mesh(mesh):
+  r = jax.random.randint(jax.random.key(1), (8,), 0, 10, out_sharding=P('x'))
+  result = repr((jax.typeof(r), np.asarray(r)))
+""")

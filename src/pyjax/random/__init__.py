@@ -81,3 +81,25 @@ __all__ = [
     "split", "t", "triangular", "truncated_normal", "uniform", "wald", "weibull_min",
     "wrap_key_data",
 ]
+
+
+def _place_samplers() -> None:
+    # out_sharding= places a sample (jax.sharding's wrapper around each sampler).
+    import inspect
+
+    from pyjax._src.sharding.api import sampler_with_out_sharding
+
+    names = globals()
+    for name in __all__:
+        fn = names.get(name)
+        if callable(fn) and not isinstance(fn, type):
+            try:
+                params = inspect.signature(fn).parameters
+            except (TypeError, ValueError):
+                continue
+            if "out_sharding" in params:
+                names[name] = sampler_with_out_sharding(fn)
+
+
+_place_samplers()
+del _place_samplers

@@ -371,3 +371,32 @@ def _resolved(s):
     from pyjax._src.sharding.named import resolve
 
     return None if s is None else resolve(s, name="jit")
+
+
+# ---------------------------------------------------------------------------
+# out_sharding= on jax.random's samplers
+
+
+def sampler_with_out_sharding(fn: Callable) -> Callable:
+    """`fn` (a jax.random sampler taking ``out_sharding=``) whose result is
+    placed as asked: as in JAX, the key is first made replicated on the mesh
+    in context, the sample drawn, and the result resharded."""
+    import inspect
+
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def sampler(*args, **kwargs):
+        out_sharding = kwargs.pop("out_sharding", None)
+        if out_sharding is None:
+            return fn(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
+        key = bound.arguments.get("key")
+        if key is not None and isinstance(core.get_aval(key), ShapedArray) and \
+                not isinstance(core.current_trace(), dispatch.EvalTrace):
+            mesh = get_abstract_mesh()
+            if not mesh.empty:
+                bound.arguments["key"] = reshard_p.bind(key, dst_sharding=abstract_sharding(mesh, (None,) * key.ndim))
+        return reshard(fn(*bound.args, **bound.kwargs), out_sharding)
+
+    return sampler
