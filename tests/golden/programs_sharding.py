@@ -625,3 +625,13 @@ with jax.sharding.set_mesh(mesh):
   r = jax.random.randint(jax.random.key(1), (8,), 0, 10, out_sharding=P('x'))
   result = repr((jax.typeof(r), np.asarray(r)))
 """)
+
+# --- grad's seed under a mesh in context
+program("grad_seed_auto_context", "jaxpr", """
+with jax.sharding.set_mesh(auto):
+  result = jax.make_jaxpr(jax.grad(lambda x: jnp.sum(x * 2.0)))(jnp.ones(3))
+""")
+program("value_and_grad_explicit_context", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.value_and_grad(lambda x: jnp.sum(jnp.sin(x))))(np.ones(3, np.float32))
+""")
