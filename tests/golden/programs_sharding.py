@@ -635,3 +635,24 @@ program("value_and_grad_explicit_context", "jaxpr", """
 with jax.sharding.set_mesh(mesh):
   result = jax.make_jaxpr(jax.value_and_grad(lambda x: jnp.sum(jnp.sin(x))))(np.ones(3, np.float32))
 """)
+
+# --- more rules: dynamic_update_slice, split, sort, top_k, gather (indexing)
+program("dus_same_sharding", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda x, u: jax.lax.dynamic_update_slice(x, u, (0, 0)))(a, put((8, 4), P('x')))
+""")
+program("dus_mismatch", "error", """
+jax.make_jaxpr(lambda x, u: jax.lax.dynamic_update_slice(x, u, (0, 0)))(put((8, 4), P('x')), put((8, 2), P('y')))
+""")
+program("split_sharded", "jaxpr", """
+a = put((8, 4), P('x', 'y'))
+result = jax.make_jaxpr(lambda x: jax.lax.split(x, (2, 2), axis=1))(a)
+""")
+program("sort_sharded", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda x: jnp.sort(x, axis=1))(a)
+""")
+program("take_sharded", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda x: x[:, 1])(a)
+""")

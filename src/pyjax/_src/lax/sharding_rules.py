@@ -428,3 +428,28 @@ def cumulative_rule(out, x, *, axis: int, reverse: bool):
         raise ShardingTypeError(
             f"Input should be unsharded over the axis being reduced. Got input type={x} and axis={axis}")
     return with_spec(out, mesh_of(x), spec_of(x))
+
+
+def _with_axis_types(aval) -> str:
+    # JAX's str_short(mesh_axis_types=True): the type, then the mesh's axes by type.
+    mesh = mesh_of(aval)
+    text = str(ShapedArray(aval.shape, aval.dtype, False, aval.sharding, aval.memory_space))
+    if mesh is None or mesh.empty:
+        return text + "({})"
+    groups: dict = {}
+    for name, kind in zip(mesh.axis_names, mesh.axis_types):
+        groups.setdefault(kind, []).append(name)
+    return text + "({" + ", ".join(f"{k!r}: {tuple(v)!r}" for k, v in groups.items()) + "})"
+
+
+def dynamic_update_slice_rule(out, operand, update, *indices):
+    if operand.sharding != update.sharding:
+        raise ShardingTypeError(
+            "dynamic_update_slice operand sharding must be equal to update sharding, got operand sharding "
+            f"{_with_axis_types(operand)} and update sharding {_with_axis_types(update)}.")
+    return with_spec(out, mesh_of(operand), spec_of(operand))
+
+
+def split_rule(outs, operand, *, sizes, axis):
+    rule = varying_shape_rule("split")
+    return [rule(o, operand) for o in outs]

@@ -166,6 +166,9 @@ def _dynamic_update_slice_abstract_eval(operand: ShapedArray, update: ShapedArra
     return ShapedArray(operand.shape, operand.dtype, weak)
 
 
+dynamic_update_slice_p.def_sharding_rule(sharding_rules.dynamic_update_slice_rule)
+
+
 def dynamic_update_slice(operand, update, start_indices, *,
                          allow_negative_indices: bool | Sequence[bool] = True):
     """Wraps XLA's DynamicUpdateSlice: `operand` with `update` written at `start_indices`.
@@ -252,6 +255,9 @@ def _split_abstract_eval(operand: ShapedArray, *, sizes, axis) -> list[ShapedArr
         shape[axis] = size
         outs.append(ShapedArray(tuple(shape), operand.dtype, operand.weak_type))
     return outs
+
+
+split_p.def_sharding_rule(sharding_rules.split_rule)
 
 
 def _canonicalize_axis(axis: int, ndim: int) -> int:
