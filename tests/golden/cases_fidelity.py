@@ -1,6 +1,7 @@
 """Small fidelity cases (issue 26 item 5): iterating over traced arrays,
 static arguments equal in value but not in type, vmap outputs left unmapped,
-arithmetic on typed PRNG keys. `PRELUDE` runs first; each case is an
+arithmetic on typed PRNG keys, a custom_jvp rule's tangents with None
+subtrees beside the primal's. `PRELUDE` runs first; each case is an
 expression; the record is `str()` of its value or the class and message of
 what it raised (record_fidelity.py under JAX 0.11.0, tests/test_fidelity.py
 under pyjax).
@@ -22,6 +23,22 @@ def static_calls(*values):
 def vmapped(f, *args, **kw):
     r = jax.vmap(f, **kw)(*args)
     return type(r).__name__, repr(r) if not hasattr(r, "shape") or isinstance(r, np.ndarray) else r.shape
+
+@jax.custom_jvp
+def none_leaves(d):
+    return d
+
+@none_leaves.defjvp
+def _none_leaves_jvp(p, t):
+    return p[0], t[0]
+
+@jax.custom_jvp
+def none_tangent(x):
+    return x * 2
+
+@none_tangent.defjvp
+def _none_tangent_jvp(p, t):
+    return p[0] * 2, None
 
 key = jax.random.key(0)
 keys = jax.random.split(key)
@@ -50,6 +67,9 @@ CASES: dict[str, str] = {
     "vmap_none_tuple": "jax.vmap(lambda x: (1, 2.0), out_axes=None)(jnp.ones(3))",
     "vmap_zero_int": "(lambda r: (isinstance(r, jax.Array), r.shape, str(r.dtype)))(jax.vmap(lambda x: 3)(jnp.ones(3)))",
     "vmap_none_batched": "jax.vmap(lambda x: x, out_axes=None)(jnp.ones(3))",
+    "custom_jvp_none_leaves": "jax.jvp(none_leaves, ((None, 1.0),), ((None, 2.0),))",
+    "custom_jvp_none_leaves_linearize": "jax.linearize(lambda x: none_leaves((None, x))[1], 1.0)[0]",
+    "custom_jvp_none_tangent": "jax.jvp(none_tangent, (1.0,), (1.0,))",
     "key_add_int": "key + 1",
     "key_radd_int": "1 + key",
     "key_mul_key": "key * key",

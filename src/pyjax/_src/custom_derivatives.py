@@ -315,7 +315,9 @@ def _check_jvp_outputs(pair, jvp_name: str, name: str, out_tree, out_avals):
         raise TypeError(f"Custom JVP rule {jvp_name} for function {name} must produce a pair (list or tuple of "
                         f"length two) representing primal and tangent outputs, but got {pair}.")
     primals_out, tree = tree_flatten(pair[0])
-    tangents_out, tree2 = tree_flatten(pair[1], is_leaf=lambda t: t is None or type(t) is SymbolicZero)
+    # (None is an empty subtree, as in the primal outputs: a None beside a
+    # primal None is no tangent, and a None tangent for an array is an error.)
+    tangents_out, tree2 = tree_flatten(pair[1], is_leaf=lambda t: type(t) is SymbolicZero)
     if tree != tree2:
         raise TypeError(f"Custom JVP rule {jvp_name} for function {name} must produce primal and tangent outputs "
                         f"with equal container (pytree) structures, but got {tree} and {tree2} respectively.")
