@@ -326,3 +326,67 @@ def test_define_prng_impl():
     assert np.asarray(jax.random.key_data(jax.random.split(key, 2))).tolist() == [[6, 1], [7, 2]]
     assert np.asarray(jax.random.bits(key, (3,))).tolist() == [5, 5, 5]
     assert np.asarray(jax.random.key_data(jax.random.fold_in(key, 4))).tolist() == [9, 4]
+
+
+# --- 4. numpyro-style: provenance through a jaxpr, call bodies included -------
+
+
+def _provenance(fn, **kwargs):
+    from pyjax import api_util
+    from pyjax.extend import linear_util as lu
+    from pyjax.extend.core import Literal
+    from pyjax.extend.core.primitives import call_p, closed_call_p, jit_p
+
+    args, in_tree = jax.tree.flatten(((), kwargs))
+    wrapped, out_tree = api_util.flatten_fun(
+        lu.wrap_init(fn, debug_info=api_util.debug_info("provenance", fn, (), kwargs)), in_tree)
+    closed = jax.make_jaxpr(wrapped.call_wrapped)(*args)
+
+    def track(jaxpr, ins):
+        env = dict(zip(jaxpr.invars, ins))
+
+        def read(v):
+            return frozenset() if isinstance(v, Literal) else env.get(v, frozenset())
+
+        for eqn in jaxpr.eqns:
+            deps = [read(v) for v in eqn.invars]
+            if eqn.primitive in (call_p, closed_call_p, jit_p):
+                body = eqn.params.get("call_jaxpr", eqn.params.get("jaxpr"))
+                outs = track(body.jaxpr, deps)
+            else:
+                outs = [frozenset().union(*deps)] * len(eqn.outvars)
+            env.update(zip(eqn.outvars, outs))
+        return [read(v) for v in jaxpr.outvars]
+
+    names = jax.tree.flatten(((), {k: jax.tree.map(lambda _: frozenset({k}), v) for k, v in kwargs.items()}))[0]
+    return jax.tree.unflatten(out_tree(), track(closed.jaxpr, names))
+
+
+def test_provenance_through_jit_bodies():
+    def f(x, y, z):
+        inner = jax.jit(lambda a, b: (a * 2, b + 1))
+        p, q = inner(x, z)
+        return {"p": p, "sum": p + y, "q": q}
+
+    out = _provenance(f, x=1.0, y=2.0, z=3.0)
+    assert out == {"p": frozenset({"x"}), "sum": frozenset({"x", "y"}), "q": frozenset({"z"})}
+
+
+def test_closed_call_equations_built_by_hand():
+    from pyjax.extend.core import ClosedJaxpr, Jaxpr, Var, new_jaxpr_eqn
+    from pyjax.extend.core.primitives import closed_call_p
+
+    body = jax.make_jaxpr(lambda a, b: (jnp.sin(a) * b,))(np.float32(1.0), np.float32(2.0))
+    a, b = Var(body.in_avals[0]), Var(body.in_avals[1])
+    out = Var(body.out_avals[0])
+    eqn = new_jaxpr_eqn([a, b], [out], closed_call_p, {"call_jaxpr": body}, frozenset())
+    outer = ClosedJaxpr(Jaxpr([], [a, b], [out], [eqn], frozenset()), [])
+    f = pyjax.extend.core.jaxpr_as_fun(outer)
+    x, y = np.float32(0.5), np.float32(3.0)
+    assert float(f(x, y)[0]) == pytest.approx(np.sin(0.5) * 3)
+    assert float(jax.jit(lambda x, y: f(x, y)[0])(x, y)) == pytest.approx(np.sin(0.5) * 3)
+    gx, gy = jax.grad(lambda x, y: f(x, y)[0], (0, 1))(x, y)
+    assert (float(gx), float(gy)) == pytest.approx((np.cos(0.5) * 3, np.sin(0.5)))
+    xs = np.linspace(0, 1, 3, dtype=np.float32)
+    np.testing.assert_allclose(np.asarray(jax.vmap(lambda x: f(x, y)[0])(xs)), np.sin(xs) * 3, rtol=1e-6)
+    assert "closed_call[" in str(jax.make_jaxpr(lambda x, y: f(x, y))(x, y))

@@ -91,7 +91,7 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.extend.core.primitives", "after_all_p create_token_p", ISSUE24),
     ("jax.extend.core.primitives", "ragged_all_to_all_p", ISSUE22),
     ("jax.extend.core.primitives", "rng_uniform_p", H4),
-    ("jax.extend.core.primitives", "call_p closed_call_p get_p swap_p select_and_scatter_p", NOT_YET),
+    ("jax.extend.core.primitives", "get_p swap_p select_and_scatter_p", NOT_YET),
     ("jax.custom_derivatives", "remat_opt_p", NOT_YET),
     ("jax.lax", "rng_uniform rng_uniform_p", H4),
     ("jax", "default_prng_impl", H4),

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pyjax.lax as _lax
 from pyjax._src import core as _core
 from pyjax._src.ad_util import add_any_p as add_jaxvals_p
+from pyjax._src.closed_call import closed_call_p
+from pyjax._src.extend_core import CallPrimitive as _CallPrimitive
 from pyjax._src.remat import remat_p
+
+# JAX's call of a wrapped function: pyjax's binds in line (it is never an equation).
+call_p = _CallPrimitive("call")
 
 # Every `*_p` jax.lax has, then the rest by their primitive names (the
 # linear-algebra, PRNG and call primitives that jax.lax does not list).

@@ -1,0 +1,40 @@
+"""`closed_call`: a call of a closed jaxpr (JAX's `core.closed_call_p`).
+
+pyjax stages calls as `jit` equations and never makes this one itself; it
+exists for libraries that build such equations or look for them
+(`eqn.primitive is closed_call_p`, then `eqn.params["call_jaxpr"]`). It is
+defined through the extension API: its impl evaluates the body, and its
+JVP, transpose and batching rules transform the body in line.
+"""
+
+from __future__ import annotations
+
+from pyjax._src.core import Primitive
+from pyjax._src.interpreters.batching import batch_flat
+from pyjax._src.interpreters.jvp import jvp_flat
+from pyjax._src.interpreters.transpose import backward_pass
+from pyjax._src.jaxpr import body_effects, eval_jaxpr
+
+closed_call_p = Primitive("closed_call", multiple_results=True).declare(body_params=("call_jaxpr",),
+                                                                         call_body="call_jaxpr")
+closed_call_p.effects_of = body_effects("call_jaxpr")
+
+
+def _body(call_jaxpr):
+    return lambda *args: eval_jaxpr(call_jaxpr, call_jaxpr.consts, *args)
+
+
+closed_call_p.def_abstract_eval(lambda *avals, call_jaxpr: list(call_jaxpr.out_avals))
+closed_call_p.def_impl(lambda *args, call_jaxpr: eval_jaxpr(call_jaxpr, call_jaxpr.consts, *args))
+closed_call_p.def_jvp(lambda primals, tangents, *, call_jaxpr: jvp_flat(_body(call_jaxpr), primals, tangents))
+closed_call_p.def_transpose(lambda cts, *args, call_jaxpr: backward_pass(call_jaxpr, call_jaxpr.consts, cts, args))
+
+
+def _batch(axis_data, args, dims, *, call_jaxpr):
+    infos = batch_flat(_body(call_jaxpr), args, dims, axis_data, push_axis_env=False)
+    return [v for v, _ in infos], [d for _, d in infos]
+
+
+closed_call_p.def_batch(_batch)
+
+__all__ = ["closed_call_p"]
