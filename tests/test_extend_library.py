@@ -390,3 +390,46 @@ def test_closed_call_equations_built_by_hand():
     xs = np.linspace(0, 1, 3, dtype=np.float32)
     np.testing.assert_allclose(np.asarray(jax.vmap(lambda x: f(x, y)[0])(xs)), np.sin(xs) * 3, rtol=1e-6)
     assert "closed_call[" in str(jax.make_jaxpr(lambda x, y: f(x, y))(x, y))
+
+
+# --- 5. haiku-style: a library's own Trace and Tracer (hk.experimental.to_dot) --
+
+
+class _CountTracer(pyjax.core.Tracer):
+    def __init__(self, trace, val):
+        super().__init__(trace, jax.typeof(val))
+        self.val = val
+
+
+class _CountTrace(pyjax.core.Trace):
+    """Counts the primitives bound under it, forwarding each to its parent."""
+
+    def __init__(self, parent_trace):
+        super().__init__()
+        self.parent_trace = parent_trace
+        self.names: list[str] = []
+
+    def process_primitive(self, primitive, tracers, params):
+        vals = [t.val if isinstance(t, _CountTracer) and t._trace is self else t for t in tracers]
+        avals = [jax.typeof(v) for v in vals]
+        out = primitive.bind_with_trace(self.parent_trace, vals, avals, params)
+        self.names.append(primitive.name)
+        return jax.tree.map(lambda v: _CountTracer(self, v), out)
+
+
+def test_a_library_trace_with_jax_constructors():
+    def count(f, *args):
+        with pyjax.extend.core.take_current_trace() as parent:
+            trace = _CountTrace(parent)
+        with pyjax.extend.core.set_current_trace(trace):
+            out = f(*[_CountTracer(trace, a) for a in args])
+        return trace.names, jax.tree.map(lambda t: t.val, out)
+
+    names, out = count(lambda x, y: jnp.sin(x) * y + 1.0, np.float32(0.5), np.float32(2.0))
+    assert names == ["sin", "mul", "add"] and float(out) == pytest.approx(np.sin(0.5) * 2 + 1)
+    assert _CountTracer(None, np.float32(1.0)).aval == pyjax.core.ShapedArray((), np.float32)
+    # Inside jit, the parent is the staging trace: the values are its tracers.
+    assert float(jax.jit(lambda x: count(lambda v: jnp.cos(v) * 2, x)[1])(1.0)) == pytest.approx(2 * np.cos(1.0))
+    # The older (trace, args, params) form of bind_with_trace.
+    with pyjax.extend.core.take_current_trace() as parent:
+        assert float(lax.sin_p.bind_with_trace(parent, [np.float32(0.0)], {})) == 0.0

@@ -191,8 +191,11 @@ class Primitive:
         finally:
             _trace_ctx.reset(token)
 
-    def bind_with_trace(self, trace: Trace, args, params: dict):
-        """Binds under `trace` instead of the current one."""
+    def bind_with_trace(self, trace: Trace, args, avals_or_params, params: dict | None = None, /):
+        """Binds under `trace` instead of the current one: JAX 0.11's
+        `(trace, args, avals, params)`, or the older `(trace, args, params)`."""
+        if params is None:
+            params = avals_or_params
         token = _trace_ctx.set(trace)
         try:
             return trace.process_primitive(self, tuple(args), params)
@@ -300,9 +303,19 @@ class Tracer:
     __slots__ = ("_trace", "__weakref__")
     __array_priority__ = 1000
 
+    def __init__(self, trace: Trace, aval: ShapedArray | None = None):
+        # (pyjax's tracers set their own fields; this is JAX's constructor,
+        # for a library's Tracer subclass, which has a __dict__ for the aval.)
+        self._trace = trace
+        if aval is not None:
+            self._jax_aval = aval
+
     @property
     def aval(self) -> ShapedArray:
-        raise NotImplementedError
+        aval = getattr(self, "_jax_aval", None)
+        if aval is None:
+            raise NotImplementedError(f"{type(self).__name__} defines no aval")
+        return aval
 
     shape = property(lambda self: self.aval.shape)
     dtype = property(lambda self: self.aval.dtype)
