@@ -433,3 +433,22 @@ def test_a_library_trace_with_jax_constructors():
     # The older (trace, args, params) form of bind_with_trace.
     with pyjax.extend.core.take_current_trace() as parent:
         assert float(lax.sin_p.bind_with_trace(parent, [np.float32(0.0)], {})) == 0.0
+
+
+def test_trace_main_identifies_the_jvp_trace():
+    # equinox's filter_jvp: the top trace's `main` picks out that trace's JVPTracers.
+    found = []
+
+    def fn(x):
+        main = pyjax.extend.core.find_top_trace([x]).main
+        out = (x * 2, x)
+        found.append([isinstance(o, ad.JVPTracer) and o._trace.main is main for o in out])
+        return out[0]
+
+    jax.jvp(fn, (np.float32(1.0),), (np.float32(1.0),))
+    assert found == [[True, True]]
+    assert pyjax.extend.core.find_top_trace([]).main is None
+    trace = _CountTrace(None)
+    assert trace.full_raise(3) == 3 and trace.is_valid()
+    trace.invalidate()
+    assert not trace.is_valid()

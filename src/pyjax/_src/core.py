@@ -289,7 +289,19 @@ class Trace:
         raise NotImplementedError
 
     def is_valid(self) -> bool:
-        return True
+        return getattr(self, "valid", True)
+
+    # JAX 0.11's remaining Trace API, which libraries call.
+    def invalidate(self) -> None:
+        self.valid = False
+
+    def full_raise(self, x):
+        return x
+
+    @property
+    def main(self):
+        """The trace's tag (JAX keeps `main` as the tag's old name)."""
+        return getattr(self, "tag", None)
 
 
 class Tracer:
