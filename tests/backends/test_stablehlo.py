@@ -28,21 +28,15 @@ GOLDEN = json.loads((GOLDEN_DIR / "stablehlo.json").read_text(encoding="utf-8"))
 PROGRAMS = {p.name: p for p in stablehlo_programs.PROGRAMS}
 
 # Recorded programs whose text pyjax does not reproduce yet, with why.
-_SCAN = "scan lowers as JAX's CPU expansion (a while over an index with private slicing functions): not yet"
-_PRNG = 'the PRNG primitives (threefry2x32, key wrap/unwrap/split/fold_in, rng_bit_generator) are not lowered yet'
+_PRNG = ('the threefry PRNG primitives (threefry2x32, random_wrap/unwrap/split/fold_in/bits) are not lowered yet: JAX '
+         'expands them into jitted helpers with sdy sharding constraints on the key data')
 KNOWN_GAPS = {
     "dense_constants": "pyjax's jaxpr promotes a captured NumPy int32 constant eagerly (JAX stages a convert_element_type of the constvar)",
-    "fori_loop": _SCAN,
-    "scan_cumsum": _SCAN,
-    "scan_matrix": _SCAN,
-    "scan_reverse_unroll": _SCAN,
-    "map": _SCAN,
-    "grad_of_while": _SCAN,
+    "grad_of_while": "JAX's scan DCE rule drops the forward loop's unused counter carry before lowering; pyjax's scan has no DCE rule (the jaxprs agree)",
     "random_key_split": _PRNG,
     "random_uniform": _PRNG,
     "random_normal_legacy": _PRNG,
     "random_bits_fold_in": _PRNG,
-    "rng_bit_generator": _PRNG,
     "random_key_data": _PRNG,
 }
 

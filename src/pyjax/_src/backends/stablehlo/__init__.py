@@ -28,7 +28,7 @@ from pyjax._src.backends.stablehlo.builder import Builder
 __all__ = ["LOWERINGS", "NOT_LOWERED", "LoweringError", "install", "lower_jaxpr_to_module", "register_lowering",
            "wire"]
 
-_installed = False
+_installed_for = -1  # how many primitives existed when the rules were last registered
 
 
 def primitives_by_name() -> dict:
@@ -44,14 +44,17 @@ def primitives_by_name() -> dict:
 
 
 def install() -> None:
-    """Registers every family's rules (once)."""
-    global _installed
-    if _installed:
+    """Registers every family's rules; again when primitives were defined
+    since (a module imported later, e.g. by the extension API)."""
+    global _installed_for
+    from pyjax._src import core
+
+    if _installed_for == len(core._all_primitives):
         return
-    _installed = True
     from pyjax._src.backends.stablehlo.rules import FAMILIES
 
     prims = primitives_by_name()
+    _installed_for = len(core._all_primitives)
     for family in FAMILIES:
         importlib.import_module(f"pyjax._src.backends.stablehlo.rules.{family}").register(prims)
 

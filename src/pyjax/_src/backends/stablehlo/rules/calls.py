@@ -4,10 +4,15 @@ custom_vjp calls and checkpoint are inlined, as JAX lowers them."""
 from __future__ import annotations
 
 from pyjax._src.backends.stablehlo.lowering import call_jaxpr, inline_jaxpr, register_lowering
+from pyjax._src.backends.stablehlo.lowering import call_jaxpr as call_jaxpr_fn
 
 
 def _jit(ctx, *args, jaxpr, name, **params):
     return call_jaxpr(ctx, jaxpr, name, args)
+
+
+def _closed_call(ctx, *args, call_jaxpr, **params):
+    return call_jaxpr_fn(ctx, call_jaxpr, "closed_call", args)
 
 
 def _inline_call(ctx, *args, call_jaxpr, **params):
@@ -29,3 +34,5 @@ def register(prims: dict) -> None:
     register_lowering(prims["custom_jvp_call"], _inline_call)
     register_lowering(prims["custom_vjp_call"], _inline_call)
     register_lowering(prims["remat2"], _remat)
+    if "closed_call" in prims:  # JAX's core.closed_call: a private @closed_call and a call
+        register_lowering(prims["closed_call"], _closed_call)

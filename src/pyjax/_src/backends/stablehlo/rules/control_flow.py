@@ -9,7 +9,7 @@ import numpy as np
 
 from pyjax._src.backends.stablehlo.builder import Builder, print_generic
 from pyjax._src.backends.stablehlo.ir import Block, TensorType
-from pyjax._src.backends.stablehlo.lowering import lower_jaxpr, register_lowering
+from pyjax._src.backends.stablehlo.lowering import aval_type, lower_jaxpr, register_lowering
 from pyjax._src.backends.stablehlo.rules.reductions import reduce_monoid, region_return
 
 
@@ -47,8 +47,15 @@ def _while(ctx, *args, cond_nconsts, cond_jaxpr, body_nconsts, body_jaxpr):
             pred = reduce_monoid(b, pred, range(len(pred.shape)), "or", "false", TensorType((), np.bool_))
         return pred
 
+    batched = bool(cond_jaxpr.out_avals[0].shape)
+
     def body_fn(b, vals):
-        new = lower_jaxpr(ctx.mod, b, body_jaxpr, list(vals[nc:nc + nb]) + list(vals[nc + nb:]))
+        old = list(vals[nc + nb:])
+        new = lower_jaxpr(ctx.mod, b, body_jaxpr, list(vals[nc:nc + nb]) + old)
+        if batched:  # lanes whose predicate is false keep their carry
+            (pred,) = lower_jaxpr(ctx.mod, b, cond_jaxpr, list(vals[:nc]) + old)
+            rank = len(pred.shape)
+            new = [b.select(b.broadcast_in_dim(pred, n.shape, list(range(rank))), n, o) for n, o in zip(new, old)]
         return list(vals[:nc + nb]) + new
 
     outs = emit_while(ctx, list(cconsts) + list(bconsts) + list(carry), cond_fn, body_fn)
@@ -68,3 +75,183 @@ def _cond(ctx, index, *ops, branches):
 def register(prims: dict) -> None:
     register_lowering(prims["while"], _while)
     register_lowering(prims["cond"], _cond)
+    register_lowering(prims["scan"], _scan)
+
+
+# --- scan ------------------------------------------------------------------------
+# JAX lowers scan on the CPU by tracing its own implementation: a while loop
+# over an index whose state is (the inputs the body reads, index, carry,
+# stacked outputs); each step slices the inputs with the jitted helper
+# `dynamic_index_in_dim`, calls the body as the private `closed_call`, and
+# writes the outputs with `dynamic_update_index_in_dim`. With `unroll=k` the
+# inputs are reshaped to (trips, k, ...) and each trip runs k steps on
+# static slices; the leftover steps run after the loop.
+
+
+def _index_helper(ctx, b, x, i):
+    """`func.call @dynamic_index_in_dim(x, i)`: x[i] along axis 0."""
+    from pyjax._src.backends.stablehlo.rules.reductions import cached_private
+
+    out = TensorType(x.shape[1:], x.dtype)
+
+    def body(c, args):
+        arr, idx = args
+        starts = [idx] + [c.b.constant(np.zeros((), idx.dtype)) for _ in arr.shape[1:]]
+        from pyjax._src.backends.stablehlo.builder import print_with_attr
+        from pyjax._src.backends.stablehlo.ir import int_list
+
+        piece = c.b.emit1("stablehlo.dynamic_slice", [arr, *starts], [TensorType((1,) + arr.shape[1:], arr.dtype)],
+                          print_with_attr, text=f"sizes = {int_list((1,) + arr.shape[1:])}")
+        return [c.b.reshape(piece, arr.shape[1:])]
+
+    return _call_helper(ctx, b, "dynamic_index_in_dim", (x.type, i.type), [x, i], [out], body)
+
+
+def _update_helper(ctx, b, acc, upd, i):
+    """`func.call @dynamic_update_index_in_dim(acc, upd, i)`: acc[i] = upd."""
+
+    def body(c, args):
+        arr, u, idx = args
+        grown = c.b.broadcast_in_dim(u, (1,) + u.shape, list(range(1, len(u.shape) + 1)))
+        starts = [idx] + [c.b.constant(np.zeros((), idx.dtype)) for _ in u.shape]
+        from pyjax._src.backends.stablehlo.rules.shapes import _print_dus
+
+        return [c.b.emit1("stablehlo.dynamic_update_slice", [arr, grown, *starts], [arr.type], _print_dus)]
+
+    return _call_helper(ctx, b, "dynamic_update_index_in_dim", (acc.type, upd.type, i.type), [acc, upd, i],
+                        [acc.type], body)
+
+
+def _call_helper(ctx, b, name, key, args, out_types, body):
+    cache = ctx.mod.func_cache
+    full_key = ("helper", name, key)
+    symbol = cache.get(full_key)
+    if symbol is None:
+        func = ctx.mod.module.add_func(name, [a.type for a in args])
+        cache[full_key] = symbol = func.name
+        fb = Builder(func.body)
+        outs = body(ctx.with_builder(fb), func.args)
+        func.result_types = [o.type for o in outs]
+        func.result_attrs = [None] * len(outs)
+        fb.ret(outs)
+    return b.call(symbol, args, out_types)[0]
+
+
+def _static_index(b, x, k):
+    """x[k] along axis 0 with a static k: a slice and a reshape."""
+    piece = b.slice(x, [k] + [0] * (len(x.shape) - 1), [k + 1] + list(x.shape[1:]))
+    return b.reshape(piece, x.shape[1:])
+
+
+def _stack(b, values):
+    grown = [b.broadcast_in_dim(v, (1,) + v.shape, list(range(1, len(v.shape) + 1))) for v in values]
+    if len(grown) == 1:
+        return grown[0]
+    from pyjax._src.backends.stablehlo.builder import print_with_attr
+
+    shape = (sum(g.shape[0] for g in grown),) + grown[0].shape[1:]
+    return b.emit1("stablehlo.concatenate", grown, [TensorType(shape, grown[0].dtype)], print_with_attr, text="dim = 0")
+
+
+def _concat0(b, values):
+    from pyjax._src.backends.stablehlo.builder import print_with_attr
+
+    shape = (sum(v.shape[0] for v in values),) + values[0].shape[1:]
+    return b.emit1("stablehlo.concatenate", list(values), [TensorType(shape, values[0].dtype)], print_with_attr,
+                   text="dim = 0")
+
+
+def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
+    from pyjax._src.backends.stablehlo.lowering import lower_to_func
+
+    consts, carry, xs = (list(part) for part in ft_in.update(list(args)).unpack())
+    n_carry = len(carry)
+    y_avals = [v.aval for v in jaxpr.outvars[n_carry:]]
+    def call_body(bb, operands):  # (the body's function is made at its first call, as JAX traces it there)
+        return bb.call(lower_to_func(ctx.mod, jaxpr, "closed_call"), operands, body_types)
+
+    body_types = [aval_type(v.aval) for v in jaxpr.outvars]
+    b = ctx.b
+    unroll = length if unroll is True else max(int(unroll), 1)
+    trips, rem = divmod(length, unroll)
+    if unroll != 1 and trips == 1 and rem == 0:
+        trips, rem = 0, length
+
+    def steps(bb, n, carry, blocks):  # n static steps of the body on x blocks of leading size n
+        ys = []
+        for s in range(n):
+            k = n - s - 1 if reverse else s
+            x = [_static_index(bb, blk, k) for blk in blocks]
+            outs = call_body(bb, consts_in + carry + x)
+            carry, y = outs[:n_carry], outs[n_carry:]
+            ys.append(y)
+        if reverse:
+            ys.reverse()
+        stacked = [_stack(bb, [y[j] for y in ys]) for j in range(len(y_avals))]
+        return carry, stacked
+
+    xs_rem = []
+    if unroll == 1:
+        xss = xs
+        yss = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (length, *a.shape), []) for a in y_avals]
+    else:
+        main = []
+        for x in xs:
+            if rem:
+                cut = rem if reverse else trips * unroll
+                lo = b.slice(x, [0] * len(x.shape), [cut] + list(x.shape[1:]))
+                hi = b.slice(x, [cut] + [0] * (len(x.shape) - 1), list(x.shape))
+                part_main, part_rem = (hi, lo) if reverse else (lo, hi)
+                xs_rem.append(part_rem)
+                main.append(part_main)
+            else:
+                main.append(x)
+        xss = [b.reshape(x, (trips, unroll) + x.shape[1:]) for x in main] if trips else []
+        if trips:
+            yss = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (trips, unroll, *a.shape), []) for a in y_avals]
+        else:  # fully unrolled: the (empty) outputs of no trips, joined with the steps' below
+            yss = []
+            ys_empty = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (0, *a.shape), []) for a in y_avals]
+
+    consts_in = consts
+    ys_out = [] if trips or unroll == 1 else ys_empty
+    if trips:
+        i0 = b.constant(np.zeros((), np.int32))
+        n_body = len(xss) + len(consts)
+
+        def cond_fn(cb, vals):
+            return cb.compare("LT", vals[n_body], cb.constant(np.array(trips, np.int32)))
+
+        def body_fn(bb, vals):
+            nonlocal consts_in
+            loop_xss, loop_consts = list(vals[:len(xss)]), list(vals[len(xss):n_body])
+            i_, loop_carry = vals[n_body], list(vals[n_body + 1:n_body + 1 + n_carry])
+            loop_yss = list(vals[n_body + 1 + n_carry:])
+            i = i_
+            if reverse:
+                t = bb.elementwise("stablehlo.subtract", [bb.constant(np.array(trips, np.int32)), i_])
+                i = bb.elementwise("stablehlo.subtract", [t, bb.constant(np.array(1, np.int32))])
+            x = [_index_helper(ctx, bb, blk, i) for blk in loop_xss]
+            saved, consts_in = consts_in, loop_consts
+            if unroll == 1:
+                outs = call_body(bb, loop_consts + loop_carry + x)
+                new_carry, ys = outs[:n_carry], outs[n_carry:]
+            else:
+                new_carry, ys = steps(bb, unroll, loop_carry, x)
+            consts_in = saved
+            new_yss = [_update_helper(ctx, bb, acc, y, i) for acc, y in zip(loop_yss, ys)]
+            nxt = bb.elementwise("stablehlo.add", [i_, bb.constant(np.array(1, np.int32))])
+            return loop_xss + loop_consts + [nxt] + list(new_carry) + new_yss
+
+        outs = emit_while(ctx, xss + consts + [i0] + carry + yss, cond_fn, body_fn)
+        carry = list(outs[n_body + 1:n_body + 1 + n_carry])
+        ys_out = list(outs[n_body + 1 + n_carry:])
+        if unroll != 1:
+            ys_out = [b.reshape(y, (trips * unroll,) + y.shape[2:]) for y in ys_out]
+    if unroll != 1 and rem:
+        carry, ys_rem = steps(b, rem, carry, xs_rem)
+        if ys_out:
+            ys_out = [_concat0(b, [r, m] if reverse else [m, r]) for m, r in zip(ys_out, ys_rem)]
+        else:
+            ys_out = ys_rem
+    return list(carry) + ys_out
