@@ -36,6 +36,8 @@ import sys
 
 import numpy as np
 
+from pyjax._src.backends.numpy.parallel.blas import address
+
 # glibc's fenv_t: x86-64 keeps MXCSR at byte 28 of 32; aarch64 is
 # {fpcr, fpsr}. The flushed MXCSR is 0x1f80 (all exceptions masked, round to
 # nearest) | FTZ (0x8000) | DAZ (0x0040); aarch64's FPCR has FZ at bit 24.
@@ -189,8 +191,6 @@ def use_blas(limit: int | None, controls: list) -> None:
 
 def _bind_blas() -> None:
     if _C:
-        from pyjax._src.backends.numpy.parallel.blas import address
-
         limit, controls = _BLAS if _BLAS is not None else (0, [])
         _C[0].set_blas_threads(limit, tuple((address(get), address(set_)) for get, set_ in controls))
 

@@ -52,6 +52,7 @@ from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import tiers as tiers_lib
 from pyjax._src.backends.numpy.codegen.kernels import IDENTITIES, backend_impl, ufunc_of
+from pyjax._src.dispatch import check_outputs
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Var, subjaxprs
 from pyjax._src.rules import missing_rule_error
 
@@ -424,8 +425,6 @@ class ProgramBuilder:
     def _emit_check(self, name: str, params: dict, avals: list, outs: Sequence[_Value | None]) -> None:
         # jax_enable_checks: the outputs checked against their avals where
         # they are computed (dispatch.check_outputs names the primitive).
-        from pyjax._src.dispatch import check_outputs
-
         present = [(o, a) for o, a in zip(outs, avals, strict=True) if o is not None]
         if not present:
             return

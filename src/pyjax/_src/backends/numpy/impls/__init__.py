@@ -8,7 +8,9 @@ half away from zero) the impl says so and does what XLA does.
 
 One module per primitive family, each with a table of its own; `IMPLS` is
 standard.py's table with the others merged in (the same dict object: the
-call impls there run bodies with the merged table).
+call impls there run bodies with the merged table). The control-flow
+primitives' eager impls compile their bodies (codegen/control_flow.py):
+install() merges them in, so this package imports no code generator.
 """
 
 from __future__ import annotations
@@ -22,8 +24,3 @@ __all__ = ["IMPLS"]
 
 for _family in (convolution, fft, linalg, misc, collectives, slicing, sorting, special, windowed, random, fma):
     IMPLS.update(_family.IMPLS)  # (random's eq/ne compare keys, then defer to the standard ones)
-
-# cond, while and scan run compiled bodies: their impls are the code
-# generator's, registered into this table by it (intended cycle: the code
-# generator compiles with this table).
-from pyjax._src.backends.numpy.codegen import control_flow as _control_flow  # noqa: E402,F401

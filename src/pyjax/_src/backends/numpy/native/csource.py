@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy.native.settings import _MAX_SCRATCH_BYTES
 
 # ---------------------------------------------------------------------------
@@ -179,7 +180,5 @@ def _contiguous_view(ptr: str, aval) -> _View:
 def _contiguous(src: _Source, v: _View, force: bool = False) -> tuple[_View, list[str]]:
     if v.contiguous and not force:
         return v, []
-    from pyjax._src.avals import ShapedArray
-
     dst = src.temp(ShapedArray(v.shape, v.dtype))
     return dst, _copy_lines(src, dst, v)

@@ -17,7 +17,8 @@ from pyjax._src.backends.numpy.native.csource import (
 )
 from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
 from pyjax._src.backends.numpy.native.ops import (
-    _VIEWS, _conversion, _dot_lines, _fma_lines, _index, _minmax_lines, _row_dot_lines, _single_row_scatter, _window,
+    _VIEWS, _clamp_lines, _concatenate_lines, _conversion, _dot_lines, _fma_lines, _integer_pow_lines, _minmax_lines,
+    _row_dot_lines, _scatter_row_lines, _sign_lines, _single_row_scatter, _update_slice_lines, _window,
 )
 from pyjax._src.backends.numpy.native.settings import _MAX_VALUE_BYTES
 from pyjax._src.backends.numpy.native.vectors import (
@@ -236,63 +237,24 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
     elif name in ("max", "min") and out.dtype in _C_SCALARS and all(v.dtype == out.dtype for v in ins):
         step += _minmax_lines(src, name, ins[0], ins[1], out)
     elif name == "clamp" and out.dtype in _C_SCALARS and all(v.dtype == out.dtype for v in ins):
-        # The impl (special.py): min(max(x, lo), hi) with max's and min's rules.
-        # The max goes to its own scratch for floats: the min's zero fix-up
-        # reads its operands after NumPy's min wrote the result.
-        lo, x, hi = ins
-        low = src.temp(out_aval) if out.dtype.kind == "f" else out
-        step += _minmax_lines(src, "max", x, lo, low)
-        step += _minmax_lines(src, "min", low, hi, out)
+        step += _clamp_lines(src, ins, out, out_aval)
     elif name == "sign" and out.dtype.kind in "fiu" and ufunc_loop(np.sign, (out.dtype,) * 2) is not None:
-        # The impl: np.sign, then for floats np.copysign(that, x) (XLA keeps -0.0).
-        step += _ufunc_lines(src, *ufunc_loop(np.sign, (out.dtype,) * 2), ins, out)
-        if out.dtype.kind == "f":
-            step += _ufunc_lines(src, *ufunc_loop(np.copysign, (out.dtype,) * 3), [out, ins[0]], out)
+        step += _sign_lines(src, ins, out)
     elif name == "dynamic_slice":
         # The impl: starts clamped so the window fits (XLA's rule), a view.
         x, starts = ins[0], ins[1:]
         ptr = _window(src, x, starts, params["slice_sizes"], step)
         return [_View(ptr, out_aval.shape, x.strides, x.dtype)]
     elif name == "dynamic_update_slice":
-        # The impl: a copy of the operand, the update written at clamped starts.
-        x, update, starts = ins[0], ins[1], ins[2:]
-        step += _copy_lines(src, out, x)
-        ptr = _window(src, out, starts, update.shape, step)
-        step += _copy_lines(src, _View(ptr, update.shape, out.strides, out.dtype), update)
+        step += _update_slice_lines(src, ins, out)
     elif name == "scatter" and _single_row_scatter(params, ins):
-        # x.at[i].set(v): one index into the leading axis, a whole row. The
-        # impl (slicing.py): a copy of the operand; the row written when the
-        # index is in bounds (CLIP clamps it, the other modes drop it).
-        x, index, update = ins
-        step += _copy_lines(src, out, x)
-        rows = x.shape[0]
-        i = f"w{src.index()}"
-        step.append(f"intptr_t {i} = {_index(index, rows)};")
-        if str(params["mode"]).endswith("CLIP"):
-            step.append(f"if ({i} < 0) {i} = 0; if ({i} > {rows - 1}) {i} = {rows - 1};")
-        row = _View(f"({out.ptr} + {i} * {out.strides[0]})", update.shape, out.strides[1:], out.dtype)
-        step.append(f"if ({i} >= 0 && {i} < {rows}) {{")
-        step += ["    " + line for line in _copy_lines(src, row, update)]
-        step.append("}")
+        step += _scatter_row_lines(src, params, ins, out)
     elif name == "concatenate":
-        axis, offset = params["dimension"], 0
-        for v in ins:
-            part = _View(f"({out.ptr} + {offset * out.strides[axis]})", v.shape, out.strides, out.dtype)
-            step += _copy_lines(src, part, v)
-            offset += v.shape[axis]
-    elif getattr(impl, "reduce_ufunc", None) is not None:  # the impl is `ufunc.reduce` (impls.py)
+        step += _concatenate_lines(src, params["dimension"], ins, out)
+    elif getattr(impl, "reduce_ufunc", None) is not None:  # the impl is `ufunc.reduce` (impls/standard.py)
         step += _reduce_lines(src, impl.reduce_ufunc, ins[0], tuple(params["axes"]), out)
     elif name == "integer_pow" and params["y"] != 0 and ufunc_loop(np.power, (out.dtype,) * 3) is not None:
-        # The impl: np.power(x, |y|, dtype=x.dtype) (|y| cast to the dtype,
-        # as a broadcast scalar), then np.reciprocal for y < 0.
-        y = params["y"]
-        power = _View(src.literal(abs(y), out.dtype), (), (), out.dtype)
-        step += _ufunc_lines(src, *ufunc_loop(np.power, (out.dtype,) * 3), [ins[0], power], out)
-        if y < 0:
-            loop = ufunc_loop(np.reciprocal, (out.dtype,) * 2)
-            if loop is None:
-                raise _Unsupported("reciprocal loop")
-            step += _ufunc_lines(src, *loop, [out], out)
+        step += _integer_pow_lines(src, params["y"], ins, out)
     elif name == "select_n" and len(ins) == 3 and ins[0].dtype == np.bool_ and out.dtype in _C_SCALARS:
         # np.where(which, cases[1], cases[0]): a choice of bytes.
         step += _element_lines(src, out.shape, [*ins, out], lambda r: f"{r[3]} = {r[0]} ? {r[2]} : {r[1]};")

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from pyjax._src.backends.numpy.xla import fma as fma_impl
+from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.backends.numpy.native.csource import (
-    _C_SCALARS, _C_TYPES, _Source, _Unsupported, _View, _c_strides, _contiguous, _element_lines, _ufunc_lines,
+    _C_SCALARS, _C_TYPES, _Source, _Unsupported, _View, _c_strides, _contiguous, _copy_lines, _element_lines, _ufunc_lines,
 )
 from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
 
@@ -163,9 +165,6 @@ def _fma_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
     if mul is None or add is None:
         raise _Unsupported("fma without NumPy's float64 multiply and add loops")
     km, kmd, ka, kad = (src.kernel(p) for p in (*mul, *add))
-    from pyjax._src.backends.numpy.xla import fma as fma_impl
-    from pyjax._src.backends.numpy.xla import xla_math
-
     splitter = repr(float(xla_math._SPLITTER))
 
     swap = out.dtype == np.float32 and out.size > fma_impl._SMALL and ins[0].size == 1
@@ -289,3 +288,68 @@ def _layout(v: _View) -> str | None:
     if v.strides == (isz, v.shape[0] * isz):
         return "F"
     return None
+
+
+def _clamp_lines(src: _Source, ins: list, out: _View, out_aval) -> list[str]:
+    # The impl (impls/special.py): min(max(x, lo), hi) with max's and min's
+    # rules. The max goes to its own scratch for floats: the min's zero
+    # fix-up reads its operands after NumPy's min wrote the result.
+    lo, x, hi = ins
+    low = src.temp(out_aval) if out.dtype.kind == "f" else out
+    return _minmax_lines(src, "max", x, lo, low) + _minmax_lines(src, "min", low, hi, out)
+
+
+def _sign_lines(src: _Source, ins: list, out: _View) -> list[str]:
+    # The impl: np.sign, then for floats np.copysign(that, x) (XLA keeps -0.0).
+    lines = _ufunc_lines(src, *ufunc_loop(np.sign, (out.dtype,) * 2), ins, out)
+    if out.dtype.kind == "f":
+        lines += _ufunc_lines(src, *ufunc_loop(np.copysign, (out.dtype,) * 3), [out, ins[0]], out)
+    return lines
+
+
+def _update_slice_lines(src: _Source, ins: list, out: _View) -> list[str]:
+    # The impl: a copy of the operand, the update written at clamped starts.
+    x, update, starts = ins[0], ins[1], ins[2:]
+    lines = _copy_lines(src, out, x)
+    ptr = _window(src, out, starts, update.shape, lines)
+    return lines + _copy_lines(src, _View(ptr, update.shape, out.strides, out.dtype), update)
+
+
+def _scatter_row_lines(src: _Source, params: dict, ins: list, out: _View) -> list[str]:
+    # x.at[i].set(v): one index into the leading axis, a whole row. The impl
+    # (impls/slicing.py): a copy of the operand; the row written when the
+    # index is in bounds (CLIP clamps it, the other modes drop it).
+    x, index, update = ins
+    lines = _copy_lines(src, out, x)
+    rows = x.shape[0]
+    i = f"w{src.index()}"
+    lines.append(f"intptr_t {i} = {_index(index, rows)};")
+    if str(params["mode"]).endswith("CLIP"):
+        lines.append(f"if ({i} < 0) {i} = 0; if ({i} > {rows - 1}) {i} = {rows - 1};")
+    row = _View(f"({out.ptr} + {i} * {out.strides[0]})", update.shape, out.strides[1:], out.dtype)
+    lines.append(f"if ({i} >= 0 && {i} < {rows}) {{")
+    lines += ["    " + line for line in _copy_lines(src, row, update)]
+    lines.append("}")
+    return lines
+
+
+def _concatenate_lines(src: _Source, axis: int, ins: list, out: _View) -> list[str]:
+    lines, offset = [], 0
+    for v in ins:
+        part = _View(f"({out.ptr} + {offset * out.strides[axis]})", v.shape, out.strides, out.dtype)
+        lines += _copy_lines(src, part, v)
+        offset += v.shape[axis]
+    return lines
+
+
+def _integer_pow_lines(src: _Source, y: int, ins: list, out: _View) -> list[str]:
+    # The impl: np.power(x, |y|, dtype=x.dtype) (|y| cast to the dtype, as a
+    # broadcast scalar), then np.reciprocal for y < 0.
+    power = _View(src.literal(abs(y), out.dtype), (), (), out.dtype)
+    lines = _ufunc_lines(src, *ufunc_loop(np.power, (out.dtype,) * 3), [ins[0], power], out)
+    if y < 0:
+        loop = ufunc_loop(np.reciprocal, (out.dtype,) * 2)
+        if loop is None:
+            raise _Unsupported("reciprocal loop")
+        lines += _ufunc_lines(src, *loop, [out], out)
+    return lines

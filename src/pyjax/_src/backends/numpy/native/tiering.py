@@ -26,6 +26,7 @@ import logging
 import threading
 import time
 
+from pyjax._src import config
 from pyjax._src.backends.numpy.native import settings
 
 __all__ = ["BUILDING", "BUILT", "COLD", "DEAD", "LIVE", "Rechecks", "Tiering"]
@@ -42,8 +43,6 @@ FIRST_RECHECK = 2
 def log(message: str, loud: bool | None = None) -> None:
     """As jit's stage timers: a warning under jax_log_compiles (read on the
     calling thread when `loud` is None), else debug."""
-    from pyjax._src import config  # (config imports nothing of the backend; read lazily, per message)
-
     level = logging.WARNING if (config.log_compiles.value if loud is None else loud) else logging.DEBUG
     if logger.isEnabledFor(level):
         logger.log(level, message)
@@ -98,8 +97,6 @@ class Tiering:
                     self.state, self.failure = DEAD, why
                     return
                 self.state = BUILDING
-                from pyjax._src import config
-
                 loud = config.log_compiles.value  # the build thread does not see this thread's config
                 self._thread = threading.Thread(target=self._build_thread, args=(loud,), name=self.thread_name,
                                                 daemon=True)

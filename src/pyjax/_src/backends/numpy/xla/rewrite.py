@@ -42,7 +42,10 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src.avals import ShapedArray
+from pyjax._src.backends.numpy.xla.fma import fma_p, row_dot_p, tiny_dot_p
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
+from pyjax._src.lax import elementwise as ew
+from pyjax._src.lax.dot import DotDimensionNumbers
 
 
 def _use_counts(jaxpr: Jaxpr) -> dict:
@@ -85,8 +88,6 @@ def simplify(jaxpr: Jaxpr, *, fused: bool = True) -> Jaxpr:
             (source,) = eqn.invars
             producer = producers.get(source) if type(source) is not Literal else None
             if producer is not None and counts.get(source) == 1 and _swappable(producer):
-                from pyjax._src.lax.dot import DotDimensionNumbers
-
                 (lc, rc), _ = producer.params["dimension_numbers"]
                 params = dict(producer.params, dimension_numbers=DotDimensionNumbers(((rc, lc), ((), ()))))
                 replaced[id(eqn)] = producer.replace(invars=producer.invars[::-1], outvars=eqn.outvars, params=params)
@@ -126,8 +127,6 @@ def _reciprocal_division(eqn: JaxprEqn, producers: dict, constvars: set, fused: 
     constant = fused and (type(y) is Literal or y in constvars)
     if not out.shape and not constant:
         return None  # a scalar by a scalar computed at run time: a division
-    from pyjax._src.lax import elementwise as ew
-
     producer = producers.get(y) if fused and type(y) is not Literal else None
     if producer is not None and producer.primitive.name == "broadcast_in_dim" and y.aval.shape == out.shape:
         (small,) = producer.invars  # 1 / b, then the same broadcast
@@ -427,8 +426,6 @@ class _Fusions:
 
 
 def _contract(eqn: JaxprEqn, fusion: _Fusions) -> JaxprEqn | None:
-    from pyjax._src.backends.numpy.xla.fma import fma_p
-
     x, y = eqn.invars
     subtract = eqn.primitive.name == "sub"
     left, right = fusion.product(x, eqn), fusion.product(y, eqn)
@@ -523,8 +520,6 @@ def _row_dot(eqn: JaxprEqn, fusion: _Fusions) -> JaxprEqn | None:
     dtype = x.aval.dtype
     if not all(_plain_factor(v, producers, dtype) for v in (a, b)):
         return None
-    from pyjax._src.backends.numpy.xla.fma import row_dot_p
-
     operands = [_typed_literal(v, dtype) for v in (a, b)]
     return JaxprEqn(row_dot_p, operands, eqn.outvars, {"square": square}, eqn.effects, eqn.source_info)
 
@@ -585,7 +580,5 @@ def _tiny_dot(eqn: JaxprEqn) -> JaxprEqn | None:
     if not ((lhs.aval.shape == (k, k) and lc == (1,) and rhs_free == 1)
             or (rhs.aval.shape == (k, k) and rc == (1,) and lc == (lhs.aval.ndim - 1,) and lhs_free <= _TINY_ROWS[dtype])):
         return None
-    from pyjax._src.backends.numpy.xla.fma import tiny_dot_p
-
     params = {"dimension_numbers": ((lc, rc), ((), ()))}
     return JaxprEqn(tiny_dot_p, [lhs, rhs], eqn.outvars, params, eqn.effects, eqn.source_info)
