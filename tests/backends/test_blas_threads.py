@@ -1,5 +1,5 @@
 """BLAS's thread count is limited inside pyjax's computations only
-(backends/numpy/blas.py, fpenv.py): importing pyjax leaves the user's NumPy
+(backends/numpy/parallel/blas.py, fpenv.py): importing pyjax leaves the user's NumPy
 and SciPy as they were, and every call restores the caller's count."""
 
 import json

@@ -1,4 +1,4 @@
-"""Float division as XLA computes it (backends/numpy/rewrite.py, impls.py
+"""Float division as XLA computes it (backends/numpy/xla/rewrite.py, impls.py
 `_div`): by a broadcast or constant divisor, a product with the reciprocal
 rounded in the dtype; elementwise, a division. Compared bit for bit with
 JAX 0.11.0's results (tests/golden/division.json, recorded by

@@ -1,5 +1,5 @@
 """Multiply-add contraction as XLA's CPU compiler does it
-(backends/numpy/rewrite.py `_contract_multiply_adds`, backends/numpy/fma.py):
+(backends/numpy/xla/rewrite.py `_contract_multiply_adds`, backends/numpy/xla/fma.py):
 inside one computation, an add or subtract of a multiply that XLA fuses into
 it alone is one fused multiply-add, rounded once. Compared bit for bit with
 JAX 0.11.0's results (tests/golden/fma.json, recorded by

@@ -1,4 +1,4 @@
-"""Native code (backends/numpy/native.py): a hot scan or while of small
+"""Native code (backends/numpy/native/): a hot scan or while of small
 steps, or a long straight-line program, runs as C over NumPy's own kernels.
 
 Every case compares the native code's outputs bitwise with the Python

@@ -1,4 +1,4 @@
-"""The native tier (backends/numpy/native.py) under a faulty compiler.
+"""The native tier (backends/numpy/native/) under a faulty compiler.
 
 A `$CC` wrapper written here wraps the real compiler and (a) miscompiles
 the generated program for some inputs only, (b) makes it write into its

@@ -1,4 +1,4 @@
-"""The vector paths of native code (backends/numpy/native.py): float add,
+"""The vector paths of native code (backends/numpy/native/): float add,
 subtract, multiply and divide, and a float max, min or sum over a row,
 computed in line instead of by a call of NumPy's kernel.
 

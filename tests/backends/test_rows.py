@@ -1,4 +1,4 @@
-"""Row regions (backends/numpy/rows.py): a run of row-wise equations over a
+"""Row regions (backends/numpy/native/rows.py): a run of row-wise equations over a
 large array gets a native tier that runs it row by row over NumPy's own
 kernels. Every case checks the tier went live and that its results are
 bitwise those of the Python code (the same function with native code off).

@@ -1,5 +1,5 @@
 """Sums of products over short rows and tiny dots as XLA's CPU loops compute
-them: one fused multiply-add per element, in order (backends/numpy/rewrite.py
+them: one fused multiply-add per element, in order (backends/numpy/xla/rewrite.py
 `_small_reductions`, `_tiny_dots`; fma.py `row_dot`, `tiny_dot`). Compared bit
 for bit with JAX 0.11.0 (tests/golden/small_reductions.json, recorded by
 tests/golden/record_small_reductions.py)."""

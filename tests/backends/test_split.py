@@ -1,4 +1,4 @@
-"""Large matmuls split across cores (backends/numpy/split.py): bitwise the
+"""Large matmuls split across cores (backends/numpy/parallel/split.py): bitwise the
 same as one np.matmul, used by the impl and by compiled code, and only for
 products large enough."""
 

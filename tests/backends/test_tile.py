@@ -1,4 +1,4 @@
-"""Tiled regions (backends/numpy/tile.py): runs of equations over a shared
+"""Tiled regions (backends/numpy/parallel/tile.py): runs of equations over a shared
 leading axis compiled into one block-by-block call, bitwise the same as
 the equation-by-equation program, and only where every equation keeps the
 leading axis."""

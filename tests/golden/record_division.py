@@ -1,6 +1,6 @@
 """Records ``division.json``: JAX 0.11.0's bits for float divisions whose
 divisor is broadcast or constant, which XLA computes as a product with the
-reciprocal (backends/numpy/rewrite.py, impls.py `_div`).
+reciprocal (backends/numpy/xla/rewrite.py, impls.py `_div`).
 
 Run with the reference interpreter, from a directory other than /tmp:
 

@@ -1,7 +1,7 @@
 """Records ``fma.json``: JAX 0.11.0's bits for float programs where XLA's CPU
 compiler contracts (or does not contract) a multiply and an add into one
-fused multiply-add (backends/numpy/rewrite.py `_contract_multiply_adds`,
-backends/numpy/fma.py).
+fused multiply-add (backends/numpy/xla/rewrite.py `_contract_multiply_adds`,
+backends/numpy/xla/fma.py).
 
 Run with the reference interpreter, from a directory other than /tmp:
 
@@ -73,7 +73,7 @@ CASES = [
 
 
 # XLA's complex multiply, eager (one operation): recorded for
-# backends/numpy/fma.py `complex_multiply`, which the `mul` impl does not use
+# backends/numpy/xla/fma.py `complex_multiply`, which the `mul` impl does not use
 # yet (the test checks the helper, not pyjax's `*`). name, x, y (NumPy
 # expressions over the inputs), x64; recorded: jnp.asarray(x) * jnp.asarray(y).
 COMPLEX_CASES = [

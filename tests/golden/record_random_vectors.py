@@ -70,7 +70,7 @@ def both_layouts(name, expr, **kw):
 
 # XLA on the CPU contracts `a * b + c` into one fused multiply-add (one
 # rounding instead of two). The NumPy backend contracts the same pairs
-# (backends/numpy/rewrite.py, backends/numpy/fma.py), so no case needs the
+# (backends/numpy/xla/rewrite.py, backends/numpy/xla/fma.py), so no case needs the
 # `fma` allowance any more (one ulp of the largest magnitude in the result);
 # it stays for a sampler whose contraction the backend does not reproduce.
 # The differences left are the transcendentals' (`ulp`) and those of
@@ -124,7 +124,7 @@ both_layouts("normal_bfloat16", f"random.normal({K}, (6,), jnp.bfloat16)")
 # float64: XLA's double-precision erf_inv polynomial (xla_math.erf_inv_f64): exact.
 both_layouts("normal_float64_x64", f"random.normal({K}, (6,), jnp.float64)", x64=True)
 both_layouts("normal_complex64", f"random.normal({K}, (4,), jnp.complex64)")
-# Draws of 2**20 or more take the erf_inv table (backends/numpy/xla_math.py).
+# Draws of 2**20 or more take the erf_inv table (backends/numpy/xla/xla_math.py).
 both_layouts("normal_large", "random.normal(random.key(7), (1 << 20,))", digest=True)
 case("normal_large_2d", "random.normal(random.key(8), (1024, 1100))", digest=True)
 case("erf_inv_uniform", "jax.lax.erf_inv(random.uniform(random.key(9), (1 << 16,), minval=-1.0, maxval=1.0))", digest=True)
@@ -183,7 +183,7 @@ both_layouts("cauchy", f"random.cauchy({K}, (8,))", ulp=LOG)
 both_layouts("cauchy_2d", "random.cauchy(random.key(1), (2, 3))", ulp=LOG)
 # truncated_normal: erf and erf_inv are XLA's (xla_math), its divisions by
 # constants are products with the reciprocal and its multiply-adds are fused
-# as XLA's are (backends/numpy/rewrite.py): exact.
+# as XLA's are (backends/numpy/xla/rewrite.py): exact.
 both_layouts("truncated_normal", f"random.truncated_normal({K}, -1.0, 2.0, (8,))")
 both_layouts("truncated_normal_array", "random.truncated_normal(random.key(1), jnp.array([-2.0, 0.0, 1.0]), 3.0, (2, 3))")
 case("truncated_normal_float64_x64", f"random.truncated_normal({K}, -1.0, 2.0, (6,), jnp.float64)", x64=True)
@@ -199,7 +199,7 @@ both_layouts("rayleigh", f"random.rayleigh({K}, 2.0, (8,))", ulp=LOG)
 both_layouts("rayleigh_array", "random.rayleigh(random.key(1), jnp.array([0.5, 1.0, 2.0]), (2, 3))", ulp=LOG)
 # wald cancels terms of the squared normal, and XLA contracts its products
 # into the sums (fused multiply-adds): with the backend contracting the same
-# pairs (backends/numpy/rewrite.py), exact.
+# pairs (backends/numpy/xla/rewrite.py), exact.
 both_layouts("wald", f"random.wald({K}, 1.5, (8,))")
 both_layouts("wald_array", "random.wald(random.key(1), jnp.array([0.5, 1.0, 3.0]), (2, 3))")
 both_layouts("maxwell", f"random.maxwell({K}, (8,))")
@@ -211,7 +211,7 @@ case("maxwell_float64_x64", f"random.maxwell({K}, (4,), jnp.float64)", x64=True)
 # ---- gamma and friends (rejection loops inside random_gamma) ---------------
 # The gamma kernel reproduces XLA's arithmetic: its log, log1p, erf_inv, fused
 # multiply-adds, and c = 1/3 * rsqrt(d) with the CPU's rsqrt estimate
-# (backends/numpy/xla_math.py): gamma and loggamma draws are bit-identical in
+# (backends/numpy/xla/xla_math.py): gamma and loggamma draws are bit-identical in
 # every dtype, except gamma with a < 1, whose boost u ** (1 / a) goes through
 # NumPy's float32 pow (measured: 0.5). The bounds below are for the lax
 # arithmetic after the kernel (measured on the recorded draws, rounded up):

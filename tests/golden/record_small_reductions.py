@@ -1,7 +1,7 @@
 """Records ``small_reductions.json``: JAX 0.11.0's bits for sums of products
 over short rows and for tiny dots, which XLA's CPU loops compute with one
-fused multiply-add per element, in order (backends/numpy/rewrite.py
-`_small_reductions`, `_tiny_dots`; backends/numpy/fma.py `row_dot`,
+fused multiply-add per element, in order (backends/numpy/xla/rewrite.py
+`_small_reductions`, `_tiny_dots`; backends/numpy/xla/fma.py `row_dot`,
 `tiny_dot`). Run from a directory other than /tmp:
 
     /tmp/jax-ref/bin/python tests/golden/record_small_reductions.py

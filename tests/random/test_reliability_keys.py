@@ -7,7 +7,7 @@ arithmetic, promotion with other dtypes and conversions to and from keys
 raise JAX 0.11's errors (messages recorded from JAX 0.11.0, CPU); integer
 counts (`split`'s `num`) take `operator.index` as JAX does.
 
-0-d values: every function in backends/numpy/xla_math.py, and every lax
+0-d values: every function in backends/numpy/xla/xla_math.py, and every lax
 operation and sampler that reaches them, returns a buffer whose shape and
 dtype are its aval's for 0-d operands, eagerly, under jit and in a scan body.
 """

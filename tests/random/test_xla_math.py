@@ -1,5 +1,5 @@
 """XLA CPU's float32 log / log1p / erf_inv / erf / rsqrt and float64 exp / log /
-log1p (backends/numpy/xla_math.py) against values JAX 0.11.0 computed on the
+log1p (backends/numpy/xla/xla_math.py) against values JAX 0.11.0 computed on the
 CPU (bit patterns recorded with ``jax.jit(f)(x).view(uint32)``, float64 in
 tests/golden/xla_math_f64.json), the jnp paths that must use them, the
 erf_inv table path against the direct evaluation, and the PRNGs pyjax

@@ -79,7 +79,7 @@ class _Program:
         self.run = python if native is None else self._tiering(python, native, counts=direct is not None)
 
     def _tiering(self, python, native, counts: bool):
-        # `python` until the program's native tier (backends/numpy/native.py)
+        # `python` until the program's native tier (backends/numpy/native/)
         # is live, then the native code's one-output callable. A direct call
         # (`counts`) reports to the tier itself; the compiled program does so
         # in its own code.
@@ -493,7 +493,7 @@ def _direct_call(trace, eqn, operands: list):
 
 
 def _division_call(layout, avals, out_aval):
-    # As XLA divides (backends/numpy/rewrite.py): elementwise, a division;
+    # As XLA divides (backends/numpy/xla/rewrite.py): elementwise, a division;
     # by a scalar constant broadcast over the result, a product with its
     # reciprocal. Anything else (a broadcast or full-shape constant divisor,
     # whose treatment depends on whether JAX fuses the equations) is left

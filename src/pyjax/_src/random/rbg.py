@@ -99,7 +99,7 @@ def unsafe_rbg_fold_in(keys: np.ndarray, msgs: np.ndarray) -> np.ndarray:
     return np.broadcast_to(keys, (*batch, 4)) ^ rows
 
 
-unsafe_rbg_fold_in.takes_unbroadcast_msgs = True  # backends/numpy/random.py passes msgs as they are
+unsafe_rbg_fold_in.takes_unbroadcast_msgs = True  # backends/numpy/impls/random.py passes msgs as they are
 
 rbg_prng_impl = prng.PRNGImpl(
     key_shape=(4,),

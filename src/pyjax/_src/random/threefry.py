@@ -50,7 +50,7 @@ _PARITY = np.uint32(0x1BD11BDA)  # the key schedule's third word is k0 ^ k1 ^ th
 _LEFT = {r: np.uint32(r) for group in _ROTATIONS for r in group}
 _RIGHT = {r: np.uint32(32 - r) for group in _ROTATIONS for r in group}
 # Elements per chunk: large enough that each NumPy call runs long without the
-# GIL (two threads hash at once, see backends/numpy/split.py), small enough for
+# GIL (two threads hash at once, see backends/numpy/parallel/split.py), small enough for
 # two words and a temporary to stay in cache (measured: 1 << 14 hashed 10M words
 # in 128 ms on one thread, 1 << 18 in 113 ms, and in 67 ms on two).
 _CHUNK = 1 << 18

@@ -21,7 +21,7 @@ backend makes them on the jaxpr:
 
 - Inside one computation, an add or subtract of a float32/float64 multiply
   that XLA fuses into it alone becomes one `fma` equation (fused
-  multiply-add, rounded once: backends/numpy/fma.py), as LLVM contracts it
+  multiply-add, rounded once: backends/numpy/xla/fma.py), as LLVM contracts it
   in XLA's fused loops (`_contract_multiply_adds`; the comment above it
   gives the rule). For that, nested `jit` bodies are spliced into the
   computation first, as XLA inlines them.
@@ -251,7 +251,7 @@ _SQUARES = frozenset({"square"})
 
 def _contract_multiply_adds(eqns: list, outvars: list) -> list:
     """`eqns` with each add/sub that XLA's CPU compiler contracts with a
-    multiply replaced by one `fma` equation (backends/numpy/fma.py), and the
+    multiply replaced by one `fma` equation (backends/numpy/xla/fma.py), and the
     multiplies no longer read removed. See the comment above for the rule;
     float16/bfloat16 (computed in float32 and rounded after each operation)
     and complex numbers are left alone."""
