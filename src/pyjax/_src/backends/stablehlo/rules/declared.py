@@ -27,8 +27,8 @@ _REASONS = {
     "not lowered yet": ("approx_top_k", "fft", "select_and_gather_add", "random_gamma", "cumlogsumexp", "reduce",
                         "custom_vmap_call", "custom_linear_solve", "linear_call", "mulhi", "empty2", "name"),
     "threefry PRNG: JAX expands it into jitted helpers (@_threefry_split, @threefry2x32) with sdy constraints; not yet": (
-                        "random_bits", "random_clone", "random_fold_in", "random_seed", "random_split", "random_unwrap",
-                        "random_wrap", "threefry2x32"),
+                        "random_bits", "random_clone", "random_fold_in", "random_seed", "random_split",
+                        "threefry2x32"),
 }
 
 
