@@ -28,15 +28,10 @@ GOLDEN = json.loads((GOLDEN_DIR / "stablehlo.json").read_text(encoding="utf-8"))
 PROGRAMS = {p.name: p for p in stablehlo_programs.PROGRAMS}
 
 # Recorded programs whose text pyjax does not reproduce yet, with why.
-_PRNG = ('the threefry PRNG primitives (threefry2x32, random_split/fold_in/bits/seed) are not lowered yet: JAX '
-         'expands them into jitted helpers with sdy sharding constraints on the key data')
 KNOWN_GAPS = {
     "dense_constants": "pyjax's jaxpr promotes a captured NumPy int32 constant eagerly (JAX stages a convert_element_type of the constvar)",
     "grad_of_while": "JAX's scan DCE rule drops the forward loop's unused counter carry before lowering; pyjax's scan has no DCE rule (the jaxprs agree)",
-    "random_key_split": _PRNG,
-    "random_uniform": _PRNG,
-    "random_normal_legacy": _PRNG,
-    "random_bits_fold_in": _PRNG,
+    "random_normal_legacy": "random_bits of a 2-D shape (JAX's iota_2x32_shape over several axes) is not lowered yet",
 }
 
 

@@ -26,9 +26,8 @@ _REASONS = {
     "appears only in linear jaxprs before transposition, never lowered": ("custom_lin",),
     "not lowered yet": ("approx_top_k", "fft", "select_and_gather_add", "random_gamma", "cumlogsumexp", "reduce",
                         "custom_vmap_call", "custom_linear_solve", "linear_call", "mulhi", "empty2", "name"),
-    "threefry PRNG: JAX expands it into jitted helpers (@_threefry_split, @threefry2x32) with sdy constraints; not yet": (
-                        "random_bits", "random_clone", "random_fold_in", "random_seed", "random_split",
-                        "threefry2x32"),
+    "threefry key seeding/cloning: not lowered yet": (
+                        "random_clone", "random_seed"),
 }
 
 

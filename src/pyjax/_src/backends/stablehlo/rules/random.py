@@ -1,8 +1,10 @@
 """rng_bit_generator as JAX lowers it on the CPU: a u32[4] key is viewed as
 the u64[2] state XLA's generator takes, and the new state viewed back.
-(The threefry PRNG primitives are declared not lowered: JAX expands them
-into jitted helpers, `@_threefry_split`, `@threefry2x32` ..., with `sdy`
-sharding constraints on the key data; not reproduced yet.)"""
+The threefry primitives lower as JAX's CPU lowering does: `threefry2x32`
+a private `@threefry2x32` (five trips of a `@closed_call` doing four rounds
+and a key injection), `random_split` and `random_fold_in` private
+`@_threefry_split` / `@_threefry_fold_in`, `random_bits` (32-bit, one axis)
+in place; key arrays are their key data."""
 
 from __future__ import annotations
 
@@ -41,4 +43,152 @@ def _identity(ctx, x, **params):
 def register(prims: dict) -> None:
     register_lowering(prims["random_wrap"], _identity)
     register_lowering(prims["random_unwrap"], _identity)
+    register_lowering(prims["threefry2x32"], _threefry2x32_rule)
+    register_lowering(prims["random_bits"], _random_bits)
+    register_lowering(prims["random_split"], _random_split)
+    register_lowering(prims["random_fold_in"], _random_fold_in)
     register_lowering(prims["rng_bit_generator"], _rng_bit_generator)
+
+
+# --- threefry (JAX's CPU lowering: jitted helpers around a 5-trip loop) --------
+
+_U32 = np.uint32
+
+
+def _private(ctx, name, args, body):
+    """A private function `name` made once per operand types, then called."""
+    from pyjax._src.backends.stablehlo.builder import Builder
+
+    key = ("threefry", name, tuple(a.type for a in args))
+    cache = ctx.mod.func_cache
+    hit = cache.get(key)
+    if hit is None:
+        func = ctx.mod.module.add_func(name, [a.type for a in args])
+        cache[key] = func.name
+        fb = Builder(func.body)
+        outs = body(ctx.with_builder(fb), func.args)
+        func.result_types = [o.type for o in outs]
+        func.result_attrs = [None] * len(outs)
+        fb.ret(outs)
+        cache[key] = hit = (func.name, [o.type for o in outs])
+    return ctx.b.call(hit[0], args, hit[1])
+
+
+def _rounds_body(c, args):
+    """The loop body (@closed_call): four rounds, then the key injection."""
+    b = c.b
+    j, x0, x1, ka, kb, kc, r0, r1 = args
+    j1 = b.elementwise("stablehlo.add", [j, b.constant(np.array(1, np.int32))])
+    rots = []
+    for k in range(4):
+        rots.append(b.reshape(b.slice(r0, [k], [k + 1]), ()))
+    for rot in rots:
+        x0 = b.elementwise("stablehlo.add", [x0, x1])
+        left = b.elementwise("stablehlo.shift_left", [x1, b.broadcast_to(rot, x1.shape)])
+        back = b.elementwise("stablehlo.subtract", [b.constant(np.array(32, _U32)), rot])
+        right = b.elementwise("stablehlo.shift_right_logical", [x1, b.broadcast_to(back, x1.shape)])
+        x1 = b.elementwise("stablehlo.xor", [x0, b.elementwise("stablehlo.or", [left, right])])
+    x0 = b.elementwise("stablehlo.add", [x0, b.broadcast_to(ka, x0.shape)])
+    x1 = b.elementwise("stablehlo.add", [x1, b.broadcast_to(kb, x1.shape)])
+    step = b.elementwise("stablehlo.add", [j, b.constant(np.array(1, np.int32))])
+    x1 = b.elementwise("stablehlo.add", [x1, b.broadcast_to(b.convert(step, _U32), x1.shape)])
+    return [j1, x0, x1, kb, kc, ka, r1, r0]
+
+
+def _threefry_body(c, args):
+    from pyjax._src.backends.stablehlo.rules.control_flow import emit_while
+
+    b = c.b
+    k0, k1, x0, x1 = args
+    r0 = b.constant(np.array([13, 15, 26, 6], _U32))
+    r1 = b.constant(np.array([17, 29, 16, 24], _U32))
+    k2 = b.elementwise("stablehlo.xor", [b.elementwise("stablehlo.xor", [k0, k1]), b.constant(np.array(0x1BD11BDA, _U32))])
+    x0 = b.elementwise("stablehlo.add", [x0, b.broadcast_to(k0, x0.shape)])
+    x1 = b.elementwise("stablehlo.add", [x1, b.broadcast_to(k1, x1.shape)])
+    j0 = b.constant(np.array(0, np.int32))
+    i0 = b.constant(np.array(0, np.int32))
+
+    def cond_fn(cb, vals):
+        return cb.compare("LT", vals[0], cb.constant(np.array(5, np.int32)))
+
+    def body_fn(bb, vals):
+        outs = _private(c.with_builder(bb), "closed_call", list(vals[1:]), _rounds_body)
+        nxt = bb.elementwise("stablehlo.add", [vals[0], bb.constant(np.array(1, np.int32))])
+        return [nxt] + list(outs)
+
+    outs = emit_while(c.with_builder(b), [i0, j0, x0, x1, k1, k2, k0, r0, r1], cond_fn, body_fn)
+    return [outs[2], outs[3]]
+
+
+def threefry2x32(ctx, k0, k1, x0, x1):
+    return _private(ctx, "threefry2x32", [k0, k1, x0, x1], _threefry_body)
+
+
+def _threefry2x32_rule(ctx, k0, k1, x0, x1):
+    return threefry2x32(ctx, k0, k1, x0, x1)
+
+
+def _key_words(b, key):
+    return [b.reshape(b.slice(key, [k], [k + 1]), ()) for k in range(2)]
+
+
+def _counts(b, n):
+    """iota over n as two 32-bit words (hi, lo), as JAX's iota_2x32_shape."""
+    it = b.iota((n,), np.uint64, 0)
+    scaled = b.elementwise("stablehlo.multiply", [b.broadcast_to(b.constant(np.array(1, np.uint64)), (n,)), it])
+    shifted = b.elementwise("stablehlo.shift_right_logical",
+                            [scaled, b.broadcast_to(b.constant(np.array(32, np.uint64)), (n,))])
+    lo = b.convert(scaled, _U32)
+    hi = b.convert(shifted, _U32)
+    return hi, lo
+
+
+def _random_bits(ctx, key, *, bit_width, shape):
+    if bit_width != 32 or len(shape) != 1 or key.shape != (2,):
+        raise NotImplementedError("random_bits is lowered for 32-bit draws of one axis from one key only")
+    b = ctx.b
+    k0, k1 = _key_words(b, key)
+    hi, lo = _counts(b, shape[0])
+    a, c = threefry2x32(ctx, k0, k1, hi, lo)
+    return [b.elementwise("stablehlo.xor", [a, c])]
+
+
+def _split_body(c, args):
+    b = c.b
+    (key,) = args
+    n = c.avals_out[0].shape[0]
+    k0, k1 = _key_words(b, key)
+    hi, lo = _counts(b, n)
+    a, d = threefry2x32(c, k0, k1, hi, lo)
+    cols = [b.broadcast_in_dim(v, (n, 1), [0]) for v in (a, d)]
+    from pyjax._src.backends.stablehlo.builder import print_with_attr
+    from pyjax._src.backends.stablehlo.ir import TensorType as T
+
+    return [b.emit1("stablehlo.concatenate", cols, [T((n, 2), _U32)], print_with_attr, text="dim = 1")]
+
+
+def _random_split(ctx, key, *, shape):
+    if len(shape) != 1 or key.shape != (2,):
+        raise NotImplementedError("random_split is lowered for one key split along one axis only")
+    return _private(ctx, "_threefry_split", [key], _split_body)
+
+
+def _fold_in_body(c, args):
+    from pyjax._src.backends.stablehlo.builder import print_with_attr
+    from pyjax._src.backends.stablehlo.ir import TensorType as T
+
+    b = c.b
+    key, msg = args
+    hi = b.broadcast_in_dim(b.elementwise("stablehlo.shift_right_logical", [msg, b.constant(np.array(32, _U32))]),
+                            (1,), [])
+    lo = b.broadcast_in_dim(b.elementwise("stablehlo.and", [msg, b.constant(np.array(0xFFFFFFFF, _U32))]), (1,), [])
+    words = b.emit1("stablehlo.concatenate", [hi, lo], [T((2,), _U32)], print_with_attr, text="dim = 0")
+    k0, k1 = _key_words(b, key)
+    a, d = threefry2x32(c, k0, k1, b.slice(words, [0], [1]), b.slice(words, [1], [2]))
+    return [b.emit1("stablehlo.concatenate", [a, d], [T((2,), _U32)], print_with_attr, text="dim = 0")]
+
+
+def _random_fold_in(ctx, key, msg):
+    if key.shape != (2,) or msg.shape != ():
+        raise NotImplementedError("random_fold_in is lowered for one key and one message only")
+    return _private(ctx, "_threefry_fold_in", [key, msg], _fold_in_body)
