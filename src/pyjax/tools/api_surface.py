@@ -102,7 +102,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.lax", "dce_sink dce_sink_p stage_p", "issue 26: primitives with no NumPy impl yet (dce_sink binds one "
                 "with no outputs; stage_p is bound by lax.stage, which pyjax writes as a lift)"),
     ("jax.lax", "select_and_scatter_p", NOT_YET),
-    ("jax.scipy.special", "", NOT_YET),
 )
 
 

@@ -417,14 +417,14 @@ def kl_div(p, q):
     return rel_entr(p, q) - p + q
 
 
-def softmax(x, axis=None):
+def softmax(x, /, *, axis=None):
     """Softmax over `axis` (all axes by default, as SciPy's)."""
     from pyjax._src.nn.functions import softmax as nn_softmax
 
     return nn_softmax(x, axis=axis)
 
 
-def log_softmax(x, axis=None):
+def log_softmax(x, /, *, axis=None):
     """Log-softmax over `axis` (all axes by default, as SciPy's)."""
     from pyjax._src.nn.functions import log_softmax as nn_log_softmax
 
