@@ -12,15 +12,20 @@ from pyjax._src.remat import remat_p
 # JAX's call of a wrapped function: pyjax's binds in line (it is never an equation).
 call_p = _CallPrimitive("call")
 
-# Every `*_p` jax.lax has, then the rest by their primitive names (the
-# linear-algebra, PRNG and call primitives that jax.lax does not list).
+# Every `*_p` jax.lax has, then the rest from the modules that define them
+# (the linear-algebra, PRNG and call primitives jax.lax does not list).
 globals().update({name: value for name, value in vars(_lax).items()
                   if name.endswith("_p") and isinstance(value, _core.Primitive)})
-_BY_NAME = {p.name: p for p in _core._all_primitives}
-for _name in ("cholesky", "custom_jvp_call", "custom_lin", "custom_vjp_call", "device_put", "eig", "eigh",
-              "empty2", "hessenberg", "householder_product", "jit", "lu", "name", "qr", "random_bits",
-              "random_fold_in", "random_gamma", "random_seed", "random_split", "schur", "svd", "threefry2x32",
-              "triangular_solve", "tridiagonal", "tridiagonal_solve"):
-    if f"{_name}_p" not in globals():
-        globals()[f"{_name}_p"] = _BY_NAME[_name]
-del _name, _BY_NAME
+from pyjax._src.ad_checkpoint import name_p  # noqa: E402
+from pyjax._src.custom_derivatives import custom_jvp_call_p  # noqa: E402
+from pyjax._src.custom_vjp import custom_lin_p, custom_vjp_call_p  # noqa: E402
+from pyjax._src.jit import jit_p  # noqa: E402
+from pyjax._src.lax.control_flow.common import empty2_p  # noqa: E402
+from pyjax._src.lax.linalg import (  # noqa: E402
+    cholesky_p, eig_p, eigh_p, hessenberg_p, householder_product_p, lu_p, qr_p, schur_p, svd_p, triangular_solve_p,
+    tridiagonal_p, tridiagonal_solve_p,
+)
+from pyjax._src.random.prng import (  # noqa: E402
+    random_bits_p, random_fold_in_p, random_gamma_p, random_seed_p, random_split_p,
+)
+from pyjax._src.random.threefry import threefry2x32_p  # noqa: E402
