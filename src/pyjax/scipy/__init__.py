@@ -9,7 +9,7 @@ are not among them: ``import pyjax.scipy.optimize`` (or
 
 import importlib as _importlib
 
-_SUBMODULES = ("cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "signal", "special", "stats")
+_SUBMODULES = ("cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "signal", "sparse", "special", "stats")
 
 
 def __getattr__(name: str):

@@ -85,7 +85,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.errors", "InconclusiveDimensionOperation", ISSUE27),
     ("jax.lax", "composite platform_dependent", ISSUE27),
     # -- this issue, other helpers now
-    ("jax.scipy.sparse", "", H2),
     ("jax.extend.core", "AbstractToken Token", ISSUE24),
     ("jax.extend.core", "InconclusiveDimensionOperation", ISSUE27),
     ("jax.extend.core.primitives", "after_all_p create_token_p", ISSUE24),

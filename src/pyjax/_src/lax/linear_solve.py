@@ -12,6 +12,8 @@ transpose is a solve with the transposed system (matvec <-> vecmat, solve
 
 from __future__ import annotations
 
+import numpy as np
+
 import collections
 from typing import Any, Callable
 
@@ -71,7 +73,8 @@ def _linear_solve_abstract_eval(*avals, const_lengths, jaxprs):
 
 def linear_solve_impl(*args, const_lengths, jaxprs):
     params, b = _split(args, const_lengths)
-    return jaxpr_as_fun(jaxprs.solve)(*params.solve, *b)
+    # The solve runs as pyjax operations; the backend wants its own values back.
+    return [np.asarray(out) for out in jaxpr_as_fun(jaxprs.solve)(*params.solve, *b)]
 
 
 def _check_shapes(func_name: str, expected_name: str, actual, expected) -> None:
