@@ -656,3 +656,78 @@ program("take_sharded", "jaxpr", """
 a = put((8, 4), P('x'))
 result = jax.make_jaxpr(lambda x: x[:, 1])(a)
 """)
+
+# --- typical model code on typed values
+program("nn_mean_var", "jaxpr", """
+a = put((8, 16), P('x', None))
+result = jax.make_jaxpr(lambda x: (jnp.mean(x, axis=-1), jnp.var(x, axis=-1)))(a)
+""")
+program("nn_softmax", "jaxpr", """
+a = put((8, 16), P('x', None))
+result = jax.make_jaxpr(lambda x: jax.nn.softmax(x, axis=-1))(a)
+""")
+program("nn_relu_mlp", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  x = put((8, 16), P('x', None))
+  w = put((16, 4), P(None, 'y'))
+  b = put((4,), P('y'))
+  result = jax.make_jaxpr(lambda x, w, b: jax.nn.relu(x @ w + b))(x, w, b)
+""")
+program("fancy_index_sharded", "error", """
+a = put((8, 4), P('x'))
+jax.make_jaxpr(lambda x: x[jnp.array([0, 2])])(a)
+""")
+program("at_set_sharded", "error", """
+a = put((8, 4), P('x'))
+jax.make_jaxpr(lambda x: x.at[:, 0].set(1.0))(a)
+""")
+program("argmax_sharded", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda x: jnp.argmax(x, axis=1))(a)
+""")
+program("expand_squeeze_sharded", "jaxpr", """
+a = put((8, 4), P('x', 'y'))
+result = jax.make_jaxpr(lambda x: jnp.squeeze(x[:, None, :], 1) * 2.0)(a)
+""")
+program("stack_sharded", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda x: jnp.stack([x, x]))(a)
+""")
+program("einsum_contract_free", "jaxpr", """
+a = put((8, 16), P('x', None))
+b = put((4, 16), P('y', None))
+result = jax.make_jaxpr(lambda p, q: jnp.einsum('ij,kj->ik', p, q))(a, b)
+""")
+program("grad_mlp_explicit", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  x = put((8, 16), P('x', None))
+  w = put((16, 4), P(None, 'y'))
+  result = jax.make_jaxpr(jax.grad(lambda w, x: jnp.sum(jnp.sin(x @ w))))(w, x)
+""")
+program("eager_mlp_values", "text", """
+with jax.sharding.set_mesh(mesh):
+  x = put((8, 16), P('x', None))
+  w = put((16, 4), P(None, 'y'))
+  y = jnp.tanh(x @ w / 100.0)
+  result = repr((jax.typeof(y), y.sharding, np.round(np.asarray(y)[:2], 4)))
+""")
+program("gather_unsharded_dim", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda x: x[:, jnp.array([0, 2])])(a)
+""")
+program("scatter_unsharded_dim", "error", """
+a = put((8, 4), P('x'))
+jax.make_jaxpr(lambda x: x.at[:, jnp.array([0, 2])].add(1.0))(a)
+""")
+program("unstack_sharded", "jaxpr", """
+a = put((2, 8, 4), P(None, 'x'))
+result = jax.make_jaxpr(lambda x: jnp.unstack(x))(a)
+""")
+program("take_along_axis_sharded", "jaxpr", """
+a = put((8, 4), P('x'))
+result = jax.make_jaxpr(lambda x: jnp.take_along_axis(x, jnp.zeros((8, 1), jnp.int32), axis=1))(a)
+""")
+program("scatter_replicated_operand", "jaxpr", """
+a = put((8, 4), P(None, None))
+result = jax.make_jaxpr(lambda x: x.at[jnp.array([1, 3])].set(0.0))(a)
+""")

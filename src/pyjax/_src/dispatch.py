@@ -99,10 +99,13 @@ class EvalTrace(core.Trace):
         out = fp_mode.run(functools.partial(impl, **params) if params else impl,
                             *[x._value if type(x) is Array else x for x in args])
         if primitive.multiple_results:
-            return [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
+            outs = [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
+            return [place_typed(o) for o in outs] if _names_placement(out_aval) else outs
         dtype = getattr(out, "dtype", None)
         if dtype is not out_aval.dtype and dtype != out_aval.dtype:
             out = np.asarray(out, out_aval.dtype)
+        if getattr(out_aval, "sharding", None) is not None or getattr(out_aval, "memory_space", None) is not None:
+            return place_typed(Array(out, out_aval))  # (a result whose type names its devices)
         return Array(out, out_aval)
 
     def apply_unary(self, primitive, x: Array, params: dict):

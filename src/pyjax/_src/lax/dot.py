@@ -269,9 +269,15 @@ def _dot_transpose_lhs(ct, x_aval, y, *, dimension_numbers, precision, preferred
         ans_batch, _, ans_y = _ranges_like(len(x_batch), len(x_kept), len(y_kept))
     dims = ((tuple(ans_y), tuple(y_kept)), (tuple(ans_batch), tuple(y_batch)))
     x_contract_by_y = [x_contract[i] for i in np.argsort(y_contract)]
-    out_axes = tuple(int(i) for i in np.argsort(list(x_batch) + x_kept + x_contract_by_y))
+    unsorted = list(x_batch) + x_kept + x_contract_by_y
+    out_axes = tuple(int(i) for i in np.argsort(unsorted))
+    # The cotangent is placed as the primal was (its spec in the product's order).
+    placed = None
+    if getattr(x_aval, "sharding", None) is not None:
+        spec = tuple(x_aval.sharding.spec)
+        placed = sharding_rules.abstract_sharding(x_aval.sharding.mesh, tuple(spec[int(o)] for o in unsorted))
     out = dot_general_p.bind(ct, y, dimension_numbers=DotDimensionNumbers(dims), precision=precision,
-                             preferred_element_type=preferred_element_type, out_sharding=None)
+                             preferred_element_type=preferred_element_type, out_sharding=placed)
     from pyjax._src.lax.shapes import transpose
 
     out = transpose(out, out_axes)

@@ -33,6 +33,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching as _batching
 from pyjax._src.interpreters.staging import trace_to_jaxpr
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax import batching_util as _batching_util
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
@@ -309,6 +310,9 @@ def _gather_abstract_eval(operand: ShapedArray, indices: ShapedArray, *, dimensi
     return ShapedArray(shape, operand.dtype, operand.weak_type)
 
 
+gather_p.def_sharding_rule(sharding_rules.gather_rule)
+
+
 def default_fill_value(dtype: np.dtype):
     """The value FILL_OR_DROP gathers use when none is given: NaN for inexact
     types, the most negative value for signed integers, the largest for
@@ -459,6 +463,7 @@ def _scatter_abstract_eval(operand: ShapedArray, indices: ShapedArray, updates: 
 def _scatter_primitive(name: str) -> Primitive:
     primitive = Primitive(name)
     primitive.def_abstract_eval(_scatter_abstract_eval)
+    primitive.def_sharding_rule(sharding_rules.scatter_rule)
     return primitive
 
 

@@ -252,7 +252,7 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, donate: Any = Fal
     if (all(d is None for d in devices) and all(isinstance(v, np.ndarray) for v in leaves)
             and all(c is ArrayCopySemantics.REUSE_INPUT for c in copy_semantics)):
         # JAX folds a device_put of NumPy constants away: they stay constants.
-        return tree_unflatten(treedef, [_leaf_array(v) for v in leaves])
+        return tree_unflatten(treedef, arrays)
     outs = device_put_p.bind(*arrays, devices=devices, srcs=srcs,
                              copy_semantics=copy_semantics)
     return tree_unflatten(treedef, outs)

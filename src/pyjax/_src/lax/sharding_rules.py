@@ -453,3 +453,90 @@ def dynamic_update_slice_rule(out, operand, update, *indices):
 def split_rule(outs, operand, *, sizes, axis):
     rule = varying_shape_rule("split")
     return [rule(o, operand) for o in outs]
+
+
+# ---------------------------------------------------------------------------
+# stack / unstack, gather / scatter
+
+
+def stack_rule(out, *operands, axis):
+    out = same_sharding_rule("All operands should have the same sharding. Got shardings {}")(out, *operands)
+    if out.sharding is None:
+        return out
+    entries = list(out.sharding.spec)
+    entries.insert(axis, None)
+    return with_spec(out, out.sharding.mesh, entries[:len(out.shape)])
+
+
+def unstack_rule(outs, operand, *, axis):
+    spec = list(spec_of(operand))
+    del spec[axis]
+    return [with_spec(o, mesh_of(operand), spec) for o in outs]
+
+
+def _one_mesh(*avals):
+    meshes = {mesh_of(a) for a in avals if mesh_of(a) is not None and not mesh_of(a).empty}
+    if len(meshes) > 1:
+        raise ShardingTypeError(f"Conflicting meshes received. Got: unique_meshes={meshes}")
+    return next(iter(meshes), None)
+
+
+def gather_rule(out, operand, indices, *, dimension_numbers, slice_sizes, **params):
+    """A gather keeps placement where no device needs another's data: the
+    operand dimensions indexed into are whole windows or replicated, the
+    index vectors are replicated, and batching dimensions agree; otherwise
+    `.at[...].get(out_sharding=)` must say."""
+    mesh = _one_mesh(operand, indices)
+    if mesh is None:
+        return out
+    d = dimension_numbers
+    op = spec_of(operand)
+    ix = list(spec_of(indices))
+    batched = dict(zip(d.operand_batching_dims, d.start_indices_batching_dims))
+    windows_ok = all(slice_sizes[i] == operand.shape[i] or op[i] is None for i in d.start_index_map)
+    batches_ok = all(op[o] is None or ix[i] is None or op[o] == ix[i] for o, i in batched.items())
+    queries_ok = all(s is None for k, s in enumerate(ix) if k not in d.start_indices_batching_dims)
+    if not (windows_ok and batches_ok and queries_ok):
+        raise ShardingTypeError(
+            "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather indexing as out "
+            "sharding could not be resolved unambiguously (or would require collectives on inputs). Got "
+            f"operand={operand!r}, indices={indices!r}")
+    for o, i in batched.items():
+        ix[i] = ix[i] or op[o]
+    window_dims = iter(k for k in range(operand.ndim)
+                       if k not in d.collapsed_slice_dims and k not in d.operand_batching_dims)
+    query_dims = iter(ix)
+    entries = [op[next(window_dims)] if k in d.offset_dims else next(query_dims) for k in range(len(out.shape))]
+    return with_spec(out, mesh, entries)
+
+
+def scatter_rule(out, operand, indices, updates, *, dimension_numbers, **params):
+    """A scatter keeps the operand's placement where each sharded operand
+    dimension is a whole window placed alike in `updates`, and the indices
+    are replicated; otherwise `.at[...].set(out_sharding=)` must say."""
+    mesh = _one_mesh(operand, indices, updates)
+    if mesh is None:
+        return out
+    d = dimension_numbers
+    op, ix, up = spec_of(operand), spec_of(indices), spec_of(updates)
+    window_of = {}
+    windows = iter(d.update_window_dims)
+    for k in range(operand.ndim):
+        if k not in d.inserted_window_dims and k not in d.operand_batching_dims:
+            window_of[k] = next(windows)
+    ok = all(s is None for s in ix) and all(s is None for k, s in enumerate(up) if k not in d.update_window_dims)
+    for k, s in enumerate(op):
+        if s is None:
+            continue
+        w = window_of.get(k)
+        if w is None or updates.shape[w] != operand.shape[k] or up[w] != s:
+            ok = False
+    for k, w in window_of.items():
+        if up[w] is not None and up[w] != op[k]:
+            ok = False
+    if not ok:
+        raise ShardingTypeError(
+            "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for the scatter update as "
+            "out sharding could not be resolved unambiguously (or would require collectives on inputs). Got "
+            f"operand={operand!r}, indices={indices!r}, updates={updates!r}")
+    return with_spec(out, mesh, op)

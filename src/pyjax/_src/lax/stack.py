@@ -19,6 +19,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import deflinear
 from pyjax._src.interpreters.transpose import is_undefined_primal
+from pyjax._src.lax import sharding_rules
 from pyjax._src.lax import batching_util
 from pyjax._src.lax._standard import as_array, check_same_dtypes
 
@@ -56,6 +57,9 @@ def _stack_abstract_eval(*operands: ShapedArray, axis: int) -> ShapedArray:
     shape = list(operands[0].shape)
     shape.insert(axis, len(operands))
     return ShapedArray(tuple(shape), operands[0].dtype, all(o.weak_type for o in operands))
+
+
+stack_p.def_sharding_rule(sharding_rules.stack_rule)
 
 
 def stack(operands: Sequence, axis: int = 0):
@@ -116,6 +120,9 @@ def _unstack_abstract_eval(operand: ShapedArray, *, axis: int) -> list[ShapedArr
     shape = list(operand.shape)
     count = shape.pop(axis)
     return [ShapedArray(tuple(shape), operand.dtype, operand.weak_type)] * count
+
+
+unstack_p.def_sharding_rule(sharding_rules.unstack_rule)
 
 
 def unstack(x, axis: int = 0) -> tuple:
