@@ -350,6 +350,49 @@ def _static_int(value, what: str) -> int:
     return int(value)
 
 
+def _pad_to_common_length(x, y):
+    # The shorter signal is zero-padded to the longer one's length.
+    if x.shape[-1] < y.shape[-1]:
+        return jnp.concatenate((x, jnp.zeros((*x.shape[:-1], y.shape[-1] - x.shape[-1]), x.dtype)), -1), y
+    return x, jnp.concatenate((y, jnp.zeros((*y.shape[:-1], x.shape[-1] - y.shape[-1]), x.dtype)), -1)
+
+
+def _detrend_function(detrend_type, axis: int):
+    # What each segment goes through before its FFT.
+    if isinstance(detrend_type, str):
+        return lambda d: detrend(d, type=detrend_type, axis=-1)
+    if callable(detrend_type):
+        if axis != -1:
+            # The callable sees segments with time where the caller's axis was.
+            def detrend_func(d):
+                return jnp.moveaxis(detrend_type(jnp.moveaxis(d, axis, -1)), -1, axis)
+            return detrend_func
+        return detrend_type
+    if not detrend_type:
+        return lambda d: d
+    raise ValueError(f"Unsupported detrend type: {detrend_type}")
+
+
+def _spectral_scale(win, fs, scaling: str, mode: str):
+    if scaling == "density":
+        scale = 1.0 / (fs * (win * win).sum())
+    elif scaling == "spectrum":
+        scale = 1.0 / win.sum() ** 2
+    else:
+        raise ValueError(f"Unknown scaling: {scaling}")
+    if mode == "stft":
+        scale = jnp.sqrt(scale)
+    (scale,) = promote_dtypes_complex(scale)
+    return scale
+
+
+def _segment_times(length: int, nperseg: int, noverlap: int, fs, dtype, extended: bool):
+    # The middle of each segment, in the signal's time (a boundary
+    # extension shifts it back by half a segment).
+    time = jnp.arange(nperseg / 2, length - nperseg / 2 + 1, nperseg - noverlap, dtype=dtype) / fs
+    return time - (nperseg / 2) / fs if extended else time
+
+
 def _spectral_helper(x, y, fs=1.0, window="hann", nperseg: int | None = None, noverlap: int | None = None,
                      nfft: int | None = None, detrend_type: bool | str | Callable = "constant",
                      return_onesided: bool = True, scaling: str = "density", axis: int = -1, mode: str = "psd",
@@ -400,12 +443,7 @@ def _spectral_helper(x, y, fs=1.0, window="hann", nperseg: int | None = None, no
     if y is not None and y_arr.ndim > 1:
         y_arr = jnp.moveaxis(y_arr, axis, -1)
     if y is not None and x.shape[-1] != y_arr.shape[-1]:
-        # The shorter signal is zero-padded to the longer one's length.
-        if x.shape[-1] < y_arr.shape[-1]:
-            x = jnp.concatenate((x, jnp.zeros((*x.shape[:-1], y_arr.shape[-1] - x.shape[-1]), x.dtype)), -1)
-        else:
-            y_arr = jnp.concatenate(
-                (y_arr, jnp.zeros((*y_arr.shape[:-1], x.shape[-1] - y_arr.shape[-1]), x.dtype)), -1)
+        x, y_arr = _pad_to_common_length(x, y_arr)
 
     if nfft_int < nperseg_int:
         raise ValueError("nfft must be greater than or equal to nperseg.")
@@ -425,38 +463,14 @@ def _spectral_helper(x, y, fs=1.0, window="hann", nperseg: int | None = None, no
         if y is not None:
             y_arr = jnp.concatenate((y_arr, jnp.zeros((*y_arr.shape[:-1], nadd), x.dtype)), axis=-1)
 
-    if isinstance(detrend_type, str):
-        detrend_func = lambda d: detrend(d, type=detrend_type, axis=-1)
-    elif callable(detrend_type):
-        if axis != -1:
-            # The callable sees segments with time where the caller's axis was.
-            def detrend_func(d):
-                return jnp.moveaxis(detrend_type(jnp.moveaxis(d, axis, -1)), -1, axis)
-        else:
-            detrend_func = detrend_type
-    elif not detrend_type:
-        detrend_func = lambda d: d
-    else:
-        raise ValueError(f"Unsupported detrend type: {detrend_type}")
-
-    if scaling == "density":
-        scale = 1.0 / (fs * (win * win).sum())
-    elif scaling == "spectrum":
-        scale = 1.0 / win.sum() ** 2
-    else:
-        raise ValueError(f"Unknown scaling: {scaling}")
-    if mode == "stft":
-        scale = jnp.sqrt(scale)
-    (scale,) = promote_dtypes_complex(scale)
+    detrend_func = _detrend_function(detrend_type, axis)
+    scale = _spectral_scale(win, fs, scaling, mode)
 
     sides = "onesided" if return_onesided else "twosided"
     if return_onesided and (jnp.iscomplexobj(x) or jnp.iscomplexobj(y)):
         sides = "twosided"
         warnings.warn("Input data is complex, switching to return_onesided=False")
-    if sides == "twosided":
-        freqs = jnp.fft.fftfreq(nfft_int, 1 / fs, dtype=freq_dtype)
-    else:
-        freqs = jnp.fft.rfftfreq(nfft_int, 1 / fs, dtype=freq_dtype)
+    freqs = (jnp.fft.fftfreq if sides == "twosided" else jnp.fft.rfftfreq)(nfft_int, 1 / fs, dtype=freq_dtype)
 
     result = _fft_helper(x, win, detrend_func, nperseg_int, noverlap_int, nfft_int, sides)
     if y is not None:
@@ -471,10 +485,7 @@ def _spectral_helper(x, y, fs=1.0, window="hann", nperseg: int | None = None, no
         end = None if nfft_int % 2 else -1
         result = result.at[..., 1:end].multiply(2)
 
-    time = jnp.arange(nperseg_int / 2, x.shape[-1] - nperseg_int / 2 + 1, nperseg_int - noverlap_int,
-                      dtype=freq_dtype) / fs
-    if boundary is not None:
-        time = time - (nperseg_int / 2) / fs
+    time = _segment_times(x.shape[-1], nperseg_int, noverlap_int, fs, freq_dtype, boundary is not None)
     result = result.astype(result_dtype)
     if y is None and mode != "stft":
         result = result.real
