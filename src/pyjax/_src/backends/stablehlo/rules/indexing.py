@@ -8,7 +8,7 @@ import numpy as np
 
 from pyjax._src.backends.stablehlo.builder import Builder, print_generic
 from pyjax._src.backends.stablehlo.ir import Block, TensorType, i64_array, int_list
-from pyjax._src.backends.stablehlo.lowering import register_lowering
+from pyjax._src.backends.stablehlo.lowering import LoweringError, register_lowering
 from pyjax._src.backends.stablehlo.rules.reductions import reduce_monoid, region_return
 
 
@@ -87,7 +87,7 @@ def _scatter(kind):
              update_consts=(), **params):
         b = ctx.b
         if _mode_name(mode) == "CLIP":
-            raise NotImplementedError("scatter with mode=CLIP is not lowered to StableHLO yet")
+            raise LoweringError("scatter with mode=CLIP is not lowered to StableHLO yet")
         scalar = TensorType((), x.dtype)
         block = Block([scalar, scalar])
         rb = Builder(block)

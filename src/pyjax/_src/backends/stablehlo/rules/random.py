@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src.backends.stablehlo.ir import TensorType
-from pyjax._src.backends.stablehlo.lowering import register_lowering
+from pyjax._src.backends.stablehlo.lowering import LoweringError, register_lowering
 
 
 def _print_rng(op, p, indent, in_func):
@@ -145,7 +145,7 @@ def _counts(b, n):
 
 def _random_bits(ctx, key, *, bit_width, shape):
     if bit_width != 32 or len(shape) != 1 or key.shape != (2,):
-        raise NotImplementedError("random_bits is lowered for 32-bit draws of one axis from one key only")
+        raise LoweringError("random_bits is lowered for 32-bit draws of one axis from one key only")
     b = ctx.b
     k0, k1 = _key_words(b, key)
     hi, lo = _counts(b, shape[0])
@@ -169,7 +169,7 @@ def _split_body(c, args):
 
 def _random_split(ctx, key, *, shape):
     if len(shape) != 1 or key.shape != (2,):
-        raise NotImplementedError("random_split is lowered for one key split along one axis only")
+        raise LoweringError("random_split is lowered for one key split along one axis only")
     return _private(ctx, "_threefry_split", [key], _split_body)
 
 
@@ -190,5 +190,5 @@ def _fold_in_body(c, args):
 
 def _random_fold_in(ctx, key, msg):
     if key.shape != (2,) or msg.shape != ():
-        raise NotImplementedError("random_fold_in is lowered for one key and one message only")
+        raise LoweringError("random_fold_in is lowered for one key and one message only")
     return _private(ctx, "_threefry_fold_in", [key, msg], _fold_in_body)

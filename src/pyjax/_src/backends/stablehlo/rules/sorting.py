@@ -7,7 +7,7 @@ import numpy as np
 
 from pyjax._src.backends.stablehlo.builder import Builder, print_generic
 from pyjax._src.backends.stablehlo.ir import Block, TensorType
-from pyjax._src.backends.stablehlo.lowering import register_lowering
+from pyjax._src.backends.stablehlo.lowering import LoweringError, register_lowering
 from pyjax._src.backends.stablehlo.rules.reductions import region_return
 
 
@@ -66,7 +66,7 @@ def _print_top_k(op, p, indent, in_func):
 
 def _top_k(ctx, x, *, k, axis=-1, **params):
     if axis not in (-1, len(x.shape) - 1):
-        raise NotImplementedError("top_k over an axis other than the last is not lowered")
+        raise LoweringError("top_k over an axis other than the last is not lowered")
     return ctx.b.emit("chlo.top_k", [x], ctx.out_types, _print_top_k, k=k, result_hints=("values", "indices"))
 
 
