@@ -3,9 +3,7 @@ circulant, companion, pascal, hilbert, ...), Schur and Hessenberg forms and
 what is built on them (rsf2csf, sqrtm, funm, solve_sylvester), polar,
 qr_multiply, expm_frechet and eigh_tridiagonal.
 
-Differences from JAX, in how (not what) is computed: polar's ``qdwh``
-method is computed from the SVD (the same factors; pyjax has no
-lax.linalg.qdwh yet), and eigh_tridiagonal solves the dense Hermitian
+Differences from JAX, in how (not what) is computed: eigh_tridiagonal solves the dense Hermitian
 problem instead of bisection and inverse iteration (the same eigenvalues;
 eigenvectors up to sign).
 """
@@ -592,15 +590,22 @@ def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-8):
 # ---- polar, qr_multiply, expm_frechet, eigh_tridiagonal ----
 
 
-def _polar_2d(a, side: str, method: str):
+def _polar_2d(a, side: str, method: str, eps):
     m, n = a.shape
     if method == "qdwh":
-        if not ((m >= n and side == "right") or (m < n and side == "left")):
+        from pyjax._src.lax.qdwh import qdwh  # (lax.linalg's QDWH; as JAX, max_iterations is not passed on)
+
+        if m >= n and side == "right":
+            unitary, posdef, _, _ = qdwh(a, is_hermitian=False, eps=eps)
+        elif m < n and side == "left":
+            unitary, posdef, _, _ = qdwh(a.T.conj(), is_hermitian=False, eps=eps)
+            unitary, posdef = unitary.T.conj(), posdef.T.conj()
+        else:
             raise NotImplementedError("method='qdwh' only supports mxn matrices where m < n where side='right' and "
                                       f"m >= n side='left', got {a.shape} with side={side!r}")
-    elif method != "svd":
+        return unitary, posdef
+    if method != "svd":
         raise ValueError(f"Unknown polar decomposition method {method}.")
-    # Both methods give the same factors; pyjax computes them from the SVD.
     u, s, vh = lax_linalg.svd(a, full_matrices=False)
     s = s.astype(u.dtype)
     unitary = _mm(u, vh)
@@ -618,8 +623,9 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps: float | None = N
     ``a = p u`` (``side='left'``), ``u`` with orthonormal columns (rows) and
     ``p`` positive semidefinite.
 
-    JAX implementation of :func:`scipy.linalg.polar`. ``eps`` and
-    ``max_iterations`` tune JAX's QDWH iteration and are not used here.
+    JAX implementation of :func:`scipy.linalg.polar`. ``method='qdwh'`` runs
+    :func:`jax.lax.linalg.qdwh` with ``eps`` (``max_iterations`` is accepted
+    and, as in JAX, not passed on); ``'svd'`` computes the factors from the SVD.
     """
     arr = jnp.asarray(a)
     if arr.ndim < 2:
@@ -627,7 +633,7 @@ def polar(a, side: str = "right", *, method: str = "qdwh", eps: float | None = N
     if side not in ["right", "left"]:
         raise ValueError("The argument `side` must be either 'right' or 'left'.")
     signature = "(m,n)->(m,n),(n,n)" if side == "right" else "(m,n)->(m,n),(m,m)"
-    return jnp.vectorize(lambda x: _polar_2d(x, side, method), signature=signature)(arr)
+    return jnp.vectorize(lambda x: _polar_2d(x, side, method, eps), signature=signature)(arr)
 
 
 def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bool = False,
