@@ -206,10 +206,10 @@ class EvalTrace(core.Trace):
         return self._run(primitive, tuple(avals), values, params)
 
     def _run(self, primitive, avals, values, params):
+        out_aval = primitive.out_avals(avals, params)  # (first, as the plain eval trace: its missing rule is named first)
         impl = self.impls.get(primitive)
-        if impl is None:  # (before abstract evaluation: JAX's eager bind calls the impl first)
+        if impl is None:
             raise missing_rule_error("impl", primitive.name)
-        out_aval = primitive.out_avals(avals, params)
         check_allocatable(out_aval)
         out = fp_mode.run(functools.partial(impl, **params) if params else impl, *values)
         if primitive.multiple_results:
@@ -298,10 +298,10 @@ class CheckingEvalTrace(EvalTrace):
         return False
 
     def _run(self, primitive, avals, values, params):
+        out_aval = primitive.out_avals(avals, params)  # (first, as the plain eval trace: its missing rule is named first)
         impl = self.impls.get(primitive)
-        if impl is None:  # (before abstract evaluation: JAX's eager bind calls the impl first)
+        if impl is None:
             raise missing_rule_error("impl", primitive.name)
-        out_aval = primitive.out_avals(avals, params)
         check_allocatable(out_aval)
         out = fp_mode.run(functools.partial(impl, **params) if params else impl, *values)
         if primitive.multiple_results:
