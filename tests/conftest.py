@@ -52,6 +52,10 @@ for _name in ("plans_are_memoised_and_exact_for_ufuncs", "set_default_trace_drop
     _NOT_IN_CHECKS_MODE[f"tests/test_eager_plans.py::test_{_name}"] = (
         "reads eager plans and fast paths, which checking mode replaces by checked calls")
 
+for _name in ("eager_jnp_calls_tier_up_bitwise", "eager_mean_runs_its_native_callable"):
+    _NOT_IN_CHECKS_MODE[f"tests/backends/test_native_loops.py::test_{_name}"] = (
+        "reads eager Site plans' native tier, which checking mode replaces by checked calls")
+
 # Found by checking mode, outside the checks themselves (issue 19's report).
 _FOUND_BY_CHECKS = {
     "tests/test_vmap.py::test_vmap_of_jit_collective_under_grad_and_jit":
