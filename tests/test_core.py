@@ -112,8 +112,13 @@ def test_check_jaxpr_rejects_a_wrong_output_type():
 
 def test_missing_rules_raise_jax_messages():
     p = Primitive("my_op")
-    with pytest.raises(NotImplementedError, match="^Abstract evaluation for 'my_op' not implemented$"):
+    # Eagerly JAX calls the impl first, on an Array as on a NumPy value.
+    with pytest.raises(NotImplementedError, match="^Evaluation rule for 'my_op' not implemented$"):
         p.bind(jnp.ones(2))
+    with pytest.raises(NotImplementedError, match="^Evaluation rule for 'my_op' not implemented$"):
+        p.bind(np.ones(2, np.float32))
+    with pytest.raises(NotImplementedError, match="^Abstract evaluation for 'my_op' not implemented$"):
+        jax.make_jaxpr(p.bind)(jnp.ones(2))
     p.def_abstract_eval(lambda x: x)
     with pytest.raises(NotImplementedError, match="^Evaluation rule for 'my_op' not implemented$"):
         p.bind(jnp.ones(2))

@@ -144,10 +144,12 @@ class EvalTrace(core.Trace):
         """The plan for `key` (False: none), not memoised. Abstract
         evaluation runs here, so a bad call raises its error exactly as the
         slow path."""
+        impl = self.impls.get(primitive)
+        if impl is None:
+            return False  # (the general path names the missing impl first, as JAX's eager bind)
         out_aval = primitive.out_avals(avals, params)
         check_allocatable(out_aval)  # (a view of a huge shape would spin later, not fail)
-        impl = self.impls.get(primitive)
-        if impl is None or primitive.multiple_results or _names_placement(out_aval):
+        if primitive.multiple_results or _names_placement(out_aval):
             return False  # (a placed result is split over its devices by the general path)
         ufunc = impl if isinstance(impl, np.ufunc) else getattr(impl, "ufunc", None)
         if ufunc is not None and out_aval.dtype in getattr(impl, "exact_dtypes", ()):
@@ -206,10 +208,10 @@ class EvalTrace(core.Trace):
         return self._run(primitive, tuple(avals), values, params)
 
     def _run(self, primitive, avals, values, params):
-        out_aval = primitive.out_avals(avals, params)  # (first, as the plain eval trace: its missing rule is named first)
         impl = self.impls.get(primitive)
-        if impl is None:
+        if impl is None:  # (before abstract evaluation: JAX's eager bind calls the impl first)
             raise missing_rule_error("impl", primitive.name)
+        out_aval = primitive.out_avals(avals, params)
         check_allocatable(out_aval)
         out = fp_mode.run(functools.partial(impl, **params) if params else impl, *values)
         if primitive.multiple_results:
@@ -298,10 +300,10 @@ class CheckingEvalTrace(EvalTrace):
         return False
 
     def _run(self, primitive, avals, values, params):
-        out_aval = primitive.out_avals(avals, params)  # (first, as the plain eval trace: its missing rule is named first)
         impl = self.impls.get(primitive)
-        if impl is None:
+        if impl is None:  # (before abstract evaluation: JAX's eager bind calls the impl first)
             raise missing_rule_error("impl", primitive.name)
+        out_aval = primitive.out_avals(avals, params)
         check_allocatable(out_aval)
         out = fp_mode.run(functools.partial(impl, **params) if params else impl, *values)
         if primitive.multiple_results:
