@@ -91,3 +91,36 @@ def test_visualize_array_sharding_draws_every_device():
     assert all(f"CPU {i}" in text for i in range(8)) and text.splitlines()[1] == "│ CPU 0 │ CPU 1 │"
     with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
         jax.debug.visualize_sharding((2, 2, 2), NamedSharding(MESH, P("x")))
+
+
+def test_jit_shardings_are_params_of_the_equation_only_when_given():
+    s = NamedSharding(MESH, P("x"))
+    x = np.ones((8, 4), np.float32)
+    (eqn,) = jax.make_jaxpr(jax.jit(lambda a, b: a + b, in_shardings=(s, None)))(x, x).eqns
+    assert eqn.params["in_shardings"][0] == s and repr(eqn.params["in_shardings"][1]) == "UnspecifiedValue"
+    assert all(repr(o) == "UnspecifiedValue" for o in eqn.params["out_shardings"])
+    (eqn,) = jax.make_jaxpr(jax.jit(lambda a: a))(x).eqns
+    assert "in_shardings" not in eqn.params and "out_shardings" not in eqn.params
+
+
+def test_jit_with_in_shardings_retraces_a_resharded_argument_and_hits_the_same():
+    traces = []
+    f = jax.jit(lambda a: (traces.append(jax.typeof(a)), a * 2)[1], in_shardings=NamedSharding(MESH, P("x")))
+    x = np.ones((8, 4), np.float32)
+    placed = jax.device_put(x, NamedSharding(MESH, P("x")))
+    jax.make_jaxpr(f)(placed)
+    jax.make_jaxpr(f)(jax.device_put(x + 1, NamedSharding(MESH, P("x"))))
+    assert len(traces) == 1  # the same sharding hits
+    jax.make_jaxpr(f)(jax.device_put(x, NamedSharding(MESH, P(None, "y"))))
+    assert [str(t) for t in traces] == ["float32[8@x,4]", "float32[8,4@y]"]  # a resharded argument retraces
+
+
+def test_jit_shardings_survive_dce_and_the_eager_value():
+    s = NamedSharding(MESH, P("x"))
+    f = jax.jit(lambda a, b: (a * 2, b + 1), in_shardings=(s, s), out_shardings=(s, s))
+    x = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    g = jax.grad(lambda a, b: f(a, b)[0].sum())
+    jaxpr = jax.make_jaxpr(g)(x, x)
+    last = jaxpr.eqns[-1]
+    assert last.params["in_shardings"] == (s,) and last.params["out_shardings"] == (s,)
+    np.testing.assert_array_equal(np.asarray(jax.jit(g)(x, x)), np.full((8, 4), 2.0, np.float32))

@@ -731,3 +731,107 @@ program("scatter_replicated_operand", "jaxpr", """
 a = put((8, 4), P(None, None))
 result = jax.make_jaxpr(lambda x: x.at[jnp.array([1, 3])].set(0.0))(a)
 """)
+
+# --- jit's in_shardings / out_shardings as params of the jit equation
+program("jit_in_shardings_param", "jaxpr", """
+f = jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x')))
+result = jax.make_jaxpr(f)(np.ones((8, 4), np.float32))
+""")
+program("jit_in_out_shardings_placed_arg", "jaxpr", """
+f = jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x')), out_shardings=NS(mesh, P('x')))
+result = jax.make_jaxpr(lambda a: f(a))(put((8, 4), P('x')))
+""")
+program("jit_shardings_with_ctx_mesh", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  h = jax.jit(lambda a: a.sum(0), in_shardings=P('x'), out_shardings=P())
+  result = jax.make_jaxpr(h)(np.ones((8, 4), np.float32))
+""")
+program("jit_out_shardings_only", "jaxpr", """
+g = jax.jit(lambda a: a * 2, out_shardings=NS(mesh, P('x', 'y')))
+result = jax.make_jaxpr(g)(np.ones((8, 4), np.float32))
+""")
+program("jit_shardings_unspecified_entries", "jaxpr", """
+with jax.sharding.set_mesh(auto):
+  g = jax.jit(lambda a, b: (a * 2, b), in_shardings=(P('x'), None), out_shardings=P(None, 'y'))
+  result = jax.make_jaxpr(lambda a: g(a, a))(np.ones((8, 4), np.float32))
+""")
+program("jit_shardings_pytree_prefix", "jaxpr", """
+x = np.ones((8, 4), np.float32)
+result = jax.make_jaxpr(jax.jit(lambda a, b: a['u'] + b, in_shardings=({'u': NS(auto, P('x'))}, None)))({'u': x}, x)
+""")
+program("jit_shardings_single_device", "jaxpr", """
+f = jax.jit(lambda a: a, in_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[1]))
+result = jax.make_jaxpr(f)(np.ones((8, 4), np.float32))
+""")
+program("jit_shardings_mismatched_tracer_kept", "jaxpr", """
+f = jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x')))
+result = jax.make_jaxpr(f)(put((8, 4), P(None, 'y')))
+""")
+program("jit_shardings_eager_types", "text", """
+x = np.ones((8, 4), np.float32)
+f = jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x')))
+g = jax.jit(lambda a: a * 2, out_shardings=NS(mesh, P('x', 'y')))
+result = f"{jax.typeof(f(x))} {jax.typeof(g(x))}"
+""")
+program("jit_shardings_eager_mismatch", "error", """
+f = jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x')))
+f(put((8, 4), P(None, 'y')))
+""")
+program("jit_in_shardings_pspec_no_mesh", "error", """
+jax.jit(lambda a: a, in_shardings=P('x'))(np.ones((8, 4), np.float32))
+""")
+program("jit_out_shardings_pspec_no_mesh", "error", """
+jax.jit(lambda a: a, out_shardings=P('x'))(np.ones((8, 4), np.float32))
+""")
+program("jit_in_shardings_wrong_length", "error", """
+f = jax.jit(lambda a: a, in_shardings=(NS(mesh, P('x')), NS(mesh, P('x'))))
+jax.make_jaxpr(f)(np.ones((8, 4), np.float32))
+""")
+program("jit_shardings_grad", "jaxpr", """
+f = jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x')))
+result = jax.make_jaxpr(jax.grad(lambda a: f(a).sum()))(put((8, 4), P('x')))
+""")
+_TWO_OUT = """
+x = np.ones((8, 4), np.float32)
+s1 = NS(auto, P('x')); s2 = NS(auto, P(None, 'y'))
+f = jax.jit(lambda a, b: (jnp.sin(a) * b, a + 1), in_shardings=(s1, s2), out_shardings=(s2, None))
+"""
+program("jit_shardings_jvp", "jaxpr", _TWO_OUT + """
+result = jax.make_jaxpr(lambda a, b: jax.jvp(f, (a, b), (a, b)))(x, x)
+""")
+program("jit_shardings_jvp_one_tangent", "jaxpr", _TWO_OUT + """
+result = jax.make_jaxpr(lambda a, b: jax.jvp(lambda a: f(a, b), (a,), (a,)))(x, x)
+""")
+program("jit_shardings_linearize", "jaxpr", _TWO_OUT + """
+result = jax.make_jaxpr(lambda a, b: jax.linearize(f, a, b)[1](a, b))(x, x)
+""")
+program("jit_shardings_vjp", "jaxpr", _TWO_OUT + """
+result = jax.make_jaxpr(lambda a, b: jax.vjp(f, a, b)[1]((a, b)))(x, x)
+""")
+program("jit_shardings_vmap_explicit", "jaxpr", """
+f = jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x')))
+result = jax.make_jaxpr(jax.vmap(f))(np.ones((8, 4), np.float32))
+""")
+for _spec in ("P('x')", "P(None, 'y')", "P()"):
+  for _ax in (0, 2):
+    for _spmd in ("None", "'y'"):
+      if _spmd == "'y'" and "'y'" in _spec:
+        continue
+      program(f"jit_shardings_vmap_{_spec[2:-1].replace(', ', '_').replace(chr(39), '') or 'rep'}_{_ax}_{_spmd.strip(chr(39))}",
+              "jaxpr", f"""
+f = jax.jit(lambda a: a, in_shardings=NS(auto, {_spec}), out_shardings=NS(auto, {_spec}))
+result = jax.make_jaxpr(jax.vmap(f, in_axes={_ax}, out_axes={_ax}, spmd_axis_name={_spmd}))(np.ones((8, 4, 2), np.float32))
+""")
+program("jit_shardings_vmap_spmd_duplicate", "error", """
+f = jax.jit(lambda a: a, in_shardings=NS(auto, P(None, 'y')))
+jax.make_jaxpr(jax.vmap(f, spmd_axis_name='y'))(np.ones((8, 4, 2), np.float32))
+""")
+program("jit_shardings_remat_grad", "jaxpr", """
+f = jax.jit(lambda a: jnp.sin(a) * 2, in_shardings=NS(auto, P('x')), out_shardings=NS(auto, P('x')))
+result = jax.make_jaxpr(jax.grad(lambda a: jax.checkpoint(lambda a: f(a).sum())(a)))(np.ones((8, 4), np.float32))
+""")
+program("jit_shardings_dce", "jaxpr", """
+f = jax.jit(lambda a, b: (a * 2, b + 1), in_shardings=(NS(auto, P('x')), NS(auto, P(None, 'y'))),
+            out_shardings=(NS(auto, P('x')), NS(auto, P('y'))))
+result = jax.make_jaxpr(jax.grad(lambda a, b: f(a, b)[0].sum()))(np.ones((8, 4), np.float32), np.ones((8, 4), np.float32))
+""")

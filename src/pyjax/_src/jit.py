@@ -32,6 +32,7 @@ from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, staging_caches, trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
+from pyjax._src.sharding import jit_params
 from pyjax._src.sharding.mesh import get_mesh
 from pyjax._src.sharding.sharded_array import place_typed
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
@@ -41,9 +42,7 @@ from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, t
 
 jit_p = Primitive("jit", multiple_results=True).declare(body_params=("jaxpr",), call_body="jaxpr")
 jit_p.effects_of = body_effects("jaxpr")
-jit_p.dce_rule = call_dce_rule
-jit_p.partial_eval_custom = call_partial_eval_custom_rule
-jit_p.pp_param_order = ("name", "ctx_mesh", "donated_invars", "jaxpr", "keep_unused")
+jit_p.pp_param_order = ("name", "ctx_mesh", "donated_invars", "in_shardings", "jaxpr", "keep_unused", "out_shardings")
 jit_p.pp_alias_body = "jaxpr"
 
 
@@ -52,7 +51,7 @@ def _jit_pp_hidden(key, value) -> bool:
         return not any(value)
     if key == "keep_unused":
         return not value
-    return False
+    return jit_params.hidden(key, value)
 
 
 jit_p.pp_hidden = _jit_pp_hidden
@@ -394,7 +393,8 @@ class JitWrapped:
             if self._donates:
                 self._delete_donated(args, kwargs, outs)
         else:
-            outs = self._bind(entry, flat_args)
+            placement = self._placement(args, kwargs, entry.out_tree) if self._placement is not None else {}
+            outs = self._bind(entry, flat_args, placement)
         return tree_unflatten(entry.out_tree, outs)
 
     def _delete_donated(self, args: tuple, kwargs: dict, outs: list) -> None:
@@ -425,14 +425,17 @@ class JitWrapped:
         """Traces and lowers for these arguments: a `Lowered` stage."""
         return self.trace(*args, **kwargs).lower()
 
-    def _bind(self, entry, flat_args):
+    # in_shardings / out_shardings as params: set by sharding.api.PlacedJit.
+    _placement: Callable | None = None
+
+    def _bind(self, entry, flat_args, placement: dict | None = None):
         jaxpr, hoisted = hoist_tracer_consts(entry.jaxpr)
         if self._inline:
             return eval_jaxpr(jaxpr, jaxpr.consts, *hoisted, *flat_args)
         donated = tuple(False for _ in hoisted) + self._donated_flags(flat_args)
         return jit_p.bind(*hoisted, *flat_args, jaxpr=jaxpr, name=self.__name__,
                           donated_invars=donated, keep_unused=self._keep_unused, inline=self._inline,
-                          **_mesh_param())
+                          **_mesh_param(), **jit_params.with_hoisted(placement, len(hoisted)))
 
     def _donated_flags(self, flat_args) -> tuple:
         # One flag per flat argument; a donated positional argument donates all its leaves.
@@ -627,6 +630,34 @@ def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=N
 # the JVP; the resulting equations are staged or run by the enclosing trace.)
 
 
+def _placed(in_shardings, out_shardings) -> dict:
+    return {} if in_shardings is None else {"in_shardings": in_shardings, "out_shardings": out_shardings}
+
+
+def _jit_dce(eqn, used_outputs: list):
+    new = call_dce_rule(eqn, used_outputs)
+    if "in_shardings" not in eqn.params:
+        return new
+    kept = set(map(id, new.params["jaxpr"].invars))
+    used_inputs = [id(v) in kept for v in eqn.params["jaxpr"].invars]
+    return new.replace(params=dict(new.params, **jit_params.dce_params(eqn.params, used_inputs, used_outputs)))
+
+
+def _jit_pe_custom(saveable, unks_in, inst_in, eqn, **staged_params):
+    known, staged, unks_out, inst_out, residuals = call_partial_eval_custom_rule(saveable, unks_in, inst_in, eqn,
+                                                                                 **staged_params)
+    if "in_shardings" in eqn.params:
+        num_res = len(known.outvars) - sum(not u for u in unks_out)
+        known_p, staged_p = jit_params.pe_custom_params(eqn.params, unks_in, inst_in, unks_out, inst_out, num_res)
+        known = known.replace(params=dict(known.params, **known_p))
+        staged = staged.replace(params=dict(staged.params, **staged_p))
+    return known, staged, unks_out, inst_out, residuals
+
+
+jit_p.dce_rule = _jit_dce
+jit_p.partial_eval_custom = _jit_pe_custom
+
+
 def _mesh_param() -> dict:
     # Under a mesh set with jax.set_mesh, a jit equation names it (JAX's
     # ctx_mesh param); otherwise the param is absent.
@@ -634,13 +665,16 @@ def _mesh_param() -> dict:
     return {} if mesh.empty else {"ctx_mesh": mesh}
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline, **mesh):
+def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline, in_shardings=None,
+             out_shardings=None, **mesh):
     # One jit equation whose body is the JVP of the original body.
     nonzeros = [type(t) is not Zero for t in tangents]
     body, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     nonzero_tangents = [t for t in tangents if type(t) is not Zero]
+    placement = jit_params.jvp_params(_placed(in_shardings, out_shardings), nonzeros, out_nonzeros)
     outs = jit_p.bind(*primals, *nonzero_tangents, jaxpr=body, name=name,
-                      donated_invars=(False,) * len(body.invars), keep_unused=keep_unused, inline=inline, **mesh)
+                      donated_invars=(False,) * len(body.invars), keep_unused=keep_unused, inline=inline, **mesh,
+                      **placement)
     n_out = len(jaxpr.outvars)
     primal_outs, it = outs[:n_out], iter(outs[n_out:])
     tangent_outs = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(jaxpr.out_avals, out_nonzeros, strict=True)]
@@ -659,18 +693,23 @@ def _jit_partial_eval(trace, args, params):
     common = dict(name=params["name"], keep_unused=params["keep_unused"], inline=params["inline"])
     if "ctx_mesh" in params:
         common["ctx_mesh"] = params["ctx_mesh"]
-    with core.set_current_trace(trace.parent):
-        known_outs = jit_p.bind(*known_args, jaxpr=known_jaxpr, donated_invars=(False,) * len(known_args), **common)
     n_known = sum(not u for u in out_unknowns)
+    known_placed, unknown_placed = jit_params.partial_eval_params(params, unknowns, out_unknowns,
+                                                                  len(known_jaxpr.outvars), len(sources))
+    with core.set_current_trace(trace.parent):
+        known_outs = jit_p.bind(*known_args, jaxpr=known_jaxpr, donated_invars=(False,) * len(known_args), **common,
+                                **known_placed)
     computed = known_outs[n_known:]
     residuals = [known_args[i] if kind == "in" else computed[i] for kind, i in sources]
     unknown_args = residuals + [x for x, u in zip(args, unknowns, strict=True) if u]
-    unknown_outs = trace.record(jit_p, unknown_args, dict(jaxpr=unknown_jaxpr, donated_invars=(False,) * len(unknown_args), **common))
+    unknown_outs = trace.record(jit_p, unknown_args, dict(jaxpr=unknown_jaxpr, donated_invars=(False,) * len(unknown_args),
+                                                          **common, **unknown_placed))
     known_it, unknown_it = iter(known_outs[:n_known]), iter(unknown_outs)
     return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
 
 
-def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline, **mesh):
+def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline, in_shardings=None,
+                   out_shardings=None, **mesh):
     # One jit equation whose body is the transposed body: (residuals, nonzero
     # cotangents) -> cotangents of the linear inputs.
     undefined = [is_undefined_primal(x) for x in args]
@@ -680,8 +719,10 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline,
                               [core.get_aval(r) for r in residuals], [type(ct) is not Zero for ct in cts],
                               [core.get_aval(ct) for ct in nonzero_cts])
     operands = residuals + nonzero_cts
+    placement = jit_params.transpose_params(_placed(in_shardings, out_shardings), undefined,
+                                            [type(ct) is not Zero for ct in cts])
     outs = iter(jit_p.bind(*operands, jaxpr=body, name=name, donated_invars=(False,) * len(operands),
-                           keep_unused=keep_unused, inline=inline, **mesh))
+                           keep_unused=keep_unused, inline=inline, **mesh, **placement))
     return [next(outs) if u else None for u in undefined]
 
 
@@ -698,6 +739,7 @@ def _jit_batch(axis_data, args, dims, *, jaxpr, **params):
     # Also runs with no operand batched when the body holds a collective over
     # the vmapped name (BatchTrace.process_primitive checks the params).
     body, out_dims = batching.batch_jaxpr_axes(jaxpr, axis_data, dims)
+    params.update(jit_params.batch_params(params, dims, out_dims, axis_data.spmd_name))
     outs = jit_p.bind(*args, jaxpr=body, **params)
     return outs, out_dims
 

@@ -327,6 +327,16 @@ class PlacedJit:
         self._in_shardings = in_shardings
         self._out_shardings = out_shardings
         functools.update_wrapper(self, jitted, updated=())
+        jitted._placement = self._params
+
+    def _params(self, args: tuple, kwargs: dict, out_tree) -> dict:
+        # The jit equation's in_shardings / out_shardings (one per operand, result).
+        from pyjax._src.sharding import jit_params
+
+        static_argnums, _, dyn_kwargs, _ = self._jitted._resolve_static(args, kwargs)
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+        return jit_params.placement_params(self._in_shardings, self._out_shardings, dyn_args,
+                                           len(tree_flatten(dyn_kwargs)[0]), out_tree)
 
     def __getattr__(self, name: str):
         return getattr(self._jitted, name)
@@ -342,7 +352,7 @@ class PlacedJit:
         from pyjax._src.lax.identity import device_put
 
         leaves, treedef = tree_flatten(out)
-        targets = [_resolved(s) for s in _per_leaf_shardings(self._out_shardings, out, "out_shardings")]
+        targets = [_resolved(s, "out_shardings") for s in _per_leaf_shardings(self._out_shardings, out, "out_shardings")]
         return tree_unflatten(treedef, [x if s is None else device_put(x, s) for x, s in zip(leaves, targets)])
 
     def _place_args(self, args: tuple) -> tuple:
@@ -367,10 +377,11 @@ class PlacedJit:
         return tree_unflatten(treedef, placed)
 
 
-def _resolved(s):
-    from pyjax._src.sharding.named import resolve
+def _resolved(s, what: str = "in_shardings"):
+    from pyjax._src.sharding import jit_params
 
-    return None if s is None else resolve(s, name="jit")
+    entry = jit_params._entry(s, what)
+    return None if entry is jit_params.UNSPECIFIED else entry
 
 
 # ---------------------------------------------------------------------------
