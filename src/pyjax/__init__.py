@@ -72,6 +72,8 @@ from pyjax._src.sharding.mesh import make_mesh, set_mesh  # noqa: E402
 from pyjax._src.sharding.named import NamedSharding  # noqa: E402
 from pyjax._src.sharding.partition_spec import PartitionSpec as P  # noqa: E402
 from pyjax._src.sharding.api import reshard  # noqa: E402
+from pyjax._src.shard_map import shard_map  # noqa: E402  (issue 22; docs/shard_map.md)
+from pyjax import experimental  # noqa: E402  (its shard_map)
 from pyjax._src.sharding.sharded_array import (  # noqa: E402
     Shard, make_array_from_callback, make_array_from_single_device_arrays,
 )

@@ -144,11 +144,14 @@ class ShapedArray(AbstractValue):
     costs an identity check.
     """
 
-    __slots__ = ("shape", "dtype", "weak_type", "sharding", "memory_space", "too_big", "__weakref__")
+    __slots__ = ("shape", "dtype", "weak_type", "sharding", "memory_space", "too_big", "vma", "__weakref__")
     _interned: dict = {}
 
-    def __new__(cls, shape, dtype, weak_type=False, sharding=None, memory_space=None):
-        key = (shape, dtype, weak_type, sharding, memory_space)
+    def __new__(cls, shape, dtype, weak_type=False, sharding=None, memory_space=None, vma=()):
+        # vma: the manual mesh axes (shard_map) the value varies over, a tuple
+        # in mesh order; printed `{V:x}`.
+        key = (shape, dtype, weak_type, sharding, memory_space, vma) if vma else \
+            (shape, dtype, weak_type, sharding, memory_space)
         try:
             return cls._interned[key]
         except (KeyError, TypeError):
@@ -159,12 +162,14 @@ class ShapedArray(AbstractValue):
         # Extended dtypes (PRNG keys) are not NumPy dtypes and stay as they are.
         dtype = dtype if type(dtype) is np.dtype or isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         weak_type = bool(weak_type)
-        canonical_key = (shape, dtype, weak_type, sharding, memory_space)
+        vma = tuple(vma)
+        canonical_key = (shape, dtype, weak_type, sharding, memory_space, vma) if vma else \
+            (shape, dtype, weak_type, sharding, memory_space)
         self = cls._interned.get(canonical_key)
         if self is None:
             self = object.__new__(cls)
             self.shape, self.dtype, self.weak_type = shape, dtype, weak_type
-            self.sharding, self.memory_space = sharding, memory_space
+            self.sharding, self.memory_space, self.vma = sharding, memory_space, vma
             # True where no buffer of this type can be allocated (checked by
             # whatever executes, never by tracing: JAX traces such shapes).
             self.too_big = _too_big(shape, dtype)
@@ -176,7 +181,7 @@ class ShapedArray(AbstractValue):
         return self
 
     def __reduce__(self):
-        return ShapedArray, (self.shape, self.dtype, self.weak_type, self.sharding, self.memory_space)
+        return ShapedArray, (self.shape, self.dtype, self.weak_type, self.sharding, self.memory_space, self.vma)
 
     ndim = property(lambda self: len(self.shape))
 
@@ -188,13 +193,14 @@ class ShapedArray(AbstractValue):
     def nbytes(self) -> int:
         return math.prod(self.shape) * getattr(self.dtype, "itemsize", 0)
 
-    def update(self, shape=None, dtype=None, weak_type=None, sharding=None, memory_space=None):
+    def update(self, shape=None, dtype=None, weak_type=None, sharding=None, memory_space=None, vma=None):
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
             self.sharding if sharding is None else sharding,
             self.memory_space if memory_space is None else memory_space,
+            self.vma if vma is None else vma,
         )
 
     def strip_weak_type(self) -> ShapedArray:
@@ -203,11 +209,11 @@ class ShapedArray(AbstractValue):
     def str_short(self, short_dtypes: bool = True) -> str:
         """'f32[2,3]', the form the jaxpr printer uses."""
         name = dtypes.short_dtype_name(self.dtype) if short_dtypes else str(self.dtype)
-        return f"{name}{_space_str(self.memory_space)}[{_shape_str(self.shape, self.sharding)}]"
+        return f"{name}{_space_str(self.memory_space)}[{_shape_str(self.shape, self.sharding)}]{_vma_str(self.vma)}"
 
     def __str__(self):
         return (f"{'~' if self.weak_type else ''}{dtype_str(self.dtype)}{_space_str(self.memory_space)}"
-                f"[{_shape_str(self.shape, self.sharding)}]")
+                f"[{_shape_str(self.shape, self.sharding)}]{_vma_str(self.vma)}")
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
@@ -216,7 +222,7 @@ class ShapedArray(AbstractValue):
 
     def at_least_vspace(self) -> ShapedArray:
         """The aval of this value's tangents and cotangents (placed as the value is)."""
-        return ShapedArray(self.shape, dtypes.tangent_dtype(self.dtype), self.weak_type, self.sharding)
+        return ShapedArray(self.shape, dtypes.tangent_dtype(self.dtype), self.weak_type, self.sharding, None, self.vma)
 
     def to_tangent_aval(self) -> ShapedArray:
         """The aval of this value's tangents (float0 for integers and booleans)."""
@@ -231,6 +237,13 @@ def dtype_str(dtype) -> str:
     if dtype is dtypes.float0 or (type(dtype) is np.dtype and dtype == dtypes.float0):
         return "float0"  # (NumPy names the structured dtype standing for it "void")
     return getattr(dtype, "name", None) or str(dtype)
+
+
+def _vma_str(vma: tuple) -> str:
+    # JAX's `{V:x}` / `{V:(x,y)}` after the shape of a value varying over manual axes.
+    if not vma:
+        return ""
+    return f"{{V:{vma[0]}}}" if len(vma) == 1 else f"{{V:({','.join(map(str, vma))})}}"
 
 
 def _space_str(space) -> str:

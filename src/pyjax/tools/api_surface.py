@@ -61,9 +61,8 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax", "host_count host_id host_ids default_device remove_size_one_mesh_axis_from_type "
             "copy_to_host_async live_arrays", ISSUE21),
     # -- per-device execution: issue 22
-    ("jax.experimental.shard_map", "", ISSUE22),
     ("jax.experimental.multihost_utils", "", ISSUE22),
-    ("jax", "shard_map smap pmap auto_pcast", ISSUE22),
+    ("jax", "smap pmap auto_pcast", ISSUE22),
     ("jax.lax", "ragged_all_to_all ragged_all_to_all_p pcast psend precv", ISSUE22),
     # -- effects: issue 24
     ("jax.experimental.checkify", "", ISSUE24),
@@ -96,7 +95,13 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax", "default_prng_impl", H4),
     # -- this issue, not yet
     ("jax.ref", "", NOT_YET),
-    ("jax.experimental", "", NOT_YET),
+    ("jax.experimental", "EArray cur_qdd io_callback primal_tangent_dtype", NOT_YET),
+    ("jax.experimental.jet", "", NOT_YET),
+    ("jax.experimental.key_reuse", "", NOT_YET),
+    ("jax.experimental.pallas", "", NOT_YET),
+    ("jax.experimental.random", "", NOT_YET),
+    ("jax.experimental.sparse", "", NOT_YET),
+    ("jax.experimental.xla_metadata", "", NOT_YET),
     ("jax", "Ref ad custom_remat ds empty_ref free_ref freeze new_ref", NOT_YET),
     ("jax.lax", "dce_sink dce_sink_p stage_p", "issue 26: primitives with no NumPy impl yet (dce_sink binds one "
                 "with no outputs; stage_p is bound by lax.stage, which pyjax writes as a lift)"),

@@ -51,6 +51,11 @@ def func_src_info(fun: Callable) -> str:
     return f"{name} at {code.co_filename}:{code.co_firstlineno}"
 
 
+# While a shard_map body is traced (check_vma): records an equation with its
+# varying-manual-axes types, pvary inserted where operands differ.
+vma_hook: list = [None]
+
+
 class DynamicJaxprTracer(core.Tracer):
     """A tracer being recorded into a jaxpr: an aval and the variable it is."""
 
@@ -181,6 +186,8 @@ class DynamicJaxprTrace(core.Trace):
 
     # --- primitives
     def process_primitive(self, primitive, args, params):
+        if vma_hook[0] is not None:  # tracing a shard_map body: manual-axis types (_src/shard_map.py)
+            return vma_hook[0](self, primitive, args, params)
         atoms = [x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x) for x in args]
         out = primitive.out_avals(tuple([a.aval for a in atoms]), params)
         source_info = user_source_info() if self.records_source_info else None

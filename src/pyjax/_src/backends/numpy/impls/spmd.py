@@ -1,0 +1,252 @@
+"""The per-device runtime of shard_map bodies.
+
+A body runs on every device of the mesh in lockstep: the jaxpr is
+interpreted equation by equation, each value held as one NumPy buffer per
+device. An ordinary equation runs its impl once per device on that
+device's buffers; a collective is one exchange between the buffers of the
+devices that share its axes (the others' mesh coordinates fixed); a call
+whose body holds collectives (jit, remat, custom derivatives) is entered in
+lockstep too. Nothing is ever concatenated into the global array, except
+what a collective itself gathers (all_gather).
+
+Under jit the shard_map equation's impl receives global buffers (pyjax's
+compiled programs hold global values): it slices them per device, runs the
+same lockstep interpreter and joins the per-device results as out_specs
+says.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from pyjax._src import shard_map as shard_map_mod
+from pyjax._src.backends.numpy.impls.standard import IMPLS as _IMPLS
+from pyjax._src.interpreters.batching import params_hold_collectives
+from pyjax._src.jaxpr import Literal
+from pyjax._src.lax import parallel, parallel_comm
+from pyjax._src.lax.parallel_vma import psum_invariant_p, pvary_p
+from pyjax._src.rules import missing_rule_error
+from pyjax._src.sharding.named import NamedSharding
+from pyjax._src.sharding.spmd_data import global_aval
+
+
+class Mesh:
+    """The devices' coordinates on the mesh, and the groups a collective over
+    some axes exchanges within."""
+
+    def __init__(self, mesh) -> None:
+        self.names = tuple(mesh.axis_names)
+        self.sizes = tuple(mesh.shape[n] for n in self.names)
+        self.n = int(np.prod(self.sizes))
+        self.coords = [np.unravel_index(i, self.sizes) for i in range(self.n)]
+        self._groups: dict = {}
+
+    def index(self, device: int, axes: tuple) -> int:
+        """The device's row-major index over `axes` (the last varies fastest)."""
+        out = 0
+        for a in axes:
+            k = self.names.index(a)
+            out = out * self.sizes[k] + int(self.coords[device][k])
+        return out
+
+    def groups(self, axes: tuple) -> list[list[int]]:
+        """The devices grouped by their coordinates off `axes`, each group
+        ordered by the index over `axes`."""
+        found = self._groups.get(axes)
+        if found is None:
+            others = [k for k, n in enumerate(self.names) if n not in axes]
+            by_key: dict = {}
+            for d in range(self.n):
+                by_key.setdefault(tuple(int(self.coords[d][k]) for k in others), []).append(d)
+            found = [sorted(g, key=lambda d: self.index(d, axes)) for g in by_key.values()]
+            self._groups[axes] = found
+        return found
+
+
+def _named(axes) -> tuple:
+    return tuple(a for a in parallel.axes_tuple(axes) if not parallel.is_positional(a))
+
+
+def _each_group(mesh: Mesh, axes: tuple, xs: list, fn: Callable) -> list:
+    # fn(values of one group, in axis order) -> that group's results, in the same order
+    out = [None] * mesh.n
+    for group in mesh.groups(axes):
+        for d, r in zip(group, fn([xs[d] for d in group])):
+            out[d] = r
+    return out
+
+
+def _reduction(ufunc):
+    def rule(mesh, xs, *, axes, axis_index_groups=None):
+        positional = tuple(int(a) for a in parallel.axes_tuple(axes) if parallel.is_positional(a))
+        if positional:
+            xs = [ufunc.reduce(np.asarray(x), axis=positional).astype(np.asarray(x).dtype) for x in xs]
+        named = _named(axes)
+        if not named:
+            return xs
+
+        def reduce(values):
+            return [_fold(ufunc, values)] * len(values)
+
+        return _each_group(mesh, named, xs, reduce)
+
+    return rule
+
+
+def _all_gather(mesh, xs, *, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled):
+    join = np.concatenate if tiled else np.stack
+    return _each_group(mesh, _named(axis_name), xs,
+                       lambda vs: [join(vs, axis=all_gather_dimension)] * len(vs))
+
+
+def _reduce_scatter(mesh, xs, *, scatter_dimension, axis_name, axis_index_groups, axis_size, tiled):
+    def scatter(values):
+        total = _sum(values)
+        parts = np.split(total, len(values), axis=scatter_dimension)
+        return [p if tiled else np.squeeze(p, scatter_dimension) for p in parts]
+
+    return _each_group(mesh, _named(axis_name), xs, scatter)
+
+
+def _fold(ufunc, values):
+    acc = np.asarray(values[0])
+    for v in values[1:]:  # in device order, as one all-reduce would
+        acc = ufunc(acc, v).astype(acc.dtype)
+    return acc
+
+
+def _sum(values):
+    return _fold(np.add, values)
+
+
+def _ppermute(mesh, xs, *, axis_name, perm):
+    def permute(values):
+        out = [np.zeros_like(np.asarray(v)) for v in values]
+        for src, dst in perm:
+            out[dst] = np.asarray(values[src])
+        return out
+
+    return _each_group(mesh, _named(axis_name), xs, permute)
+
+
+def _pbroadcast(mesh, xs, *, axis_name, source):
+    return _each_group(mesh, _named(axis_name), xs, lambda vs: [np.asarray(vs[source])] * len(vs))
+
+
+def _all_to_all(mesh, xs, *, split_axis, concat_axis, axis_name, axis_index_groups, tiled):
+    def exchange(values):
+        n = len(values)
+        chunks = [np.split(np.asarray(v), n, axis=split_axis) for v in values]
+        return [np.concatenate([chunks[i][j] for i in range(n)], axis=concat_axis) for j in range(n)]
+
+    return _each_group(mesh, _named(axis_name), xs, exchange)
+
+
+def _axis_index(mesh, *, axis_name):
+    axes = parallel.axes_tuple(axis_name)
+    return [np.int32(mesh.index(d, axes)) for d in range(mesh.n)]
+
+
+COLLECTIVES: dict = {
+    parallel.psum_p: _reduction(np.add),
+    psum_invariant_p: _reduction(np.add),
+    parallel.pmax_p: _reduction(np.maximum),
+    parallel.pmin_p: _reduction(np.minimum),
+    parallel_comm.all_gather_p: _all_gather,
+    parallel_comm.reduce_scatter_p: _reduce_scatter,
+    parallel_comm.ppermute_p: _ppermute,
+    parallel_comm.pbroadcast_p: _pbroadcast,
+    parallel_comm.all_to_all_p: _all_to_all,
+    pvary_p: lambda mesh, xs, *, axes: xs,  # a cast of the type only
+}
+
+
+def run_lockstep(jaxpr, mesh: Mesh, args: list[list], impls: dict) -> list[list]:
+    """Runs `jaxpr` on every device: `args[i]` is the list of device i's
+    buffers of input i; returns the same per output."""
+    env: dict = {}
+    for v, c in zip(jaxpr.constvars, jaxpr.consts, strict=True):
+        env[v] = [getattr(c, "_value", c)] * mesh.n
+    env.update(zip(jaxpr.invars, args, strict=True))
+    for eqn in jaxpr.eqns:
+        ins = [[v.val] * mesh.n if type(v) is Literal else env[v] for v in eqn.invars]
+        p = eqn.primitive
+        if p is parallel.axis_index_p:
+            outs = [_axis_index(mesh, **eqn.params)]
+        elif p in COLLECTIVES:
+            outs = [COLLECTIVES[p](mesh, ins[0], **eqn.params)]
+        elif params_hold_collectives(eqn.params):
+            outs = _call_in_lockstep(eqn, mesh, ins, impls)
+        else:
+            outs = _per_device(eqn, mesh, ins, impls)
+        env.update(zip(eqn.outvars, outs, strict=True))
+    return [[v.val] * mesh.n if type(v) is Literal else env[v] for v in jaxpr.outvars]
+
+
+def _per_device(eqn, mesh: Mesh, ins: list[list], impls: dict) -> list[list]:
+    impl = impls.get(eqn.primitive)
+    if impl is None:
+        raise missing_rule_error("impl", eqn.primitive.name)
+    results = [impl(*[x[d] for x in ins], **eqn.params) for d in range(mesh.n)]
+    if eqn.primitive.multiple_results:
+        return [list(r) for r in zip(*results)] if results and eqn.outvars else [[] for _ in eqn.outvars]
+    return [results]
+
+
+def _call_in_lockstep(eqn, mesh: Mesh, ins: list[list], impls: dict) -> list[list]:
+    body_param = getattr(eqn.primitive, "call_body", None)
+    if body_param is None:
+        raise NotImplementedError(
+            f"shard_map: a '{eqn.primitive.name}' whose body holds collectives does not run per device yet")
+    body = eqn.params[body_param]
+    return run_lockstep(body, mesh, ins[:len(body.invars)], impls)
+
+
+def run(jaxpr, mesh, per_device: Sequence[list]) -> list[list]:
+    """The backend's shard_map runner: `per_device[d]` is device d's list of
+    argument buffers (devices in `mesh.devices.flat` order); returns each
+    device's list of result buffers."""
+    m = Mesh(mesh)
+    columns = [list(col) for col in zip(*per_device)] if per_device and per_device[0] else \
+        [[] for _ in jaxpr.invars]
+    outs = run_lockstep(jaxpr, m, columns, _IMPLS)
+    return [[out[d] for out in outs] for d in range(m.n)]
+
+
+def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    # Under jit: global buffers in, global buffers out.
+    devices = list(mesh.devices.flat)
+    per_device = [[] for _ in devices]
+    for x, spec in zip(args, in_specs):
+        x = np.asarray(x)
+        indices = NamedSharding(mesh, spec).devices_indices_map(x.shape)
+        for k, d in enumerate(devices):
+            per_device[k].append(x[indices[d]])
+    outs = run(jaxpr, mesh, per_device)
+    results = []
+    for k, (aval, spec) in enumerate(zip(jaxpr.out_avals, out_specs)):
+        sharding = NamedSharding(mesh, spec)
+        shape = global_aval(aval, spec, mesh).shape
+        joined = np.empty(shape, aval.dtype)
+        indices = sharding.devices_indices_map(shape)
+        for i, d in enumerate(devices):
+            joined[indices[d]] = outs[i][k]
+        results.append(joined)
+    return results
+
+
+def _outside_shard_map(name: str):
+    def impl(*args, **params):
+        raise ValueError(f"{name} should be called under jax.shard_map.")
+
+    return impl
+
+
+shard_map_mod.register_runtime(run)
+IMPLS = {
+    shard_map_mod.shard_map_p: _shard_map_impl,
+    pvary_p: _outside_shard_map("pvary"),
+    psum_invariant_p: _outside_shard_map("psum_invariant"),
+}

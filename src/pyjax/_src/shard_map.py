@@ -1,0 +1,396 @@
+"""`jax.shard_map`: a function mapped over the shards of its arguments on a mesh.
+
+The body is traced once at per-device shapes into the `shard_map`
+primitive's jaxpr (printed as JAX 0.11 prints it). Under `check_vma` each
+body value's type carries the manual axes it varies over (the aval's `vma`,
+`{V:x}`): the staging trace's `vma_hook` records equations with those types
+and inserts `pvary` where operands disagree, as JAX's lax wrappers do.
+
+Eagerly, the body runs once per device on that device's own buffer
+(backends/numpy/impls/spmd.py: a lockstep interpreter whose collectives
+exchange the devices' buffers); the results are placed Arrays sharded as
+`out_specs` says. No step assembles a global array.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+from pyjax._src import core
+from pyjax._src.avals import ShapedArray
+from pyjax._src.interpreters import batching, staging
+from pyjax._src.jaxpr import JaxprEqn, Var
+from pyjax._src.lax import parallel, parallel_comm
+from pyjax._src.lax.parallel_vma import psum_invariant_p, pvary_p
+from pyjax._src.sharding.mesh import AxisType, get_mesh
+from pyjax._src.sharding.spmd_data import global_aval
+from pyjax._src.sharding.partition_spec import PartitionSpec
+from pyjax._src.tree_util import tree_flatten, tree_unflatten
+from pyjax._src.tree_util_errors import prefix_errors
+
+__all__ = ["shard_map", "shard_map_p"]
+
+
+class ManualAxes(frozenset):
+    """The mesh axes a shard_map makes manual; printed in mesh order (JAX's
+    text of the set is `frozenset({'x', 'y'})`)."""
+
+    def __new__(cls, names, order=()):
+        self = super().__new__(cls, names)
+        self._order = tuple(n for n in order if n in self) + tuple(sorted(n for n in self if n not in order))
+        return self
+
+    def __repr__(self) -> str:
+        return "frozenset({" + ", ".join(map(repr, self._order)) + "})" if self else "frozenset()"
+
+    __str__ = __repr__
+
+
+# ---------------------------------------------------------------------------
+# The primitive
+
+
+def _spec_names(entry) -> tuple:
+    if entry is None or entry is PartitionSpec.UNCONSTRAINED:
+        return ()
+    return tuple(entry) if isinstance(entry, tuple) else (entry,)
+
+
+def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    return [global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+
+
+shard_map_p = core.Primitive("shard_map", multiple_results=True)
+shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
+shard_map_p.declare(body_params=("jaxpr",))
+shard_map_p.pp_param_order = ("check_vma", "in_specs", "jaxpr", "mesh", "newly_manual_axes", "out_specs")
+
+# The per-device runtime (backends/numpy/impls/spmd.py registers it):
+# run(jaxpr, mesh, manual_axes, per_device_args) -> per_device_outs.
+_runtime: list = [None]
+
+
+def register_runtime(run: Callable) -> None:
+    """Installs the backend's per-device runner of shard_map bodies."""
+    _runtime[0] = run
+
+
+# ---------------------------------------------------------------------------
+# Varying manual axes while a body is traced
+
+_meshes: list = []  # (mesh, manual axes) of the bodies being traced, innermost last
+
+
+def order_axes(names) -> tuple:
+    """`names` in the order of the mesh being traced (JAX orders vma so)."""
+    names = set(names)
+    order = _meshes[-1][0].axis_names if _meshes else ()
+    return tuple(n for n in order if n in names) + tuple(sorted(n for n in names if n not in order))
+
+
+def _vma(x) -> tuple:
+    return getattr(core.get_aval(x), "vma", ())
+
+
+def _pvary(x, axes: tuple):
+    return pvary_p.bind(x, axes=order_axes(axes)) if axes else x
+
+
+def _record(trace, primitive, args, params, out_vma):
+    """staging's process_primitive with the outputs typed as varying over
+    `out_vma` (None: as the abstract evaluation says)."""
+    atoms = [trace.to_atom(x) for x in args]
+    out = primitive.out_avals(tuple(a.aval for a in atoms), params)
+    outs = out if primitive.multiple_results else [out]
+    if out_vma is not None:
+        outs = [a.update(vma=out_vma) for a in outs]
+    source_info = staging.user_source_info() if trace.records_source_info else None
+    effects = frozenset() if primitive.effects_of is None else primitive.effects_of(params)
+    outvars = [Var(a) for a in outs]
+    trace.eqns.append(JaxprEqn(primitive, atoms, outvars, params, effects, source_info))
+    tracers = [staging.DynamicJaxprTracer(trace, v.aval, v) for v in outvars]
+    return tracers if primitive.multiple_results else tracers[0]
+
+
+_DATA_COLLECTIVES = ()  # filled below (parallel_comm's primitives)
+
+
+def _collective_axes(primitive, params) -> tuple:
+    names = params.get("axes", params.get("axis_name", ()))
+    return tuple(n for n in parallel.axes_tuple(names) if not parallel.is_positional(n))
+
+
+def _vma_hook(trace, primitive, args, params):
+    """Records `primitive` inside a shard_map body with JAX's vma rules."""
+    if primitive is parallel.psum_p:  # JAX 0.11 binds psum as psum_invariant under check_vma
+        (x,), axes = args, _collective_axes(primitive, params)
+        x = _pvary(x, tuple(a for a in axes if a not in _vma(x)))
+        return psum_invariant_p.bind(x, axes=params["axes"])
+    if primitive is parallel.axis_index_p:
+        return _record(trace, primitive, args, params, order_axes(parallel.axes_tuple(params["axis_name"])))
+    if primitive is pvary_p:
+        return _record(trace, primitive, args, params, order_axes(set(_vma(args[0])) | set(params["axes"])))
+    if primitive is psum_invariant_p:
+        return _record(trace, primitive, args, params, None)
+    if primitive in (parallel.pmax_p, parallel.pmin_p) or primitive in _DATA_COLLECTIVES:
+        axes = _collective_axes(primitive, params)
+        x = _pvary(args[0], tuple(a for a in axes if a not in _vma(args[0])))
+        vma = _vma(x)
+        if primitive in (parallel.pmax_p, parallel.pmin_p):
+            vma = tuple(a for a in vma if a not in axes)
+        return _record(trace, primitive, (x, *args[1:]), params, vma)
+    if primitive.body_params:  # calls and control flow: their bodies were typed
+        return _record(trace, primitive, args, params, None)
+    vmas = [_vma(x) for x in args]
+    union = order_axes(set().union(*vmas)) if vmas else ()
+    if any(v != union for v in vmas):
+        args = [_pvary(x, tuple(a for a in union if a not in v)) for x, v in zip(args, vmas)]
+    return _record(trace, primitive, args, params, union)
+
+
+# ---------------------------------------------------------------------------
+# Checks, with JAX's messages
+
+
+def _fun_name(f) -> str:
+    return getattr(f, "__name__", type(f).__name__)
+
+
+def _check_in(f, mesh, manual, spec, aval, where: tuple) -> None:
+    head, tail = where
+    for entry in spec:
+        for name in _spec_names(entry):
+            if name not in manual:
+                raise ValueError(
+                    f"shard_map in_specs argument must refer to an axis marked as manual ({manual}), but:\n\n"
+                    f"  in_specs refers to {name!r}\n\nCheck the in_specs values passed to shard_map.")
+    if len(spec) > aval.ndim:
+        raise ValueError(
+            f"shard_map applied to the function '{_fun_name(f)}' was given an in_specs entry which is too long "
+            "to be compatible with the corresponding input value from the function:\n\n"
+            f"in_specs is {spec} which has length {len(spec)}, but the passed {head}{tail}, has shape "
+            f"{aval.str_short(False)}, which has rank {aval.ndim} (and {aval.ndim} < {len(spec)})\n\n"
+            "Entries in in_specs must be of length no greater than the number of axes in the corresponding "
+            "input value.\n\nEither revise the spec to be shorter, or modify "
+            f"'{_fun_name(f)}' so that its inputs have sufficient rank.")
+    for i, entry in enumerate(spec):
+        names = _spec_names(entry)
+        size = 1
+        for n in names:
+            size *= mesh.shape[n]
+        if names and aval.shape[i] % size:
+            axes = f"mesh axis '{names[0]}'" if len(names) == 1 else f"mesh axes {names}"
+            raise ValueError(
+                f"shard_map applied to the function '{_fun_name(f)}' was given argument arrays with axis sizes "
+                "that are not evenly divisible by the corresponding mesh axis sizes:\n\n"
+                f"The mesh given has shape {tuple(mesh.shape.values())} with corresponding axis names "
+                f"{tuple(mesh.axis_names)}.\n\n"
+                f"the passed {head} of shape {aval.str_short(False)}{tail}, corresponds to in_specs of value {spec}, which maps array axis {i} (of size {aval.shape[i]}) "
+                f"to {axes} (of size {size}), but {size} does not evenly divide {aval.shape[i]}\n\n"
+                "Array arguments' axis sizes must be evenly divisible by the mesh axis or axes indicated by the "
+                "corresponding elements of the argument's in_specs entry. Consider checking that in_specs are "
+                f"correct, and if so consider changing the mesh axis sizes or else padding the input and "
+                f"adapting '{_fun_name(f)}' appropriately.")
+
+
+def _check_explicit_in(mesh, spec, aval) -> None:
+    # Under Explicit mesh axes the argument's type must already say in_specs.
+    if not any(t == AxisType.Explicit for t in mesh.axis_types):
+        return
+    have = getattr(aval.sharding, "spec", None)
+    have = PartitionSpec(*([None] * aval.ndim)) if have is None else have
+    want = PartitionSpec(*(tuple(spec) + (None,) * (aval.ndim - len(spec))))
+    if tuple(have) != tuple(want):
+        raise ValueError(
+            f"in_specs passed to shard_map: {spec} does not match the specs of the input: {have} for arg: "
+            f"{aval.str_short(False)}. `in_specs` is an optional argument so you can omit specifying it and "
+            "shard_map will infer the in_specs from the arguments. If you want to reshard your inputs, you can "
+            "use `jax.reshard` on the arguments and then pass those args to shard_map.")
+
+
+def _out_rank_error(f, spec, aval, path: str) -> ValueError:
+    return ValueError(
+        f"shard_map applied to the function '{_fun_name(f)}' was given an out_specs entry which is too long to "
+        "be compatible with the corresponding output value from the function:\n\n"
+        f"out_specs{path} is {spec} which has length {len(spec)}, but {_fun_name(f)}(*args){path} has shape "
+        f"{aval.str_short(False)}, which has rank {aval.ndim} (and {aval.ndim} < {len(spec)})\n\n"
+        "Entries in out_specs must be of length no greater than the number of axes in the corresponding "
+        f"output value.\n\nEither revise the spec to be shorter, or modify '{_fun_name(f)}' so that its "
+        "outputs have sufficient rank."
+        + ("\n\nFor scalar values (rank 0), consider using an out_specs entry of `P()`, where "
+           "`P = jax.sharding.PartitionSpec`. In particular, for rank 0 outputs which are not constant over "
+           "the mesh, add at least one (singleton) axis to them so that they can be concatenated using "
+           "out_specs." if aval.ndim == 0 else ""))
+
+
+def _out_vma_error(mesh, spec, vma: tuple, manual) -> ValueError:
+    named = {n for e in spec for n in _spec_names(e)}
+    missing = [n for n in vma if n not in named]
+    if named:
+        unmentioned = [n for n in mesh.axis_names if n in manual and n not in named]
+        what = (f"out_specs is {spec} which implies that the corresponding output value is replicated across "
+                f"mesh axis '{unmentioned[0]}', but could not infer replication over any axes")
+    else:
+        what = (f"out_specs is {spec} which implies that the corresponding output value is only varying across "
+                "mesh axes {} and not {" + ",".join(missing) + "}, but it was inferred to be possibly varying "
+                "over {" + ",".join(missing) + "}")
+    return ValueError(
+        "shard_map applied to the function '_rem_singleton' was given out_specs which require replication "
+        "which can't be statically inferred given the mesh:\n\n"
+        f"The mesh given has shape {tuple(mesh.shape.values())} with corresponding axis names "
+        f"{tuple(mesh.axis_names)}.\n\n{what}\n\nCheck if these output values are meant to be replicated over "
+        "those mesh axes. If not, consider revising the corresponding out_specs entries. If so, consider "
+        "disabling the check by passing the check_vma=False argument to `jax.shard_map`.")
+
+
+def _broadcast_specs(specs, tree, name: str) -> list:
+    is_spec = lambda x: x is None or isinstance(x, PartitionSpec)  # noqa: E731
+    prefix_leaves, prefix_tree = tree_flatten(specs, is_leaf=is_spec)
+    full = tree_unflatten(tree, [0] * tree.num_leaves)
+    errors = prefix_errors(specs, full, is_leaf=is_spec)
+    if errors:
+        raise errors[0](name)
+    from pyjax._src.tree_util import broadcast_prefix
+
+    return [PartitionSpec() if s is None else s for s in broadcast_prefix(specs, full, is_leaf=is_spec)]
+
+
+# ---------------------------------------------------------------------------
+# Tracing the body
+
+
+def _body_aval(aval: ShapedArray, spec, mesh, manual, check_vma: bool) -> ShapedArray:
+    shape = list(aval.shape)
+    names = []
+    for i, entry in enumerate(spec):
+        for n in _spec_names(entry):
+            shape[i] //= mesh.shape[n]
+            names.append(n)
+    vma = tuple(n for n in mesh.axis_names if n in names and n in manual) if check_vma else ()
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type, None, None, vma)
+
+
+def trace_body(f, in_tree, mesh, manual, in_specs, out_specs_tree, avals, check_vma):
+    """The body's closed jaxpr at per-device shapes, and the flat out specs."""
+    body_avals = [_body_aval(a, s, mesh, manual, check_vma) for a, s in zip(avals, in_specs)]
+    result: dict = {}
+
+    def flat_body(*xs):
+        outs = f(*tree_unflatten(in_tree, list(xs)))
+        flat, out_tree = tree_flatten(outs)
+        specs = _broadcast_specs(out_specs_tree, out_tree, "shard_map out_specs")
+        for k, (x, spec) in enumerate(zip(flat, specs)):
+            aval = core.get_aval(x)
+            if len(spec) > aval.ndim:  # (JAX's message shows the type without its vma)
+                raise _out_rank_error(f, spec, aval.update(vma=()), f"[{k}]" if out_tree.num_leaves > 1 else "")
+        fixed = []
+        for x, spec in zip(flat, specs):
+            named = [n for e in spec for n in _spec_names(e) if n in manual]
+            vma = _vma(x)
+            if check_vma and any(n not in named for n in vma):
+                raise _out_vma_error(mesh, spec, vma, manual)
+            fixed.append(_pvary(x, tuple(n for n in order_axes(named) if n not in vma)) if check_vma else x)
+        result["specs"], result["tree"] = specs, out_tree
+        return fixed
+
+    env = tuple(batching.AxisData(n, mesh.shape[n]) for n in mesh.axis_names if n in manual)
+    token = batching._axis_env.set(batching._axis_env.get() + env)
+    saved_hook = staging.vma_hook[0]
+    staging.vma_hook[0] = _vma_hook if check_vma else None
+    _meshes.append((mesh, manual))
+    try:
+        debug = staging.DebugInfo("shard_map", staging.func_src_info(f), None)
+        jaxpr, _ = staging.trace_to_jaxpr(flat_body, body_avals, debug)
+    finally:
+        _meshes.pop()
+        staging.vma_hook[0] = saved_hook
+        batching._axis_env.reset(token)
+    return jaxpr, result["specs"], result["tree"]
+
+
+# ---------------------------------------------------------------------------
+# The public function
+
+
+def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = None, mesh: Any = None,
+              axis_names: Any = frozenset(), check_vma: bool = True) -> Callable:
+    """Maps `f` over shards of its arguments on `mesh` (JAX's `jax.shard_map`).
+
+    Each argument is split as its entry of `in_specs` says (a PartitionSpec
+    naming mesh axes per array axis; a prefix of the arguments' pytree);
+    `f` runs once per device on that device's shard, may communicate with
+    collectives over the mesh axes (`psum`, `all_gather`, `ppermute`, ...),
+    and its results are joined as `out_specs` says. `axis_names` restricts
+    the manual axes (default: all of the mesh's); `check_vma` types values
+    by the axes they vary over and checks `out_specs` against them.
+    """
+    if f is None:
+        return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                                   axis_names=axis_names, check_vma=check_vma)
+    if not callable(f):
+        raise TypeError("shard_map requires a callable for its first argument, "
+                        f"but got {f} of type {type(f)}.")
+
+    def wrapped(*args):
+        the_mesh = mesh if mesh is not None else get_mesh()
+        if the_mesh is None or the_mesh.empty:
+            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
+                             "context")
+        manual = ManualAxes(axis_names or the_mesh.axis_names, the_mesh.axis_names)
+        flat, in_tree = tree_flatten(args)
+        specs = in_specs
+        if specs is None:  # inferred from the arguments' types
+            specs = tuple(getattr(getattr(core.get_aval(a), "sharding", None), "spec", PartitionSpec())
+                          for a in args)
+        flat_specs = _broadcast_specs(specs, in_tree, "shard_map in_specs")
+        avals = [core.get_aval(x) for x in flat]
+        names = _flat_arg_names(f, args)
+        for i, (spec, aval) in enumerate(zip(flat_specs, avals)):
+            _check_in(f, the_mesh, manual, spec, aval, names[i])
+            _check_explicit_in(the_mesh, spec, aval)
+        jaxpr, out_flat_specs, out_tree = trace_body(f, in_tree, the_mesh, manual, flat_specs, out_specs, avals, check_vma)
+        params = dict(jaxpr=jaxpr, mesh=the_mesh, in_specs=tuple(flat_specs), out_specs=tuple(out_flat_specs),
+                      check_vma=check_vma, newly_manual_axes=manual)
+        if parallel.in_eager_mode() and _runtime[0] is not None:
+            outs = run_eagerly(flat, params)
+        else:
+            outs = shard_map_p.bind(*flat, **params)
+        return tree_unflatten(out_tree, outs)
+
+    wrapped.__name__ = _fun_name(f)
+    wrapped.__wrapped__ = f
+    return wrapped
+
+
+def _flat_arg_names(f, args) -> list:
+    try:
+        params = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        params = []
+    out = []
+    for i, a in enumerate(args):
+        n = tree_flatten(a)[1].num_leaves
+        tail = f", where args[{i}] is bound to {_fun_name(f)}'s parameter '{params[i]}'" if i < len(params) else ""
+        out.extend([(f"args[{i}]", tail)] * n)
+    return out
+
+
+def run_eagerly(flat: list, params: dict) -> list:
+    """Runs a shard_map on concrete arguments, one body per device, on each
+    device's own buffer; returns placed Arrays."""
+    from pyjax._src.sharding import spmd_data  # (imports placed Arrays)
+
+    mesh = params["mesh"]
+    per_device = spmd_data.device_buffers(flat, params["in_specs"], mesh)
+    outs = _runtime[0](params["jaxpr"], mesh, per_device)
+    return spmd_data.place_outputs(outs, params["jaxpr"].out_avals, params["out_specs"], mesh)
+
+
+def _install_data_collectives() -> None:
+    global _DATA_COLLECTIVES
+    _DATA_COLLECTIVES = (parallel_comm.all_gather_p, parallel_comm.reduce_scatter_p, parallel_comm.ppermute_p,
+                         parallel_comm.all_to_all_p, parallel_comm.pbroadcast_p)
+
+
+_install_data_collectives()

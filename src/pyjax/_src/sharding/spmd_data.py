@@ -1,0 +1,74 @@
+"""shard_map's arguments and results as per-device buffers.
+
+`device_buffers` hands each device the buffer of its shard: a placed Array
+already laid out as the in_spec says gives its own shards (no copy, no
+assembly); anything else is sliced per device (a reshard). `place_outputs`
+wraps each device's result buffers into Arrays sharded as out_specs says.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from pyjax._src.avals import ShapedArray
+from pyjax._src.sharding.named import NamedSharding, aval_sharding
+from pyjax._src.sharding.partition_spec import PartitionSpec
+from pyjax._src.sharding.sharded_array import ShardedArray
+
+
+def _padded(spec: PartitionSpec, ndim: int) -> tuple:
+    return tuple(spec) + (None,) * (ndim - len(spec))
+
+
+def _own_shards(x: Any, spec: PartitionSpec, mesh) -> dict | None:
+    # The shards of `x` by device when `x` is laid out exactly as `spec` on `mesh`.
+    if not isinstance(x, ShardedArray) or x._shards is None:
+        return None
+    s = x.sharding
+    if not isinstance(s, NamedSharding) or s.mesh != mesh:
+        return None
+    if _padded(s.spec, x.ndim) != _padded(spec, x.ndim):
+        return None
+    return dict(zip(s._device_assignment, x._shards))
+
+
+def device_buffers(flat: Sequence[Any], in_specs: Sequence[PartitionSpec], mesh) -> list[list]:
+    """For each device of `mesh` (in `mesh.devices.flat` order), the buffers of
+    its shards of the arguments."""
+    devices = list(mesh.devices.flat)
+    out = [[] for _ in devices]
+    for x, spec in zip(flat, in_specs):
+        own = _own_shards(x, spec, mesh)
+        if own is None:  # not laid out as in_specs says: slice it per device
+            value = np.asarray(x)
+            indices = NamedSharding(mesh, spec).devices_indices_map(value.shape)
+            own = {d: value[indices[d]] for d in devices}
+        for k, d in enumerate(devices):
+            out[k].append(own[d])
+    return out
+
+
+def global_aval(aval: ShapedArray, spec: PartitionSpec, mesh) -> ShapedArray:
+    """The type of the array joined from per-device values of `aval` as `spec` says."""
+    shape = list(aval.shape)
+    for i, entry in enumerate(spec):
+        names = () if entry is None else (entry if isinstance(entry, tuple) else (entry,))
+        for name in names:
+            shape[i] *= mesh.shape[name]
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type,
+                       aval_sharding(NamedSharding(mesh, spec), len(shape)))
+
+
+def place_outputs(per_device: list[list], body_avals: Sequence[ShapedArray], out_specs: Sequence[PartitionSpec],
+                  mesh) -> list:
+    """Each output as a placed Array holding the devices' own result buffers."""
+    devices = list(mesh.devices.flat)
+    outs = []
+    for k, (aval, spec) in enumerate(zip(body_avals, out_specs)):
+        sharding = NamedSharding(mesh, spec)
+        by_device = {d: np.asarray(per_device[i][k], aval.dtype) for i, d in enumerate(devices)}
+        shards = [by_device[d] for d in sharding._device_assignment]
+        outs.append(ShardedArray(shards, global_aval(aval, spec, mesh), sharding))
+    return outs
