@@ -835,3 +835,62 @@ f = jax.jit(lambda a, b: (a * 2, b + 1), in_shardings=(NS(auto, P('x')), NS(auto
             out_shardings=(NS(auto, P('x')), NS(auto, P('y'))))
 result = jax.make_jaxpr(jax.grad(lambda a, b: f(a, b)[0].sum()))(np.ones((8, 4), np.float32), np.ones((8, 4), np.float32))
 """)
+
+# --- vmap over Explicit-typed arrays; spmd_axis_name
+program("vmap_explicit_spmd_same_axis", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.vmap(lambda r: jnp.sin(r).sum(), spmd_axis_name='x'))(put((8, 4), P('x', None)))
+""")
+program("vmap_explicit_spmd_unplaced", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.vmap(lambda r: r * 2, spmd_axis_name='x'))(np.ones((8, 4), np.float32))
+""")
+program("vmap_explicit_spmd_unsplit_batch", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.vmap(lambda r: r * 2, spmd_axis_name='y'))(put((8, 4), P(None, 'y')))
+""")
+program("vmap_explicit_spmd_conflict", "error", """
+with jax.sharding.set_mesh(mesh):
+  jax.make_jaxpr(jax.vmap(lambda r: r, in_axes=1, spmd_axis_name='x'))(put((8, 4), P(None, 'y')))
+""")
+program("vmap_explicit_per_example_type", "text", """
+seen = []
+with jax.sharding.set_mesh(mesh):
+  out = jax.vmap(lambda r: (seen.append(str(jax.typeof(r))), r * 2)[1], spmd_axis_name='x')(put((8, 4), P('x')))
+  jax.make_jaxpr(jax.vmap(lambda r: (seen.append(str(jax.typeof(r))), r)[1], in_axes=1))(put((8, 4), P(None, 'y')))
+result = ' '.join(seen) + ' ' + str(jax.typeof(out))
+""")
+program("vmap_explicit_unbatched_output_typed", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.vmap(lambda r, s: (r, s), in_axes=(0, None)))(put((8, 4), P('x')), jnp.ones(4))
+""")
+program("vmap_explicit_unbatched_output_spmd", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.vmap(lambda r, s: (r, s), in_axes=(0, None), spmd_axis_name='x'))(
+      put((8, 4), P('x')), jnp.ones(4))
+""")
+program("vmap_explicit_inconsistent_inputs", "error", """
+with jax.sharding.set_mesh(mesh):
+  jax.make_jaxpr(jax.vmap(lambda r, s: r + s))(put((8, 4), P('x')), np.ones((8, 4), np.float32))
+""")
+program("vmap_explicit_unmapped_on_axis", "error", """
+with jax.sharding.set_mesh(mesh):
+  jax.make_jaxpr(jax.vmap(lambda r, s: r + s, in_axes=(0, None)))(put((8, 4), P('x')), put((8, 4), P(None, 'x')))
+""")
+program("vmap_explicit_moved_out_axis", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.vmap(lambda r: r * 2, out_axes=1))(put((8, 4), P('x')))
+""")
+program("vmap_explicit_mixed_in_axes", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.vmap(lambda r, s: r + s, in_axes=(0, 1)))(put((8, 4), P('x')), put((4, 8), P(None, 'x')))
+""")
+program("vmap_explicit_tuple_axis", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.vmap(lambda r: r * 2, spmd_axis_name=('x', 'y')))(put((8, 4), P(('x', 'y'))))
+""")
+program("vmap_explicit_jit_unbatched_out", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  g = jax.jit(lambda r, s: (r * 2, s))
+  result = jax.make_jaxpr(jax.vmap(g, in_axes=(0, None), out_axes=(0, 0)))(put((8, 4), P('x')), jnp.ones(4))
+""")

@@ -45,12 +45,14 @@ not_mapped = NotMapped()
 class AxisData:
     """The mapped axis: its name (or None), size, and the spmd axis name."""
 
-    __slots__ = ("name", "size", "spmd_name")
+    __slots__ = ("name", "size", "spmd_name", "explicit_mesh_axis")
 
-    def __init__(self, name, size: int, spmd_name=None):
+    def __init__(self, name, size: int, spmd_name=None, explicit_mesh_axis=None):
         self.name = name
         self.size = size
         self.spmd_name = spmd_name
+        # The Explicit mesh axes the inputs' mapped dimension is split over.
+        self.explicit_mesh_axis = explicit_mesh_axis
 
 
 # The named axes of the vmaps being traced, outermost first (unnamed vmaps
@@ -80,8 +82,26 @@ def _unbatched_aval(aval, batch_dim):
     if out is None:
         shape = list(aval.shape)
         del shape[batch_dim]
-        out = _unbatched_avals[key] = aval.update(shape=tuple(shape))
+        if aval.sharding is None:
+            out = aval.update(shape=tuple(shape))
+        else:  # the mapped dimension leaves the type's spec too
+            spec = list(aval.sharding.spec)
+            del spec[batch_dim]
+            out = aval.update(shape=tuple(shape), sharding=type(aval.sharding)(aval.sharding.mesh, type(aval.sharding.spec)(*spec)))
+        _unbatched_avals[key] = out
     return out
+
+
+def _mapped_aval(aval, d: int, axis_data: AxisData):
+    # The batched aval: the batch dimension is split over the Explicit mesh
+    # axes the vmap's inputs are (if any).
+    shape = (*aval.shape[:d], axis_data.size, *aval.shape[d:])
+    if aval.sharding is None:
+        return aval.update(shape=shape)
+    ema = axis_data.explicit_mesh_axis
+    spec = list(aval.sharding.spec)
+    spec.insert(d, None if ema is None else (ema[0] if len(ema) == 1 else ema))
+    return aval.update(shape=shape, sharding=type(aval.sharding)(aval.sharding.mesh, type(aval.sharding.spec)(*spec)))
 
 
 class BatchTracer(core.Tracer):
@@ -109,7 +129,7 @@ class BatchTracer(core.Tracer):
 
 
 # primitive -> whether its batching rule runs when no operand is batched
-# (the collectives). A dict lookup is cheaper
+# (the collectives; and new_ref: a reference made under vmap is batched). A dict lookup is cheaper
 # than getattr with a default on the hot path.
 _rule_runs_unbatched: dict = {}
 
@@ -117,7 +137,8 @@ _rule_runs_unbatched: dict = {}
 def _runs_unbatched(primitive) -> bool:
     flag = _rule_runs_unbatched.get(primitive)
     if flag is None:
-        flag = _rule_runs_unbatched[primitive] = bool(getattr(primitive, "is_collective", False))
+        flag = _rule_runs_unbatched[primitive] = bool(getattr(primitive, "is_collective", False)
+                                                      or primitive.ref_primitive)
     return flag
 
 
@@ -258,7 +279,7 @@ def batch_jaxpr_axes(jaxpr, axis_data: AxisData, in_dims: Sequence, out_dims=Non
     dims the outputs come out with to that sequence, or None (each output
     keeps the dim it comes out with). Returns (jaxpr, out_dims).
     """
-    in_avals = [a if d is not_mapped else a.update(shape=(*a.shape[:d], axis_data.size, *a.shape[d:]))
+    in_avals = [a if d is not_mapped else _mapped_aval(a, d, axis_data)
                 for a, d in zip(jaxpr.in_avals, in_dims, strict=True)]
     chosen: list = []
 
@@ -271,7 +292,8 @@ def batch_jaxpr_axes(jaxpr, axis_data: AxisData, in_dims: Sequence, out_dims=Non
             return [v for v, _ in infos]
         chosen[:] = out_dims(natural) if callable(out_dims) else out_dims
         move = _matchaxis[0]
-        return [move(v, d, od, axis_data.size) for (v, d), od in zip(infos, chosen, strict=True)]
+        return [move(v, d, od, axis_data.size, axis_data.explicit_mesh_axis)
+                for (v, d), od in zip(infos, chosen, strict=True)]
 
     new_jaxpr, _ = trace_to_jaxpr(batched, in_avals, jaxpr.debug_info)
     return new_jaxpr, list(chosen)

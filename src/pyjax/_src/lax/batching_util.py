@@ -38,25 +38,28 @@ def bdim_at_front(x, bdim, size: int):
     return moveaxis(x, bdim, 0)
 
 
-def broadcast_batch(x, size: int, axis: int):
-    """An unbatched x given a batch axis of `size` at `axis`. (The dimension
-    numbers come out of NumPy, np.int64 entries, as in JAX's jaxpr text.)"""
+def broadcast_batch(x, size: int, axis: int, mesh_axis=None):
+    """An unbatched x given a batch axis of `size` at `axis` (typed on the
+    Explicit `mesh_axis` the inputs' batch axis is split over, if any). (The
+    dimension numbers come out of NumPy, np.int64 entries, as in JAX's jaxpr text.)"""
     from pyjax._src.lax.shapes import broadcast_in_dim_p
+    from pyjax._src.sharding.vmap_axes import with_batch_axis
 
     shape = list(core.get_aval(x).shape)
     shape.insert(axis, size)
     dims = tuple(np.delete(np.arange(len(shape)), axis))
-    return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims, sharding=None)
+    return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims,
+                                   sharding=with_batch_axis(x, axis, mesh_axis))
 
 
-def matchaxis(x, src, dst, size: int):
+def matchaxis(x, src, dst, size: int, mesh_axis=None):
     """x with its batch axis at `dst` (`not_mapped` dst: x must be unbatched)."""
     if src is dst or src == dst:
         return x
     if dst is not_mapped:
         raise ValueError("at vmap out_axes, got axis spec None but output was batched on axis " f"{src}")
     if src is not_mapped:
-        return broadcast_batch(x, size, dst)
+        return broadcast_batch(x, size, dst, mesh_axis)
     return moveaxis(x, src, dst)
 
 
