@@ -109,3 +109,26 @@ def test_big_endian_never_becomes_an_array():
                 f(x)
         # The same values in native order enter, narrowed as x64 says.
         assert jnp.asarray(x.astype(x.dtype.newbyteorder("="))).dtype == {">f4": jnp.float32, ">i8": jnp.int32}[order]
+
+
+@pytest.mark.parametrize("case", ["where_float", "where_int", "jit_product"])
+def test_python_scalars_bound_to_a_call_compute_in_their_weak_dtype(case):
+    # A jit call bound from under grad/vmap with Python scalars beside an
+    # array ran its body on the raw Python numbers: `jnp.where(c, 1/3, 0.0)`
+    # gave a float64 buffer under a float32 aval (and float64 arithmetic).
+    body = {
+        "where_float": lambda c: jnp.where(c, 1.0 / 3, 0.0),
+        "where_int": lambda c: jnp.where(c, 7, 0),
+        "jit_product": lambda c: pyjax.jit(lambda c, a: jnp.where(c, a * 3.0, a))(c, 0.1),
+    }[case]
+    seen = []
+
+    def g(x):
+        r = body(jnp.asarray(1) > 0)
+        seen.append((r.dtype, np.asarray(r._value).dtype, np.asarray(r._value).item()))
+        return x * r.astype(jnp.float32)
+
+    pyjax.vmap(pyjax.grad(g))(jnp.ones(3))
+    dtype, buffer_dtype, value = seen[0]
+    assert buffer_dtype == dtype
+    assert value == np.asarray(body(np.bool_(True))).item()
