@@ -14,6 +14,7 @@ exchange the devices' buffers); the results are placed Arrays sharded as
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from typing import Any, Callable
 
@@ -294,19 +295,28 @@ def trace_body(f, in_tree, mesh, manual, in_specs, out_specs_tree, avals, check_
         result["specs"], result["tree"] = specs, out_tree
         return fixed
 
+    with body_context(mesh, manual, check_vma):
+        debug = staging.DebugInfo("shard_map", staging.func_src_info(f), None)
+        jaxpr, _ = staging.trace_to_jaxpr(flat_body, body_avals, debug)
+    return jaxpr, result["specs"], result["tree"]
+
+
+@contextlib.contextmanager
+def body_context(mesh, manual, check_vma: bool):
+    """While a body of `mesh` is traced (or re-traced by a transformation):
+    its manual axes are named axes, and with `check_vma` values are typed by
+    the axes they vary over."""
     env = tuple(batching.AxisData(n, mesh.shape[n]) for n in mesh.axis_names if n in manual)
     token = batching._axis_env.set(batching._axis_env.get() + env)
     saved_hook = staging.vma_hook[0]
     staging.vma_hook[0] = _vma_hook if check_vma else None
     _meshes.append((mesh, manual))
     try:
-        debug = staging.DebugInfo("shard_map", staging.func_src_info(f), None)
-        jaxpr, _ = staging.trace_to_jaxpr(flat_body, body_avals, debug)
+        yield
     finally:
         _meshes.pop()
         staging.vma_hook[0] = saved_hook
         batching._axis_env.reset(token)
-    return jaxpr, result["specs"], result["tree"]
 
 
 # ---------------------------------------------------------------------------
@@ -394,3 +404,4 @@ def _install_data_collectives() -> None:
 
 
 _install_data_collectives()
+from pyjax._src import shard_map_ad  # noqa: E402,F401  (its autodiff rules)

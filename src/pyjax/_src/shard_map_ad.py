@@ -1,0 +1,118 @@
+"""Autodiff of shard_map: its JVP, partial evaluation and transpose rules.
+
+Each rule rewrites the body with the whole-jaxpr transformation of
+interpreters/ (jvp_jaxpr, partial_eval_jaxpr, transpose_jaxpr) re-traced in
+the body's context (its named axes, its vma types), and binds one new
+shard_map whose specs follow the body's inputs and outputs. Transposing
+the body turns psum_invariant into pvary and back (lax/parallel_vma.py).
+"""
+
+from __future__ import annotations
+
+from pyjax._src import core
+from pyjax._src.ad_util import Zero, tangent_aval
+from pyjax._src.interpreters.jvp import jvp_jaxpr
+from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
+from pyjax._src.interpreters.staging import trace_to_jaxpr
+from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
+from pyjax._src.jaxpr import eval_jaxpr
+from pyjax._src.lax import shapes
+from pyjax._src.sharding.partition_spec import PartitionSpec
+from pyjax._src.shard_map import body_context, shard_map_p
+
+
+def _context(params):
+    return body_context(params["mesh"], params["newly_manual_axes"], params["check_vma"])
+
+
+def _jvp(primals, tangents, **params):
+    nonzeros = [type(t) is not Zero for t in tangents]
+    with _context(params):
+        body, out_nonzeros = jvp_jaxpr(params["jaxpr"], nonzeros)
+    in_specs = params["in_specs"] + tuple(s for s, nz in zip(params["in_specs"], nonzeros) if nz)
+    out_specs = params["out_specs"] + tuple(s for s, nz in zip(params["out_specs"], out_nonzeros) if nz)
+    outs = shard_map_p.bind(*primals, *(t for t in tangents if type(t) is not Zero),
+                            **dict(params, jaxpr=body, in_specs=in_specs, out_specs=out_specs))
+    n = len(params["out_specs"])
+    it = iter(outs[n:])
+    out_avals = shard_map_p.out_avals(tuple(core.get_aval(p) for p in primals), params)
+    return outs[:n], [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(out_avals, out_nonzeros)]
+
+
+def _residual_spec(aval) -> PartitionSpec:
+    # A residual leaves the body with a new leading axis of size 1 per device,
+    # split over the axes it varies over (so an invariant one is one value).
+    return PartitionSpec(tuple(aval.vma) if aval.vma else None)
+
+
+def _partial_eval(trace, args, params):
+    unknowns = [trace.is_unknown(x) for x in args]
+    with _context(params):
+        known, unknown, out_unknowns, sources = partial_eval_jaxpr(params["jaxpr"], unknowns)
+        n_known = sum(not u for u in out_unknowns)
+        res_avals = list(known.out_avals[n_known:])
+        known = _with_residuals_expanded(known, n_known)
+        unknown = _with_residuals_squeezed(unknown, len(sources), sources)
+    known_args = [x for x, u in zip(args, unknowns) if not u]
+    known_in_specs = tuple(s for s, u in zip(params["in_specs"], unknowns) if not u)
+    known_out_specs = tuple(s for s, u in zip(params["out_specs"], out_unknowns) if not u) + \
+        tuple(_residual_spec(a) for a in res_avals)
+    with core.set_current_trace(trace.parent):
+        known_outs = shard_map_p.bind(*known_args, **dict(params, jaxpr=known, in_specs=known_in_specs,
+                                                          out_specs=known_out_specs))
+    computed = known_outs[n_known:]
+    residuals = [known_args[i] if kind == "in" else computed[i] for kind, i in sources]
+    res_specs = tuple(known_in_specs[i] if kind == "in" else _residual_spec(res_avals[i]) for kind, i in sources)
+    unknown_args = residuals + [x for x, u in zip(args, unknowns) if u]
+    unknown_params = dict(params, jaxpr=unknown,
+                          in_specs=res_specs + tuple(s for s, u in zip(params["in_specs"], unknowns) if u),
+                          out_specs=tuple(s for s, u in zip(params["out_specs"], out_unknowns) if u))
+    unknown_outs = trace.record(shard_map_p, unknown_args, unknown_params)
+    known_it, unknown_it = iter(known_outs[:n_known]), iter(unknown_outs)
+    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+def _with_residuals_expanded(known, n_known: int):
+    # The known body with each computed residual given a leading axis.
+    def body(*xs):
+        outs = eval_jaxpr(known, known.consts, *xs)
+        return outs[:n_known] + [shapes.expand_dims(r, (0,)) for r in outs[n_known:]]
+
+    return trace_to_jaxpr(body, known.in_avals, known.debug_info)[0]
+
+
+def _with_residuals_squeezed(unknown, n_res: int, sources):
+    # The unknown body taking computed residuals with their leading axis
+    # (a forwarded known input keeps its own shape and spec).
+    avals = [a.update(shape=(1, *a.shape)) if kind == "out" else a
+             for a, (kind, _) in zip(unknown.in_avals[:n_res], sources)]
+
+    def body(*xs):
+        res = [shapes.squeeze(r, (0,)) if kind == "out" else r for r, (kind, _) in zip(xs[:n_res], sources)]
+        return eval_jaxpr(unknown, unknown.consts, *res, *xs[n_res:])
+
+    return trace_to_jaxpr(body, avals + list(unknown.in_avals[n_res:]), unknown.debug_info)[0]
+
+
+def _transpose(cts, *args, **params):
+    body = params["jaxpr"]
+    undefined = [is_undefined_primal(x) for x in args]
+    residuals = [x for x, u in zip(args, undefined) if not u]
+    nonzero = [type(ct) is not Zero for ct in cts]
+    ct_avals = [a for a, nz in zip(body.out_avals, nonzero) if nz]
+    res_avals = [a for a, u in zip(body.in_avals, undefined) if not u]
+    with _context(params):
+        new_body, _ = transpose_jaxpr(body, [a if u else None for a, u in zip(body.in_avals, undefined)],
+                                      res_avals, nonzero, ct_avals)
+    in_specs = tuple(s for s, u in zip(params["in_specs"], undefined) if not u) + \
+        tuple(s for s, nz in zip(params["out_specs"], nonzero) if nz)
+    out_specs = tuple(s for s, u in zip(params["in_specs"], undefined) if u)
+    operands = residuals + [ct for ct in cts if type(ct) is not Zero]
+    outs = iter(shard_map_p.bind(*operands, **dict(params, jaxpr=new_body, in_specs=in_specs,
+                                                   out_specs=out_specs)))
+    return [next(outs) if u else None for u in undefined]
+
+
+shard_map_p.def_jvp(_jvp)
+shard_map_p.partial_eval = _partial_eval
+shard_map_p.def_transpose(_transpose)
