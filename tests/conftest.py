@@ -52,6 +52,11 @@ for _name in ("plans_are_memoised_and_exact_for_ufuncs", "set_default_trace_drop
     _NOT_IN_CHECKS_MODE[f"tests/test_eager_plans.py::test_{_name}"] = (
         "reads eager plans and fast paths, which checking mode replaces by checked calls")
 
+for _name in ("reduction_takes_the_fast_path", "first_call_of_a_key_compiles_nothing",
+              "contractions_take_the_fast_path_and_match_jit", "three_argument_where_takes_the_fast_path_and_matches_jit"):
+    _NOT_IN_CHECKS_MODE[f"tests/numpy/test_numpy_eager.py::test_{_name}"] = (
+        "asserts an eager Site's compiled program ran, which checking mode replaces by checked calls")
+
 for _name in ("eager_jnp_calls_tier_up_bitwise", "eager_mean_runs_its_native_callable"):
     _NOT_IN_CHECKS_MODE[f"tests/backends/test_native_loops.py::test_{_name}"] = (
         "reads eager Site plans' native tier, which checking mode replaces by checked calls")

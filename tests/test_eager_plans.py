@@ -17,7 +17,8 @@ import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src import core
 from pyjax._src.lax import elementwise as ew
-from pyjax._src.numpy import contractions, eager, reductions
+from pyjax._src import dispatch
+from pyjax._src.numpy import contractions, reductions
 from pyjax._src.numpy import where as where_mod
 
 DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.int8, np.uint32, np.int32, np.complex64, np.bool_]
@@ -106,13 +107,11 @@ def test_max_keeps_xla_signed_zeros_on_the_plan_path():
 
 
 def test_a_call_without_a_plan_is_not_replanned_every_time(monkeypatch):
-    from pyjax._src import dispatch
-
     x = _array(np.float32, (7,))
     lax.sort((x, x), num_keys=1)  # a multiple-results primitive: its "no plan" is memoised
     built = []
-    real = dispatch.EvalTrace._plan
-    monkeypatch.setattr(dispatch.EvalTrace, "_plan", lambda self, *a: built.append(a) or real(self, *a))
+    real = dispatch.EvalTrace.make_plan
+    monkeypatch.setattr(dispatch.EvalTrace, "make_plan", lambda self, *a: built.append(a) or real(self, *a))
     for _ in range(3):
         lax.sort((x, x), num_keys=1)
     assert built == []
@@ -133,11 +132,11 @@ def test_an_unhashable_param_takes_the_general_path():
         del IMPLS[scale_p]
 
 
-# --- jax.numpy's eager sites (numpy/eager.py) and the Array-with-scalar memo
+# --- jax.numpy's eager sites (dispatch.py) and the Array-with-scalar memo
 
 
 def _site_plans(site):
-    return [p for p in site.plans.values() if type(p) is eager._Program]
+    return [p for p in site.plans.values() if type(p) is dispatch.EagerProgram]
 
 
 SMALL = {"f32": _array(np.float32, (4, 3)), "i8": _array(np.int8, (4, 3)), "bool": _array(np.bool_, (4, 3)),
@@ -262,10 +261,10 @@ def test_comparison_dunders_with_scalars_match_jit(dtype, scalar):
             _same(f(x), expected)
 
 
-# --- eager.fast_path: jax.numpy functions that run a compiled program eagerly
+# --- dispatch.fast_path: jax.numpy functions that run a compiled program eagerly
 
 def _plans(fn):
-    # The plans of a function wrapped by eager.fast_path.
+    # The plans of a function wrapped by dispatch.fast_path.
     (plans,) = [c.cell_contents for c in fn.__closure__ if isinstance(c.cell_contents, dict)]
     return plans
 
@@ -318,8 +317,8 @@ def test_fast_path_calls_agree_with_the_ordinary_path(name, call, monkeypatch):
     call(x, m)  # (arrays the call makes itself get their own plans first)
     core.set_default_trace(core._default_trace[0])
     built = []
-    build = eager._build
-    monkeypatch.setattr(eager, "_build", lambda fn, args: built.append(1) or build(fn, args))
+    build = dispatch._build
+    monkeypatch.setattr(dispatch, "_build", lambda fn, args: built.append(1) or build(fn, args))
     results = [call(x, m) for _ in range(4)]  # ordinary, build, then the compiled program twice
     assert built  # the function's compiled program ran
     first = results[0]
@@ -359,7 +358,7 @@ def test_fast_path_uses_its_compiled_program_and_follows_config():
     m = jnp.ones((4, 3))
     for _ in range(3):
         jnp.reshape(m, (3, 4))
-    assert any(type(p) is eager._Program for p in _plans(shape_ops.reshape).values())
+    assert any(type(p) is dispatch.EagerProgram for p in _plans(shape_ops.reshape).values())
     for _ in range(2):
         assert jnp.arange(3).dtype == jnp.int32
     with pyjax.enable_x64(True):

@@ -11,7 +11,7 @@ import pyjax.numpy as jnp
 from pyjax import lax
 from pyjax._src import config, core
 from pyjax._src.cache_key import params_storable, remember_after, typed_key
-from pyjax._src.numpy import eager
+from pyjax._src import dispatch
 
 
 # --- typed_key itself
@@ -56,7 +56,7 @@ def _filled(x, v):
     return jnp.full_like(x, v)
 
 
-_FAST = eager.fast_path(_filled)
+_FAST = dispatch.fast_path(_filled)
 _JIT_POS = jax.jit(lambda x, v: jnp.asarray(v), static_argnums=1)
 _JIT_KW = jax.jit(lambda x, *, v: jnp.asarray(v), static_argnames="v")
 _JIT_NESTED = jax.jit(lambda x, v: jnp.asarray(v[0]), static_argnums=1)
@@ -184,13 +184,13 @@ def test_site_program_stored_only_after_its_first_run():
     def fn(x):
         return jax.pure_callback(callback, jax.ShapeDtypeStruct(x.shape, x.dtype), x) + 1
 
-    site = eager.Site("toy", fn)
+    site = dispatch.Site("toy", fn)
     x = jnp.ones(2)
     assert site.one(x) is None  # first sight: the ordinary path
     fail[0] = True
     with pytest.raises(Exception, match="callback failed"):
         site.one(x)  # second sight builds the program; its run raises
-    assert type(site.plans[(x.aval, config.trace_context_id())]) is not eager.Program
+    assert type(site.plans[(x.aval, config.trace_context_id())]) is not dispatch.EagerProgram
     fail[0] = False
     np.testing.assert_array_equal(site.one(x), 2 * np.ones(2))
 

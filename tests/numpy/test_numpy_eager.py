@@ -1,5 +1,5 @@
 """The eager fast paths of x[static index] and of the common reductions
-(eager.py): they are taken (the ordinary path is not run again for a cached
+(dispatch.py Sites): they are taken (the ordinary path is not run again for a cached
 key), and they give what the ordinary path gives (the jit result, compared
 in shape, dtype, weak type and value), including JAX's clamping, weak
 types, keys that compare equal across types (True == 1 == 1.0), and calls
@@ -16,7 +16,8 @@ from helpers import check_jit_matches_eager
 
 import pyjax
 import pyjax.numpy as jnp
-from pyjax._src.numpy import eager, indexing, reductions
+from pyjax._src import dispatch
+from pyjax._src.numpy import indexing, reductions
 
 X = jnp.arange(24.0).reshape(2, 3, 4)
 WEAK = jnp.full((2, 3, 4), 1.5)  # weakly typed
@@ -137,10 +138,10 @@ def test_contractions_take_the_fast_path_and_match_jit(name, monkeypatch):
 
 
 def test_hashable_keys():
-    assert eager.hashable(slice(1, 2)) != eager.hashable(slice(True, 2))
-    assert eager.hashable((0, None)) == eager.hashable((0, None))
+    assert dispatch.hashable(slice(1, 2)) != dispatch.hashable(slice(True, 2))
+    assert dispatch.hashable((0, None)) == dispatch.hashable((0, None))
     with pytest.raises(TypeError):
-        eager.hashable(np.arange(3))
+        dispatch.hashable(np.arange(3))
 
 
 @pytest.mark.parametrize("form", ["arrays", "scalar_y", "scalar_x"])

@@ -14,7 +14,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import core
+from pyjax._src import core, dispatch
+from pyjax._src import jit as jit_lib
 
 # The autodiff entry points live in api_ad.py and api_jac.py; they are
 # re-exported here, where the rest of the package has always found them.
@@ -237,3 +238,26 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
         return tree_unflatten(out_store[0][1], outs)
 
     return vmap_f
+
+
+# ---------------------------------------------------------------------------
+# How dispatch.py's eager sites trace and compile (dispatch sits below jit
+# and api, so they are installed from here).
+
+
+def _trace_eager(fn: Callable, arrays: list) -> Jaxpr:
+    return make_jaxpr(fn)(*arrays)
+
+
+def _compile_eager(closed: Jaxpr, buffers: list, program: dispatch.EagerProgram) -> None:
+    # Op by op in JAX: its top-level equations are separate computations.
+    # (jit's compile_for_backend, looked up per call: every compilation goes through it.)
+    compiled = jit_lib.compile_for_backend(closed, fused=False)
+    fill = getattr(compiled, "eager_program", None)
+    if fill is not None:
+        fill(closed, buffers, program)  # the backend's one-output call, tiering up by itself
+    else:
+        program.run = lambda *b: compiled(*b)[0]
+
+
+dispatch.set_eager_compiler(_trace_eager, _compile_eager)

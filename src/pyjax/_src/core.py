@@ -72,6 +72,12 @@ def eager_memo() -> dict:
     return memo
 
 
+# The trace a transformation made current, or None while evaluating eagerly:
+# a bound builtin, as cheap as the check can be (jax.numpy's eager fast
+# paths ask it on every call, through dispatch.py).
+active_trace: Callable[[], Trace | None] = _trace_ctx.get
+
+
 def current_trace() -> Trace:
     return _trace_ctx.get() or _default_trace[0]
 

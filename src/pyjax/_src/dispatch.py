@@ -9,6 +9,9 @@ why an eager op costs little more than the NumPy call it makes.
 from __future__ import annotations
 
 import functools
+import types
+import warnings
+from collections.abc import Callable
 from contextvars import ContextVar
 
 import numpy as np
@@ -16,7 +19,7 @@ import numpy as np
 from pyjax._src import config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray, check_allocatable
-from pyjax._src.cache_key import params_storable, remember_after
+from pyjax._src.cache_key import params_storable, remember_after, typed_key
 from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
 from pyjax._src.sharding.sharded_array import ShardedArray, place_result, place_typed
@@ -128,7 +131,7 @@ class EvalTrace(core.Trace):
             return False
         if plan is not None:
             return plan
-        plan = self._plan(key, primitive, avals, params)
+        plan = self.make_plan(primitive, avals, params)
         plans = primitive.eager_plans
         if params and not params_storable(params.values()):
             return plan  # for this call only: its key would equal an int-valued one's
@@ -140,8 +143,9 @@ class EvalTrace(core.Trace):
         call = plan[0]
         return (lambda *buffers: remember_after(plans, key, plan, call, *buffers)), plan[1], plan[2]
 
-    def _plan(self, key, primitive, avals: tuple, params: dict):
-        """The plan for `key` (False: none), not memoised. Abstract
+    def make_plan(self, primitive, avals: tuple, params: dict):
+        """The plan of `primitive` on `avals` (False: none), not memoised:
+        (NumPy call, out aval, whether the call returns that dtype). Abstract
         evaluation runs here, so a bad call raises its error exactly as the
         slow path."""
         impl = self.impls.get(primitive)
@@ -443,3 +447,283 @@ def _register_impl(primitive, impl) -> None:
 
 
 core._impl_hooks.append(_register_impl)
+
+
+# ---------------------------------------------------------------------------
+# The eager dispatch API: the one way jax.numpy (and the libraries above it)
+# run eagerly. `active_trace()` is None while nothing is traced; the entry
+# points below reach the eval trace's plans; a `Site` (or `fast_path`) runs
+# a jax.numpy function of arrays and static options as a program compiled
+# once per avals and options. Whatever a backend does to run such a program
+# faster (direct NumPy calls, a native tier) stays behind `EagerProgram.run`.
+
+active_trace = core.active_trace
+eager_memo = core.eager_memo
+
+
+def eval_trace() -> EvalTrace:
+    """The default (eval) trace: the one `bind` uses when nothing is traced."""
+    return core._default_trace[0]
+
+
+def exact_plan(primitive, key: tuple):
+    """The eval trace's memoised plan of `primitive` under `key` (the
+    operands' avals, then the param values) as (NumPy call, out aval),
+    when its call already returns the promised dtype; else None."""
+    plan = primitive.eager_plans.get(key)
+    return plan if plan and plan[2] else None
+
+
+def apply_unary(primitive, x: Array, params: dict):
+    """`primitive.bind(x, **params)` for an eager Array `x`, through the eval trace's plans."""
+    return core._default_trace[0].apply_unary(primitive, x, params)
+
+
+def apply_with_scalar(primitive, x: Array, scalar, scalar_aval, scalar_first: bool):
+    """`primitive(x, scalar)` (or reversed) for an eager Array and a Python
+    scalar of weak aval `scalar_aval` next to it (EvalTrace.apply_with_scalar)."""
+    return core._default_trace[0].apply_with_scalar(primitive, x, scalar, scalar_aval, scalar_first)
+
+
+class EagerProgram:
+    """An eager call's program with one output, compiled once for its key:
+    `run(*buffers)` computes the output buffer. The backend that compiled
+    it fills `run` (and `direct`, the direct NumPy call it makes, if any)
+    and may rebind `run` later (a native tier going live)."""
+
+    __slots__ = ("direct", "out_aval", "run")
+
+    def __init__(self, out_aval):
+        self.out_aval, self.direct, self.run = out_aval, None, None
+
+
+# (trace, compile), installed by api.py: trace(fn, arrays) is make_jaxpr's
+# closed jaxpr of fn(*arrays); compile(closed, buffers, program) fills
+# `program` with the backend's code (dispatch sits below both).
+_eager_compiler: list = [None, None]
+
+
+def set_eager_compiler(trace: Callable, compile: Callable) -> None:
+    """Installs how eager sites trace a function and compile its jaxpr."""
+    _eager_compiler[:] = [trace, compile]
+
+
+_NOT_REPLAYABLE = object()
+_MAX_SITE_PLANS = 4096  # a bound on a site's cache for programs called with many different keys
+
+
+class Site:
+    """The eager fast path of one jax.numpy function of arrays and static options.
+
+    Its plans are keyed by the arrays' avals, the config id and the option
+    values as given. `fn(*arrays, **dict(zip(names, options)))` is the
+    ordinary call; a caller passes the option values in `names` order, then
+    any type tags (key parts only) where the type of an equal value changes
+    the outcome (`axis_tag`; a Python scalar's type). From the second call
+    of a key, `fn` is traced once and compiled by the backend, and later
+    calls run the program; a key whose trace fails or warns keeps the
+    ordinary path (it raises or warns there)."""
+
+    __slots__ = ("fn", "name", "names", "plans")
+
+    def __init__(self, name: str, fn: Callable, *names: str):
+        self.name, self.fn, self.names = name, fn, names
+        self.plans = core.eager_memo()  # dropped with the default trace
+
+    def one(self, x: Array, *options) -> Array | None:
+        """The result for one eager Array `x`, or None: run the ordinary path."""
+        try:
+            plan = self.plans.get((x.aval, config.trace_context_id(), *options))
+        except TypeError:  # an option that is not static: no fast path
+            return None
+        if type(plan) is EagerProgram:
+            return Array(fp_mode.run(plan.run, x._value), plan.out_aval)
+        return self._miss((x,), (x.aval, config.trace_context_id(), *options), plan, options)
+
+    def two(self, x: Array, y: Array, *options) -> Array | None:
+        """The result for two eager Arrays, or None (see `one`)."""
+        try:
+            plan = self.plans.get((x.aval, y.aval, config.trace_context_id(), *options))
+        except TypeError:
+            return None
+        if type(plan) is EagerProgram:
+            return Array(fp_mode.run(plan.run, x._value, y._value), plan.out_aval)
+        return self._miss((x, y), (x.aval, y.aval, config.trace_context_id(), *options), plan, options)
+
+    def three(self, x: Array, y: Array, z: Array, *options) -> Array | None:
+        """The result for three eager Arrays, or None (see `one`)."""
+        try:
+            key = (x.aval, y.aval, z.aval, config.trace_context_id(), *options)
+            plan = self.plans.get(key)
+        except TypeError:
+            return None
+        if type(plan) is EagerProgram:
+            return Array(fp_mode.run(plan.run, x._value, y._value, z._value), plan.out_aval)
+        return self._miss((x, y, z), key, plan, options)
+
+    def _miss(self, arrays, key, plan, options):
+        kwargs = dict(zip(self.names, options))  # options past the names are tags
+        return _miss(self.plans, key, plan, arrays, lambda *a: self.fn(*a, **kwargs))
+
+
+def _miss(plans: dict, key, plan, arrays, fn) -> Array | None:
+    # A key without a program: its first sight takes the ordinary path (None)
+    # and is remembered; the second builds the program of `fn(*arrays)` and
+    # runs it (or finds there is none: None again, from then on). A program
+    # is stored only once its first run returned (cache_key.remember_after).
+    if type(core._default_trace[0]) is not EvalTrace or plan is _NOT_REPLAYABLE:
+        return None
+    if plan is None:
+        if len(plans) >= _MAX_SITE_PLANS:
+            plans.clear()
+        plans[key] = 1
+        return None
+    plan = fp_mode.run(_build, fn, arrays)  # (its checks compute as the program will)
+    if plan is _NOT_REPLAYABLE:  # (the ordinary path runs for this key: it raises or warns itself)
+        plans[key] = plan
+        return None
+    return Array(fp_mode.run(remember_after, plans, key, plan, plan.run, *[a._value for a in arrays]), plan.out_aval)
+
+
+def _build(fn, args):
+    trace, compile_program = _eager_compiler
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            closed = trace(fn, args)
+        except Exception:  # noqa: BLE001  (whatever it is, the ordinary path raises it to the user)
+            return _NOT_REPLAYABLE
+    if caught:
+        # A call that warns keeps warning on every call: no fast path.
+        return _NOT_REPLAYABLE
+    if len(closed.jaxpr.outvars) != 1:
+        return _NOT_REPLAYABLE
+    aval = closed.jaxpr.outvars[0].aval
+    if getattr(aval, "sharding", None) is not None or getattr(aval, "memory_space", None) is not None:
+        return _NOT_REPLAYABLE  # (a placed result: the ordinary path splits it over its devices)
+    program = EagerProgram(aval)
+    compile_program(closed, [a._value for a in args], program)
+    return program
+
+
+def fast_path(fn: Callable) -> Callable:
+    """`fn` (a jax.numpy function of arrays and static options) with the
+    eager fast path of a `Site`: called eagerly with Arrays, or lists or
+    tuples of them, in any positional or keyword argument and static
+    values (ints, floats, bools, strings, None, dtypes, slices and tuples
+    or lists of these) everywhere else, the second call with the same
+    avals, options and configuration traces `fn` once, and later ones run
+    the compiled program. Anything else calls `fn` itself."""
+    plans = core.eager_memo()  # (avals, options, config id) -> plan, as a Site's
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if active_trace() is not None:
+            return fn(*args, **kwargs)
+        if not kwargs and len(args) == 1 and type(args[0]) is Array:  # f(x): its key, without the general walk
+            x = args[0]
+            plan = plans.get((x.aval, None, config.trace_context_id()))
+            if type(plan) is EagerProgram:
+                return Array(fp_mode.run(plan.run, x._value), plan.out_aval)
+        arrays: list = []
+        try:
+            key = (*[_key_part(a, arrays) for a in args], _key_part(kwargs, arrays) if kwargs else None,
+                   config.trace_context_id())
+            plan = plans.get(key)
+        except TypeError:  # an option that is not static, or a non-Array array
+            return fn(*args, **kwargs)
+        if type(plan) is EagerProgram:
+            return Array(fp_mode.run(plan.run, *[a._value for a in arrays]), plan.out_aval)
+
+        def call(*tracers):
+            it = iter(tracers)
+            return fn(*_substitute(args, it), **_substitute(kwargs, it))
+
+        out = _miss(plans, key, plan, arrays, call)
+        return fn(*args, **kwargs) if out is None else out
+
+    # A jitted function (jnp.cumsum, as in JAX) keeps its stages API.
+    for name in ("trace", "lower", "eval_shape", "clear_cache"):
+        if hasattr(fn, name):
+            setattr(wrapper, name, getattr(fn, name))
+    return wrapper
+
+
+# Types of static options a library above keys by a function of the value
+# (jax.numpy's scalar types, such as jnp.float32, by their dtype).
+_KEYED_TYPES: dict = {}
+
+
+def register_static_option_type(t: type, key: Callable) -> None:
+    """`fast_path` keys an option of type `t` by `key(value)`."""
+    _KEYED_TYPES[t] = key
+
+
+def _key_part(value, arrays: list):
+    # The cache-key part of an argument; Arrays are keyed by aval and
+    # collected in order. Raises TypeError for anything not static. Values
+    # equal across types (1, 1.0, True; 0.0 and -0.0) are told apart by
+    # their type and bits (cache_key.typed_key).
+    t = type(value)
+    if t is Array:
+        arrays.append(value)
+        return value.aval
+    if t in _PLAIN_KEYS:
+        return t, value
+    if t is tuple or t is list:
+        if tuple(map(type, value)).count(int) == len(value):  # a shape, axes: the common case
+            return t, value
+        return (t, *[_key_part(v, arrays) for v in value])
+    if t is float or t is complex:
+        return typed_key(value)
+    if t is dict:
+        return (dict, *[(typed_key(k), _key_part(v, arrays)) for k, v in value.items()])
+    key = _KEYED_TYPES.get(t)
+    if key is not None:
+        return key(value)
+    if t is types.FunctionType or t is types.BuiltinFunctionType:  # (lax.scatter for .at[].set): by identity
+        return ("function", value)
+    if isinstance(value, (np.ndarray, np.generic)):  # values, not options: the ordinary path
+        raise TypeError("an array argument that is not an Array")
+    return hashable(value)
+
+
+_PLAIN_KEYS = frozenset({int, bool, str, type(None)})
+
+
+def _substitute(value, tracers):
+    # `value` with its Arrays replaced, in order, by the next tracers.
+    t = type(value)
+    if t is Array:
+        return next(tracers)
+    if t is tuple or t is list:
+        return t(_substitute(v, tracers) for v in value)
+    if t is dict:
+        return {k: _substitute(v, tracers) for k, v in value.items()}
+    return value
+
+
+def axis_tag(axis):
+    """The key tag of an `axis` option: its type (an int axis works, an
+    equal float raises), per element for a tuple."""
+    t = type(axis)
+    return tuple(map(type, axis)) if t is tuple else t
+
+
+def hashable(value):
+    """`value` as a hashable cache-key part (lists become tuples, slices
+    triples; scalars typed, as `cache_key.typed_key`), or raises TypeError
+    for anything unsuitable (arrays, ...)."""
+    t = type(value)
+    if value is None or t in _SCALARS or value is Ellipsis:
+        return (t, typed_key(value))
+    if t is slice:
+        return ("slice", hashable(value.start), hashable(value.stop), hashable(value.step))
+    if t in (tuple, list):
+        return (t, *(hashable(v) for v in value))
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return ("dtype", np.dtype(value))
+    raise TypeError(f"not a static option: {t}")
+
+
+_SCALARS = frozenset({int, bool, str, float, complex})

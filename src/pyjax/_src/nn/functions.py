@@ -21,7 +21,7 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import special as lax_special
-from pyjax._src.numpy import eager as _eager
+from pyjax._src import dispatch
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -241,7 +241,7 @@ def glu(x, axis: int = -1):
     return x1 * sigmoid(x2)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 @partial(jit, static_argnames=("axis",))
 def log_softmax(x, axis: int | tuple | None = -1, where=None):
     """Log-softmax: ``x - logsumexp(x, axis)``, in [-inf, 0).
@@ -261,7 +261,7 @@ def log_softmax(x, axis: int | tuple | None = -1, where=None):
     return result if where is None else jnp.where(where, result, -np.inf)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def softmax(x, axis: int | tuple | None = -1, where=None):
     """Softmax: ``exp(x) / sum(exp(x), axis)``, summing to 1 along `axis`.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import core, dtypes
+from pyjax._src import core, dispatch, dtypes
 from pyjax._src.array import Array
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.numpy import (
@@ -18,7 +18,6 @@ from pyjax._src.numpy import (
     contractions,
     creation,
     cumulative,
-    eager,
     indexing,
     joining,
     matrices,
@@ -64,7 +63,7 @@ def _astype(self, dtype, copy: bool = False, device=None):
     return convert_element_type(self, dtype, False)
 
 
-_astype = eager.fast_path(_astype)  # eager calls run a compiled program (numpy/eager.py)
+_astype = dispatch.fast_path(_astype)  # eager calls run a compiled program (dispatch.py)
 
 
 def _iter(self):

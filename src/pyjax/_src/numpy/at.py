@@ -20,7 +20,7 @@ import numpy as np
 from pyjax._src import config, dtypes
 from pyjax._src.lax import gather_scatter as lax_gs
 from pyjax._src.lax import shapes as lax_shapes
-from pyjax._src.numpy import eager as _eager
+from pyjax._src import dispatch
 from pyjax._src.numpy import indexing
 from pyjax._src.numpy.util import aval_of, convert_element_type, promote_dtypes
 
@@ -81,8 +81,8 @@ def scatter_update(x, idx, y, scatter_op, indices_are_sorted: bool, unique_indic
 
 
 # Eager updates with a static index run a compiled scatter from the second
-# call with the same avals, index and options (numpy/eager.py `fast_path`).
-scatter_update = _eager.fast_path(scatter_update)
+# call with the same avals, index and options (dispatch.py `fast_path`).
+scatter_update = dispatch.fast_path(scatter_update)
 
 
 class _IndexUpdateHelper:

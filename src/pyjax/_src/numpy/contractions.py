@@ -19,7 +19,7 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import dot as lax_dot
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
-from pyjax._src.numpy import eager
+from pyjax._src import dispatch
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -48,7 +48,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
       >>> jnp.dot(jnp.array([[1., 2.], [3., 4.]]), jnp.array([1., 1.]))
       Array([3., 7.], dtype=float32)
     """
-    if (type(a) is Array and type(b) is Array and core._trace_ctx.get() is None
+    if (type(a) is Array and type(b) is Array and dispatch.active_trace() is None
             and (r := _DOT.two(a, b, precision, preferred_element_type, out_sharding)) is not None):
         return r
     a, b = ensure_arraylike("dot", a, b)
@@ -72,7 +72,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
       >>> jnp.matmul(jnp.ones((2, 3, 4)), jnp.ones((4, 5))).shape
       (2, 3, 5)
     """
-    if (type(a) is Array and type(b) is Array and core._trace_ctx.get() is None
+    if (type(a) is Array and type(b) is Array and dispatch.active_trace() is None
             and (r := _MATMUL.two(a, b, precision, preferred_element_type, out_sharding)) is not None):
         return r
     a, b = ensure_arraylike("matmul", a, b)
@@ -269,6 +269,6 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
     return moveaxis(c, 0, axisc)
 
 
-# The eager fast paths (eager.py) of dot and matmul: option names in call order.
-_DOT = eager.Site("dot", dot, "precision", "preferred_element_type", "out_sharding")
-_MATMUL = eager.Site("matmul", matmul, "precision", "preferred_element_type", "out_sharding")
+# The eager fast paths (dispatch.py Sites) of dot and matmul: option names in call order.
+_DOT = dispatch.Site("dot", dot, "precision", "preferred_element_type", "out_sharding")
+_MATMUL = dispatch.Site("matmul", matmul, "precision", "preferred_element_type", "out_sharding")

@@ -24,7 +24,7 @@ from pyjax._src.avals import canonicalize_shape as _canonicalize_shape
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
-from pyjax._src.numpy import eager as _eager
+from pyjax._src import dispatch
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -94,7 +94,7 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
              [3., 4.]], dtype=float32)
     """
     if (type(object) is np.ndarray and dtype is None and not args and ndmin == 0 and order in (None, "K")
-            and object.dtype.kind in "biufc" and core._trace_ctx.get() is None):
+            and object.dtype.kind in "biufc" and dispatch.active_trace() is None):
         # Eagerly, a NumPy array: a copy in its canonical dtype (the path below, without its walk).
         aval = _ndarray_aval(object.shape, object.dtype, config.trace_context_id())
         return Array(object.astype(aval.dtype), aval)
@@ -191,7 +191,7 @@ def canonicalize_shape(shape, context: str = "") -> tuple:
     return _canonicalize_shape(shape, "broadcast_in_dim shape", context=context)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros (float32 by default)."""
     _check_forgot_shape_tuple("zeros", shape, dtype)
@@ -199,7 +199,7 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     return lax_full(canonicalize_shape(shape), 0, dtype, sharding=out_sharding)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of ones (float32 by default)."""
     _check_forgot_shape_tuple("ones", shape, dtype)
@@ -208,7 +208,7 @@ def ones(shape, dtype=None, *, device=None, out_sharding=None):
     return lax_full(shape, 1, dtype, sharding=out_sharding)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of the given shape (zeros: JAX arrays are never uninitialised)."""
     _check_forgot_shape_tuple("empty", shape, dtype)
@@ -218,7 +218,7 @@ def empty(shape, dtype=None, *, device=None, out_sharding=None):
     return lax_full(canonicalize_shape(shape), 0, dtype, sharding=out_sharding)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with `fill_value` (broadcast if it is an array)."""
     from pyjax._src.numpy.shape_ops import broadcast_to
@@ -298,7 +298,7 @@ def _concrete_or_error(value, context: str):
     return value
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in [start, stop) with spacing `step`.
 
@@ -348,7 +348,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     return lax_ew.add(lax_convert(start, dtype), lax_shapes.broadcasted_iota(dtype, (size,), 0))
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False, dtype=None, axis: int = 0,
              *, device=None):
     """`num` evenly spaced samples from `start` to `stop` (inclusive unless
@@ -465,7 +465,7 @@ def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 # Matrices of ones and zeros
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     """A 2-D array with ones on the k-th diagonal and zeros elsewhere."""
     dtype = dtypes.check_and_canonicalize_user_dtype(float if dtype is None else dtype, "eye")

@@ -15,7 +15,7 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import windowed as lax_windowed
-from pyjax._src.numpy import eager as _eager
+from pyjax._src import dispatch
 from pyjax._src.numpy.reductions import promote_integer_dtype
 from pyjax._src.numpy.util import (
     aval_of,
@@ -59,7 +59,7 @@ def _cumulative_reduction(name, reduction, a, axis, dtype, out=None, fill_nan=Fa
     return lax_convert(reduction(a, axis), result_type)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 @jit(static_argnames=("axis", "dtype"))
 def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along `axis` (of the flattened array when None).
@@ -72,7 +72,7 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative_reduction("cumsum", lax_windowed.cumsum, a, axis, dtype, out)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 @jit(static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along `axis` (of the flattened array when None)."""

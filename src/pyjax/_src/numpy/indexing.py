@@ -26,7 +26,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pyjax._src import core, dtypes, errors
+from pyjax._src import dispatch
 from pyjax._src.array import Array
+from pyjax._src.avals import ShapedArray
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
@@ -686,7 +688,7 @@ def _index_key(index):
 
 def getitem(x, index):
     """x[index] with NumPy's basic and advanced indexing (see the module docstring)."""
-    if type(x) is Array and core._trace_ctx.get() is None:
+    if type(x) is Array and dispatch.active_trace() is None:
         # Eager fast path for static basic indices (ints, slices, None, ...):
         # the elements the static slice would select, read with NumPy, under
         # a cached plan (JAX's clamping of out-of-range integers included).
@@ -710,11 +712,49 @@ def getitem(x, index):
 
 
 def _static_plan(aval, index):
-    from pyjax._src.avals import ShapedArray
-    from pyjax._src.numpy.eager import static_index_plan
-
     plan = static_index_plan(aval.shape, index)
     if plan is None:
         return False
     np_index, shape = plan
     return np_index, ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+def static_index_plan(shape, index):
+    """For `x[index]` with `index` made of Python ints, slices of ints, None
+    and Ellipsis only: the NumPy index that selects the same elements as
+    jax.numpy's static slicing (integers normalised and clamped into
+    range, as JAX does, instead of raising) and the result's shape; None
+    for any other index."""
+    entries = index if type(index) is tuple else (index,)
+    n_axes = 0
+    for e in entries:
+        t = type(e)
+        if t is int:
+            n_axes += 1
+        elif t is slice:
+            if not all(v is None or type(v) is int for v in (e.start, e.stop, e.step)) or e.step == 0:
+                return None
+            n_axes += 1
+        elif e is not None and e is not Ellipsis:
+            return None
+    if n_axes > len(shape) or sum(e is Ellipsis for e in entries) > 1:
+        return None
+    out, axis = [], 0
+    for e in entries:
+        if type(e) is int:
+            size = shape[axis]
+            if size == 0:
+                return None
+            i = e + size if e < 0 else e
+            out.append(min(max(i, 0), size - 1))
+            axis += 1
+        elif type(e) is slice:
+            out.append(e)
+            axis += 1
+        elif e is Ellipsis:
+            out.append(e)
+            axis = len(shape) - (n_axes - axis)
+        else:
+            out.append(None)
+    np_index = tuple(out)
+    return np_index, np.broadcast_to(np.empty((), np.bool_), shape)[np_index].shape

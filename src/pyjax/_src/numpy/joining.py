@@ -18,7 +18,7 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
 from pyjax._src.lax import stack as lax_stack
-from pyjax._src.numpy import eager as _eager
+from pyjax._src import dispatch
 from pyjax._src.numpy.shape_ops import (
     atleast_1d,
     atleast_2d,
@@ -62,7 +62,7 @@ def _concatenate_array(arr, axis, dtype=None):
     return lax_shapes.reshape(arr, new_shape, dimensions)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def concatenate(arrays, axis: int | None = 0, dtype=None):
     """Joins arrays along an existing axis (of the flattened arrays when
     `axis` is None), promoting them to a common dtype.
@@ -98,7 +98,7 @@ def concat(arrays, /, *, axis: int | None = 0):
     return concatenate(arrays, axis=axis)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def stack(arrays, axis: int = 0, out=None, dtype=None):
     """Joins arrays of one shape along a new axis."""
     from pyjax._src.numpy.creation import asarray
@@ -129,7 +129,7 @@ def unstack(x, /, *, axis: int = 0) -> tuple:
     return lax_stack.unstack(x, axis=axis)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def vstack(tup, dtype=None):
     """Stacks arrays vertically (along the first axis, 1-D ones as rows)."""
     if _is_array(tup):
@@ -142,7 +142,7 @@ def vstack(tup, dtype=None):
     return concatenate(arrs, dtype=dtype)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def hstack(tup, dtype=None):
     """Stacks arrays horizontally (along the second axis; the first for 1-D)."""
     if _is_array(tup):

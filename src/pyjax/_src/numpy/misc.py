@@ -17,7 +17,7 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
-from pyjax._src.numpy import eager as _eager
+from pyjax._src import dispatch
 from pyjax._src.numpy.joining import concatenate, stack
 from pyjax._src.numpy.shape_ops import (
     atleast_2d,
@@ -680,7 +680,7 @@ def array_equiv(a1, a2):
     return all_(eq)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def astype(x, dtype, /, *, copy: bool = False, device=None):
     """`x` converted to `dtype` (the default float type when None)."""
     import warnings

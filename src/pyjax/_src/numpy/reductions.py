@@ -19,14 +19,13 @@ import operator
 import numpy as np
 
 from pyjax._src import config, core, dtypes, errors
-from pyjax._src import dispatch as _dispatch
 from pyjax._src.array import Array
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import reduce as lax_reduce
 from pyjax._src.lax import reductions as lax_red
 from pyjax._src.lax import shapes as lax_shapes
-from pyjax._src.numpy import eager
+from pyjax._src import dispatch
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -182,7 +181,7 @@ def ensure_optional_axes(axis):
 def _plain(a, out, initial=None, where=None) -> bool:
     # The eager fast path covers an Array argument without out/initial/where.
     return (type(a) is Array and out is None and initial is None and where is None
-            and core._trace_ctx.get() is None)
+            and dispatch.active_trace() is None)
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
@@ -205,14 +204,14 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
     """
     if type(a) is Array:
         if (axis is None and dtype is None and out is None and keepdims is False and initial is None
-                and where is None and promote_integers is True and core._trace_ctx.get() is None):
+                and where is None and promote_integers is True and dispatch.active_trace() is None):
             # jnp.sum(x), the commonest call: the plan straight from the site's memo.
             plan = _SUM_ALL.plans.get((a.aval, config.trace_context_id()))
-            if type(plan) is eager.Program:
-                return Array(_dispatch.fp_mode.run(plan.run, a._value), plan.out_aval)
+            if type(plan) is dispatch.EagerProgram:
+                return Array(dispatch.fp_mode.run(plan.run, a._value), plan.out_aval)
             r = _SUM_ALL.one(a)
         elif _plain(a, out, initial, where):
-            r = _SITES["sum"].one(a, axis, dtype, keepdims, promote_integers, eager.axis_tag(axis))
+            r = _SITES["sum"].one(a, axis, dtype, keepdims, promote_integers, dispatch.axis_tag(axis))
         else:
             r = None
         if r is not None:
@@ -225,7 +224,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
     """Product of array elements over `axis` (options as for `sum`)."""
     if _plain(a, out, initial, where) and (r := _SITES["prod"].one(
-            a, axis, dtype, keepdims, promote_integers, eager.axis_tag(axis))) is not None:
+            a, axis, dtype, keepdims, promote_integers, dispatch.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "prod", lax_ew.mul, 1, preproc=_cast_to_numeric, bool_op=lax_ew.bitwise_and,
                       upcast_f16_for_computation=dtype is None, axis=ensure_optional_axes(axis), dtype=dtype,
@@ -236,7 +235,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum of array elements over `axis` (NaN-propagating). With `where`,
     `initial` is required (max has no identity)."""
     if _plain(a, out, initial, where) and (r := _SITES["max"].one(
-            a, axis, keepdims, eager.axis_tag(axis))) is not None:
+            a, axis, keepdims, dispatch.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "max", lax_ew.max, -np.inf, has_identity=False, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, initial=initial, where_=where)
@@ -246,7 +245,7 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum of array elements over `axis` (NaN-propagating). With `where`,
     `initial` is required."""
     if _plain(a, out, initial, where) and (r := _SITES["min"].one(
-            a, axis, keepdims, eager.axis_tag(axis))) is not None:
+            a, axis, keepdims, dispatch.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "min", lax_ew.min, np.inf, has_identity=False, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, initial=initial, where_=where)
@@ -265,7 +264,7 @@ def amin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where every element along `axis` is truthy."""
     if _plain(a, out, None, where) and (r := _SITES["all"].one(
-            a, axis, keepdims, eager.axis_tag(axis))) is not None:
+            a, axis, keepdims, dispatch.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "all", lax_ew.bitwise_and, True, preproc=_cast_to_bool, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, where_=where)
@@ -274,7 +273,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """True where some element along `axis` is truthy."""
     if _plain(a, out, None, where) and (r := _SITES["any"].one(
-            a, axis, keepdims, eager.axis_tag(axis))) is not None:
+            a, axis, keepdims, dispatch.axis_tag(axis))) is not None:
         return r
     return _reduction(a, "any", lax_ew.bitwise_or, False, preproc=_cast_to_bool, axis=ensure_optional_axes(axis),
                       out=out, keepdims=keepdims, where_=where)
@@ -332,7 +331,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
       Array([2. , 3.5], dtype=float32)
     """
     if _plain(a, out, None, where) and (r := _SITES["mean"].one(
-            a, axis, dtype, keepdims, eager.axis_tag(axis))) is not None:
+            a, axis, dtype, keepdims, dispatch.axis_tag(axis))) is not None:
         return r
     return _mean(a, ensure_optional_axes(axis), dtype, out, keepdims, where=where,
                  upcast_f16_for_computation=dtype is None)
@@ -421,7 +420,7 @@ def _correction(ddof, correction):
     return correction
 
 
-@eager.fast_path
+@dispatch.fast_path
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """Variance over `axis`: mean((a - mean(a))**2) * n / (n - ddof).
 
@@ -462,7 +461,7 @@ def _var(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=False, wh
     return _where(normalizer > 0, result, np.nan)
 
 
-@eager.fast_path
+@dispatch.fast_path
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """Standard deviation over `axis`: sqrt(var(...)) (see `var`)."""
     correction = _correction(ddof, correction)
@@ -642,7 +641,7 @@ def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum along `axis` (of the flattened array if None);
     the first one on ties, NaN counting as the maximum."""
     if _plain(a, out) and (r := _SITES["argmax"].one(
-            a, axis, keepdims, eager.axis_tag(axis))) is not None:
+            a, axis, keepdims, dispatch.axis_tag(axis))) is not None:
         return r
     arr = ensure_arraylike("argmax", a)
     if out is not None:
@@ -654,7 +653,7 @@ def argmax(a, axis=None, out=None, keepdims=None):
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the minimum along `axis` (of the flattened array if None)."""
     if _plain(a, out) and (r := _SITES["argmin"].one(
-            a, axis, keepdims, eager.axis_tag(axis))) is not None:
+            a, axis, keepdims, dispatch.axis_tag(axis))) is not None:
         return r
     arr = ensure_arraylike("argmin", a)
     if out is not None:
@@ -701,8 +700,8 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
     return _nanargmin(a, None if axis is None else operator.index(axis), keepdims=bool(keepdims))
 
 
-# The eager fast paths (eager.py) of the reductions above: option names in call order.
-_SITES = {name: eager.Site(name, globals()[name], *options) for name, options in [
+# The eager fast paths (dispatch.py Sites) of the reductions above: option names in call order.
+_SITES = {name: dispatch.Site(name, globals()[name], *options) for name, options in [
     ("sum", ("axis", "dtype", "keepdims", "promote_integers")),
     ("prod", ("axis", "dtype", "keepdims", "promote_integers")),
     ("max", ("axis", "keepdims")),
@@ -713,4 +712,4 @@ _SITES = {name: eager.Site(name, globals()[name], *options) for name, options in
     ("argmax", ("axis", "keepdims")),
     ("argmin", ("axis", "keepdims")),
 ]}
-_SUM_ALL = eager.Site("sum", sum)  # jnp.sum(x) with every default: the shortest key
+_SUM_ALL = dispatch.Site("sum", sum)  # jnp.sum(x) with every default: the shortest key

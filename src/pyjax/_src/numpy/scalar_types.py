@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import dtypes
+from pyjax._src import dispatch, dtypes
 
 
 class _ScalarMeta(type):
@@ -28,6 +28,10 @@ class _ScalarMeta(type):
 
     def __instancecheck__(cls, instance):
         return isinstance(instance, cls.dtype.type)
+
+
+# An eager fast path (dispatch.fast_path) keys a scalar type option by its dtype.
+dispatch.register_static_option_type(_ScalarMeta, lambda t: ("dtype", np.dtype(t.dtype)))
 
 
 def _make_scalar_type(numpy_type) -> type:

@@ -21,7 +21,7 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import slicing as lax_slicing
-from pyjax._src.numpy import eager as _eager
+from pyjax._src import dispatch
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -66,7 +66,7 @@ def _compute_newshape(arr_shape, size, newshape) -> tuple:
     return tuple(out)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def array_reshape(self, *args, order: str = "C", out_sharding=None, **kwargs):
     """The `reshape` method: `x.reshape(2, 3)` or `x.reshape((2, 3))`."""
     if "shape" in kwargs:
@@ -85,7 +85,7 @@ def array_reshape(self, *args, order: str = "C", out_sharding=None, **kwargs):
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sharding=None):
     """Gives `a` a new shape with the same number of elements (one -1 is inferred).
 
@@ -106,7 +106,7 @@ def reshape(a, shape=None, order: str = "C", *, newshape=None, copy=None, out_sh
     return array_reshape(ensure_arraylike("reshape", a), shape, order=order, out_sharding=out_sharding)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def ravel(a, order: str = "C", *, out_sharding=None):
     """The elements of `a` as a 1-D array."""
     a = ensure_arraylike("ravel", a)
@@ -115,7 +115,7 @@ def ravel(a, order: str = "C", *, out_sharding=None):
     return reshape(a, (aval_of(a).size,), order)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def transpose(a, axes: Sequence[int] | None = None):
     """Permutes the axes of `a` (reverses them when `axes` is None)."""
     a = ensure_arraylike("transpose", a)
@@ -124,7 +124,7 @@ def transpose(a, axes: Sequence[int] | None = None):
     return lax_shapes.transpose(a, [canonicalize_axis(i, ndim) for i in axes])
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def array_transpose(self, *args):
     """The `transpose` method: `x.transpose(1, 0)` or `x.transpose((1, 0))`."""
     if not args:
@@ -155,7 +155,7 @@ def matrix_transpose(x, /):
     return lax_shapes.transpose(x, (*range(ndim - 2), ndim - 1, ndim - 2))
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def swapaxes(a, axis1: int, axis2: int):
     """Swaps two axes of `a`."""
     a = ensure_arraylike("swapaxes", a)
@@ -164,7 +164,7 @@ def swapaxes(a, axis1: int, axis2: int):
     return lax_shapes.transpose(a, [int(p) for p in perm])
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def moveaxis(a, source, destination):
     """Moves axes of `a` to new positions (the others keep their order)."""
     a = ensure_arraylike("moveaxis", a)
@@ -194,7 +194,7 @@ def rollaxis(a, axis: int, start: int = 0):
     return moveaxis(a, axis, start)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def expand_dims(a, axis):
     """Inserts length-1 axes at the positions `axis` (an int or a tuple)."""
     a = ensure_arraylike("expand_dims", a)
@@ -208,7 +208,7 @@ def expand_dims(a, axis):
     return lax_shapes.expand_dims(a, dims)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def squeeze(a, axis=None):
     """Removes length-1 axes (all of them when `axis` is None)."""
     a = ensure_arraylike("squeeze", a)

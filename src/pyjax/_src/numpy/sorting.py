@@ -16,7 +16,7 @@ from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax import sorting as lax_sorting
-from pyjax._src.numpy import eager as _eager
+from pyjax._src import dispatch
 from pyjax._src.numpy.util import (
     aval_of,
     canonicalize_axis,
@@ -36,7 +36,7 @@ def _index_dtype(n: int):
     return dtypes.default_int_dtype()
 
 
-@_eager.fast_path
+@dispatch.fast_path
 @jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False):
     """The sorted values of `a` along `axis` (of the flattened array when
@@ -60,7 +60,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
     return lax_shapes.rev(result, (dimension,)) if descending else result
 
 
-@_eager.fast_path
+@dispatch.fast_path
 @jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True, descending: bool = False,
             dtype=None):

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import config, core, dispatch as _dispatch, dtypes
+from pyjax._src import config, core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src.numpy import eager as _eager
+from pyjax._src import dispatch
+from pyjax._src.dispatch import active_trace, apply_unary, apply_with_scalar, exact_plan
 from pyjax._src.numpy.util import (
     aval_of,
     constant_like,
@@ -62,10 +63,10 @@ def _scalar_fast_plan(aval, scalar_type, inexact: bool, has_bool_primitive: bool
     return ShapedArray((), aval.dtype, weak_type=True), cast
 
 
-def _remember(plans: dict, key, eager_plan, cast) -> None:
+def _remember(plans: dict, key, plan) -> None:
     if len(plans) >= 4096:  # programs with ever-new shapes: start afresh
         plans.clear()
-    plans[key] = (eager_plan[0], eager_plan[1], cast)
+    plans[key] = plan
 
 
 def _weak_pair_stays(dtype) -> bool:
@@ -82,14 +83,15 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
     need more than promotion (comparisons of complex numbers)."""
     promote = promote_args_inexact if inexact else promote_args
     bind = primitive.bind
-    eager_plans = primitive.eager_plans  # the eval trace's memo (dispatch.py)
-    pair_plans = core.eager_memo()  # (aval, aval) -> eager plan of two Arrays promotion leaves alone, or False
     has_bool = bool_primitive is not None
-    _fast_plans: dict = {}  # per function: (array aval, scalar type, config id) -> plan
-    # Eager Array and Python scalar, keyed (aval, scalar type, config id) or
-    # (scalar type, aval, config id) by the scalar's side: (NumPy call, out aval,
-    # scalar cast or None), copied from the eval trace's exact plans.
-    scalar_plans = core.eager_memo()
+    # Promotion's answer (jax.numpy's own memo): (array aval, scalar type,
+    # config id) -> (scalar aval, cast), or False where promotion changes a type.
+    _fast_plans: dict = {}
+    # Eager calls promotion leaves alone -> the eval trace's exact plan
+    # (dispatch.exact_plan) as (call, out aval, scalar cast or None), or False:
+    # keyed (aval, aval) for two Arrays, (aval, scalar type, config id) or
+    # (scalar type, aval, config id) by the scalar's side. Dropped with the plans.
+    plans = dispatch.eager_memo()
 
     def fn(x, y, /):
         return _call(x, y, False)
@@ -101,20 +103,20 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
         # Fast paths: operands that promotion would leave as they are. (Also
         # the `__op__` method itself, hence the defaulted flag.)
         tx, ty = type(x), type(y)
-        if (tx is Array or ty is Array) and core._trace_ctx.get() is None:
+        if (tx is Array or ty is Array) and active_trace() is None:
             # Eager operands seen before: their plan, found once below.
             if tx is ty:
-                plan = pair_plans.get((x.aval, y.aval))
+                plan = plans.get((x.aval, y.aval))
                 if plan:
-                    return Array(_dispatch.fp_mode.run(plan[0], x._value, y._value), plan[1])
+                    return Array(dispatch.fp_mode.run(plan[0], x._value, y._value), plan[1])
             elif tx is Array:
-                plan = scalar_plans.get((x.aval, ty, config.trace_context_id()))
+                plan = plans.get((x.aval, ty, config.trace_context_id()))
                 if plan:
-                    return Array(_dispatch.fp_mode.run(plan[0], x._value, y if plan[2] is None else plan[2](y)), plan[1])
+                    return Array(dispatch.fp_mode.run(plan[0], x._value, y if plan[2] is None else plan[2](y)), plan[1])
             else:
-                plan = scalar_plans.get((ty, y.aval, config.trace_context_id()))
+                plan = plans.get((ty, y.aval, config.trace_context_id()))
                 if plan:
-                    return Array(_dispatch.fp_mode.run(plan[0], x if plan[2] is None else plan[2](x), y._value), plan[1])
+                    return Array(dispatch.fp_mode.run(plan[0], x if plan[2] is None else plan[2](x), y._value), plan[1])
         ax = getattr(x, "aval", None)
         if ax is not None:
             if type(y) in _PY_SCALARS:
@@ -124,14 +126,14 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                     plan = _fast_plans[key] = (slow is None or ax.dtype.kind != "c") and _scalar_fast_plan(ax, type(y), inexact, has_bool)
                 if plan:
                     scalar_aval, cast = plan
-                    if type(x) is Array and core._trace_ctx.get() is None:
+                    if type(x) is Array and active_trace() is None:
                         if cast is not None:
                             y = cast(y)
-                        eager = eager_plans.get((ax, scalar_aval))
-                        if eager and eager[2]:
-                            _remember(scalar_plans, (ax, ty, config.trace_context_id()), eager, cast)
-                            return Array(_dispatch.fp_mode.run(eager[0], x._value, y), eager[1])
-                        return core._default_trace[0].apply_with_scalar(primitive, x, y, scalar_aval, False)
+                        eager = exact_plan(primitive, (ax, scalar_aval))
+                        if eager:
+                            _remember(plans, (ax, ty, config.trace_context_id()), (eager[0], eager[1], cast))
+                            return Array(dispatch.fp_mode.run(eager[0], x._value, y), eager[1])
+                        return apply_with_scalar(primitive, x, y, scalar_aval, False)
                     if cast is None:
                         # Traced: next to a strongly typed array the scalar becomes a
                         # value of its dtype (JAX's literal then prints rounded to it).
@@ -144,13 +146,11 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                         and not (slow is not None and ax.dtype.kind == "c")
                         and (not ax.weak_type or _weak_pair_stays(ax.dtype))):
                     out = bind(x, y)
-                    if type(x) is Array and type(y) is Array and core._trace_ctx.get() is None:
+                    if type(x) is Array and type(y) is Array and active_trace() is None:
                         # Promotion leaves this pair as it is: later calls may use the plan
                         # the eval trace just made, if it needs no dtype fix.
-                        eager = eager_plans.get((ax, ay))
-                        if len(pair_plans) >= 4096:
-                            pair_plans.clear()
-                        pair_plans[(ax, ay)] = eager if eager and eager[2] else False
+                        eager = exact_plan(primitive, (ax, ay))
+                        _remember(plans, (ax, ay), (eager[0], eager[1], None) if eager else False)
                     return out
         elif type(x) in _PY_SCALARS and (ay := getattr(y, "aval", None)) is not None:
             key = (ay, type(x), config.trace_context_id())
@@ -159,14 +159,14 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
                 plan = _fast_plans[key] = (slow is None or ay.dtype.kind != "c") and _scalar_fast_plan(ay, type(x), inexact, has_bool)
             if plan:
                 scalar_aval, cast = plan
-                if type(y) is Array and core._trace_ctx.get() is None:
+                if type(y) is Array and active_trace() is None:
                     if cast is not None:
                         x = cast(x)
-                    eager = eager_plans.get((scalar_aval, ay))
-                    if eager and eager[2]:
-                        _remember(scalar_plans, (tx, ay, config.trace_context_id()), eager, cast)
-                        return Array(_dispatch.fp_mode.run(eager[0], x, y._value), eager[1])
-                    return core._default_trace[0].apply_with_scalar(primitive, y, x, scalar_aval, True)
+                    eager = exact_plan(primitive, (scalar_aval, ay))
+                    if eager:
+                        _remember(plans, (tx, ay, config.trace_context_id()), (eager[0], eager[1], cast))
+                        return Array(dispatch.fp_mode.run(eager[0], x, y._value), eager[1])
+                    return apply_with_scalar(primitive, y, x, scalar_aval, True)
                 if cast is None:
                     return bind(x if ay.weak_type else np.asarray(x, ay.dtype)[()], y)
         if as_operator and not (is_arraylike(x) and is_arraylike(y)):
@@ -241,15 +241,14 @@ def _unary(name: str, primitive, doc: str, *, inexact: bool = False, **params):
     straight to the eval trace's plan for `primitive`."""
     promote = promote_args_inexact if inexact else promote_args
     kinds = "fc" if inexact else None
-    eager_plans = primitive.eager_plans  # the eval trace's memo (dispatch.py)
     plan_key_tail = tuple(params.values())
 
     def fn(x, /):
-        if type(x) is Array and core._trace_ctx.get() is None and (kinds is None or x.aval.dtype.kind in kinds):
-            plan = eager_plans.get((x.aval, *plan_key_tail))
-            if plan and plan[2]:
-                return Array(_dispatch.fp_mode.run(plan[0], x._value), plan[1])
-            return core._default_trace[0].apply_unary(primitive, x, dict(params))
+        if type(x) is Array and active_trace() is None and (kinds is None or x.aval.dtype.kind in kinds):
+            plan = exact_plan(primitive, (x.aval, *plan_key_tail))
+            if plan:
+                return Array(dispatch.fp_mode.run(plan[0], x._value), plan[1])
+            return apply_unary(primitive, x, dict(params))
         if isinstance(x, core.Tracer) and (kinds is None or x.aval.dtype.kind in kinds):
             return primitive.bind(x, **params)  # promotion would leave it as it is
         (x,) = promote(name, x)
@@ -317,7 +316,7 @@ def fabs(x, /):
     return lax_ew.abs_p.bind(x)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 def absolute(x, /):
     """Elementwise |x| (booleans and unsigned integers are returned as they are;
     complex inputs give their real modulus)."""

@@ -19,7 +19,7 @@ from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import special as lax_special
-from pyjax._src.numpy import eager as _eager
+from pyjax._src import dispatch
 from pyjax._src.numpy import ufuncs
 from pyjax._src.numpy.util import (
     aval_of,
@@ -515,7 +515,7 @@ def isrealobj(x) -> bool:
     return not iscomplexobj(x)
 
 
-@_eager.fast_path
+@dispatch.fast_path
 @jit
 def clip(arr=None, /, min=None, max=None):
     """Clips values to the interval [min, max] (either bound may be None).

@@ -11,7 +11,7 @@ from pyjax._src.array import Array
 from pyjax._src.cache_key import typed_key
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
-from pyjax._src.numpy import eager
+from pyjax._src import dispatch
 from pyjax._src.numpy.util import (
     aval_of,
     check_arraylike,
@@ -49,8 +49,8 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
       >>> jnp.where(jnp.arange(4) > 1, 1.0, -1.0)
       Array([-1., -1.,  1.,  1.], dtype=float32)
     """
-    if type(condition) is Array and size is None and fill_value is None and core._trace_ctx.get() is None:
-        # Eager: the compiled program of this call's types (eager.py); a Python
+    if type(condition) is Array and size is None and fill_value is None and dispatch.active_trace() is None:
+        # Eager: the compiled program of this call's types (dispatch.py Site); a Python
         # scalar branch is an option of the key, as a trace would bake it in.
         tx, ty = type(x), type(y)
         r = None
@@ -91,7 +91,7 @@ def _where_scalar_x(condition, y, *, x):
     return _where(condition, x, y)
 
 
-# The eager fast paths (eager.py): three Arrays, or two and a Python scalar branch.
-_WHERE = eager.Site("where", _where)
-_WHERE_SCALAR_Y = eager.Site("where_x", _where_scalar_y, "y")
-_WHERE_SCALAR_X = eager.Site("where_y", _where_scalar_x, "x")
+# The eager fast paths (dispatch.py Sites): three Arrays, or two and a Python scalar branch.
+_WHERE = dispatch.Site("where", _where)
+_WHERE_SCALAR_Y = dispatch.Site("where_x", _where_scalar_y, "y")
+_WHERE_SCALAR_X = dispatch.Site("where_y", _where_scalar_x, "x")

@@ -51,6 +51,7 @@ from pyjax._src import dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import tiers as tiers_lib
+from pyjax._src.backends.numpy.codegen.eager import fill_eager_program
 from pyjax._src.backends.numpy.codegen.kernels import IDENTITIES, backend_impl, ufunc_of
 from pyjax._src.dispatch import check_outputs
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Var, subjaxprs
@@ -122,6 +123,12 @@ class CompiledFunction(functools.partial):
 
     def __repr__(self):
         return f"<CompiledFunction {self.func.__name__} ({self.num_eqns} eqns)>"
+
+    def eager_program(self, closed: Jaxpr, buffers: list, program) -> None:
+        """Fills dispatch.py's `program` (an eager call's, whose jaxpr
+        `closed` this compiled op by op) with its one-output `run`: direct
+        NumPy calls where small, tiering up by itself (codegen/eager.py)."""
+        fill_eager_program(program, closed, self, buffers)
 
 
 def compile_jaxpr(

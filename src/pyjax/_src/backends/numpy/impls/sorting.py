@@ -64,7 +64,7 @@ def _sort_many(operands, dimension: int, num_keys: int) -> list:
 
 
 # A multiple-results impl with one result for some calls may say how to
-# compute that result alone (numpy/eager.py calls it directly).
+# compute that result alone (codegen/eager.py calls it directly).
 _sort.single_result = _sort_one
 IMPLS[sorting_lax.sort_p] = _sort
 

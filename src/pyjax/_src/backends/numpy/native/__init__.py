@@ -31,7 +31,7 @@ loop over the same kernels the Python loop reaches through NumPy:
 A jitted program of at least `MIN_PROGRAM_EQNS` such equations (a chain of
 1000 elementwise ops on 16 floats: 0.7 ms of NumPy dispatch, 27 us native),
 or a single reduction, is written the same way, without the loop; so is an
-eager jax.numpy call's small program (numpy/eager.py). A run of row-wise
+eager jax.numpy call's small program (codegen/eager.py). A run of row-wise
 equations over a large array (a softmax) is written as a scan over its
 rows (`native_rows`, found by rows.py).
 
