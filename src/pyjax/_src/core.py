@@ -377,6 +377,9 @@ class Tracer:
         return f"{type(self).__name__}<{self.aval}>"
 
     def __setitem__(self, index, value):
+        setter = getattr(self.aval, "_setitem", None)
+        if setter is not None:  # a traced mutable array reference (jax.Ref) writes through its aval
+            return setter(self, index, value)
         raise TypeError(
             f"'{type(self).__name__}' object does not support item assignment. JAX arrays are "
             "immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another "

@@ -23,13 +23,14 @@ from pyjax._src import cache_miss, config, core, dispatch, dtypes, errors, monit
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapeDtypeStruct, ShapedArray
+from pyjax._src.ref_types import AbstractRef
 from pyjax._src.cache_key import typed_key
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.dce import call_dce_rule
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
-from pyjax._src.interpreters.staging import DebugInfo, func_src_info, staging_caches, trace_to_jaxpr
+from pyjax._src.interpreters.staging import DebugInfo, format_source_info, func_src_info, staging_caches, trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
 from pyjax._src.sharding import jit_params
@@ -139,13 +140,53 @@ def trace_flat(fun: Callable, args: tuple, kwargs: dict, static_argnums: tuple, 
         out_tree_box.append(out_tree)
         return out_flat
 
+    if any(type(a) is AbstractRef for a in avals):
+        _check_ref_aliasing(flat_args, avals, debug)
     if monitoring.listening():
         with monitoring.timed_event(monitoring.JAXPR_TRACE_EVENT, getattr(fun, "__name__", debug.func_name)):
             jaxpr, _ = trace_to_jaxpr(flat_fun, avals, debug)
     else:
         jaxpr, _ = trace_to_jaxpr(flat_fun, avals, debug)
+    if any(type(a) is AbstractRef for a in jaxpr.out_avals):
+        _refuse_returned_ref(jaxpr, debug)
     _log_stage(f"Finished tracing {debug.func_name} for {traced_for} in {time.perf_counter() - start:.9f} sec")
     return jaxpr, in_tree, out_tree_box[0], flat_args
+
+
+def _check_ref_aliasing(flat_args, avals, debug: DebugInfo) -> None:
+    """JAX's error for one mutable array reference passed as two arguments."""
+    seen: dict = {}
+    for i, (x, aval) in enumerate(zip(flat_args, avals)):
+        if type(aval) is not AbstractRef:
+            continue
+        if id(x) in seen:
+            names = debug.arg_names or ()
+            name = lambda k: names[k] if k < len(names) else f"args[{k}]"  # noqa: E731
+            raise ValueError(
+                "only one reference to a mutable array may be passed as an argument to a function, but when "
+                f"tracing {debug.func_src_info} for {debug.traced_for} the mutable array reference of type "
+                f"{aval} appeared at both {name(seen[id(x)])} and {name(i)}.")
+        seen[id(x)] = i
+
+
+def _refuse_returned_ref(jaxpr: Jaxpr, debug: DebugInfo) -> None:
+    """JAX's error for a traced function that returns a mutable array reference."""
+    for out in jaxpr.outvars:
+        if type(out.aval) is not AbstractRef:
+            continue
+        where = ""
+        if out in jaxpr.invars:
+            k = jaxpr.invars.index(out)
+            names = debug.arg_names or ()
+            where = f"was passed in as the argument {names[k] if k < len(names) else f'args[{k}]'}."
+        else:
+            eqn = next((e for e in jaxpr.eqns if out in e.outvars), None)
+            if eqn is not None and eqn.source_info is not None:
+                where = f"was created on line {format_source_info(eqn.source_info, with_column=True)}."
+        raise ValueError(
+            f"function {debug.func_src_info} traced for {debug.traced_for} returned a mutable array reference "
+            f"of type {out.aval}, but mutable array references cannot be returned."
+            + (f"\n\nThe returned mutable array {where}" if where else ""))
 
 
 # ---------------------------------------------------------------------------

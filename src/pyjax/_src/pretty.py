@@ -237,6 +237,9 @@ def pp_jaxpr_value(jaxpr: Jaxpr, ctx: Context) -> Doc:
 
 
 def pp_eqn(eqn: JaxprEqn, ctx: Context) -> Doc:
+    rule = getattr(eqn.primitive, "pp_rule", None)
+    if rule is not None:  # a primitive with a notation of its own (jax.ref's `b[...] <- c`)
+        return rule(eqn, ctx)
     alias = getattr(eqn.primitive, "pp_alias_body", None)
     if alias is not None:
         _alias_body_names(eqn, eqn.params[alias], ctx)

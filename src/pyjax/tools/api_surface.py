@@ -89,12 +89,11 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.extend.core.primitives", "after_all_p create_token_p", ISSUE24),
     ("jax.extend.core.primitives", "ragged_all_to_all_p", ISSUE22),
     ("jax.extend.core.primitives", "rng_uniform_p", H4),
-    ("jax.extend.core.primitives", "get_p swap_p select_and_scatter_p", NOT_YET),
+    ("jax.extend.core.primitives", "select_and_scatter_p", NOT_YET),
     ("jax.custom_derivatives", "remat_opt_p", NOT_YET),
     ("jax.lax", "rng_uniform rng_uniform_p", H4),
     ("jax", "default_prng_impl", H4),
     # -- this issue, not yet
-    ("jax.ref", "", NOT_YET),
     ("jax.experimental", "EArray cur_qdd io_callback primal_tangent_dtype", NOT_YET),
     ("jax.experimental.jet", "", NOT_YET),
     ("jax.experimental.key_reuse", "", NOT_YET),
@@ -102,7 +101,7 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.experimental.random", "", NOT_YET),
     ("jax.experimental.sparse", "", NOT_YET),
     ("jax.experimental.xla_metadata", "", NOT_YET),
-    ("jax", "Ref ad custom_remat ds empty_ref free_ref freeze new_ref", NOT_YET),
+    ("jax", "ad custom_remat", NOT_YET),
     ("jax.lax", "dce_sink dce_sink_p stage_p", "issue 26: primitives with no NumPy impl yet (dce_sink binds one "
                 "with no outputs; stage_p is bound by lax.stage, which pyjax writes as a lift)"),
     ("jax.lax", "select_and_scatter_p", NOT_YET),

@@ -70,7 +70,8 @@ class JVPTrace(core.Trace):
                 tangents.append(Zero(tangent_aval(core.get_aval(x))))
         token = core._trace_ctx.set(self.parent)  # (a `with` block costs more on this hot path)
         try:
-            if all(type(t) is Zero for t in tangents):
+            if all(type(t) is Zero for t in tangents) and not primitive.ref_primitive:
+                # (a reference made under jvp gets a tangent reference, even from a constant)
                 return primitive.bind(*primals, **params)
             rule = primitive.jvp
             if rule is NOT_DIFFERENTIABLE:

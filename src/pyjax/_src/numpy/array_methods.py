@@ -217,9 +217,17 @@ def install() -> None:
     for name, method in _METHODS.items():
         setattr(Array, name, method)
         setattr(core.Tracer, name, method)
+    core.Tracer.__getitem__ = _tracer_getitem
     # Defining __eq__ removes the inherited __hash__; both stay unhashable, as in JAX.
     Array.__hash__ = Array.__dict__.get("__hash__") or _unhashable("ArrayImpl")
     core.Tracer.__hash__ = _unhashable_tracer
+
+
+def _tracer_getitem(self, idx):
+    getter = getattr(self.aval, "_getitem", None)
+    if getter is not None:  # a traced mutable array reference (jax.Ref) reads through its aval
+        return getter(self, idx)
+    return indexing.getitem(self, idx)
 
 
 def _unhashable(name):

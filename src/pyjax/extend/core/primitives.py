@@ -29,3 +29,4 @@ from pyjax._src.random.prng import (  # noqa: E402
     random_bits_p, random_fold_in_p, random_gamma_p, random_seed_p, random_split_p,
 )
 from pyjax._src.random.threefry import threefry2x32_p  # noqa: E402
+from pyjax._src.ref_primitives import get_p, swap_p  # noqa: E402
