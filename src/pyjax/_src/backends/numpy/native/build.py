@@ -10,6 +10,7 @@ import atexit
 import ctypes
 import functools
 import hashlib
+import itertools
 import os
 import shlex
 import shutil
@@ -43,6 +44,29 @@ _O2_MAX_LINES = 1500
 _BUILD_TIMEOUT_S = 120
 _build_lock = threading.Lock()
 _build_locks: dict = {}  # source digest -> the lock its build holds
+_dir_state: list = []  # the process's build directory, once made
+
+
+def build_dir() -> str:
+    """The private (0700) directory every build of this process writes to.
+    It stays while the process runs, as the libraries built there stay
+    loaded (a loaded library cannot be deleted on Windows), and is removed
+    at exit, errors ignored (a library still mapped there on Windows)."""
+    with _build_lock:
+        if not _dir_state:
+            path = tempfile.mkdtemp(prefix="pyjax-native-")  # (mkdtemp: readable by this user alone)
+            atexit.register(shutil.rmtree, path, ignore_errors=True)
+            _dir_state.append(path)
+        return _dir_state[0]
+
+
+_build_numbers = itertools.count()
+
+
+def _build_path(stem: str, suffix: str) -> str:
+    # A new file of build_dir for each build: a rebuilt library must not
+    # overwrite (or be taken for, by the loader) one already loaded.
+    return os.path.join(build_dir(), f"{stem}_{next(_build_numbers)}{suffix}")
 
 
 def compiler() -> str | None:
@@ -175,17 +199,17 @@ def _build_native_call():
         raise RuntimeError("no Python or NumPy headers" if cc else "no C compiler")
     source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native_call.c")
     name = "_pyjax_native_call"
-    with tempfile.TemporaryDirectory(prefix="pyjax-native-") as tmp:
-        so_path = os.path.join(tmp, name + ".so")
-        # (A Python extension on macOS leaves the interpreter's symbols to
-        # the loader, as distutils' LDSHARED does there.)
-        platform_flags = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
-        cmd = [*cc, "-O2", "-shared", "-fPIC", *platform_flags, *(f"-I{d}" for d in dirs), "-o", so_path, source]
-        code, err = _run_compiler(cmd)
-        if code:
-            raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()[:500]}")
-        loader = importlib.machinery.ExtensionFileLoader(name, so_path)
-        module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+    so_path = _build_path(name, ".so")
+    # (A Python extension on macOS leaves the interpreter's symbols to
+    # the loader, as distutils' LDSHARED does there.)
+    platform_flags = ["-undefined", "dynamic_lookup"] if sys.platform == "darwin" else []
+    cmd = [*cc, "-O2", "-shared", "-fPIC", *platform_flags, *(f"-I{d}" for d in dirs), "-o", so_path, source]
+    code, err = _run_compiler(cmd)
+    if code:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {err.strip()[:500]}")
+    loader = importlib.machinery.ExtensionFileLoader(name, so_path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
+    loader.exec_module(module)  # (multi-phase initialisation: its exec slot adds NativeCall)
     fpenv.use_c(module)
     return module.NativeCall
 
@@ -207,34 +231,41 @@ def _build(source: str, straight_line: bool = False, opt: str | None = None) -> 
         if cc is None:
             raise RuntimeError("no C compiler")
         name = " ".join(cc)
-        with tempfile.TemporaryDirectory(prefix="pyjax-native-") as tmp:
-            c_path, so_path = os.path.join(tmp, "loop.c"), os.path.join(tmp, f"loop_{digest}.so")
-            with open(c_path, "w") as f:
-                f.write(source)
-            # No contraction or fast-math: the source's own arithmetic (casts,
-            # choices, fma, signed zeros) must stay exactly as written. A long
-            # source is mostly kernel calls: -O1 builds it in half the time,
-            # and -O0 a straight-line program (run once a call, not once a
-            # step) in half that again, for ~6% more time a call (an unrolled
-            # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0). (Flags in
-            # $CC come first: ours, after them, win.)
-            opt = opt or ("-O2" if source.count("\n") < _O2_MAX_LINES else "-O0" if straight_line else "-O1")
-            base = [*cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
-            done = None
-            if name not in _arch_refused:
-                cmd = [*cc, opt, *_ARCH_FLAGS, *base[len(cc) + 1:]]
-                done = (cmd, *_run_compiler(cmd))
-                if done[1] and "march" in done[2]:
-                    _arch_refused.add(name)
-                    done = None
-            if done is None:
-                done = (base, *_run_compiler(base))
-            if done[1]:
-                raise RuntimeError(f"{' '.join(done[0])} failed: {done[2].strip()[:500]}")
-            lib = ctypes.CDLL(so_path)  # stays mapped after the file goes
+        c_path, so_path = _build_path(f"loop_{digest}", ".c"), _build_path(f"loop_{digest}", ".so")
+        with open(c_path, "w") as f:
+            f.write(source)
+        # No contraction or fast-math: the source's own arithmetic (casts,
+        # choices, fma, signed zeros) must stay exactly as written. A long
+        # source is mostly kernel calls: -O1 builds it in half the time,
+        # and -O0 a straight-line program (run once a call, not once a
+        # step) in half that again, for ~6% more time a call (an unrolled
+        # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0). (Flags in
+        # $CC come first: ours, after them, win.)
+        opt = opt or ("-O2" if source.count("\n") < _O2_MAX_LINES else "-O0" if straight_line else "-O1")
+        base = [*cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
+        done = None
+        if name not in _arch_refused:
+            cmd = [*cc, opt, *_ARCH_FLAGS, *base[len(cc) + 1:]]
+            done = (cmd, *_run_compiler(cmd))
+            if done[1] and "march" in done[2]:
+                _arch_refused.add(name)
+                done = None
+        if done is None:
+            done = (base, *_run_compiler(base))
+        _remove(c_path)  # (the library stays: it is loaded from there)
+        if done[1]:
+            raise RuntimeError(f"{' '.join(done[0])} failed: {done[2].strip()[:500]}")
+        lib = ctypes.CDLL(so_path)  # (its directory stays until the process exits: build_dir)
         _enable_sums(lib, source)
         _built[digest] = lib
         return lib
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
 
 
 def available() -> bool:

@@ -583,20 +583,38 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pyjax_native_call", NULL, -1, module_methods};
-
-PyMODINIT_FUNC PyInit__pyjax_native_call(void) {
-    import_array();
+static int module_exec(PyObject *m) {
+    import_array1(-1);
     if (PyType_Ready(&NativeCallType) < 0)
-        return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (m == NULL)
-        return NULL;
+        return -1;
     Py_INCREF(&NativeCallType);
     if (PyModule_AddObject(m, "NativeCall", (PyObject *)&NativeCallType) < 0) {
         Py_DECREF(&NativeCallType);
-        Py_DECREF(m);
-        return NULL;
+        return -1;
     }
-    return m;
+    return 0;
+}
+
+/* Multi-phase initialisation, for the slots below (guarded: the module
+   still builds on Pythons without them). */
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, module_exec},
+#ifdef Py_mod_multiple_interpreters
+    /* Its state is static (the NativeCall type, flushed_call's context
+       variable and BLAS functions): one interpreter only. */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+    /* That static state is not guarded for threads running without the
+       GIL: free-threaded Python keeps the GIL on while this is loaded. */
+    {Py_mod_gil, Py_MOD_GIL_USED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_pyjax_native_call", NULL, 0, module_methods,
+                                    module_slots, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__pyjax_native_call(void) {
+    return PyModuleDef_Init(&module);
 }
