@@ -4,6 +4,12 @@ There is no per-op compilation: `bind` under the eval trace looks up the
 output aval (memoised abstract evaluation), calls the backend's impl on the
 NumPy buffers and wraps the result. That is the whole eager path, which is
 why an eager op costs little more than the NumPy call it makes.
+
+The end of the module is the eager dispatch API jax.numpy calls (and
+nothing else of core, dispatch or a backend): `active_trace`, the eval
+trace's plans (`exact_plan`, `apply_unary`, `apply_with_scalar`), and
+`Site`/`fast_path`, which run a function of arrays and static options as
+a program compiled once per avals and options.
 """
 
 from __future__ import annotations
