@@ -130,3 +130,12 @@ def test_with_sharding_constraint():
 def test_unsharded_programs_keep_unsharded_types():
     jaxpr = jax.make_jaxpr(lambda p, q: p @ q + 1.0)(jnp.ones((2, 3)), jnp.ones((3, 4)))
     assert all(v.aval.sharding is None for e in jaxpr.eqns for v in e.outvars)
+
+
+def test_every_primitive_has_a_sharding_rule_or_a_declared_reason():
+    from pyjax.tools import coverage
+
+    header, rows = coverage.table()
+    column = header.index("sharding")
+    assert [row[0] for row in rows if row[column] not in ("rule", "declared")] == []
+    assert all(reason for reason in coverage.sharding_reasons().values())

@@ -894,3 +894,93 @@ with jax.sharding.set_mesh(mesh):
   g = jax.jit(lambda r, s: (r * 2, s))
   result = jax.make_jaxpr(jax.vmap(g, in_axes=(0, None), out_axes=(0, 0)))(put((8, 4), P('x')), jnp.ones(4))
 """)
+
+# --- sharding rules of sorting, tiling, windows, convolution, linalg, fft, one-operand families
+_SQ = """
+bsq = put((4, 8, 8), P('x', None, None))
+bsq2 = put((4, 8, 8), P('x', 'y', None))
+"""
+for _name, _expect, _body in [
+    ("sort_keeps_type", "jaxpr", "result = jax.make_jaxpr(lambda v: jax.lax.sort(v))(put((8, 4), P('x')))"),
+    ("sort_split_dimension", "error", "jax.make_jaxpr(lambda v: jax.lax.sort(v))(put((8, 4), P(None, 'y')))"),
+    ("sort_split_dimension0", "error", "jax.make_jaxpr(lambda v: jax.lax.sort(v, dimension=0))(put((8, 4), P('x')))"),
+    ("sort_unequal_shardings", "error",
+     "jax.make_jaxpr(lambda u, v: jax.lax.sort((u, v), num_keys=1))(put((8, 4), P('x')), put((8, 4), P()))"),
+    ("argsort_typed_iota", "jaxpr", "result = jax.make_jaxpr(jnp.argsort)(put((8, 4), P('x')))"),
+    ("argsort_split_dimension", "error", "jax.make_jaxpr(jnp.argsort)(put((8, 4), P(None, 'y')))"),
+    ("sort_grad", "jaxpr", "result = jax.make_jaxpr(jax.grad(lambda v: jnp.sort(v).sum()))(put((8, 4), P('x')))"),
+    ("top_k_keeps_type", "jaxpr", "result = jax.make_jaxpr(lambda v: jax.lax.top_k(v, 2))(put((8, 4), P('x')))"),
+    ("top_k_split_axis", "error", "jax.make_jaxpr(lambda v: jax.lax.top_k(v, 2))(put((8, 4), P(None, 'y')))"),
+    ("approx_max_k_type", "text", "result = str(jax.eval_shape(lambda v: jax.lax.approx_max_k(v, 2), put((8, 4), P('x'))))"),
+    ("cumsum_other_axis", "jaxpr", "result = jax.make_jaxpr(lambda v: jnp.cumsum(v, 1))(put((8, 4), P('x')))"),
+    ("cummax_split_axis", "error", "jax.make_jaxpr(lambda v: jax.lax.cummax(v, 0))(put((8, 4), P('x')))"),
+    ("tile_split_dimension", "error", "jax.make_jaxpr(lambda v: jnp.tile(v, (2, 1)))(put((8, 4), P('x')))"),
+    ("tile_unsplit_dimension", "text", "result = str(jax.eval_shape(lambda v: jnp.tile(v, (1, 2)), put((8, 4), P('x'))))"),
+    ("fft_keeps_type", "jaxpr", "result = jax.make_jaxpr(jnp.fft.fft)(put((8, 4), P(None, 'y')))"),
+    ("rfft_keeps_type", "text", "result = str(jax.eval_shape(jnp.fft.rfft, put((8, 4), P('x'))))"),
+    ("fft2_type", "text", "result = str(jax.eval_shape(jnp.fft.fft2, put((8, 4), P('x'))))"),
+    ("conv_replicated_kernel", "jaxpr", """result = jax.make_jaxpr(lambda v, w: jax.lax.conv_general_dilated(v, w, (1, 1), 'SAME'))(
+    put((8, 2, 4, 4), P('x')), put((3, 2, 3, 3), P()))"""),
+    ("conv_split_features", "error", """jax.make_jaxpr(lambda v, w: jax.lax.conv_general_dilated(v, w, (1, 1), 'SAME'))(
+    put((8, 2, 4, 4), P('x', 'y')), put((3, 2, 3, 3), P()))"""),
+    ("conv_split_kernel", "error", """jax.make_jaxpr(lambda v, w: jax.lax.conv_general_dilated(v, w, (1, 1), 'SAME'))(
+    put((8, 2, 4, 4), P('x')), put((4, 2, 3, 3), P('y')))"""),
+    ("conv_out_sharding", "jaxpr", """result = jax.make_jaxpr(lambda v, w: jax.lax.conv_general_dilated(v, w, (1, 1), 'SAME',
+    out_sharding=P('x', 'y')))(put((8, 2, 4, 4), P('x', 'y')), put((4, 2, 3, 3), P()))"""),
+    ("conv_grad", "jaxpr", """result = jax.make_jaxpr(lambda v, w: jax.grad(lambda v: jax.lax.conv_general_dilated(
+    v, w, (1, 1), 'SAME').sum())(v))(put((8, 2, 4, 4), P('x')), put((4, 2, 3, 3), P()))"""),
+    ("reduce_window_sum_type", "jaxpr", """result = jax.make_jaxpr(lambda v: jax.lax.reduce_window(v, 0., jax.lax.add, (1, 2), (1, 2),
+    'VALID'))(put((8, 4), P(None, 'y')))"""),
+    ("reduce_window_indivisible", "error", """jax.make_jaxpr(lambda v: jax.lax.reduce_window(v, -jnp.inf, jax.lax.max, (2, 1),
+    (1, 1), 'VALID'))(put((8, 4), P('x')))"""),
+    ("reduce_window_grad_indivisible", "error", """jax.make_jaxpr(jax.grad(lambda u: jax.lax.reduce_window(u, -jnp.inf,
+    jax.lax.max, (2, 1), (1, 1), 'VALID').sum()))(put((8, 4), P('x')))"""),
+    ("clamp_operand_type", "jaxpr", "result = jax.make_jaxpr(lambda v: jax.lax.clamp(0., v, 1.))(put((8, 4), P('x')))"),
+    ("convert_element_type_type", "jaxpr", "result = jax.make_jaxpr(lambda v: v.astype(jnp.int32))(put((8, 4), P('x')))"),
+    ("bitcast_narrower", "jaxpr", "result = jax.make_jaxpr(lambda v: jax.lax.bitcast_convert_type(v, jnp.int16))(put((8, 4), P('x')))"),
+    ("bitcast_round_trip", "text", """result = str(jax.eval_shape(lambda v: jax.lax.bitcast_convert_type(
+    jax.lax.bitcast_convert_type(v, jnp.int16), jnp.float32), put((8, 4), P('x'))))"""),
+    ("reduce_generic_type", "jaxpr", """result = jax.make_jaxpr(lambda v: jax.lax.reduce((v, v), (0., 0.),
+    lambda x, y: (x[0] + y[0], x[1] * y[1]), (1,)))(put((8, 4), P('x')))"""),
+    ("unary_family_types", "text", """v = put((8, 4), P('x'))
+result = ' '.join(str(jax.eval_shape(f, v)) for f in (jnp.tanh, jnp.sin, jnp.abs, jnp.sqrt, jax.lax.erf_inv,
+    jnp.round, lambda u: u ** 3, lambda u: jax.lax.reduce_precision(u, 5, 10), jnp.isfinite,
+    lambda u: jax.lax.population_count(u.astype(jnp.int32))))"""),
+    ("add_illegal_result", "error", "jax.make_jaxpr(lambda v: v + v.T)(put((8, 8), P('x')))"),
+    ("add_illegal_result_batched", "error", "jax.make_jaxpr(lambda v: v + jnp.swapaxes(v, 1, 2))(put((4, 8, 8), P('x', 'y')))"),
+    ("cholesky_illegal_symmetrize", "error", "jax.make_jaxpr(jax.lax.linalg.cholesky)(put((8, 8), P('x')))"),
+    ("qr_batch_type", "jaxpr", _SQ + "result = jax.make_jaxpr(jnp.linalg.qr)(bsq)"),
+    ("eigh_batch_type", "text", _SQ + "result = str(jax.eval_shape(jnp.linalg.eigh, bsq))"),
+    ("svd_batch_type", "text", _SQ + "result = str(jax.eval_shape(jnp.linalg.svd, bsq))"),
+    ("lu_batch_type", "jaxpr", _SQ + "result = jax.make_jaxpr(jax.lax.linalg.lu)(bsq)"),
+    ("eig_batch_type", "text", _SQ + "result = str(jax.eval_shape(jnp.linalg.eig, bsq))"),
+    ("hessenberg_batch_type", "text", _SQ + "result = str(jax.eval_shape(jax.lax.linalg.hessenberg, bsq))"),
+    ("symmetric_product_batch_type", "text",
+     _SQ + "result = str(jax.eval_shape(lambda v: jax.lax.linalg.symmetric_product(v, v), bsq))"),
+    ("householder_product_batch_type", "text",
+     _SQ + "result = str(jax.eval_shape(lambda v: jax.lax.linalg.householder_product(v, v[..., 0]), bsq))"),
+    ("lu_pivots_batch_type", "text", """p = jax.device_put(np.zeros((4, 8), np.int32), NS(mesh, P('x')))
+result = str(jax.eval_shape(lambda p: jax.lax.linalg.lu_pivots_to_permutation(p, 8), p))"""),
+    ("tridiagonal_solve_batch_type", "text", """d = put((4, 8), P('x'))
+result = str(jax.eval_shape(lambda d: jax.lax.linalg.tridiagonal_solve(d, d, d, d[..., None]), d))"""),
+    ("schur_split_matrix", "error", "jax.make_jaxpr(jax.scipy.linalg.schur)(put((8, 8), P('x')))"),
+    ("triangular_solve_batch_type", "jaxpr",
+     _SQ + "result = jax.make_jaxpr(lambda v: jax.lax.linalg.triangular_solve(v, v, left_side=True))(bsq)"),
+    ("triangular_solve_split_b", "error",
+     _SQ + "jax.make_jaxpr(lambda v: jax.lax.linalg.triangular_solve(v, v, left_side=True))(bsq2)"),
+    ("triangular_solve_split_a", "error", _SQ + """jax.make_jaxpr(lambda a, b: jax.lax.linalg.triangular_solve(a, b,
+    left_side=True))(put((4, 8, 8), P('x', None, 'y')), bsq)"""),
+    ("linalg_unequal_batch", "error", _SQ + """jax.make_jaxpr(lambda a, b: jax.lax.linalg.triangular_solve(a, b,
+    left_side=True))(bsq, put((4, 8, 8), P()))"""),
+]:
+  program(_name, _expect, "with jax.sharding.set_mesh(mesh):\n" + "\n".join("  " + l for l in _body.strip("\n").split("\n")) + "\n")
+
+# --- JVP constants made with lax._one / lax._zero: resharded onto the operand's mesh
+for _fn in ("jnp.tanh", "jax.nn.sigmoid", "jnp.expm1", "jnp.log1p", "jnp.arcsinh", "jnp.arccosh", "jnp.arctanh",
+            "jnp.abs"):
+  program(f"jvp_constant_on_mesh_{_fn.split('.')[-1]}", "jaxpr",
+          f"result = jax.make_jaxpr(lambda v: jax.jvp({_fn}, (v,), (v,)))(put((8, 4), P('x')))\n")
+program("jvp_constant_on_auto_mesh", "jaxpr",
+        "result = jax.make_jaxpr(lambda v: jax.jvp(jnp.tanh, (v,), (v,)))(put((8, 4), P('x'), auto))\n")
+program("grad_tanh_constant_on_mesh", "jaxpr",
+        "result = jax.make_jaxpr(jax.grad(lambda u: jnp.tanh(u).sum()))(put((8, 4), P('x')))\n")

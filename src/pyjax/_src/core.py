@@ -255,7 +255,7 @@ class Primitive:
         except KeyError:
             out = self.rule("abstract_eval")(*avals, **params)
             if self.sharding_rule is not None and _names_sharding(avals):
-                out = self.sharding_rule(out, *avals, **params)
+                out = _run_sharding_rule(self, out, avals, params)
             # Outputs no buffer can hold are not memoised, so that the eval
             # trace's hit path (which reads this memo) never runs them
             # unchecked; tracing them is fine and merely not memoised.
@@ -267,12 +267,28 @@ class Primitive:
         except TypeError:  # an unhashable param: no caching
             out = self.rule("abstract_eval")(*avals, **params)
             if self.sharding_rule is not None and _names_sharding(avals):
-                out = self.sharding_rule(out, *avals, **params)
+                out = _run_sharding_rule(self, out, avals, params)
             return out
 
     def def_sharding_rule(self, rule):
         self.sharding_rule = rule
         return rule
+
+
+def _run_sharding_rule(primitive, out, avals, params):
+    # A one-result rule whose placement names a mesh axis twice: JAX's
+    # "illegally sharded result" error (sharding_rules.with_spec marks it).
+    try:
+        return primitive.sharding_rule(out, *avals, **params)
+    except Exception as e:  # noqa: BLE001  (DuplicateSpecError, marked with the entries)
+        entries = getattr(e, "entries", None)
+        if entries is None or primitive.multiple_results:
+            raise
+        dims = ",".join(f"{d}" if a is None else f"{d}@{a}" if isinstance(a, str) else f"{d}@({','.join(a)})"
+                        for d, a in zip(out.shape, entries))
+        raise ShardingTypeError(
+            f"{primitive.name} operation with inputs: {', '.join(a.str_short(True) for a in avals)} produces an "
+            f"illegally sharded result: {out.str_short(True).split('[')[0]}[{dims}]") from e
 
 
 def _names_sharding(avals) -> bool:

@@ -6,9 +6,9 @@
 Each cell is `rule` (implemented), a sentinel's name (NOT_LINEAR,
 NOT_DIFFERENTIABLE, unimplemented: a declared, known gap) or `-` (a silent
 hole). The `sharding` column is the rule that computes the output's
-placement under Explicit mesh axes (`Primitive.def_sharding_rule`); a
-primitive without one keeps what its abstract eval gives (unary ops keep
-their operand's sharding; others drop it). The totals are the project's version of the registry counts JAX
+placement under Explicit mesh axes (`Primitive.def_sharding_rule`), or
+`declared` where the primitive has a declared reason to have none
+(`sharding_reasons()` lists them: calls, refs, collectives, key arrays...). The totals are the project's version of the registry counts JAX
 reports for itself. The last column is the StableHLO lowering table
 (backends/stablehlo): `rule`, or `declared` where the primitive has a
 declared reason it is not lowered (`lowering_reasons()` lists them).
@@ -46,6 +46,22 @@ def lowering_reasons() -> dict[str, str]:
     return {p.name: reason for p, reason in sorted(stablehlo.NOT_LOWERED.items(), key=lambda kv: kv[0].name)}
 
 
+def sharding_cell(primitive) -> str:
+    """`rule`, `declared` (a declared reason it has no sharding rule) or `-`."""
+    from pyjax._src.sharding.api import NO_SHARDING_RULE
+
+    if primitive.sharding_rule is not None:
+        return "rule"
+    return "declared" if primitive.name in NO_SHARDING_RULE else "-"
+
+
+def sharding_reasons() -> dict[str, str]:
+    """primitive name -> why it has no sharding rule."""
+    from pyjax._src.sharding.api import NO_SHARDING_RULE
+
+    return dict(sorted(NO_SHARDING_RULE.items()))
+
+
 def all_primitives() -> list[core.Primitive]:
     """Every Primitive object defined in pyjax._src (imports its modules)."""
     import pyjax._src as src
@@ -81,7 +97,7 @@ def table() -> tuple[list[str], list[list[str]]]:
     rows = []
     for primitive in all_primitives():
         row = [primitive.name] + [cell(getattr(primitive, slot)) for slot in SLOTS]
-        row.append(cell(primitive.sharding_rule))
+        row.append(sharding_cell(primitive))
         row += ["rule" if primitive in tables[b] else "-" for b in BACKENDS]
         row.append(lowering_cell(primitive))
         rows.append(row)

@@ -26,6 +26,7 @@ import numpy as np
 from pyjax._src import config, core, dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
+from pyjax._src.lax import sharding_rules
 from pyjax._src.interpreters import batching as _batching
 from pyjax._src.lax import dot as dot_lax
 from pyjax._src.lax import elementwise as ew
@@ -503,7 +504,8 @@ def conv_general_dilated(lhs, rhs, window_strides: Sequence[int], padding, lhs_d
         lhs_dilation=tuple(int(d) for d in lhs_dilation), rhs_dilation=tuple(int(d) for d in rhs_dilation),
         dimension_numbers=dnums, feature_group_count=operator.index(feature_group_count),
         batch_group_count=operator.index(batch_group_count), precision=canonicalize_precision(precision),
-        preferred_element_type=preferred_element_type, out_sharding=out_sharding,
+        preferred_element_type=preferred_element_type,
+        out_sharding=sharding_rules.canonicalize_sharding(out_sharding, "conv_general_dilated"),
     )
 
 

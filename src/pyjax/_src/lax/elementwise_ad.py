@@ -259,16 +259,26 @@ ew.nextafter_p.def_jvp(unimplemented(""))
 # --- nonlinear unary
 
 
+def _on_mesh(c, aval):
+    # As lax._one/_zero: a typed x's constant is resharded onto its mesh (replicated).
+    if aval.sharding is None:
+        return c
+    from pyjax._src.sharding.api import reshard_p
+    from pyjax._src.sharding.named import abstract_sharding
+
+    return reshard_p.bind(c, dst_sharding=abstract_sharding(aval.sharding.mesh, ()))
+
+
 def _one(x):
     # lax._one: a rank-0 one of x's dtype and weak type
     aval = core.get_aval(x)
-    return ew._convert_element_type(1, aval.dtype, weak_type=aval.weak_type)
+    return _on_mesh(ew._convert_element_type(1, aval.dtype, weak_type=aval.weak_type), aval)
 
 
 def _zero(x):
     # lax._zero: a rank-0 zero of x's dtype and weak type
     aval = core.get_aval(x)
-    return ew._convert_element_type(0, aval.dtype, weak_type=aval.weak_type)
+    return _on_mesh(ew._convert_element_type(0, aval.dtype, weak_type=aval.weak_type), aval)
 
 
 def _accuracy_free(fn):
@@ -278,13 +288,13 @@ def _accuracy_free(fn):
 defjvp_with_output(ew.exp_p, _accuracy_free(lambda g, ans, x: mul(g, ans)))
 defjvp_with_output(ew.exp2_p, _accuracy_free(lambda g, ans, x: mul(ew.log(_const(x, 2)), mul(g, ans))))
 defjvp(ew.log_p, lambda g, x, **p: div(g, x))
-defjvp(ew.log1p_p, lambda g, x, **p: div(g, add(x, _const(x, 1))))
-defjvp_with_output(ew.expm1_p, _accuracy_free(lambda g, ans, x: mul(g, add(ans, _const(ans, 1)))))
+defjvp(ew.log1p_p, lambda g, x, **p: div(g, add(x, _one(x))))
+defjvp_with_output(ew.expm1_p, _accuracy_free(lambda g, ans, x: mul(g, add(ans, _one(ans)))))
 defjvp(ew.sin_p, lambda g, x, **p: mul(g, ew.cos_p.bind(x, accuracy=None)))
 defjvp(ew.cos_p, lambda g, x, **p: neg(mul(g, ew.sin_p.bind(x, accuracy=None))))
 defjvp_with_output(ew.tan_p, _accuracy_free(lambda g, ans, x: mul(g, add(_const(x, 1), ew.square(ans)))))
-defjvp_with_output(ew.tanh_p, _accuracy_free(lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_const(x, 1), ans))))
-defjvp_with_output(ew.logistic_p, _accuracy_free(lambda g, ans, x: mul(g, mul(ans, sub(_const(x, 1), ans)))))
+defjvp_with_output(ew.tanh_p, _accuracy_free(lambda g, ans, x: mul(add(g, mul(g, ans)), sub(_one(x), ans))))
+defjvp_with_output(ew.logistic_p, _accuracy_free(lambda g, ans, x: mul(g, mul(ans, sub(_one(ans), ans)))))
 defjvp_with_output(ew.sqrt_p, _accuracy_free(lambda g, ans, x: mul(g, div(_const(x, 0.5), ans))))
 defjvp_with_output(ew.rsqrt_p, _accuracy_free(lambda g, ans, x: mul(g, mul(_const(x, -0.5), div(ans, x)))))
 defjvp_with_output(ew.cbrt_p, _accuracy_free(lambda g, ans, x: mul(g, mul(_const(x, 1 / 3), ew.integer_pow_p.bind(ans, y=-2)))))

@@ -47,10 +47,10 @@ def _aval(x) -> ShapedArray:
     return x.aval if _undefined(x) else _core.get_aval(x)
 
 
-def _full(shape, value, dtype):
-    # lax.full: a broadcast of a scalar literal of `dtype`.
+def _full(shape, value, dtype, sharding=None):
+    # lax.full: a broadcast of a scalar literal of `dtype` (placed as `sharding` says).
     scalar = np.asarray(value, dtype)[()]
-    return shapes.broadcast_in_dim(scalar, tuple(shape), ())
+    return shapes.broadcast_in_dim(scalar, tuple(shape), (), out_sharding=sharding)
 
 
 def _zeros_of(x):
@@ -126,7 +126,7 @@ def _gather_transpose(ct, operand, indices, *, dimension_numbers, slice_sizes, u
                       indices_are_sorted, mode, fill_value):
     # ct: the gathered windows -> operand: every window added back where it was read.
     # The zeros take the cotangent's dtype (it may differ from the primal's).
-    zeros = _full(operand.aval.shape, 0, _core.get_aval(ct).dtype)
+    zeros = _full(operand.aval.shape, 0, _core.get_aval(ct).dtype, operand.aval.sharding)
     ct_operand = scatter_add(zeros, indices, ct, _scatter_dnums_of(dimension_numbers),
                              unique_indices=unique_indices, indices_are_sorted=indices_are_sorted, mode=mode)
     return [ct_operand, None]

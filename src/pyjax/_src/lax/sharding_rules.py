@@ -16,7 +16,7 @@ from pyjax._src import ad_util
 from pyjax._src.avals import ShapedArray
 from pyjax._src.errors import ShardingTypeError
 from pyjax._src.sharding.mesh import AbstractMesh, Mesh, get_abstract_mesh
-from pyjax._src.sharding.named import NamedSharding, abstract_sharding, explicit_spec
+from pyjax._src.sharding.named import DuplicateSpecError, NamedSharding, abstract_sharding, explicit_spec
 from pyjax._src.sharding.partition_spec import PartitionSpec
 
 
@@ -33,7 +33,11 @@ def mesh_of(aval) -> AbstractMesh | None:
 
 def with_spec(out: ShapedArray, mesh: AbstractMesh | None, entries) -> ShapedArray:
     """`out` whose sharding is `entries` on `mesh` (none where all are None)."""
-    sharding = None if mesh is None else abstract_sharding(mesh, tuple(entries))
+    try:
+        sharding = None if mesh is None else abstract_sharding(mesh, tuple(entries))
+    except DuplicateSpecError as e:  # a mesh axis named twice: the caller says which operation
+        e.entries = tuple(entries)
+        raise
     if sharding is out.sharding:
         return out
     return ShapedArray(out.shape, out.dtype, out.weak_type, sharding, out.memory_space)
@@ -510,33 +514,215 @@ def gather_rule(out, operand, indices, *, dimension_numbers, slice_sizes, **para
     return with_spec(out, mesh, entries)
 
 
+def _scatter_spec(operand, indices, updates, d):
+    """JAX's conditions for a scatter's placement (its gather rules in
+    inverse): batch dims agree, whole windows placed alike in operand and
+    updates, split windows and unbatched queries replicated, the index
+    vector replicated. None: ambiguous."""
+    op, ix, up = spec_of(operand), spec_of(indices), spec_of(updates)
+    ivd = indices.ndim - 1
+    in_updates: list = list(range(ivd))
+    for i in d.update_window_dims:
+        in_updates.insert(i, None)
+    up_batch = tuple(in_updates.index(i) for i in d.scatter_indices_batching_dims)
+    op_window = [i for i in range(operand.ndim) if i not in d.inserted_window_dims and i not in d.operand_batching_dims]
+
+    def resolvable(*names):
+        return len({a for a in names if a is not None}) <= 1
+
+    ok = (all(resolvable(op[o], ix[i], up[u]) for o, i, u in zip(d.operand_batching_dims,
+                                                                 d.scatter_indices_batching_dims, up_batch))
+          and all((updates.shape[u] == operand.shape[o] and up[u] == op[o]) or (up[u] is None and op[o] is None)
+                  for u, o in zip(d.update_window_dims, op_window))
+          and all(op[i] is None for i in d.inserted_window_dims)
+          and all(e is None for i, e in enumerate(up) if i not in up_batch and i not in d.update_window_dims)
+          and all(e is None for i, e in enumerate(ix[:ivd]) if i not in d.scatter_indices_batching_dims)
+          and ix[ivd] is None)
+    if not ok:
+        return None
+    out = list(op)
+    for o, i, u in zip(d.operand_batching_dims, d.scatter_indices_batching_dims, up_batch):
+        if out[o] is None:
+            out[o] = ix[i] or up[u]
+    for u, o in zip(d.update_window_dims, op_window):
+        if out[o] is None:
+            out[o] = up[u]
+    return out
+
+
 def scatter_rule(out, operand, indices, updates, *, dimension_numbers, **params):
-    """A scatter keeps the operand's placement where each sharded operand
-    dimension is a whole window placed alike in `updates`, and the indices
-    are replicated; otherwise `.at[...].set(out_sharding=)` must say."""
+    """The scatter's placement by JAX's conditions; where they leave it
+    ambiguous, `.at[...].set(out_sharding=)` must say."""
     mesh = _one_mesh(operand, indices, updates)
     if mesh is None:
         return out
-    d = dimension_numbers
-    op, ix, up = spec_of(operand), spec_of(indices), spec_of(updates)
-    window_of = {}
-    windows = iter(d.update_window_dims)
-    for k in range(operand.ndim):
-        if k not in d.inserted_window_dims and k not in d.operand_batching_dims:
-            window_of[k] = next(windows)
-    ok = all(s is None for s in ix) and all(s is None for k, s in enumerate(up) if k not in d.update_window_dims)
-    for k, s in enumerate(op):
-        if s is None:
-            continue
-        w = window_of.get(k)
-        if w is None or updates.shape[w] != operand.shape[k] or up[w] != s:
-            ok = False
-    for k, w in window_of.items():
-        if up[w] is not None and up[w] != op[k]:
-            ok = False
-    if not ok:
+    spec = _scatter_spec(operand, indices, updates, dimension_numbers)
+    if spec is None:
         raise ShardingTypeError(
             "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for the scatter update as "
             "out sharding could not be resolved unambiguously (or would require collectives on inputs). Got "
             f"operand={operand!r}, indices={indices!r}, updates={updates!r}")
-    return with_spec(out, mesh, op)
+    return with_spec(out, mesh, spec)
+
+
+# ---------------------------------------------------------------------------
+# Sorting, tiling, windows, convolution, linalg, and the one-operand families
+
+
+def _explicit(aval) -> bool:
+    s = getattr(aval, "sharding", None)
+    return s is not None and not s.mesh.empty and any(t.name == "Explicit" for t in s.mesh.axis_types)
+
+
+def sort_rule(outs, *operands, dimension: int, is_stable: bool, num_keys: int):
+    """Sorted operands keep their placement; none may be split along the
+    sorting dimension, and all must agree (JAX's checks)."""
+    placed = [a.sharding for a in operands if _explicit(a)]
+    for s in placed:
+        if s.spec[dimension] is not None:
+            raise ShardingTypeError("Arguments to sort must be unsharded over the sorting dimension. "
+                                    f"Got arg sharding={s} and sorting dimension={dimension}")
+        if s != placed[0]:
+            raise ShardingTypeError("Arguments to sort must have equal shardings, got: "
+                                    + " ".join(str(s) for s in placed))
+    return [with_spec(o, mesh_of(a), spec_of(a)) for o, a in zip(outs, operands, strict=True)]
+
+
+def top_k_rule(outs, operand, *, k: int, axis: int = -1, **params):
+    if spec_of(operand)[axis] is not None:
+        raise ShardingTypeError("The input should be unsharded over the axis along which to compute the top_k "
+                                f"values. Got input type={operand} and axis={axis % operand.ndim}")
+    return [with_spec(o, mesh_of(operand), spec_of(operand)) for o in outs]
+
+
+def keep_each_rule(outs, operand, *rest, **params):
+    """Every result is placed as the operand (same rank)."""
+    return [with_spec(o, mesh_of(operand), spec_of(operand)) for o in outs]
+
+
+def tile_rule(out, x, *, reps):
+    for i, (r, e) in enumerate(zip(reps, spec_of(x))):
+        if r != 1 and e is not None:
+            raise ShardingTypeError(f"Operand cannot be sharded on dimension {i} when the tiling is non-trivial. "
+                                    f"Got input type: {x} with reps: {tuple(reps)}")
+    return with_spec(out, mesh_of(x), spec_of(x))
+
+
+def _sub_spec_size(mesh, entry) -> int:
+    size = 1
+    for axis in _axes(entry):
+        size *= mesh.shape[axis]
+    return size
+
+
+def varying_out_shape(out, operand, name: str):
+    """JAX's placement of a result whose shape may differ from the operand's:
+    the operand's spec, if each resized split dimension stays divisible."""
+    mesh = mesh_of(operand)
+    if mesh is None or not isinstance(out, ShapedArray):
+        return out
+    if not out.shape or all(d == 1 for d in out.shape):
+        return with_spec(out, mesh, (None,) * out.ndim)
+    for d_in, d_out, e in zip(operand.shape, out.shape, spec_of(operand)):
+        if d_in != d_out and e is not None and d_out % _sub_spec_size(mesh, e) != 0:
+            text = e if not isinstance(e, tuple) else "(" + ", ".join(e) + ")"
+            raise ShardingTypeError(
+                f"{name} on sharded dims where out dim ({d_out}) is not divisible by mesh axes "
+                f"({_sub_spec_size(mesh, e)}) with spec ({text}) is not implemented. Got input "
+                f"type={operand.str_short(True)} and output shape={tuple(out.shape)}")
+    return with_spec(out, mesh, spec_of(operand))
+
+
+def reduce_window_rule(out, *avals, **params):
+    if isinstance(out, list):  # the generic reduce_window: operands, then inits
+        n = len(out)
+        return [varying_out_shape(o, a, "reduce_window") for o, a in zip(out, avals[:n], strict=True)]
+    return varying_out_shape(out, avals[0], "reduce_window")
+
+
+def select_and_gather_add_rule(out, tangents, operand, **params):
+    return varying_out_shape(out, operand, "reduce_window")
+
+
+def select_and_scatter_add_rule(out, source, operand, **params):
+    return with_spec(out, mesh_of(operand), spec_of(operand))
+
+
+def conv_rule(out, lhs, rhs, *, dimension_numbers, out_sharding, **params):
+    """An explicit out_sharding places the result; otherwise a replicated
+    kernel and an unsplit input-feature dimension keep the lhs's placement."""
+    if out_sharding is not None:
+        return out
+    if all(e is None for e in spec_of(rhs)) and spec_of(lhs)[dimension_numbers.lhs_spec[1]] is None:
+        return varying_out_shape(out, lhs, "conv_general_dilated")
+    raise ShardingTypeError("Please specify the output sharding via `out_sharding` parameter of "
+                            "`conv_general_dilated`")
+
+
+def linalg_rule(name: str, ranks: tuple):
+    """The rule of a linalg primitive on its operands' trailing `ranks`
+    dimensions: those unsplit, the batch dimensions agreeing and kept."""
+
+    def rule(out, *avals, **params):
+        batch_specs = []
+        for i, (rank, aval) in enumerate(zip(ranks, avals)):
+            spec = spec_of(aval)
+            batch, rest = spec[:len(spec) - rank], spec[len(spec) - rank:]
+            if any(e is not None for e in rest):
+                raise ShardingTypeError(f"Input {i} to {name} must be unsharded on non-batch dimensions, but got "
+                                        f"{PartitionSpec(*spec)}.")
+            batch_specs.append(batch)
+        if any(b != batch_specs[0] for b in batch_specs[1:]):
+            raise ShardingTypeError(f"All inputs to {name} must have the same batch sharding, but got "
+                                    f"{batch_specs}.")
+        mesh, batch = _one_mesh(*avals), batch_specs[0]
+
+        def place(o):
+            return with_spec(o, mesh, (*batch, *(None,) * (o.ndim - len(batch))))
+
+        return [place(o) for o in out] if isinstance(out, list) else place(out)
+
+    return rule
+
+
+def triangular_solve_rule(out, a, b, *, left_side: bool, lower: bool, transpose_a: bool, conjugate_a: bool,
+                          unit_diagonal: bool):
+    a_full, b_full = spec_of(a), spec_of(b)
+    batch, a_spec = a_full[:-2], a_full[-2:]
+    batch_b, b_spec = b_full[:-2], b_full[-2:]
+    if batch != batch_b:
+        raise ShardingTypeError("All inputs to triangular_solve must have the same batch sharding, but got "
+                                f"{batch} and {batch_b}.")
+    if a_spec[left_side ^ transpose_a] is not None:
+        raise ShardingTypeError("triangular solve input `a` must be unsharded on the contracting axis, but got "
+                                f"{PartitionSpec(*a_full)} with left_side={left_side} and transpose_a={transpose_a}.")
+    if b_spec[not left_side] is not None:
+        raise ShardingTypeError("triangular solve input `b` must be unsharded on the contracting axis, but got "
+                                f"{PartitionSpec(*b_full)} with left_side={left_side} and transpose_a={transpose_a}.")
+    rest = [a_spec[transpose_a], b_spec[1]] if left_side else [b_spec[0], a_spec[not transpose_a]]
+    return with_spec(out, _one_mesh(a, b), (*batch, *rest))
+
+
+def clamp_rule(out, lo, operand, hi):
+    return with_spec(out, mesh_of(operand), spec_of(operand))
+
+
+def convert_element_type_rule(out, operand, *, new_dtype, weak_type, sharding):
+    if sharding is not None:
+        return out
+    return with_spec(out, mesh_of(operand), spec_of(operand))
+
+
+def bitcast_convert_type_rule(out, operand, *, new_dtype):
+    spec = spec_of(operand)
+    if out.ndim > operand.ndim:
+        spec = (*spec, None)
+    elif out.ndim < operand.ndim:
+        spec = spec[:-1]
+    return with_spec(out, mesh_of(operand), spec)
+
+
+def reduce_rule(outs, *avals, dimensions, **params):
+    operands = avals[:len(avals) // 2]
+    return [with_spec(o, mesh_of(a), [e for i, e in enumerate(spec_of(a)) if i not in dimensions])
+            for o, a in zip(outs, operands, strict=True)]

@@ -287,7 +287,8 @@ def _index_dtype_for_shape(shape) -> np.dtype:
 
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     shape = _core.get_aval(primals[0]).shape
-    iota = _shapes.broadcasted_iota(_index_dtype_for_shape(shape), shape, dimension)
+    iota = _shapes.broadcasted_iota(_index_dtype_for_shape(shape), shape, dimension,
+                                    out_sharding=_core.get_aval(primals[0]).sharding)  # (placed as the keys)
     *sorted_primals, permutation = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
                                                num_keys=num_keys)
     # Every other axis is a batching axis: each row gathers from its own row.

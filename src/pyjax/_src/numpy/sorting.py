@@ -80,7 +80,8 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
         index_dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "argsort")
     else:
         index_dtype = _index_dtype(aval_of(arr).shape[dimension])
-    iota = lax_shapes.broadcasted_iota(index_dtype, aval_of(arr).shape, dimension)
+    # (Placed as the array is, so that the two sort operands agree.)
+    iota = lax_shapes.broadcasted_iota(index_dtype, aval_of(arr).shape, dimension, out_sharding=aval_of(arr).sharding)
     if descending and stable:
         # Reversing first keeps ties in order after the final reversal.
         arr = lax_shapes.rev(arr, (dimension,))
