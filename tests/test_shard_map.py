@@ -242,3 +242,23 @@ def test_context_mesh_is_used_when_none_is_given():
     with jax.set_mesh(mesh):
         out = jax.shard_map(lambda a: lax.pmax(a, "x"), in_specs=P("x"), out_specs=P())(A)
     np.testing.assert_array_equal(np.asarray(out), A.reshape(4, 2, 4).max(0))
+
+
+def test_all_to_all_types_follow_each_mesh():
+    # Same per-device block on meshes whose 'x' differs: all_to_all's result
+    # type depends on the axis size, which its params do not hold.
+    for shape, rows in (((4, 2), 8), ((8, 1), 16), ((4, 2), 8)):
+        A = np.arange(rows * 16.0, dtype=np.float32).reshape(rows, 16)
+        f = jax.shard_map(lambda a: lax.all_to_all(a, "x", 1, 0, tiled=True), mesh=_mesh(shape),
+                          in_specs=P("x"), out_specs=P(None, "x"))
+        np.testing.assert_array_equal(np.asarray(f(A)), A)
+
+
+def test_vmap_of_shard_map():
+    mesh = _mesh((4, 2))
+    f = jax.shard_map(lambda a, b: lax.psum(a * b, "y"), mesh=mesh, in_specs=(P("x", "y"), P("y")),
+                      out_specs=P("x", None))
+    A = np.random.default_rng(5).standard_normal((3, 8, 16)).astype(np.float32)
+    B = np.arange(16.0, dtype=np.float32)
+    out = jax.vmap(f, in_axes=(0, None))(A, B)
+    np.testing.assert_allclose(np.asarray(out), np.stack([(a * B)[:, :8] + (a * B)[:, 8:] for a in A]), rtol=1e-6)

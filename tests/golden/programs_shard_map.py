@@ -253,3 +253,18 @@ program("err_out_spec_drops_varying_y", "error", """
 f = jax.shard_map(lambda a: a * 2, mesh=auto, in_specs=P('x', 'y'), out_specs=P('x'))
 f(x)
 """)
+
+# --- vmap of shard_map: the batch axis is a whole axis of every block
+program("vmap_of_shard_map", "jaxpr", """
+f = jax.shard_map(lambda a, b: lax.psum(a * b, 'y'), mesh=auto, in_specs=(P('x', 'y'), P('y')), out_specs=P('x', None))
+result = jax.make_jaxpr(jax.vmap(f, in_axes=(0, None)))(np.ones((3, 8, 16), np.float32), np.ones(16, np.float32))
+""")
+program("vmap_of_shard_map_value", "value", """
+f = jax.shard_map(lambda a, b: lax.psum(a * b, 'y'), mesh=auto, in_specs=(P('x', 'y'), P('y')), out_specs=P('x', None))
+result = jax.vmap(f, in_axes=(2, None), out_axes=1)(np.arange(384., dtype=np.float32).reshape(8, 16, 3), np.arange(16, dtype=np.float32))
+""")
+program("vmap_of_shard_map_collectives_value", "value", """
+ring = [(i, (i + 1) % 4) for i in range(4)]
+f = jax.shard_map(lambda a: lax.all_gather(lax.ppermute(a, 'x', ring), 'y', axis=0, tiled=True), mesh=auto, in_specs=P('x', 'y'), out_specs=P('x', 'y'))
+result = jax.vmap(f)(np.arange(256., dtype=np.float32).reshape(2, 8, 16))
+""")

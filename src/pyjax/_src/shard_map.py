@@ -311,9 +311,13 @@ def body_context(mesh, manual, check_vma: bool):
     saved_hook = staging.vma_hook[0]
     staging.vma_hook[0] = _vma_hook if check_vma else None
     _meshes.append((mesh, manual))
+    # all_to_all's abstract evaluation reads the axis sizes from the
+    # environment (its params do not hold them): its memo must not outlive it.
+    parallel_comm.all_to_all_p._abstract_eval_cache.clear()
     try:
         yield
     finally:
+        parallel_comm.all_to_all_p._abstract_eval_cache.clear()
         _meshes.pop()
         staging.vma_hook[0] = saved_hook
         batching._axis_env.reset(token)
@@ -404,4 +408,7 @@ def _install_data_collectives() -> None:
 
 
 _install_data_collectives()
+# What checks re-typing the body (jax_enable_checks) enter first.
+shard_map_p.body_context = lambda params: body_context(params["mesh"], params["newly_manual_axes"],
+                                                       params["check_vma"])
 from pyjax._src import shard_map_ad  # noqa: E402,F401  (its autodiff rules)

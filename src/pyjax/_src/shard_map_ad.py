@@ -1,4 +1,4 @@
-"""Autodiff of shard_map: its JVP, partial evaluation and transpose rules.
+"""Transformations of shard_map: its JVP, partial evaluation, transpose and batching rules.
 
 Each rule rewrites the body with the whole-jaxpr transformation of
 interpreters/ (jvp_jaxpr, partial_eval_jaxpr, transpose_jaxpr) re-traced in
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pyjax._src import core
 from pyjax._src.ad_util import Zero, tangent_aval
+from pyjax._src.interpreters.batching import batch_jaxpr_axes, not_mapped
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
 from pyjax._src.interpreters.staging import trace_to_jaxpr
@@ -116,3 +117,28 @@ def _transpose(cts, *args, **params):
 shard_map_p.def_jvp(_jvp)
 shard_map_p.partial_eval = _partial_eval
 shard_map_p.def_transpose(_transpose)
+
+
+# ---------------------------------------------------------------------------
+# vmap of a shard_map: the batch axis is a whole (unsharded) axis of every
+# device's block, so the body is batched as is and the specs get a None there.
+
+
+def _spec_with_batch_axis(spec: PartitionSpec, dim) -> PartitionSpec:
+    if dim is not_mapped:
+        return spec
+    entries = list(spec) + [None] * max(0, dim - len(spec))
+    entries.insert(dim, None)
+    return PartitionSpec(*entries)
+
+
+def _batch(axis_data, args, dims, **params):
+    with _context(params):
+        body, out_dims = batch_jaxpr_axes(params["jaxpr"], axis_data, dims)
+    in_specs = tuple(_spec_with_batch_axis(s, d) for s, d in zip(params["in_specs"], dims))
+    out_specs = tuple(_spec_with_batch_axis(s, d) for s, d in zip(params["out_specs"], out_dims))
+    outs = shard_map_p.bind(*args, **dict(params, jaxpr=body, in_specs=in_specs, out_specs=out_specs))
+    return outs, out_dims
+
+
+shard_map_p.def_batch(_batch)

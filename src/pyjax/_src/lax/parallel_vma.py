@@ -65,3 +65,16 @@ def _psum_invariant_transpose(ct, operand, *, axes):
 
 deflinear(pvary_p, _pvary_transpose)
 deflinear(psum_invariant_p, _psum_invariant_transpose)
+
+
+def _batch_keeping_axis(primitive: Primitive):
+    # Under a vmap (whose axis is not a manual mesh axis) the cast or the sum
+    # over mesh axes applies to the batched value as it is.
+    def rule(axis_data, args, dims, *, axes):
+        return primitive.bind(args[0], axes=axes), dims[0]
+
+    return rule
+
+
+pvary_p.def_batch(_batch_keeping_axis(pvary_p))
+psum_invariant_p.def_batch(_batch_keeping_axis(psum_invariant_p))

@@ -36,6 +36,7 @@ traceback shows the generated line (the source is registered in linecache).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import keyword
@@ -194,8 +195,11 @@ def _check_jaxpr_deep(jaxpr: Jaxpr) -> None:
             raise JaxprTypeError(f"Equation {i} ({eqn.primitive.name}) declares outputs {declared} "
                                  f"but its abstract evaluation gives {expected}")
         defined.update(eqn.outvars)
-        for sub in subjaxprs(eqn.params):
-            _check_jaxpr_deep(sub)
+        # A body typed in a context (shard_map's named mesh axes) is checked in it.
+        context = getattr(eqn.primitive, "body_context", None)
+        with context(eqn.params) if context is not None else contextlib.nullcontext():
+            for sub in subjaxprs(eqn.params):
+                _check_jaxpr_deep(sub)
     for v in jaxpr.outvars:
         if type(v) is not Literal and v not in defined:
             raise JaxprTypeError(f"Output variable {v} is not defined")
