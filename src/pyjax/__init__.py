@@ -22,6 +22,9 @@ from pyjax._src.backends import stablehlo as _stablehlo_backend  # noqa: E402
 
 _stablehlo_backend.wire()  # Lowered.as_text(): the StableHLO module (rules registered on first use)
 _sync_checks()  # JAX_ENABLE_CHECKS=1: the checking eval trace from the start
+from pyjax._src import debug_nans as _debug_nans  # noqa: E402
+
+_debug_nans.sync()  # JAX_DEBUG_NANS=1 / JAX_DEBUG_INFS=1: the float-checking eval trace from the start
 _array_methods.install()
 # Placement primitives are identities on the one host's buffers (the
 # placement itself is the Array's: sharded_array.place).
@@ -74,6 +77,7 @@ from pyjax._src.sharding.partition_spec import PartitionSpec as P  # noqa: E402
 from pyjax._src.sharding.api import reshard  # noqa: E402
 from pyjax._src.shard_map import shard_map  # noqa: E402  (issue 22; docs/shard_map.md)
 from pyjax import experimental  # noqa: E402  (its shard_map)
+from pyjax._src.effects import effects_barrier  # noqa: E402  (issue 24; docs/debugging.md)
 from pyjax._src.sharding.sharded_array import (  # noqa: E402
     Shard, make_array_from_callback, make_array_from_single_device_arrays,
 )

@@ -94,6 +94,11 @@ def _closeness(new_key, old_key) -> tuple:
 
 def explain(fun, new_key, previous_keys: list, arg_names: Sequence[str]) -> None:
     """Logs why `fun` is traced again under `new_key` (a jit cache key)."""
+    logger.warning(explanation(fun, new_key, previous_keys, arg_names))
+
+
+def explanation(fun, new_key, previous_keys: list, arg_names: Sequence[str]) -> str:
+    """The text `explain` logs: why `fun` is traced again under `new_key`."""
     name, defined_at = _definition_site(fun)
     header = f"TRACING CACHE MISS at {_call_site()}:"
     target = getattr(fun, "__wrapped__", fun)
@@ -111,7 +116,7 @@ def explain(fun, new_key, previous_keys: list, arg_names: Sequence[str]) -> None
         lines = [header, f"  for {name} defined at {defined_at}",
                  "  all previously seen cache keys differ. For the closest previous key:"]
         lines += _difference(new_key, closest, arg_names)
-    logger.warning("\n".join(lines))
+    return "\n".join(lines)
 
 
 def note_traced(fun) -> None:

@@ -11,6 +11,8 @@ example (JAX unrolls the batch).
 
 from __future__ import annotations
 
+import copy
+import logging
 import string
 import sys
 from functools import partial
@@ -25,7 +27,10 @@ from pyjax._src.lax.callbacks import host_arrays
 from pyjax._src.jaxpr import Effect
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
-__all__ = ["callback", "debug_callback", "debug_callback_p", "debug_print", "debug_print_p"]
+__all__ = ["callback", "debug_callback", "debug_callback_p", "debug_log", "debug_print", "debug_print_p"]
+
+# jax.debug.log's records go to this logger (JAX's is jax._src.debugging).
+logger = logging.getLogger("pyjax._src.debugging")
 
 
 class DebugEffect(Effect):
@@ -220,20 +225,35 @@ class _FormatChecker(string.Formatter):
 _format_checker = _FormatChecker()
 
 
-def _print_formatted(fmt: str, np_printoptions: dict, has_placeholders: bool, *args, **kwargs) -> None:
+def _print_formatted(fmt: str, np_printoptions: dict, has_placeholders: bool, logging_record, *args,
+                     **kwargs) -> None:
     if has_placeholders:
         with np.printoptions(**np_printoptions):
             message = fmt.format(*args, **kwargs)
     else:
         message = " ".join((fmt, *(str(a) for a in args)))
-    sys.stdout.write(message + "\n")
+    if logging_record is not None:  # jax.debug.log: the record made at trace time, its message filled now
+        record = copy.copy(logging_record)
+        record.msg = message
+        logger.handle(record)
+    else:
+        sys.stdout.write(message + "\n")
+
+
+def _logging_record(level: int) -> logging.LogRecord:
+    # Made where the user called jax.debug.log, so the log shows their line.
+    from pyjax._src.interpreters.staging import user_source_info
+
+    info = user_source_info()
+    file_name, line_no = ("(unknown file)", 0) if info is None else (info[0].co_filename, info[1])
+    return logger.makeRecord(logger.name, level, file_name, line_no, "", (), None)
 
 
 def debug_print_impl(*args, fmt, ordered, partitioned, in_tree, static_args, np_printoptions,
                      has_placeholders, logging_record) -> list:
     values = host_arrays(args)
     call_args, call_kwargs = _merge_callback_args(in_tree, values, dict(static_args))
-    _print_formatted(fmt, dict(np_printoptions), has_placeholders, *call_args, **call_kwargs)
+    _print_formatted(fmt, dict(np_printoptions), has_placeholders, logging_record, *call_args, **call_kwargs)
     return []
 
 
@@ -243,7 +263,8 @@ debug_print_p.def_batch(partial(debug_batch_rule, debug_print_p))
 
 
 def debug_print(fmt: str | None = None, *args, ordered: bool = False, partitioned: bool = False,
-                skip_format_check: bool = False, **kwargs) -> Callable[..., None] | None:
+                skip_format_check: bool = False, _use_logging: bool = False,
+                **kwargs) -> Callable[..., None] | None:
     """Print array values from inside jitted, vmapped or differentiated code.
 
     ``jax.debug.print("x = {x}", x=x)`` formats like ``str.format`` with the
@@ -281,6 +302,23 @@ def debug_print(fmt: str | None = None, *args, ordered: bool = False, partitione
         _bind(debug_print_p, operands, dict(
             fmt=fmt, ordered=ordered, partitioned=partitioned, in_tree=tree,
             static_args=tuple(statics.items()), np_printoptions=tuple(np.get_printoptions().items()),
-            has_placeholders=has_placeholders, logging_record=None))
+            has_placeholders=has_placeholders,
+            logging_record=_logging_record(logging.INFO) if _use_logging else None))
 
     return _call_now_or_later("debug_print", _debug_print, fmt, args, kwargs)
+
+
+def debug_log(fmt: str | None = None, *args, ordered: bool = False, partitioned: bool = False,
+              skip_format_check: bool = False, _use_logging: bool = True,
+              **kwargs) -> Callable[..., None] | None:
+    """``jax.debug.log``: :func:`debug_print`, but the message goes to the
+    ``pyjax._src.debugging`` logger at INFO level, as a record naming the
+    line that called it (JAX 0.11 logs to ``jax._src.debugging``).
+
+    Example:
+      >>> logging.basicConfig(level=logging.INFO)
+      >>> jax.jit(lambda x: jax.debug.log("x = {}", x))(1.0)  # doctest: +SKIP
+      INFO:pyjax._src.debugging:x = 1.0
+    """
+    return debug_print(fmt, *args, ordered=ordered, partitioned=partitioned,
+                       skip_format_check=skip_format_check, _use_logging=_use_logging, **kwargs)

@@ -223,6 +223,12 @@ _NO_EXECUTION = [False]
 config.no_execution.add_change_hook(lambda: _NO_EXECUTION.__setitem__(0, config.no_execution.value))
 
 
+# jax_debug_nans / jax_debug_infs: while either is on, debug_nans.py installs
+# here its check of a compiled call's outputs, check(jaxpr, name, flat_args,
+# outs); the compiled code itself is unchanged.
+FLOAT_CHECKS: list = [None]
+
+
 def _refuse_execution(name: str) -> None:
     raise RuntimeError(f"JAX tried to execute function jit({name}), but the no_execution config option is set")
 
@@ -273,10 +279,11 @@ class JitWrapped:
 
     def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), donate_argnums=(),
                  donate_argnames=(), keep_unused=False, inline=False, backend=None, device=None,
-                 in_shardings=None, out_shardings=None, **unused):
+                 in_shardings=None, out_shardings=None, max_traces=None, **unused):
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun}")
         self._fun = fun
+        self._max_traces = max_traces  # (a pyjax extension: docs/debugging.md)
         self._static_argnums = _normalize_argnums(static_argnums, "static_argnums")
         self._static_argnames = _normalize_argnames(static_argnames)
         self._donate_argnums = _normalize_argnums(donate_argnums, "donate_argnums")
@@ -392,6 +399,8 @@ class JitWrapped:
         if entry is None:
             if config.explain_cache_misses.value:
                 cache_miss.explain(self._fun, key, self._seen_keys, _arg_names(self._fun, args, dyn_kwargs, static_argnums))
+            if self._max_traces is not None and len(self._seen_keys) >= self._max_traces:
+                self._too_many_traces(key, args, dyn_kwargs, static_argnums)
             fun = functools.partial(self._fun, **static_kwargs) if static_kwargs else self._fun
             if static_kwargs:
                 functools.update_wrapper(fun, self._fun)
@@ -408,6 +417,12 @@ class JitWrapped:
                 for _ in tree_flatten(a)[0]
             ) + tuple(k in donated_names for k in sorted(dyn_kwargs) for _ in tree_flatten(dyn_kwargs[k])[0])
         return entry, flat_args
+
+    def _too_many_traces(self, key, args, dyn_kwargs, static_argnums) -> None:
+        why = cache_miss.explanation(self._fun, key, self._seen_keys,
+                                     _arg_names(self._fun, args, dyn_kwargs, static_argnums))
+        raise RuntimeError(f"jit({self.__name__}) was about to be traced {len(self._seen_keys) + 1} times, "
+                           f"more than max_traces={self._max_traces}.\n{why}")
 
     def __call__(self, *args, **kwargs):
         fast_key = None
@@ -551,6 +566,8 @@ class _CacheEntry:
             compiled = lower_for_backend(self.jaxpr, self.name)
             executable = self.executable = getattr(compiled, "fn", compiled)
         outs = dispatch.fp_mode.run(executable, *[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
+        if FLOAT_CHECKS[0] is not None:
+            FLOAT_CHECKS[0](self.jaxpr, self.name, flat_args, outs)
         if self.placed:
             return [place_typed(Array(v, a)) for v, a in zip(outs, self.out_avals)]
         return [Array(v, a) for v, a in zip(outs, self.out_avals)]
@@ -629,7 +646,8 @@ def _inline_flag(inline) -> bool:
 
 def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused: bool = False, device=None, backend=None, inline: bool = False,
-        in_shardings=None, out_shardings=None, abstracted_axes=None, compiler_options=None):
+        in_shardings=None, out_shardings=None, abstracted_axes=None, compiler_options=None,
+        max_traces: int | None = None):
     """Sets up `fun` for just-in-time compilation.
 
     The function is traced once per distinct input signature (treedef, avals,
@@ -644,6 +662,8 @@ def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=N
       donate_argnums: arguments whose buffers the computation may reuse.
       keep_unused: keep unused arguments in the staged program.
       inline: inline the traced jaxpr into an enclosing trace.
+      max_traces: (a pyjax extension) the most times `fun` may be traced; the
+        next trace raises RuntimeError with jax_explain_cache_misses' text.
 
     Returns:
       A wrapped function with the same signature, plus `.trace`, `.lower`,
@@ -652,6 +672,8 @@ def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=N
     kwargs = dict(static_argnums=static_argnums, static_argnames=static_argnames,
                   donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                   keep_unused=keep_unused, inline=_inline_flag(inline), backend=backend, device=device)
+    if max_traces is not None:  # (a pyjax extension: the (N+1)-th trace raises)
+        kwargs["max_traces"] = max_traces
     if in_shardings is not None or out_shardings is not None:
         # (Placed arguments and results: a wrapper, so that plain jit's call path is unchanged.)
         from pyjax._src.sharding.api import PlacedJit

@@ -133,6 +133,26 @@ class Traced:
     def out_info(self):
         return tree_unflatten(self.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in self.jaxpr.out_avals])
 
+    def eqn_count_by_line(self) -> dict[str, int]:
+        """(A pyjax extension.) How many equations each line of the user's
+        source staged, loop, branch and call bodies included:
+        ``{"model.py:42 (loss)": 7, ...}``, most equations first. Equations
+        with no recorded line count under ``"<unknown>"``."""
+        from pyjax._src.interpreters.staging import format_source_info
+        from pyjax._src.jaxpr import subjaxprs
+
+        counts: dict[str, int] = {}
+
+        def visit(jaxpr) -> None:
+            for eqn in jaxpr.eqns:
+                where = "<unknown>" if eqn.source_info is None else format_source_info(eqn.source_info)
+                counts[where] = counts.get(where, 0) + 1
+                for body in subjaxprs(eqn.params):
+                    visit(body)
+
+        visit(self.jaxpr)
+        return dict(sorted(counts.items(), key=lambda item: -item[1]))
+
     def lower(self) -> Lowered:
         from pyjax._src.jit import lower_for_backend
 

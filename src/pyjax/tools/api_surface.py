@@ -66,8 +66,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.lax", "ragged_all_to_all ragged_all_to_all_p pcast psend precv", ISSUE22),
     # -- effects: issue 24
     ("jax.experimental.checkify", "", ISSUE24),
-    ("jax", "effects_barrier", ISSUE24),
-    ("jax.debug", "breakpoint log", ISSUE24),
     ("jax.lax", "after_all after_all_p create_token create_token_p", ISSUE24),
     # -- several processes: issue 25
     ("jax.distributed", "", ISSUE25),
@@ -94,7 +92,7 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.lax", "rng_uniform rng_uniform_p", H4),
     ("jax", "default_prng_impl", H4),
     # -- this issue, not yet
-    ("jax.experimental", "EArray cur_qdd io_callback primal_tangent_dtype", NOT_YET),
+    ("jax.experimental", "EArray cur_qdd primal_tangent_dtype", NOT_YET),
     ("jax.experimental.jet", "", NOT_YET),
     ("jax.experimental.key_reuse", "", NOT_YET),
     ("jax.experimental.pallas", "", NOT_YET),

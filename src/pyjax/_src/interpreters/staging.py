@@ -321,8 +321,11 @@ def _check_leaks(trace: DynamicJaxprTrace, *ours: Sequence) -> None:
     leaked = [t for t in mine
               if any(id(r) not in own and not inspect.isframe(r) for r in gc.get_referrers(t))]
     if leaked:
-        info = trace.debug_info
-        where = (f"The error occurred while tracing the function {info.func_src_info} for {info.traced_for}. "
-                 if info is not None else "")
-        raise Exception("Leaked trace DynamicJaxprTrace. Leaked tracer(s):\n\n"
-                        + "\n\n".join(f"{t!r}\n{where}" for t in leaked))
+        from pyjax._src.interpreters.leaks import why_alive
+
+        # (What made each tracer, then the chain of objects holding it, as JAX.)
+        ignored = own | {id(leaked), id(ours)}
+        reports = []
+        for t in leaked:  # (a loop, not a generator: a generator would hold the tracer too)
+            reports.append(f"{t!r}\n{trace.origin_message(t)}\n{why_alive(t, ignored | {id(reports)})}")
+        raise Exception("Leaked trace DynamicJaxprTrace. Leaked tracer(s):\n\n" + "\n\n".join(reports))

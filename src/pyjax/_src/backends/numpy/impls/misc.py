@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import debugging
+from pyjax._src import debug_nans, debugging, effects
 from pyjax._src.lax import callbacks, identity, linear_solve, stack
 
 IMPLS: dict = {}
@@ -43,4 +43,6 @@ IMPLS[identity.device_put_p] = _identity
 IMPLS[callbacks.pure_callback_p] = callbacks.pure_callback_impl
 IMPLS[debugging.debug_callback_p] = debugging.debug_callback_impl
 IMPLS[debugging.debug_print_p] = debugging.debug_print_impl
+IMPLS[effects.io_callback_p] = effects.io_callback_impl
+IMPLS[debug_nans.float_check_p] = debug_nans.float_check_impl
 IMPLS[linear_solve.linear_solve_p] = linear_solve.linear_solve_impl

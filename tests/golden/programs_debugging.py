@@ -1,0 +1,203 @@
+"""Programs for issue 24 ("seeing inside compiled code"): io_callback and
+its effects, ordered callbacks in loops and across jitted calls, their
+errors under vmap and autodiff, effects_barrier, jax_debug_nans /
+jax_debug_infs messages and leaked-tracer reports. Recorded in
+debugging.json (see programs_core.py for the format; record with
+`/tmp/jax-ref/bin/python tests/golden/record_core.py debugging`).
+
+pyjax's FloatingPointError messages go beyond JAX's: they add
+" at FILE:LINE (in FUNCTION)" and the equation. The debug_nans programs
+therefore record the message up to that addition (`_head`), which must be
+JAX's whole message."""
+
+from programs_core import program_set
+
+PROGRAMS, program = program_set()
+
+_IO = "io_callback = jax.experimental.io_callback\n"
+_HEAD = """
+def _head(f, *args):
+  try:
+    f(*args)
+  except FloatingPointError as e:
+    return "FloatingPointError: " + str(e).split(" at ")[0].split(chr(10))[0]
+  return "no error"
+"""
+
+# --- io_callback: jaxprs
+program("io_callback_jaxpr", "jaxpr", _IO + """
+def host(a): return a
+result = jax.make_jaxpr(lambda a: io_callback(host, jax.ShapeDtypeStruct(a.shape, a.dtype), a))(jnp.ones(3))
+""")
+program("io_callback_ordered_jaxpr", "jaxpr", _IO + """
+def host(a): return a
+result = jax.make_jaxpr(lambda a: io_callback(host, jax.ShapeDtypeStruct(a.shape, a.dtype), a, ordered=True))(jnp.ones(3))
+""")
+program("io_callback_in_jit_jaxpr", "jaxpr", _IO + """
+def host(a): return a
+inner = jax.jit(lambda a: io_callback(host, jax.ShapeDtypeStruct(a.shape, a.dtype), a, ordered=True))
+result = jax.make_jaxpr(lambda a: inner(a) * 2.0)(jnp.ones(3))
+""")
+program("io_callback_no_results_in_scan_jaxpr", "jaxpr", _IO + """
+def host(a): pass
+def body(c, x):
+  io_callback(host, None, x, ordered=True)
+  return c + x, None
+result = jax.make_jaxpr(lambda xs: lax.scan(body, 0.0, xs)[0])(jnp.ones(3))
+""")
+program("io_callback_in_cond_jaxpr", "jaxpr", _IO + """
+def host(a): pass
+result = jax.make_jaxpr(lambda a: lax.cond(a > 0, lambda: io_callback(host, None, a, ordered=True), lambda: None))(1.0)
+""")
+program("io_callback_in_while_jaxpr", "jaxpr", _IO + """
+def step(c): return c + 1
+sds = jax.ShapeDtypeStruct((), jnp.float32)
+result = jax.make_jaxpr(lambda a: lax.while_loop(lambda c: c < 3, lambda c: io_callback(step, sds, c, ordered=True), a))(1.0)
+""")
+program("io_callback_unordered_vmap_is_scan", "jaxpr", _IO + """
+def host(a): return a
+sds = jax.ShapeDtypeStruct((), jnp.float32)
+result = jax.make_jaxpr(jax.vmap(lambda a: io_callback(host, sds, a)))(jnp.arange(3.0))
+""")
+program("io_callback_unordered_vmap_with_unbatched_arg", "jaxpr", _IO + """
+def host(a, b): return a * b
+sds = jax.ShapeDtypeStruct((2,), jnp.float32)
+result = jax.make_jaxpr(jax.vmap(lambda a, b: io_callback(host, sds, a, b), in_axes=(0, None)))(jnp.ones((3, 2)), jnp.ones(2))
+""")
+
+# --- io_callback: when it runs
+program("io_callback_ordered_in_scan_runs_in_order", "value", _IO + """
+def show(x): print("step", x)
+def body(c, x):
+  io_callback(show, None, x, ordered=True)
+  return c + x, c
+f = jax.jit(lambda xs: lax.scan(body, 0.0, xs))
+carry, ys = f(jnp.arange(4.0))
+io_callback(show, None, 100.0, ordered=True)
+f(jnp.arange(2.0) + 10)
+jax.effects_barrier()
+result = ys
+""")
+program("io_callback_unused_result_still_runs", "value", _IO + """
+def show(x):
+  print("called with", x)
+  return x
+f = jax.jit(lambda a: (io_callback(show, jax.ShapeDtypeStruct(a.shape, a.dtype), a), a * 2)[1])
+result = f(jnp.arange(3.0))
+jax.effects_barrier()
+""")
+program("io_callback_in_while_runs_each_iteration", "value", _IO + """
+def step(c):
+  print("iteration", c)
+  return c + 1
+sds = jax.ShapeDtypeStruct((), jnp.float32)
+result = jax.jit(lambda a: lax.while_loop(lambda c: c < 3, lambda c: io_callback(step, sds, c, ordered=True), a))(0.0)
+jax.effects_barrier()
+""")
+program("io_callback_in_cond_runs_taken_branch", "value", _IO + """
+def show(x): print("branch", x)
+f = jax.jit(lambda a: lax.cond(a > 0, lambda: io_callback(show, None, a, ordered=True), lambda: None))
+f(1.0); f(-1.0); f(2.0)
+jax.effects_barrier()
+result = jnp.zeros(())
+""")
+program("io_callback_unordered_vmap_values", "value", _IO + """
+def host(a):
+  print("example", a)
+  return a * 2
+sds = jax.ShapeDtypeStruct((), jnp.float32)
+result = jax.vmap(lambda a: io_callback(host, sds, a))(jnp.arange(3.0))
+jax.effects_barrier()
+""")
+program("io_callback_pytree_results", "value", _IO + """
+def host(a): return {"x": a + 1, "y": (a * 2,)}
+sds = jax.ShapeDtypeStruct((2,), jnp.float32)
+out = jax.jit(lambda a: io_callback(host, {"x": sds, "y": (sds,)}, a))(jnp.ones(2))
+result = out["x"] + out["y"][0]
+""")
+program("effects_barrier_returns_none", "text", """
+result = repr(jax.effects_barrier())
+""")
+
+# --- io_callback: errors
+program("io_callback_ordered_vmap_error", "error", _IO + """
+sds = jax.ShapeDtypeStruct((), jnp.float32)
+jax.vmap(lambda a: io_callback(lambda a: a, sds, a, ordered=True))(jnp.ones(2))
+""")
+program("io_callback_grad_error", "error", _IO + """
+sds = jax.ShapeDtypeStruct((), jnp.float32)
+jax.grad(lambda a: io_callback(lambda a: a, sds, a))(1.0)
+""")
+program("io_callback_jvp_error", "error", _IO + """
+sds = jax.ShapeDtypeStruct((), jnp.float32)
+jax.jvp(lambda a: io_callback(lambda a: a, sds, a), (1.0,), (1.0,))
+""")
+program("io_callback_transpose_error", "error", _IO + """
+sds = jax.ShapeDtypeStruct((), jnp.float32)
+jax.linear_transpose(lambda a: io_callback(lambda a: a, sds, a), 1.0)(1.0)
+""")
+program("io_callback_x64_result_error", "error", _IO + """
+io_callback(lambda a: a, jax.ShapeDtypeStruct((), np.float64), 1.0)
+""")
+
+# --- ordered debug prints under vmap run per example (no error)
+program("ordered_debug_print_under_vmap", "value", """
+jax.vmap(lambda a: jax.debug.print("a={}", a, ordered=True))(jnp.arange(2.0))
+jax.effects_barrier()
+result = jnp.zeros(())
+""")
+
+# --- jax_debug_nans / jax_debug_infs: JAX's message (pyjax adds the location)
+program("debug_nans_messages", "text", _HEAD + """
+with jax.debug_nans(True):
+  lines = [
+    _head(jnp.log, -1.0),
+    _head(jnp.log, jnp.array([-1.0, 2.0])),
+    _head(lambda: jnp.zeros(2) / 0.0),
+    _head(jax.jit(lambda x: jnp.log(x) * 2), -1.0),
+    _head(jax.grad(jnp.sqrt), -1.0),
+    _head(jnp.log, 2.0),
+    _head(jax.jit(lambda x: jnp.log(x) * 2), 2.0),
+  ]
+result = "\\n".join(lines)
+""")
+program("debug_infs_messages", "text", _HEAD + """
+with jax.debug_infs(True):
+  lines = [
+    _head(jnp.log, 0.0),
+    _head(jnp.exp, 1000.0),
+    _head(jax.jit(lambda x: jnp.exp(x) + 1.0), jnp.float32(1000.0)),
+    _head(jnp.log, -1.0),
+  ]
+result = "\\n".join(lines)
+""")
+program("debug_nans_off_computes_nan", "value", """
+with jax.debug_nans(True):
+  pass
+result = jax.jit(lambda x: jnp.log(x) * 2)(-1.0)
+""")
+
+# --- leaked tracers (jax.checking_leaks)
+_LEAK = """
+import re
+leaked = []
+def f(x):
+  leaked.append(x)
+  return x + 1
+def _leak_message(run):
+  try:
+    with jax.checking_leaks():
+      run()
+  except Exception as e:
+    return type(e).__name__ + ": " + re.sub(r"\\d{6,}", "ID", str(e))
+  return "no error"
+"""
+program("leak_under_jit_message", "text", _LEAK + """
+result = _leak_message(lambda: jax.jit(f)(1.0))
+""")
+program("leak_under_make_jaxpr_message", "text", _LEAK + """
+result = _leak_message(lambda: jax.make_jaxpr(f)(1.0))
+""")
+program("no_leak_no_error", "text", _LEAK + """
+result = _leak_message(lambda: jax.jit(lambda x: x * 2)(1.0))
+""")
