@@ -21,6 +21,9 @@ _numpy_backend.install()  # the default backend, wired into the layers that must
 from pyjax._src.backends import stablehlo as _stablehlo_backend  # noqa: E402
 
 _stablehlo_backend.wire()  # Lowered.as_text(): the StableHLO module (rules registered on first use)
+from pyjax._src.backends import iree as _iree_backend  # noqa: E402
+
+_iree_backend.install()  # jit(backend='iree') / jax_platforms='iree' (IREE imported on first use)
 _sync_checks()  # JAX_ENABLE_CHECKS=1: the checking eval trace from the start
 from pyjax._src import debug_nans as _debug_nans  # noqa: E402
 

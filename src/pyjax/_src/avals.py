@@ -67,13 +67,34 @@ def canonicalize_shape(shape, name: str = "shape", *, negative: str = _NEGATIVE,
     try:
         dims = tuple(map(operator.index, shape))
     except TypeError:
-        raise_shape_type_error(shape, context)
+        dims = _symbolic_dims(shape)  # shape polymorphism (jax.export): DimExpr dimensions
+        if dims is None:
+            raise_shape_type_error(shape, context)
+        if any(type(d) is int and d < 0 for d in dims):
+            raise TypeError(negative.format(name=name, shape=tuple(shape)))
+        return dims
     if dims and min(dims) < 0:
         shown = tuple(shape) if not isinstance(shape, tuple) else shape
         raise TypeError(negative.format(name=name, shape=shown))
     if len(_SEEN) < 65536:
         _SEEN[dims] = None
     return dims
+
+
+def _symbolic_dims(shape) -> tuple | None:
+    # The dimensions when each is an integer or a symbolic dimension, else None.
+    from pyjax._src.export.shape_poly import DimExpr
+
+    dims = []
+    for d in shape:
+        if type(d) is DimExpr:
+            dims.append(d)
+            continue
+        try:
+            dims.append(operator.index(d))
+        except TypeError:
+            return None
+    return tuple(dims)
 
 
 def raise_shape_type_error(shape, context: str = ""):
@@ -125,6 +146,8 @@ def check_allocatable(out) -> None:
 
 
 def _too_big(shape: tuple, dtype) -> bool:
+    if any(type(d) is not int for d in shape):
+        return False  # symbolic: checked when the shape is made concrete
     size = math.prod(shape)
     return size > _INT64_MAX or size * getattr(dtype, "itemsize", 0) > MEMORY_LIMIT
 

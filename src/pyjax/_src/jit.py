@@ -233,6 +233,38 @@ def _refuse_execution(name: str) -> None:
     raise RuntimeError(f"JAX tried to execute function jit({name}), but the no_execution config option is set")
 
 
+# ---------------------------------------------------------------------------
+# Other platforms (backends/iree): a compiler registered under a platform name
+# runs the jitted calls that name it (`jit(f, backend=name)`) and, when it is
+# the first of `jax_platforms`, every jitted call that names none.
+
+_platforms: dict[str, Callable] = {}
+_DEFAULT_PLATFORM: list = [None]  # (None: the NumPy backend)
+
+
+def register_platform(name: str, compile_fn: Callable) -> None:
+    """Registers `compile_fn(jaxpr, name, out_tree) -> executable`, with
+    `executable(flat_args) -> list[Array]`, as platform `name`'s compiler."""
+    _platforms[name] = compile_fn
+    _update_default_platform()
+
+
+def _update_default_platform() -> None:
+    first = (config.jax_platforms.value or "").split(",")[0].strip()
+    _DEFAULT_PLATFORM[0] = first if first in _platforms else None
+
+
+config.jax_platforms.add_change_hook(_update_default_platform)
+
+
+def platform_for(backend: str | None) -> str | None:
+    """The registered platform a jitted call with this `backend=` runs on
+    (None: the NumPy backend)."""
+    if backend is None:
+        return _DEFAULT_PLATFORM[0]
+    return backend if backend in _platforms else None
+
+
 def run_compiled(compiled, jaxpr: Jaxpr, flat_args) -> list:
     if _NO_EXECUTION[0]:
         _refuse_execution(getattr(compiled, "name", "computation"))
@@ -437,7 +469,7 @@ class JitWrapped:
             if fast_key is not None and core._trace_ctx.get() is None:
                 entry = self._fast_cache.get(fast_key)
                 if entry is not None and not config.disable_jit.value:
-                    return tree_unflatten(entry.out_tree, entry.run(flat_args))
+                    return tree_unflatten(entry.out_tree, entry.run(flat_args, self._backend))
         if config.disable_jit.value:
             return self._fun(*args, **kwargs)
         entry, flat_args = self._get_jaxpr(args, kwargs)
@@ -445,7 +477,7 @@ class JitWrapped:
             self._fast_cache[fast_key] = entry
         trace = core.current_trace()
         if trace is core._default_trace[0]:
-            outs = entry.run(flat_args)
+            outs = entry.run(flat_args, self._backend)
             if self._donates:
                 self._delete_donated(args, kwargs, outs)
         else:
@@ -546,7 +578,7 @@ def _hashable(x) -> bool:
 class _CacheEntry:
     """A traced jaxpr, its output structure and, once run eagerly, its executable."""
 
-    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed")
+    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed", "on_platforms")
 
     def __init__(self, jaxpr: Jaxpr, out_tree, name: str):
         self.jaxpr = jaxpr
@@ -557,10 +589,19 @@ class _CacheEntry:
         # Whether an output's type names a placement (its results are then
         # split over their devices; the common, unplaced case pays nothing).
         self.placed = _names_placement(self.out_avals)
+        self.on_platforms: dict = {}  # registered platform -> its executable
 
-    def run(self, flat_args: Sequence[Any]) -> list:
+    def run(self, flat_args: Sequence[Any], backend: str | None = None) -> list:
         if _NO_EXECUTION[0]:
             _refuse_execution(self.name)
+        if backend is not None or _DEFAULT_PLATFORM[0] is not None:
+            platform = platform_for(backend)
+            if platform is not None:
+                executable = self.on_platforms.get(platform)
+                if executable is None:
+                    executable = self.on_platforms[platform] = _platforms[platform](self.jaxpr, self.name,
+                                                                                    self.out_tree)
+                return executable(flat_args)
         executable = self.executable
         if executable is None:
             compiled = lower_for_backend(self.jaxpr, self.name)

@@ -18,6 +18,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.jaxpr import Literal
+from pyjax._src.export import shape_poly
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 
@@ -143,7 +144,7 @@ def promote_shapes(fun_name: str, *args):
     # Operands of different ranks are checked here, before the rank
     # promotion, as JAX does (hence its ValueError rather than lax's TypeError).
     try:
-        np.broadcast_shapes(*shapes)
+        shape_poly.broadcast_shapes(*shapes)  # (np.broadcast_shapes, accepting symbolic dimensions)
     except ValueError:
         raise ValueError(f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}") from None
     rank = max(ranks)

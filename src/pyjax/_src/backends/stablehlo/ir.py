@@ -54,7 +54,8 @@ def element_type(dtype) -> str:
 
 def tensor_type(shape: Sequence[int], dtype) -> str:
     """`tensor<4x8xf32>`; a 0-d tensor is `tensor<f32>`."""
-    dims = "".join(f"{int(d)}x" for d in shape)
+    # A symbolic dimension (shape polymorphism, jax.export) is MLIR's dynamic `?`.
+    dims = "".join(f"{d}x" if type(d) is int else ("?x" if hasattr(d, "get_vars") else f"{int(d)}x") for d in shape)
     return f"tensor<{dims}{element_type(dtype)}>"
 
 
@@ -64,7 +65,7 @@ class TensorType:
     __slots__ = ("shape", "dtype", "_text")
 
     def __init__(self, shape: Sequence[int], dtype):
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(d if hasattr(d, "get_vars") else int(d) for d in shape)  # (symbolic dims kept)
         self.dtype = np.dtype(dtype)
         self._text = tensor_type(self.shape, self.dtype)
 

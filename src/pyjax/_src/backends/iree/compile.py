@@ -1,0 +1,113 @@
+"""A jaxpr compiled by IREE: lowered to StableHLO (backends/stablehlo), the
+module compiled by `iree-compile` for the process's target, loaded into the
+runtime.
+
+Compiled modules are cached per process, keyed by the module's text, the
+target backend and the compiler flags: a second jit of the same program
+(a fresh function object with the same body, another jit wrapper, a cache
+cleared by `jax.clear_caches`) compiles nothing. `stats` counts compilations
+and cache hits.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+
+from pyjax._src.backends.iree import runtime
+from pyjax._src.backends.stablehlo.lowering import LoweringError
+
+# (module text, target backend, flags) -> vmfb bytes
+_vmfb_cache: dict[tuple, bytes] = {}
+_lock = threading.Lock()
+stats = {"compiled": 0, "hits": 0, "compile_s": 0.0}
+
+
+class IreeUnsupportedError(LoweringError):
+    """A program the IREE backend cannot run: a primitive without a
+    StableHLO lowering (LAPACK custom calls, host callbacks, collectives,
+    ...), or a module IREE's compiler rejects."""
+
+
+class IreeCompileError(RuntimeError):
+    """iree-compile rejected a module pyjax emitted."""
+
+
+def module_text(jaxpr, name: str, out_tree=None, keep_unused: bool = False) -> tuple[str, list[bool]]:
+    """The StableHLO text of `jaxpr` for IREE, and per input whether `@main`
+    takes it (unused inputs are pruned first unless `keep_unused`).
+
+    A key array's data crosses `@main` under JAX's `sdy.sharding_constraint`
+    (an annotation with no effect on one device); IREE 3.13 has no Shardy
+    dialect, so it becomes a same-type reshape, which IREE folds away."""
+    from pyjax._src.backends.stablehlo import lower_jaxpr_to_module
+    from pyjax._src.interpreters.dce import dce_jaxpr
+
+    if keep_unused:
+        kept = [True] * len(jaxpr.invars)
+    else:
+        jaxpr, kept = dce_jaxpr(jaxpr, prune_invars=True, prune_bodies=True)
+    try:
+        text = str(lower_jaxpr_to_module(jaxpr, name, out_tree, keep_unused=True))
+    except LoweringError as e:
+        raise IreeUnsupportedError(
+            f"jit({name}) cannot run on the IREE backend: primitive '{_primitive_named(str(e))}' has no "
+            f"StableHLO lowering here ({e}). Run this function on the NumPy backend: "
+            "jax.jit(f, backend='cpu')."
+        ) from None
+    return _strip_shardy(text), kept
+
+
+def _primitive_named(message: str) -> str:
+    # "... rule for primitive 'cholesky' not found ...", or a rule's own
+    # refusal, which starts with its primitive's name ("random_bits is lowered for ...").
+    found = re.search(r"primitive '([^']+)'", message) or re.match(r"(\w+) ", message)
+    return found.group(1) if found else "?"
+
+
+_SDY_MESH = re.compile(r"^\s*sdy\.mesh @\w+ = .*\n", re.M)
+_SDY_CONSTRAINT = re.compile(r"sdy\.sharding_constraint (%[\w#]+) <@\w+, \[[^\]]*\]> : (tensor<[^>]*>)")
+
+
+def _strip_shardy(text: str) -> str:
+    if "sdy." not in text:
+        return text
+    text = _SDY_MESH.sub("", text)
+    return _SDY_CONSTRAINT.sub(lambda m: f"stablehlo.reshape {m.group(1)} : ({m.group(2)}) -> {m.group(2)}", text)
+
+
+def compile_module(text: str, name: str = "module") -> bytes:
+    """The IREE bytecode of a StableHLO module for the process's target
+    (from the per-process cache when the same text was compiled before)."""
+    target = runtime.target()
+    key = (text, target.backend, target.flags)
+    vmfb = _vmfb_cache.get(key)
+    if vmfb is not None:
+        stats["hits"] += 1
+        return vmfb
+    import iree.compiler as ic
+
+    start = time.perf_counter()
+    try:
+        vmfb = ic.compile_str(text, target_backends=[target.backend], input_type="stablehlo",
+                              extra_args=list(target.flags))
+    except ic.CompilerToolError as e:
+        raise IreeCompileError(f"IREE could not compile jit({name}) for {target.backend}:\n{e}") from None
+    with _lock:
+        _vmfb_cache[key] = vmfb
+        stats["compiled"] += 1
+        stats["compile_s"] += time.perf_counter() - start
+    return vmfb
+
+
+def compile_jaxpr(jaxpr, name: str, out_tree=None, keep_unused: bool = False) -> runtime.Executable:
+    """`jaxpr` compiled and loaded: an `Executable` called on the flat arguments."""
+    text, kept = module_text(jaxpr, name, out_tree, keep_unused)
+    vmfb = compile_module(text, name)
+    return runtime.Executable(name, vmfb, kept, jaxpr.in_avals, jaxpr.out_avals)
+
+
+def clear_cache() -> None:
+    """Forgets every compiled module (the next program compiles again)."""
+    _vmfb_cache.clear()

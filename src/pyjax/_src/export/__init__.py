@@ -1,0 +1,1 @@
+"""jax.export: exporting staged functions, with shape polymorphism (docs/export.md)."""
