@@ -35,7 +35,7 @@ if iree_backend.available():
 @pytest.fixture(autouse=True)
 def _default_platforms():
     # Every test starts and ends on the default platform (the NumPy backend).
-    before = pyjax.config.jax_platforms.value
+    before = pyjax.config.jax_platforms
     yield
     pyjax.config.update("jax_platforms", before)
 
@@ -96,7 +96,7 @@ def test_control_flow_matches_the_numpy_backend():
 
 def test_random_programs_match_the_numpy_backend():
     key = pyjax.random.key(42)
-    want, got = _on_both(lambda k: (pyjax.random.normal(k, (5,)), pyjax.random.uniform(pyjax.random.fold_in(k, 3), (2, 3)),
+    want, got = _on_both(lambda k: (pyjax.random.normal(k, (5,)), pyjax.random.uniform(pyjax.random.fold_in(k, 3), (6,)),
                                     pyjax.random.bits(k, (4,))), key)
     _assert_same(want, got, rtol=1e-6)
     # Keys cross the module's boundary as their uint32 data, both ways.
@@ -115,7 +115,7 @@ def test_autodiff_under_jit_matches_the_numpy_backend():
 def test_results_stay_on_the_device_between_calls():
     step = pyjax.jit(lambda w, x: w - 0.1 * jnp.tanh(x @ w), backend="iree")
     w = jnp.eye(4, dtype=jnp.float32)
-    x = X
+    x = jnp.linspace(-1.0, 1.0, 16, dtype=jnp.float32).reshape(4, 4)
     ws = [w]
     for _ in range(3):
         ws.append(step(ws[-1], x))

@@ -3,9 +3,8 @@
 A jitted call on the IREE backend returns `IreeArray`s: the result stays
 the IREE runtime's buffer (`device_buffer`), which the next IREE-jitted
 call takes as it is. Reading the value from NumPy's side (`np.asarray`,
-printing, an eager operation) maps the buffer to the host once, on first
-read, and keeps that read-only view: on the host CPU driver the mapping
-copies nothing.
+printing, an eager operation) copies the buffer to the host once, on first
+read, and keeps that copy (read-only) beside the device buffer.
 """
 
 from __future__ import annotations
@@ -17,6 +16,17 @@ from pyjax._src.avals import ShapedArray
 
 # The base class's slot, read and written under the property below.
 _HOST_SLOT = Array._value
+
+
+def host_copy(buffer) -> np.ndarray:
+    """A NumPy copy of an IREE `DeviceArray`, the mapping it read through
+    released at once: a mapping that outlives the runtime (an array freed
+    while the interpreter shuts down) unmaps into a destroyed device and
+    crashes the process."""
+    value = np.array(buffer.to_host(), copy=True)
+    if getattr(buffer, "_mapped_memory", None) is not None:  # (iree.runtime's cached mapping)
+        buffer._host_array = buffer._mapped_memory = None
+    return value
 
 
 class IreeArray(Array):
@@ -36,8 +46,8 @@ class IreeArray(Array):
             buffer = self.device_buffer
             if buffer is None:  # (delete() replaced the host value as well)
                 raise RuntimeError(f"Array has been deleted with shape={self.aval.strip_weak_type()}.")
-            value = np.asarray(buffer.to_host())
-            value.flags.writeable = False  # (Arrays are immutable; the view may alias the device buffer)
+            value = host_copy(buffer)
+            value.flags.writeable = False  # (Arrays are immutable)
             _HOST_SLOT.__set__(self, value)
         return value
 

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.backends.iree.array import IreeArray
+from pyjax._src.backends.iree.array import IreeArray, host_copy
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {}  # "config", "driver": made once per process
@@ -127,7 +127,7 @@ def _key_result(buffer, aval):
     from pyjax._src.array import Array
     from pyjax._src.random.prng import key_buffer
 
-    return Array(key_buffer(np.asarray(buffer.to_host()), aval.dtype._impl), aval)
+    return Array(key_buffer(host_copy(buffer), aval.dtype._impl), aval)
 
 
 _PY_SCALARS = frozenset({bool, int, float, complex})
