@@ -58,7 +58,7 @@ LAYERS = [
               "export.shape_poly", "export.shape_poly_parse"]),
     ("interpreters", ["interpreters", "dispatch", "cache_miss"]),
     ("library", ["lax", "jit", "stages", "stage_types", "remat", "ad_checkpoint", "custom_derivatives", "custom_vjp",
-                 "api", "api_ad", "api_jac", "sharding.api"]),
+                 "api", "api_ad", "api_jac", "sharding.api", "grad_sentinels", "xla_metadata"]),
     ("user libraries", None),  # numpy, nn, scipy, random, debugging, ops, ...
     ("backends", ["backends"]),
 ]

@@ -60,6 +60,7 @@ debug_nans = _config_module.debug_nans
 debug_infs = _config_module.debug_infs
 enable_checks = _config_module.enable_checks
 explain_cache_misses = _config_module.explain_cache_misses
+default_prng_impl = _config_module.default_prng_impl
 
 from pyjax import dtypes, errors, lax, nn, numpy, random, scipy, tree, tree_util  # noqa: E402
 from pyjax import ad_checkpoint, debug  # noqa: E402
@@ -70,6 +71,7 @@ from pyjax._src.lax.callbacks import pure_callback  # noqa: E402
 from pyjax._src.lax.identity import device_put  # noqa: E402
 from pyjax._src.install import install_as_jax  # noqa: E402  (import jax -> pyjax; docs/ecosystem.md)
 from pyjax.ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
+from pyjax._src.grad_sentinels import ad  # noqa: E402  (jax.ad: VJP with_refs sentinels)
 
 
 from pyjax import sharding  # noqa: E402

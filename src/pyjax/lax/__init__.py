@@ -26,10 +26,13 @@ from pyjax._src.lax.stack import stack, stack_p, tile, tile_p, unstack, unstack_
 from pyjax._src.lax.identity import optimization_barrier, optimization_barrier_p  # noqa: E402,F401
 from pyjax._src.lax.linear_solve import custom_linear_solve, linear_solve_p  # noqa: E402,F401
 from pyjax._src.lax.rng import RandomAlgorithm, rng_bit_generator, rng_bit_generator_p  # noqa: E402,F401
+from pyjax._src.lax.rng import rng_uniform, rng_uniform_p  # noqa: E402,F401
+from pyjax._src.lax.markers import dce_sink, dce_sink_p, stage, stage_p  # noqa: E402,F401
+from pyjax._src.lax.select_and_scatter import select_and_scatter_p  # noqa: E402,F401
 from pyjax._src.lax.custom_root import custom_root  # noqa: E402,F401
 from pyjax._src.lax.convenience import (  # noqa: E402,F401
     batch_matmul, broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, dtype, empty, full_like,
-    shape_as_value, stage,
+    shape_as_value,
 )
 from pyjax._src.lax.ragged_dot import RaggedDotDimensionNumbers, ragged_dot, ragged_dot_general  # noqa: E402,F401
 from pyjax._src.lax.identity import device_put_p  # noqa: E402,F401

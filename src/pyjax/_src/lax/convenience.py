@@ -1,6 +1,6 @@
 """lax functions that are compositions of primitives: full_like, the
-broadcasting helpers, collapse, empty, batch_matmul, dtype, shape_as_value
-and stage. Each binds only existing primitives, so every transformation
+broadcasting helpers, collapse, empty, batch_matmul, dtype and
+shape_as_value (`stage` is lax/markers.py's). Each binds only existing primitives, so every transformation
 already applies.
 """
 
@@ -16,7 +16,7 @@ from pyjax._src.avals import canonicalize_shape
 from pyjax._src.lax._standard import as_array
 
 __all__ = ["batch_matmul", "broadcast_like", "broadcast_shapes", "broadcast_to_rank", "collapse", "dtype", "empty",
-           "full_like", "shape_as_value", "stage"]
+           "full_like", "shape_as_value"]
 
 
 def _shape(x) -> tuple:
@@ -155,12 +155,3 @@ def shape_as_value(shape: Sequence[int]) -> Any:
     if not shape:
         return full((0,), np.array(0, dtype=int_dtype))
     return np.asarray(shape, dtype=int_dtype)
-
-
-def stage(x: Any, /) -> Any:
-    """Lifts a value into a trace.
-
-    Logically the identity: a Python scalar or NumPy array becomes a value of
-    the active trace; outside any trace it becomes a JAX array.
-    """
-    return as_array(x)

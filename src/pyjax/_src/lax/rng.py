@@ -119,3 +119,36 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm: RandomAlgorithm = 
         raise TypeError(f"rng_bit_generator: algorithm must be a lax.RandomAlgorithm, got {algorithm!r}")
     return tuple(rng_bit_generator_p.bind(as_array(key), shape=shape, dtype=np.dtype(dtype), algorithm=algorithm,
                                           out_sharding=out_sharding))
+
+
+# ---------------------------------------------------------------------------
+# rng_uniform: XLA's stateful RNG op (no derivative or batching rules in JAX)
+
+rng_uniform_p = Primitive("rng_uniform")
+
+
+@rng_uniform_p.def_abstract_eval
+def _rng_uniform_abstract_eval(a: ShapedArray, b: ShapedArray, *, shape: tuple[int, ...]) -> ShapedArray:
+    if a.dtype != b.dtype:
+        raise ValueError(f"Arguments to rng_uniform must have identical dtypes, got {a.dtype} and {b.dtype}.")
+    if a.shape != () or b.shape != ():
+        raise ValueError(f"Arguments to rng_uniform must be scalars; got shapes {a.shape} and {b.shape}.")
+    return ShapedArray(tuple(shape), a.dtype, weak_type=a.weak_type and b.weak_type)
+
+
+def rng_uniform(a, b, shape):
+    """Stateful PRNG generator. Experimental and its use is discouraged.
+
+    Returns uniformly distributed random numbers in the range [a, b). If
+    b <= a, then the result is undefined, and different implementations may
+    return different results.
+
+    You should use jax.random for most purposes; this function exists only for
+    niche use cases with special performance requirements.
+
+    This API may be removed at any time.
+    """
+    return rng_uniform_p.bind(as_array(a), as_array(b), shape=tuple(shape))
+
+
+__all__ += ["rng_uniform", "rng_uniform_p"]

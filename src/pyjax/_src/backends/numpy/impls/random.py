@@ -96,6 +96,26 @@ def _rng_bit_generator(key, *, shape, dtype, algorithm, out_sharding):
 IMPLS[lax_rng.rng_bit_generator_p] = _rng_bit_generator
 IMPLS[threefry2x32_p] = lambda k0, k1, x0, x1: list(threefry2x32_numpy(k0, k1, x0, x1))
 
+# rng_uniform's state lives in the process, as XLA's RNG op keeps a global
+# counter: successive calls draw different numbers, in no specified sequence.
+_UNIFORM_STATE = np.random.default_rng(0)
+
+
+def _rng_uniform(a, b, *, shape):
+    a, b = np.asarray(a), np.asarray(b)
+    dtype = a.dtype
+    if dtype.kind in "iu":
+        if b <= a:  # undefined in XLA; the lower bound
+            return np.full(shape, a, dtype)
+        return _UNIFORM_STATE.integers(a, b, size=shape, dtype=dtype, endpoint=False)
+    u = _UNIFORM_STATE.random(size=shape, dtype=np.float64)
+    out = (a.astype(np.float64) + (b.astype(np.float64) - a.astype(np.float64)) * u).astype(dtype)
+    # Rounding to a narrow float may land on b: keep the interval half-open.
+    return np.where(out >= b, a, out).astype(dtype) if b > a else out
+
+
+IMPLS[lax_rng.rng_uniform_p] = _rng_uniform
+
 
 # ---------------------------------------------------------------------------
 # random_gamma: Marsaglia and Tsang's rejection loops, all elements at once.

@@ -32,6 +32,7 @@ from pyjax._src.backends.numpy.impls.convolution import dilate_and_pad, window_v
 from pyjax._src.backends.numpy.impls.interpreter import run_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.lax import reduce as reduce_lax
+from pyjax._src.lax import select_and_scatter as sas_lax
 from pyjax._src.lax import windowed as win
 
 IMPLS: dict = {}
@@ -394,3 +395,60 @@ def _select_and_scatter_add(source, operand, *, select_prim, window_dimensions, 
 
 IMPLS[win.select_and_gather_add_p] = _select_and_gather_add
 IMPLS[win.select_and_scatter_add_p] = _select_and_scatter_add
+
+
+# ---------------------------------------------------------------------------
+# select_and_scatter with user computations
+
+
+def _select_and_scatter(operand, source, init_value, *, select_jaxpr, select_consts, scatter_jaxpr,
+                        scatter_consts, window_dimensions, window_strides, padding):
+    # XLA's SelectAndScatter: padding positions are never selected; each
+    # window's first valid element is the initial choice, and a later one
+    # replaces it where select(chosen, candidate) is false.
+    x, s = np.asarray(operand), np.asarray(source)
+    dtype = x.dtype
+    select = combiner(select_jaxpr, select_consts, [np.dtype(bool)])
+    scatter = combiner(scatter_jaxpr, scatter_consts, [dtype])
+    ones = (1,) * x.ndim
+    out = np.full(x.shape, np.asarray(init_value, dtype), dtype)
+    if x.size == 0 or s.size == 0:
+        return out
+    axes = tuple(range(x.ndim))
+    positions = np.arange(x.size, dtype=np.int64).reshape(x.shape)
+    windows = window_view(dilate_and_pad(x, ones, padding, np.zeros((), dtype)), axes, window_dimensions,
+                          window_strides, ones)
+    where = window_view(dilate_and_pad(positions, ones, padding, np.int64(-1)), axes, window_dimensions,
+                        window_strides, ones)
+    if windows is None:
+        return out
+    best = np.zeros(s.shape, dtype)
+    chosen = np.full(s.shape, -1, np.int64)
+    for tap in np.ndindex(*window_dimensions):
+        value, pos = windows[(Ellipsis, *tap)], where[(Ellipsis, *tap)]
+        valid = pos >= 0
+        keep = select(best, value)[0]
+        take = valid & ((chosen < 0) | ~keep)
+        best = np.where(take, value, best)
+        chosen = np.where(take, pos, chosen)
+    _scatter_in_source_order(out, chosen.ravel(), s.ravel(), scatter)
+    return out
+
+
+def _scatter_in_source_order(out: np.ndarray, targets: np.ndarray, values: np.ndarray, scatter) -> None:
+    """out.flat[t] = scatter(out.flat[t], v) for each (t, v) in order, in rounds:
+    round j combines every target's j-th value at once (targets distinct)."""
+    keep = targets >= 0
+    targets, values = targets[keep], values[keep]
+    order = np.argsort(targets, kind="stable")
+    targets, values = targets[order], values[order]
+    starts = np.r_[0, np.flatnonzero(np.diff(targets)) + 1] if targets.size else np.zeros(0, np.int64)
+    rank = np.arange(targets.size) - np.repeat(starts, np.diff(np.r_[starts, targets.size]))
+    flat = out.reshape(-1)
+    for j in range(int(rank.max()) + 1 if rank.size else 0):
+        here = rank == j
+        t = targets[here]
+        flat[t] = scatter(flat[t], values[here])[0]
+
+
+IMPLS[sas_lax.select_and_scatter_p] = _select_and_scatter
