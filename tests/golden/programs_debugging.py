@@ -201,3 +201,83 @@ result = _leak_message(lambda: jax.make_jaxpr(f)(1.0))
 program("no_leak_no_error", "text", _LEAK + """
 result = _leak_message(lambda: jax.jit(lambda x: x * 2)(1.0))
 """)
+
+# --- jax.experimental.checkify
+_CK = """
+import importlib
+checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+def f(x):
+  checkify.check(x > 0, "x must be positive, got {}", x)
+  return jnp.log(x)
+"""
+program("checkify_user_check_messages", "text", _CK + """
+lines = [repr(checkify.checkify(f)(jnp.float32(-1.0))[0].get()),
+         repr(checkify.checkify(f)(jnp.float32(1.0))[0].get()),
+         repr(jax.jit(checkify.checkify(f))(jnp.float32(-2.0))[0].get()),
+         repr(checkify.checkify(jax.jit(f))(jnp.float32(-3.0))[0].get()),
+         repr(checkify.checkify(jax.grad(f))(jnp.float32(-4.0))[0].get()),
+         repr(jax.vmap(checkify.checkify(f))(jnp.array([1.0, -1.0, -2.0]))[0].get())]
+result = "\\n".join(lines)
+""")
+program("checkify_value_of_output", "value", _CK + """
+err, result = checkify.checkify(f)(jnp.float32(2.0))
+""")
+program("checkify_throw", "error", _CK + """
+err, out = checkify.checkify(f)(jnp.float32(-1.0))
+err.throw()
+""")
+program("checkify_no_error_repr", "text", _CK + """
+err, out = checkify.checkify(f, errors=checkify.all_checks)(jnp.float32(1.0))
+result = repr(err.get()) + " " + repr(err.throw())
+""")
+program("checkify_automatic_checks", "text", """
+import importlib
+checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+lines = [
+  repr(checkify.checkify(lambda x: jnp.log(x), errors=checkify.nan_checks)(jnp.float32(-1.0))[0].get()),
+  repr(checkify.checkify(lambda x, y: x // y, errors=checkify.div_checks)(jnp.int32(1), jnp.int32(0))[0].get()),
+  repr(checkify.checkify(lambda x, i: x[i], errors=checkify.index_checks)(jnp.ones(3), jnp.int32(5))[0].get()),
+  repr(checkify.checkify(lambda x, i: x[i], errors=checkify.index_checks)(jnp.ones(3), jnp.int32(1))[0].get()),
+  repr(checkify.checkify(lambda x: jnp.exp(x), errors=checkify.float_checks)(jnp.float32(1000.0))[0].get()),
+  repr(checkify.checkify(lambda x: jnp.log(x), errors=checkify.user_checks)(jnp.float32(-1.0))[0].get()),
+]
+result = "\\n".join(lines)
+""")
+program("checkify_in_control_flow", "text", """
+import importlib
+checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+def body(c, x):
+  checkify.check(x < 2, "too big {x}", x=x)
+  return c + x, None
+lines = [
+  repr(checkify.checkify(lambda xs: lax.scan(body, 0.0, xs))(jnp.arange(4.0))[0].get()),
+  repr(checkify.checkify(lambda xs: lax.scan(body, 0.0, xs))(jnp.arange(2.0))[0].get()),
+  repr(checkify.checkify(lambda x: lax.cond(x > 0, lambda: checkify.check(x > 5, "cond {}", x), lambda: None))(jnp.float32(1.0))[0].get()),
+  repr(checkify.checkify(lambda x: lax.while_loop(lambda c: c < 5, lambda c: (checkify.check(c < 3, "loop {}", c), c + 1)[1], x))(jnp.float32(0.0))[0].get()),
+  repr(jax.jit(checkify.checkify(lambda xs: lax.scan(body, 0.0, xs)))(jnp.arange(4.0))[0].get()),
+]
+result = "\\n".join(lines)
+""")
+program("checkify_check_eager_raises", "error", """
+import importlib
+checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+checkify.check(jnp.float32(-1.0) > 0, "bad {}", jnp.float32(-1.0))
+""")
+program("checkify_check_staged_without_checkify_error", "error", """
+import importlib
+checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+def g(x):
+  checkify.check(x > 0, "bad")
+  return x
+jax.jit(g)(jnp.float32(1.0))
+""")
+program("checkify_check_non_array_format_arg_error", "error", """
+import importlib
+checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+checkify.checkify(lambda x: checkify.check(x > 0, "x={}", 1.5))(jnp.float32(1.0))
+""")
+program("checkify_check_true_with_non_str_message", "text", """
+import importlib
+checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+result = repr(checkify.check(True, 3))
+""")

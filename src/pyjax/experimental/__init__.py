@@ -4,3 +4,4 @@ module kept by JAX 0.11; see docs/shard_map.md), `io_callback` and
 
 from pyjax.experimental import shard_map  # noqa: F401
 from pyjax._src.effects import io_callback  # noqa: F401
+from pyjax.experimental import checkify  # noqa: F401

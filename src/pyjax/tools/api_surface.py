@@ -65,7 +65,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax", "smap pmap auto_pcast", ISSUE22),
     ("jax.lax", "ragged_all_to_all ragged_all_to_all_p pcast psend precv", ISSUE22),
     # -- effects: issue 24
-    ("jax.experimental.checkify", "", ISSUE24),
     ("jax.lax", "after_all after_all_p create_token create_token_p", ISSUE24),
     # -- several processes: issue 25
     ("jax.distributed", "", ISSUE25),

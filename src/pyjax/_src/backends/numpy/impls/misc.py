@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src import debug_nans, debugging, effects
+from pyjax._src import checkify, debug_nans, debugging, effects
 from pyjax._src.lax import callbacks, identity, linear_solve, stack
 
 IMPLS: dict = {}
@@ -45,4 +45,5 @@ IMPLS[debugging.debug_callback_p] = debugging.debug_callback_impl
 IMPLS[debugging.debug_print_p] = debugging.debug_print_impl
 IMPLS[effects.io_callback_p] = effects.io_callback_impl
 IMPLS[debug_nans.float_check_p] = debug_nans.float_check_impl
+IMPLS[checkify.check_p] = checkify.check_impl
 IMPLS[linear_solve.linear_solve_p] = linear_solve.linear_solve_impl

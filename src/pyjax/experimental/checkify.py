@@ -1,0 +1,7 @@
+"""jax.experimental.checkify: functionalized runtime checks (docs/debugging.md)."""
+
+from pyjax._src.checkify import (  # noqa: F401
+    DivisionByZeroError, Error, ErrorCategory, FailedCheckError, JaxRuntimeError, NaNError, OOBError, all_checks,
+    automatic_checks, check, check_error, checkify, debug_check, div_checks, float_checks, index_checks, init_error,
+    nan_checks, user_checks,
+)
