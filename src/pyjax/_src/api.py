@@ -135,6 +135,16 @@ def _describe_arg(names, i) -> str:
     return f"argument {names[i]}" if names and i < len(names) else f"argument {i}"
 
 
+def _vmap_axis_data(axis_name, size: int, spmd_axis_name, flat_args, in_dims):
+    # The mapped axis, with the Explicit mesh axes the inputs' batch dimension
+    # is split over (JAX's checks and spmd_axis_name's handling: sharding/vmap_axes.py).
+    from pyjax._src.interpreters import batching
+    from pyjax._src.sharding import vmap_axes
+
+    ema = vmap_axes.explicit_mesh_axis(flat_args, in_dims, batching.not_mapped)
+    return batching.AxisData(axis_name, size, vmap_axes.spmd_name_for(spmd_axis_name, ema), ema)
+
+
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | None = None,
          spmd_axis_name=None) -> Callable:
     """Vectorizing map: `fun` mapped over an array axis of its arguments.
@@ -201,10 +211,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
             size = sizes[0][0]
         elif size is None:
             raise ValueError("vmap must have at least one non-None value in in_axes")
-        from pyjax._src.sharding import vmap_axes
-
-        ema = vmap_axes.explicit_mesh_axis(flat_args, in_dims, batching.not_mapped)
-        axis_data = batching.AxisData(axis_name, size, vmap_axes.spmd_name_for(spmd_axis_name, ema), ema)
+        axis_data = _vmap_axis_data(axis_name, size, spmd_axis_name, flat_args, in_dims)
         out_store: list = []
 
         def flat_fun(*leaves):
@@ -230,7 +237,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size: int | 
 
         infos = batching.batch_flat(flat_fun, flat_args, in_dims, axis_data)
         out_dims = out_dims_thunk(len(infos))
-        outs = [matchaxis(v, d, od, axis_data.size, ema) for (v, d), od in zip(infos, out_dims, strict=True)]
+        outs = [matchaxis(v, d, od, size, axis_data.explicit_mesh_axis) for (v, d), od in zip(infos, out_dims, strict=True)]
         # An output that stays unmapped (out_axes None) comes back as the
         # value it was: a Python scalar or NumPy value is not made an Array.
         outs = [o if d is batching.not_mapped and od is batching.not_mapped else _as_array(o)

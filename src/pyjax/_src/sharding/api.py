@@ -454,6 +454,7 @@ NO_SHARDING_RULE = {
     "rng_uniform": "scalar bounds: the result is unplaced (XLA's stateful generator)",
     "io_callback": "host callback: results typed by the declared result shapes",
     "float_check": "a check with no results (debug_nans)", "dce_sink": "a marker with no results",
+    "check": "a check with no results (checkify)",
     "xla_metadata_call": _CALL, "xla_metadata_value": "the identity on its operand's type (abstract evaluation)",
     "stage": "the identity on its operand's type (abstract evaluation)",
     "select_and_scatter": "not yet: its abstract evaluation drops the placement (JAX keeps the operand's)",
