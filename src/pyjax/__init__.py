@@ -143,6 +143,7 @@ from pyjax._src.config import (  # noqa: E402
 from pyjax._src.dtypes import float0  # noqa: E402
 from pyjax._src.api_extras import Inline, fwd_and_bwd, print_environment_info  # noqa: E402
 from pyjax import dlpack, monitoring, profiler  # noqa: E402
+from pyjax import export  # noqa: E402  (jax.export, shape polymorphism; docs/export.md)
 from pyjax import ref  # noqa: E402  (mutable array references; docs/refs.md)
 from pyjax.ref import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402
 from pyjax._src.ref_types import ds  # noqa: E402

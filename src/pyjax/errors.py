@@ -13,3 +13,4 @@ from pyjax._src.errors import (
     UnexpectedTracerError,
 )
 from pyjax._src.jaxpr import JaxprTypeError
+from pyjax._src.shape_poly import InconclusiveDimensionOperation

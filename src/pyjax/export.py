@@ -17,9 +17,9 @@ from pyjax._src.export.serialization import (
     register_namedtuple_serialization,
     register_pytree_node_serialization,
 )
-from pyjax._src.export.shape_poly import SymbolicScope, is_symbolic_dim
+from pyjax._src.shape_poly import SymbolicScope, is_symbolic_dim
 from pyjax._src.export._export import symbolic_args_specs
-from pyjax._src.export.shape_poly_parse import symbolic_shape
+from pyjax._src.shape_poly_parse import symbolic_shape
 
 maximum_supported_calling_convention_version = _CCV
 minimum_supported_calling_convention_version = _MIN_CCV

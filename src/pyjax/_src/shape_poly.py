@@ -12,7 +12,7 @@ constraints (`a >= b`, `b <= 64`, `c == 2*a`). An order comparison that the
 bounds cannot decide raises `InconclusiveDimensionOperation` with JAX's text;
 `==` never raises (it is syntactic, as JAX's `__eq__`).
 
-This module sits in the core layer (avals accept its dimensions) and imports
+This module sits in the core layer (beside avals, not in the export package) (avals accept its dimensions) and imports
 nothing from pyjax.
 """
 
@@ -63,9 +63,10 @@ class SymbolicScope:
         if isinstance(constraints_str, str):
             raise ValueError("The symbolic constraints should be a sequence of strings. "
                              f"Got {constraints_str!r}")
+        self._location = _user_location()
         self._constraints: list[tuple[str, Any]] = []  # (debug string, e >= 0 expression)
         self._bounds_cache: dict = {}
-        from pyjax._src.export.shape_poly_parse import parse_constraint  # (the parser imports this module)
+        from pyjax._src.shape_poly_parse import parse_constraint  # (the parser imports this module)
 
         for c in constraints_str:
             for diff in parse_constraint(c, self):
@@ -78,7 +79,7 @@ class SymbolicScope:
 
     def __str__(self):
         extras = "".join(f"\n  {c}" for c in self.constraints_str)
-        return f"{id(self)}" + (f" with constraints:{extras}" if extras else "")
+        return f"{id(self)} created at {self._location}" + (f" with constraints:{extras}" if extras else "")
 
     __repr__ = __str__
 
@@ -90,6 +91,20 @@ class SymbolicScope:
                 f"Expected {self_descr}scope {self}\n"
                 f"and found for '{other}' ({other_descr}) scope {other.scope}\n"
                 "See https://docs.jax.dev/en/latest/export/shape_poly.html#user-specified-symbolic-constraints.")
+
+
+def _user_location() -> str:
+    # JAX's "file:line:col (function)" of the first frame outside pyjax.
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("pyjax."):
+        frame = frame.f_back
+    if frame is None:
+        return "unknown"
+    positions = list(frame.f_code.co_positions())
+    _, _, col, _ = positions[frame.f_lasti // 2] if frame.f_lasti // 2 < len(positions) else (0, 0, 0, 0)
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}:{col or 0} ({frame.f_code.co_qualname})"
 
 
 # -- factors, terms, expressions ------------------------------------------------------------------

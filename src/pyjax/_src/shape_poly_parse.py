@@ -13,7 +13,7 @@ import io
 import tokenize
 from typing import Sequence
 
-from pyjax._src.export.shape_poly import DimExpr, DimSize, SymbolicScope, dim_max, dim_min, _divmod
+from pyjax._src.shape_poly import DimExpr, DimSize, SymbolicScope, dim_max, dim_min, _divmod
 
 _OPS = {"floordiv", "mod", "max", "min"}
 
@@ -159,7 +159,8 @@ class _Parser:
             try:
                 return int(t.string)
             except ValueError:
-                self._expecting("NAME", "MINUS", "NUMBER")
+                self.pos -= 1
+                self._error(f"expecting integer, found {t.string}")
         if t.type == tokenize.OP and t.string == "(":
             self.pos += 1
             e = self._expr()

@@ -70,7 +70,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.distributed", "", ISSUE25),
     ("jax", "make_array_from_process_local_data", ISSUE25),
     # -- lowering and export: issue 27
-    ("jax.export", "", ISSUE27),
     ("jax.interpreters.mlir", "", ISSUE27),
     ("jax.extend.mlir", "", ISSUE27),
     ("jax.extend.lowering", "", ISSUE27),
@@ -78,11 +77,9 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.experimental.compilation_cache", "", ISSUE27),
     ("jax.experimental.compilation_cache.compilation_cache", "", ISSUE27),
     ("jax.experimental.serialize_executable", "", ISSUE27),
-    ("jax.errors", "InconclusiveDimensionOperation", ISSUE27),
     ("jax.lax", "composite platform_dependent", ISSUE27),
     # -- this issue, other helpers now
     ("jax.extend.core", "AbstractToken Token", ISSUE24),
-    ("jax.extend.core", "InconclusiveDimensionOperation", ISSUE27),
     ("jax.extend.core.primitives", "after_all_p create_token_p", ISSUE24),
     ("jax.extend.core.primitives", "ragged_all_to_all_p", ISSUE22),
     ("jax.custom_derivatives", "remat_opt_p", "issue 26: not yet (custom_vjp's remat optimisation: a call "

@@ -15,8 +15,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src.avals import ShapedArray
-from pyjax._src.export import shape_poly
-from pyjax._src.export.shape_poly import DimExpr, evaluate_shape, is_polymorphic_shape
+from pyjax._src import shape_poly
+from pyjax._src.shape_poly import DimExpr, evaluate_shape, is_polymorphic_shape
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
@@ -192,8 +192,8 @@ def _raise_tree_mismatch(exp: Exported, invocation) -> None:
     from pyjax._src.tree_util_errors import equality_errors
 
     exported = tree_unflatten(exp.in_tree, [0] * exp.in_tree.num_leaves)
-    diffs = "\n".join(f"   - {_path_str('args' if not kw else 'kwargs', path)} {thing1} in the invocation and "
-                      f"{thing2} when exported, so {explanation}."
+    diffs = "\n".join(f"   - {_path_str('args' if not kw else 'kwargs', path)} is a {thing1} in the invocation and "
+                      f"a {thing2} when exported, so {explanation}."
                       for (path, thing1, thing2, explanation), kw in _equality_errors(equality_errors, invocation, exported))
     raise ValueError(f"The invocation args and kwargs must have the same pytree structure as when the function "
                      f"'{exp.fun_name}' was exported, but they have the following structural differences:\n{diffs}\n")
@@ -367,7 +367,7 @@ def symbolic_args_specs(args, shapes_specs, constraints: Sequence[str] = (),
     (None, one spec string for all, or a pytree prefix of `args`), all in
     one symbolic scope; placeholders are filled from the arguments' shapes."""
     from pyjax._src.avals import ShapeDtypeStruct
-    from pyjax._src.export.shape_poly_parse import symbolic_shape
+    from pyjax._src.shape_poly_parse import symbolic_shape
     from pyjax._src.tree_util import broadcast_prefix
 
     flat, tree = tree_flatten(args)

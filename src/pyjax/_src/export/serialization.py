@@ -28,8 +28,8 @@ import numpy as np
 
 from pyjax._src import dtypes
 from pyjax._src.avals import ShapedArray
-from pyjax._src.export.shape_poly import DimExpr, SymbolicScope
-from pyjax._src.export.shape_poly_parse import symbolic_shape
+from pyjax._src.shape_poly import DimExpr, SymbolicScope
+from pyjax._src.shape_poly_parse import symbolic_shape
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 
 MAGIC = b"PYJAX-EXPORT"

@@ -1,0 +1,101 @@
+"""Cases of jax.export and shape polymorphism, shared by the recorder
+(record_export.py, run with JAX 0.11.0) and tests/test_export.py (run with
+pyjax). Each case is a thunk whose result is rendered as text: a value's
+str, a jaxpr's text, or an error as "<class name>: <message>".
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def render(thunk) -> str:
+    """The case's result as text (errors by class name and message)."""
+    try:
+        text = str(thunk())
+    except Exception as e:  # noqa: BLE001  (the error is the recorded result)
+        text = f"{type(e).__name__}: {e}"
+    # Addresses, scope ids and this file's directory differ between runs and machines.
+    text = re.sub(r" at 0x[0-9a-f]+", " at 0x...", text)
+    text = re.sub(r"symbolic scope \d+", "symbolic scope <id>", text)
+    return text.replace(__file__, "export_cases.py")
+
+
+def cases(jax, jnp, np, export) -> dict:
+    """name -> thunk, for one implementation of the jax API."""
+    a, b = export.symbolic_shape("a, b")
+    out: dict = {}
+
+    # -- dimension expressions
+    exprs = {
+        "add": lambda: b + a, "mul_const": lambda: 2 * b, "add_const": lambda: b + 1, "sub": lambda: b - 1,
+        "rsub": lambda: 3 - b, "neg": lambda: -b, "square": lambda: b * b, "poly": lambda: 3 * a * b - 2 * b + a * a + 5,
+        "product": lambda: (b + 1) * (b - 1), "floordiv": lambda: b // 2, "mod": lambda: b % 2,
+        "floordiv_exact": lambda: (2 * b) // 2, "floordiv_plus": lambda: (2 * b + 1) // 2,
+        "mod_exact": lambda: (2 * b) % 2, "div_poly": lambda: a * b // b, "floordiv_sym": lambda: b // a,
+        "eq_const": lambda: b == 2, "eq_sym": lambda: a == b, "ne_sym": lambda: a != b, "eq_self": lambda: b == b,
+        "ge_1": lambda: b >= 1, "gt_0": lambda: b > 0, "ge_2": lambda: b >= 2, "lt_sym": lambda: b < a,
+        "max_const": lambda: max(a, 3), "int": lambda: int(b), "prod": lambda: np.prod(export.symbolic_shape("a, 2*a, 3")),
+        "times_zero": lambda: a * 0, "is_symbolic": lambda: (export.is_symbolic_dim(b), export.is_symbolic_dim(3)),
+    }
+    out.update({f"dim_{k}": v for k, v in exprs.items()})
+
+    # -- parsing and constraints
+    specs = {
+        "simple": "b, 4", "exprs": "a, 2*a, a+1, b", "trailing_comma": "b, ", "parens": "(b, c)",
+        "power": "b^2", "ops": "floordiv(b, 2), mod(b, 3), max(b, 4)", "incomplete": "b + ",
+        "ellipsis": "...,b", "bad_token": "b, 4.5",
+    }
+    out.update({f"spec_{k}": (lambda s=s: export.symbolic_shape(s)) for k, s in specs.items()})
+    out["constraint_ge"] = lambda: (lambda s: (s, s[0] >= s[1], s[1] >= 4))(
+        export.symbolic_shape("a, b", constraints=["a >= b", "b >= 4"]))
+    out["constraint_inconclusive"] = lambda: export.symbolic_shape("b", constraints=["b >= 3"])[0] >= 5
+    out["constraint_bad"] = lambda: export.symbolic_shape("b", constraints=["b > 3"])
+    out["args_specs"] = lambda: export.symbolic_args_specs(np.ones((3, 4), np.float32), "b, 4")
+    out["args_specs_like"] = lambda: export.symbolic_args_specs((np.ones((3, 4), np.float32), np.ones(5, np.int32)),
+                                                                ("b, _", "..."))
+
+    # -- tracing with symbolic shapes
+    x = jax.ShapeDtypeStruct(export.symbolic_shape("b, 4"), jnp.float32)
+    w = jax.ShapeDtypeStruct((4, 8), jnp.float32)
+    bias = jax.ShapeDtypeStruct((8,), jnp.float32)
+
+    def mlp(params, x):
+        for W, c in params:
+            x = jnp.tanh(x @ W + c)
+        return x
+
+    params = [(w, bias), (jax.ShapeDtypeStruct((8, 2), jnp.float32), jax.ShapeDtypeStruct((2,), jnp.float32))]
+    out["jaxpr_mlp"] = lambda: jax.make_jaxpr(mlp)(params, x)
+    out["jaxpr_concatenate"] = lambda: jax.make_jaxpr(lambda x: jnp.concatenate([x, x]))(x)
+    out["jaxpr_reshape"] = lambda: jax.make_jaxpr(lambda x: x.reshape(-1))(x)
+    out["jaxpr_sum"] = lambda: jax.make_jaxpr(lambda x: jnp.sum(x * 2.0, axis=0))(x)
+    out["jaxpr_transpose"] = lambda: jax.make_jaxpr(lambda x: jnp.exp(x.T))(x)
+    out["eval_shape_mlp"] = lambda: jax.eval_shape(mlp, params, x)
+    out["broadcast_mismatch"] = lambda: jax.eval_shape(
+        lambda p, q: p + q, jax.ShapeDtypeStruct((a,), jnp.float32), jax.ShapeDtypeStruct((b,), jnp.float32))
+    out["branch_on_dim"] = lambda: jax.eval_shape(lambda x: x if x.shape[0] >= 2 else x, x)
+
+    # -- export and call
+    def f(x, y):
+        return x + y[0]
+
+    s = export.symbolic_shape("b, 4")
+    exp = export.export(jax.jit(f))(jax.ShapeDtypeStruct(s, jnp.float32),
+                                    jax.ShapeDtypeStruct((s[0] + 1, 4), jnp.float32))
+    ones = lambda *shape, dtype=np.float32: np.ones(shape, dtype)  # noqa: E731
+    out["exported_avals"] = lambda: (exp.fun_name, exp.in_avals, exp.out_avals, exp.in_tree, exp.out_tree,
+                                     exp.platforms, exp.nr_devices, exp.uses_global_constants)
+    out["call_ok"] = lambda: exp.call(ones(3, 4), ones(4, 4)).shape
+    out["call_inconsistent"] = lambda: exp.call(ones(3, 4), ones(5, 4))
+    out["call_constant_mismatch"] = lambda: exp.call(ones(3, 5), ones(4, 5))
+    out["call_rank_mismatch"] = lambda: exp.call(ones(3), ones(4, 4))
+    out["call_dtype_mismatch"] = lambda: exp.call(ones(3, 4, dtype=np.int32), ones(4, 4))
+    out["call_too_few"] = lambda: exp.call(ones(3, 4))
+    out["call_tree_mismatch"] = lambda: exp.call([ones(3, 4)], ones(4, 4))
+    out["call_zero_dim"] = lambda: exp.call(ones(0, 4), ones(1, 4))
+    out["export_not_jit"] = lambda: str(export.export(f)).split(" at 0x")[0]
+    out["calling_convention"] = lambda: (export.minimum_supported_calling_convention_version,
+                                         export.maximum_supported_calling_convention_version,
+                                         exp.calling_convention_version)
+    return out
