@@ -281,3 +281,11 @@ import importlib
 checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
 result = repr(checkify.check(True, 3))
 """)
+
+# --- leaked tracers: vmap (appended after the checkify programs)
+program("leak_under_vmap_message", "text", _LEAK + """
+result = _leak_message(lambda: jax.vmap(f)(jnp.ones(2)))
+""")
+program("no_leak_under_grad", "text", _LEAK + """
+result = _leak_message(lambda: jax.grad(f)(1.0))
+""")

@@ -25,7 +25,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Callable, Sequence
 
-from pyjax._src import core
+from pyjax._src import config, core
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.jaxpr import eval_jaxpr
 
@@ -244,15 +244,31 @@ def batch_flat(fun: Callable, args: Sequence, in_dims: Sequence, axis_data: Axis
     trace = BatchTrace(core.current_trace(), axis_data)
     named = push_axis_env and axis_data.name is not None
     env_token = _axis_env.set(_axis_env.get() + (axis_data,)) if named else None
+    leak_site = _leak_site() if config.check_tracer_leaks.value else None
     try:
         ins = [trace.wrap(a, d) for a, d in zip(args, in_dims, strict=True)]
         with core.set_current_trace(trace):
             outs = fun(*ins)
-        return [trace.to_batch_info(o) for o in outs]
+        results = [trace.to_batch_info(o) for o in outs]
     finally:
         trace.valid = False
         if env_token is not None:
             _axis_env.reset(env_token)
+    if leak_site is not None:
+        from pyjax._src.interpreters.leaks import check_batch_leaks
+
+        outputs = {id(o) for o in outs}  # (handed back to the caller: not leaks)
+        del ins, outs
+        check_batch_leaks(trace, BatchTracer, leak_site, outputs)
+    return results
+
+
+def _leak_site() -> str:
+    # The user's line calling vmap: where its input tracers are made.
+    from pyjax._src.interpreters.staging import format_source_info, user_source_info
+
+    info = user_source_info()
+    return format_source_info(info, with_column=True) if info is not None else ""
 
 
 # ---------------------------------------------------------------------------

@@ -73,3 +73,23 @@ def _holder(child: Any, ignored: set[int]) -> Any:
         if modules:
             holder = modules[0]
     return holder
+
+
+def check_batch_leaks(trace: Any, tracer_type: type, where: str | None, outputs: set[int]) -> None:
+    """jax_check_tracer_leaks for vmap: raise if a tracer of the finished
+    `trace` is still referenced from outside (JAX's message). `where` is the
+    user's line that called vmap (where its input tracers were made)."""
+    gc.collect()
+    mine = [obj for obj in gc.get_objects()
+            if type(obj) is tracer_type and obj._trace is trace and id(obj) not in outputs]
+    ignored = {id(mine)}
+    leaked = [t for t in mine if _holders(t, ignored)]
+    if not leaked:
+        return
+    reports: list = []
+    ignored |= {id(leaked), id(reports)}
+    for t in leaked:  # (a loop, not a generator: a generator would hold the tracer too)
+        head = f"VmapTracer(aval={t.aval}, batched={getattr(t.val, 'aval', t.val)})"
+        origin = f"\nThis BatchTracer with object id {id(t)} was created on line:\n  {where}" if where else ""
+        reports.append(f"{head}{origin}\n{why_alive(t, ignored)}")
+    raise Exception("Leaked trace BatchTrace. Leaked tracer(s):\n\n" + "\n\n".join(reports))
