@@ -9,6 +9,10 @@ the body turns psum_invariant into pvary and back (lax/parallel_vma.py).
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from pyjax._src import core
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.interpreters.batching import batch_jaxpr_axes, not_mapped
@@ -40,10 +44,21 @@ def _jvp(primals, tangents, **params):
     return outs[:n], [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(out_avals, out_nonzeros)]
 
 
-def _residual_spec(aval) -> PartitionSpec:
+def _residual_spec(aval, params) -> PartitionSpec:
     # A residual leaves the body with a new leading axis of size 1 per device,
-    # split over the axes it varies over (so an invariant one is one value).
-    return PartitionSpec(tuple(aval.vma) if aval.vma else None)
+    # split over the axes it varies over (so an invariant one is one value);
+    # unchecked (check_vma=False), any value may vary over every manual axis.
+    vma = aval.vma if params["check_vma"] else _manual(params)
+    return PartitionSpec(tuple(vma) if vma else None)
+
+
+def _manual(params) -> tuple:
+    return tuple(n for n in params["mesh"].axis_names if n in params["newly_manual_axes"])
+
+
+def _unmentioned(spec: PartitionSpec, params) -> tuple:
+    named = {n for e in spec if e is not None for n in (e if isinstance(e, tuple) else (e,))}
+    return tuple(n for n in _manual(params) if n not in named)
 
 
 def _partial_eval(trace, args, params):
@@ -57,13 +72,13 @@ def _partial_eval(trace, args, params):
     known_args = [x for x, u in zip(args, unknowns) if not u]
     known_in_specs = tuple(s for s, u in zip(params["in_specs"], unknowns) if not u)
     known_out_specs = tuple(s for s, u in zip(params["out_specs"], out_unknowns) if not u) + \
-        tuple(_residual_spec(a) for a in res_avals)
+        tuple(_residual_spec(a, params) for a in res_avals)
     with core.set_current_trace(trace.parent):
         known_outs = shard_map_p.bind(*known_args, **dict(params, jaxpr=known, in_specs=known_in_specs,
                                                           out_specs=known_out_specs))
     computed = known_outs[n_known:]
     residuals = [known_args[i] if kind == "in" else computed[i] for kind, i in sources]
-    res_specs = tuple(known_in_specs[i] if kind == "in" else _residual_spec(res_avals[i]) for kind, i in sources)
+    res_specs = tuple(known_in_specs[i] if kind == "in" else _residual_spec(res_avals[i], params) for kind, i in sources)
     unknown_args = residuals + [x for x, u in zip(args, unknowns) if u]
     unknown_params = dict(params, jaxpr=unknown,
                           in_specs=res_specs + tuple(s for s, u in zip(params["in_specs"], unknowns) if u),
@@ -108,10 +123,33 @@ def _transpose(cts, *args, **params):
     in_specs = tuple(s for s, u in zip(params["in_specs"], undefined) if not u) + \
         tuple(s for s, nz in zip(params["out_specs"], nonzero) if nz)
     out_specs = tuple(s for s, u in zip(params["in_specs"], undefined) if u)
+    if not params["check_vma"]:
+        with _context(params):
+            new_body = _unchecked_transpose(new_body, len(residuals), in_specs[len(residuals):], out_specs, params)
     operands = residuals + [ct for ct in cts if type(ct) is not Zero]
     outs = iter(shard_map_p.bind(*operands, **dict(params, jaxpr=new_body, in_specs=in_specs,
                                                    out_specs=out_specs)))
     return [next(outs) if u else None for u in undefined]
+
+
+def _unchecked_transpose(body, n_res: int, ct_specs, out_specs, params):
+    # Unchecked, an output replicated over axes its spec does not name
+    # stands for one value: each device's copy of its cotangent takes a
+    # share, and an input's cotangent is summed over the axes its spec
+    # does not name (JAX's convention, so gradients agree with JAX's).
+    from pyjax._src.lax.elementwise import div
+    from pyjax._src.lax.parallel import psum
+
+    sizes = [math.prod(params["mesh"].shape[n] for n in _unmentioned(s, params)) for s in ct_specs]
+    sums = [_unmentioned(s, params) for s in out_specs]
+
+    def transposed(*xs):
+        cts = [ct if k == 1 or not np.issubdtype(core.get_aval(ct).dtype, np.inexact)
+               else div(ct, np.array(k, core.get_aval(ct).dtype)) for ct, k in zip(xs[n_res:], sizes)]
+        outs = eval_jaxpr(body, body.consts, *xs[:n_res], *cts)
+        return [psum(o, axes) if axes and not isinstance(o, Zero) else o for o, axes in zip(outs, sums)]
+
+    return trace_to_jaxpr(transposed, body.in_avals, body.debug_info)[0]
 
 
 shard_map_p.def_jvp(_jvp)

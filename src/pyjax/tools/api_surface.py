@@ -61,9 +61,8 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax", "host_count host_id host_ids default_device remove_size_one_mesh_axis_from_type "
             "copy_to_host_async live_arrays", ISSUE21),
     # -- per-device execution: issue 22
-    ("jax.experimental.multihost_utils", "", ISSUE22),
-    ("jax", "smap pmap auto_pcast", ISSUE22),
-    ("jax.lax", "ragged_all_to_all ragged_all_to_all_p pcast psend precv", ISSUE22),
+    ("jax", "smap auto_pcast", ISSUE22),
+    ("jax.lax", "ragged_all_to_all ragged_all_to_all_p psend precv", ISSUE22),
     # -- effects: issue 24
     ("jax.lax", "after_all after_all_p create_token create_token_p", ISSUE24),
     # -- several processes: issue 25

@@ -14,7 +14,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.jvp import deflinear
 
-__all__ = ["pvary_p", "psum_invariant_p"]
+__all__ = ["pcast", "pvary_p", "psum_invariant_p"]
 
 
 def _pvary_abstract_eval(aval: ShapedArray, *, axes: tuple) -> ShapedArray:
@@ -78,3 +78,26 @@ def _batch_keeping_axis(primitive: Primitive):
 
 pvary_p.def_batch(_batch_keeping_axis(pvary_p))
 psum_invariant_p.def_batch(_batch_keeping_axis(psum_invariant_p))
+
+
+def pcast(x, axis_name, *, to: str):
+    """Casts `x`'s type across manual mesh axes (JAX's `lax.pcast`): with
+    `to='varying'`, a device-invariant value becomes typed as varying over
+    `axis_name` (the `pvary` cast; no data moves)."""
+    from pyjax._src import core
+    from pyjax._src.tree_util import tree_map
+
+    if to not in ("varying", "reduced", "unreduced"):
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: {'reduced', 'varying', 'unreduced'}")
+    axes = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+    def cast(leaf):
+        vma = getattr(core.get_aval(leaf), "vma", ())
+        source = "varying" if set(axes) & set(vma) else "invarying"
+        if to != "varying" or source == "varying":
+            if to != "varying" and source == "invarying" and to == "reduced":
+                raise NotImplementedError("pcast(..., to='reduced'): pyjax has no reduced types yet")
+            raise ValueError(f"Unsupported pcast from={source}, to={to!r}")
+        return pvary_p.bind(leaf, axes=axes)
+
+    return tree_map(cast, x)

@@ -448,6 +448,8 @@ NO_SHARDING_RULE = {
     "all_gather": _COLLECTIVE, "all_to_all": _COLLECTIVE, "axis_index": _COLLECTIVE, "pbroadcast": _COLLECTIVE,
     "pmax": _COLLECTIVE, "pmin": _COLLECTIVE, "ppermute": _COLLECTIVE, "psum": _COLLECTIVE,
     "psum_invariant": _COLLECTIVE, "pvary": _COLLECTIVE, "reduce_scatter": _COLLECTIVE,
+    "host_local_array_to_global_array": "one process: the identity on its operand's type, as JAX types it",
+    "global_array_to_host_local_array": "one process: the identity on its operand's type, as JAX types it",
     "random_bits": _KEY, "random_clone": _KEY, "random_fold_in": _KEY, "random_gamma": _KEY, "random_seed": _KEY,
     "random_split": _KEY, "random_unwrap": _KEY, "random_wrap": _KEY, "threefry2x32": _KEY,
     "rng_bit_generator": "its key keeps its type and the bits are unplaced unless resharded, as JAX types them",

@@ -241,8 +241,31 @@ def _rename(jaxpr: Jaxpr, rename: dict, invars: list) -> Jaxpr:
 
 
 def typematch(a: ShapedArray, b: ShapedArray) -> bool:
-    """Equal types, ignoring weak types (a carry may start weakly typed)."""
-    return a.shape == b.shape and a.dtype == b.dtype
+    """Equal types, ignoring weak types (a carry may start weakly typed);
+    inside a shard_map body the manual axes they vary over count too."""
+    return a.shape == b.shape and a.dtype == b.dtype and set(_vma(a)) == set(_vma(b))
+
+
+def _vma(a) -> tuple:
+    return getattr(a, "vma", ())
+
+
+def minus_vma(a, b) -> tuple:
+    """The manual axes `a` varies over and `b` does not."""
+    return tuple(n for n in _vma(a) if n not in _vma(b))
+
+
+def pcast_hints(hints: list) -> str:
+    """JAX's hint after a vma mismatch: `hints` holds (axes, where) per
+    output needing a `pcast(..., axes, to='varying')`."""
+    texts = [f"applying `jax.lax.pcast(..., {axes}, to='varying')`{where}" for axes, where in hints]
+    if not texts:
+        return ""
+    if len(texts) == 1:
+        text = f"This might be fixed by {texts[0]}.\n"
+    else:
+        text = "This might be fixed by:\n" + "".join(f"  * {h};\n" for h in texts[:-1]) + f"  * {texts[-1]}.\n"
+    return text + "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information.\n\n"
 
 
 def aval_mismatch_extra(a: ShapedArray, b: ShapedArray) -> str:
@@ -251,6 +274,8 @@ def aval_mismatch_extra(a: ShapedArray, b: ShapedArray) -> str:
         problems.append("the dtypes do not match")
     if a.shape != b.shape:
         problems.append("the shapes do not match")
+    if set(_vma(a)) != set(_vma(b)):
+        problems.append("the manual axis types do not match")
     if not problems:
         return ""
     if len(problems) == 1:
@@ -304,16 +329,19 @@ def check_carry_type(name: str, body_fun: Callable, in_tree, in_avals, out_tree,
     diffs = [f"{component(path)} has type {a.str_short(short_dtypes=False)} but the corresponding output carry "
              f"component has type {b.str_short(short_dtypes=False)}{aval_mismatch_extra(a, b)}"
              for path, a, b in zip(paths, in_avals, out_avals, strict=True) if not typematch(a, b)]
+    hints = pcast_hints([(minus_vma(b, a), f", to the initial carry value corresponding to {component(path)}")
+                         for path, a, b in zip(paths, in_avals, out_avals, strict=True)
+                         if not typematch(a, b) and minus_vma(b, a)])
     raise TypeError(
         f"{name} function carry input and carry output must have equal types, but they differ:\n\n"
-        f"{_bulleted(diffs)}\nRevise the function so that all output types match the corresponding "
+        f"{_bulleted(diffs)}\n{hints}Revise the function so that all output types match the corresponding "
         "input types.")
 
 
 def promote_weak_typed_input(value, in_aval: ShapedArray, out_aval: ShapedArray):
     """A weakly typed initial carry takes the dtype its output asks for
     (`lax.fori_loop(0, n, f, 0)` with a float body); returns (value, changed)."""
-    if in_aval.weak_type and not typematch(in_aval, out_aval):
+    if in_aval.weak_type and (in_aval.shape, in_aval.dtype) != (out_aval.shape, out_aval.dtype):
         from pyjax._src.lax.elementwise import convert_element_type
 
         new_dtype = dtypes.result_type(value, out_aval)

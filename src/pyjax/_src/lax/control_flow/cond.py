@@ -273,9 +273,14 @@ def _check_branch_outputs(api_name, name1, name2, f1, f2, tree1, avals1, tree2, 
              for p, a, b in zip(paths, avals1, avals2, strict=True) if not common.typematch(a, b)]
     differences = f"{common.capitalize(diffs[0])}.\n" if len(diffs) == 1 else (
         "\n".join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}.\n")
+    # (JAX's hint names the branch varying over more axes; the axes it prints are the other way round.)
+    hints = common.pcast_hints([(common.minus_vma(other, this), f" to the output of {name}{component(p)}")
+                                for p, a, b in zip(paths, avals1, avals2, strict=True) if not common.typematch(a, b)
+                                for name, this, other in ((name1, a, b), (name2, b, a))
+                                if common.minus_vma(this, other)])
     raise TypeError(
         f"{api_name} branches must have equal output types but they differ.\n\n"
-        f"{name1} is {info1}\n{name2} is {info2}\n\n{differences}\n"
+        f"{name1} is {info1}\n{name2} is {info2}\n\n{differences}\n{hints}"
         f"Revise {name1} and/or {name2} so that all output types match.")
 
 

@@ -6,7 +6,7 @@ device. An ordinary equation runs its impl once per device on that
 device's buffers; a collective is one exchange between the buffers of the
 devices that share its axes (the others' mesh coordinates fixed); a call
 whose body holds collectives (jit, remat, custom derivatives) is entered in
-lockstep too. Nothing is ever concatenated into the global array, except
+lockstep too, and so is control flow holding collectives (spmd_control.py). Nothing is ever concatenated into the global array, except
 what a collective itself gathers (all_gather).
 
 Under jit the shard_map equation's impl receives global buffers (pyjax's
@@ -21,7 +21,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from pyjax._src import multihost_utils
 from pyjax._src import shard_map as shard_map_mod
+from pyjax._src.backends.numpy.impls.spmd_control import RULES as _CONTROL
 from pyjax._src.backends.numpy.impls.standard import IMPLS as _IMPLS
 from pyjax._src.interpreters.batching import params_hold_collectives
 from pyjax._src.jaxpr import Literal
@@ -197,6 +199,9 @@ def _per_device(eqn, mesh: Mesh, ins: list[list], impls: dict) -> list[list]:
 
 def _call_in_lockstep(eqn, mesh: Mesh, ins: list[list], impls: dict) -> list[list]:
     body_param = getattr(eqn.primitive, "call_body", None)
+    control = _CONTROL.get(eqn.primitive.name)
+    if body_param is None and control is not None:
+        return control(run_lockstep, eqn, mesh, ins, impls)
     if body_param is None:
         raise NotImplementedError(
             f"shard_map: a '{eqn.primitive.name}' whose body holds collectives does not run per device yet")
@@ -249,4 +254,7 @@ IMPLS = {
     shard_map_mod.shard_map_p: _shard_map_impl,
     pvary_p: _outside_shard_map("pvary"),
     psum_invariant_p: _outside_shard_map("psum_invariant"),
+    # One process: a host-local array is the global one (compiled code holds global values).
+    multihost_utils.host_local_array_to_global_array_p: lambda x, **params: x,
+    multihost_utils.global_array_to_host_local_array_p: lambda x, **params: x,
 }
