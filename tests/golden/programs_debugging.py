@@ -289,3 +289,19 @@ result = _leak_message(lambda: jax.vmap(f)(jnp.ones(2)))
 program("no_leak_under_grad", "text", _LEAK + """
 result = _leak_message(lambda: jax.grad(f)(1.0))
 """)
+
+# --- jax.debug.breakpoint: a scripted jdb session (its stdin and stdout given)
+program("breakpoint_scripted_session", "text", """
+import io
+out = io.StringIO()
+def inner(x):
+  y = x * 2.0
+  jax.debug.breakpoint(stdin=io.StringIO("p y\\nx + 1\\nup\\np z\\nup\\ndown\\ndown\\nfoo\\nc\\n"), stdout=out)
+  return y
+def outer(x):
+  z = x + 1
+  return inner(z)
+jax.jit(outer)(jnp.arange(3.0))
+jax.effects_barrier()
+result = out.getvalue()
+""")

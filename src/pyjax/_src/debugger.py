@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import cmd
 import dataclasses
+import inspect
 import linecache
 import pprint
 import sys
@@ -37,6 +38,20 @@ class DebuggerFrame:
     function: str
     locals: dict
     globals: dict
+    source: list = dataclasses.field(default_factory=list)  # the enclosing block's lines
+    offset: int | None = None  # the current line's index in `source`
+
+
+def _source_of(frame) -> tuple[list, int | None]:
+    # The lines of the function (or module) the frame runs, and the current
+    # line's index among them; none when the source cannot be found.
+    try:
+        _, start = inspect.getsourcelines(frame)
+        source = inspect.getsource(frame).split("\n")
+    except (OSError, TypeError):
+        return [], None
+    offset = frame.f_lineno - max(start, 1)
+    return (source, offset) if 0 <= offset < len(source) else ([], None)
 
 
 def _user_frames(filter_frames: bool, num_frames: int | None) -> list[DebuggerFrame]:
@@ -46,7 +61,7 @@ def _user_frames(filter_frames: bool, num_frames: int | None) -> list[DebuggerFr
         code = frame.f_code
         if not (filter_frames and code.co_filename.startswith(staging._excluded_paths[0])):
             frames.append(DebuggerFrame(code.co_filename, frame.f_lineno, code.co_name,
-                                        dict(frame.f_locals), frame.f_globals))
+                                        dict(frame.f_locals), frame.f_globals, *_source_of(frame)))
         frame = frame.f_back
     return frames[:num_frames] if num_frames is not None else frames
 
@@ -94,12 +109,14 @@ class CliDebugger(cmd.Cmd):
         self._show(pprint.pformat, arg)
 
     def print_context(self, num_lines: int = 2) -> None:
-        """Prints the current frame's lines around its current line."""
+        """Prints the current frame's block around its current line (JAX's
+        window: one more line before than after)."""
         frame = self.current_frame()
         lines = [f"> {frame.filename}({frame.lineno})"]
-        for n in range(max(1, frame.lineno - num_lines), frame.lineno + num_lines + 1):
-            text = linecache.getline(frame.filename, n).rstrip("\n")
-            lines.append(("->  " if n == frame.lineno else "    ") + text)
+        if frame.offset is not None:
+            for i, text in enumerate(frame.source):
+                if frame.offset - 1 - num_lines <= i <= frame.offset + num_lines:
+                    lines.append(("->  " if i == frame.offset else "    ") + text)
         print("\n".join(lines), file=self.stdout)
 
     def do_up(self, arg: str) -> None:
@@ -127,7 +144,7 @@ class CliDebugger(cmd.Cmd):
         lines = ["Traceback:"]
         for frame in reversed(self.frames):
             lines.append(f'  File "{frame.filename}", line {frame.lineno}')
-            lines.append("    " + linecache.getline(frame.filename, frame.lineno).strip())
+            lines.append("    " + (linecache.getline(frame.filename, frame.lineno).strip() or "<no source>"))
         print("\n".join(lines), file=self.stdout)
 
     def do_continue(self, arg: str) -> bool:
