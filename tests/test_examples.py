@@ -39,3 +39,17 @@ def test_example_matches_jax_when_installed(name):
     else:
         pytest.skip("JAX is not installed here (it is a reference, never a dependency)")
     assert TIMING.sub("<t>", run(name, "pyjax")) == TIMING.sub("<t>", run(name, "jax", python))
+
+
+def test_data_parallel_curves_match_single_device():
+    # examples/data_parallel.py: the loss curve of the 8-way data-parallel
+    # run (shard_map + psum of gradients) equals the single-device one.
+    proc = subprocess.run([sys.executable, "data_parallel.py", "--steps", "4"], cwd=EXAMPLES,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines() if re.fullmatch(r"\s*\d+\s+[\d.]+\s+[\d.]+", line)]
+    assert len(rows) == 4
+    for _, single, parallel in rows:
+        assert abs(float(single) - float(parallel)) < 1e-4
+    assert "curves agree: True" in proc.stdout and "parameters agree: True" in proc.stdout
+    assert "each holds a batch shard of shape (16, 16)" in proc.stdout
