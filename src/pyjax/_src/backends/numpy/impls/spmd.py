@@ -17,7 +17,8 @@ says.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import contextlib
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -165,6 +166,28 @@ COLLECTIVES: dict = {
 }
 
 
+_watchers: list = []
+
+
+@contextlib.contextmanager
+def watch_buffers(callback: Callable) -> Iterator[None]:
+    """Within the block, `callback(device, buffer)` sees every per-device
+    buffer a body's equations make (their results), device by device: what
+    each device would hold."""
+    _watchers.append(callback)
+    try:
+        yield
+    finally:
+        _watchers.remove(callback)
+
+
+def _report(outs: list[list]) -> None:
+    for out in outs:
+        for d, buffer in enumerate(out):
+            for w in _watchers:
+                w(d, buffer)
+
+
 def run_lockstep(jaxpr, mesh: Mesh, args: list[list], impls: dict) -> list[list]:
     """Runs `jaxpr` on every device: `args[i]` is the list of device i's
     buffers of input i; returns the same per output."""
@@ -183,6 +206,8 @@ def run_lockstep(jaxpr, mesh: Mesh, args: list[list], impls: dict) -> list[list]
             outs = _call_in_lockstep(eqn, mesh, ins, impls)
         else:
             outs = _per_device(eqn, mesh, ins, impls)
+        if _watchers:
+            _report(outs)
         env.update(zip(eqn.outvars, outs, strict=True))
     return [[v.val] * mesh.n if type(v) is Literal else env[v] for v in jaxpr.outvars]
 
