@@ -305,3 +305,23 @@ jax.jit(outer)(jnp.arange(3.0))
 jax.effects_barrier()
 result = out.getvalue()
 """)
+
+# --- effects printed with the jaxpr (Jaxpr.pretty_print(print_effects=True))
+program("print_effects_io_in_jit_and_top", "text", _IO + """
+sds = jax.ShapeDtypeStruct((), jnp.float32)
+inner = jax.jit(lambda y: io_callback(lambda y: y, sds, y, ordered=True))
+result = jax.make_jaxpr(lambda x: inner(x) * 2.0)(1.0).pretty_print(print_effects=True)
+""")
+program("print_effects_debug_in_scan_and_cond", "text", """
+def body(c, x):
+  jax.debug.print("{}", x)
+  return c + x, None
+def f(xs):
+  s = lax.scan(body, 0.0, xs)[0]
+  lax.cond(s > 0, lambda: jax.debug.print("positive {}", s, ordered=True), lambda: None)
+  return s
+result = jax.make_jaxpr(f)(jnp.ones(3)).pretty_print(print_effects=True)
+""")
+program("print_effects_none", "text", """
+result = jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0).pretty_print(print_effects=True)
+""")

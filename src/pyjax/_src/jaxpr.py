@@ -138,8 +138,12 @@ class Jaxpr:
 
     __repr__ = __str__
 
-    def pretty_print(self, **kwargs) -> str:
-        return str(self)
+    def pretty_print(self, *, print_effects: bool = False, **kwargs) -> str:
+        """The jaxpr's text; `print_effects` adds its effects after its outputs
+        (JAX's ` : { IO }`). Other JAX settings (colors, shapes) are ignored."""
+        from pyjax._src import pretty
+
+        return pretty.pp_jaxpr_str(self, print_effects=print_effects)
 
     def __call__(self, *args):
         return eval_jaxpr(self, self.consts, *args)

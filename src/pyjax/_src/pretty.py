@@ -146,6 +146,7 @@ class Context:
         self.unused: set = set()
         self.shared_names: dict = {}  # id(jaxpr) -> name
         self.reserved: set = set()  # shared-jaxpr names, never used for variables
+        self.print_effects = False  # Jaxpr.pretty_print(print_effects=True): ` : { IO }` after the outputs
 
     def fresh(self) -> str:
         while True:
@@ -290,9 +291,19 @@ def pp_jaxpr(jaxpr: Jaxpr, ctx: Context) -> Doc:
             Break(),
             Text("in "),
             outvars,
+            *_pp_effects(jaxpr, ctx),
         ]
     )
     return Group(Concat([Nest(2, body), Text(" }")]))
+
+
+def _pp_effects(jaxpr: Jaxpr, ctx: Context) -> list[Doc]:
+    # JAX lists the jaxpr's effect set in its iteration order; pyjax orders
+    # them by name, ordered effects first (deterministically).
+    if not ctx.print_effects:
+        return []
+    names = sorted(map(str, jaxpr.effects), reverse=True)
+    return [Text(" : { " + ", ".join(names) + " }")]
 
 
 INLINE_MAX_EQNS = 10
@@ -340,8 +351,10 @@ def pp_toplevel(jaxpr: Jaxpr, ctx: Context) -> list[Doc]:
     return [*decls, pp_jaxpr(jaxpr, ctx)]
 
 
-def pp_jaxpr_str(jaxpr: Jaxpr, width: int = WIDTH) -> str:
-    return "\n".join(format_doc(d, width) for d in pp_toplevel(jaxpr, Context()))
+def pp_jaxpr_str(jaxpr: Jaxpr, width: int = WIDTH, print_effects: bool = False) -> str:
+    ctx = Context()
+    ctx.print_effects = print_effects
+    return "\n".join(format_doc(d, width) for d in pp_toplevel(jaxpr, ctx))
 
 
 def pp_eqn_str(eqn: JaxprEqn) -> str:

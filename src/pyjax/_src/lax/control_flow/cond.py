@@ -87,6 +87,10 @@ def _trace_branches(api_name: str, funs: Sequence[Callable], operands: tuple):
         all_consts.append(consts)
         out_trees.append(out_tree)
     jaxprs, consts = common.merge_common_consts(jaxprs, all_consts)
+    # Every branch has the effects of all of them (JAX's; printed with print_effects).
+    joined = frozenset().union(*(j.effects for j in jaxprs))
+    jaxprs = [j if j.effects == joined else Jaxpr(j.constvars, j.invars, j.outvars, j.eqns, j.consts,
+                                                  effects=joined, debug_info=j.debug_info) for j in jaxprs]
     return jaxprs, consts, args, out_trees
 
 
