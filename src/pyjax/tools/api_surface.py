@@ -87,7 +87,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     # -- this issue, not yet
     ("jax.experimental", "EArray cur_qdd primal_tangent_dtype", "issue 26: not yet (hijax: extended arrays, "
                          "quasi-dynamic data, custom tangent dtypes)"),
-    ("jax.experimental.jet", "", NOT_YET),
     ("jax.experimental.key_reuse", "", NOT_YET),
     ("jax.experimental.pallas", "", "issue 26: not planned for the NumPy backend (Pallas writes kernels for "
                                     "Mosaic/Triton; pyjax compiles no kernels)"),
