@@ -984,3 +984,36 @@ program("jvp_constant_on_auto_mesh", "jaxpr",
         "result = jax.make_jaxpr(lambda v: jax.jvp(jnp.tanh, (v,), (v,)))(put((8, 4), P('x'), auto))\n")
 program("grad_tanh_constant_on_mesh", "jaxpr",
         "result = jax.make_jaxpr(jax.grad(lambda u: jnp.tanh(u).sum()))(put((8, 4), P('x')))\n")
+
+# --- issue 21's remaining items: eager values under set_mesh, the empty mesh, jit in_shardings divisibility
+program("typeof_no_mesh_sharding", "text", """
+x = jnp.ones(3)
+result = repr((jax.typeof(x).sharding, jax.typeof(x).sharding.mesh, jax.typeof(jnp.float32(1) + 1).sharding, str(jax.typeof(x))))
+""")
+for _m in ("mesh", "auto"):
+  program(f"eager_under_set_mesh_{_m}", "text", f"""
+x = jnp.ones(3)
+with jax.sharding.set_mesh({_m}):
+  y = jnp.ones((2, 3))
+  z = x * 2
+  result = repr((jax.typeof(y).sharding, y.sharding, jax.typeof(z).sharding, z.sharding, repr(jax.typeof(y))))
+""")
+program("eager_grad_under_set_mesh_mesh", "text", """
+with jax.sharding.set_mesh(mesh):
+  g = jax.grad(lambda a: (a * 2).sum())(jnp.ones((8, 4)))
+  result = repr((g.sharding, jax.typeof(g).sharding))
+""")
+program("grad_seed_auto_context_placed", "jaxpr", """
+with jax.sharding.set_mesh(auto):
+  result = jax.make_jaxpr(jax.grad(lambda a: (a * 2).sum()))(put((8, 4), P('x'), auto))
+""")
+program("grad_seed_auto_placed_no_context", "jaxpr",
+        "result = jax.make_jaxpr(jax.grad(lambda a: (a * 2).sum()))(put((8, 4), P('x'), auto))\n")
+for _spec in ("P('x')", "P(None, 'y')"):
+  program(f"jit_in_shardings_indivisible_{'x' if 'x' in _spec else 'y'}", "error", f"""
+jax.make_jaxpr(jax.jit(lambda a: a * 2, in_shardings=NS(mesh, {_spec})))(np.ones((6, 3), np.float32))
+""")
+program("jit_in_shardings_indivisible_pytree", "error", """
+jax.make_jaxpr(jax.jit(lambda a, b: a['k'] * b, in_shardings=({'k': NS(auto, P('x'))}, NS(auto, P()))))(
+    {'k': np.ones((6, 3), np.float32)}, np.ones((6, 3), np.float32))
+""")

@@ -98,7 +98,12 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
 def typeof(x) -> ShapedArray:
     """The abstract value (type) of an array, tracer or scalar: `float32[2,3]`."""
-    return core.get_aval(x)
+    aval = core.get_aval(x)
+    if type(aval) is ShapedArray and aval.sharding is None:
+        from pyjax._src.sharding.typeof_view import no_mesh_view
+
+        return no_mesh_view(aval)  # (JAX types it on the empty mesh)
+    return aval
 
 
 def block_until_ready(x: Any) -> Any:

@@ -461,8 +461,9 @@ def _one_like(x):
     (eagerly an Array, so grad of the identity returns an Array, as in JAX;
     under a trace a literal)."""
     aval = core.get_aval(x)
-    if aval.sharding is not None:
-        return _one_on_mesh(aval)
+    mesh = _seed_mesh(aval)
+    if mesh is not None:
+        return _one_on_mesh(aval, mesh)
     if core.current_trace() is core._default_trace[0]:
         return Array(np.ones((), aval.dtype), aval)
     if aval.weak_type and aval.dtype == dtypes.default_float_dtype():
@@ -472,7 +473,21 @@ def _one_like(x):
     return np.ones((), aval.dtype)[()]
 
 
-def _one_on_mesh(aval):
+def _seed_mesh(aval):
+    """The abstract mesh grad's seed is resharded onto (None: not resharded).
+    As JAX 0.11 stages it: the value's mesh; not under a `set_mesh` of Auto
+    axes only, where the constant is already typed on it."""
+    from pyjax._src.sharding.mesh import get_mesh
+
+    if aval.sharding is None:
+        return None
+    context = get_mesh()
+    if not context.empty and all(t.name == "Auto" for t in context.axis_types):
+        return None
+    return aval.sharding.mesh
+
+
+def _one_on_mesh(aval, mesh):
     # The seed of a value typed on a mesh lives on that mesh too: the
     # constant is resharded there, as JAX's seed is.
     from pyjax._src.sharding.api import reshard_p
@@ -481,7 +496,7 @@ def _one_on_mesh(aval):
 
     plain = ShapedArray((), aval.dtype, aval.weak_type)
     one = Array(np.ones((), aval.dtype), plain)
-    target = abstract_sharding(aval.sharding.mesh, ())
+    target = abstract_sharding(mesh, ())
     if core.current_trace() is core._default_trace[0]:
         return place_typed(Array(one._value, plain.update(sharding=target)))
     literal = 1.0 if aval.weak_type and aval.dtype == dtypes.default_float_dtype() else np.ones((), aval.dtype)[()]

@@ -28,7 +28,8 @@ from pyjax._src.avals import ShapedArray, check_allocatable
 from pyjax._src.cache_key import params_storable, remember_after, typed_key
 from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
-from pyjax._src.sharding.sharded_array import ShardedArray, place_result, place_typed
+from pyjax._src.sharding.mesh import eager_mesh
+from pyjax._src.sharding.sharded_array import ShardedArray, place_result, place_typed, type_on_context_mesh
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -103,6 +104,8 @@ class EvalTrace(core.Trace):
         try:
             out_aval = primitive._abstract_eval_cache[(avals, *params.values()) if params else avals]
             impl = self.impls[primitive]
+            if eager_mesh[0] is not None:
+                raise KeyError  # (under set_mesh: typed on it by the general path)
         except (KeyError, TypeError):
             return self._run(primitive, avals, [x._value if type(x) is Array else x for x in args], params)
         out = fp_mode.run(functools.partial(impl, **params) if params else impl,
@@ -155,8 +158,10 @@ class EvalTrace(core.Trace):
         evaluation runs here, so a bad call raises its error exactly as the
         slow path."""
         impl = self.impls.get(primitive)
-        if impl is None:
-            return False  # (the general path names the missing impl first, as JAX's eager bind)
+        if impl is None or eager_mesh[0] is not None:
+            # (no impl: the general path names it first, as JAX's eager bind;
+            # under set_mesh, the general path types the result on the mesh)
+            return False
         out_aval = primitive.out_avals(avals, params)
         check_allocatable(out_aval)  # (a view of a huge shape would spin later, not fail)
         if primitive.multiple_results or _names_placement(out_aval):
@@ -218,6 +223,11 @@ class EvalTrace(core.Trace):
         return self._run(primitive, tuple(avals), values, params)
 
     def _run(self, primitive, avals, values, params):
+        if eager_mesh[0] is not None:
+            return type_on_context_mesh(self._run_plain(primitive, avals, values, params))
+        return self._run_plain(primitive, avals, values, params)
+
+    def _run_plain(self, primitive, avals, values, params):
         impl = self.impls.get(primitive)
         if impl is None:  # (before abstract evaluation: JAX's eager bind calls the impl first)
             raise missing_rule_error("impl", primitive.name)
@@ -310,6 +320,11 @@ class CheckingEvalTrace(EvalTrace):
         return False
 
     def _run(self, primitive, avals, values, params):
+        if eager_mesh[0] is not None:
+            return type_on_context_mesh(self._run_plain(primitive, avals, values, params))
+        return self._run_plain(primitive, avals, values, params)
+
+    def _run_plain(self, primitive, avals, values, params):
         impl = self.impls.get(primitive)
         if impl is None:  # (before abstract evaluation: JAX's eager bind calls the impl first)
             raise missing_rule_error("impl", primitive.name)

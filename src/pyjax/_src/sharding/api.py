@@ -24,7 +24,7 @@ from pyjax._src.lax import sharding_rules
 from pyjax._src.lax._standard import as_array
 from pyjax._src.sharding import sharded_array
 from pyjax._src.sharding.mesh import AbstractMesh, AxisType, Mesh, get_abstract_mesh, get_mesh, use_abstract_mesh
-from pyjax._src.sharding.named import NamedSharding, abstract_sharding, explicit_spec
+from pyjax._src.sharding.named import IndivisibleError, NamedSharding, Sharding, abstract_sharding, explicit_spec
 from pyjax._src.sharding.partition_spec import PartitionSpec
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -335,8 +335,32 @@ class PlacedJit:
 
         static_argnums, _, dyn_kwargs, _ = self._jitted._resolve_static(args, kwargs)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+        self._check_divisible(args, kwargs, static_argnums, dyn_args)
         return jit_params.placement_params(self._in_shardings, self._out_shardings, dyn_args,
                                            len(tree_flatten(dyn_kwargs)[0]), out_tree)
+
+    def _check_divisible(self, args: tuple, kwargs: dict, static_argnums, dyn_args: tuple) -> None:
+        # JAX's IndivisibleError for an argument its in_shardings split unevenly.
+        from pyjax._src import jit as jit_mod
+        from pyjax._src.sharding import jit_params
+
+        if self._in_shardings is None:
+            return
+        entries = jit_params.per_leaf(self._in_shardings, dyn_args, "in_shardings")
+        names = jit_mod._arg_names(getattr(self._jitted, "__wrapped__", self._jitted), args, kwargs, static_argnums)
+        for i, (leaf, s) in enumerate(zip(tree_flatten(dyn_args)[0], entries)):
+            if not isinstance(s, Sharding) or not hasattr(leaf, "shape"):
+                continue
+            try:
+                s.shard_shape(tuple(np.shape(leaf)))
+            except IndivisibleError as e:
+                # (JAX 0.11 prints the location before raising; under a trace
+                # it names none)
+                where = _where() if isinstance(core.current_trace(), dispatch.EvalTrace) else ""
+                print(where)
+                name = names[i] if i < len(names) else f"flat_args[{i}]"
+                raise IndivisibleError(f"One of pjit arguments with pytree key path {name} was given the "
+                                       f"sharding {e}. This error occurs at source:  {where}") from None
 
     def __getattr__(self, name: str):
         return getattr(self._jitted, name)
@@ -345,6 +369,9 @@ class PlacedJit:
         if not isinstance(core.current_trace(), dispatch.EvalTrace):
             return self._jitted(*args, **kwargs)
         if self._in_shardings is not None:
+            static_argnums = self._jitted._resolve_static(args, kwargs)[0]
+            self._check_divisible(args, kwargs, static_argnums,
+                                  tuple(a for i, a in enumerate(args) if i not in static_argnums))
             args = self._place_args(args)
         out = self._jitted(*args, **kwargs)
         if self._out_shardings is None:

@@ -430,9 +430,19 @@ class use_abstract_mesh:
 # cache key (a function traced under one mesh is retraced under another).
 _version = [0]
 
+# The concrete mesh eager results are typed on (set_mesh in effect), read by
+# the eager dispatch on its general path only; None: no mesh, nothing to do.
+eager_mesh: list = [None]
+
 
 def _bump() -> None:
     _version[0] += 1
+    mesh = _current_concrete()
+    if mesh is not eager_mesh[0]:
+        from pyjax._src import core
+
+        eager_mesh[0] = mesh
+        core.clear_eager_plans()  # (plans made off the mesh type their results off it)
     _invalidate()
 
 

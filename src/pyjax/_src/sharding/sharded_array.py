@@ -19,9 +19,9 @@ from pyjax._src import dtypes
 from pyjax._src.array import _DEFAULT_DEVICE, Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.sharding import devices as devices_mod
-from pyjax._src.sharding.mesh import AbstractMesh, Mesh, concrete_mesh_for
+from pyjax._src.sharding.mesh import AbstractMesh, Mesh, concrete_mesh_for, eager_mesh
 from pyjax._src.sharding.named import (
-    NamedSharding, Sharding, SingleDeviceSharding, aval_sharding, memory_kind_to_space,
+    NamedSharding, Sharding, SingleDeviceSharding, abstract_sharding, aval_sharding, memory_kind_to_space,
 )
 from pyjax._src.sharding.partition_spec import PartitionSpec
 
@@ -203,6 +203,24 @@ def place_result(out: Any, args: Sequence[Any]) -> Any:
     if sharding is None:
         return out
     return place(out._value, out.aval, sharding)
+
+
+def type_on_context_mesh(out: Any) -> Any:
+    """An eager result made under `set_mesh` (its aval on no mesh) typed on
+    that mesh, replicated, as JAX's eager ops under a mesh type theirs: the
+    Array's sharding spec names every dimension under Explicit axes, none
+    under Auto ones (``P()``)."""
+    if isinstance(out, (list, tuple)):
+        return type(out)(type_on_context_mesh(o) for o in out)
+    mesh = eager_mesh[0]
+    aval = getattr(out, "aval", None)
+    if mesh is None or type(out) is not Array or aval.sharding is not None:
+        return out
+    ndim = len(aval.shape)
+    typed = aval.update(sharding=abstract_sharding(mesh.abstract_mesh, (None,) * ndim))
+    explicit = any(t.name == "Explicit" for t in mesh.axis_types)
+    spec = PartitionSpec(*([None] * ndim)) if explicit else PartitionSpec()
+    return place(out._value, typed, NamedSharding(mesh, spec))
 
 
 def place_typed(out: Array) -> Array:
