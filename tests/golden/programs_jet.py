@@ -170,7 +170,7 @@ result = jax.make_jaxpr(lambda a, b, t: jet2(lax.div, (a, b), ((t, t), (t, t))))
 # -- errors
 jet_program("jet_missing_rule_tan", "error", "result = jet(jnp.tan, (x,), ((s1, s2),))")
 jet_program("jet_missing_rule_cumlogsumexp", "error", "result = jet(lax.cumlogsumexp, (x,), ((s1,),))")
-jet_program("jet_missing_rule_while", "error", """
+jet_program("jet_missing_rule_fori_loop_scan", "error", """
 result = jet(lambda v: lax.fori_loop(0, 3, lambda i, c: c * v, v), (x,), ((s1,),))
 """)
 jet_program("jet_missing_rule_asin", "error", "result = jet(jnp.arcsin, (0.5 * x,), ((s1,),))")
