@@ -318,10 +318,26 @@ def body(c, x):
   return c + x, None
 def f(xs):
   s = lax.scan(body, 0.0, xs)[0]
-  lax.cond(s > 0, lambda: jax.debug.print("positive {}", s, ordered=True), lambda: None)
+  lax.cond(s > 0, lambda: jax.debug.print("positive {}", s), lambda: None)
   return s
 result = jax.make_jaxpr(f)(jnp.ones(3)).pretty_print(print_effects=True)
 """)
 program("print_effects_none", "text", """
 result = jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0).pretty_print(print_effects=True)
+""")
+
+# --- pure_callback: the vmap_methods the new_primitives set leaves out
+for _method in ("sequential_unrolled", "broadcast_all", "legacy_vectorized"):
+  program(f"pure_callback_vmap_{_method}_jaxpr", "jaxpr", f"""
+def host(a, b): return np.asarray(a) + np.asarray(b)
+sds = jax.ShapeDtypeStruct((2,), jnp.float32)
+f = jax.vmap(lambda a: jax.pure_callback(host, sds, a, jnp.ones(2), vmap_method="{_method}"))
+result = jax.make_jaxpr(f)(jnp.ones((3, 2)))
+""")
+  program(f"pure_callback_vmap_{_method}_shapes", "value", f"""
+def host(a, b):
+  print("shapes", np.shape(a), np.shape(b))
+  return np.asarray(a) + np.asarray(b)
+sds = jax.ShapeDtypeStruct((2,), jnp.float32)
+result = jax.vmap(lambda a: jax.pure_callback(host, sds, a, jnp.ones(2), vmap_method="{_method}"))(jnp.arange(6.0).reshape(3, 2))
 """)
