@@ -1,16 +1,20 @@
 """NumPy impl of conv_general_dilated, and the window helpers the windowed
 reductions share.
 
-A convolution is computed as XLA defines it, vectorised:
+A convolution is computed as XLA defines it, vectorised, with the features
+as the minor axis (as XLA:CPU's Eigen convolution lays them out):
 
-1. put the input in (N, C, spatial...) and the kernel in (O, I, spatial...)
+1. put the input in (N, spatial..., C) and the kernel in (O, I, spatial...)
    order (the dimension numbers' permutations);
 2. dilate and pad the input in one copy (`dilate_and_pad`: holes and padding
    are zeros, negative padding crops);
 3. view every window (`window_view`: a strided view; window strides and rhs
    dilation are steps of that view, nothing is copied);
 4. per feature group or batch group, one matmul of the flattened windows
-   (im2col) with the flattened kernel.
+   (im2col, taps major and features minor: the copy reads runs of adjacent
+   taps' features, contiguous after step 2) with the flattened kernel. The
+   result comes out as (N, spatial..., O), which is the output itself for
+   the feature-last layouts (NHWC) and their gradients.
 """
 
 from __future__ import annotations
@@ -92,47 +96,93 @@ def _conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation, rh
     out_dtype = np.dtype(preferred_element_type) if preferred_element_type is not None else lhs.dtype
     compute = _compute_dtype(lhs.dtype, out_dtype)
     lhs_spec, rhs_spec, out_spec = dimension_numbers
-    x = np.transpose(lhs, lhs_spec).astype(compute, copy=False)
+    spatial = lhs.ndim - 2
+    # (N, spatial..., C): the features minor, so that padding writes and the
+    # im2col copy reads them contiguously.
+    x = np.transpose(lhs, (lhs_spec[0], *lhs_spec[2:], lhs_spec[1])).astype(compute, copy=False)
     kernel = np.transpose(rhs, rhs_spec).astype(compute, copy=False)
-    spatial = x.ndim - 2
-    x = dilate_and_pad(x, (1, 1, *lhs_dilation), ((0, 0), (0, 0), *padding), 0)
+    x = dilate_and_pad(x, (1, *lhs_dilation, 1), ((0, 0), *padding, (0, 0)), 0)
     out_shape = conv_lax.conv_output_shape(
         lhs.shape, rhs.shape, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
         rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers, batch_group_count=batch_group_count,
     )
-    axes = tuple(range(2, 2 + spatial))
+    axes = tuple(range(1, 1 + spatial))
     windows = window_view(x, axes, kernel.shape[2:], window_strides, rhs_dilation)
     if windows is None or math.prod(out_shape) == 0:
         return np.zeros(out_shape, out_dtype)
     result = _grouped_matmul(windows, kernel, feature_group_count, batch_group_count)
-    return np.transpose(result, np.argsort(out_spec)).astype(out_dtype, copy=False)
+    # result is (N, spatial..., O); the logical (N, O, spatial...) order is
+    # `feature_last`, and out_spec's inverse places it.
+    feature_last = (0, spatial + 1, *range(1, spatial + 1))
+    order = tuple(feature_last[i] for i in np.argsort(out_spec))
+    return np.transpose(result, order).astype(out_dtype, copy=False)
+
+
+# The im2col patches are copied and multiplied a block of rows at a time, each
+# block small enough to stay in the cache between its copy and its matmul
+# (the whole patch matrix is taps times the input; see docs/performance.md).
+# Rows are independent in a matmul, so blocks give the unblocked bits.
+_BLOCK_BYTES = 1 << 20
 
 
 def _grouped_matmul(windows: np.ndarray, kernel: np.ndarray, feature_groups: int, batch_groups: int) -> np.ndarray:
-    """Contracts windows (N, C, out..., k...) with kernel (O, I, k...) into
-    (N / batch_groups, O, out...), one matmul per group.
+    """Contracts windows (N, out..., C, k...) with kernel (O, I, k...) into
+    (N / batch_groups, out..., O), one matmul per group.
 
     Groups are the major part of the split axis, as in XLA: feature group g
     reads input features [g*I, (g+1)*I) and writes output features
     [g*O/G, (g+1)*O/G); batch group b reads batch rows [b*N/B, (b+1)*N/B)
     and writes output features [b*O/B, (b+1)*O/B).
     """
-    n, c = windows.shape[:2]
     spatial = (windows.ndim - 2) // 2
-    out_space = windows.shape[2:2 + spatial]
+    n, c = windows.shape[0], windows.shape[1 + spatial]
+    out_space = windows.shape[1:1 + spatial]
     positions = math.prod(out_space)
-    taps = math.prod(kernel.shape[2:])
+    kshape = kernel.shape[2:]
+    taps = math.prod(kshape)
     o = kernel.shape[0]
     g, b = feature_groups, batch_groups
     groups = g * b  # at most one of them exceeds 1
     nb, cg, og = n // b, c // g, o // groups
-    # (B, N/B, G, C/G, P, K) -> (groups, N/B * P, C/G * K)
-    patches = windows.reshape(b, nb, g, cg, positions, taps).transpose(0, 2, 1, 4, 3, 5)
-    patches = patches.reshape(groups, nb * positions, cg * taps)
-    weights = kernel.reshape(groups, og, cg * taps).transpose(0, 2, 1)
-    out = np.matmul(patches, weights)  # (groups, N/B * P, O/groups)
-    out = out.reshape(groups, nb, positions, og).transpose(1, 0, 3, 2)
-    return out.reshape(nb, o, *out_space)
+    # (B, N/B, out..., G, C/G, k...) -> (groups, N/B, out..., k..., C/G): axes are
+    # only split and permuted (a view; one of B, G is 1) before the copy.
+    split = windows.reshape(b, nb, *out_space, g, cg, *kshape)
+    s = spatial
+    order = (0, 2 + s, 1, *range(2, 2 + s), *range(4 + s, 4 + 2 * s), 3 + s)
+    view = split.transpose(order).reshape(groups, nb, *out_space, *kshape, cg)
+    weights = kernel.reshape(groups, og, cg, taps).transpose(0, 3, 2, 1).reshape(groups, taps * cg, og)
+    row_bytes = groups * taps * cg * view.itemsize
+    # (a large kernel, as in a kernel's gradient, would be read again per block)
+    if nb * positions * row_bytes <= _BLOCK_BYTES or weights.nbytes > _BLOCK_BYTES // 4:
+        out = np.matmul(view.reshape(groups, nb * positions, taps * cg), weights)
+    else:
+        out = np.empty((groups, nb * positions, og), np.result_type(view.dtype, weights.dtype))
+        for index, first, rows in _row_blocks(nb, out_space, row_bytes):
+            block = view[(slice(None), *index)].reshape(groups, rows, taps * cg)
+            np.matmul(block, weights, out=out[:, first:first + rows])
+    out = out.reshape(groups, nb, positions, og).transpose(1, 2, 0, 3)
+    return out.reshape(nb, *out_space, o)
+
+
+def _row_blocks(nb: int, out_space: Sequence[int], row_bytes: int):
+    """(index into (N/B, out...), first row, rows) of blocks of about
+    _BLOCK_BYTES of patches: whole batch rows, or runs of the first output
+    axis of one batch row when a batch row alone is larger."""
+    positions = math.prod(out_space)
+    per_item = positions * row_bytes
+    if per_item <= _BLOCK_BYTES or not out_space:
+        step = max(1, _BLOCK_BYTES // max(per_item, 1))
+        for start in range(0, nb, step):
+            stop = min(nb, start + step)
+            yield (slice(start, stop),), start * positions, (stop - start) * positions
+        return
+    inner = positions // out_space[0]
+    step = max(1, _BLOCK_BYTES // max(inner * row_bytes, 1))
+    for item in range(nb):
+        for start in range(0, out_space[0], step):
+            stop = min(out_space[0], start + step)
+            yield (slice(item, item + 1), slice(start, stop)), (item * out_space[0] + start) * inner, \
+                (stop - start) * inner
 
 
 IMPLS[conv_lax.conv_general_dilated_p] = _conv_general_dilated

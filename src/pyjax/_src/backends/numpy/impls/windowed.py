@@ -367,18 +367,29 @@ def _select_and_scatter_add(source, operand, *, select_prim, window_dimensions, 
     windows = window_view(padded, axes, window_dimensions, window_strides, ones)
     if windows is not None and s.size:
         taps = list(np.ndindex(*window_dimensions))
-        chosen = np.zeros(s.shape, np.int64)
+        # np.where is the slow step here; taps come in increasing order, so
+        # "chosen becomes k where moved" is a maximum with k * moved.
+        index = np.uint8 if len(taps) < 256 else np.intp
+        chosen = np.zeros(s.shape, index)
         best = windows[(Ellipsis, *taps[0])]
         for k, tap in enumerate(taps[1:], start=1):
             value = windows[(Ellipsis, *tap)]
             moved = ~keep(best, value)
             best = np.where(moved, value, best)
-            chosen = np.where(moved, k, chosen)
+            np.maximum(chosen, np.multiply(moved, k, dtype=index), out=chosen)
+        # A finite source times a 0/1 mask is the source or a signed zero, and
+        # adding a zero of either sign leaves `out` as it is (it starts at +0.0
+        # and never holds -0.0): the same bits as adding where(mask, s, 0).
+        finite = np.issubdtype(s.dtype, np.floating) and bool(np.isfinite(s).all())
+        zero = np.zeros((), s.dtype)
         for k, tap in enumerate(taps):
             # The elements tap k reads, one per window: distinct positions.
             target = tuple(slice(t, t + st * (n - 1) + 1, st)
                            for t, st, n in zip(tap, window_strides, s.shape, strict=True))
-            out[target] += np.where(chosen == k, s, np.zeros((), s.dtype))
+            mask = chosen == k
+            out[target] += s * mask if finite else np.where(mask, s, zero)
+    if all(lo == 0 and hi == 0 for lo, hi in padding):
+        return out
     # Back to the operand's positions (negative padding had cut some off:
     # they received nothing).
     result = np.zeros(x.shape, s.dtype)
