@@ -4,7 +4,8 @@ loaded once, and the call of a module's `@main` on pyjax's values.
 The driver is the first that works of `PYJAX_IREE_DRIVER` (when set), the
 CUDA driver when it finds a GPU, and the host CPU's `local-task`. The
 compiler's target follows the driver (`llvm-cpu` for the host, `cuda` for a
-GPU, `--iree-cuda-target` from `PYJAX_IREE_CUDA_TARGET` when set).
+GPU, `--iree-cuda-target` from `PYJAX_IREE_CUDA_TARGET` when set), plus
+the flags in `PYJAX_IREE_FLAGS`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,13 @@ class Target:
 
 
 # f64 stays f64 (jax_enable_x64): IREE's input pipeline may demote it otherwise.
-_COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false",)
+# Data tiling packs matmul operands into the target's tile layout (docs/iree.md: measured).
+_COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false", "--iree-opt-data-tiling=true")
+
+
+def _user_flags() -> tuple[str, ...]:
+    # PYJAX_IREE_FLAGS: more iree-compile flags, space-separated (part of the cache key).
+    return tuple(os.environ.get("PYJAX_IREE_FLAGS", "").split())
 
 
 def _cuda_has_devices(rt) -> bool:
@@ -49,8 +56,9 @@ def _choose_target(rt) -> Target:
     if wanted == "cuda" or (wanted is None and _cuda_has_devices(rt)):
         cuda_target = os.environ.get("PYJAX_IREE_CUDA_TARGET")
         flags = _COMMON_FLAGS + ((f"--iree-cuda-target={cuda_target}",) if cuda_target else ())
-        return Target("cuda", "cuda", flags)
-    return Target(wanted or "local-task", "llvm-cpu", _COMMON_FLAGS + ("--iree-llvmcpu-target-cpu=host",))
+        return Target("cuda", "cuda", flags + _user_flags())
+    return Target(wanted or "local-task", "llvm-cpu",
+                  _COMMON_FLAGS + ("--iree-llvmcpu-target-cpu=host",) + _user_flags())
 
 
 def target() -> Target:
