@@ -197,3 +197,20 @@ def test_a_deleted_argument_raises():
     assert y.is_deleted()
     with pytest.raises(RuntimeError, match="Array has been deleted"):
         pyjax.jit(lambda x: x + 1, backend="iree")(y)
+
+
+def test_float64_and_int64_stay_64_bit():
+    before = pyjax.config.read("jax_enable_x64")
+    pyjax.config.update("jax_enable_x64", True)
+    try:
+        x = jnp.arange(5.0) / 3
+        f = lambda x, i: (x * 1e-300 + 1, x.sum(), i * 3_000_000_000, jnp.sqrt(x))  # noqa: E731
+        want, got = _on_both(f, x, jnp.arange(3))
+        assert got[0].dtype == np.float64 and got[2].dtype == np.int64
+        for w, g in zip(want, got):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+        # float64 libm calls do not link into IREE's embedded CPU executables: an error naming IREE.
+        with pytest.raises(iree_compile.IreeCompileError, match="IREE could not compile"):
+            pyjax.jit(jnp.sin, backend="iree")(x)
+    finally:
+        pyjax.config.update("jax_enable_x64", before)

@@ -68,4 +68,4 @@ def install() -> None:
     jit_lib.register_platform(PLATFORM, compile_jaxpr)
     chosen = os.environ.get("PYJAX_BACKEND")
     if chosen and config.jax_platforms.value is None:
-        config.jax_platforms._set(chosen)
+        config.config.update("jax_platforms", chosen)
