@@ -10,7 +10,7 @@ from typing import Any
 from pyjax._src import core
 from pyjax._src import linear_util as lu
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info
-from pyjax._src.tree_util import tree_flatten, tree_unflatten
+from pyjax._src.tree_util import SENTINEL, tree_flatten, tree_unflatten  # noqa: F401
 
 
 def debug_info(traced_for: str, fun: Callable, args: Sequence[Any], kwargs: Mapping[str, Any], *,

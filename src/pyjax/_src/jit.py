@@ -148,7 +148,7 @@ def trace_flat(fun: Callable, args: tuple, kwargs: dict, static_argnums: tuple, 
     else:
         jaxpr, _ = trace_to_jaxpr(flat_fun, avals, debug)
     if any(type(a) is AbstractRef for a in jaxpr.out_avals):
-        _refuse_returned_ref(jaxpr, debug)
+        _refuse_returned_ref(jaxpr, debug, out_tree_box[0])
     _log_stage(f"Finished tracing {debug.func_name} for {traced_for} in {time.perf_counter() - start:.9f} sec")
     return jaxpr, in_tree, out_tree_box[0], flat_args
 
@@ -169,11 +169,19 @@ def _check_ref_aliasing(flat_args, avals, debug: DebugInfo) -> None:
         seen[id(x)] = i
 
 
-def _refuse_returned_ref(jaxpr: Jaxpr, debug: DebugInfo) -> None:
+def _refuse_returned_ref(jaxpr: Jaxpr, debug: DebugInfo, out_tree=None) -> None:
     """JAX's error for a traced function that returns a mutable array reference."""
-    for out in jaxpr.outvars:
+    for i, out in enumerate(jaxpr.outvars):
         if type(out.aval) is not AbstractRef:
             continue
+        at = ""
+        if out_tree is not None:  # (JAX names the output's place unless it is the whole result)
+            from pyjax._src.tree_util import SENTINEL, tree_flatten_with_path
+            from pyjax._src.tree_util_keys import keystr
+
+            placeholders = tree_unflatten(out_tree, [SENTINEL] * out_tree.num_leaves)
+            path = tree_flatten_with_path(placeholders, is_leaf=lambda x: x is SENTINEL)[0][i][0]
+            at = f" at output tree path result{keystr(path)}" if path else ""
         where = ""
         if out in jaxpr.invars:
             k = jaxpr.invars.index(out)
@@ -185,7 +193,7 @@ def _refuse_returned_ref(jaxpr: Jaxpr, debug: DebugInfo) -> None:
                 where = f"was created on line {format_source_info(eqn.source_info, with_column=True)}."
         raise ValueError(
             f"function {debug.func_src_info} traced for {debug.traced_for} returned a mutable array reference "
-            f"of type {out.aval}, but mutable array references cannot be returned."
+            f"of type {out.aval}{at}, but mutable array references cannot be returned."
             + (f"\n\nThe returned mutable array {where}" if where else ""))
 
 

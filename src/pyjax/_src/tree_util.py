@@ -81,6 +81,11 @@ def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
     return _flatten(tree, is_leaf)
 
 
+# A placeholder leaf: a tree is unflattened with it to read its structure
+# (JAX's api_util.SENTINEL; a pytree type that validates its leaves lets it pass).
+SENTINEL = object()
+
+
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Leaf]) -> Any:
     """Rebuilds a pytree from a treedef and an iterable of leaves.
 

@@ -90,7 +90,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.experimental.key_reuse", "", NOT_YET),
     ("jax.experimental.pallas", "", "issue 26: not planned for the NumPy backend (Pallas writes kernels for "
                                     "Mosaic/Triton; pyjax compiles no kernels)"),
-    ("jax.experimental.random", "", "issue 26: not yet (StatefulPRNG: a key and a counter held in a jax.ref)"),
     ("jax.experimental.sparse", "", "issue 26: not yet (BCOO/BCSR formats and their primitives: a library of "
                                     "its own)"),
 )
