@@ -214,3 +214,13 @@ def test_float64_and_int64_stay_64_bit():
             pyjax.jit(jnp.sin, backend="iree")(x)
     finally:
         pyjax.config.update("jax_enable_x64", before)
+
+
+def test_the_stage_api_runs_compiled_functions_there():
+    compiled = pyjax.jit(lambda x: jnp.tanh(x) * 2, backend="iree").lower(X).compile()
+    out = compiled(X)
+    assert type(out) is IreeArray
+    np.testing.assert_allclose(np.asarray(out), np.tanh(np.asarray(X)) * 2, rtol=1e-6)
+    pyjax.config.update("jax_platforms", "iree")
+    assert type(pyjax.jit(lambda x: x - 1).lower(X).compile()(X)) is IreeArray
+    assert type(pyjax.jit(lambda x: x - 1, backend="cpu").lower(X).compile()(X)) is Array

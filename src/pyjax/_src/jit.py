@@ -275,6 +275,17 @@ def platform_for(backend: str | None) -> str | None:
 
 def run_compiled(compiled, jaxpr: Jaxpr, flat_args) -> list:
     if _NO_EXECUTION[0]:
+def run_on_platform(platform: str, executables: dict, jaxpr: Jaxpr, name: str, out_tree, flat_args) -> list:
+    """Runs `jaxpr` on a registered platform (the stage API's Compiled), its
+    executable compiled on first use and kept in `executables`."""
+    if _NO_EXECUTION[0]:
+        _refuse_execution(name)
+    executable = executables.get(platform)
+    if executable is None:
+        executable = executables[platform] = _platforms[platform](jaxpr, name, out_tree)
+    return executable(flat_args)
+
+
         _refuse_execution(getattr(compiled, "name", "computation"))
     fn = getattr(compiled, "fn", compiled)
     outs = dispatch.fp_mode.run(fn, *[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])

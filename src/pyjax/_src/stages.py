@@ -209,6 +209,7 @@ class Compiled:
     def __init__(self, traced: Traced, lowering):
         self._traced = traced
         self._executable = lowering
+        self._on_platforms: dict = {}  # (jit(backend='iree') or jax_platforms: compiled there on first call)
 
     in_tree = property(lambda self: self._traced.in_tree)
     out_tree = property(lambda self: self._traced.out_tree)
@@ -216,7 +217,7 @@ class Compiled:
     args_info = property(lambda self: self._traced.args_info)
 
     def __call__(self, *args, **kwargs) -> Any:
-        from pyjax._src.jit import abstractify, run_compiled
+        from pyjax._src.jit import abstractify, platform_for, run_compiled, run_on_platform
 
         flat, in_tree = tree_flatten((args, kwargs))
         if in_tree != self._traced.in_tree:
@@ -231,8 +232,13 @@ class Compiled:
                     f"Argument types differ from the types for which this computation was compiled. "
                     f"The mismatches are:\nArgument {i} compiled with {want.str_short()} and called with {got.str_short()}"
                 )
-        outs = run_compiled(self._executable, self._traced.jaxpr, flat)
-        return tree_unflatten(self._traced.out_tree, outs)
+        traced = self._traced
+        platform = platform_for(getattr(traced._wrapped, "_backend", None))
+        if platform is not None:
+            outs = run_on_platform(platform, self._on_platforms, traced.jaxpr, traced.fun_name, traced.out_tree, flat)
+        else:
+            outs = run_compiled(self._executable, traced.jaxpr, flat)
+        return tree_unflatten(traced.out_tree, outs)
 
     def as_text(self, dialect: str | None = None) -> str:
         return _as_text(self._traced.jaxpr, self._executable.source, dialect)
