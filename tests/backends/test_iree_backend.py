@@ -224,3 +224,28 @@ def test_the_stage_api_runs_compiled_functions_there():
     pyjax.config.update("jax_platforms", "iree")
     assert type(pyjax.jit(lambda x: x - 1).lower(X).compile()(X)) is IreeArray
     assert type(pyjax.jit(lambda x: x - 1, backend="cpu").lower(X).compile()(X)) is Array
+
+
+def test_donating_reads_no_result_back():
+    step = pyjax.jit(lambda w, x: w * 0.5 + x, backend="iree", donate_argnums=0)
+    w = step(jnp.ones(4, jnp.float32), jnp.ones(4, jnp.float32))
+    w2 = step(w, jnp.ones(4, jnp.float32))
+    assert not w.on_host() and not w2.on_host()
+    np.testing.assert_allclose(np.asarray(w2), np.full(4, 1.75, np.float32))
+
+
+def test_the_cuda_target_follows_the_driver(monkeypatch):
+    import iree.runtime as rt
+
+    from pyjax._src.backends.iree import runtime
+
+    monkeypatch.setenv("PYJAX_IREE_DRIVER", "cuda")
+    monkeypatch.setenv("PYJAX_IREE_CUDA_TARGET", "sm_80")
+    cuda = runtime._choose_target(rt)
+    assert (cuda.driver, cuda.backend) == ("cuda", "cuda") and "--iree-cuda-target=sm_80" in cuda.flags
+    monkeypatch.delenv("PYJAX_IREE_DRIVER")
+    monkeypatch.setenv("PYJAX_IREE_FLAGS", "--iree-opt-level=O3")
+    monkeypatch.setattr(runtime, "_cuda_has_devices", lambda rt: False)
+    host = runtime._choose_target(rt)
+    assert (host.backend, host.flags[-1]) == ("llvm-cpu", "--iree-opt-level=O3")
+    assert "--iree-llvmcpu-target-cpu=host" in host.flags

@@ -508,7 +508,8 @@ class JitWrapped:
         # A donated buffer belongs to the computation now: the caller's Array is
         # marked deleted (unless the same buffer came back as an output),
         # passed by position or by keyword.
-        out_buffers = {id(o._value) for o in outs}
+        # (An output kept on another platform's device never aliases an input: not read back here.)
+        out_buffers = {id(o._value) for o in outs if not hasattr(o, "device_buffer")}
         donated = [args[i] for i in self._donate_argnums if -len(args) <= i < len(args)]
         donated += [kwargs[k] for k in self._donate_argnames if k in kwargs]
         for leaf in tree_flatten(donated)[0]:
