@@ -106,3 +106,37 @@ def test_data_by_model_step_holds_its_blocks_only():
     assert max(largest.values()) <= bound
     assert not shapes & {(BATCH, 784), (BATCH, 512), (BATCH, 10), (784, 512), (512, 512)}, "a global array"
     assert (48, 784) in shapes and (784, 128) in shapes and (128, 512) in shapes  # this device's blocks
+
+
+def test_jit_of_a_shard_map_runs_on_the_shards(monkeypatch):
+    # A jitted program that is one shard_map runs per device on the placed
+    # arguments' own shards: the global array is never assembled, and a
+    # value every device holds alike (the replicated weights' update) is
+    # computed once.
+    from pyjax._src.sharding.sharded_array import ShardedArray
+
+    mesh = jax.make_mesh((8,), ("data",), axis_types=(AxisType.Auto,))
+    x = jax.device_put(X, jax.NamedSharding(mesh, P("data")))
+    w = jax.device_put(PARAMS[1][0], jax.NamedSharding(mesh, P()))
+    f = jax.jit(jax.shard_map(lambda w, x: (w - 0.5 * w, lax.psum(x.sum(0), "data")), mesh=mesh,
+                              in_specs=(P(), P("data")), out_specs=(P(), P()), check_vma=False))
+    want = f(w, x)
+    calls = []
+    original = spmd._per_device
+
+    def spy(eqn, mesh_, ins, impls):
+        out = original(eqn, mesh_, ins, impls)
+        calls.append((eqn.primitive.name, len({id(b) for b in out[0]})))
+        return out
+
+    def no_global(self):
+        raise AssertionError("the global array was assembled")
+
+    monkeypatch.setattr(spmd, "_per_device", spy)
+    monkeypatch.setattr(ShardedArray, "_value", property(no_global))
+    new_w, total = f(want[0], x)
+    monkeypatch.undo()
+    np.testing.assert_allclose(np.asarray(new_w), PARAMS[1][0] * 0.25, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(total), X.sum(0), rtol=1e-4, atol=1e-5)
+    assert ("sub", 1) in calls and ("mul", 1) in calls  # the replicated update: one buffer for all devices
+    assert ("reduce_sum", 8) in calls

@@ -73,8 +73,10 @@ _runtime: list = [None]
 
 
 def register_runtime(run: Callable) -> None:
-    """Installs the backend's per-device runner of shard_map bodies."""
+    """Installs the backend's per-device runner of shard_map bodies (a jit
+    whose program is one shard_map runs through it too: `run_whole`)."""
     _runtime[0] = run
+    shard_map_p.run_whole = run_eagerly
 
 
 # ---------------------------------------------------------------------------

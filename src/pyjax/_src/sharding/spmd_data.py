@@ -2,7 +2,8 @@
 
 `device_buffers` hands each device the buffer of its shard: a placed Array
 already laid out as the in_spec says gives its own shards (no copy, no
-assembly); anything else is sliced per device (a reshard). `place_outputs`
+assembly); anything else is sliced per device (a reshard). Replicas of a
+block are handed as one buffer (the runtime computes on it once). `place_outputs`
 wraps each device's result buffers into Arrays sharded as out_specs says.
 """
 
@@ -41,12 +42,16 @@ def device_buffers(flat: Sequence[Any], in_specs: Sequence[PartitionSpec], mesh)
     out = [[] for _ in devices]
     for x, spec in zip(flat, in_specs):
         own = _own_shards(x, spec, mesh)
-        if own is None:  # not laid out as in_specs says: slice it per device
-            value = np.asarray(x)
-            indices = NamedSharding(mesh, spec).devices_indices_map(value.shape)
-            own = {d: value[indices[d]] for d in devices}
+        value = np.asarray(x) if own is None else None  # (not laid out as in_specs says: sliced per device)
+        indices = NamedSharding(mesh, spec).devices_indices_map(np.shape(x) if own is not None else value.shape)
+        # Devices holding the same block (replicas) are handed one buffer:
+        # the runtime then computes on a replicated value once.
+        blocks: dict = {}
         for k, d in enumerate(devices):
-            out[k].append(own[d])
+            key = tuple((i.start, i.stop, i.step) if isinstance(i, slice) else i for i in indices[d])
+            if key not in blocks:
+                blocks[key] = value[indices[d]] if own is None else own[d]
+            out[k].append(blocks[key])
     return out
 
 

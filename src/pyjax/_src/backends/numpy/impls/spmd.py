@@ -18,13 +18,16 @@ says.
 from __future__ import annotations
 
 import contextlib
+import functools
+import math
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from pyjax._src import multihost_utils
+from pyjax._src import dispatch, multihost_utils
 from pyjax._src import shard_map as shard_map_mod
 from pyjax._src.backends.numpy.impls.spmd_control import RULES as _CONTROL
+from pyjax._src.backends.numpy.parallel import split
 from pyjax._src.backends.numpy.impls.standard import IMPLS as _IMPLS
 from pyjax._src.interpreters.batching import params_hold_collectives
 from pyjax._src.jaxpr import Literal
@@ -114,9 +117,19 @@ def _reduce_scatter(mesh, xs, *, scatter_dimension, axis_name, axis_index_groups
 
 
 def _fold(ufunc, values):
+    # In device order, as one all-reduce would; into one fresh buffer.
     acc = np.asarray(values[0])
-    for v in values[1:]:  # in device order, as one all-reduce would
-        acc = ufunc(acc, v).astype(acc.dtype)
+    if len(values) == 1:
+        return acc
+    dtype = acc.dtype
+    acc = np.asarray(ufunc(acc, values[1]))
+    if acc.dtype != dtype:  # (a ufunc that promotes: fold as before, cast back each step)
+        acc = acc.astype(dtype)
+        for v in values[2:]:
+            acc = ufunc(acc, v).astype(dtype)
+        return acc
+    for v in values[2:]:
+        ufunc(acc, v, out=acc)
     return acc
 
 
@@ -196,7 +209,7 @@ def run_lockstep(jaxpr, mesh: Mesh, args: list[list], impls: dict) -> list[list]
         env[v] = [getattr(c, "_value", c)] * mesh.n
     env.update(zip(jaxpr.invars, args, strict=True))
     for eqn in jaxpr.eqns:
-        ins = [[v.val] * mesh.n if type(v) is Literal else env[v] for v in eqn.invars]
+        ins = [[_literal(v)] * mesh.n if type(v) is Literal else env[v] for v in eqn.invars]
         p = eqn.primitive
         if p is parallel.axis_index_p:
             outs = [_axis_index(mesh, **eqn.params)]
@@ -209,17 +222,57 @@ def run_lockstep(jaxpr, mesh: Mesh, args: list[list], impls: dict) -> list[list]
         if _watchers:
             _report(outs)
         env.update(zip(eqn.outvars, outs, strict=True))
-    return [[v.val] * mesh.n if type(v) is Literal else env[v] for v in jaxpr.outvars]
+    return [[_literal(v)] * mesh.n if type(v) is Literal else env[v] for v in jaxpr.outvars]
+
+
+def _literal(v: Literal):
+    # A literal as a buffer of its type (a Python 0 in a loop's carry must stay int32).
+    dtype = getattr(v.aval, "dtype", None)
+    return np.asarray(v.val, dtype) if isinstance(dtype, np.dtype) else v.val
 
 
 def _per_device(eqn, mesh: Mesh, ins: list[list], impls: dict) -> list[list]:
     impl = impls.get(eqn.primitive)
     if impl is None:
         raise missing_rule_error("impl", eqn.primitive.name)
-    results = [impl(*[x[d] for x in ins], **eqn.params) for d in range(mesh.n)]
+    if mesh.n > 1 and not eqn.effects and all(all(b is x[0] for b in x) for x in ins):
+        # Every operand is one buffer shared by all devices (a replicated
+        # value: a literal, a constant, a psum's result, an input every
+        # device reads whole): the result is computed once and shared too.
+        results = [impl(*[x[0] for x in ins], **eqn.params)] * mesh.n
+    elif mesh.n > 1 and split.num_workers() > 1 and _worth_threads(eqn, ins, mesh.n):
+        results = _on_threads(impl, eqn, ins, mesh.n)
+    else:
+        results = [impl(*[x[d] for x in ins], **eqn.params) for d in range(mesh.n)]
     if eqn.primitive.multiple_results:
         return [list(r) for r in zip(*results)] if results and eqn.outvars else [[] for _ in eqn.outvars]
     return [results]
+
+
+def _worth_threads(eqn, ins: list[list], n: int) -> bool:
+    # The devices' calls run on the cores at once when their work pays for
+    # the hand-offs (the thresholds of split.py's own splits).
+    if eqn.primitive.name == "dot_general":
+        (contract, _), _ = eqn.params["dimension_numbers"]
+        k = math.prod(eqn.invars[0].aval.shape[i] for i in contract)
+        return n * 2 * k * math.prod(eqn.outvars[0].aval.shape) >= split.MIN_FLOPS
+    return n * max((math.prod(v.aval.shape) for v in eqn.invars), default=0) >= split.MIN_ELEMENTS
+
+
+def _on_threads(impl: Callable, eqn, ins: list[list], n: int) -> list:
+    # One block of devices per core, each device's call whole (unsplit: a
+    # pool thread must not wait on the pool).
+    results: list = [None] * n
+    workers = split.num_workers()
+    blocks = [range(n * w // workers, n * (w + 1) // workers) for w in range(workers)]
+
+    def run_block(devices):
+        with split.unsplit():
+            for d in devices:
+                results[d] = impl(*[x[d] for x in ins], **eqn.params)
+
+    split.run_all([functools.partial(run_block, b) for b in blocks if len(b)])
+    return results
 
 
 def _call_in_lockstep(eqn, mesh: Mesh, ins: list[list], impls: dict) -> list[list]:
@@ -234,37 +287,61 @@ def _call_in_lockstep(eqn, mesh: Mesh, ins: list[list], impls: dict) -> list[lis
     return run_lockstep(body, mesh, ins[:len(body.invars)], impls)
 
 
+_MESHES: dict = {}  # a mesh -> its devices' coordinates and groups (meshes are few and hashable)
+
+
 def run(jaxpr, mesh, per_device: Sequence[list]) -> list[list]:
     """The backend's shard_map runner: `per_device[d]` is device d's list of
     argument buffers (devices in `mesh.devices.flat` order); returns each
     device's list of result buffers."""
-    m = Mesh(mesh)
+    m = _MESHES.get(mesh)
+    if m is None:
+        m = _MESHES[mesh] = Mesh(mesh)
     columns = [list(col) for col in zip(*per_device)] if per_device and per_device[0] else \
         [[] for _ in jaxpr.invars]
-    outs = run_lockstep(jaxpr, m, columns, _IMPLS)
+    # (XLA's float mode and one-thread BLAS, as around every computation;
+    # nested inside a jit's program it is already set and stays so.)
+    outs = dispatch.fp_mode.run(run_lockstep, jaxpr, m, columns, _IMPLS)
     return [[out[d] for out in outs] for d in range(m.n)]
 
 
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    # Under jit: global buffers in, global buffers out.
+    # Under jit: global buffers in, global buffers out. Devices reading the
+    # same block of an argument share one view of it; a block several
+    # devices hold (replicated over an axis) is written back once.
     devices = list(mesh.devices.flat)
     per_device = [[] for _ in devices]
     for x, spec in zip(args, in_specs):
         x = np.asarray(x)
         indices = NamedSharding(mesh, spec).devices_indices_map(x.shape)
+        views: dict = {}
         for k, d in enumerate(devices):
-            per_device[k].append(x[indices[d]])
+            key = _index_key(indices[d])
+            if key not in views:
+                views[key] = x[indices[d]]
+            per_device[k].append(views[key])
     outs = run(jaxpr, mesh, per_device)
     results = []
     for k, (aval, spec) in enumerate(zip(jaxpr.out_avals, out_specs)):
         sharding = NamedSharding(mesh, spec)
         shape = global_aval(aval, spec, mesh).shape
-        joined = np.empty(shape, aval.dtype)
         indices = sharding.devices_indices_map(shape)
+        if sharding.is_fully_replicated:
+            results.append(np.asarray(outs[0][k]))
+            continue
+        joined = np.empty(shape, aval.dtype)
+        written: set = set()
         for i, d in enumerate(devices):
-            joined[indices[d]] = outs[i][k]
+            key = _index_key(indices[d])
+            if key not in written:
+                written.add(key)
+                joined[indices[d]] = outs[i][k]
         results.append(joined)
     return results
+
+
+def _index_key(index: tuple) -> tuple:
+    return tuple((s.start, s.stop, s.step) if isinstance(s, slice) else s for s in index)
 
 
 def _outside_shard_map(name: str):
