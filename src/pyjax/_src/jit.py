@@ -598,7 +598,7 @@ def _hashable(x) -> bool:
 class _CacheEntry:
     """A traced jaxpr, its output structure and, once run eagerly, its executable."""
 
-    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed", "on_platforms")
+    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed", "on_platforms", "whole")
 
     def __init__(self, jaxpr: Jaxpr, out_tree, name: str):
         self.jaxpr = jaxpr
@@ -610,6 +610,7 @@ class _CacheEntry:
         # split over their devices; the common, unplaced case pays nothing).
         self.placed = _names_placement(self.out_avals)
         self.on_platforms: dict = {}  # registered platform -> its executable
+        self.whole = _whole_program_call(jaxpr)  # (a lone shard_map: run per device, on the shards)
 
     def run(self, flat_args: Sequence[Any], backend: str | None = None) -> list:
         if _NO_EXECUTION[0]:
@@ -622,6 +623,8 @@ class _CacheEntry:
                     executable = self.on_platforms[platform] = _platforms[platform](self.jaxpr, self.name,
                                                                                     self.out_tree)
                 return executable(flat_args)
+        if self.whole is not None and FLOAT_CHECKS[0] is None and all(isinstance(x, Array) for x in flat_args):
+            return self.whole(flat_args)
         executable = self.executable
         if executable is None:
             compiled = lower_for_backend(self.jaxpr, self.name)
@@ -632,6 +635,20 @@ class _CacheEntry:
         if self.placed:
             return [place_typed(Array(v, a)) for v, a in zip(outs, self.out_avals)]
         return [Array(v, a) for v, a in zip(outs, self.out_avals)]
+
+
+def _whole_program_call(jaxpr: Jaxpr):
+    # A program that is one equation of a primitive offering `run_whole`
+    # (shard_map: each device's body on that device's shards, results
+    # placed) runs through it rather than on assembled global buffers.
+    if len(jaxpr.eqns) != 1 or jaxpr.consts:
+        return None
+    eqn = jaxpr.eqns[0]
+    run_whole = getattr(eqn.primitive, "run_whole", None)
+    if run_whole is None or list(eqn.invars) != list(jaxpr.invars) or list(eqn.outvars) != list(jaxpr.outvars) \
+            or len(set(jaxpr.outvars)) != len(jaxpr.outvars):
+        return None
+    return lambda flat_args: run_whole(list(flat_args), eqn.params)
 
 
 def _names_placement(avals) -> bool:
