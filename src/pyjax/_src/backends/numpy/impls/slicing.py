@@ -132,6 +132,17 @@ def _bound_windows(starts: list, index_map, shape, window, clamp: bool, batch_sh
     return np.broadcast_to(in_bounds, batch_shape)
 
 
+def _row_axis(shape, index_map, collapsed, batching, window) -> int | None:
+    """The one operand axis indexed when every window is a whole row along it
+    (that axis collapsed, every other axis read in full), else None."""
+    if len(index_map) != 1 or batching or tuple(collapsed) != tuple(index_map):
+        return None
+    (axis,) = index_map
+    if all(window[d] == shape[d] for d in range(len(shape)) if d != axis):
+        return axis
+    return None
+
+
 # ---------------------------------------------------------------------------
 # gather
 
@@ -152,7 +163,14 @@ def _gather(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
     in_bounds = _bound_windows(starts, dnums.start_index_map, x.shape, slice_sizes, not fill, batch_shape)
     dropped = set(dnums.collapsed_slice_dims) | set(dnums.operand_batching_dims)
     kept = [d for d in range(x.ndim) if d not in dropped]
-    if any(slice_sizes[d] == 0 for d in dropped):
+    row_axis = _row_axis(x.shape, dnums.start_index_map, dnums.collapsed_slice_dims, dnums.operand_batching_dims,
+                         slice_sizes)
+    if row_axis is not None and nb:
+        # Whole rows along one axis (an embedding lookup): np.take copies
+        # them; the same elements as indexing every axis, far fewer indices.
+        taken = np.take(x, starts[row_axis], axis=row_axis)
+        window = np.moveaxis(taken, tuple(range(row_axis, row_axis + nb)), tuple(range(nb)))
+    elif any(slice_sizes[d] == 0 for d in dropped):
         # A batching axis with an empty window: nothing to read.
         window = np.zeros(batch_shape + tuple(slice_sizes[d] for d in kept), x.dtype)
     else:
@@ -229,6 +247,35 @@ def _scatter_targets(x: np.ndarray, indices, updates: np.ndarray, dnums, mode):
     return tuple(t[keep] for t in targets), updates[keep]
 
 
+def _row_scatter(operand, indices, updates, dnums, mode):
+    """(a fresh copy of the operand, the row axis, the row of every landing
+    update, those updates as rows) when every update window is a whole row
+    along one operand axis, else None."""
+    x = _array(operand)
+    indices, updates = np.asarray(indices), np.asarray(updates, dtype=x.dtype)
+    window_dims = tuple(dnums.update_window_dims)
+    window = [1] * x.ndim
+    others = [d for d in range(x.ndim) if d not in dnums.inserted_window_dims]
+    if len(others) != len(window_dims):
+        return None
+    for d, u in zip(others, window_dims, strict=True):
+        window[d] = updates.shape[u]
+    axis = _row_axis(x.shape, dnums.scatter_dims_to_operand_dims, dnums.inserted_window_dims,
+                     dnums.operand_batching_dims, window)
+    batch_shape = indices.shape[:-1]
+    if axis is None or not batch_shape or _Mode.from_any(mode) == _Mode.ONE_HOT:
+        return None
+    starts = _window_starts(indices, x.ndim, dnums.scatter_dims_to_operand_dims, (), ())
+    in_bounds = _bound_windows(starts, (axis,), x.shape, window, _Mode.from_any(mode) == _Mode.CLIP, batch_shape)
+    batch_axes = [a for a in range(updates.ndim) if a not in window_dims]
+    rows = np.transpose(updates, (*batch_axes, *window_dims)).reshape(-1, *(x.shape[d] for d in others))
+    index = np.broadcast_to(starts[axis], batch_shape).reshape(-1)
+    keep = in_bounds.reshape(-1)
+    if not keep.all():
+        index, rows = index[keep], rows[keep]
+    return x.copy(), axis, index, rows
+
+
 def _prepared(operand, indices, updates, dnums, mode):
     """A fresh copy of the operand, a flat (contiguous) view of it, the flat
     position of every landing update, and those updates."""
@@ -243,6 +290,21 @@ def _prepared(operand, indices, updates, dnums, mode):
 def _combining_scatter(ufunc):
     def impl(operand, indices, updates, *, update_jaxpr, update_consts, dimension_numbers, indices_are_sorted,
              unique_indices, mode):
+        rows = _row_scatter(operand, indices, updates, dimension_numbers, mode) if ufunc in (np.add, np.subtract) \
+            else None
+        if rows is not None:
+            # Whole rows (an embedding's gradient): flat positions from the
+            # row starts, without indexing every axis; ufunc.at by elements
+            # (by rows it is far slower), in the same order as before.
+            out, axis, index, values = rows
+            steps = [st // out.itemsize for st in out.strides]
+            within = np.zeros((), np.int64)
+            for d in range(out.ndim):
+                if d != axis:
+                    within = np.add.outer(within, np.arange(out.shape[d], dtype=np.int64) * steps[d])
+            flat = np.add.outer(index.astype(np.int64) * steps[axis], within.reshape(-1)).reshape(-1)
+            ufunc.at(out.reshape(-1), flat, values.reshape(-1))
+            return out
         out, out_flat, flat, values = _prepared(operand, indices, updates, dimension_numbers, mode)
         # ufunc.at applies every update, so repeated positions accumulate.
         # NaNs propagate through min/max as in XLA, without NumPy's warning.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -83,6 +84,7 @@ class NativeLoop(Tiering):
         self.in_specs = [(a.shape, a.dtype) for a in in_avals]
         self.out_specs = [(a.shape, a.dtype) for a in out_avals]
         self.steps = 0
+        self.seconds = 0.0  # the Python runs' time while cold
         self.steps_per_call = 0  # a program's equations
         self.python = None  # a program's compiled function (compile.py sets it): call1's re-checks run it
         self.rechecks = 0  # re-checks of the live tier that agreed
@@ -106,6 +108,8 @@ class NativeLoop(Tiering):
             state = self.state
         if state == BUILT:
             self._local.pending = self._checked_run(inputs)
+        elif state == COLD:
+            self._local.started = time.perf_counter()  # (`check` adds the Python run's time)
         return None
 
     def _due(self, inputs) -> bool:
@@ -173,7 +177,8 @@ class NativeLoop(Tiering):
     def check(self, steps: int, *outputs) -> None:
         """After the Python loop ran `steps` iterations: if the native loop
         ran too, keep it when every output agrees bitwise, else drop it;
-        start the build once the loop has run `settings.AFTER_STEPS` iterations."""
+        start the build once the loop has run `settings.AFTER_STEPS` iterations
+        or its Python runs `settings.AFTER_SECONDS` in all."""
         pending = getattr(self._local, "pending", None)
         if pending is not None:
             self._local.pending = None
@@ -181,7 +186,10 @@ class NativeLoop(Tiering):
                 self._compare(pending, outputs)
         elif self.state == COLD:
             self.steps += steps
-            if self.steps >= settings.AFTER_STEPS:
+            started, self._local.started = getattr(self._local, "started", None), None
+            if started is not None:
+                self.seconds += time.perf_counter() - started
+            if self.steps >= settings.AFTER_STEPS or self.seconds >= settings.AFTER_SECONDS:
                 self.start()
 
     def prepare(self) -> None:

@@ -1,6 +1,6 @@
 """The native tier's knobs and limits, read at call time (tests and the
 fuzzer change them): `ENABLED` (PYJAX_NATIVE_LOOPS), `AFTER_STEPS`
-(PYJAX_NATIVE_LOOPS_AFTER), how long a first call waits for its build, the
+(PYJAX_NATIVE_LOOPS_AFTER) and `AFTER_SECONDS`, how long a first call waits for its build, the
 size limits of the values native code handles.
 """
 
@@ -35,6 +35,11 @@ def _after_steps(value: str | None = None) -> int:
 
 
 AFTER_STEPS = _after_steps()
+# ... or once its Python runs have taken this long in all, whichever comes
+# first: a build costs ~80 ms of a background thread, and a loop of costly
+# steps (a 50-equation ODE step: ~0.15 ms) would otherwise run 20,000 of
+# them in Python first. Setting PYJAX_NATIVE_LOOPS_AFTER leaves the steps alone.
+AFTER_SECONDS = math.inf if (os.environ.get("PYJAX_NATIVE_LOOPS_AFTER") or "").strip() else 0.25
 ENABLED = os.environ.get("PYJAX_NATIVE_LOOPS", "1").strip().lower() not in ("0", "off", "false", "no")
 
 # A body value larger than this (in bytes) is not worth a native loop: its
