@@ -1,0 +1,109 @@
+"""The lowerings issue 23's suite made faster compute what they computed:
+blocked im2col convolutions, whole-row gathers and scatter-adds, and native
+loops that tier up on time as well as on steps."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src.backends.numpy import native
+from pyjax._src.backends.numpy.impls import convolution as conv_impl
+from pyjax._src.backends.numpy.impls import slicing as slicing_impl
+from pyjax._src.backends.numpy.native import settings as native_settings
+from pyjax._src.backends.numpy.native import tiering as native_tiering
+
+rng = np.random.default_rng(23)
+
+
+def arr(*shape):
+    return jnp.asarray(rng.standard_normal(shape).astype(np.float32))
+
+
+@pytest.mark.parametrize("dn,lhs_shape,rhs_shape,groups", [
+    (("NHWC", "HWIO", "NHWC"), (6, 20, 20, 16), (3, 3, 16, 24), 1),
+    (("NCHW", "OIHW", "NCHW"), (6, 16, 20, 20), (24, 16, 3, 3), 1),
+    (("NHWC", "HWIO", "NHWC"), (6, 20, 20, 16), (3, 3, 4, 24), 4),
+])
+def test_blocked_convolution_has_the_unblocked_bits(dn, lhs_shape, rhs_shape, groups, monkeypatch):
+    # Forward and both gradients, blocked (small blocks) and in one matmul.
+    x, w = arr(*lhs_shape), arr(*rhs_shape)
+
+    def f(x, w):
+        out = lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn, feature_group_count=groups)
+        return jnp.sum(jnp.sin(out))
+
+    def run():
+        return [np.asarray(v) for v in pyjax.jit(pyjax.value_and_grad(f, argnums=(0, 1)))(x, w)[1]]
+
+    monkeypatch.setattr(conv_impl, "_BLOCK_BYTES", 1 << 14)
+    blocked = run()
+    monkeypatch.setattr(conv_impl, "_BLOCK_BYTES", 1 << 40)
+    pyjax.clear_caches()
+    whole = run()
+    for a, b in zip(blocked, whole, strict=True):
+        assert a.tobytes() == b.tobytes()
+
+
+def _with_and_without_rows(f, args, monkeypatch):
+    # The row paths against the general one (every axis indexed).
+    with_rows = np.asarray(pyjax.jit(f)(*args))
+    monkeypatch.setattr(slicing_impl, "_row_axis", lambda *a: None)
+    pyjax.clear_caches()
+    general = np.asarray(pyjax.jit(f)(*args))
+    assert with_rows.tobytes() == general.tobytes()
+    return with_rows
+
+
+@pytest.mark.parametrize("mode", ["clip", "fill", None])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_row_gather_has_the_general_bits(mode, axis, monkeypatch):
+    x = arr(9, 4, 3)
+    idx = jnp.asarray(rng.integers(-12, 12, (5, 7)).astype(np.int32))
+    _with_and_without_rows(lambda x, i: jnp.take(x, i, axis=axis, mode=mode), (x, idx), monkeypatch)
+
+
+@pytest.mark.parametrize("mode", ["drop", "clip", None])
+def test_row_scatter_add_has_the_general_bits(mode, monkeypatch):
+    # Many updates to few rows: sums in update order, as ufunc.at by element.
+    x, upd = arr(4, 6), arr(300, 6)
+    idx = jnp.asarray(rng.integers(-6, 6, 300).astype(np.int32))
+    got = _with_and_without_rows(lambda x, i, u: x.at[i].add(u, mode=mode), (x, idx, upd), monkeypatch)
+    if mode == "drop":
+        want = np.asarray(x).copy()
+        i = np.asarray(idx)
+        for k in np.flatnonzero((i >= -4) & (i < 4)):
+            want[i[k]] += np.asarray(upd)[k]
+        np.testing.assert_array_equal(got, want)
+
+
+def test_row_scatter_add_along_axis_1(monkeypatch):
+    x, upd = arr(3, 8, 2), arr(3, 50, 2)
+    idx = jnp.asarray(rng.integers(0, 8, 50).astype(np.int32))
+    _with_and_without_rows(lambda x, i, u: x.at[:, i].add(u), (x, idx, upd), monkeypatch)
+
+
+@pytest.mark.skipif(native.compiler() is None or not native_settings.ENABLED, reason="native code needs a C compiler")
+def test_a_loop_of_costly_steps_tiers_up_on_time(monkeypatch):
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 10 ** 9)
+    monkeypatch.setattr(native_settings, "AFTER_SECONDS", 0.0)
+    before = {id(o) for o in gc.get_objects() if isinstance(o, native.NativeLoop)}
+
+    def f(x):
+        return lax.while_loop(lambda c: c[0] < 30, lambda c: (c[0] + 1, jnp.tanh(jnp.roll(c[1], 1) * 1.1)), (0, x))[1]
+
+    jf = pyjax.jit(f)
+    x = arr(16)
+    first = np.asarray(jf(x))
+    (made,) = [o for o in gc.get_objects() if isinstance(o, native.NativeLoop) and id(o) not in before]
+    assert made.state != native_tiering.COLD and made.steps == 30
+    if getattr(made, "_thread", None) is not None:
+        made._thread.join()
+    outs = [np.asarray(jf(x)) for _ in range(3)]
+    assert made.state == native_tiering.LIVE
+    assert all(o.tobytes() == first.tobytes() for o in outs)
