@@ -1,6 +1,6 @@
 """A jaxpr compiled by IREE: lowered to StableHLO (backends/stablehlo), the
-module compiled by `iree-compile` for the process's target, loaded into the
-runtime.
+module compiled for the process's target by IREE's compiler library in this
+process (or the `iree-compile` tool), loaded into the runtime.
 
 Compiled modules are cached per process, keyed by the module's text, the
 target backend and the compiler flags: a second jit of the same program
@@ -11,6 +11,7 @@ and cache hits.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -86,19 +87,60 @@ def compile_module(text: str, name: str = "module") -> bytes:
     if vmfb is not None:
         stats["hits"] += 1
         return vmfb
-    import iree.compiler as ic
-
     start = time.perf_counter()
-    try:
-        vmfb = ic.compile_str(text, target_backends=[target.backend], input_type="stablehlo",
-                              extra_args=list(target.flags))
-    except ic.CompilerToolError as e:
-        raise IreeCompileError(f"IREE could not compile jit({name}) for {target.backend}:\n{e}") from None
+    vmfb = _compile_in_process(text, target)
+    if vmfb is None:
+        vmfb = _compile_with_tool(text, target, name)
     with _lock:
         _vmfb_cache[key] = vmfb
         stats["compiled"] += 1
         stats["compile_s"] += time.perf_counter() - start
     return vmfb
+
+
+_sessions: dict[tuple, object] = {}  # (target backend, flags) -> iree.compiler.api.Session
+
+
+def _compile_in_process(text: str, target) -> bytes | None:
+    """The bytecode from IREE's compiler library in this process (no
+    iree-compile process to start; docs/iree.md), or None when the library
+    is unavailable, `PYJAX_IREE_IN_PROCESS=0`, or the module fails (the tool
+    then compiles it again, to report IREE's diagnostics)."""
+    if os.environ.get("PYJAX_IREE_IN_PROCESS", "1") == "0":
+        return None
+    try:
+        from iree.compiler.api import Output, Session, Source
+    except ImportError:
+        return None
+    with _lock:  # (a session compiles one module at a time)
+        key = (target.backend, target.flags)
+        session = _sessions.get(key)
+        if session is None:
+            session = _sessions[key] = Session()
+            session.set_flags(f"--iree-hal-target-backends={target.backend}", "--iree-input-type=stablehlo",
+                              *target.flags)
+        invocation = session.invocation()
+        try:
+            if not invocation.parse_source(Source.wrap_buffer(session, text.encode())) or not invocation.execute():
+                return None
+            output = Output.open_membuffer()
+            try:
+                invocation.output_vm_bytecode(output)
+                return bytes(output.map_memory())
+            finally:
+                output.close()
+        finally:
+            invocation.close()
+
+
+def _compile_with_tool(text: str, target, name: str) -> bytes:
+    import iree.compiler as ic
+
+    try:
+        return ic.compile_str(text, target_backends=[target.backend], input_type="stablehlo",
+                              extra_args=list(target.flags))
+    except ic.CompilerToolError as e:
+        raise IreeCompileError(f"IREE could not compile jit({name}) for {target.backend}:\n{e}") from None
 
 
 def compile_jaxpr(jaxpr, name: str, out_tree=None, keep_unused: bool = False) -> runtime.Executable:
