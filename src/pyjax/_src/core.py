@@ -37,6 +37,10 @@ _trace_ctx: ContextVar = ContextVar("pyjax_current_trace", default=None)
 _default_trace: list = [None]  # the eval trace, installed once by the dispatch layer
 _all_primitives: list = []  # every Primitive made, for set_default_trace to reset their eager plans
 _eager_memos: list = []  # other memos of eager plans (see eager_memo)
+# The abstract mesh in context when it has an Explicit axis (set by
+# sharding/mesh.py on every change of context), else None: then results are
+# typed on it where JAX's rules fall back to the context mesh.
+typing_mesh: list = [None]
 # Called as hook(primitive, impl) by Primitive.def_impl: the dispatch layer
 # registers the impl with the default backend (core knows no backend).
 _impl_hooks: list = []
@@ -61,6 +65,7 @@ def clear_abstract_eval_memos() -> None:
     """Drops every primitive's memoised abstract evaluations."""
     for primitive in _all_primitives:
         primitive._abstract_eval_cache.clear()
+        primitive._typed_eval_cache.clear()
 
 
 def eager_memo() -> dict:
@@ -147,6 +152,7 @@ class Primitive:
         # effectful equations whatever their outputs.
         self.effects_of: Callable[[dict], frozenset] | None = None
         self._abstract_eval_cache: dict = {}
+        self._typed_eval_cache: dict = {}  # (under a context mesh with Explicit axes)
         # The eval trace's memo of eager calls on Arrays: (operand avals...,
         # param values...) -> (call, out_aval, exact). Filled and cleared by
         # dispatch.EvalTrace; hot wrappers read it to skip the trace machinery.
@@ -249,6 +255,8 @@ class Primitive:
     def out_avals(self, avals: tuple, params: dict):
         """Abstract evaluation, memoised on (avals, params): interned avals make
         the lookup an identity hash. Returns an aval, or a list of avals."""
+        if typing_mesh[0] is not None:
+            return self._out_avals_on_mesh(avals, params, typing_mesh[0])
         try:
             key = (avals, *params.values()) if params else avals
             return self._abstract_eval_cache[key]
@@ -273,6 +281,24 @@ class Primitive:
     def def_sharding_rule(self, rule):
         self.sharding_rule = rule
         return rule
+
+    def _out_avals_on_mesh(self, avals: tuple, params: dict, mesh):
+        # Under a context mesh with Explicit axes the sharding rule runs even
+        # on operands on no mesh: JAX types some results (n-ary ops, iota,
+        # broadcast_in_dim, ...) on the context mesh. Memoised apart, per mesh.
+        try:
+            key = (mesh, avals, *params.values())
+            return self._typed_eval_cache[key]
+        except KeyError:
+            pass
+        except TypeError:
+            key = None
+        out = self.rule("abstract_eval")(*avals, **params)
+        if self.sharding_rule is not None:
+            out = _run_sharding_rule(self, out, avals, params)
+        if key is not None and not avals_mod.any_too_big(out) and (not params or params_storable(params.values())):
+            self._typed_eval_cache[key] = out
+        return out
 
 
 def _run_sharding_rule(primitive, out, avals, params):

@@ -29,7 +29,9 @@ from pyjax._src.cache_key import params_storable, remember_after, typed_key
 from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
 from pyjax._src.sharding.mesh import eager_mesh
-from pyjax._src.sharding.sharded_array import ShardedArray, place_result, place_typed, type_on_context_mesh
+from pyjax._src.sharding.sharded_array import (
+    ShardedArray, place_result, place_typed, relayout_auto, type_on_context_mesh,
+)
 
 _SCALAR_TYPES = (bool, int, float, complex)
 
@@ -58,6 +60,14 @@ def set_fp_mode(mode) -> None:
     """Installs the default backend's floating-point mode (an object with `run`)."""
     global fp_mode
     fp_mode = mode
+
+
+def constant_on_context_mesh(x: Any) -> Any:
+    """An eager Array made from a host value, under `set_mesh` typed on its
+    mesh and placed replicated (``P()``), as JAX puts constants there."""
+    if eager_mesh[0] is None:
+        return x
+    return type_on_context_mesh(x, replicated=True)
 
 
 class EvalTrace(core.Trace):
@@ -219,7 +229,8 @@ class EvalTrace(core.Trace):
         if values and all(type(x) in _SCALAR_TYPES for x in args):
             values = _scalar_buffers(args, avals)
         if placed:
-            return place_result(self._run(primitive, tuple(avals), values, params), args)
+            out = place_result(self._run(primitive, tuple(avals), values, params), args)
+            return relayout_auto(out, primitive, params, avals, args)
         return self._run(primitive, tuple(avals), values, params)
 
     def _run(self, primitive, avals, values, params):

@@ -35,7 +35,8 @@ from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jax
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
 from pyjax._src.sharding import jit_params
 from pyjax._src.sharding.mesh import get_mesh
-from pyjax._src.sharding.sharded_array import place_typed
+from pyjax._src.sharding.mesh import eager_mesh
+from pyjax._src.sharding.sharded_array import place_typed, type_on_context_mesh
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 # ---------------------------------------------------------------------------
@@ -633,8 +634,12 @@ class _CacheEntry:
         if FLOAT_CHECKS[0] is not None:
             FLOAT_CHECKS[0](self.jaxpr, self.name, flat_args, outs)
         if self.placed:
-            return [place_typed(Array(v, a)) for v, a in zip(outs, self.out_avals)]
-        return [Array(v, a) for v, a in zip(outs, self.out_avals)]
+            outs = [place_typed(Array(v, a)) for v, a in zip(outs, self.out_avals)]
+        else:
+            outs = [Array(v, a) for v, a in zip(outs, self.out_avals)]
+        if eager_mesh[0] is not None:  # (under set_mesh: results on no mesh live replicated on it, P())
+            return type_on_context_mesh(outs, replicated=True)
+        return outs
 
 
 def _whole_program_call(jaxpr: Jaxpr):

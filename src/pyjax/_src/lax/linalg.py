@@ -145,7 +145,8 @@ def _tril(x, k: int = 0):
     mask = ew.ge(rows, shapes.broadcasted_iota(np.int32, (n, m), 1))
     if batch:
         mask = shapes.broadcast_in_dim(mask, aval.shape, (len(batch), len(batch) + 1))
-    zeros = shapes.broadcast_in_dim(_scalar(0, aval, aval.weak_type), aval.shape, ())
+    # (typed as x, as JAX's full_like of a tracer is)
+    zeros = shapes.broadcast_in_dim(_scalar(0, aval, aval.weak_type), aval.shape, (), out_sharding=aval.sharding)
     return ew.select(mask, x, zeros)
 
 

@@ -206,6 +206,9 @@ def _iota_abstract_eval(*, dtype, shape, dimension, sharding) -> ShapedArray:
     return ShapedArray(shape, dtype, False, sharding)
 
 
+iota_p.def_sharding_rule(sharding_rules.iota_rule)
+
+
 def iota(dtype, size: int, *, sharding=None):
     """`[0, 1, ..., size - 1]` of `dtype`."""
     dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "iota")

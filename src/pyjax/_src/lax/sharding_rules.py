@@ -54,6 +54,18 @@ def common_mesh(avals, message, error=ShardingTypeError) -> AbstractMesh | None:
     return mesh
 
 
+def context_mesh(mesh: AbstractMesh | None = None) -> AbstractMesh | None:
+    """`mesh`, else the context mesh where it has Explicit axes: where JAX's
+    rules type a result on the context mesh when no operand names one."""
+    from pyjax._src import core
+
+    return core.typing_mesh[0] if mesh is None else mesh
+
+
+def iota_rule(out, *, dtype, shape, dimension, sharding):
+    return out if sharding is not None else with_spec(out, context_mesh(), (None,) * len(shape))
+
+
 def canonicalize_sharding(sharding: Any, api_name: str, ndim: int | None = None) -> NamedSharding | None:
     """An `out_sharding=` argument as the aval sharding it means: a
     PartitionSpec on the abstract mesh in context, a NamedSharding on its
@@ -95,6 +107,7 @@ def broadcasting_rule(name: str):
     def rule(out, *avals, **params):
         mesh = common_mesh(avals, lambda a, b: f"Mesh for all inputs should be equal. Got one mesh: {a} and "
                                                f"another mesh: {b}", ValueError)
+        mesh = context_mesh(mesh)
         if mesh is None or not isinstance(out, ShapedArray):
             return out
         ranked = [a for a in avals if a.shape]
@@ -206,7 +219,7 @@ def broadcast_in_dim_rule(out, operand, *dyn, shape, broadcast_dimensions, shard
     result = [None] * len(shape)
     for i, d in enumerate(broadcast_dimensions):
         result[d] = spec[i]
-    return with_spec(out, mesh_of(operand), result)
+    return with_spec(out, context_mesh(mesh_of(operand)), result)
 
 
 def squeeze_rule(out, operand, *, dimensions):
@@ -372,8 +385,10 @@ def same_sharding_rule(message: str):
 
     def rule(out, *avals, **params):
         placed = [a for a in avals if a.sharding is not None]
-        if not placed or not isinstance(out, ShapedArray):
+        if not isinstance(out, ShapedArray):
             return out
+        if not placed:
+            return with_spec(out, context_mesh(), (None,) * len(out.shape))
         first = placed[0].sharding
         if any(a.sharding != first for a in placed[1:]):
             raise ShardingTypeError(message.format(", ".join(_sharding_text(a) for a in avals)))
@@ -482,7 +497,7 @@ def _one_mesh(*avals):
     meshes = {mesh_of(a) for a in avals if mesh_of(a) is not None and not mesh_of(a).empty}
     if len(meshes) > 1:
         raise ShardingTypeError(f"Conflicting meshes received. Got: unique_meshes={meshes}")
-    return next(iter(meshes), None)
+    return context_mesh(next(iter(meshes), None))
 
 
 def gather_rule(out, operand, indices, *, dimension_numbers, slice_sizes, **params):

@@ -37,12 +37,7 @@ def scatter_update(x, idx, y, scatter_op, indices_are_sorted: bool, unique_indic
 
     x = asarray(x)
     x_aval = aval_of(x)
-    # An in-range Python int keeps an integer operand's dtype (no promotion).
-    if (type(y) is int and dtypes.issubdtype(x_aval.dtype, np.integer)
-            and np.iinfo(x_aval.dtype).min <= y <= np.iinfo(x_aval.dtype).max):
-        y = asarray(y, dtype=x_aval.dtype)
-    else:
-        y = asarray(y)
+    y = _values(x_aval, y)
     shape = x_aval.shape
     parsed = indexing.expand_bool_indices(indexing.parse_indices(idx, shape), shape)
 
@@ -80,9 +75,56 @@ def scatter_update(x, idx, y, scatter_op, indices_are_sorted: bool, unique_indic
     return convert_element_type(out, dtype, weak_type)
 
 
+def _values(x_aval, y):
+    from pyjax._src.numpy.creation import asarray
+
+    # An in-range Python int keeps an integer operand's dtype (no promotion).
+    if (type(y) is int and dtypes.issubdtype(x_aval.dtype, np.integer)
+            and np.iinfo(x_aval.dtype).min <= y <= np.iinfo(x_aval.dtype).max):
+        return asarray(y, dtype=x_aval.dtype)
+    return asarray(y)
+
+
+_plain_scatter_update = scatter_update
 # Eager updates with a static index run a compiled scatter from the second
 # call with the same avals, index and options (dispatch.py `fast_path`).
 scatter_update = dispatch.fast_path(scatter_update)
+
+
+def _out_sharding(out_sharding, api_name: str):
+    # JAX's checks of `.at[...].<op>(out_sharding=)` (an assert, then the
+    # canonical sharding on the mesh in context).
+    from pyjax._src.lax.sharding_rules import canonicalize_sharding
+    from pyjax._src.sharding.named import NamedSharding
+    from pyjax._src.sharding.partition_spec import PartitionSpec
+
+    if out_sharding is None:
+        return None
+    assert isinstance(out_sharding, (NamedSharding, PartitionSpec))
+    return canonicalize_sharding(out_sharding, api_name)
+
+
+def _dynamic(entry) -> bool:
+    return isinstance(entry, np.ndarray) or hasattr(entry, "aval")
+
+
+def under_auto_axes(fn, out_sharding, arrays: tuple, idx):
+    """``fn(*arrays, idx)`` run with the mesh's Explicit axes Auto, its array
+    operands then the index arrays resharded there, the result resharded to
+    `out_sharding`: how JAX runs a gather or scatter given `out_sharding=`."""
+    from pyjax._src.sharding.api import auto_axes
+
+    entries = idx if type(idx) is tuple else (idx,)
+    where = [k for k, e in enumerate(entries) if _dynamic(e)]
+
+    def inner(*args):
+        *operands, dynamic = args
+        rebuilt = list(entries)
+        for k, v in zip(where, dynamic):
+            rebuilt[k] = v
+        return fn(*operands, tuple(rebuilt) if type(idx) is tuple else rebuilt[0])
+
+    return auto_axes(inner, out_sharding=out_sharding)(*arrays, [entries[k] for k in where])
 
 
 class _IndexUpdateHelper:
@@ -144,8 +186,20 @@ class _IndexUpdateRef:
     def __repr__(self):
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
-    def _update(self, values, op, indices_are_sorted, unique_indices, mode, wrap_negative_indices):
-        return scatter_update(self.array, self.index, values, op, indices_are_sorted=indices_are_sorted,
+    def _update(self, values, op, indices_are_sorted, unique_indices, mode, wrap_negative_indices,
+                out_sharding=None, array=None):
+        array = self.array if array is None else array
+        if out_sharding is not None:
+            from pyjax._src.numpy.creation import asarray
+
+            x = asarray(array)
+
+            def scatter(x, y, idx):
+                return _plain_scatter_update(x, idx, y, op, indices_are_sorted, unique_indices, mode,
+                                             wrap_negative_indices)
+
+            return under_auto_axes(scatter, out_sharding, (x, _values(aval_of(x), values)), self.index)
+        return scatter_update(array, self.index, values, op, indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=mode, normalize_indices=wrap_negative_indices)
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None,
@@ -153,13 +207,14 @@ class _IndexUpdateRef:
         """Equivalent to ``x[idx]``, with the keyword options of `.at`."""
         return indexing.rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
                                        unique_indices=unique_indices, mode=mode, fill_value=fill_value,
-                                       normalize_indices=wrap_negative_indices)
+                                       normalize_indices=wrap_negative_indices,
+                                       out_sharding=_out_sharding(out_sharding, ".get"))
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
             wrap_negative_indices=True):
         """Pure equivalent of ``x[idx] = y``."""
         return self._update(values, lax_gs.scatter, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
+                            wrap_negative_indices, _out_sharding(out_sharding, ".set"))
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
@@ -177,29 +232,28 @@ class _IndexUpdateRef:
             wrap_negative_indices=True):
         """Pure equivalent of ``x[idx] += y``."""
         return self._update(values, lax_gs.scatter_add, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
+                            wrap_negative_indices, _out_sharding(out_sharding, ".add"))
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
                  wrap_negative_indices=True):
         """Pure equivalent of ``x[idx] -= y``."""
         return self._update(values, lax_gs.scatter_sub, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
+                            wrap_negative_indices, _out_sharding(out_sharding, ".subtract"))
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
                  wrap_negative_indices=True):
         """Pure equivalent of ``x[idx] *= y``."""
         return self._update(values, lax_gs.scatter_mul, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
+                            wrap_negative_indices, _out_sharding(out_sharding, ".multiply"))
 
     mul = multiply
 
-    def _factor(self, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices):
+    def _factor(self, values, indices_are_sorted, unique_indices, mode, wrap_negative_indices, out_sharding=None):
         # Ones, scatter-multiplied by the values at the indexed positions.
         from pyjax._src.numpy.creation import ones_like
 
-        return scatter_update(ones_like(self.array), self.index, values, lax_gs.scatter_mul,
-                              indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
-                              normalize_indices=wrap_negative_indices)
+        return self._update(values, lax_gs.scatter_mul, indices_are_sorted, unique_indices, mode,
+                            wrap_negative_indices, out_sharding, array=ones_like(self.array))
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
                wrap_negative_indices=True):
@@ -207,7 +261,8 @@ class _IndexUpdateRef:
         from pyjax._src.numpy.ufuncs import divide
 
         return divide(self.array, self._factor(values, indices_are_sorted, unique_indices, mode,
-                                               wrap_negative_indices))
+                                               wrap_negative_indices,
+                                               _out_sharding(out_sharding, ".divide")))
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
               wrap_negative_indices=True):
@@ -215,19 +270,20 @@ class _IndexUpdateRef:
         from pyjax._src.numpy.ufuncs import power
 
         return power(self.array, self._factor(values, indices_are_sorted, unique_indices, mode,
-                                              wrap_negative_indices))
+                                              wrap_negative_indices,
+                                              _out_sharding(out_sharding, ".power")))
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
             wrap_negative_indices=True):
         """Pure equivalent of ``x[idx] = minimum(x[idx], y)``."""
         return self._update(values, lax_gs.scatter_min, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
+                            wrap_negative_indices, _out_sharding(out_sharding, ".min"))
 
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
             wrap_negative_indices=True):
         """Pure equivalent of ``x[idx] = maximum(x[idx], y)``."""
         return self._update(values, lax_gs.scatter_max, indices_are_sorted, unique_indices, mode,
-                            wrap_negative_indices)
+                            wrap_negative_indices, _out_sharding(out_sharding, ".max"))
 
 
 at_property = property(_IndexUpdateHelper, doc=_IndexUpdateHelper.__doc__)

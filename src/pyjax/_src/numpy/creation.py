@@ -93,6 +93,12 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
       Array([[1., 2.],
              [3., 4.]], dtype=float32)
     """
+    out = _array(object, dtype, *args, copy=copy, order=order, ndmin=ndmin)
+    # (under set_mesh, a host value put on the device lives replicated on the mesh, as JAX's)
+    return dispatch.constant_on_context_mesh(out)
+
+
+def _array(object, dtype=None, *args, copy: bool = True, order: str | None = "K", ndmin: int = 0):
     if (type(object) is np.ndarray and dtype is None and not args and ndmin == 0 and order in (None, "K")
             and object.dtype.kind in "biufc" and dispatch.active_trace() is None):
         # Eagerly, a NumPy array: a copy in its canonical dtype (the path below, without its walk).

@@ -648,25 +648,53 @@ def _gather(x, parsed, *, indices_are_sorted, unique_indices, mode, fill_value, 
 
 
 def rewriting_take(x, idx, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None,
-                   normalize_indices=True):
+                   normalize_indices=True, out_sharding=None):
     """`x[idx]` (and `x.at[idx].get(...)`): static slice, dynamic slice or gather."""
     shape = aval_of(x).shape
     parsed = parse_indices(idx, shape)
+    # (JAX: an Array placed over several devices is indexed by a gather where
+    # the index is partial, its slices would misplace the result)
+    slices = not (_is_sharded(x) and _has_partial_slices(parsed, shape))
     try:
-        static = to_static_slice(parsed, shape, normalize=normalize_indices, mode=mode)
+        static = to_static_slice(parsed, shape, normalize=normalize_indices, mode=mode) if slices else None
     except (TypeError, ValueError, IndexError):
-        pass
-    else:
+        static = None
+    if static is not None:
         return apply_static_slice(x, static, shape)
     try:
-        dynamic = to_dynamic_slice(parsed, shape, mode=mode)
+        dynamic = to_dynamic_slice(parsed, shape, mode=mode) if slices else None
     except (TypeError, ValueError, IndexError):
-        pass
-    else:
+        dynamic = None
+    if dynamic is not None:
         return apply_dynamic_slice(x, dynamic, normalize_indices)
+    if out_sharding is not None:  # (JAX: only a gather runs under auto_axes, then resharded)
+        from pyjax._src.numpy.at import under_auto_axes
+
+        def take(x, idx):
+            return rewriting_take(x, idx, indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                                  mode=mode, fill_value=fill_value, normalize_indices=normalize_indices)
+
+        return under_auto_axes(take, out_sharding, (x,), idx)
     parsed = expand_bool_indices(parsed, shape)
     return _gather(x, parsed, indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                    mode=mode, fill_value=fill_value, normalize=normalize_indices)
+
+
+def _is_sharded(x) -> bool:
+    sharding = getattr(x, "sharding", None) if type(x) is not Array and isinstance(x, Array) else None
+    return sharding is not None and len(sharding.device_set) > 1
+
+
+def _has_partial_slices(parsed, shape) -> bool:
+    # An integer, or a slice not covering its whole axis with step +-1.
+    for p in parsed:
+        if p.kind is IndexKind.INTEGER:
+            return True
+        if p.kind is IndexKind.SLICE:
+            start, stop, step = p.index.indices(shape[p.axes[0]])
+            if abs(step) != 1 or abs(stop - start) != shape[p.axes[0]]:
+                return True
+    return False
 
 
 _INDEX_PLANS: dict = {}  # (aval, index key) -> (NumPy index, result aval) or False

@@ -44,7 +44,23 @@ reshard_p.pp_hidden = lambda k, v: k == "dst_sharding"
 
 @reshard_p.def_abstract_eval
 def _reshard_abstract_eval(operand: ShapedArray, *, dst_sharding) -> ShapedArray:
+    if dst_sharding is not None:
+        _check_divisible(operand.shape, dst_sharding)
     return _retyped(operand, dst_sharding)
+
+
+def _check_divisible(shape: tuple, sharding) -> None:
+    # JAX's check when a type is made: each split dimension divides evenly.
+    sizes = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_sizes))
+    for dim, (entry, size) in enumerate(zip(sharding.spec, shape)):
+        if entry is None:
+            continue
+        axes = entry if isinstance(entry, tuple) else (entry,)
+        parts = int(np.prod([sizes[a] for a in axes]))
+        if isinstance(size, int) and size % parts:
+            raise ValueError(f"Sharding spec {axes} implies that array axis {dim} is partitioned {parts} times, but "
+                             f"does not evenly divide the dimension size {size}. Got shape: {tuple(shape)} and "
+                             f"sharding {sharding}")
 
 
 # (Not `def_sharding_rule`: the destination is the whole of the result's type.)
@@ -459,7 +475,6 @@ _REF = "a mutable reference, not an array value: the ref's type carries the plac
 _COLLECTIVE = "a collective over named (vmap/shard_map) axes: placement is per-device there (issue 22)"
 _KEY = "acts on PRNG key arrays (keys are made replicated on the mesh in context, samples resharded)"
 NO_SHARDING_RULE = {
-    "iota": "no operands: typed by its `sharding` param in abstract evaluation",
     "empty2": "no operands: an uninitialised buffer typed by its abstract evaluation",
     "reshard": "the destination sharding is the whole of the result's type",
     "sharding_constraint": "the identity on the type (an assertion under Explicit axes)",

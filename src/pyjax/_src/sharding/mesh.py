@@ -443,7 +443,18 @@ def _bump() -> None:
 
         eager_mesh[0] = mesh
         core.clear_eager_plans()  # (plans made off the mesh type their results off it)
+    _set_typing_mesh()
     _invalidate()
+
+
+def _set_typing_mesh() -> None:
+    # What core.typing_mesh holds: the context mesh unless all its axes are
+    # Auto or Manual (JAX's rules then skip placement, typing nothing).
+    from pyjax._src import core
+
+    am = get_abstract_mesh()
+    typed = not am.empty and not all(t.name in ("Auto", "Manual") for t in am.axis_types)
+    core.typing_mesh[0] = am if typed else None
 
 
 def context_key():

@@ -19,7 +19,7 @@ from pyjax._src import dtypes
 from pyjax._src.array import _DEFAULT_DEVICE, Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.sharding import devices as devices_mod
-from pyjax._src.sharding.mesh import AbstractMesh, Mesh, concrete_mesh_for, eager_mesh
+from pyjax._src.sharding.mesh import AbstractMesh, AxisType, Mesh, concrete_mesh_for, eager_mesh
 from pyjax._src.sharding.named import (
     NamedSharding, Sharding, SingleDeviceSharding, abstract_sharding, aval_sharding, memory_kind_to_space,
 )
@@ -205,13 +205,71 @@ def place_result(out: Any, args: Sequence[Any]) -> Any:
     return place(out._value, out.aval, sharding)
 
 
-def type_on_context_mesh(out: Any) -> Any:
+def _auto_mesh(args: Sequence[Any]) -> Mesh | None:
+    # The mesh of Auto axes only that an operand is placed on (None: none is).
+    for x in args:
+        s = getattr(x, "_sharding", None)
+        if isinstance(s, NamedSharding) and isinstance(s.mesh, Mesh) and \
+                not any(t.name == "Explicit" for t in s.mesh.axis_types):
+            return s.mesh
+    return None
+
+
+def _auto_specs(primitive: Any, params: dict, avals: Sequence[Any], args: Sequence[Any], mesh: Mesh):
+    """The result specs XLA's propagation gives `primitive` on operands placed
+    on `mesh` (Auto axes): the sharding rule run with those axes Explicit and
+    each operand typed by its layout. None where the rule objects."""
+    am = mesh.abstract_mesh
+    twin = AbstractMesh(am.axis_sizes, am.axis_names, (AxisType.Explicit,) * len(am.axis_names),
+                        abstract_device=am.abstract_device)
+    typed = []
+    for x, aval in zip(args, avals):
+        s = getattr(x, "_sharding", None)
+        if isinstance(s, NamedSharding) and s.mesh is mesh and isinstance(aval, ShapedArray):
+            entries = tuple(s.spec) + (None,) * (len(aval.shape) - len(s.spec))
+            aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type, abstract_sharding(twin, entries),
+                               aval.memory_space)
+        elif isinstance(aval, ShapedArray) and aval.sharding is not None:
+            aval = aval.update(sharding=None)
+        typed.append(aval)
+    try:
+        out = primitive.rule("abstract_eval")(*typed, **params)
+        out = primitive.sharding_rule(out, *typed, **params)
+    except Exception:  # noqa: BLE001  (an Explicit-only objection: XLA would replicate)
+        return None
+    return [o.sharding for o in out] if isinstance(out, (list, tuple)) else [out.sharding]
+
+
+def relayout_auto(out: Any, primitive: Any, params: dict, avals: Sequence[Any], args: Sequence[Any]) -> Any:
+    """An eager result of operands placed on a mesh of Auto axes laid out as
+    JAX's compiler lays it out (a spec without trailing Nones: ``P('x',)``,
+    ``P()``), where the sharding rule can say; else left as placed."""
+    mesh = _auto_mesh(args)
+    if mesh is None or primitive.sharding_rule is None:
+        return out
+    outs = out if isinstance(out, list) else [out]
+    specs = _auto_specs(primitive, params, avals, args, mesh) or [None] * len(outs)  # (else replicated)
+    if len(specs) != len(outs):
+        return out
+    placed = []
+    for o, s in zip(outs, specs):
+        if isinstance(o, Array) and isinstance(getattr(o, "_sharding", None), NamedSharding) and \
+                o._sharding.mesh is mesh:
+            entries = list(s.spec) if s is not None else []
+            while entries and entries[-1] is None:
+                entries.pop()
+            o = place(o._value, o.aval, NamedSharding(mesh, PartitionSpec(*entries), memory_kind=o._sharding.memory_kind))
+        placed.append(o)
+    return placed if isinstance(out, list) else placed[0]
+
+
+def type_on_context_mesh(out: Any, replicated: bool = False) -> Any:
     """An eager result made under `set_mesh` (its aval on no mesh) typed on
     that mesh, replicated, as JAX's eager ops under a mesh type theirs: the
     Array's sharding spec names every dimension under Explicit axes, none
-    under Auto ones (``P()``)."""
+    under Auto ones or where `replicated` (``P()``: a jit's results, constants)."""
     if isinstance(out, (list, tuple)):
-        return type(out)(type_on_context_mesh(o) for o in out)
+        return type(out)(type_on_context_mesh(o, replicated) for o in out)
     mesh = eager_mesh[0]
     aval = getattr(out, "aval", None)
     if mesh is None or type(out) is not Array or aval.sharding is not None:
@@ -219,7 +277,7 @@ def type_on_context_mesh(out: Any) -> Any:
     ndim = len(aval.shape)
     typed = aval.update(sharding=abstract_sharding(mesh.abstract_mesh, (None,) * ndim))
     explicit = any(t.name == "Explicit" for t in mesh.axis_types)
-    spec = PartitionSpec(*([None] * ndim)) if explicit else PartitionSpec()
+    spec = PartitionSpec(*([None] * ndim)) if explicit and not replicated else PartitionSpec()
     return place(out._value, typed, NamedSharding(mesh, spec))
 
 
