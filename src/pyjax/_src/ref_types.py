@@ -55,7 +55,8 @@ class AbstractRef(AbstractValue):
         return AbstractRef(self.inner_aval.to_tangent_aval(), self.memory_space, self.kind)
 
     def str_short(self, short_dtypes: bool = True) -> str:
-        return f"Ref{{{self.inner_aval.str_short(short_dtypes)}}}"
+        space = f"<{self.memory_space}>" if self.memory_space is not None else ""  # (JAX's: Ref<any>{...})
+        return f"Ref{space}{{{self.inner_aval.str_short(short_dtypes)}}}"
 
     def __str__(self):
         return self.str_short(short_dtypes=False)

@@ -88,8 +88,16 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.experimental", "EArray cur_qdd primal_tangent_dtype", "issue 26: not yet (hijax: extended arrays, "
                          "quasi-dynamic data, custom tangent dtypes)"),
     ("jax.experimental.key_reuse", "", NOT_YET),
-    ("jax.experimental.pallas", "", "issue 26: not planned for the NumPy backend (Pallas writes kernels for "
-                                    "Mosaic/Triton; pyjax compiles no kernels)"),
+    # Pallas runs in interpret mode (docs/pallas.md); its submodules jax.experimental.pallas.tpu, .triton,
+    # .mosaic_gpu (not in the reference's module list) are absent: no TPU/GPU backend to target.
+    ("jax.experimental.pallas", "core_map kernel semaphore semaphore_read semaphore_signal semaphore_wait "
+                                "DeviceIdType get_global delay select_ref",
+     "issue 26: not planned (device meshes, semaphores and remote copies of TPU/GPU kernels; pyjax has no device "
+     "backend)"),
+    ("jax.experimental.pallas", "lower_as_mlir pallas_export_experimental", ISSUE27),
+    ("jax.experimental.pallas", "estimate_cost debug_check enable_debug_checks enable_poison_buffers run_state "
+                                "dot debug_checks_enabled",
+     "issue 26: not yet (Pallas's cost estimator, debug checks, run_state)"),
     ("jax.experimental.sparse", "", "issue 26: not yet (BCOO/BCSR formats and their primitives: a library of "
                                     "its own)"),
 )

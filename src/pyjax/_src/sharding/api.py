@@ -502,6 +502,9 @@ NO_SHARDING_RULE = {
     "xla_metadata_call": _CALL, "xla_metadata_value": "the identity on its operand's type (abstract evaluation)",
     "stage": "the identity on its operand's type (abstract evaluation)",
     "select_and_scatter": "not yet: its abstract evaluation drops the placement (JAX keeps the operand's)",
+    "pallas_call": "a kernel: runs on whole arrays on one device (interpret mode)",
+    "program_id": "a Pallas kernel's grid index: no operands", "num_programs": "a Pallas kernel's grid size: no operands",
+    "multiple_of": "a hint inside Pallas kernels (unplaced blocks)", "reciprocal": "inside Pallas kernels (unplaced blocks)",
 }
 
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from pyjax._src.backends.numpy.impls.standard import IMPLS
 from pyjax._src.backends.numpy.impls import collectives, convolution, fft, linalg, misc, random, slicing, sorting
-from pyjax._src.backends.numpy.impls import markers, special, spmd, state, windowed
+from pyjax._src.backends.numpy.impls import markers, pallas, special, spmd, state, windowed
 from pyjax._src.backends.numpy.xla import fma
 
 __all__ = ["IMPLS"]
 
-for _family in (convolution, fft, linalg, misc, collectives, slicing, sorting, special, windowed, random, fma, spmd, state, markers):
+for _family in (convolution, fft, linalg, misc, collectives, slicing, sorting, special, windowed, random, fma, spmd, state, markers, pallas):
     IMPLS.update(_family.IMPLS)  # (random's eq/ne compare keys, then defer to the standard ones)

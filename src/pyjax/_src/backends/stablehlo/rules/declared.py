@@ -26,6 +26,10 @@ _REASONS = {
     "appears only in linear jaxprs before transposition, never lowered": ("custom_lin",),
     "not lowered yet": ("approx_top_k", "fft", "select_and_gather_add", "random_gamma", "cumlogsumexp", "reduce",
                         "custom_vmap_call", "custom_linear_solve", "linear_call", "mulhi", "empty2", "name"),
+    "token type (`!stablehlo.token`): not produced yet": ("after_all", "create_token"),
+    "Pallas kernels: run by the NumPy backend's interpreter (JAX lowers them to Mosaic/Triton or, in interpret "
+    "mode, to a while loop); not lowered yet": ("pallas_call", "program_id", "num_programs", "multiple_of",
+                                               "reciprocal"),
     "threefry key seeding/cloning: not lowered yet": (
                         "random_clone", "random_seed"),
 }
