@@ -132,3 +132,16 @@ def test_python_scalars_bound_to_a_call_compute_in_their_weak_dtype(case):
     dtype, buffer_dtype, value = seen[0]
     assert buffer_dtype == dtype
     assert value == np.asarray(body(np.bool_(True))).item()
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn"])
+@pytest.mark.parametrize("precision", [None, "highest"])
+def test_jitted_narrow_float_matmul_returns_a_buffer_of_its_dtype(dtype, precision):
+    # ml_dtypes' matmul of bfloat16/float8 returns float32: compiled code
+    # kept that float32 buffer under a bfloat16 aval.
+    x = jnp.asarray(np.linspace(-2, 2, 12).reshape(3, 4), dtype)
+    f = pyjax.jit(lambda a: jnp.dot(a, a.T, precision=precision))
+    out = f(x)
+    assert np.asarray(out._value).dtype == out.dtype == jnp.dtype(dtype)
+    expected = (np.asarray(x, np.float32) @ np.asarray(x, np.float32).T).astype(jnp.dtype(dtype))
+    np.testing.assert_array_equal(np.asarray(out, np.float32), expected.astype(np.float32))

@@ -597,7 +597,9 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
         # let BLAS read the operands in place (no copies).
         a = lhs if lc[0] == lhs.ndim - 1 else lhs.T
         b = rhs if rc[0] == 0 else rhs.T
-        return split_lib.matmul(a, b)
+        out = split_lib.matmul(a, b)
+        # ml_dtypes' matmul of bfloat16/float8 accumulates and returns float32.
+        return out if out.dtype == out_dtype else out.astype(out_dtype)
     if not lc and not lb and lhs.ndim <= 2 and rhs.ndim <= 2:
         return np.multiply.outer(lhs, rhs) if lhs.ndim or rhs.ndim else lhs * rhs
     lhs_free = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
