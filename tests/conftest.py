@@ -8,7 +8,13 @@ type-checked):
 
 In that mode the tests that read the plain mode's own machinery (eager plans,
 generated source line by line, the option's default) are skipped, and the
-findings not yet fixed are expected failures, each with what was found."""
+findings not yet fixed are expected failures, each with what was found.
+
+`PYJAX_WARNINGS_AS_ERRORS=1` turns every RuntimeWarning (NumPy's "invalid
+value encountered ...", ComplexWarning, ...) raised from pyjax's own modules
+or from the code pyjax compiles into an error: JAX is silent where pyjax
+computes, so such a warning is a leak. .ci/run runs the numerics suites
+this way (tests/test_warnings_as_errors.py checks the mechanism)."""
 
 import os
 import sys
@@ -72,6 +78,18 @@ _FOUND_BY_CHECKS = {
     "tests/test_golden.py::test_program_matches_jax[vmap_axis_env:error_cached_under_vmap_then_called_outside]":
         "BatchTrace.lift_constant wraps psum(1, 'i')'s Python int as an Array buffer (broadcast gives int64)",
 }
+
+
+# A warning is attributed to the module of the frame that raised it: pyjax's
+# modules, and the code the NumPy backend generates (its globals name a
+# pyjax module too).
+WARNINGS_AS_ERRORS = (r"error::RuntimeWarning:pyjax(\.|$)",)
+
+
+def pytest_configure(config):
+    if os.environ.get("PYJAX_WARNINGS_AS_ERRORS", "") not in ("", "0"):
+        for line in WARNINGS_AS_ERRORS:
+            config.addinivalue_line("filterwarnings", line)
 
 
 def pytest_collection_modifyitems(config, items):

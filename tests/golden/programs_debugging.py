@@ -326,6 +326,140 @@ program("print_effects_none", "text", """
 result = jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0).pretty_print(print_effects=True)
 """)
 
+# --- effects in the jaxprs of jit, cond, scan and while (issue 24: "exactly as JAX prints them")
+program("print_effects_debug_print_in_jit", "text", """
+f = jax.jit(lambda x: (jax.debug.print("x={}", x), x * 2)[1])
+result = jax.make_jaxpr(lambda x: f(x) + 1)(1.0).pretty_print(print_effects=True)
+""")
+program("debug_print_in_jit_jaxpr", "jaxpr", """
+f = jax.jit(lambda x: (jax.debug.print("x={}", x), x * 2)[1])
+result = jax.make_jaxpr(lambda x: f(x) + 1)(1.0)
+""")
+program("print_effects_ordered_debug_in_cond_branches", "text", """
+def f(p, x):
+  return lax.cond(p, lambda x: (jax.debug.print("a {}", x, ordered=True), x)[1], lambda x: x + 1, x)
+result = jax.make_jaxpr(f)(True, 1.0).pretty_print(print_effects=True)
+""")
+program("ordered_debug_in_cond_jaxpr", "jaxpr", """
+def f(p, x):
+  return lax.cond(p, lambda x: (jax.debug.print("a {}", x, ordered=True), x)[1], lambda x: x + 1, x)
+result = jax.make_jaxpr(f)(True, 1.0)
+""")
+program("print_effects_io_in_scan_body", "text", _IO + """
+def body(c, x):
+  io_callback(lambda a: None, None, x)
+  return c + x, None
+result = jax.make_jaxpr(lambda xs: lax.scan(body, 0.0, xs)[0])(jnp.ones(3)).pretty_print(print_effects=True)
+""")
+program("print_effects_io_in_while_body", "text", _IO + """
+sds = jax.ShapeDtypeStruct((), jnp.float32)
+f = lambda a: lax.while_loop(lambda c: c < 3, lambda c: io_callback(lambda c: c + 1, sds, c), a)
+result = jax.make_jaxpr(f)(1.0).pretty_print(print_effects=True)
+""")
+program("print_effects_debug_in_while_cond_fun", "text", """
+def cond(c):
+  jax.debug.print("c {}", c)
+  return c < 3
+result = jax.make_jaxpr(lambda a: lax.while_loop(cond, lambda c: c + 1, a))(1.0).pretty_print(print_effects=True)
+""")
+program("print_effects_ordered_jit_in_scan", "text", """
+g = jax.jit(lambda x: (jax.debug.print("{}", x, ordered=True), x)[1])
+f = lambda xs: lax.scan(lambda c, x: (c + g(x), None), 0.0, xs)[0]
+result = jax.make_jaxpr(f)(jnp.ones(2)).pretty_print(print_effects=True)
+""")
+program("print_effects_debug_under_grad", "text", """
+def f(x):
+  jax.debug.print("x {}", x)
+  return jnp.sin(x)
+result = jax.make_jaxpr(jax.grad(f))(1.0).pretty_print(print_effects=True)
+""")
+program("print_effects_debug_under_vmap", "text", """
+def f(x):
+  jax.debug.print("x {}", x)
+  return x * 2
+result = jax.make_jaxpr(jax.vmap(f))(jnp.ones(2)).pretty_print(print_effects=True)
+""")
+program("print_effects_of_jit_trace", "text", """
+f = jax.jit(lambda x: (jax.debug.print("x={}", x, ordered=True), x * 2)[1])
+result = f.trace(1.0).jaxpr.pretty_print(print_effects=True)
+""")
+program("effects_of_jaxpr_and_eqns", "text", """
+f = jax.jit(lambda x: (jax.debug.print("x={}", x, ordered=True), x * 2)[1])
+jp = jax.make_jaxpr(lambda x: lax.cond(x > 0, f, lambda x: x, x))(1.0)
+result = repr([str(e) for e in jp.effects]) + " " + repr([[str(x) for x in eqn.effects] for eqn in jp.eqns])
+""")
+
+# --- tokens: lax.create_token, lax.after_all and the token type
+_TOK = "t = lax.create_token()\n"
+program("token_create_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(lambda: lax.create_token())()
+""")
+program("token_create_ignores_argument_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(lambda x: lax.create_token(x))(1.0)
+""")
+program("token_after_all_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(lambda: lax.after_all(lax.create_token(), lax.create_token()))()
+""")
+program("token_after_all_no_operands_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(lambda: lax.after_all())()
+""")
+program("token_argument_jaxpr", "jaxpr", _TOK + """
+result = jax.make_jaxpr(lambda t: lax.after_all(t, t))(t)
+""")
+program("token_jit_argument_and_result_jaxpr", "jaxpr", _TOK + """
+result = jax.make_jaxpr(jax.jit(lambda t, x: (lax.after_all(t), x)))(t, 1.0)
+""")
+program("token_jit_trace_jaxpr", "jaxpr", _TOK + """
+result = jax.jit(lambda t: lax.after_all(t, lax.create_token())).trace(t).jaxpr
+""")
+program("token_unused_kept_in_traced_jaxpr", "jaxpr", """
+result = jax.jit(lambda x: (lax.create_token(), x)[1]).trace(1.0).jaxpr
+""")
+program("token_in_while_carry_jaxpr", "jaxpr", _TOK + """
+body = lambda c: (lax.after_all(c[0]), c[1] + 1)
+result = jax.make_jaxpr(lambda t: lax.while_loop(lambda c: c[1] < 3, body, (t, 0)))(t)
+""")
+program("token_under_grad_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(jax.grad(lambda x: (lax.after_all(lax.create_token(x)), x * 2.)[1]))(1.0)
+""")
+program("token_under_vmap_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(jax.vmap(lambda x: (lax.after_all(lax.create_token(x)), x * 2)[1]))(jnp.ones(3))
+""")
+program("token_print_effects", "text", """
+result = jax.make_jaxpr(lambda: lax.create_token())().pretty_print(print_effects=True)
+""")
+program("token_values", "text", _TOK + """
+a = lax.after_all(t, t)
+j = jax.jit(lambda t: lax.after_all(t, lax.create_token()))(t)
+aval = jax.typeof(t)
+result = repr([type(x).__name__ for x in (t, a, j, lax.create_token(1.0))]) + " " + repr(aval) + " " + str(aval) \\
+    + " " + aval.str_short() + " " + repr(jax.typeof(a) is aval) + " " + repr(t.block_until_ready()) \\
+    + " " + repr(jax.block_until_ready(t) is t) + " " + repr(jax.tree.leaves(t) == [t]) \\
+    + " " + repr(jax.eval_shape(lambda: lax.create_token()))
+""")
+program("token_grad_and_vmap_values", "value", _TOK + """
+g = jax.grad(lambda x, t: (lax.after_all(t), x * 2.)[1])(1.0, t)
+v = jax.vmap(lambda x, t: (lax.after_all(t), x * 2.)[1], in_axes=(0, None))(jnp.ones(3), t)
+result = v + g
+""")
+program("token_after_all_array_error", "error", """
+lax.after_all(jnp.ones(3))
+""")
+program("token_after_all_scalar_error", "error", _TOK + """
+lax.after_all(t, 1.0)
+""")
+program("token_jnp_error", "text", _TOK + """
+import re
+try:
+  jnp.add(t, 1)
+  result = "no error"
+except TypeError as e:  # (the class's module is the implementation's own)
+  result = re.sub(r"<class '[\\w.]+[.](\\w+)'>", r"<class \\1>", str(e))
+""")
+program("token_vmap_in_axis_error", "error", _TOK + """
+jax.vmap(lambda x, t: x * 2., in_axes=(0, 0))(jnp.ones(3), t)
+""")
+
 # --- pure_callback: the vmap_methods the new_primitives set leaves out
 for _method in ("sequential_unrolled", "broadcast_all", "legacy_vectorized"):
   program(f"pure_callback_vmap_{_method}_jaxpr", "jaxpr", f"""

@@ -24,6 +24,7 @@ from pyjax._src.api_ad import grad, jvp, linearize, value_and_grad, vjp  # noqa:
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapeDtypeStruct, ShapedArray  # noqa: F401  (ShapeDtypeStruct: re-exported)
 from pyjax._src.jaxpr import Jaxpr
+from pyjax._src.tokens import AbstractToken
 from pyjax._src.jit import JitWrapped, trace_flat
 from pyjax._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
@@ -93,7 +94,9 @@ def eval_shape(fun: Callable, *args, **kwargs):
       ShapeDtypeStruct(shape=(3, 4), dtype=float32)
     """
     jaxpr, _, out_tree, _ = trace_flat(fun, args, kwargs, ())
-    return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a.sharding) for a in jaxpr.out_avals])
+    return tree_unflatten(out_tree, [a if type(a) is AbstractToken else  # (a token's shape is its aval, as in JAX)
+                                     ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a.sharding)
+                                     for a in jaxpr.out_avals])
 
 
 def typeof(x) -> ShapedArray:

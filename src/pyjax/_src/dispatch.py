@@ -28,6 +28,7 @@ from pyjax._src.avals import ShapedArray, check_allocatable
 from pyjax._src.cache_key import params_storable, remember_after, typed_key
 from pyjax._src.core import python_scalar_aval
 from pyjax._src.rules import missing_rule_error
+from pyjax._src.tokens import AbstractToken, Token
 from pyjax._src.sharding.mesh import eager_mesh
 from pyjax._src.sharding.sharded_array import (
     ShardedArray, place_result, place_typed, relayout_auto, type_on_context_mesh,
@@ -122,7 +123,7 @@ class EvalTrace(core.Trace):
                             *[x._value if type(x) is Array else x for x in args])
         if primitive.multiple_results:
             outs = [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
-            return [place_typed(o) for o in outs] if _names_placement(out_aval) else outs
+            return [_typed(o) for o in outs] if _names_placement(out_aval) else outs
         dtype = getattr(out, "dtype", None)
         if dtype is not out_aval.dtype and dtype != out_aval.dtype:
             out = np.asarray(out, out_aval.dtype)
@@ -247,7 +248,7 @@ class EvalTrace(core.Trace):
         out = fp_mode.run(functools.partial(impl, **params) if params else impl, *values)
         if primitive.multiple_results:
             outs = [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
-            return [place_typed(o) for o in outs] if _names_placement(out_aval) else outs
+            return [_typed(o) for o in outs] if _names_placement(out_aval) else outs
         dtype = getattr(out, "dtype", None)
         if dtype is not out_aval.dtype and dtype != out_aval.dtype:
             out = np.asarray(out, out_aval.dtype)  # e.g. NumPy returned a Python scalar
@@ -346,7 +347,7 @@ class CheckingEvalTrace(EvalTrace):
             out = list(out)
             check_outputs(primitive.name, params, list(out_aval), *out)
             outs = [Array(v, a) for v, a in zip(out, out_aval, strict=True)]
-            return [place_typed(o) for o in outs] if _names_placement(out_aval) else outs
+            return [_typed(o) for o in outs] if _names_placement(out_aval) else outs
         check_outputs(primitive.name, params, [out_aval], out)
         if getattr(out, "dtype", None) != out_aval.dtype:
             out = np.asarray(out, out_aval.dtype)  # a Python scalar
@@ -393,11 +394,18 @@ def _scalar_buffers(args, avals) -> list:
 
 
 def _names_placement(out) -> bool:
-    # Whether an abstract-eval result names devices (a sharding or a memory space).
+    # Whether an abstract-eval result names devices (a sharding or a memory
+    # space) or holds a token (which _typed makes a Token).
     for a in (out if isinstance(out, (list, tuple)) else (out,)):
-        if getattr(a, "sharding", None) is not None or getattr(a, "memory_space", None) is not None:
+        if getattr(a, "sharding", None) is not None or getattr(a, "memory_space", None) is not None \
+                or type(a) is AbstractToken:
             return True
     return False
+
+
+def _typed(out: Array):
+    # One result of a multiple-results primitive (jit, cond, scan...): a token is a Token.
+    return Token(out._value) if type(out.aval) is AbstractToken else place_typed(out)
 
 
 def _wrap(out, out_aval, exact: bool) -> Array:

@@ -24,6 +24,7 @@ from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapeDtypeStruct, ShapedArray
 from pyjax._src.ref_types import AbstractRef
+from pyjax._src.tokens import AbstractToken, Token
 from pyjax._src.cache_key import typed_key
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
@@ -291,7 +292,7 @@ def run_on_platform(platform: str, executables: dict, jaxpr: Jaxpr, name: str, o
     fn = getattr(compiled, "fn", compiled)
     outs = dispatch.fp_mode.run(fn, *[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
     if _names_placement(jaxpr.out_avals):
-        return [place_typed(Array(v, a)) for v, a in zip(outs, jaxpr.out_avals)]
+        return [_typed_result(v, a) for v, a in zip(outs, jaxpr.out_avals)]
     return [Array(v, a) for v, a in zip(outs, jaxpr.out_avals)]
 
 
@@ -634,7 +635,7 @@ class _CacheEntry:
         if FLOAT_CHECKS[0] is not None:
             FLOAT_CHECKS[0](self.jaxpr, self.name, flat_args, outs)
         if self.placed:
-            outs = [place_typed(Array(v, a)) for v, a in zip(outs, self.out_avals)]
+            outs = [_typed_result(v, a) for v, a in zip(outs, self.out_avals)]
         else:
             outs = [Array(v, a) for v, a in zip(outs, self.out_avals)]
         if eager_mesh[0] is not None:  # (under set_mesh: results on no mesh live replicated on it, P())
@@ -658,14 +659,19 @@ def _whole_program_call(jaxpr: Jaxpr):
 
 def _names_placement(avals) -> bool:
     return any(getattr(a, "sharding", None) is not None or getattr(a, "memory_space", None) is not None
-               for a in avals)
+               or type(a) is AbstractToken for a in avals)
+
+
+def _typed_result(value, aval):
+    # A token result is a Token; a placed one an Array on its devices.
+    return Token(value) if type(aval) is AbstractToken else place_typed(Array(value, aval))
 
 
 def _to_numpy(x):
     t = type(x)
     if t in _PY_SCALARS:  # a weak Python scalar: a 0-d array of its canonical dtype
         return np.asarray(x, core.python_scalar_aval(t).dtype)
-    if isinstance(x, Array):
+    if isinstance(x, (Array, Token)):
         return x._value
     if isinstance(x, core.Tracer):
         raise errors.escaped_tracer_error(x)

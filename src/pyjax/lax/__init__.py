@@ -25,6 +25,7 @@ from pyjax._src.lax.parallel_vma import pcast  # noqa: F401
 from pyjax._src.lax.control_flow import *  # noqa: F401,F403
 from pyjax._src.lax.stack import stack, stack_p, tile, tile_p, unstack, unstack_p  # noqa: E402,F401
 from pyjax._src.lax.identity import optimization_barrier, optimization_barrier_p  # noqa: E402,F401
+from pyjax._src.lax.tokens import after_all, after_all_p, create_token, create_token_p  # noqa: E402,F401
 from pyjax._src.lax.linear_solve import custom_linear_solve, linear_solve_p  # noqa: E402,F401
 from pyjax._src.lax.rng import RandomAlgorithm, rng_bit_generator, rng_bit_generator_p  # noqa: E402,F401
 from pyjax._src.lax.rng import rng_uniform, rng_uniform_p  # noqa: E402,F401

@@ -29,7 +29,6 @@ DEFAULT_NAMES = Path(__file__).resolve().parents[3] / "tests" / "golden" / "api_
 
 ISSUE21 = "issue 21: sharding (devices, meshes, shardings, placement)"
 ISSUE22 = "issue 22: shard_map, pmap and per-device execution"
-ISSUE24 = "issue 24: effects (tokens, io_callback, checkify, breakpoints)"
 ISSUE25 = "issue 25: multi-process (jax.distributed over MPI)"
 ISSUE27 = "issue 27: StableHLO lowering, jax.export, compilation cache"
 NOT_YET = "issue 26: not yet"
@@ -63,8 +62,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     # -- per-device execution: issue 22
     ("jax", "smap auto_pcast", ISSUE22),
     ("jax.lax", "ragged_all_to_all ragged_all_to_all_p psend precv", ISSUE22),
-    # -- effects: issue 24
-    ("jax.lax", "after_all after_all_p create_token create_token_p", ISSUE24),
     # -- several processes: issue 25
     ("jax.distributed", "", ISSUE25),
     ("jax", "make_array_from_process_local_data", ISSUE25),
@@ -78,8 +75,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.experimental.serialize_executable", "", ISSUE27),
     ("jax.lax", "composite platform_dependent", ISSUE27),
     # -- this issue, other helpers now
-    ("jax.extend.core", "AbstractToken Token", ISSUE24),
-    ("jax.extend.core.primitives", "after_all_p create_token_p", ISSUE24),
     ("jax.extend.core.primitives", "ragged_all_to_all_p", ISSUE22),
     ("jax.custom_derivatives", "remat_opt_p", "issue 26: not yet (custom_vjp's remat optimisation: a call "
                                               "holding a forward jaxpr and a thunk of the primal one)"),

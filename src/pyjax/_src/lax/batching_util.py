@@ -14,6 +14,7 @@ import numpy as np
 from pyjax._src import core
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.batching import not_mapped
+from pyjax._src.tokens import AbstractToken
 
 
 def moveaxis(x, src: int, dst: int):
@@ -59,6 +60,9 @@ def matchaxis(x, src, dst, size: int, mesh_axis=None):
     if dst is not_mapped:
         raise ValueError("at vmap out_axes, got axis spec None but output was batched on axis " f"{src}")
     if src is not_mapped:
+        if type(core.get_aval(x)) is AbstractToken:
+            raise TypeError("vmap cannot give a token a batch axis: tokens are never mapped (return it with "
+                            "out_axes=None)")
         return broadcast_batch(x, size, dst, mesh_axis)
     return moveaxis(x, src, dst)
 

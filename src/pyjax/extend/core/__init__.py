@@ -22,14 +22,15 @@ from pyjax._src.extend_core import (
     unsafe_get_axis_names_DO_NOT_USE, valid_jaxtype,
 )
 from pyjax.extend.core import primitives  # noqa: E402
+from pyjax._src.tokens import AbstractToken, Token  # noqa: E402
 from pyjax._src.shape_poly import InconclusiveDimensionOperation  # noqa: E402
 
 __all__ = [
-    "CallPrimitive", "InconclusiveDimensionOperation", "ClosedJaxpr", "DebugInfo", "DropVar", "Effect", "Effects", "Jaxpr", "JaxprEqn",
+    "AbstractToken", "CallPrimitive", "InconclusiveDimensionOperation", "ClosedJaxpr", "DebugInfo", "DropVar", "Effect", "Effects", "Jaxpr", "JaxprEqn",
     "JaxprTypeError", "Literal", "Primitive", "TraceTag", "Var", "array_types", "call_impl", "check_jaxpr",
     "concrete_or_error", "find_top_trace", "gensym", "get_opaque_trace_state", "jaxpr_as_fun", "jaxprs_in_params",
     "mapped_aval", "new_jaxpr_eqn", "no_effects", "nonempty_axis_env_DO_NOT_USE", "primal_dtype_to_tangent_dtype",
-    "primitives", "set_current_trace", "subjaxprs", "take_current_trace", "unmapped_aval",
+    "primitives", "set_current_trace", "subjaxprs", "take_current_trace", "Token", "unmapped_aval",
     "unsafe_am_i_under_a_jit_DO_NOT_USE", "unsafe_am_i_under_a_vmap_DO_NOT_USE", "unsafe_get_axis_names_DO_NOT_USE",
     "valid_jaxtype",
 ]

@@ -196,10 +196,16 @@ def _bind_blas() -> None:
 
 
 def flush_this_thread() -> None:
-    """Puts the calling thread in the flushed mode for good: for threads
-    pyjax owns and that run only pyjax's computations."""
+    """Puts the calling thread in the flushed mode, NumPy's floating-point
+    errors ignored, for good: for threads pyjax owns and that run only
+    pyjax's computations (a block on the pool warns no more than the calling
+    thread, which runs under `run`: JAX is silent)."""
     if _ENV is not None:
         _ENV[1](_ENV[3])
+    if _QUIET is not None:
+        _QUIET[0].set(_QUIET[1])  # (the worker's own context: it stays set)
+    else:
+        np.seterr(all="ignore")
 
 
 def flushed(fn):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src.numpy.util import aval_of, promote_args_inexact
+from pyjax._src.array import Array
+from pyjax._src.numpy.util import aval_of, ensure_array, promote_args_inexact
 
 __all__ = ["const", "promote"]
 
@@ -12,7 +13,10 @@ __all__ = ["const", "promote"]
 def promote(name: str, *args):
     """Promotes the arguments to a common floating dtype and rank, as JAX's
     promote_args_inexact does (the name appears in errors)."""
-    return promote_args_inexact(name, *args)
+    # Host values become Arrays: arithmetic on them then runs as pyjax's
+    # (silent where NumPy's would warn, as JAX is: pareto's y ** -b below
+    # its support).
+    return [x if isinstance(x, Array) else ensure_array(x) for x in promote_args_inexact(name, *args)]
 
 
 def const(like, value):

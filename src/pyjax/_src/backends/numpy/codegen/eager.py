@@ -120,7 +120,9 @@ def _function(call: _Call, n_inputs: int):
         return name
 
     params = ", ".join(f"x{k}" for k in range(n_inputs))
-    exec(f"def run({params}):\n    return {expr(call)}\n", namespace)  # noqa: S102 (our own source)
+    body = expr(call)
+    namespace["__name__"] = __name__  # (a warning raised in it is pyjax's, not "<string>"'s)
+    exec(f"def run({params}):\n    return {body}\n", namespace)  # noqa: S102 (our own source)
     return namespace["run"]
 
 

@@ -1,5 +1,5 @@
 """NumPy impls of the miscellaneous primitives: stack, unstack, tile,
-optimization_barrier, device_put, the host callbacks (pure_callback,
+optimization_barrier, device_put, the tokens, the host callbacks (pure_callback,
 debug_callback, debug_print) and custom_linear_solve.
 
 The identity primitives return their operands (NumPy buffers are immutable
@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import checkify, debug_nans, debugging, effects
-from pyjax._src.lax import callbacks, identity, linear_solve, stack
+from pyjax._src.lax import callbacks, identity, linear_solve, stack, tokens
+from pyjax._src.tokens import TOKEN_BUFFER
 
 IMPLS: dict = {}
 
@@ -40,6 +41,8 @@ IMPLS[stack.unstack_p] = _unstack
 IMPLS[stack.tile_p] = _tile
 IMPLS[identity.optimization_barrier_p] = _identity
 IMPLS[identity.device_put_p] = _identity
+IMPLS[tokens.create_token_p] = lambda: TOKEN_BUFFER
+IMPLS[tokens.after_all_p] = lambda *operands: TOKEN_BUFFER
 IMPLS[callbacks.pure_callback_p] = callbacks.pure_callback_impl
 IMPLS[debugging.debug_callback_p] = debugging.debug_callback_impl
 IMPLS[debugging.debug_print_p] = debugging.debug_print_impl

@@ -113,7 +113,7 @@ def log_f32(v: np.ndarray) -> np.ndarray:
 
 def _flush_denormals(x: np.ndarray) -> np.ndarray:
     # XLA's CPU code runs with denormals flushed to (signed) zero.
-    return np.where(np.abs(x) < _MIN_NORMAL, x * np.float32(0), x)
+    return np.where(np.abs(x) < _MIN_NORMAL, np.copysign(np.float32(0), x), x)  # (x * 0 would warn at inf)
 
 _NAN = np.array(0xFFFFFFFF, _U32).view(_F32)[()]
 _LOG1P_CUT = _bits(0x3ED413CD)[0]  # sqrt(2) - 1
@@ -217,7 +217,8 @@ def _from_grid_table(u: np.ndarray) -> np.ndarray | None:
             sb, bb, kb = scaled[:n], back[:n], k[:n]
             np.subtract(ub, _GRID_LO, out=sb)  # exact for grid values
             np.multiply(sb, _GRID_SCALE, out=sb)
-            np.copyto(kb, sb, casting="unsafe")
+            with np.errstate(invalid="ignore"):  # (NaN casts: off the grid, found below)
+                np.copyto(kb, sb, casting="unsafe")
             np.clip(kb, 0, _GRID_SIZE - 1, out=kb)
             # On the grid iff k is exact: a fraction, NaN or out-of-range u fails.
             np.copyto(bb, kb, casting="unsafe")
