@@ -1017,3 +1017,146 @@ program("jit_in_shardings_indivisible_pytree", "error", """
 jax.make_jaxpr(jax.jit(lambda a, b: a['k'] * b, in_shardings=({'k': NS(auto, P('x'))}, NS(auto, P()))))(
     {'k': np.ones((6, 3), np.float32)}, np.ones((6, 3), np.float32))
 """)
+
+# --- issue 21, the rest: values traced under an Explicit set_mesh typed on it where JAX's rules fall
+# back to the context mesh (n-ary ops, iota, broadcast_in_dim, ...): grad's seed reshard, cholesky's select_n
+program("traced_scalar_operand_grad_seed", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.grad(lambda a: (a * 2).sum()))(np.ones((8, 4), np.float32))
+""")
+program("traced_unary_sum_grad_no_seed", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.grad(lambda a: jnp.sum(jnp.sin(a))))(np.ones((8, 4), np.float32))
+""")
+program("traced_context_mesh_types", "text", """
+def where(v):
+  return 'E' if jax.typeof(v).sharding.mesh.empty else 'M'
+def f(a):
+  r = dict(a=a, mul_py=a * 2., mul_np=a * np.ones(4, np.float32), add_self=a + a, neg=-a, sin=jnp.sin(a),
+           astype=a.astype(np.int32), iota=jax.lax.iota(np.int32, 3), full=jax.lax.full((3,), 1.),
+           bcast=jax.lax.broadcast_in_dim(a, (2, 8, 4), (1, 2)), sum=a.sum(), sum_scaled=(a * 2).sum(),
+           eq=a == 1, where=jnp.where(a > 0, a, 0.), dot=a @ a.T, dot_scaled=(a * 2) @ a.T,
+           cat=jnp.concatenate([a, a]), ones_like=jnp.ones_like(a), zeros=jnp.zeros(3), maximum=jnp.maximum(a, 0.),
+           square=jnp.square(a), reshape=jnp.reshape(a, (32,)), take=a[jnp.array([0, 1])])
+  out.append(' '.join(f'{k}:{where(v)}' for k, v in r.items()))
+  return a
+out = []
+with jax.sharding.set_mesh(mesh):
+  jax.make_jaxpr(f)(np.ones((8, 4), np.float32))
+result = out[0]
+""")
+program("traced_constants_on_context_mesh", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(lambda a: (a * 2, a + np.ones(4, np.float32), a + jnp.ones(4), jnp.arange(3) + 1))(
+      np.ones((8, 4), np.float32))
+""")
+program("cholesky_placed_batch_select_n", "error", """
+with jax.sharding.set_mesh(mesh):
+  jax.make_jaxpr(jax.lax.linalg.cholesky)(put((4, 8, 8), P('x')))
+""")
+program("cholesky_unplaced_batch_under_mesh", "jaxpr", """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.lax.linalg.cholesky)(np.ones((4, 8, 8), np.float32))
+""")
+
+# --- eager results: on operands placed on Auto axes laid out as XLA propagates; constants and jit results
+# made under set_mesh placed on its mesh
+program("eager_auto_placed_layouts", "text", """
+import contextlib
+lines = []
+for ctx in (False, True):
+  for spec in (P(), P('x'), P(None, 'y'), P('x', 'y')):
+    a = put((8, 4), spec, auto)
+    with (jax.sharding.set_mesh(auto) if ctx else contextlib.nullcontext()):
+      outs = [('a*2', a * 2), ('sin', jnp.sin(a)), ('sum', a.sum()), ('sum0', a.sum(0)), ('T', a.T),
+              ('a+b', a + jnp.ones((8, 4))), ('sum1', a.sum(1))]
+      lines.append(f"{ctx} {spec} " + " ".join(f"{n}={v.sharding.spec}" for n, v in outs))
+result = "\\n".join(lines)
+""")
+for _m in ("mesh", "auto"):
+  program(f"eager_constants_under_set_mesh_{_m}", "text", f"""
+with jax.sharding.set_mesh({_m}):
+  vals = [jnp.float32(3), jnp.float32(np.ones(3)), jnp.int32(2), jnp.asarray(np.ones(3)), jnp.array([1., 2.]),
+          jnp.asarray(np.float32(2))]
+  result = "\\n".join(f"{{v.sharding}} {{jax.typeof(v)}}" for v in vals)
+""")
+  program(f"jit_result_under_set_mesh_{_m}", "text", f"""
+b = jnp.ones((8, 4))
+with jax.sharding.set_mesh({_m}):
+  vals = [jax.jit(jnp.sin)(b), jax.jit(lambda t: t)(b), jax.jit(lambda t: (t.sum(0), t * 2))(b)[0],
+          jax.jit(lambda t: t + 1)(b), jax.jit(lambda t: t.sum())(b)]
+  result = "\\n".join(f"{{v.sharding}} {{jax.typeof(v)}}" for v in vals)
+""")
+
+# --- .at[...](out_sharding=): the gather / scatter under auto_axes, the result resharded
+_AT = """
+with jax.sharding.set_mesh(mesh):
+  a = put((8, 4), P('x', 'y'))
+  i = jnp.array([1, 3])
+"""
+program("at_get_out_sharding", "jaxpr", _AT + "  result = jax.make_jaxpr(lambda x: x.at[:, i].get(out_sharding=P('x', None)))(a)\n")
+program("at_set_out_sharding", "jaxpr", _AT + "  result = jax.make_jaxpr(lambda x: x.at[i].set(0., out_sharding=P('x', 'y')))(a)\n")
+program("at_add_out_sharding", "jaxpr", _AT + "  result = jax.make_jaxpr(lambda x: x.at[i].add(1., out_sharding=P(None, 'y')))(a)\n")
+program("at_min_named_out_sharding", "jaxpr",
+        _AT + "  result = jax.make_jaxpr(lambda x: x.at[i].min(0., out_sharding=NS(mesh, P('x'))))(a)\n")
+program("at_eager_out_sharding", "text", _AT + """
+  outs = [a.at[i].set(0., out_sharding=P('x')), a.at[i].get(out_sharding=P(None, 'y')),
+          a.at[i].divide(2., out_sharding=P(None, 'y')), a.at[0].get(out_sharding=P('x')),
+          a.at[i].max(3., out_sharding=P()), a.at[i].power(2., out_sharding=P('x'))]
+  result = "\\n".join(f"{r.sharding.spec} {jax.typeof(r)} {np.asarray(r).sum()}" for r in outs)
+""")
+program("at_get_indivisible_out_sharding", "error", _AT + "  jax.make_jaxpr(lambda x: x.at[i].get(out_sharding=P('x')))(a)\n")
+program("at_mul_bad_out_sharding", "error", _AT + "  jax.make_jaxpr(lambda x: x.at[i].mul(2., out_sharding='bad'))(a)\n")
+program("at_min_duplicate_out_sharding", "error",
+        _AT + "  jax.make_jaxpr(lambda x: x.at[0].min(0., out_sharding=P('x', 'y', 'x')))(a)\n")
+program("at_get_out_sharding_no_mesh", "error",
+        "jax.make_jaxpr(lambda x: x.at[jnp.array([1])].get(out_sharding=P('x')))(jnp.ones((8, 4)))\n")
+
+# --- select_and_scatter keeps its operand's placement; jnp.pad's gradient on a placed array
+_SAS_P = """
+mod = 'pyjax._src.lax.select_and_scatter' if jax.__name__ == 'pyjax' else 'jax._src.lax.windowed_reductions'
+import importlib
+sas = importlib.import_module(mod)._select_and_scatter
+f = lambda x, s: sas(x, jax.lax.ge, (2, 1), (2, 1), ((0, 0), (0, 0)), s, jnp.float32(0), jax.lax.add)
+"""
+program("select_and_scatter_keeps_type", "jaxpr", _SAS_P + """
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(f)(put((8, 4), P('x')), put((4, 4), P('x')))
+""")
+program("select_and_scatter_eager_placed", "text", _SAS_P + """
+with jax.sharding.set_mesh(mesh):
+  r = f(put((8, 4), P('x')), put((4, 4), P('x')))
+  result = f"{r.sharding} {jax.typeof(r)} {jax.typeof(jax.eval_shape(f, put((8, 4), P(None, 'y')), put((4, 4), P(None, 'y'))))}"
+""")
+for _spec in ("P('x')", "P(None, 'y')"):
+  program(f"pad_grad_placed_{'x' if 'x' in _spec else 'y'}", "jaxpr", f"""
+with jax.sharding.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.grad(lambda v: jnp.pad(v, ((2, 2), (0, 4))).sum()))(put((8, 4), {_spec}))
+""")
+program("pad_grad_indivisible", "error", """
+with jax.sharding.set_mesh(mesh):
+  jax.make_jaxpr(jax.grad(lambda v: jnp.pad(v, ((1, 2), (0, 3))).sum()))(put((8, 4), P('x')))
+""")
+program("lax_pad_grad_slice_strides", "jaxpr",
+        "result = jax.make_jaxpr(jax.grad(lambda v: jax.lax.pad(v, 0., ((2, 2, 1), (0, 4, 0))).sum()))(np.ones((8, 4), np.float32))\n")
+program("scan_pad_grad_zero_residual", "jaxpr", """
+def body(c, x):
+  return c, jax.lax.pad(x, 0., ((1, 1, 0),))
+result = jax.make_jaxpr(jax.grad(lambda v: jax.lax.scan(body, 0., v)[1].sum()))(np.ones((3, 4), np.float32))
+""")
+
+# --- jit(...).trace / .lower with ShapeDtypeStruct: in_shardings divisibility (JAX's IndivisibleError)
+program("jit_trace_in_shardings_indivisible", "error",
+        "jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x'))).trace(jax.ShapeDtypeStruct((6, 3), np.float32))\n")
+program("jit_lower_in_shardings_indivisible", "error",
+        "jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x'))).lower(jax.ShapeDtypeStruct((6, 3), np.float32))\n")
+program("jit_trace_in_shardings_indivisible_second", "error", """
+jax.jit(lambda a, b: a * b, in_shardings=(NS(mesh, P()), NS(mesh, P(None, 'y')))).trace(
+    jax.ShapeDtypeStruct((6, 3), np.float32), jax.ShapeDtypeStruct((6, 3), np.float32))
+""")
+program("jit_trace_struct_sharding_indivisible", "error", """
+jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x'))).trace(
+    jax.ShapeDtypeStruct((6, 3), np.float32, sharding=NS(mesh, P('x'))))
+""")
+program("jit_trace_in_shardings_divisible", "jaxpr",
+        "result = jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x'))).trace(jax.ShapeDtypeStruct((8, 3), np.float32)).jaxpr\n")

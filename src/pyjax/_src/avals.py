@@ -311,10 +311,13 @@ class ShapeDtypeStruct:
         if self.sharding is None:
             return ShapedArray(self.shape, dtype, self.weak_type)
         # A placed struct types its tracers as the array would be typed.
-        from pyjax._src.sharding.named import aval_sharding, memory_kind_to_space
+        from pyjax._src.sharding.named import aval_sharding, check_divisible, memory_kind_to_space
 
         kind = getattr(self.sharding, "memory_kind", None)
-        return ShapedArray(self.shape, dtype, self.weak_type, aval_sharding(self.sharding, len(self.shape)),
+        sharding = aval_sharding(self.sharding, len(self.shape))
+        if sharding is not None:
+            check_divisible(self.shape, sharding)  # (JAX's ValueError when the type is made)
+        return ShapedArray(self.shape, dtype, self.weak_type, sharding,
                            memory_kind_to_space(None if kind == "device" else kind))
 
     def __repr__(self):

@@ -41,13 +41,16 @@ class DropVar(Var):
 
 
 class Literal:
-    """A scalar constant written inline in the jaxpr text (`2.0:f32[]`)."""
+    """A scalar constant written inline in the jaxpr text (`2.0:f32[]`).
+    `zero`: a scalar zero autodiff instantiated (partial evaluation takes it
+    as a known value, a residual where an unknown equation reads it, as JAX's)."""
 
-    __slots__ = ("val", "aval")
+    __slots__ = ("val", "aval", "zero")
 
-    def __init__(self, val: Any, aval: ShapedArray):
+    def __init__(self, val: Any, aval: ShapedArray, zero: bool = False):
         self.val = val
         self.aval = aval
+        self.zero = zero
 
     def __repr__(self):
         return f"{format_literal(self.val, self.aval.dtype)}:{self.aval.str_short()}"

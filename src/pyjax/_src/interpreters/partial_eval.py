@@ -101,6 +101,24 @@ def linearize_flat(fun: Callable, primals: Sequence, aux_store: list | None = No
     return primal_outs, linear, nonzero
 
 
+def _zeros_known(jaxpr: Jaxpr, known_trace) -> Jaxpr:
+    # The scalar zeros autodiff instantiated (Literal.zero) read as values of
+    # the known trace: an unknown equation reading one takes it as a residual
+    # (JAX's are known constants, not literals, so its known side returns them).
+    if not any(type(v) is Literal and v.zero for e in jaxpr.eqns for v in e.invars):
+        return jaxpr
+    constvars, consts, eqns = list(jaxpr.constvars), list(jaxpr.consts), []
+    for eqn in jaxpr.eqns:
+        invars = list(eqn.invars)
+        for k, v in enumerate(invars):
+            if type(v) is Literal and v.zero:
+                invars[k] = Var(v.aval)
+                constvars.append(invars[k])
+                consts.append(known_trace.lift_constant(v.val, v.aval))
+        eqns.append(eqn.replace(invars=invars) if invars != eqn.invars else eqn)
+    return jaxpr.replace(constvars=constvars, consts=consts, eqns=eqns)
+
+
 def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns: Sequence[bool]):
     """Splits a closed jaxpr by which inputs are unknown.
 
@@ -122,6 +140,7 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns: Sequence[bool]):
             known_inputs.append(tracer)
             args.append(tracer)
     try:
+        jaxpr = _zeros_known(jaxpr, known_trace)
         with core.set_current_trace(pe_trace):
             outs = eval_jaxpr(jaxpr, jaxpr.consts, *args)
         out_unknowns = [pe_trace.is_unknown(o) for o in outs]

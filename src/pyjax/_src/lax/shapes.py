@@ -343,6 +343,12 @@ def _zeros_like_shaped_array(aval: ShapedArray):
         return np.zeros(aval.shape, dtypes.float0)
     scalar = np.zeros((), aval.dtype)[()]
     if not aval.shape:
+        from pyjax._src.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer
+        from pyjax._src.jaxpr import Literal
+
+        trace = core.current_trace()
+        if type(trace) is DynamicJaxprTrace:  # (staged: a literal partial evaluation knows to be a zero)
+            return DynamicJaxprTracer(trace, aval, Literal(scalar, aval, zero=True))
         return scalar
     return broadcast_in_dim(scalar, aval.shape, ())
 

@@ -431,10 +431,18 @@ def varying_shape_rule(name: str):
                     raise ShardingTypeError(
                         f"{name} on sharded dims where out dim ({after}) is not divisible by mesh axes ({k}) with "
                         f"spec ({entry}) is not implemented. Got input type={operand.str_short(True)} and output "
-                        f"shape={out.shape}")
+                        f"shape={_shape_as_computed(out.shape, operand.shape, params.get('padding_config'))}")
         return with_spec(out, mesh, spec)
 
     return rule
+
+
+def _shape_as_computed(shape: tuple, in_shape: tuple, padding_config) -> tuple:
+    # JAX's padded shape keeps its config's integer types (jnp.pad's are
+    # np.int64, and the message shows them so).
+    if padding_config is None:
+        return shape
+    return tuple(lo + hi + (0 if d == 0 else 1 + (i + 1) * (d - 1)) for (lo, hi, i), d in zip(padding_config, in_shape))
 
 
 def keep_operand_rule(out, operand, *rest, **params):
@@ -660,6 +668,11 @@ def select_and_gather_add_rule(out, tangents, operand, **params):
 
 
 def select_and_scatter_add_rule(out, source, operand, **params):
+    return with_spec(out, mesh_of(operand), spec_of(operand))
+
+
+def select_and_scatter_rule(out, operand, source, init_value, **params):
+    # JAX's: the result is placed as the operand.
     return with_spec(out, mesh_of(operand), spec_of(operand))
 
 

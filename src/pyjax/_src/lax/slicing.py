@@ -455,8 +455,9 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
     unpadded = pad_p.bind(ct, np.zeros((), ct_aval.dtype)[()], padding_config=unpad)
     shape = _core.get_aval(unpadded).shape
     strides = tuple(np.add(interiors, 1))
+    # (strides always given, ones included, as JAX's transpose passes them)
     ct_operand = static_slice_p.bind(unpadded, start_indices=tuple(np.zeros_like(lows)), limit_indices=shape,
-                                     strides=None if all(s == 1 for s in strides) else strides)
+                                     strides=strides)
     ct_padding_value = None
     if _undefined(padding_value):
         axes = tuple(range(len(ct_aval.shape)))

@@ -24,7 +24,9 @@ from pyjax._src.lax import sharding_rules
 from pyjax._src.lax._standard import as_array
 from pyjax._src.sharding import sharded_array
 from pyjax._src.sharding.mesh import AbstractMesh, AxisType, Mesh, get_abstract_mesh, get_mesh, use_abstract_mesh
-from pyjax._src.sharding.named import IndivisibleError, NamedSharding, Sharding, abstract_sharding, explicit_spec
+from pyjax._src.sharding.named import (
+    IndivisibleError, NamedSharding, Sharding, abstract_sharding, check_divisible, explicit_spec,
+)
 from pyjax._src.sharding.partition_spec import PartitionSpec
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -45,22 +47,8 @@ reshard_p.pp_hidden = lambda k, v: k == "dst_sharding"
 @reshard_p.def_abstract_eval
 def _reshard_abstract_eval(operand: ShapedArray, *, dst_sharding) -> ShapedArray:
     if dst_sharding is not None:
-        _check_divisible(operand.shape, dst_sharding)
+        check_divisible(operand.shape, dst_sharding)
     return _retyped(operand, dst_sharding)
-
-
-def _check_divisible(shape: tuple, sharding) -> None:
-    # JAX's check when a type is made: each split dimension divides evenly.
-    sizes = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_sizes))
-    for dim, (entry, size) in enumerate(zip(sharding.spec, shape)):
-        if entry is None:
-            continue
-        axes = entry if isinstance(entry, tuple) else (entry,)
-        parts = int(np.prod([sizes[a] for a in axes]))
-        if isinstance(size, int) and size % parts:
-            raise ValueError(f"Sharding spec {axes} implies that array axis {dim} is partitioned {parts} times, but "
-                             f"does not evenly divide the dimension size {size}. Got shape: {tuple(shape)} and "
-                             f"sharding {sharding}")
 
 
 # (Not `def_sharding_rule`: the destination is the whole of the result's type.)
@@ -368,7 +356,7 @@ class PlacedJit:
             if not isinstance(s, Sharding) or not hasattr(leaf, "shape"):
                 continue
             try:
-                s.shard_shape(tuple(np.shape(leaf)))
+                s.shard_shape(tuple(leaf.shape))  # (a ShapeDtypeStruct too: np.shape would not read it)
             except IndivisibleError as e:
                 # (JAX 0.11 prints the location before raising; under a trace
                 # it names none)
@@ -377,6 +365,18 @@ class PlacedJit:
                 name = names[i] if i < len(names) else f"flat_args[{i}]"
                 raise IndivisibleError(f"One of pjit arguments with pytree key path {name} was given the "
                                        f"sharding {e}. This error occurs at source:  {where}") from None
+
+    def trace(self, *args, **kwargs):
+        """The jitted function's `trace`, its `in_shardings` checked first (JAX's IndivisibleError)."""
+        static_argnums = self._jitted._resolve_static(args, kwargs)[0]
+        for leaf in tree_flatten((args, kwargs))[0]:
+            getattr(leaf, "aval", None)  # (a placed ShapeDtypeStruct's own check comes first, as JAX's typing)
+        self._check_divisible(args, kwargs, static_argnums,
+                              tuple(a for i, a in enumerate(args) if i not in static_argnums))
+        return self._jitted.trace(*args, **kwargs)
+
+    def lower(self, *args, **kwargs):
+        return self.trace(*args, **kwargs).lower()
 
     def __getattr__(self, name: str):
         return getattr(self._jitted, name)
@@ -501,7 +501,6 @@ NO_SHARDING_RULE = {
     "check": "a check with no results (checkify)",
     "xla_metadata_call": _CALL, "xla_metadata_value": "the identity on its operand's type (abstract evaluation)",
     "stage": "the identity on its operand's type (abstract evaluation)",
-    "select_and_scatter": "not yet: its abstract evaluation drops the placement (JAX keeps the operand's)",
     "pallas_call": "a kernel: runs on whole arrays on one device (interpret mode)",
     "program_id": "a Pallas kernel's grid index: no operands", "num_programs": "a Pallas kernel's grid size: no operands",
     "multiple_of": "a hint inside Pallas kernels (unplaced blocks)", "reciprocal": "inside Pallas kernels (unplaced blocks)",
@@ -509,7 +508,7 @@ NO_SHARDING_RULE = {
 
 
 def _register_rules() -> None:
-    from pyjax._src.lax import convolution, elementwise, fft, reduce, sorting, stack, windowed  # noqa: F401
+    from pyjax._src.lax import convolution, elementwise, fft, reduce, select_and_scatter, sorting, stack, windowed  # noqa: F401
     from pyjax._src.lax import linalg  # noqa: F401
 
     by_name = {p.name: p for p in core._all_primitives}
@@ -531,6 +530,7 @@ def _register_rules() -> None:
         by_name[name].def_sharding_rule(rules.reduce_window_rule)
     windowed.select_and_gather_add_p.def_sharding_rule(rules.select_and_gather_add_rule)
     windowed.select_and_scatter_add_p.def_sharding_rule(rules.select_and_scatter_add_rule)
+    by_name["select_and_scatter"].def_sharding_rule(rules.select_and_scatter_rule)
     by_name["clamp"].def_sharding_rule(rules.clamp_rule)
     by_name["convert_element_type"].def_sharding_rule(rules.convert_element_type_rule)
     by_name["bitcast_convert_type"].def_sharding_rule(rules.bitcast_convert_type_rule)

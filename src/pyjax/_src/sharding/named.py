@@ -422,6 +422,21 @@ def aval_sharding(sharding: Any, ndim: int, *, keep_all: bool = False) -> NamedS
     return _abstract_named(mesh, explicit_spec(mesh, sharding.spec, ndim))
 
 
+def check_divisible(shape: tuple, sharding: NamedSharding) -> None:
+    """JAX's check when a type is made: each split dimension of `shape`
+    divides evenly over its mesh axes (ValueError with JAX's text)."""
+    sizes = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_sizes))
+    for dim, (entry, size) in enumerate(zip(sharding.spec, shape)):
+        if entry is None:
+            continue
+        axes = entry if isinstance(entry, tuple) else (entry,)
+        parts = math.prod(sizes[a] for a in axes)
+        if isinstance(size, int) and size % parts:
+            raise ValueError(f"Sharding spec {axes} implies that array axis {dim} is partitioned {parts} times, but "
+                             f"does not evenly divide the dimension size {size}. Got shape: {tuple(shape)} and "
+                             f"sharding {sharding}")
+
+
 _ABSTRACT: dict = {}
 
 

@@ -225,7 +225,7 @@ def _auto_specs(primitive: Any, params: dict, avals: Sequence[Any], args: Sequen
     typed = []
     for x, aval in zip(args, avals):
         s = getattr(x, "_sharding", None)
-        if isinstance(s, NamedSharding) and s.mesh is mesh and isinstance(aval, ShapedArray):
+        if isinstance(s, NamedSharding) and s.mesh == mesh and isinstance(aval, ShapedArray):
             entries = tuple(s.spec) + (None,) * (len(aval.shape) - len(s.spec))
             aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type, abstract_sharding(twin, entries),
                                aval.memory_space)
@@ -254,7 +254,7 @@ def relayout_auto(out: Any, primitive: Any, params: dict, avals: Sequence[Any], 
     placed = []
     for o, s in zip(outs, specs):
         if isinstance(o, Array) and isinstance(getattr(o, "_sharding", None), NamedSharding) and \
-                o._sharding.mesh is mesh:
+                o._sharding.mesh == mesh:
             entries = list(s.spec) if s is not None else []
             while entries and entries[-1] is None:
                 entries.pop()
