@@ -1160,3 +1160,14 @@ jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x'))).trace(
 """)
 program("jit_trace_in_shardings_divisible", "jaxpr",
         "result = jax.jit(lambda a: a * 2, in_shardings=NS(mesh, P('x'))).trace(jax.ShapeDtypeStruct((8, 3), np.float32)).jaxpr\n")
+program("jit_eager_auto_placed_layouts", "text", """
+lines = []
+for spec in (P(), P('x'), P(None, 'y'), P('x', 'y')):
+  a = put((8, 4), spec, auto)
+  outs = [jax.jit(f)(a) for f in (lambda t: t * 2, lambda t: t.sum(0), lambda t: t.T, lambda t: jnp.sin(t) + 1)]
+  lines.append(f"{spec} " + " ".join(str(o.sharding.spec) for o in outs))
+with jax.sharding.set_mesh(auto):
+  a = put((8, 4), P('x'), auto)
+  lines.append(str(jax.jit(lambda t: (t * 2).sum(1))(a).sharding))
+result = "\\n".join(lines)
+""")

@@ -37,7 +37,7 @@ from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
 from pyjax._src.sharding import jit_params
 from pyjax._src.sharding.mesh import get_mesh
 from pyjax._src.sharding.mesh import eager_mesh
-from pyjax._src.sharding.sharded_array import place_typed, type_on_context_mesh
+from pyjax._src.sharding.sharded_array import place_typed, relayout_auto_jit, type_on_context_mesh
 from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 
 # ---------------------------------------------------------------------------
@@ -635,7 +635,7 @@ class _CacheEntry:
         if FLOAT_CHECKS[0] is not None:
             FLOAT_CHECKS[0](self.jaxpr, self.name, flat_args, outs)
         if self.placed:
-            outs = [_typed_result(v, a) for v, a in zip(outs, self.out_avals)]
+            outs = relayout_auto_jit([_typed_result(v, a) for v, a in zip(outs, self.out_avals)], self.jaxpr, flat_args)
         else:
             outs = [Array(v, a) for v, a in zip(outs, self.out_avals)]
         if eager_mesh[0] is not None:  # (under set_mesh: results on no mesh live replicated on it, P())

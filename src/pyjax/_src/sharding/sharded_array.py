@@ -263,6 +263,58 @@ def relayout_auto(out: Any, primitive: Any, params: dict, avals: Sequence[Any], 
     return placed if isinstance(out, list) else placed[0]
 
 
+_JIT_SPECS: dict = {}  # (jaxpr, operand specs) -> result shardings under Explicit twins (or None)
+
+
+def relayout_auto_jit(outs: list, jaxpr: Any, flat_args: Sequence[Any]) -> list:
+    """A jit's eager results on arguments placed on a mesh of Auto axes laid
+    out as XLA's propagation does: the body retyped with those axes Explicit
+    and each argument typed by its layout (nothing where a rule objects)."""
+    mesh = _auto_mesh(flat_args)
+    if mesh is None:
+        return outs
+    specs = tuple(tuple(x._sharding.spec) if isinstance(getattr(x, "_sharding", None), NamedSharding) else None
+                  for x in flat_args)
+    key = (jaxpr, specs)
+    shardings = _JIT_SPECS.get(key)
+    if key not in _JIT_SPECS:
+        shardings = _JIT_SPECS[key] = _retyped_outputs(jaxpr, flat_args, mesh)
+        if len(_JIT_SPECS) > 256:
+            _JIT_SPECS.clear()
+    placed = []
+    for o, s in zip(outs, shardings or [None] * len(outs), strict=True):  # (else replicated)
+        if isinstance(getattr(o, "_sharding", None), NamedSharding) and o._sharding.mesh == mesh:
+            entries = list(s.spec) if s is not None else []
+            while entries and entries[-1] is None:
+                entries.pop()
+            o = place(o._value, o.aval, NamedSharding(mesh, PartitionSpec(*entries), memory_kind=o._sharding.memory_kind))
+        placed.append(o)
+    return placed
+
+
+def _retyped_outputs(jaxpr: Any, flat_args: Sequence[Any], mesh: Mesh):
+    from pyjax._src.interpreters.staging import trace_to_jaxpr
+    from pyjax._src.jaxpr import eval_jaxpr
+    from pyjax._src.sharding.mesh import use_abstract_mesh
+
+    am = mesh.abstract_mesh
+    twin = AbstractMesh(am.axis_sizes, am.axis_names, (AxisType.Explicit,) * len(am.axis_names),
+                        abstract_device=am.abstract_device)
+    avals = []
+    for x, aval in zip(flat_args, jaxpr.in_avals):
+        s = getattr(x, "_sharding", None)
+        sharding = None
+        if isinstance(s, NamedSharding) and s.mesh == mesh:
+            sharding = abstract_sharding(twin, tuple(s.spec) + (None,) * (len(aval.shape) - len(s.spec)))
+        avals.append(aval.update(sharding=sharding) if isinstance(aval, ShapedArray) else aval)
+    try:
+        with use_abstract_mesh(twin):
+            typed, _ = trace_to_jaxpr(lambda *a: eval_jaxpr(jaxpr, jaxpr.consts, *a), avals)
+    except Exception:  # noqa: BLE001  (an Explicit-only objection: XLA would replicate)
+        return None
+    return [getattr(a, "sharding", None) for a in typed.out_avals]
+
+
 def type_on_context_mesh(out: Any, replicated: bool = False) -> Any:
     """An eager result made under `set_mesh` (its aval on no mesh) typed on
     that mesh, replicated, as JAX's eager ops under a mesh type theirs: the
