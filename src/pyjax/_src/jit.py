@@ -635,7 +635,8 @@ class _CacheEntry:
         if FLOAT_CHECKS[0] is not None:
             FLOAT_CHECKS[0](self.jaxpr, self.name, flat_args, outs)
         if self.placed:
-            outs = relayout_auto_jit([_typed_result(v, a) for v, a in zip(outs, self.out_avals)], self.jaxpr, flat_args)
+            outs = [_typed_result(v, a) for v, a in zip(outs, self.out_avals)]
+            outs = relayout_auto_jit(outs, self.jaxpr, flat_args)  # (Auto-placed arguments: XLA's layouts)
         else:
             outs = [Array(v, a) for v, a in zip(outs, self.out_avals)]
         if eager_mesh[0] is not None:  # (under set_mesh: results on no mesh live replicated on it, P())
