@@ -237,6 +237,7 @@ config.no_execution.add_change_hook(lambda: _NO_EXECUTION.__setitem__(0, config.
 # here its check of a compiled call's outputs, check(jaxpr, name, flat_args,
 # outs); the compiled code itself is unchanged.
 FLOAT_CHECKS: list = [None]
+SPMD_PARTITIONED: list = [lambda jaxpr: None]  # (spmd_jit.py: per-device runs of sharded programs)
 
 
 def _refuse_execution(name: str) -> None:
@@ -648,13 +649,11 @@ def _whole_program_call(jaxpr: Jaxpr):
     # A program that is one equation of a primitive offering `run_whole`
     # (shard_map: each device's body on that device's shards, results
     # placed) runs through it rather than on assembled global buffers.
-    if len(jaxpr.eqns) != 1 or jaxpr.consts:
-        return None
-    eqn = jaxpr.eqns[0]
-    run_whole = getattr(eqn.primitive, "run_whole", None)
+    eqn = jaxpr.eqns[0] if len(jaxpr.eqns) == 1 and not jaxpr.consts else None
+    run_whole = getattr(getattr(eqn, "primitive", None), "run_whole", None)
     if run_whole is None or list(eqn.invars) != list(jaxpr.invars) or list(eqn.outvars) != list(jaxpr.outvars) \
             or len(set(jaxpr.outvars)) != len(jaxpr.outvars):
-        return None
+        return SPMD_PARTITIONED[0](jaxpr)  # (Explicit-sharded programs run per device: spmd_jit.py)
     return lambda flat_args: run_whole(list(flat_args), eqn.params)
 
 

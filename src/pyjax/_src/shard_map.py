@@ -414,3 +414,4 @@ _install_data_collectives()
 shard_map_p.body_context = lambda params: body_context(params["mesh"], params["newly_manual_axes"],
                                                        params["check_vma"])
 from pyjax._src import shard_map_ad  # noqa: E402,F401  (its autodiff rules)
+from pyjax._src import spmd_jit  # noqa: E402,F401  (sharded jit runs per device through shard_map)

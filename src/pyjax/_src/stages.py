@@ -203,6 +203,10 @@ class Lowered:
         return Compiled(self._traced, self._lowering)
 
 
+# The text of a sharded program's per-device form (spmd_jit.py installs it).
+PER_DEVICE_TEXT: list = [lambda jaxpr: None]
+
+
 class Compiled:
     """A compiled function: call it with arguments of the traced types."""
 
@@ -241,6 +245,10 @@ class Compiled:
         return tree_unflatten(traced.out_tree, outs)
 
     def as_text(self, dialect: str | None = None) -> str:
+        if dialect in (None, "python"):  # a sharded program: the per-device program each device runs
+            text = PER_DEVICE_TEXT[0](self._traced.jaxpr)
+            if text is not None:
+                return text
         return _as_text(self._traced.jaxpr, self._executable.source, dialect)
 
     def cost_analysis(self) -> dict[str, float]:
