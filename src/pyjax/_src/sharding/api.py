@@ -507,6 +507,33 @@ NO_SHARDING_RULE = {
 }
 
 
+def _retyped_outputs(jaxpr: Any, flat_args: Any, mesh: Mesh):
+    # A jitted call's result shardings with `mesh`'s Auto axes made Explicit
+    # and each argument typed by its layout (None where a rule objects).
+    from pyjax._src.interpreters.staging import trace_to_jaxpr
+    from pyjax._src.jaxpr import eval_jaxpr
+
+    am = mesh.abstract_mesh
+    twin = AbstractMesh(am.axis_sizes, am.axis_names, (AxisType.Explicit,) * len(am.axis_names),
+                        abstract_device=am.abstract_device)
+    avals = []
+    for x, aval in zip(flat_args, jaxpr.in_avals):
+        s = getattr(x, "_sharding", None)
+        sharding = None
+        if isinstance(s, NamedSharding) and s.mesh == mesh:
+            sharding = abstract_sharding(twin, tuple(s.spec) + (None,) * (len(aval.shape) - len(s.spec)))
+        avals.append(aval.update(sharding=sharding) if isinstance(aval, ShapedArray) else aval)
+    try:
+        with use_abstract_mesh(twin):
+            typed, _ = trace_to_jaxpr(lambda *a: eval_jaxpr(jaxpr, jaxpr.consts, *a), avals)
+    except Exception:  # noqa: BLE001  (an Explicit-only objection: XLA would replicate)
+        return None
+    return [getattr(a, "sharding", None) for a in typed.out_avals]
+
+
+sharded_array.RETYPE[0] = _retyped_outputs
+
+
 def _register_rules() -> None:
     from pyjax._src.lax import convolution, elementwise, fft, reduce, select_and_scatter, sorting, stack, windowed  # noqa: F401
     from pyjax._src.lax import linalg  # noqa: F401

@@ -264,6 +264,9 @@ def relayout_auto(out: Any, primitive: Any, params: dict, avals: Sequence[Any], 
 
 
 _JIT_SPECS: dict = {}  # (jaxpr, operand specs) -> result shardings under Explicit twins (or None)
+# retype(jaxpr, flat_args, mesh): a jaxpr's result shardings with `mesh`'s
+# axes Explicit (sharding/api.py sets it: tracing is a layer above this one).
+RETYPE: list = [lambda jaxpr, flat_args, mesh: None]
 
 
 def relayout_auto_jit(outs: list, jaxpr: Any, flat_args: Sequence[Any]) -> list:
@@ -278,7 +281,7 @@ def relayout_auto_jit(outs: list, jaxpr: Any, flat_args: Sequence[Any]) -> list:
     key = (jaxpr, specs)
     shardings = _JIT_SPECS.get(key)
     if key not in _JIT_SPECS:
-        shardings = _JIT_SPECS[key] = _retyped_outputs(jaxpr, flat_args, mesh)
+        shardings = _JIT_SPECS[key] = RETYPE[0](jaxpr, flat_args, mesh)
         if len(_JIT_SPECS) > 256:
             _JIT_SPECS.clear()
     placed = []
@@ -290,29 +293,6 @@ def relayout_auto_jit(outs: list, jaxpr: Any, flat_args: Sequence[Any]) -> list:
             o = place(o._value, o.aval, NamedSharding(mesh, PartitionSpec(*entries), memory_kind=o._sharding.memory_kind))
         placed.append(o)
     return placed
-
-
-def _retyped_outputs(jaxpr: Any, flat_args: Sequence[Any], mesh: Mesh):
-    from pyjax._src.interpreters.staging import trace_to_jaxpr
-    from pyjax._src.jaxpr import eval_jaxpr
-    from pyjax._src.sharding.mesh import use_abstract_mesh
-
-    am = mesh.abstract_mesh
-    twin = AbstractMesh(am.axis_sizes, am.axis_names, (AxisType.Explicit,) * len(am.axis_names),
-                        abstract_device=am.abstract_device)
-    avals = []
-    for x, aval in zip(flat_args, jaxpr.in_avals):
-        s = getattr(x, "_sharding", None)
-        sharding = None
-        if isinstance(s, NamedSharding) and s.mesh == mesh:
-            sharding = abstract_sharding(twin, tuple(s.spec) + (None,) * (len(aval.shape) - len(s.spec)))
-        avals.append(aval.update(sharding=sharding) if isinstance(aval, ShapedArray) else aval)
-    try:
-        with use_abstract_mesh(twin):
-            typed, _ = trace_to_jaxpr(lambda *a: eval_jaxpr(jaxpr, jaxpr.consts, *a), avals)
-    except Exception:  # noqa: BLE001  (an Explicit-only objection: XLA would replicate)
-        return None
-    return [getattr(a, "sharding", None) for a in typed.out_avals]
 
 
 def type_on_context_mesh(out: Any, replicated: bool = False) -> Any:
