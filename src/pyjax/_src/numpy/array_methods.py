@@ -44,6 +44,8 @@ def _defer(fn):
         tx = type(other)
         if tx is list or tx is tuple or tx is dict or tx is set or tx is str:
             raise TypeError(f"unsupported operand type(s) for {fn.__name__}: '{type(self).__name__}' and '{tx.__name__}'")
+        if getattr(tx, "_defer_binops_to_me", False):  # e.g. sparse arrays: their reflected method runs
+            return NotImplemented
         return fn(self, other)
 
     return method

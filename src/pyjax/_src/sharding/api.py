@@ -504,6 +504,11 @@ NO_SHARDING_RULE = {
     "pallas_call": "a kernel: runs on whole arrays on one device (interpret mode)",
     "program_id": "a Pallas kernel's grid index: no operands", "num_programs": "a Pallas kernel's grid size: no operands",
     "multiple_of": "a hint inside Pallas kernels (unplaced blocks)", "reciprocal": "inside Pallas kernels (unplaced blocks)",
+    **dict.fromkeys(("bcoo_todense bcoo_fromdense bcoo_extract bcoo_transpose bcoo_sort_indices bcoo_sum_duplicates "
+                     "bcoo_dot_general bcoo_dot_general_sampled bcoo_spdot_general bcsr_todense bcsr_extract "
+                     "bcsr_fromdense bcsr_dot_general coo_todense coo_fromdense coo_matvec coo_matmat csr_todense "
+                     "csr_fromdense csr_matvec csr_matmat todense spsolve").split(),
+                    "a sparse format's buffers: results unplaced, as jax.experimental.sparse types them"),
 }
 
 
