@@ -296,3 +296,19 @@ def test_gather_by_integer_indexing():
     assert isinstance(out, sparse.BCOO) and out.n_batch == 2
     close(out.todense(), x[np.asarray(idx)])
     close(jax.jit(sparse.sparsify(lambda M, i: M[i]))(M, idx[0]).todense(), x[[4, 0]])
+
+
+@pytest.mark.parametrize("use_tracer", [False, True])
+def test_sparsify_both_forms_and_full_reduction_gradient(use_tracer):
+    x = rand_sparse((3, 4))
+    M = sparse.BCOO.fromdense(x)
+    v = RNG.standard_normal(4).astype(np.float32)
+    f = sparse.sparsify(lambda M, v: jnp.sin(M) @ v + (M * M).sum(), use_tracer=use_tracer)
+    close(f(M, v), np.sin(x) @ v + (x * x).sum())
+    close(jax.jit(f)(M, v), np.sin(x) @ v + (x * x).sum())
+    g = jax.grad(lambda d: f(sparse.BCOO((d, M.indices), shape=M.shape), v).sum())(M.data)
+    close(g, 3 * 2 * M.data + np.cos(M.data) * v[M.indices[:, 1]], 1e-4)
+    if use_tracer:
+        seen = []
+        sparse.sparsify(lambda M: seen.append(M) or M, use_tracer=True)(M)
+        assert isinstance(seen[0], sparse.SparseTracer) and seen[0].shape == (3, 4)

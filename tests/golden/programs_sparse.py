@@ -208,3 +208,15 @@ r = sparse.sparsify(lambda M: M[jnp.array([0, 2])])(M3)
 result = repr(r) + str(r.todense().tolist()) + repr(sparse.sparsify(lambda M: M[1])(M3))
 result += repr(sparse.bcoo_slice(M3, start_indices=(1, 1), limit_indices=(2, 2)))
 """)
+# -- the tracer form of sparsify; a full reduction's gradient
+program("sparsify_use_tracer_jaxpr", "jaxpr", """
+result = jax.make_jaxpr(sparse.sparsify(lambda M, v: jnp.sin(M) @ v + 1, use_tracer=True))(M, jnp.ones(3))
+""")
+program("sparsify_use_tracer_sees_tracer", "text", """
+seen = []
+sparse.sparsify(lambda M: seen.append(M) or M, use_tracer=True)(M)
+result = type(seen[0]).__name__ + ' ' + str(seen[0].shape) + ' ' + str(seen[0].dtype)
+""")
+program("grad_sparsify_full_sum", "value", """
+result = jax.grad(lambda d: sparse.sparsify(lambda M: (M * M).sum())(sparse.BCOO((d, M.indices), shape=(2, 3))))(M.data)
+""")

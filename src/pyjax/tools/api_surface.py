@@ -93,8 +93,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.experimental.pallas", "estimate_cost debug_check enable_debug_checks enable_poison_buffers run_state "
                                 "dot debug_checks_enabled",
      "issue 26: not yet (Pallas's cost estimator, debug checks, run_state)"),
-    ("jax.experimental.sparse", "SparseTracer", "issue 26: not yet (pyjax's sparsify evaluates a jaxpr with sparse "
-                                                "values, JAX's use_tracer=False path; the tracer form is not there)"),
     ("jax.experimental.sparse", "bcoo_conv_general_dilated", "issue 26: not yet (sparse convolution)"),
 )
 

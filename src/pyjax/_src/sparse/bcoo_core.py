@@ -210,8 +210,10 @@ bcoo_extract_p = core.Primitive("bcoo_extract")
 
 def _extract_unbatched(indices, mat, *, assume_unique):
     if indices.shape[-1] == 0:
-        return jnp.broadcast_to(mat[None], (indices.shape[0], *mat.shape)) if not assume_unique else \
-            jnp.zeros((indices.shape[0], *mat.shape), mat.dtype).at[0].set(mat)
+        # Every stored element is at the one position (the duplicates' rule: the first keeps it).
+        if assume_unique:
+            return jnp.broadcast_to(mat[None], (indices.shape[0], *mat.shape))
+        return jnp.zeros((indices.shape[0], *mat.shape), mat.dtype).at[0].set(mat)
     data = mat.at[_sparse_cols(indices)].get(mode="fill", fill_value=0)
     if not assume_unique:
         # Duplicated indices keep the value at their first occurrence only.

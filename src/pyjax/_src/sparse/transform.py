@@ -14,7 +14,8 @@ import functools
 import inspect
 from typing import Any, Callable
 
-from pyjax._src import tree_util
+from pyjax._src import core, tree_util
+from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.jaxpr import Literal
@@ -57,21 +58,8 @@ def eval_sparse(jaxpr, consts, spvalues) -> list:
     env.update(zip(jaxpr.invars, spvalues, strict=True))
     read = lambda v: v.val if type(v) is Literal else env[v]
     for eqn in jaxpr.eqns:
-        invals = [read(v) for v in eqn.invars]
-        prim = eqn.primitive
-        if not any(_is_sparse(x) for x in invals):
-            outs = prim.bind(*invals, **eqn.params)
-        elif prim in sparse_rules_bcoo:
-            outs = sparse_rules_bcoo[prim](*invals, **eqn.params)
-        elif prim.call_body is not None:
-            # A call (jit, custom_jvp's primal): sparsify its body in place.
-            body = eqn.params[prim.call_body]
-            inner = getattr(body, "jaxpr", body)
-            outs = eval_sparse(inner, getattr(body, "consts", ()), invals)
-            outs = outs if prim.multiple_results else outs[0]
-        else:
-            raise _unimplemented(prim)
-        if prim.multiple_results:
+        outs = _apply_rule(eqn.primitive, [read(v) for v in eqn.invars], eqn.params)
+        if eqn.primitive.multiple_results:
             env.update(zip(eqn.outvars, outs, strict=True))
         else:
             env[eqn.outvars[0]] = outs
@@ -82,6 +70,71 @@ def _dense_standin(x):
     if _is_sparse(x):
         return ShapedArray(tuple(x.shape), x.dtype)
     return jnp.asarray(x).aval if not hasattr(x, "aval") else x.aval
+
+
+def _apply_rule(prim, invals, params):
+    """One equation on values that may be sparse: its sparse rule, or its body
+    sparsified in place for a call, or the primitive itself."""
+    if not any(_is_sparse(x) for x in invals):
+        return prim.bind(*invals, **params)
+    if prim in sparse_rules_bcoo:
+        return sparse_rules_bcoo[prim](*invals, **params)
+    if prim.call_body is not None:
+        body = params[prim.call_body]
+        outs = eval_sparse(getattr(body, "jaxpr", body), getattr(body, "consts", ()), invals)
+        return outs if prim.multiple_results else outs[0]
+    raise _unimplemented(prim)
+
+
+class SparseTracer(core.Tracer):
+    """A sparse value under `sparsify(f, use_tracer=True)`: it looks like a dense
+    array of the sparse array's shape and dtype to the code it passes through."""
+    __slots__ = ("_spvalue",)
+
+    def __init__(self, trace: SparseTrace, spvalue):
+        self._trace = trace
+        self._spvalue = spvalue
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(tuple(self._spvalue.shape), self._spvalue.dtype)
+
+    def __repr__(self):
+        return f"SparseTracer<{self.aval}>"
+
+
+class SparseTrace(core.Trace):
+    """Runs each primitive's sparse rule on the sparse values its tracers hold."""
+
+    def __init__(self, parent: core.Trace):
+        self.parent = parent
+        self.valid = True
+
+    def process_primitive(self, primitive, args, params):
+        vals = [x._spvalue if type(x) is SparseTracer and x._trace is self else x for x in args]
+        with core.set_current_trace(self.parent):
+            out = _apply_rule(primitive, vals, params)
+        wrap = lambda v: SparseTracer(self, v) if _is_sparse(v) else v
+        return [wrap(v) for v in out] if primitive.multiple_results else wrap(out)
+
+    def lift_constant(self, value, aval):
+        lift = getattr(self.parent, "lift_constant", None)
+        return lift(value, aval) if lift is not None else Array(value, aval)
+
+
+def _sparsify_with_tracer(f, args, kwargs):
+    trace = SparseTrace(core.current_trace())
+    leaves, tree = tree_util.tree_flatten((args, kwargs), is_leaf=_is_sparse)
+    leaves = [SparseTracer(trace, x) if _is_sparse(x) else x for x in leaves]
+    a, k = tree_util.tree_unflatten(tree, leaves)
+    try:
+        with core.set_current_trace(trace):
+            out = f(*a, **k)
+    finally:
+        trace.valid = False
+    out_leaves, out_tree = tree_util.tree_flatten(out)
+    out_leaves = [x._spvalue if type(x) is SparseTracer and x._trace is trace else x for x in out_leaves]
+    return tree_util.tree_unflatten(out_tree, out_leaves)
 
 
 def sparsify(f: Callable, use_tracer: bool = False) -> Callable:
@@ -105,19 +158,16 @@ def sparsify(f: Callable, use_tracer: bool = False) -> Callable:
       >>> f(M, v)
       Array([ 64,  82, 100, 118], dtype=int32)
     """
-    if use_tracer:
-        raise NotImplementedError("pyjax's sparsify evaluates a jaxpr (use_tracer=False); "
-                                  "the tracer-based form is not implemented")
-
     @functools.wraps(f)
     def wrapped(*args, **kwargs):
+        if use_tracer:
+            return _sparsify_with_tracer(f, args, kwargs)
         leaves, in_tree = tree_util.tree_flatten((args, kwargs), is_leaf=_is_sparse)
         out_tree = []
 
         def flat_fun(*flat):
             a, k = tree_util.tree_unflatten(in_tree, flat)
-            out = f(*a, **k)
-            out_leaves, treedef = tree_util.tree_flatten(out)
+            out_leaves, treedef = tree_util.tree_flatten(f(*a, **k))
             out_tree.append(treedef)
             return out_leaves
 

@@ -17,7 +17,7 @@ from pyjax._src.sparse.bcoo_ops import (  # noqa: F401
     bcoo_gather, bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze, bcoo_update_layout,
 )
 from pyjax._src.sparse.bcoo import BCOO  # noqa: F401
-from pyjax._src.sparse.transform import sparsify  # noqa: F401
+from pyjax._src.sparse.transform import SparseTracer, sparsify  # noqa: F401
 from pyjax._src.sparse.bcoo_ops import bcoo_eliminate_zeros  # noqa: F401
 from pyjax._src.sparse.bcsr import (  # noqa: F401
     BCSR, bcsr_broadcast_in_dim, bcsr_concatenate, bcsr_dot_general, bcsr_dot_general_p, bcsr_extract,
