@@ -52,7 +52,7 @@ def test_backends_import_no_user_library():
 # the backends). No module imports (at import time or inside a function) a
 # module of a higher layer.
 LAYERS = [
-    ("base", ["config", "config_states", "dtypes", "dtype_names", "errors", "rules", "cache_key", "tree_util", "tree_util_errors", "tree_util_keys",
+    ("base", ["config", "config_states", "compilation_cache", "dtypes", "dtype_names", "errors", "rules", "cache_key", "tree_util", "tree_util_errors", "tree_util_keys",
               "tree_util_registry", "tree_util_treedef", "monitoring"]),
     ("core", ["avals", "core", "jaxpr", "pretty", "ad_util", "array", "sharding", "ref_types", "tokens",
               "shape_poly", "shape_poly_parse"]),

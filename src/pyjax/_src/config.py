@@ -32,6 +32,7 @@ from pyjax._src.config_states import (  # noqa: F401 (re-exported: config is the
     config,
     enum_class_state,
     enum_state,
+    float_state,
     int_env,
     int_state,
     object_state,
@@ -464,7 +465,33 @@ enable_compilation_cache = bool_state(
 compilation_cache_dir = optional_string_state(
     "jax_compilation_cache_dir",
     None,
-    "Directory of the persistent compilation cache; None disables it.",
+    "Directory of the persistent compilation cache (docs/compilation_cache.md); None disables it.",
+)
+
+persistent_cache_min_compile_time_secs = float_state(
+    "jax_persistent_cache_min_compile_time_secs",
+    1.0,
+    "The minimum compile time of a computation to be written to the persistent compilation cache.",
+)
+
+persistent_cache_min_entry_size_bytes = int_state(
+    "jax_persistent_cache_min_entry_size_bytes",
+    0,
+    "The minimum size (in bytes) of an entry written to the persistent compilation cache "
+    "(0 or -1: no minimum).",
+)
+
+raise_persistent_cache_errors = bool_state(
+    "jax_raise_persistent_cache_errors",
+    False,
+    "Raise errors reading or writing the persistent compilation cache instead of warning.",
+)
+
+compilation_cache_max_size = int_state(
+    "jax_compilation_cache_max_size",
+    -1,
+    "The maximum size (in bytes) of the persistent compilation cache: least recently used "
+    "entries are deleted past it; 0 disables the cache, -1 means no limit.",
 )
 
 

@@ -433,6 +433,32 @@ def int_state(
     )
 
 
+def float_state(
+    name: str, default: float, help: str, *, include_in_trace_context: bool = False
+) -> State[float]:
+    """Defines a float option; ``JAX_<NAME>`` in the environment sets its default."""
+    if not isinstance(default, float):
+        raise TypeError(f"Default value must be of type float, got {default} of type {_type_name(default)}")
+    env_text = os.getenv(name.upper())
+    if env_text is not None:
+        try:
+            default = float(env_text)
+        except ValueError:
+            raise ValueError(f'Invalid value "{env_text}" for JAX flag {name}') from None
+
+    def parse(new_val: Any) -> float | None:
+        if new_val is not None and not isinstance(new_val, (int, float)):
+            raise ValueError(
+                "new float config value must be None or of type float, "
+                f"got {new_val} of type {type(new_val)}."
+            )
+        return None if new_val is None else float(new_val)
+
+    return _register(
+        State(name, default, help, parser=parse, include_in_trace_context=include_in_trace_context)
+    )
+
+
 def optional_string_state(
     name: str, default: str | None, help: str, *, include_in_trace_context: bool = False
 ) -> State[str | None]:

@@ -5,8 +5,9 @@ compilation, the tracing, lowering and backend-compile phases
 (`/jax/core/compile/jaxpr_trace_duration`, `.../jaxpr_to_mlir_module_duration`,
 `.../backend_compile_duration`, each as a scalar at its start time, a
 duration and a time span, with `fun_name=`), and once per process
-`/jax/compilation_cache/task_disabled_cache` (pyjax has no persistent
-compilation cache). Users may record their own events the same way.
+`/jax/compilation_cache/task_disabled_cache` (or `.../tasks_using_cache`
+and the cache's hit and miss events when the IREE backend uses the
+persistent compilation cache: docs/compilation_cache.md). Users may record their own events the same way.
 """
 
 from __future__ import annotations

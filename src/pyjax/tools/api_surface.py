@@ -70,8 +70,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.extend.mlir", "", ISSUE27),
     ("jax.extend.lowering", "", ISSUE27),
     ("jax.ffi", "", ISSUE27),
-    ("jax.experimental.compilation_cache", "", ISSUE27),
-    ("jax.experimental.compilation_cache.compilation_cache", "", ISSUE27),
     ("jax.experimental.serialize_executable", "", ISSUE27),
     ("jax.lax", "composite platform_dependent", ISSUE27),
     # -- this issue, other helpers now

@@ -5,8 +5,10 @@ process (or the `iree-compile` tool), loaded into the runtime.
 Compiled modules are cached per process, keyed by the module's text, the
 target backend and the compiler flags: a second jit of the same program
 (a fresh function object with the same body, another jit wrapper, a cache
-cleared by `jax.clear_caches`) compiles nothing. `stats` counts compilations
-and cache hits.
+cleared by `jax.clear_caches`) compiles nothing. With a persistent cache
+directory set (cache.py; docs/compilation_cache.md), a module compiled by an
+earlier process is read from it instead. `stats` counts compilations and
+cache hits (in this process, and from the persistent cache).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import re
 import threading
 import time
 
+from pyjax._src.backends.iree import cache as persistent
 from pyjax._src.backends.iree import runtime
 from pyjax._src.backends.stablehlo.lowering import LoweringError
 
 # (module text, target backend, flags) -> vmfb bytes
 _vmfb_cache: dict[tuple, bytes] = {}
 _lock = threading.Lock()
-stats = {"compiled": 0, "hits": 0, "compile_s": 0.0}
+stats = {"compiled": 0, "hits": 0, "disk_hits": 0, "compile_s": 0.0}
 
 
 class IreeUnsupportedError(LoweringError):
@@ -87,14 +90,23 @@ def compile_module(text: str, name: str = "module") -> bytes:
     if vmfb is not None:
         stats["hits"] += 1
         return vmfb
+    disk_key = persistent.key(text, target, name)
+    vmfb = persistent.load(disk_key)  # (the persistent cache: checked entries only)
+    if vmfb is not None:
+        with _lock:
+            _vmfb_cache[key] = vmfb
+            stats["disk_hits"] += 1
+        return vmfb
     start = time.perf_counter()
     vmfb = _compile_in_process(text, target)
     if vmfb is None:
         vmfb = _compile_with_tool(text, target, name)
+    compile_s = time.perf_counter() - start
     with _lock:
         _vmfb_cache[key] = vmfb
         stats["compiled"] += 1
-        stats["compile_s"] += time.perf_counter() - start
+        stats["compile_s"] += compile_s
+    persistent.store(disk_key, vmfb, compile_s)
     return vmfb
 
 

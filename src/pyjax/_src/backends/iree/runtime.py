@@ -10,6 +10,7 @@ the flags in `PYJAX_IREE_FLAGS`.
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from typing import Any, Sequence
@@ -82,7 +83,20 @@ def config():
             found = _state.get("config")
             if found is None:
                 found = _state["config"] = rt.Config(target().driver)
+                atexit.register(_release_buffers)
     return found
+
+
+def _release_buffers() -> None:
+    """At exit, frees the device buffers results still hold, while the
+    runtime is alive: freed later, during the interpreter's teardown, they
+    crash the process (seen whenever no module was compiled in-process,
+    e.g. every module read from the persistent compilation cache)."""
+    import gc
+
+    for obj in gc.get_objects():
+        if type(obj) is IreeArray:
+            obj.device_buffer = None
 
 
 def device_name() -> str:
