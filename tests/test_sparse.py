@@ -312,3 +312,14 @@ def test_sparsify_both_forms_and_full_reduction_gradient(use_tracer):
         seen = []
         sparse.sparsify(lambda M: seen.append(M) or M, use_tracer=True)(M)
         assert isinstance(seen[0], sparse.SparseTracer) and seen[0].shape == (3, 4)
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME", [(2, 1)]])
+def test_conv_1d_against_dense(padding):
+    x, k = rand_sparse((1, 1, 9)), RNG.standard_normal((1, 1, 3)).astype(np.float32)
+    want = jax.lax.conv_general_dilated(jnp.asarray(x), jnp.asarray(k), (1,), padding)
+    X, K = sparse.BCOO.fromdense(x), sparse.BCOO.fromdense(k)
+    close(sparse.bcoo_conv_general_dilated(X, k, window_strides=(1,), padding=padding).todense(), want)
+    close(sparse.bcoo_conv_general_dilated(x, K, window_strides=(1,), padding=padding).todense(), want)
+    conv = sparse.sparsify(lambda X: jax.lax.conv_general_dilated(X, k, (1,), padding))
+    close(conv(X).todense(), want)

@@ -220,3 +220,16 @@ result = type(seen[0]).__name__ + ' ' + str(seen[0].shape) + ' ' + str(seen[0].d
 program("grad_sparsify_full_sum", "value", """
 result = jax.grad(lambda d: sparse.sparsify(lambda M: (M * M).sum())(sparse.BCOO((d, M.indices), shape=(2, 3))))(M.data)
 """)
+# -- 1-D convolution with a sparse operand
+program("conv_general_dilated", "text", """
+xc = jnp.array([[[0., 1, 0, 2, 0, 0, 3]]])
+kc = jnp.array([[[1., 0, 2]]])
+outs = [sparse.bcoo_conv_general_dilated(sparse.BCOO.fromdense(xc), kc, window_strides=(1,), padding=p)
+        for p in ['VALID', 'SAME', [(2, 1)]]]
+outs.append(sparse.sparsify(lambda X: lax.conv_general_dilated(X, kc, (1,), 'SAME'))(sparse.BCOO.fromdense(xc)))
+result = ' '.join(repr(o) + str(o.todense().tolist()) for o in outs)
+""")
+program("conv_strided_error", "error", """
+result = sparse.bcoo_conv_general_dilated(sparse.BCOO.fromdense(jnp.ones((1, 1, 5))), jnp.ones((1, 1, 2)),
+                                          window_strides=(2,), padding='VALID')
+""")

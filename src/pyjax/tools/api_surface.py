@@ -91,7 +91,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.experimental.pallas", "estimate_cost debug_check enable_debug_checks enable_poison_buffers run_state "
                                 "dot debug_checks_enabled",
      "issue 26: not yet (Pallas's cost estimator, debug checks, run_state)"),
-    ("jax.experimental.sparse", "bcoo_conv_general_dilated", "issue 26: not yet (sparse convolution)"),
 )
 
 

@@ -509,3 +509,54 @@ def bcoo_gather(operand, start_indices, dimension_numbers, slice_sizes, *, uniqu
     if len(batch_shape) != 1:
         out = bcoo_reshape(out, new_sizes=(*batch_shape, *out.shape[1:]))
     return out
+
+
+def _conv_operand_1d(x):
+    """(data, positions) of a (1, 1, n) operand's stored elements."""
+    from pyjax._src.sparse.bcoo import BCOO
+
+    if isinstance(x, BCOO):
+        x = bcoo_update_layout(x, n_batch=2, n_dense=0, on_inefficient=None)
+        data, pos = x.data[0, 0], x.indices[0, 0, :, 0]
+        return jnp.where(pos < x.shape[-1], data, 0), pos
+    x = jnp.asarray(x)
+    return x[0, 0], jnp.arange(x.shape[-1], dtype=jnp.int32)
+
+
+def bcoo_conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
+                              dimension_numbers=None, feature_group_count=1, batch_group_count=1, precision=None,
+                              preferred_element_type=None):
+    """A general convolution with one of the operands sparse: as JAX's, only the
+    1-D case with unit batch and feature dimensions, unit strides and no dilation.
+
+    Returns:
+      A BCOO array of shape ``(1, 1, n)`` holding the convolution.
+    """
+    from pyjax._src.sparse.bcoo import BCOO
+
+    if jnp.ndim(lhs) != 3 or jnp.ndim(rhs) != 3:
+        raise NotImplementedError("bcoo convolution: only 1-D convolutions (3-D operands)")
+    if tuple(window_strides) != (1,):
+        raise NotImplementedError("bcoo convolution with non-unit window_strides.")
+    if tuple(lhs_dilation or (1,)) != (1,) or tuple(rhs_dilation or (1,)) != (1,):
+        raise NotImplementedError("bcoo convolution with lhs_dilation.")
+    if feature_group_count != 1 or batch_group_count != 1:
+        raise NotImplementedError("bcoo convolution with non-unit group counts.")
+    if dimension_numbers is not None and tuple(map(tuple, dimension_numbers)) != ((0, 1, 2),) * 3:
+        raise NotImplementedError("bcoo convolution with dimension numbers other than the default")
+    if tuple(jnp.shape(lhs)[:2]) != (1, 1) or tuple(jnp.shape(rhs)[:2]) != (1, 1):
+        raise NotImplementedError("bcoo convolution with leading dimensions other than (1, 1)")
+    n, k = jnp.shape(lhs)[2], jnp.shape(rhs)[2]
+    if isinstance(padding, str):
+        total = max(k - 1, 0) if padding.upper() == "SAME" else 0
+        lo, hi = total // 2, total - total // 2
+    else:
+        ((lo, hi),) = [tuple(map(int, p)) for p in padding]
+    size = max(0, n + lo + hi - k + 1)
+    a, p = _conv_operand_1d(lhs)
+    b, q = _conv_operand_1d(rhs)
+    # XLA's convolution is a correlation: out[i] += lhs[i + j - lo] * rhs[j].
+    data = (a[:, None] * b[None, :]).ravel()
+    pos = (p[:, None] - q[None, :] + lo).ravel()
+    data, pos = _invalidate(data, pos[:, None].astype(jnp.int32), (pos >= 0) & (pos < size), (size,))
+    return BCOO((data[None, None], pos[None, None]), shape=(1, 1, size))

@@ -302,6 +302,8 @@ def _register_standard():
     sparse_rules_bcoo[shapes.rev_p] = _standard(bcoo_ops.bcoo_rev)
     sparse_rules_bcoo[shapes.concatenate_p] = lambda *a, dimension: bcoo_ops.bcoo_concatenate(a, dimension=dimension)
     sparse_rules_bcoo[shapes.slice_p] = _standard(bcoo_ops.bcoo_slice)
+    from pyjax._src.lax import convolution
+    sparse_rules_bcoo[convolution.conv_general_dilated_p] = _standard(bcoo_ops.bcoo_conv_general_dilated)
     sparse_rules_bcoo[slicing.gather_p] = lambda x, idx, **params: bcoo_ops.bcoo_gather(x, idx, **params)
     sparse_rules_bcoo[slicing.dynamic_slice_p] = lambda x, *starts, slice_sizes: bcoo_ops.bcoo_dynamic_slice(
         x, starts, slice_sizes)

@@ -13,7 +13,7 @@ from pyjax._src.sparse.bcoo_dot import (  # noqa: F401
     bcoo_spdot_general_p,
 )
 from pyjax._src.sparse.bcoo_ops import (  # noqa: F401
-    bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_dynamic_slice, bcoo_multiply_dense, bcoo_multiply_sparse,
+    bcoo_broadcast_in_dim, bcoo_concatenate, bcoo_conv_general_dilated, bcoo_dynamic_slice, bcoo_multiply_dense, bcoo_multiply_sparse,
     bcoo_gather, bcoo_reduce_sum, bcoo_reshape, bcoo_rev, bcoo_slice, bcoo_squeeze, bcoo_update_layout,
 )
 from pyjax._src.sparse.bcoo import BCOO  # noqa: F401
