@@ -133,12 +133,15 @@ class _Mapped:
 def _out_specs(out_axes, name: str):
     from pyjax._src.tree_util import tree_map
 
-    return tree_map(lambda a: _spec(a, name) if a is None or a >= 0 else _negative(a), out_axes,
+    return tree_map(lambda a: _spec(a, name) if a is None or a >= 0 else _negative(name), out_axes,
                     is_leaf=lambda x: x is None)
 
 
-def _negative(axis):
-    raise NotImplementedError(f"pmap: a negative out_axes ({axis}) is not supported yet")
+def _negative(name: str) -> PartitionSpec:
+    # JAX 0.11 inserts the size-1 axis at the negative position of each
+    # device's result but joins the devices' results along axis 0 (an
+    # (8, 3) map with out_axes=-1 gives (24, 1)): pyjax does the same.
+    return _spec(0, name)
 
 
 def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: Any = 0,

@@ -22,9 +22,9 @@ from pyjax._src import core
 from pyjax._src.avals import ShapedArray
 from pyjax._src.interpreters import batching, staging
 from pyjax._src.jaxpr import JaxprEqn, Var
-from pyjax._src.lax import parallel, parallel_comm
+from pyjax._src.lax import parallel, parallel_comm, parallel_ragged
 from pyjax._src.lax.parallel_vma import psum_invariant_p, pvary_p
-from pyjax._src.sharding.mesh import AxisType, get_mesh
+from pyjax._src.sharding.mesh import AxisType, get_abstract_mesh, get_mesh, use_abstract_mesh
 from pyjax._src.sharding.spmd_data import global_aval
 from pyjax._src.sharding.partition_spec import PartitionSpec
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
@@ -59,7 +59,10 @@ def _spec_names(entry) -> tuple:
 
 
 def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    return [global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+    # A nested shard_map's results keep varying over the enclosing body's
+    # manual axes (those its body's types name beyond its own).
+    return [global_aval(a, s, mesh).update(vma=tuple(n for n in getattr(a, "vma", ()) if n not in newly_manual_axes))
+            for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
 
 
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
@@ -143,6 +146,15 @@ def _vma_hook(trace, primitive, args, params):
         if primitive in (parallel.pmax_p, parallel.pmin_p):
             vma = tuple(a for a in vma if a not in axes)
         return _record(trace, primitive, (x, *args[1:]), params, vma)
+    if primitive is parallel_ragged.all_gather_invariant_p:  # varying in, invariant out over its axes
+        axes = _collective_axes(primitive, params)
+        x = _pvary(args[0], tuple(a for a in axes if a not in _vma(args[0])))
+        return _record(trace, primitive, (x,), params, tuple(a for a in _vma(x) if a not in axes))
+    if primitive is parallel_ragged.ragged_all_to_all_p:  # the data varies over its axes; offsets as they are
+        axes = _collective_axes(primitive, params)
+        union = order_axes(set(_vma(args[0])) | set(_vma(args[1])) | set(axes))
+        data = [_pvary(x, tuple(a for a in union if a not in _vma(x))) for x in args[:2]]
+        return _record(trace, primitive, (*data, *args[2:]), params, union)
     if primitive.body_params:  # calls and control flow: their bodies were typed
         return _record(trace, primitive, args, params, None)
     vmas = [_vma(x) for x in args]
@@ -270,7 +282,9 @@ def _body_aval(aval: ShapedArray, spec, mesh, manual, check_vma: bool) -> Shaped
         for n in _spec_names(entry):
             shape[i] //= mesh.shape[n]
             names.append(n)
-    vma = tuple(n for n in mesh.axis_names if n in names and n in manual) if check_vma else ()
+    # (Nested: an argument already varying over the enclosing body's axes keeps them.)
+    outer = set(getattr(aval, "vma", ()))
+    vma = tuple(n for n in mesh.axis_names if (n in names and n in manual) or n in outer) if check_vma else ()
     return ShapedArray(tuple(shape), aval.dtype, aval.weak_type, None, None, vma)
 
 
@@ -291,7 +305,7 @@ def trace_body(f, in_tree, mesh, manual, in_specs, out_specs_tree, avals, check_
         for x, spec in zip(flat, specs):
             named = [n for e in spec for n in _spec_names(e) if n in manual]
             vma = _vma(x)
-            if check_vma and any(n not in named for n in vma):
+            if check_vma and any(n not in named and n in manual for n in vma):
                 raise _out_vma_error(mesh, spec, vma, manual)
             fixed.append(_pvary(x, tuple(n for n in order_axes(named) if n not in vma)) if check_vma else x)
         result["specs"], result["tree"] = specs, out_tree
@@ -313,6 +327,11 @@ def body_context(mesh, manual, check_vma: bool):
     saved_hook = staging.vma_hook[0]
     staging.vma_hook[0] = _vma_hook if check_vma else None
     _meshes.append((mesh, manual))
+    # Within the body the context mesh is the abstract one with these axes
+    # Manual (what a nested shard_map without `mesh=` maps over).
+    body_mesh = mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in manual})
+    in_mesh = use_abstract_mesh(body_mesh)
+    in_mesh.__enter__()
     # all_to_all's abstract evaluation reads the axis sizes from the
     # environment (its params do not hold them): its memo must not outlive it.
     parallel_comm.all_to_all_p._abstract_eval_cache.clear()
@@ -320,6 +339,7 @@ def body_context(mesh, manual, check_vma: bool):
         yield
     finally:
         parallel_comm.all_to_all_p._abstract_eval_cache.clear()
+        in_mesh.__exit__()
         _meshes.pop()
         staging.vma_hook[0] = saved_hook
         batching._axis_env.reset(token)
@@ -349,11 +369,10 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
                         f"but got {f} of type {type(f)}.")
 
     def wrapped(*args):
-        the_mesh = mesh if mesh is not None else get_mesh()
-        if the_mesh is None or the_mesh.empty:
-            raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
-                             "context")
-        manual = ManualAxes(axis_names or the_mesh.axis_names, the_mesh.axis_names)
+        the_mesh = _the_mesh(mesh)
+        # (Nested: the enclosing bodies' manual axes are not newly manual.)
+        manual = ManualAxes(axis_names or [n for n in the_mesh.axis_names if n not in the_mesh.manual_axes],
+                            the_mesh.axis_names)
         flat, in_tree = tree_flatten(args)
         specs = in_specs
         if specs is None:  # inferred from the arguments' types
@@ -366,6 +385,8 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
             _check_in(f, the_mesh, manual, spec, aval, names[i])
             _check_explicit_in(the_mesh, spec, aval)
         jaxpr, out_flat_specs, out_tree = trace_body(f, in_tree, the_mesh, manual, flat_specs, out_specs, avals, check_vma)
+        jaxpr, closed = _hoist_tracers(jaxpr)
+        flat, flat_specs = closed + flat, [PartitionSpec()] * len(closed) + flat_specs
         params = dict(jaxpr=jaxpr, mesh=the_mesh, in_specs=tuple(flat_specs), out_specs=tuple(out_flat_specs),
                       check_vma=check_vma, newly_manual_axes=manual)
         if parallel.in_eager_mode() and _runtime[0] is not None:
@@ -377,6 +398,33 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
     wrapped.__name__ = _fun_name(f)
     wrapped.__wrapped__ = f
     return wrapped
+
+
+def _hoist_tracers(jaxpr):
+    """A body closing over tracers of an enclosing trace takes them as
+    leading replicated arguments (`P()`), as JAX does: the body's jaxpr
+    holds no tracer, and each device reads the value whole."""
+    hoisted = [(v, c) for v, c in zip(jaxpr.constvars, jaxpr.consts) if isinstance(c, core.Tracer)]
+    if not hoisted:
+        return jaxpr, []
+    kept = [(v, c) for v, c in zip(jaxpr.constvars, jaxpr.consts) if not isinstance(c, core.Tracer)]
+    jaxpr = jaxpr.replace(constvars=[v for v, _ in kept], consts=[c for _, c in kept],
+                          invars=[v for v, _ in hoisted] + jaxpr.invars)
+    return jaxpr, [c for _, c in hoisted]
+
+
+def _the_mesh(mesh):
+    """The mesh a shard_map maps over: the given one, else the context's (in
+    a body: the abstract mesh with the enclosing body's axes Manual)."""
+    if mesh is None:
+        mesh = get_abstract_mesh() if _meshes else get_mesh()
+    if mesh is None or mesh.empty:
+        raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
+                         "context")
+    context = get_abstract_mesh() if _meshes else None
+    if context is not None and mesh.abstract_mesh != context:
+        raise ValueError(f"The context mesh {context} should match the mesh passed to shard_map {mesh}")
+    return mesh
 
 
 def _flat_arg_names(f, args) -> list:

@@ -61,7 +61,8 @@ DECLARED_ABSENT: dict[str, str] = _table(
             "copy_to_host_async live_arrays", ISSUE21),
     # -- per-device execution: issue 22
     ("jax", "smap auto_pcast", ISSUE22),
-    ("jax.lax", "ragged_all_to_all ragged_all_to_all_p psend precv", ISSUE22),
+    ("jax.lax", "psend precv", "issue 22: unusable in JAX 0.11 itself (binding either inside shard_map fails "
+                               "while typing its token: `'AbstractToken' object has no attribute 'mat'`)"),
     # -- several processes: issue 25
     ("jax.distributed", "", ISSUE25),
     ("jax", "make_array_from_process_local_data", ISSUE25),
@@ -73,7 +74,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.experimental.serialize_executable", "", ISSUE27),
     ("jax.lax", "composite platform_dependent", ISSUE27),
     # -- this issue, other helpers now
-    ("jax.extend.core.primitives", "ragged_all_to_all_p", ISSUE22),
     ("jax.custom_derivatives", "remat_opt_p", "issue 26: not yet (custom_vjp's remat optimisation: a call "
                                               "holding a forward jaxpr and a thunk of the primal one)"),
     ("jax", "custom_remat", "issue 26: not yet (needs JAX's remat3 and hijax primitives)"),

@@ -252,11 +252,15 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
     allowed = {"varying", "reduced", "invarying"}
     if to not in allowed:
         raise ValueError(f"Got unexpected `to` value for `jax.lax.all_gather`. Allowed `to` values are: {allowed}")
-    if to != "varying":
-        raise NotImplementedError(f"all_gather(..., to={to!r}) needs shard_map's manual axis types")
+    if to == "reduced":
+        raise NotImplementedError("all_gather(..., to='reduced'): pyjax has no reduced types yet")
     names = axis_name if isinstance(axis_name, tuple) else (axis_name,)
     if not names:
         return x
+    if to == "invarying":  # the result's type invariant over `names` (parallel_ragged.py)
+        from pyjax._src.lax.parallel_ragged import all_gather_invariant
+
+        return _tree_map(lambda leaf: all_gather_invariant(leaf, names, axis=axis, tiled=tiled), x)
     groups = canonical_groups(axis_index_groups)
     size = _group_size(names, groups, "all_gather")
 

@@ -490,6 +490,7 @@ NO_SHARDING_RULE = {
     "all_gather": _COLLECTIVE, "all_to_all": _COLLECTIVE, "axis_index": _COLLECTIVE, "pbroadcast": _COLLECTIVE,
     "pmax": _COLLECTIVE, "pmin": _COLLECTIVE, "ppermute": _COLLECTIVE, "psum": _COLLECTIVE,
     "psum_invariant": _COLLECTIVE, "pvary": _COLLECTIVE, "reduce_scatter": _COLLECTIVE,
+    "ragged_all_to_all": _COLLECTIVE, "all_gather_invariant": _COLLECTIVE,
     "host_local_array_to_global_array": "one process: the identity on its operand's type, as JAX types it",
     "global_array_to_host_local_array": "one process: the identity on its operand's type, as JAX types it",
     "random_bits": _KEY, "random_clone": _KEY, "random_fold_in": _KEY, "random_gamma": _KEY, "random_seed": _KEY,

@@ -31,7 +31,7 @@ from pyjax._src.backends.numpy.parallel import split
 from pyjax._src.backends.numpy.impls.standard import IMPLS as _IMPLS
 from pyjax._src.interpreters.batching import params_hold_collectives
 from pyjax._src.jaxpr import Literal
-from pyjax._src.lax import parallel, parallel_comm
+from pyjax._src.lax import parallel, parallel_comm, parallel_ragged
 from pyjax._src.lax.parallel_vma import psum_invariant_p, pvary_p
 from pyjax._src.rules import missing_rule_error
 from pyjax._src.sharding.named import NamedSharding
@@ -160,6 +160,18 @@ def _all_to_all(mesh, xs, *, split_axis, concat_axis, axis_name, axis_index_grou
     return _each_group(mesh, _named(axis_name), xs, exchange)
 
 
+def _ragged_all_to_all(mesh, ins, *, axis_name, axis_index_groups):
+    operand, output, in_offsets, send_sizes, out_offsets, _ = ins
+    out = [None] * mesh.n
+    for group in mesh.groups(_named(axis_name)):
+        pick = lambda xs: [xs[d] for d in group]  # noqa: E731
+        results = parallel_ragged.ragged_exchange(pick(operand), pick(out_offsets), pick(send_sizes),
+                                                  pick(in_offsets), pick(output))
+        for d, r in zip(group, results):
+            out[d] = r
+    return out
+
+
 def _axis_index(mesh, *, axis_name):
     axes = parallel.axes_tuple(axis_name)
     return [np.int32(mesh.index(d, axes)) for d in range(mesh.n)]
@@ -175,6 +187,8 @@ COLLECTIVES: dict = {
     parallel_comm.ppermute_p: _ppermute,
     parallel_comm.pbroadcast_p: _pbroadcast,
     parallel_comm.all_to_all_p: _all_to_all,
+    parallel_ragged.all_gather_invariant_p: lambda mesh, xs, **params: _all_gather(mesh, xs, axis_index_groups=None,
+                                                                                   **params),
     pvary_p: lambda mesh, xs, *, axes: xs,  # a cast of the type only
 }
 
@@ -215,6 +229,10 @@ def run_lockstep(jaxpr, mesh: Mesh, args: list[list], impls: dict) -> list[list]
             outs = [_axis_index(mesh, **eqn.params)]
         elif p in COLLECTIVES:
             outs = [COLLECTIVES[p](mesh, ins[0], **eqn.params)]
+        elif p is parallel_ragged.ragged_all_to_all_p:
+            outs = [_ragged_all_to_all(mesh, ins, **eqn.params)]
+        elif p is shard_map_mod.shard_map_p:
+            outs = _nested_shard_map(eqn, mesh, ins, impls)
         elif params_hold_collectives(eqn.params):
             outs = _call_in_lockstep(eqn, mesh, ins, impls)
         else:
@@ -287,6 +305,41 @@ def _call_in_lockstep(eqn, mesh: Mesh, ins: list[list], impls: dict) -> list[lis
     return run_lockstep(body, mesh, ins[:len(body.invars)], impls)
 
 
+def _nested_shard_map(eqn, mesh: Mesh, ins: list[list], impls: dict) -> list[list]:
+    """A shard_map inside a body, over axes the enclosing body left whole:
+    each device takes its block of its own buffer along the newly manual
+    axes, the inner body runs in the same lockstep (its collectives group
+    the same devices by the axes they name), and the results are joined
+    back along those axes within each group, as out_specs says."""
+    params = eqn.params
+    if tuple(params["mesh"].axis_names) != mesh.names:
+        raise NotImplementedError("shard_map: a nested shard_map over a different mesh does not run per device")
+    args = [_take_blocks(mesh, x, spec) for x, spec in zip(ins, params["in_specs"])]
+    outs = run_lockstep(params["jaxpr"], mesh, args, impls)
+    return [_join_blocks(mesh, x, spec) for x, spec in zip(outs, params["out_specs"])]
+
+
+def _spec_axes(entry) -> tuple:
+    return () if entry is None else tuple(entry) if isinstance(entry, tuple) else (entry,)
+
+
+def _take_blocks(mesh: Mesh, xs: list, spec) -> list:
+    for dim, entry in enumerate(spec):
+        axes = _spec_axes(entry)
+        if axes:
+            parts = math.prod(mesh.sizes[mesh.names.index(a)] for a in axes)
+            xs = [np.split(np.asarray(x), parts, axis=dim)[mesh.index(d, axes)] for d, x in enumerate(xs)]
+    return xs
+
+
+def _join_blocks(mesh: Mesh, xs: list, spec) -> list:
+    for dim, entry in enumerate(spec):
+        axes = _spec_axes(entry)
+        if axes:
+            xs = _each_group(mesh, axes, xs, lambda vs, dim=dim: [np.concatenate(vs, axis=dim)] * len(vs))
+    return xs
+
+
 _MESHES: dict = {}  # a mesh -> its devices' coordinates and groups (meshes are few and hashable)
 
 
@@ -356,6 +409,8 @@ IMPLS = {
     shard_map_mod.shard_map_p: _shard_map_impl,
     pvary_p: _outside_shard_map("pvary"),
     psum_invariant_p: _outside_shard_map("psum_invariant"),
+    parallel_ragged.ragged_all_to_all_p: _outside_shard_map("ragged_all_to_all"),
+    parallel_ragged.all_gather_invariant_p: _outside_shard_map("all_gather_invariant"),
     # One process: a host-local array is the global one (compiled code holds global values).
     multihost_utils.host_local_array_to_global_array_p: lambda x, **params: x,
     multihost_utils.global_array_to_host_local_array_p: lambda x, **params: x,

@@ -20,7 +20,8 @@ _REASONS = {
     "host callback: a custom call holding a Python function, not produced": (
         "debug_callback", "debug_print", "pure_callback"),
     "collective over named mesh axes: lowered with shard_map/pmap (sharding issue), not yet": (
-        "all_gather", "all_to_all", "axis_index", "pmax", "pmin", "ppermute", "psum", "reduce_scatter"),
+        "all_gather", "all_to_all", "axis_index", "pmax", "pmin", "ppermute", "psum", "reduce_scatter",
+        "ragged_all_to_all", "all_gather_invariant"),
     "JAX's series expansion of this special function is not reproduced yet": (
         "bessel_i0e", "igamma", "igamma_grad_a", "igammac", "regularized_incomplete_beta", "random_gamma_grad"),
     "appears only in linear jaxprs before transposition, never lowered": ("custom_lin",),
