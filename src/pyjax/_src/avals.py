@@ -83,7 +83,7 @@ def canonicalize_shape(shape, name: str = "shape", *, negative: str = _NEGATIVE,
 
 def _symbolic_dims(shape) -> tuple | None:
     # The dimensions when each is an integer or a symbolic dimension, else None.
-    from pyjax._src.export.shape_poly import DimExpr
+    from pyjax._src.shape_poly import DimExpr
 
     dims = []
     for d in shape:

@@ -276,8 +276,6 @@ def platform_for(backend: str | None) -> str | None:
     return backend if backend in _platforms else None
 
 
-def run_compiled(compiled, jaxpr: Jaxpr, flat_args) -> list:
-    if _NO_EXECUTION[0]:
 def run_on_platform(platform: str, executables: dict, jaxpr: Jaxpr, name: str, out_tree, flat_args) -> list:
     """Runs `jaxpr` on a registered platform (the stage API's Compiled), its
     executable compiled on first use and kept in `executables`."""
@@ -289,6 +287,8 @@ def run_on_platform(platform: str, executables: dict, jaxpr: Jaxpr, name: str, o
     return executable(flat_args)
 
 
+def run_compiled(compiled, jaxpr: Jaxpr, flat_args) -> list:
+    if _NO_EXECUTION[0]:
         _refuse_execution(getattr(compiled, "name", "computation"))
     fn = getattr(compiled, "fn", compiled)
     outs = dispatch.fp_mode.run(fn, *[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])

@@ -18,7 +18,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.array import Array
 from pyjax._src.jaxpr import Literal
-from pyjax._src.export import shape_poly
+from pyjax._src import shape_poly
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
 
