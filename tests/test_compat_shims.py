@@ -102,7 +102,7 @@ def test_checkify_check_as_jax(out):
                                    "`check` without functionalizing it through `checkify.checkify`."]
     assert out["check_nonscalar"][0] == "TypeError"
     assert out["categories"] == [1, 2, 4]
-    assert out["checkify_transform"][0] == "NotImplementedError" and "issue 24" in out["checkify_transform"][1]
+    assert out["checkify_transform"] is None  # the real transformation (docs/debugging.md)
 
 
 def test_every_compile_goes_through_the_compiler_module(out):
@@ -114,8 +114,10 @@ def test_pmap_stand_in(out):
     assert out["pmap_psum"] == [[1.0, 1.0]]
     assert out["pmap_static"] == [[3.0, 3.0]]
     n, kind, text = out["pmap_too_big"]
-    assert kind == "ValueError" and text.startswith(f"compiling computation that requires {n + 1} logical devices, "
-                                                    f"but only {n} XLA devices are available")
+    # JAX 0.11's pmap is a jit of a shard_map: more elements than devices
+    # fails in its squeeze, with this text.
+    assert [kind, text] == ["ValueError", f"cannot select an axis to squeeze out which has size not equal to one, "
+                                          f"got shape=({n + 1}, 2) and dimensions=(0,)"]
 
 
 def test_io_callback_runs_eagerly_and_under_jit(out):
@@ -139,6 +141,7 @@ def test_sparse_is_the_real_package(out):
 
 def test_absent_features_say_why(out):
     assert out["hijax_bind"] == "NotImplementedError" and out["no_refs"] is False
-    assert out["shard_map"][0] == "NotImplementedError" and "issue 22" in out["shard_map"][1]
+    assert out["shard_map"] == ["ValueError", "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
+                                              "enter into a mesh context"]
     assert out["experimental_missing"] == ["AttributeError",
                                            "module 'jax.experimental' has no attribute 'no_such_name'"]

@@ -133,6 +133,15 @@ def _host(value):
     return device_put_numpy(np.asarray(value))
 
 
+def _check_scalar_pred(pred: Any, name: str) -> None:
+    # JAX's condition: a Python bool, or a boolean array of shape ().
+    if isinstance(pred, bool):
+        return
+    shape, dtype = getattr(pred, "shape", None), getattr(pred, "dtype", None)
+    if shape != () or dtype != np.dtype(bool):
+        raise TypeError(f"{name} takes a scalar pred as argument, got {pred}")
+
+
 def check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
     """Checks that `pred` is True; under :func:`checkify` a False one becomes
     an :class:`Error` formatted from ``msg.format(*fmt_args, **fmt_kwargs)``.
@@ -141,12 +150,13 @@ def check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
     once; staged outside checkify, `check` raises ValueError (JAX's).
 
     Args:
-      pred: a boolean scalar (or array: all elements must be True).
+      pred: a boolean scalar.
       msg: the message, a ``str.format`` template.
       *fmt_args, **fmt_kwargs: arrays (pytrees of arrays) the message formats.
     """
     from pyjax._src.array import Array
 
+    _check_scalar_pred(pred, "check")
     leaves, fmt_tree = tree_flatten((fmt_args, fmt_kwargs))
     for leaf in leaves:
         if not isinstance(leaf, (Array, core.Tracer, np.ndarray, np.generic)):
@@ -568,6 +578,7 @@ init_error = Error(np.bool_(False), np.int32(-1), {}, {})  # no error (the start
 def debug_check(pred: Any, msg: str, *fmt_args: Any, **fmt_kwargs: Any) -> None:
     """Like :func:`check` under :func:`checkify`; elsewhere it does nothing
     (neither raises eagerly nor refuses to be staged)."""
+    _check_scalar_pred(pred, "debug_check")
     if _functionalizing.get():
         check(pred, msg, *fmt_args, **fmt_kwargs)
 
