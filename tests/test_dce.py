@@ -23,7 +23,12 @@ def _outer_with_call():
 
 
 def test_calls_declare_the_call_rule_where_defined():
-    assert jit_p.dce_rule is call_dce_rule
+    import pyjax._src.jit as jit_lib
+
+    # jit's own rule is the generic call rule plus its sharding params
+    # (moved with the kept operands and results).
+    assert jit_p.dce_rule is jit_lib._jit_dce
+    assert jit_lib._jit_dce.__code__.co_names.count("call_dce_rule") == 1
     assert remat_p.dce_rule is call_dce_rule
 
 

@@ -92,7 +92,11 @@ def test_partial_eval_custom_rules_are_declared_on_the_calls():
     from pyjax._src.jit import jit_p
     from pyjax._src.remat import remat_p
 
-    assert jit_p.partial_eval_custom is call_partial_eval_custom_rule
+    import pyjax._src.jit as jit_lib
+
+    # jit's: the generic call rule plus its sharding params split with the outputs.
+    assert jit_p.partial_eval_custom is jit_lib._jit_pe_custom
+    assert "call_partial_eval_custom_rule" in jit_lib._jit_pe_custom.__code__.co_names
     assert remat_p.partial_eval_custom.func is call_partial_eval_custom_rule
     assert remat_p.partial_eval_custom.keywords == {"differentiated": True}
     assert custom_jvp_call_p.inline_when_unknown == "call_jaxpr"

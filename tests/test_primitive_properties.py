@@ -30,6 +30,7 @@ _TILE_ELEMENTWISE = frozenset({
     "select_n", "convert_element_type", "clamp", "stop_gradient", "copy",
     "shift_left", "shift_right_logical", "shift_right_arithmetic", "population_count", "clz",
     "bitcast_convert_type", "fma",
+    "multiple_of", "reciprocal",  # (Pallas's elementwise primitives, declared with them)
 })
 # (tile.py's list of broadcasting ones; only operands of several matter.)
 _TILE_BROADCASTING_NARY = frozenset({

@@ -31,6 +31,16 @@ _REASONS = {
     "Pallas kernels: run by the NumPy backend's interpreter (JAX lowers them to Mosaic/Triton or, in interpret "
     "mode, to a while loop); not lowered yet": ("pallas_call", "program_id", "num_programs", "multiple_of",
                                                "reciprocal"),
+    "host callback with IO effects (a custom call holding a Python function and a token), not produced": (
+        "io_callback", "float_check", "check"),
+    "mutable array references: JAX discharges them into functional updates before lowering; not yet": (
+        "addupdate", "empty_ref", "free_ref", "freeze", "get", "new_ref", "swap"),
+    "shard_map and its varying-axes casts: lowered with sdy.manual_computation (per-device program), not yet": (
+        "shard_map", "psum_invariant", "pvary", "global_array_to_host_local_array",
+        "host_local_array_to_global_array"),
+    "XLA's rng_uniform / select_and_scatter HLO ops and pyjax's markers (dce_sink, stage, xla_metadata): not "
+    "lowered yet": ("rng_uniform", "select_and_scatter", "dce_sink", "stage", "xla_metadata_call",
+                    "xla_metadata_value"),
     "threefry key seeding/cloning: not lowered yet": (
                         "random_clone", "random_seed"),
 }
