@@ -297,3 +297,21 @@ def test_clear_caches_clears_abstract_eval_memo_and_body_traces():
     lax.scan(body, 0.0, None, length=2)
     assert len(traced) == 2  # as JAX 0.11.0: clear_caches drops staging caches too
 
+
+
+def test_clear_caches_drops_compilations_of_functions_whose_wrapper_is_gone():
+    # The per-function cache outlives a jit wrapper (jit(f) of the same f
+    # shares it); clear_caches() must empty it too, or a retrace the user
+    # asked for (a changed global) silently reuses the old compilation.
+    import gc
+
+    scale = [1.0]
+
+    def f(x):
+        return x * scale[0]
+
+    assert float(jax.jit(f)(1.0)) == 1.0
+    gc.collect()
+    scale[0] = 2.0
+    jax.clear_caches()
+    assert float(jax.jit(f)(1.0)) == 2.0

@@ -695,11 +695,12 @@ def _shared_cache(fun, options) -> tuple[dict, list]:
 
 
 def clear_caches() -> None:
-    """Clears all compilation and staging caches: every jitted function's
-    trace and compilation cache, the programs compiled for eager
-    operations, and the primitives' memoised abstract evaluations."""
+    """Clears all compilation and staging caches: every jitted function's traces and
+    compilations, the eager operations' programs and the memoised abstract evaluations."""
     for wrapped in list(_all_jitted):
         wrapped.clear_cache()
+    for entries, keys in [c for per_function in list(_shared_caches.values()) for c in per_function.values()]:
+        entries.clear(), keys.clear()  # (also the caches no live wrapper holds)
     core.clear_eager_plans()
     core.clear_abstract_eval_memos()
     # The traces of control-flow bodies and reduction computations, as JAX
