@@ -34,8 +34,19 @@ def _ops():
     import pyjax.numpy as jnp
     from pyjax import lax
 
+    from pyjax import random
+
     def keep(x, like):  # a bool or converted value back to the operand dtype
         return x.astype(like.dtype)
+
+    def key(k):  # a threefry key from the index operand (keys are values inside the program)
+        return random.wrap_key_data(jnp.stack([k, -k]).astype(jnp.uint32))
+
+    def flip_bits(a):  # through the other type of the same width and back
+        other = {"float32": jnp.int32, "float64": jnp.int64, "int32": jnp.float32}[a.dtype.name]
+        b = lax.bitcast_convert_type(a, other)
+        b = jnp.abs(b) if a.dtype.kind == "i" else b ^ jnp.asarray(5, other)
+        return lax.bitcast_convert_type(b, a.dtype)
 
     f, i, fi = "f", "i", "fi"
     return {
@@ -87,6 +98,14 @@ def _ops():
         "set_row": (fi, 2, lambda a, b, k: a.at[k].set(b[0])),
         "set_row_clip": (fi, 2, lambda a, b, k: a.at[k].set(b[1], mode="clip")),
         "matmul": (f, 2, lambda a, b, k: (a @ b.T) @ b[:, :8]),
+        "shift_left": (i, 2, lambda a, b, k: lax.shift_left(a, b)),
+        "shift_right": (i, 2, lambda a, b, k: lax.shift_right_logical(a, b & 31) + lax.shift_right_arithmetic(b, a)),
+        "bitcast": (fi, 1, lambda a, k: flip_bits(a)),
+        "erf_inv": (f, 1, lambda a, k: lax.erf_inv(a)),
+        "uniform": (f, 1, lambda a, k: a + random.uniform(key(k), SHAPE, a.dtype)),
+        "normal": (f, 1, lambda a, k: a * random.normal(random.split(key(k))[1], SHAPE, a.dtype)),
+        "bits": (i, 1, lambda a, k: a ^ lax.bitcast_convert_type(random.bits(random.fold_in(key(k), 7), SHAPE), jnp.int32)),
+        "bits8": (i, 1, lambda a, k: a + random.bits(random.split(key(k), 3)[2], SHAPE, jnp.uint8).astype(a.dtype)),
     }
 
 

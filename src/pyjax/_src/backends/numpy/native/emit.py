@@ -16,11 +16,15 @@ from pyjax._src.backends.numpy.native.csource import (
     _ufunc_lines,
 )
 from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
+from pyjax._src.backends.numpy.native.keys import (
+    KEY_OPS, SHIFTS, check_key_eqn, key_lines, key_view_params, physical, shift_lines,
+)
 from pyjax._src.backends.numpy.native.ops import (
     _VIEWS, _clamp_lines, _concatenate_lines, _conversion, _dot_lines, _fma_lines, _integer_pow_lines, _minmax_lines,
-    _row_dot_lines, _scatter_row_lines, _sign_lines, _single_row_scatter, _update_slice_lines, _window,
+    _row_dot_lines, _scatter_row_lines, _sign_lines, _single_row_scatter, _stack_lines, _update_slice_lines, _window,
 )
 from pyjax._src.backends.numpy.native.settings import _MAX_VALUE_BYTES
+from pyjax._src.backends.numpy.native.special import erf_inv_lines
 from pyjax._src.backends.numpy.native.vectors import (
     _VECTOR_PRELUDE, _first_readers, _fused_extremum, _or_kernel, _private, _reduce_lines, _vector_binary,
 )
@@ -30,10 +34,11 @@ def _check_values(jaxprs) -> None:
     # scratch) must be small.
     for jaxpr in jaxprs:
         for v in jaxpr.invars:
-            if not isinstance(v.aval.dtype, np.dtype):
+            if not isinstance(physical(v.aval).dtype, np.dtype):
                 raise _Unsupported(f"value {v.aval}")
         for v in (*jaxpr.outvars, *(w for e in jaxpr.eqns for w in e.outvars)):
-            if not isinstance(v.aval.dtype, np.dtype) or _nbytes(v.aval) > _MAX_VALUE_BYTES:
+            aval = physical(v.aval)  # (keys inside: their uint32 words)
+            if not isinstance(aval.dtype, np.dtype) or _nbytes(aval) > _MAX_VALUE_BYTES:
                 raise _Unsupported(f"value {v.aval}")
 
 
@@ -190,13 +195,16 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
     name, params = eqn.primitive.name, eqn.params
     if eqn.effects:
         raise _Unsupported(f"{name} with effects")
-    out_avals = [v.aval for v in eqn.outvars]
+    check_key_eqn(eqn)
+    out_avals = [physical(v.aval) for v in eqn.outvars]
     impl = kernels.backend_impl(impls, eqn.primitive)
     if impl is None:
         raise _Unsupported(f"{name}: not the default impl")
+    if name in KEY_OPS:
+        return key_lines(src, name, params, ins, out_avals, step)
     # Views: no code.
     if name in _VIEWS:
-        return _VIEWS[name](ins, params, out_avals)
+        return _VIEWS[name](ins, key_view_params(eqn), out_avals)
     if name == "cond":
         return _cond_lines(src, params["branches"], ins, out_avals, impls, step)
     inner = _inner_jaxpr(eqn)
@@ -240,10 +248,15 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
         step += _clamp_lines(src, ins, out, out_aval)
     elif name == "sign" and out.dtype.kind in "fiu" and ufunc_loop(np.sign, (out.dtype,) * 2) is not None:
         step += _sign_lines(src, ins, out)
+    elif name in SHIFTS:
+        step += shift_lines(src, name, ins, out)
+    elif name == "erf_inv":
+        step += erf_inv_lines(src, ins, out)
     elif name == "dynamic_slice":
         # The impl: starts clamped so the window fits (XLA's rule), a view.
         x, starts = ins[0], ins[1:]
-        ptr = _window(src, x, starts, params["slice_sizes"], step)
+        n = len(starts)  # (a key array's words are a trailing axis no start names)
+        ptr = _window(src, _View(x.ptr, x.shape[:n], x.strides[:n], x.dtype), starts, params["slice_sizes"], step)
         return [_View(ptr, out_aval.shape, x.strides, x.dtype)]
     elif name == "dynamic_update_slice":
         step += _update_slice_lines(src, ins, out)
@@ -251,6 +264,8 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
         step += _scatter_row_lines(src, params, ins, out)
     elif name == "concatenate":
         step += _concatenate_lines(src, params["dimension"], ins, out)
+    elif name == "stack" and all(v.dtype == out.dtype for v in ins):
+        step += _stack_lines(src, params["axis"], ins, out)
     elif getattr(impl, "reduce_ufunc", None) is not None:  # the impl is `ufunc.reduce` (impls/standard.py)
         step += _reduce_lines(src, impl.reduce_ufunc, ins[0], tuple(params["axes"]), out)
     elif name == "integer_pow" and params["y"] != 0 and ufunc_loop(np.power, (out.dtype,) * 3) is not None:

@@ -16,6 +16,7 @@ from pyjax._src.backends.numpy.native.csource import (
     _C_SCALARS, _C_TYPES, _Source, _Unsupported, _View, _c_strides, _contiguous, _copy_lines, _element_lines, _ufunc_lines,
 )
 from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
+from pyjax._src.backends.numpy.native.keys import bitcast_view, unstack_views
 
 def _single_row_scatter(params, ins) -> bool:
     # scatter (replace) of one whole row at one index into the leading axis.
@@ -144,7 +145,8 @@ def _rev(ins, params, out_avals):
 
 _VIEWS = {"rev": _rev, "stop_gradient": _identity, "copy": _identity, "name": _identity,
           "reshape": _reshape_only, "squeeze": _reshape, "broadcast_in_dim": _broadcast,
-          "transpose": _transpose, "slice": _slice, "split": _split}
+          "transpose": _transpose, "slice": _slice, "split": _split, "unstack": unstack_views,
+          "bitcast_convert_type": bitcast_view}
 
 
 def _fma_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
@@ -339,6 +341,15 @@ def _concatenate_lines(src: _Source, axis: int, ins: list, out: _View) -> list[s
         part = _View(f"({out.ptr} + {offset * out.strides[axis]})", v.shape, out.strides, out.dtype)
         lines += _copy_lines(src, part, v)
         offset += v.shape[axis]
+    return lines
+
+
+def _stack_lines(src: _Source, axis: int, ins: list, out: _View) -> list[str]:
+    # The impl (impls/misc.py): np.stack, each operand copied to its index of the new axis.
+    lines = []
+    strides = out.strides[:axis] + out.strides[axis + 1:]
+    for k, v in enumerate(ins):
+        lines += _copy_lines(src, _View(f"({out.ptr} + {k * out.strides[axis]})", v.shape, strides, out.dtype), v)
     return lines
 
 

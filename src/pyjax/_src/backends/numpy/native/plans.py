@@ -5,13 +5,16 @@ and rows.py (`native_rows`, `plausible_eqn`).
 
 from __future__ import annotations
 
+import numpy as np
 
+from pyjax._src import config
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.backends.numpy.codegen import kernels
 from pyjax._src.backends.numpy.native import build
 from pyjax._src.backends.numpy.native.build import _headers, available
 from pyjax._src.backends.numpy.native.csource import _Unsupported
 from pyjax._src.backends.numpy.native.emit import _check_values, _program_source, _scan_source, _while_source
+from pyjax._src.backends.numpy.native.keys import KEY_OPS, SHIFTS
 from pyjax._src.backends.numpy.native.loop import NativeLoop
 from pyjax._src.backends.numpy.native.ops import _VIEWS
 from pyjax._src.backends.numpy.native.settings import MIN_CTYPES_PROGRAM_EQNS, MIN_PROGRAM_EQNS
@@ -26,7 +29,7 @@ def native_scan(eqn, impls: dict) -> NativeLoop | None:
     p = eqn.params
     consts, carry, _ = p["ft_in"].unpack()
     body = p["jaxpr"]
-    if not available() or body.consts or not _plausible([body.jaxpr], impls):
+    if not available() or body.consts or not _plain(eqn.invars, eqn.outvars) or not _plausible([body.jaxpr], impls):
         return None
     return NativeLoop(lambda: _scan_source(body.jaxpr, len(consts), len(carry), p["length"], p["reverse"], impls),
                       [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars], "scan")
@@ -36,7 +39,8 @@ def native_while(eqn, impls: dict) -> NativeLoop | None:
     """The native tier for a `while` equation with a scalar predicate, or None."""
     p = eqn.params
     cond, body = p["cond_jaxpr"], p["body_jaxpr"]
-    if not available() or cond.consts or body.consts or not _plausible([cond.jaxpr, body.jaxpr], impls):
+    if (not available() or cond.consts or body.consts or not _plain(eqn.invars, eqn.outvars)
+            or not _plausible([cond.jaxpr, body.jaxpr], impls)):
         return None
     return NativeLoop(lambda: _while_source(cond.jaxpr, body.jaxpr, p["cond_nconsts"], p["body_nconsts"], impls),
                       [v.aval for v in eqn.invars], [v.aval for v in eqn.outvars], "while")
@@ -61,7 +65,7 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
     shortest = MIN_PROGRAM_EQNS if fast_calls else MIN_CTYPES_PROGRAM_EQNS
     if shortest == MIN_PROGRAM_EQNS and len(jaxpr.eqns) == 1 and _costly_alone(jaxpr.eqns[0], impls):
         shortest = 1
-    if jaxpr.constvars or not available():
+    if jaxpr.constvars or not available() or not _plain(jaxpr.invars, jaxpr.outvars):
         return None
     eqns = _inlined_eqns(jaxpr)  # (a jitted jax.numpy function is one `jit` equation)
     if eqns < shortest or not _plausible([jaxpr], impls):
@@ -98,7 +102,7 @@ def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dic
     `body` over its `rows` rows (its first `consts_n` inputs are scalars,
     the others and its outputs are read and written a row at a time), or
     None. Its steps are rows."""
-    if not available() or not _plausible([body], impls):
+    if not available() or not _plain(region.invars, region.outvars) or not _plausible([body], impls):
         return None
     return NativeLoop(lambda: _scan_source(body, consts_n, 0, rows, False, impls), [v.aval for v in region.invars],
                       [v.aval for v in region.outvars], "row loop")
@@ -107,8 +111,14 @@ def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dic
 # Equations the C code may be written for (`_emit` decides for sure, on the
 # build thread); anything else keeps the Python code without a tier.
 _NATIVE_NAMES = frozenset({"dot_general", "fma", "row_dot", "max", "min", "clamp", "select_n", "integer_pow", "convert_element_type", "sign",
-                           "dynamic_slice", "dynamic_update_slice", "concatenate", "scatter",
-                           *_VIEWS, *_IMPL_UFUNCS})
+                           "dynamic_slice", "dynamic_update_slice", "concatenate", "stack", "scatter", "erf_inv",
+                           *_VIEWS, *_IMPL_UFUNCS, *KEY_OPS, *SHIFTS})
+
+
+def _plain(*var_lists) -> bool:
+    # A native function's own inputs and outputs are NumPy arrays (keys are
+    # native values only inside it: their buffers are record arrays).
+    return all(isinstance(v.aval.dtype, np.dtype) for vs in var_lists for v in vs)
 
 
 def _plausible(jaxprs: list, impls: dict) -> bool:
@@ -125,6 +135,8 @@ def plausible_eqn(eqn, impls: dict) -> bool:
     impl = kernels.backend_impl(impls, eqn.primitive)
     if eqn.effects or impl is None:
         return False
+    if eqn.primitive.name in ("random_split", "random_bits") and not config.threefry_partitionable.value:
+        return False  # (keys.py writes the default layout only; the setting is part of jit's cache key)
     key = eqn.primitive.call_body
     if eqn.primitive.name == "cond":
         return _plausible([b.jaxpr for b in eqn.params["branches"]], impls)

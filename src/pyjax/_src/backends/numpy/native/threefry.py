@@ -24,10 +24,11 @@ from pyjax._src.backends.numpy.native.build import _build, available
 from pyjax._src.backends.numpy.native.tiering import COLD, Rechecks, Tiering
 from pyjax._src.random.threefry import _hash_in_place
 
-__all__ = ["NativeHash", "native_hash"]
+__all__ = ["HASH_FUNCTION", "NativeHash", "native_hash"]
 
-_HASH_SOURCE = r"""
-#include <stdint.h>
+# The hash of one counter pair in place: also written into native loops
+# that draw random bits (keys.py).
+HASH_FUNCTION = r"""
 #define PJ_ROUND(r) x0 += x1; x1 = (x1 << r) | (x1 >> (32 - r)); x1 ^= x0;
 #define PJ_ROUNDS_A PJ_ROUND(13) PJ_ROUND(15) PJ_ROUND(26) PJ_ROUND(6)
 #define PJ_ROUNDS_B PJ_ROUND(17) PJ_ROUND(29) PJ_ROUND(16) PJ_ROUND(24)
@@ -39,7 +40,9 @@ static inline void pj_hash(uint32_t k0, uint32_t k1, uint32_t *restrict p0, uint
     PJ_ROUNDS_B x0 += k1; x1 += k2 + 4u;
     PJ_ROUNDS_A x0 += k2; x1 += k0 + 5u;
     *p0 = x0; *p1 = x1;
-}
+}"""
+
+_HASH_SOURCE = "#include <stdint.h>" + HASH_FUNCTION + r"""
 void pyjax_threefry_scalar_keys(uint32_t k0, uint32_t k1, uint32_t *restrict x0, uint32_t *restrict x1, intptr_t n) {
     for (intptr_t i = 0; i < n; i++) pj_hash(k0, k1, x0 + i, x1 + i);
 }
