@@ -80,7 +80,7 @@ from pyjax._src.sharding.mesh import make_mesh, set_mesh  # noqa: E402
 from pyjax._src.sharding.named import NamedSharding  # noqa: E402
 from pyjax._src.sharding.partition_spec import PartitionSpec as P  # noqa: E402
 from pyjax._src.sharding.api import reshard  # noqa: E402
-from pyjax._src.shard_map import shard_map  # noqa: E402  (issue 22; docs/shard_map.md)
+from pyjax._src.shard_map import shard_map, smap  # noqa: E402  (issue 22; docs/shard_map.md)
 from pyjax._src.pmap import pmap  # noqa: E402  (issue 22; docs/shard_map.md)
 from pyjax import experimental  # noqa: E402  (its shard_map)
 from pyjax._src.effects import effects_barrier  # noqa: E402  (issue 24; docs/debugging.md)
@@ -129,6 +129,44 @@ def process_indices(backend=None) -> list[int]:
     return [0]
 
 
+def _renamed(old: str, new: str) -> None:
+    import warnings
+    warnings.warn(f"jax.{old} has been renamed to jax.{new}. This alias will eventually be removed; "
+                  "please update your code.", stacklevel=3)
+
+
+def host_count(backend=None) -> int:
+    """Deprecated alias of process_count (warns with JAX 0.11's text)."""
+    _renamed("process_count", "process_count")
+    return process_count(backend)
+
+
+def host_id(backend=None) -> int:
+    """Deprecated alias of process_index (warns with JAX 0.11's text)."""
+    _renamed("process_index", "process_index")
+    return process_index(backend)
+
+
+def host_ids(backend=None) -> list[int]:
+    """Deprecated alias of process_indices (warns with JAX 0.11's text)."""
+    _renamed("process_indexs", "process_indices")
+    return process_indices(backend)
+
+
+def copy_to_host_async(x):
+    """Starts copying x to the host; returns x. Host memory is all there is
+    here, so there is nothing to start."""
+    return x
+
+
+def live_arrays(platform=None) -> list:
+    """The Arrays alive now (not deleted) — found by walking the garbage
+    collector's objects, as pyjax keeps no registry of its buffers."""
+    import gc
+    from pyjax._src.array import Array as _Array
+    return [o for o in gc.get_objects() if type(o) is _Array and not o.is_deleted()]
+
+
 def default_backend() -> str:
     return "cpu"
 
@@ -136,7 +174,8 @@ def default_backend() -> str:
 # Config options, guards and small utilities at the top level (JAX's names;
 # docs/differences.md says which change nothing on a host-memory backend).
 from pyjax._src.config import (  # noqa: E402
-    allow_f16_reductions, array_garbage_collection_guard, check_tracer_leaks, debug_key_reuse, enable_custom_prng,
+    allow_f16_reductions, array_garbage_collection_guard, auto_pcast, default_device,
+    remove_size_one_mesh_axis_from_type, check_tracer_leaks, debug_key_reuse, enable_custom_prng,
     jax2tf_associative_scan_reductions, legacy_prng_key, make_user_context, no_execution, no_tracing,
     softmax_custom_jvp, thread_guard, threefry_partitionable, transfer_guard, transfer_guard_device_to_device,
     transfer_guard_device_to_host, transfer_guard_host_to_device,

@@ -5,10 +5,10 @@ from pyjax._src.sharding.mesh import (
     AbstractDevice, AbstractMesh, AxisType, Mesh, get_abstract_mesh, get_mesh, set_mesh, use_abstract_mesh,
 )
 from pyjax._src.sharding.named import NamedSharding, Sharding, SingleDeviceSharding, make_single_device_sharding
-from pyjax._src.sharding.partition_spec import PartitionSpec, UnreducedKind
+from pyjax._src.sharding.partition_spec import ManualAxisType, PartitionSpec, UnreducedKind
 
 __all__ = [
-    "AbstractDevice", "AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
+    "AbstractDevice", "AbstractMesh", "AxisType", "ManualAxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
     "SingleDeviceSharding", "UnreducedKind", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh",
     "make_single_device_sharding", "reshard", "set_mesh", "use_abstract_mesh",
 ]

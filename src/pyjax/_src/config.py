@@ -219,6 +219,20 @@ default_device = object_state(
     include_in_trace_context=True,
 )
 
+remove_size_one_mesh_axis_from_type = bool_state(
+    "jax_remove_size_one_mesh_axis_from_type",
+    False,
+    "Leave mesh axes of size one out of the shardings in types (read, not yet used by pyjax).",
+    include_in_trace_context=True,
+)
+
+auto_pcast = bool_state(
+    "jax_auto_pcast",
+    True,
+    "Insert pcasts between varying and invarying values in shard_map bodies (read, not yet used by pyjax).",
+    include_in_trace_context=True,
+)
+
 num_cpu_devices = int_state(
     "jax_num_cpu_devices",
     -1,

@@ -463,3 +463,31 @@ shard_map_p.body_context = lambda params: body_context(params["mesh"], params["n
                                                        params["check_vma"])
 from pyjax._src import shard_map_ad  # noqa: E402,F401  (its autodiff rules)
 from pyjax._src import spmd_jit  # noqa: E402,F401  (sharded jit runs per device through shard_map)
+
+
+class _InferFromArgs:
+    def __repr__(self):
+        return "jax.sharding.Infer"
+
+
+_Infer = _InferFromArgs()
+
+
+def smap(f: Callable | None = None, /, *, in_axes: Any = _Infer, out_axes: Any, axis_name: Any) -> Callable:
+    """shard_map over the one mesh axis `axis_name` of the context mesh (JAX's
+    `jax.smap`): `in_axes`/`out_axes` say which array axis each argument and
+    result is split along (None: not split); by default the arguments'
+    shardings say."""
+    if f is None:
+        return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+
+    def spec(ax):
+        from pyjax._src.sharding.partition_spec import PartitionSpec
+        return PartitionSpec() if ax is None else PartitionSpec(*([None] * ax), axis_name)
+
+    def to_specs(axes):
+        return tuple(spec(a) for a in axes) if isinstance(axes, (tuple, list)) else spec(axes)
+
+    in_specs = None if in_axes is _Infer else to_specs(in_axes)
+    return lambda *args: shard_map(f, in_specs=in_specs, out_specs=to_specs(out_axes),
+                                   axis_names=frozenset({axis_name}))(*args)

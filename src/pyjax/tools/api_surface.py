@@ -53,14 +53,7 @@ def _table(*groups: tuple[str, str, str]) -> dict[str, str]:
 # Names pyjax does not have yet, each with the issue that brings it.
 DECLARED_ABSENT: dict[str, str] = _table(
     # -- placement: issue 21
-    ("jax.sharding", "ManualAxisType", ISSUE22),
-    ("jax.extend.sharding", "", ISSUE21),
-    ("jax.experimental.mesh_utils", "", ISSUE21),
-    ("jax.experimental.custom_partitioning", "", ISSUE21),
-    ("jax", "host_count host_id host_ids default_device remove_size_one_mesh_axis_from_type "
-            "copy_to_host_async live_arrays", ISSUE21),
     # -- per-device execution: issue 22
-    ("jax", "smap auto_pcast", ISSUE22),
     ("jax.lax", "psend precv", "issue 22: unusable in JAX 0.11 itself (binding either inside shard_map fails "
                                "while typing its token: `'AbstractToken' object has no attribute 'mat'`)"),
     # -- several processes: issue 25

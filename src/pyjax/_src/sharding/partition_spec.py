@@ -156,3 +156,52 @@ class UnreducedKind(enum.Enum):
 
 
 UnreducedKind.__module__ = "pyjax.sharding"
+
+
+class ManualAxisType:
+    """How a value varies over the Manual mesh axes of a shard_map body (JAX's
+    `jax.sharding.ManualAxisType`): the axes it varies over, the axes it is
+    unreduced / reduced over, and how unreduced partial values combine.
+    Immutable; equal ones are the same object."""
+
+    __slots__ = ("varying", "unreduced", "reduced", "unreduced_kind", "__weakref__")
+    _interned: dict = {}
+
+    def __new__(cls, *, varying=frozenset(), unreduced=frozenset(), reduced=frozenset(),
+                unreduced_kind: UnreducedKind | None = None):
+        if set(varying) & set(unreduced):
+            raise ValueError("varying and unreduced cannot have common mesh axes. Got"
+                             f" varying={varying} and unreduced={unreduced}")
+        if set(varying) & set(reduced):
+            raise ValueError("varying and reduced cannot have common mesh axes. Got"
+                             f" varying={varying} and reduced={reduced}")
+        if unreduced and unreduced_kind is None:
+            unreduced_kind = UnreducedKind.sum
+        if not unreduced and unreduced_kind is not None:
+            raise ValueError("`unreduced_kind` should be `None` when `unreduced` is an empty set."
+                             f" Got {unreduced_kind=} and {unreduced=}")
+        key = (frozenset(varying), frozenset(unreduced), frozenset(reduced), unreduced_kind)
+        obj = cls._interned.get(key)
+        if obj is None:
+            obj = object.__new__(cls)
+            for name, value in zip(cls.__slots__, key):
+                object.__setattr__(obj, name, value)
+            cls._interned[key] = obj
+        return obj
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"ManualAxisType is immutable: cannot set {name}")
+
+    def __eq__(self, other):
+        return self is other
+
+    def __hash__(self):
+        return hash((self.varying, self.unreduced, self.reduced, self.unreduced_kind))
+
+    def __repr__(self):
+        # JAX 0.11's text, its misplaced parenthesis included.
+        return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+                f"reduced={self.reduced}), unreduced_kind={self.unreduced_kind}")
+
+
+ManualAxisType.__module__ = "pyjax.sharding"
