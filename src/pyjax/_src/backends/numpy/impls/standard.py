@@ -69,6 +69,30 @@ for _primitive, _fn in [
     IMPLS[_primitive] = _fn if _primitive.name in _PARAM_FREE else _dropping_params(_fn)
 
 
+_F16 = np.dtype(np.float16)
+
+
+def _float16_in_float32(ufunc):
+    # XLA computes float16 transcendentals in float32 and rounds once; NumPy
+    # before 2.4 has float16 loops of its own (tanh(-6) = -0.9985).
+    def impl(x, **params):
+        dtype = getattr(x, "dtype", None)
+        if dtype == _F16:
+            return ufunc(np.asarray(x, np.float32)).astype(_F16)
+        return ufunc(x)
+
+    impl.__name__ = ufunc.__name__
+    impl.ufunc = ufunc
+    impl.exact_dtypes = frozenset({_F16})
+    impl.dtype_exact = False  # (a Python scalar's result is NumPy's float64)
+    return impl
+
+
+for _primitive in (ew.exp2_p, ew.expm1_p, ew.sin_p, ew.cos_p, ew.tan_p, ew.asin_p, ew.acos_p, ew.atan_p,
+                   ew.sinh_p, ew.cosh_p, ew.tanh_p, ew.asinh_p, ew.acosh_p, ew.atanh_p):
+    IMPLS[_primitive] = _float16_in_float32(IMPLS[_primitive].ufunc)
+
+
 def _ufunc_except_float64(ufunc, xla_f64):
     # NumPy's float64 exp/log/log1p differ from XLA's CPU code in the last
     # bit (XLA: its own Cephes exp, the C library's log, denormals flushed):
@@ -79,11 +103,13 @@ def _ufunc_except_float64(ufunc, xla_f64):
         dtype = getattr(x, "dtype", None)
         if dtype is None:  # a Python scalar
             (x,), dtype = _operands(x)
+        if dtype == _F16:  # (computed in float32, as XLA does)
+            return ufunc(np.asarray(x, np.float32)).astype(_F16)
         return xla_f64(x) if dtype == _F64 else ufunc(x)
 
     impl.__name__ = ufunc.__name__
     impl.ufunc = ufunc
-    impl.exact_dtypes = frozenset({_F64})
+    impl.exact_dtypes = frozenset({_F64, _F16})
     impl.dtype_exact = impl.fresh_result = True  # ufunc or emulation: a new buffer of the input's dtype
     return impl
 
