@@ -482,6 +482,7 @@ NO_SHARDING_RULE = {
     "cond": _CALL, "while": _CALL, "scan": _CALL, "jit": _CALL, "closed_call": _CALL, "remat2": _CALL,
     "custom_jvp_call": _CALL, "custom_vjp_call": _CALL, "custom_lin": _CALL, "custom_vmap_call": _CALL,
     "custom_linear_solve": _CALL, "linear_call": _CALL, "shard_map": _CALL, "name": _CALL,
+    "custom_partitioning": _CALL,
     "optimization_barrier": "the identity on each operand's type",
     "pure_callback": "host callback: results typed by the declared result shapes",
     "debug_callback": "host callback with no results", "debug_print": "host callback with no results",

@@ -41,6 +41,8 @@ _REASONS = {
     "XLA's rng_uniform / select_and_scatter HLO ops and pyjax's markers (dce_sink, stage, xla_metadata): not "
     "lowered yet": ("rng_uniform", "select_and_scatter", "dce_sink", "stage", "xla_metadata_call",
                     "xla_metadata_value"),
+    "custom_partitioning: a custom call holding the user's partitioner callbacks, not produced": (
+        "custom_partitioning",),
     "threefry key seeding/cloning: not lowered yet": (
                         "random_clone", "random_seed"),
 }
