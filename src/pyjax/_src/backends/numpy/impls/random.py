@@ -141,12 +141,16 @@ def _fma(a, b, c, dtype):
 def _log(x, dtype):
     if dtype == np.float32:
         return xla_math.log_f32(x)
+    if dtype == np.float16:  # (in float32, as XLA computes float16)
+        return np.log(x.astype(np.float32)).astype(dtype)
     return xla_math.log_f64(x) if dtype == np.float64 else np.log(x)
 
 
 def _log1p(x, dtype):
     if dtype == np.float32:
         return xla_math.log1p_f32(x)
+    if dtype == np.float16:
+        return np.log1p(x.astype(np.float32)).astype(dtype)
     return xla_math.log1p_f64(x) if dtype == np.float64 else np.log1p(x).astype(dtype)
 
 
@@ -173,6 +177,8 @@ def _third_over_sqrt(third, d, dtype):
 
 
 def _pow(x, y, dtype):
+    if dtype == np.float16:
+        return np.power(np.asarray(x, np.float32), np.asarray(y, np.float32)).astype(dtype)
     return xla_math.pow_f64(x, y) if dtype == np.float64 else np.power(x, y)
 
 

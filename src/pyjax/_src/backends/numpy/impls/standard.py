@@ -297,8 +297,12 @@ def _pow(x, y):
         # XLA converts an integer exponent to the base's dtype first (so
         # (-1) ** (2**31 - 1) in float32 is 1: the exponent rounds to 2**31).
         (x,), x_dtype = _operands(x) if x_dtype is None else ((np.asarray(x),), x_dtype)
+        if x_dtype == _F16:  # (in float32, as XLA computes float16)
+            return np.power(x.astype(np.float32), np.asarray(y).astype(_F16).astype(np.float32)).astype(_F16)
         return np.power(x, np.asarray(y).astype(x_dtype))
-    (x, y), _ = _operands(x, y)
+    (x, y), dtype = _operands(x, y)
+    if dtype == _F16:
+        return np.power(x.astype(np.float32), y.astype(np.float32)).astype(_F16)
     return np.power(x, y)
 
 
@@ -307,6 +311,8 @@ IMPLS[ew.pow_p] = _pow
 
 def _atan2(x, y):
     (x, y), dtype = _operands(x, y)
+    if dtype == _F16:  # (in float32, as XLA computes float16)
+        return np.arctan2(x.astype(np.float32), y.astype(np.float32)).astype(_F16)
     if dtype.kind != "c":
         return np.arctan2(x, y)
     # Complex atan2 (StableHLO): -i * log((y + i x) / sqrt(y**2 + x**2)).
