@@ -27,14 +27,10 @@ from pathlib import Path
 
 DEFAULT_NAMES = Path(__file__).resolve().parents[3] / "tests" / "golden" / "api_surface.json"
 
-ISSUE21 = "issue 21: sharding (devices, meshes, shardings, placement)"
 ISSUE22 = "issue 22: shard_map, pmap and per-device execution"
 ISSUE25 = "issue 25: multi-process (jax.distributed over MPI)"
 ISSUE27 = "issue 27: StableHLO lowering, jax.export, compilation cache"
 NOT_YET = "issue 26: not yet"
-H2 = "issue 26: in progress (H2)"
-H3 = "issue 26: in progress (H3)"
-H4 = "issue 26: in progress (H4)"
 
 
 def _table(*groups: tuple[str, str, str]) -> dict[str, str]:
@@ -144,8 +140,6 @@ def compare(reference: dict) -> dict[str, dict[str, list]]:
     return result
 
 
-IN_PROGRESS = (H2, H3, H4)
-
 # Modules whose functions tests/test_api_surface.py holds to JAX's parameter
 # names, order and kinds (`--signatures` reports every module).
 SIGNATURES_CHECKED = ("jax.flatten_util", "jax.ops", "jax.image", "jax.stages", "jax.example_libraries.stax",
@@ -153,19 +147,13 @@ SIGNATURES_CHECKED = ("jax.flatten_util", "jax.ops", "jax.image", "jax.stages", 
                       "jax.lax.linalg")
 
 
-def stale_declarations(reference: dict, in_progress: bool = False) -> list[str]:
-    """Declared-absent entries pyjax now has, or that name nothing in the reference.
-
-    Entries for work in progress elsewhere are left out unless `in_progress`:
-    their names land while this table is being edited by someone else.
-    """
+def stale_declarations(reference: dict) -> list[str]:
+    """Declared-absent entries pyjax now has, or that name nothing in the reference."""
     modules = reference["modules"]
     problems = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for key, reason in DECLARED_ABSENT.items():
-            if reason in IN_PROGRESS and not in_progress:
-                continue
+        for key in DECLARED_ABSENT:
             if key in modules:
                 module = _import(key)
                 if module is not None and all(hasattr(module, n) for n in modules[key]):
@@ -280,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         for module_name in reference["modules"]:
             for problem in signature_mismatches(reference, module_name):
                 sys.stdout.write(f"signature: {problem}\n")
-    for problem in stale_declarations(reference, in_progress=True):
+    for problem in stale_declarations(reference):
         sys.stdout.write(f"stale declaration: {problem}\n")
     return 1 if totals(result)["missing"] else 0
 
