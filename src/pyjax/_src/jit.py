@@ -621,11 +621,7 @@ class _CacheEntry:
         if backend is not None or _DEFAULT_PLATFORM[0] is not None:
             platform = platform_for(backend)
             if platform is not None:
-                executable = self.on_platforms.get(platform)
-                if executable is None:
-                    executable = self.on_platforms[platform] = _platforms[platform](self.jaxpr, self.name,
-                                                                                    self.out_tree)
-                return executable(flat_args)
+                return run_on_platform(platform, self.on_platforms, self.jaxpr, self.name, self.out_tree, flat_args)
         if self.whole is not None and FLOAT_CHECKS[0] is None and all(isinstance(x, Array) for x in flat_args):
             return self.whole(flat_args)
         executable = self.executable
