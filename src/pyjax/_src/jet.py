@@ -35,7 +35,7 @@ from pyjax._src.tree_util import tree_flatten, tree_structure, tree_unflatten, t
 
 
 def jet(fun: Callable, primals, series, factorial_scaled: bool = True, **_) -> tuple[Any, Any]:
-    r"""Taylor-mode higher-order automatic differentiation.
+    r"""Pushes a truncated Taylor polynomial through ``fun`` (Taylor-mode AD).
 
     Args:
       fun: Function to be differentiated. Its arguments should be arrays,
@@ -63,12 +63,12 @@ def jet(fun: Callable, primals, series, factorial_scaled: bool = True, **_) -> t
         order, = set(map(len, series))
     except ValueError:
         raise ValueError("jet terms have inconsistent lengths for different arguments") from None
-    for i, (x, terms) in enumerate(zip(primals, series)):
-        if not treedef_is_leaf(tree_structure(x)):
-            raise ValueError(f"primal value at position {i} is not an array")
-        for j, t in enumerate(terms):
-            if not treedef_is_leaf(tree_structure(t)):
-                raise ValueError(f"term {j} for argument {i} is not an array")
+    for pos, (primal, coeffs) in enumerate(zip(primals, series)):
+        if not treedef_is_leaf(tree_structure(primal)):
+            raise ValueError(f"primal value at position {pos} is not an array")
+        for idx, coeff in enumerate(coeffs):
+            if not treedef_is_leaf(tree_structure(coeff)):
+                raise ValueError(f"term {idx} for argument {pos} is not an array")
     out_tree: list = []
 
     def flat_fun(*args):
@@ -79,10 +79,10 @@ def jet(fun: Callable, primals, series, factorial_scaled: bool = True, **_) -> t
     if factorial_scaled:
         series = [[term / fact(k + 1) for k, term in enumerate(terms)] for terms in series]
     f = lu.wrap_init(flat_fun)
-    out_primals, out_terms = jet_fun(jet_subtrace(f), order).call_wrapped(primals, series)
+    ys, ys_terms = jet_fun(jet_subtrace(f), order).call_wrapped(primals, series)
     if factorial_scaled:
-        out_terms = [[term * fact(k + 1) for k, term in enumerate(terms)] for terms in out_terms]
-    return tree_unflatten(out_tree[-1], out_primals), tree_unflatten(out_tree[-1], out_terms)
+        ys_terms = [[term * fact(k + 1) for k, term in enumerate(terms)] for terms in ys_terms]
+    return tree_unflatten(out_tree[-1], ys), tree_unflatten(out_tree[-1], ys_terms)
 
 
 jet2 = partial(jet, factorial_scaled=False)
@@ -94,20 +94,20 @@ def fact(n):
 
 
 def _jet_fun(f, order, primals, series):
-    out_primals, out_terms = f(TraceTag(), order, primals, series)
+    ys, ys_terms = f(TraceTag(), order, primals, series)
     # An output with no series (a constant) gets explicit zero terms.
-    out_terms = [[jnp.zeros_like(p)] * order if s is zero_series else s
-                 for p, s in zip(out_primals, out_terms)]
-    return out_primals, out_terms
+    filled = [s if s is not zero_series else [jnp.zeros_like(y)] * order
+              for y, s in zip(ys, ys_terms)]
+    return ys, filled
 
 
 def _jet_subtrace(f, tag, order, primals, series):
     return jet_interp.jet_flat(f, order, list(primals), list(series), tag)
 
 
-def _traceable(f, store, in_tree_def, *primals_and_series):
-    primals_in, series_in = tree_unflatten(in_tree_def, primals_and_series)
-    out = f(primals_in, series_in)
+def _traceable(f, store, in_tree_def, *flat_args):
+    xs, xs_terms = tree_unflatten(in_tree_def, flat_args)
+    out = f(xs, xs_terms)
     out_flat, out_tree_def = tree_flatten(out)
     store.store(out_tree_def)
     return out_flat
@@ -137,33 +137,39 @@ jet_interp.inlined_calls.update({custom_jvp_call_p, custom_vjp_call_p})
 # Rule builders
 
 
+def _install(prim, builder: Callable, *bound, **bound_kw) -> None:
+    # The rule of `prim` is `builder` with its leading arguments fixed.
+    jet_rules[prim] = partial(builder, *bound, **bound_kw)
+
+
 def defzero(prim) -> None:
     """Declares `prim` piecewise constant: its output has a zero series."""
-    jet_rules[prim] = partial(zero_prop, prim)
+    _install(prim, zero_prop, prim)
 
 
-def zero_prop(prim, primals_in, series_in, **params):
+def zero_prop(prim, primals, series, **params):
     """The rule of a piecewise constant primitive."""
-    return prim.bind(*primals_in, **params), zero_series
+    return prim.bind(*primals, **params), zero_series
 
 
 def deflinear(prim) -> None:
     """Declares `prim` linear: each term is the primitive applied to the terms."""
-    jet_rules[prim] = partial(linear_prop, prim)
+    _install(prim, linear_prop, prim)
 
 
-def linear_prop(prim, primals_in, series_in, **params):
+def linear_prop(prim, primals, series, **params):
     """The rule of a linear primitive."""
-    primal_out = prim.bind(*primals_in, **params)
-    series_out = [prim.bind(*terms_in, **params) for terms_in in zip(*series_in)]
+    y = prim.bind(*primals, **params)
+    ys_terms = [prim.bind(*order_k, **params) for order_k in zip(*series)]
     if prim.multiple_results:
-        series_out = list(zip(*series_out, strict=True))
-    return primal_out, series_out
+        ys_terms = list(zip(*ys_terms, strict=True))
+    return y, ys_terms
 
 
 def def_deriv(prim, deriv: Callable) -> None:
-    """Define the jet rule for a primitive in terms of its first derivative."""
-    jet_rules[prim] = partial(deriv_prop, prim, deriv)
+    """Declares `prim` unary with derivative `deriv`, itself written with
+    operations that have rules; the series follows by the chain rule."""
+    _install(prim, deriv_prop, prim, deriv)
 
 
 def _chain(c: list, u: list, v: list) -> list:
@@ -173,19 +179,25 @@ def _chain(c: list, u: list, v: list) -> list:
     return v
 
 
-def deriv_prop(prim, deriv, primals_in, series_in):
+def deriv_prop(prim, deriv, primals, series):
     """The rule of a unary primitive whose derivative `deriv` is composable."""
-    x, = primals_in
-    series, = series_in
-    primal_out = prim.bind(x)
-    c0, cs = jet2(deriv, primals_in, series_in)
-    v = _chain([c0] + cs, [x] + series, [primal_out] + [None] * len(series))
+    x, = primals
+    coeffs, = series
+    y = prim.bind(x)
+    c0, cs = jet2(deriv, primals, series)
+    v = _chain([c0] + cs, [x] + coeffs, _seeded(y, len(coeffs)))
     return v[0], v[1:]
 
 
 def def_comp(prim, comp: Callable, **kwargs) -> None:
-    """Define the jet rule for a primitive in terms of a composition of simpler primitives."""
-    jet_rules[prim] = partial(jet2, comp, **kwargs)
+    """Declares `prim` equal to the function `comp` built from primitives that
+    have rules; the rule runs `comp` under jet (unscaled)."""
+    _install(prim, jet2, comp, **kwargs)
+
+
+def _seeded(first, order: int) -> list:
+    # A coefficient list [first, None, ..., None] of length order + 1.
+    return [first, *([None] * order)]
 
 
 # ---------------------------------------------------------------------------
@@ -231,17 +243,23 @@ jet_rules[lax.cummax_p] = partial(_cumulative_rule, combine_fn=lax.max)
 jet_rules[lax.cummin_p] = partial(_cumulative_rule, combine_fn=lax.min)
 
 def_deriv(lax.erf_p, lambda x: lax.mul(_const(x, 2. / np.sqrt(np.pi)), lax.exp(lax.neg(lax.square(x)))))
-def_comp(lax.expm1_p, lambda x: lax.exp(x) - 1)
-def_comp(lax.log1p_p, lambda x: lax.log(1 + x))
-def_comp(lax.sqrt_p, lambda x: x ** 0.5)
-def_comp(lax.square_p, lambda x: x * x)
-def_comp(lax.rsqrt_p, lambda x: x ** -0.5)
-def_comp(lax.asinh_p, lambda x: lax.log(x + lax.sqrt(lax.square(x) + 1)))
-def_comp(lax.acosh_p, lambda x: lax.log(x + lax.sqrt(lax.square(x) - 1)))
-def_comp(lax.atanh_p, lambda x: 0.5 * lax.log(lax.div(1 + x, 1 - x)))
-def_comp(lax.erfc_p, lambda x: 1 - lax.erf(x))
-def_comp(lax.rem_p, lambda x, y: x - y * lax.floor(x / y))
-def_comp(lax.clamp_p, lambda a, x, b: lax.min(lax.max(a, x), b))
+# Primitives whose series is that of an equivalent composition (the
+# composition's operations, in this order, are what gets staged).
+_COMPOSITIONS: dict = {
+    lax.expm1_p: lambda u: lax.exp(u) - 1,
+    lax.log1p_p: lambda u: lax.log(1 + u),
+    lax.sqrt_p: lambda u: u ** 0.5,
+    lax.square_p: lambda u: u * u,
+    lax.rsqrt_p: lambda u: u ** -0.5,
+    lax.asinh_p: lambda u: lax.log(u + lax.sqrt(lax.square(u) + 1)),
+    lax.acosh_p: lambda u: lax.log(u + lax.sqrt(lax.square(u) - 1)),
+    lax.atanh_p: lambda u: 0.5 * lax.log(lax.div(1 + u, 1 - u)),
+    lax.erfc_p: lambda u: 1 - lax.erf(u),
+    lax.rem_p: lambda num, den: num - den * lax.floor(num / den),
+    lax.clamp_p: lambda lo, u, hi: lax.min(lax.max(lo, u), hi),
+}
+for _p, _comp in _COMPOSITIONS.items():
+    def_comp(_p, _comp)
 
 
 def _erf_inv_rule(primals_in, series_in):
@@ -251,7 +269,7 @@ def _erf_inv_rule(primals_in, series_in):
     series, = series_in
     u = [x] + series
     primal_out = lax.erf_inv(x)
-    v: list[Any] = [primal_out] + [None] * len(series)
+    v: list[Any] = _seeded(primal_out, len(series))
     half_sqrt_pi = np.sqrt(np.pi) / 2.
     c: list[Any] = [lax.mul(half_sqrt_pi, lax.exp(lax.square(primal_out)))] + [None] * (len(series) - 1)
     sq: list[Any] = [lax.square(v[0])] + [None] * (len(series) - 1)
@@ -270,7 +288,7 @@ def _exp_rule(primals_in, series_in, **_):
     x, = primals_in
     series, = series_in
     u = [x] + series
-    v: list[Any] = [lax.exp(x)] + [None] * len(series)
+    v: list[Any] = _seeded(lax.exp(x), len(series))
     _chain(v, u, v)  # exp' = exp: the output is its own derivative's series
     return v[0], v[1:]
 
@@ -284,20 +302,21 @@ def _pow_rule(primals_in, series_in):
     return v[0], v[1:]
 
 
-def _pow_by_squaring(x, n):
-    if n < 0:
-        return _pow_by_squaring(1 / x, -n)
-    if n == 0:
+def _power_by_squares(base, e):
+    # base ** e for an integer e, by repeated squaring (recursively, so the
+    # staged multiplications come in the recursion's order).
+    if e < 0:
+        return _power_by_squares(1 / base, -e)
+    if e == 0:
         return 1
-    if n % 2 == 0:
-        return _pow_by_squaring(x * x, n / 2)
-    return x * _pow_by_squaring(x * x, (n - 1) / 2)
+    if e % 2 == 0:
+        return _power_by_squares(base * base, e / 2)
+    return base * _power_by_squares(base * base, (e - 1) / 2)
 
 
-def _integer_pow_rule(primals_in, series_in, *, y):
-    if y == 0:
-        return jet2(jnp.ones_like, primals_in, series_in)
-    return jet2(lambda x: _pow_by_squaring(x, y), primals_in, series_in)
+def _integer_pow_rule(primals, series, *, y):
+    comp = jnp.ones_like if y == 0 else (lambda u: _power_by_squares(u, y))
+    return jet2(comp, primals, series)
 
 
 def _logistic_rule(primals_in, series_in, **_):
@@ -305,7 +324,7 @@ def _logistic_rule(primals_in, series_in, **_):
     x, = primals_in
     series, = series_in
     u = [x] + series
-    v: list[Any] = [lax.logistic(x)] + [None] * len(series)
+    v: list[Any] = _seeded(lax.logistic(x), len(series))
     e: list[Any] = [v[0] * (1 - v[0])] + [None] * len(series)
     for k in range(1, len(v)):
         v[k] = sum(j * e[k - j] * u[j] for j in range(1, k + 1)) / k
@@ -325,7 +344,7 @@ def _log_rule(primals_in, series_in, **_):
     x, = primals_in
     series, = series_in
     u = [x] + series
-    v: list[Any] = [lax.log(x)] + [None] * len(series)
+    v: list[Any] = _seeded(lax.log(x), len(series))
     for k in range(1, len(v)):
         conv = sum(j * v[j] * u[k - j] for j in range(1, k))
         v[k] = (u[k] - conv / k) / u[0]
@@ -421,7 +440,7 @@ def _extremum_rule(greater: bool, primals_in, series_in):
     return primal_out, [term(*terms) for terms in zip(*series_in)]
 
 
-def _scatter_add_rule(primals_in, series_in, **params):
+def _scatter_add_series(primals_in, series_in, **params):
     operand, indices, updates = primals_in
     primal_out = lax.scatter_add_p.bind(operand, indices, updates, **params)
     return primal_out, [lax.scatter_add_p.bind(d1, indices, d2, **params) for d1, _, d2 in zip(*series_in)]
@@ -474,7 +493,7 @@ jet_rules[lax.abs_p] = _abs_rule
 jet_rules[lax.select_n_p] = _select_n_rule
 jet_rules[lax.max_p] = partial(_extremum_rule, True)
 jet_rules[lax.min_p] = partial(_extremum_rule, False)
-jet_rules[lax.scatter_add_p] = _scatter_add_rule
+jet_rules[lax.scatter_add_p] = _scatter_add_series
 jet_rules[jit_p] = _jit_rule
 
 

@@ -27,16 +27,24 @@ class ZeroTerm:
     """The type of `zero_term`: one Taylor coefficient known to be zero."""
 
 
-zero_term = ZeroTerm()
-register_pytree_node(ZeroTerm, lambda z: ((), None), lambda _, xs: zero_term)
+def _leafless(singleton):
+    # Registers `singleton`'s class as a pytree with no children that always
+    # rebuilds to that very singleton.
+    register_pytree_node(type(singleton), lambda _node: ((), None), lambda _aux, _kids: singleton)
+    return singleton
+
+
+zero_term = _leafless(ZeroTerm())
 
 
 class ZeroSeries:
     """The type of `zero_series`: a series whose every coefficient is zero."""
 
 
-zero_series = ZeroSeries()
-register_pytree_node(ZeroSeries, lambda z: ((), None), lambda _, xs: zero_series)
+zero_series = _leafless(ZeroSeries())
+
+# What a JetTracer's `terms` may be.
+_TERMS_KINDS = (ZeroSeries, list, tuple)
 
 # primitive -> rule(primals_in, series_in, **params); filled by pyjax._src.jet.
 jet_rules: dict = {}
@@ -54,7 +62,7 @@ class JetTracer(core.Tracer):
     __slots__ = ("primal", "terms")
 
     def __init__(self, trace: JetTrace, primal, terms):
-        assert type(terms) in (ZeroSeries, list, tuple)
+        assert type(terms) in _TERMS_KINDS
         self._trace = trace
         self.primal = primal
         self.terms = terms
@@ -64,7 +72,8 @@ class JetTracer(core.Tracer):
         return core.get_aval(self.primal)
 
     def full_lower(self):
-        if self.terms is zero_series or all(t is zero_term for t in self.terms):
+        coeffs = self.terms
+        if coeffs is zero_series or all(c is zero_term for c in coeffs):
             return self.primal
         return self
 
@@ -84,7 +93,7 @@ class JetTrace(core.Trace):
 
     def to_primal_terms_pair(self, val):
         """(primal, terms) of `val`; a value of another trace has zero_series."""
-        if isinstance(val, JetTracer) and val._trace.tag is self.tag:
+        if isinstance(val, JetTracer) and self.tag is val._trace.tag:
             return val.primal, val.terms
         return val, zero_series
 
@@ -106,15 +115,16 @@ class JetTrace(core.Trace):
                 return [JetTracer(self, p, zero_series) for p in out]
             return JetTracer(self, out, zero_series)
         rule = jet_rules[primitive]  # a missing rule: JAX's KeyError naming the primitive
-        with core.set_current_trace(self.parent_trace):
+        parent = self.parent_trace
+        with core.set_current_trace(parent):
             zeros = zeros_like_hook[0]
             series_in = [[zeros(x)] * order if s is zero_series else
                          [zeros(x) if t is zero_term else t for t in s]
                          for x, s in zip(primals_in, series_in, strict=True)]
-            primal_out, terms_out = rule(primals_in, series_in, **params)
+            out_val, out_coeffs = rule(primals_in, series_in, **params)
         if primitive.multiple_results:
-            return [JetTracer(self, p, ts) for p, ts in zip(primal_out, terms_out, strict=True)]
-        return JetTracer(self, primal_out, terms_out)
+            return [JetTracer(self, p, ts) for p, ts in zip(out_val, out_coeffs, strict=True)]
+        return JetTracer(self, out_val, out_coeffs)
 
     def lift_constant(self, value, aval):
         # A constant made under this trace has no series: it belongs to the parent.
