@@ -56,10 +56,10 @@ class OOBError(JaxException):
 
 user_checks = frozenset({FailedCheckError})
 nan_checks = frozenset({NaNError})
-div_checks = frozenset({DivisionByZeroError})
+div_checks = frozenset([DivisionByZeroError])
 index_checks = frozenset({OOBError})
 float_checks = nan_checks | div_checks
-automatic_checks = float_checks | index_checks
+automatic_checks = index_checks | float_checks
 all_checks = automatic_checks | user_checks
 
 

@@ -111,8 +111,8 @@ class custom_partitioning:
                       decode_shardings=True, sharding_rule=None, *, reduction_factors=(),
                       need_replication_factors=(), permutation_factors=(), **factor_sizes):
         self.partition = partition
-        self.infer_sharding_from_operands = infer_sharding_from_operands
-        self.propagate_user_sharding = propagate_user_sharding
+        (self.infer_sharding_from_operands,
+         self.propagate_user_sharding) = (infer_sharding_from_operands, propagate_user_sharding)
         self.decode_shardings = decode_shardings
         if isinstance(sharding_rule, str):
             sharding_rule = str_to_sdy_sharding_rule(

@@ -19,24 +19,24 @@ from pyjax._src.tree_util import register_dataclass
 __all__ = ["DidntWant", "DontWant", "GradRef", "GradValue", "ad"]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True, frozen=True)
 class GradValue:
     """Return this argument's gradient as a value (the default)."""
 
 
 @register_dataclass
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True, frozen=True)
 class GradRef:
     """In a VJP's results: the gradient was accumulated into a reference."""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True, frozen=True)
 class DontWant:
     """Skip computing this argument's gradient."""
 
 
 @register_dataclass
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True, frozen=True)
 class DidntWant:
     """In a VJP's results: this argument's gradient was not computed."""
 

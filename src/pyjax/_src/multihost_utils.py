@@ -113,9 +113,11 @@ def gtl_abstract_eval(arr, *, global_mesh, pspec):
 
 
 host_local_array_to_global_array_p = core.Primitive("host_local_array_to_global_array")
-host_local_array_to_global_array_p.def_abstract_eval(ltg_abstract_eval)
 global_array_to_host_local_array_p = core.Primitive("global_array_to_host_local_array")
-global_array_to_host_local_array_p.def_abstract_eval(gtl_abstract_eval)
+for _prim, _rule in ((host_local_array_to_global_array_p, ltg_abstract_eval),
+                     (global_array_to_host_local_array_p, gtl_abstract_eval)):
+    _prim.def_abstract_eval(_rule)
+del _prim, _rule
 deflinear(host_local_array_to_global_array_p,
           lambda ct, x, **params: [global_array_to_host_local_array_p.bind(ct, **params)])
 deflinear(global_array_to_host_local_array_p,

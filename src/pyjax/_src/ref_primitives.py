@@ -121,7 +121,7 @@ def _new_ref_abstract_eval(x, *, memory_space, kind):
 
 
 @empty_ref_p.def_abstract_eval
-def _empty_ref_abstract_eval(*, ty, memory_space):
+def _empty_ref_aval(*, ty, memory_space):
     return AbstractRef(ty, memory_space)
 
 
@@ -258,8 +258,8 @@ def new_ref(init_val: Any, *, memory_space: Any = None, kind: str | None = None)
 
 def empty_ref(ty, memory_space=None) -> Ref:
     """A reference of type `ty` (an aval or a ShapeDtypeStruct) whose contents are not set."""
-    aval = ty if isinstance(ty, ShapedArray) else ShapedArray(ty.shape, ty.dtype)
-    return empty_ref_p.bind(ty=aval, memory_space=memory_space)
+    ref_ty = ty if isinstance(ty, ShapedArray) else ShapedArray(ty.shape, ty.dtype)
+    return empty_ref_p.bind(ty=ref_ty, memory_space=memory_space)
 
 
 def free_ref(ref: Ref) -> None:

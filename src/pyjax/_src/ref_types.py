@@ -37,8 +37,8 @@ class AbstractRef(AbstractValue):
         self.kind = kind
 
     # The contents' metadata, as a tracer reads it (r.shape, r.dtype, len(r)).
-    shape = property(lambda self: self.inner_aval.shape)
-    dtype = property(lambda self: self.inner_aval.dtype)
+    shape = property(lambda r: r.inner_aval.shape)
+    dtype = property(lambda r: r.inner_aval.dtype)
     weak_type = property(lambda self: self.inner_aval.weak_type)
     size = property(lambda self: self.inner_aval.size)
     ndim = property(lambda self: len(self.inner_aval.shape))

@@ -26,7 +26,7 @@ _INF = math.inf
 
 
 class InconclusiveDimensionOperation(Exception):
-    """Raised when we cannot conclusively compute with symbolic dimensions."""
+    """Signals that an operation on symbolic dimensions has no definite answer."""
 
     __module__ = "pyjax.errors"
 
@@ -49,7 +49,7 @@ def _poly_init(self, message: str):
 # same name): its message carries JAX's help text.
 ShapePolyInconclusive = type("InconclusiveDimensionOperation", (InconclusiveDimensionOperation,), {
     "__module__": __name__, "__init__": _poly_init,
-    "__doc__": "Raised when we cannot conclusively compute with symbolic dimensions."})
+    "__doc__": "Signals that an operation on symbolic dimensions has no definite answer."})
 
 
 class SymbolicScope:
@@ -313,16 +313,16 @@ class DimExpr:
 
     # -- comparisons (decided by bounds; JAX's InconclusiveDimensionOperation otherwise)
     def __ge__(self, other):
-        return _geq_decision(self, other, lambda: f"'{self}' >= '{other}'")
+        return _geq_decision(self, other, lambda: _cmp_text(self, ">=", other))
 
     def __le__(self, other):
-        return _geq_decision(other, self, lambda: f"'{self}' <= '{other}'")
+        return _geq_decision(other, self, lambda: _cmp_text(self, "<=", other))
 
     def __gt__(self, other):
-        return not _geq_decision(other, self, lambda: f"'{self}' > '{other}'")
+        return not _geq_decision(other, self, lambda: _cmp_text(self, ">", other))
 
     def __lt__(self, other):
-        return not _geq_decision(self, other, lambda: f"'{self}' < '{other}'")
+        return not _geq_decision(self, other, lambda: _cmp_text(self, "<", other))
 
     # -- conversions
     def __int__(self):
@@ -573,13 +573,17 @@ def _bounds(e) -> tuple:
     return _bounds_of(e, e.scope if isinstance(e, DimExpr) else None)
 
 
+def _cmp_text(lhs, op: str, rhs) -> str:
+    return "'%s' %s '%s'" % (lhs, op, rhs)
+
+
 def _geq_decision(e1, e2, cmp_str) -> bool:
     """Whether e1 >= e2 for every value of the variables; raises JAX's
     InconclusiveDimensionOperation when the bounds cannot decide."""
     if isinstance(e1, DimExpr):
         scope = e1.scope
         if isinstance(e2, DimExpr):
-            scope._check_same_scope(e2, f"when comparing {cmp_str()}")
+            scope._check_same_scope(e2, "when comparing " + cmp_str())
         elif not _is_int_like(e2):
             return NotImplemented
     elif isinstance(e2, DimExpr):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Callable
 from typing import Any
 
 from pyjax._src.core import Primitive
@@ -91,7 +91,7 @@ class XlaMetadataContextManager:
 
 
 xla_metadata_value_p = Primitive("xla_metadata_value")
-xla_metadata_value_p.def_abstract_eval(lambda aval, *, xla_metadata_kvs: aval)
+xla_metadata_value_p.def_abstract_eval(lambda x_aval, **_: x_aval)
 batching_util.vectorized(xla_metadata_value_p)
 deflinear(xla_metadata_value_p, lambda ct, x, **params: [ct])
 
@@ -107,11 +107,10 @@ def set_xla_metadata(x: Any = None, **kwargs: Any) -> Any:
 
 @contextlib.contextmanager
 def fuse_limit():
-    """Context manager to set an XLA fusion boundary.
+    """Marks a fusion barrier for XLA.
 
-    Operations created within this context will be annotated with
-    ``FUSE_LIMIT=True`` XLA metadata, acting as a boundary to prevent XLA from
-    fusing operations across the limit.
+    Everything traced inside the ``with`` block carries the metadata
+    ``FUSE_LIMIT=True``, which tells XLA not to fuse across that point.
     """
     with set_xla_metadata(FUSE_LIMIT=True):
         yield
@@ -120,7 +119,7 @@ def fuse_limit():
 def must_fuse_call(identifier: str) -> Callable:
     """Decorator to force XLA to fuse all operations within a function call:
     the call is tagged with ``MUST_FUSE=identifier`` XLA metadata."""
-    return xla_metadata_call(MUST_FUSE=identifier)
+    return xla_metadata_call(**{"MUST_FUSE": identifier})
 
 
 # ---------------------------------------------------------------------------
@@ -173,7 +172,7 @@ def _canonicalize_ad_metadata(ad_metadata: Any) -> Any:
 
 
 def _xla_metadata_call(fun: Callable, metadata: Mapping | None, ad_metadata: Any) -> Callable:
-    if metadata is not None and not isinstance(metadata, Mapping):
+    if not (metadata is None or isinstance(metadata, Mapping)):
         raise TypeError(f"metadata must be a dict, got {metadata!r}")
     kvs = _canonicalize_metadata(metadata or {})
     ad_kvs = _canonicalize_ad_metadata(ad_metadata)
@@ -193,7 +192,7 @@ def _xla_metadata_call(fun: Callable, metadata: Mapping | None, ad_metadata: Any
         debug = staging.DebugInfo("xla_metadata_call", staging.func_src_info(fun), None)
         jaxpr, _ = staging.trace_to_jaxpr(flat_fun, [core.get_aval(x) for x in leaves], debug)
         consts = []
-        if any(isinstance(c, core.Tracer) for c in jaxpr.consts):
+        if any(map(lambda c: isinstance(c, core.Tracer), jaxpr.consts)):
             jaxpr, consts = separate_consts(jaxpr)
         outs = xla_metadata_call_p.bind(*consts, *leaves, jaxpr=jaxpr, xla_metadata=kvs, ad_metadata=ad_kvs)
         return tree_unflatten(out_tree[0], outs)
@@ -201,16 +200,15 @@ def _xla_metadata_call(fun: Callable, metadata: Mapping | None, ad_metadata: Any
 
 
 def xla_metadata_call(f: Callable | None = None, /, **meta: Any) -> Callable:
-    """Wraps a function so it lowers to a call op tagged with XLA metadata.
+    """Turns ``f`` into a call op that carries the given XLA metadata.
 
     Args:
-      f: the function to wrap. If not given, returns a decorator.
-      **meta: metadata to attach, as keyword arguments. Values may be strings,
-        bools, ints, or floats; they are attached as strings (with bools
-        rendered as ``"true"``/``"false"``).
+      f: function to transform; omit it to get a decorator instead.
+      **meta: the metadata, one keyword per entry. str, bool, int and float
+        values are accepted and stored as text (``True`` -> ``"true"``).
 
     Returns:
-      A wrapped version of ``f`` with the metadata applied, or a decorator.
+      The transformed function, or a decorator when ``f`` is omitted.
     """
     if f is None:
         return lambda g: _xla_metadata_call(g, meta, "same")
@@ -219,21 +217,20 @@ def xla_metadata_call(f: Callable | None = None, /, **meta: Any) -> Callable:
 
 def xla_metadata_call2(f: Callable | Mapping | None = None, /, metadata: Mapping | None = None, *,
                        ad_metadata: Any = "same") -> Callable:
-    """Like :func:`xla_metadata_call`, with the metadata as a dict plus options.
+    """Variant of :func:`xla_metadata_call` taking a metadata dict and options.
 
     Args:
-      f: the function to wrap. If not given, returns a decorator.
-      metadata: a dict of metadata to attach to the call op.
-      ad_metadata: metadata for the computations autodiff derives from the
-        function: ``'same'`` (the default), ``'drop'``, or a dict.
+      f: function to transform; omit it to get a decorator instead.
+      metadata: dict of entries placed on the call op.
+      ad_metadata: what autodiff-derived computations carry: ``'same'``
+        (default), ``'drop'``, or their own dict.
 
     Returns:
-      A wrapped version of ``f`` with the metadata applied, or a decorator.
+      The transformed function, or a decorator when ``f`` is omitted.
     """
-    if isinstance(f, Mapping) and metadata is None:
+    if metadata is None and isinstance(f, Mapping):
         f, metadata = None, f
     if f is not None and not callable(f):
         raise TypeError(f"expected a callable to wrap, got {f!r}")
-    if f is None:
-        return lambda g: _xla_metadata_call(g, metadata, ad_metadata)
-    return _xla_metadata_call(f, metadata, ad_metadata)
+    apply = functools.partial(_xla_metadata_call, metadata=metadata, ad_metadata=ad_metadata)
+    return apply if f is None else apply(f)

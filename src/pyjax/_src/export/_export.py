@@ -49,7 +49,9 @@ class DisabledSafetyCheck:
         return self._impl[len("custom_call:"):] if self._impl.startswith("custom_call:") else None
 
     def __eq__(self, other):
-        return isinstance(other, DisabledSafetyCheck) and self._impl == other._impl
+        if not isinstance(other, DisabledSafetyCheck):
+            return False
+        return other._impl == self._impl
 
     def __hash__(self):
         return hash(self._impl)
@@ -144,8 +146,8 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
         raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
     plats = tuple(p.lower() for p in platforms) if platforms is not None else (default_export_platform(),)
 
-    def do_export(*args_specs, **kwargs_specs) -> Exported:
-        traced = fun_jit.trace(*args_specs, **kwargs_specs)
+    def do_export(*arg_specs, **kwarg_specs) -> Exported:
+        traced = fun_jit.trace(*arg_specs, **kwarg_specs)
         jaxpr = traced.jaxpr
         in_avals = tuple(jaxpr.in_avals)
         scope = _scope_of(in_avals)

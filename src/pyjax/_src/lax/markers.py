@@ -94,9 +94,9 @@ batching_util.vectorized(stage_p)
 def stage(x: Any, /) -> Any:
     """Lifts a value into a trace.
 
-    This operation is logically the identity function that lifts a value, such
-    as a Python scalar or numpy ndarray, into the active trace. If we are outside
-    any active trace contexts, stage returns a JAX array.
+    Semantically an identity: a Python scalar, NumPy array or similar value
+    comes back as a value of the current trace. With no trace active, the
+    result is a concrete JAX array.
     """
     return stage_p.bind(x)
 

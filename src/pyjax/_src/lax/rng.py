@@ -29,7 +29,7 @@ _BIT_DTYPES = tuple(np.dtype(f"uint{n}") for n in (8, 16, 32, 64))
 
 
 class RandomAlgorithm(enum.IntEnum):
-    """Describes which PRNG algorithm to use for rng_bit_generator."""
+    """The PRNG algorithm that rng_bit_generator should run."""
 
     RNG_DEFAULT = 0
     "The platform's default algorithm."
@@ -84,17 +84,15 @@ rng_bit_generator_p.def_batch(_rng_bit_generator_batch)
 
 def rng_bit_generator(key, shape, dtype=np.uint32, algorithm: RandomAlgorithm = RandomAlgorithm.RNG_DEFAULT,
                       *, out_sharding=None) -> tuple:
-    """Stateless PRNG bit generator. Experimental and its use is discouraged.
+    """Low-level, stateless random-bit generator (experimental; prefer ``jax.random``).
 
-    Returns uniformly distributed random bits with the specified shape and
-    dtype (which must be an unsigned integer type) using the platform's
-    default algorithm (Philox on the CPU) or the one specified, together
-    with the advanced generator state.
+    Produces uniformly random bits of the requested shape and unsigned
+    integer dtype, along with the updated generator state. The algorithm is
+    ``algorithm`` or, by default, the platform's choice (Philox on CPU).
 
-    It provides direct access to the RngBitGenerator primitive exposed by
-    XLA (https://www.openxla.org/xla/operation_semantics#rngbitgenerator)
-    for low level API access. Most users should use ``jax.random`` instead
-    for a stable and more user friendly API.
+    This is a thin wrapper over XLA's RngBitGenerator operation
+    (https://www.openxla.org/xla/operation_semantics#rngbitgenerator); the
+    ``jax.random`` module is the stable, friendlier interface.
 
     Args:
       key: the generator state, a ``uint32[4]`` (or ``uint64[2]``) array.
@@ -137,16 +135,13 @@ def _rng_uniform_abstract_eval(a: ShapedArray, b: ShapedArray, *, shape: tuple[i
 
 
 def rng_uniform(a, b, shape):
-    """Stateful PRNG generator. Experimental and its use is discouraged.
+    """Low-level, stateful uniform sampler (experimental; prefer ``jax.random``).
 
-    Returns uniformly distributed random numbers in the range [a, b). If
-    b <= a, then the result is undefined, and different implementations may
-    return different results.
+    Samples are uniform on [a, b). When b <= a the output is unspecified and
+    may differ between backends.
 
-    You should use jax.random for most purposes; this function exists only for
-    niche use cases with special performance requirements.
-
-    This API may be removed at any time.
+    Only meant for rare, performance-sensitive cases; ``jax.random`` covers
+    everything else. It may disappear without notice.
     """
     return rng_uniform_p.bind(as_array(a), as_array(b), shape=tuple(shape))
 

@@ -12,7 +12,7 @@ errors name it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence, Callable
 from typing import Any
 
 from pyjax._src import core
@@ -34,7 +34,8 @@ def _select_and_scatter_abstract_eval(operand: ShapedArray, source: ShapedArray,
                                       window_dimensions, window_strides, padding) -> ShapedArray:
     check_shapelike("select_and_scatter", "window_dimensions", window_dimensions)
     check_shapelike("select_and_scatter", "window_strides", window_strides)
-    if len(window_dimensions) != len(window_strides):
+    ndims = len(window_dimensions)
+    if ndims != len(window_strides):
         raise TypeError("select_and_scatter got inconsistent window_strides and window_dimensions: got "
                         f"window_strides {window_strides} and window_dimensions {window_dimensions}.")
     return ShapedArray(operand.shape, operand.dtype, weak_type=operand.weak_type)

@@ -76,8 +76,13 @@ class MemoryRef:
     def get_ref_aval(self) -> AbstractRef:
         return AbstractRef(self.inner_aval, self.memory_space)
 
-    shape = property(lambda self: self.inner_aval.shape)
-    dtype = property(lambda self: self.inner_aval.dtype)
+    @property
+    def shape(self):
+        return self.inner_aval.shape
+
+    @property
+    def dtype(self):
+        return self.inner_aval.dtype
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +95,7 @@ class Element:
     def __str__(self) -> str:
         if self.padding == (0, 0):
             return f"Element({self.block_size})"
-        return f"Element({self.block_size}, padding={self.padding})"
+        return "Element({}, padding={})".format(self.block_size, self.padding)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,8 +208,9 @@ class BlockSpec:
     memory_space: Any | None = None
 
     def __post_init__(self):
-        if self.index_map is not None and not isinstance(self.index_map, _IndexMapFunc):
-            self.index_map = _IndexMapFunc(self.index_map)
+        fn = self.index_map
+        if fn is not None and not isinstance(fn, _IndexMapFunc):
+            self.index_map = _IndexMapFunc(fn)
 
     def __repr__(self) -> str:
         return (f"BlockSpec(block_shape={self.block_shape}, index_map={self.index_map}, "
@@ -230,7 +236,7 @@ class GridSpec:
         self.scratch_shapes = tuple(scratch_shapes)
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(eq=False, frozen=True)
 class BlockMapping:
     """One operand's blocks: `block_shape` (BlockDims), `index_map_jaxpr`
     (grid indices -> one index per dimension), the whole array's aval."""
@@ -249,7 +255,7 @@ class BlockMapping:
         return tuple(d.block_size for d in self.block_shape if not isinstance(d, Squeezed))
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@dataclasses.dataclass(eq=False, frozen=True)
 class GridMapping:
     """The static description of a pallas_call: grid, block mappings
     (inputs, then outputs), scratch avals, and the leading grid dimensions

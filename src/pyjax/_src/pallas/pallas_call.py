@@ -148,13 +148,13 @@ def pallas_call(kernel: Callable[..., None], out_shape: Any, *, grid_spec: pc.Gr
     out_avals = tuple(ShapedArray(tuple(o.shape), np.dtype(o.dtype)) for o in flat_out)
 
     def wrapped(*args):
-        flat_args, in_tree = tree_util.tree_flatten(args)
-        in_avals = [jcore.get_aval(a) for a in flat_args]
+        arg_leaves, in_tree = tree_util.tree_flatten(args)
+        in_avals = [jcore.get_aval(a) for a in arg_leaves]
         mapping = _grid_mapping(grid_spec, in_avals, out_avals)
         jaxpr = _trace_kernel(kernel, mapping, grid_spec.grid, in_tree, out_shape)
         aliases = _aliases(input_output_aliases, in_avals, out_avals)
         outs = pallas_call_p.bind(
-            *flat_args, jaxpr=jaxpr, grid_mapping=mapping, input_output_aliases=aliases, debug=debug,
+            *arg_leaves, jaxpr=jaxpr, grid_mapping=mapping, input_output_aliases=aliases, debug=debug,
             interpret=True if interpret is None else interpret, name=name, compiler_params=compiler_params,
             cost_estimate=cost_estimate, mesh=None, metadata=metadata, out_avals=out_avals)
         return tree_util.tree_unflatten(out_tree, outs)

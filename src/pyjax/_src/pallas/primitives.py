@@ -77,8 +77,8 @@ def num_programs(axis: int) -> Any:
 
 def multiple_of(x: Any, values: Sequence[int] | int) -> Any:
     """`x`, with the hint that it is a multiple of `values` (accepted: the value is unchanged)."""
-    values = (values,) if isinstance(values, int) else tuple(values)
-    return multiple_of_p.bind(x, values=values)
+    vals = tuple(values) if not isinstance(values, int) else (values,)
+    return multiple_of_p.bind(x, values=vals)
 
 
 def reciprocal(x, *, approx: bool = False, full_range: bool = True):
@@ -167,7 +167,7 @@ def empty(shape, dtype, *, out_sharding=None):
 
 def empty_like(x: object):
     """A pytree like `x` (leaves with `shape` and `dtype`) of unspecified values."""
-    return tree_util.tree_map(lambda leaf: empty(leaf.shape, leaf.dtype), x)
+    return tree_util.tree_map(lambda a: empty(a.shape, a.dtype), x)
 
 
 def empty_ref_like(x: object) -> Any:

@@ -25,7 +25,7 @@ from pyjax._src.tree_util import SENTINEL as _SENTINEL, register_dataclass
 def _canonicalize_size(size, *args) -> tuple[int, ...]:
     # None: the broadcast shape of the parameters (numpy.random's convention).
     if size is None:
-        return np.broadcast_shapes(*(np.shape(arg) for arg in args))
+        return np.broadcast_shapes(*[np.shape(a) for a in args])
     if isinstance(size, (int, np.number)):
         return (operator.index(size),)
     return tuple(map(operator.index, size))
@@ -35,15 +35,17 @@ def _is_ref(x) -> bool:
     return isinstance(getattr(x, "aval", None), AbstractRef)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(slots=True, frozen=True)
 class StatefulPRNG:
-    """Stateful JAX random generator.
+    """A random generator that carries its own mutable state.
 
-    This should be instantiated using the :func:`jax.experimental.random.stateful_rng` function.
+    Build one with :func:`jax.experimental.random.stateful_rng` rather than
+    calling the constructor directly.
 
     Attributes:
-      _base_key: a typed JAX PRNG key object (see :func:`jax.random.key`).
-      _counter: a scalar integer wrapped in a :class:`jax.Ref`.
+      _base_key: the typed PRNG key everything is derived from
+        (as made by :func:`jax.random.key`).
+      _counter: a :class:`jax.Ref` holding a scalar integer draw count.
     """
 
     _base_key: Any
@@ -54,20 +56,21 @@ class StatefulPRNG:
             return
         from pyjax._src.array import Array
 
-        if not (isinstance(self._base_key, (Array, core.Tracer))
-                and dtypes.issubdtype(self._base_key.dtype, dtypes.prng_key)):
-            raise ValueError(f"Expected base_key to be a typed PRNG key; got {self._base_key}")
-        if not _is_ref(self._counter):
-            raise ValueError(f"Expected counter to be a scalar integer ref; got {self._counter}")
+        bk = self._base_key
+        if not (isinstance(bk, (Array, core.Tracer)) and dtypes.issubdtype(bk.dtype, dtypes.prng_key)):
+            raise ValueError(f"Expected base_key to be a typed PRNG key; got {bk}")
+        ctr = self._counter
+        if not _is_ref(ctr):
+            raise ValueError(f"Expected counter to be a scalar integer ref; got {ctr}")
 
     def key(self, shape: int | Sequence[int] = ()):
-        """Generate a new JAX PRNGKey, updating the internal state.
+        """Produce a fresh PRNG key and advance the generator's counter.
 
         Args:
-          shape: an optional shape if returning multiple keys.
+          shape: when non-empty, return an array of keys of this shape.
 
         Returns:
-          A new, independent PRNG key with the same impl/dtype as ``self._base_key``.
+          An independent key (or keys) sharing ``self._base_key``'s impl and dtype.
         """
         from pyjax import random
 
@@ -76,27 +79,31 @@ class StatefulPRNG:
         key = random.fold_in(self._base_key, ref_get(self._counter))
         ref_addupdate(self._counter, ..., 1)
         shape_tuple = _canonicalize_size(shape)
-        return random.split(key, shape_tuple) if shape_tuple else key
+        if not shape_tuple:
+            return key
+        return random.split(key, shape_tuple)
 
     def random(self, size: int | Sequence[int] | None = None, dtype=float):
-        """Return random floats in the half-open interval [0.0, 1.0)."""
+        """Floats drawn uniformly from [0.0, 1.0)."""
         from pyjax import random
 
-        return random.uniform(self.key(), shape=_canonicalize_size(size), dtype=dtype)
+        out_shape = _canonicalize_size(size)
+        return random.uniform(self.key(), shape=out_shape, dtype=dtype)
 
     def uniform(self, low=0, high=1, size: int | Sequence[int] | None = None, *, dtype=float):
-        """Draw uniformly distributed pseudorandom values."""
+        """Samples from a uniform distribution on [low, high)."""
         from pyjax import random
 
         return random.uniform(self.key(), _canonicalize_size(size, low, high), minval=low, maxval=high, dtype=dtype)
 
     def normal(self, loc=0, scale=1, size: int | Sequence[int] | None = None, *, dtype=float):
-        """Draw normally-distributed pseudorandom values."""
+        """Samples from a Gaussian with mean `loc` and std-dev `scale`."""
         import pyjax.numpy as jnp
         from pyjax import random
 
-        norm = random.normal(self.key(), _canonicalize_size(size, loc, scale), dtype)
-        return (jnp.asarray(loc) + jnp.asarray(scale) * norm).astype(dtype)
+        z = random.normal(self.key(), _canonicalize_size(size, loc, scale), dtype)
+        out = jnp.asarray(scale) * z + jnp.asarray(loc)
+        return out.astype(dtype)
 
     def integers(self, low, high=None, size: int | Sequence[int] | None = None, *, dtype=int):
         """Draw pseudorandom integers (from [0, low) when `high` is None)."""
@@ -107,28 +114,27 @@ class StatefulPRNG:
         return random.randint(self.key(), _canonicalize_size(size, low, high), minval=low, maxval=high, dtype=dtype)
 
     def split(self, num: int | Sequence[int]) -> StatefulPRNG:
-        """Create independent child generators suitable for use in :func:`jax.vmap`.
+        """Split into a batch of independent generators, e.g. for :func:`jax.vmap`.
 
         Args:
-          num: integer or sequence of integers specifying the split shape
+          num: the batch shape, as an int or a sequence of ints.
 
         Returns:
-          a single StatefulPRNG object with split contents, suitable for use
-          with :func:`jax.vmap`
+          One StatefulPRNG whose key and counter carry a leading batch shape,
+          ready to be mapped over with :func:`jax.vmap`.
         """
         import pyjax.numpy as jnp
 
         return StatefulPRNG(_base_key=self.key(num), _counter=new_ref(jnp.zeros(num, dtype=int)))
 
     def spawn(self, n_children: int) -> list[StatefulPRNG]:
-        """Create a list of independent child generators.
+        """Derive ``n_children`` independent generators from this one.
 
         Args:
-          n_children: non-negative integer.
+          n_children: how many children to make (an int >= 0).
 
         Returns:
-          A list of length ``n_children`` containing new independent
-          ``StatefulPRNG`` instances spawned from the original instance.
+          A Python list of fresh ``StatefulPRNG`` objects.
         """
         return [self.__class__(key, new_ref(0)) for key in self.key(n_children)]
 
@@ -145,7 +151,7 @@ def stateful_rng(seed=None, *, impl=None) -> StatefulPRNG:
     from transformed functions (it holds a :func:`~jax.Ref`).
 
     Args:
-      seed: an optional 64- or 32-bit integer used as the value of the key.
+      seed: optional integer (32- or 64-bit) from which the key is built.
         This must be specified if the generator is instantiated within
         transformed code; at the top level it may be omitted, and the RNG is
         then seeded from NumPy's default entropy.
@@ -162,7 +168,8 @@ def stateful_rng(seed=None, *, impl=None) -> StatefulPRNG:
             raise TypeError("When used within transformed code, jax.experimental.random.stateful_rng()"
                             " requires an explicit seed to be set.")
         entropy = np.random.SeedSequence().entropy
-        seed = np.int64(entropy & np.iinfo(np.int64).max)
+        int64_max = np.iinfo(np.int64).max
+        seed = np.int64(entropy & int64_max)
     return StatefulPRNG(_base_key=random.key(seed, impl=impl), _counter=new_ref(0))
 
 
