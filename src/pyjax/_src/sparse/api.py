@@ -45,7 +45,7 @@ def _todense_abstract_eval(*bufs, tree):
     return arr
 
 
-def _todense_jvp(primals, tangents, *, tree):
+def _todense_jvp_rule(primals, tangents, *, tree):
     out = todense_p.bind(*primals, tree=tree)
     if type(tangents[0]) is Zero:
         return out, Zero(ShapedArray(out.shape, out.dtype))
@@ -70,7 +70,7 @@ def _todense_transpose(ct, *bufs, tree):
 
 todense_p.def_impl(_todense_impl)
 todense_p.def_abstract_eval(_todense_abstract_eval)
-todense_p.def_jvp(_todense_jvp)
+todense_p.def_jvp(_todense_jvp_rule)
 todense_p.def_transpose(_todense_transpose)
 primitive_batchers[todense_p] = lambda args, dims, *, tree: (
     api.vmap(functools.partial(_todense_impl, tree=tree), in_axes=tuple(dims))(*args), 0)
@@ -85,7 +85,7 @@ sparse_rules_bcoo[todense_p] = _todense_sparse_rule
 
 
 def todense(arr):
-    """Convert input to a dense matrix. If input is already dense, pass through."""
+    """Return a dense version of ``arr``; dense inputs are returned unchanged."""
     bufs, tree = tree_util.tree_flatten(arr)
     return todense_p.bind(*bufs, tree=tree)
 
@@ -100,13 +100,13 @@ def empty(shape: Sequence[int], dtype=None, index_dtype="int32", sparse_format: 
     """Create an empty sparse array.
 
     Args:
-      shape: sequence of integers giving the array shape.
-      dtype: (optional) dtype of the array.
-      index_dtype: (optional) dtype of the index arrays.
-      format: string specifying the matrix format (e.g. ['bcoo']).
-      **kwds: additional keywords passed to the format-specific _empty constructor.
+      shape: the shape of the result, as a sequence of ints.
+      dtype: optional dtype of the stored values.
+      index_dtype: optional dtype used for the indices.
+      sparse_format: name of the sparse format to build, e.g. ``'bcoo'``.
+      **kwds: extra keywords forwarded to the format's ``_empty`` constructor.
     Returns:
-      mat: empty sparse matrix.
+      A sparse array of the requested format with no stored elements.
     """
     if sparse_format not in _FORMATS:
         raise ValueError(f"sparse_format={sparse_format!r} not recognized; must be one of {list(_FORMATS.keys())}")
@@ -116,21 +116,20 @@ def empty(shape: Sequence[int], dtype=None, index_dtype="int32", sparse_format: 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype=None, index_dtype="int32", sparse_format: str = "bcoo",
         **kwds) -> JAXSparse:
-    """Create 2D sparse identity matrix.
+    """Build a two-dimensional sparse identity-like matrix.
 
     Args:
-      N: int. Number of rows in the output.
-      M: int, optional. Number of columns in the output. If None, defaults to `N`.
-      k: int, optional. Index of the diagonal: 0 (the default) refers to the main
-         diagonal, a positive value refers to an upper diagonal, and a negative value
-         to a lower diagonal.
-      dtype: data-type, optional. Data-type of the returned array.
-      index_dtype: (optional) dtype of the index arrays.
-      format: string specifying the matrix format (e.g. ['bcoo']).
-      **kwds: additional keywords passed to the format-specific _empty constructor.
+      N: row count of the result.
+      M: optional column count; ``N`` is used when omitted.
+      k: which diagonal holds the ones. ``0`` (default) is the main diagonal,
+         positive values select diagonals above it and negative values below.
+      dtype: optional dtype of the stored values.
+      index_dtype: optional dtype used for the indices.
+      sparse_format: name of the sparse format to build, e.g. ``'bcoo'``.
+      **kwds: extra keywords forwarded to the format's ``_eye`` constructor.
 
     Returns:
-      I: two-dimensional sparse matrix with ones along the k-th diagonal.
+      A 2D sparse matrix whose ``k``-th diagonal is filled with ones.
     """
     formats = {k_: v for k_, v in _FORMATS.items() if k_ != "bcsr"}
     M = N if M is None else M
@@ -145,27 +144,26 @@ def random_bcoo(key, shape: Sequence[int], *, dtype=None, indices_dtype=None, ns
     """Generate a random BCOO matrix.
 
     Args:
-      key : PRNG key to be passed to ``generator`` function.
-      shape : tuple specifying the shape of the array to be generated.
-      dtype : dtype of the array to be generated.
+      key: PRNG key handed to ``generator``.
+      shape: shape of the result.
+      dtype: dtype of the stored values.
       indices_dtype: dtype of the BCOO indices.
-      nse : number of specified elements in the matrix, or if 0 < nse < 1, a
-        fraction of sparse dimensions to be specified (default: 0.2).
-      n_batch : number of batch dimensions. must satisfy ``n_batch >= 0`` and
+      nse: how many elements to store; a value strictly between 0 and 1 is read
+        as a fraction of the sparse part of the shape (default 0.2).
+      n_batch: count of leading batch dimensions; needs ``n_batch >= 0`` and
         ``n_batch + n_dense <= len(shape)``.
-      n_dense : number of batch dimensions. must satisfy ``n_dense >= 0`` and
+      n_dense: count of trailing dense dimensions; needs ``n_dense >= 0`` and
         ``n_batch + n_dense <= len(shape)``.
-      unique_indices : boolean specifying whether indices should be unique
-        (default: True).
-      sorted_indices : boolean specifying whether indices should be row-sorted in
-        lexicographical order (default: False).
-      generator : function for generating random values accepting a key, shape,
-        and dtype. It defaults to :func:`jax.random.uniform`, and may be any
-        function with a similar signature.
-      **kwds : additional keyword arguments to pass to ``generator``.
+      unique_indices: whether the generated indices are free of duplicates
+        (default True).
+      sorted_indices: whether the indices are put in lexicographic order
+        (default False).
+      generator: callable taking ``(key, shape, dtype, **kwds)`` that produces
+        the values; :func:`jax.random.uniform` by default.
+      **kwds: extra keywords forwarded to ``generator``.
 
     Returns:
-      arr : a sparse.BCOO array with the specified properties.
+      A :class:`BCOO` array with the requested layout.
     """
     import pyjax.random as random
 
@@ -173,7 +171,7 @@ def random_bcoo(key, shape: Sequence[int], *, dtype=None, indices_dtype=None, ns
     dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.default_float_dtype())
     shape = tuple(map(operator.index, shape))
     n_batch, n_dense = operator.index(n_batch), operator.index(n_dense)
-    if n_batch < 0 or n_dense < 0 or n_batch + n_dense > len(shape):
+    if min(n_batch, n_dense) < 0 or n_batch + n_dense > len(shape):
         raise ValueError(f"Invalid n_batch={n_batch}, n_dense={n_dense} for shape={shape}")
     n_sparse = len(shape) - n_batch - n_dense
     batch, sparse = shape[:n_batch], shape[n_batch:n_batch + n_sparse]
@@ -196,7 +194,9 @@ def random_bcoo(key, shape: Sequence[int], *, dtype=None, indices_dtype=None, ns
     data = generator(keys[0], shape=(*batch, nse, *shape[n_batch + n_sparse:]), dtype=dtype, **kwds)
     indices = api.vmap(one_batch)(keys[1:]).reshape((*batch, nse, n_sparse))
     mat = BCOO((data, indices), shape=shape)
-    return mat.sort_indices() if sorted_indices else mat
+    if sorted_indices:
+        mat = mat.sort_indices()
+    return mat
 
 
 # ---------------------------------------------------------------------------

@@ -13,22 +13,21 @@ import pyjax.numpy as jnp
 
 
 class BCOO(JAXSparse):
-    """Experimental batched COO matrix implemented in JAX
+    """Sparse array in batched coordinate (BCOO) format; experimental.
 
     Args:
-      (data, indices) : data and indices in batched COO format.
-      shape : shape of sparse array.
+      args: the ``(data, indices)`` buffers of the array.
+      shape: the logical shape of the array.
 
     Attributes:
-      data : ndarray of shape ``[*batch_dims, nse, *dense_dims]`` containing the
-        explicitly stored data within the sparse matrix.
-      indices : ndarray of shape ``[*batch_dims, nse, n_sparse]`` containing the
-        indices of the explicitly stored data. Duplicate entries will be summed.
+      data: the stored values, shaped ``[*batch_dims, nse, *dense_dims]``.
+      indices: where each stored value lives, shaped
+        ``[*batch_dims, nse, n_sparse]``. Repeated indices add together.
 
     Examples:
-      Create a sparse array from a dense array:
+      Building one from a dense array:
 
-      >>> M = jnp.array([[0., 2., 0.], [1., 0., 4.]])
+      >>> M = jnp.array([[0., 2., 0.], [1., 0., 4.]], dtype=jnp.float32)
       >>> M_sp = BCOO.fromdense(M)
       >>> M_sp
       BCOO(float32[2, 3], nse=3)
@@ -42,7 +41,8 @@ class BCOO(JAXSparse):
 
     def __init__(self, args: tuple, *, shape: Sequence[int], indices_sorted: bool = False,
                  unique_indices: bool = False):
-        self.data, self.indices = map(jnp.asarray, args)
+        data, indices = args
+        self.data, self.indices = jnp.asarray(data), jnp.asarray(indices)
         self.indices_sorted = indices_sorted
         self.unique_indices = unique_indices
         super().__init__(args, shape=tuple(shape))
@@ -50,14 +50,14 @@ class BCOO(JAXSparse):
     @classmethod
     def fromdense(cls, mat, *, nse: int | None = None, index_dtype=np.int32, n_dense: int = 0,
                   n_batch: int = 0) -> BCOO:
-        """Create a BCOO array from a (dense) :class:`~jax.Array`."""
+        """Build a BCOO array holding the nonzeros of the dense array ``mat``."""
         return bcoo_core.bcoo_fromdense(mat, nse=nse, index_dtype=index_dtype, n_dense=n_dense, n_batch=n_batch)
 
     @classmethod
     def from_scipy_sparse(cls, mat, *, index_dtype=None, n_dense: int = 0, n_batch: int = 0) -> BCOO:
-        """Create a BCOO array from a :mod:`scipy.sparse` array."""
+        """Build a BCOO array from a :mod:`scipy.sparse` matrix or array."""
         if n_dense != 0 or n_batch != 0:
-            raise NotImplementedError("BCOO.fromscipy with nonzero n_dense/n_batch")
+            raise NotImplementedError("BCOO.from_scipy_sparse supports only n_batch=0 and n_dense=0")
         mat = mat.tocoo()
         data = jnp.asarray(mat.data)
         indices = jnp.column_stack((mat.row, mat.col)).astype(index_dtype or jnp.int32)
@@ -90,7 +90,7 @@ class BCOO(JAXSparse):
 
     def update_layout(self, *, n_batch: int | None = None, n_dense: int | None = None,
                       on_inefficient: str = "error") -> BCOO:
-        """Update the storage layout (i.e. n_batch & n_dense) of a BCOO matrix."""
+        """Return the same array stored with a different ``n_batch``/``n_dense`` split."""
         return bcoo_ops.bcoo_update_layout(self, n_batch=n_batch, n_dense=n_dense, on_inefficient=on_inefficient)
 
     def sum_duplicates(self, nse: int | None = None, remove_zeros: bool = True) -> BCOO:
@@ -100,7 +100,7 @@ class BCOO(JAXSparse):
         return bcoo_core.bcoo_sum_duplicates(self, nse=nse)
 
     def sort_indices(self) -> BCOO:
-        """Return a copy of the matrix with indices sorted."""
+        """Return an equivalent array whose indices are in lexicographic order."""
         return bcoo_core.bcoo_sort_indices(self)
 
     def todense(self):
@@ -108,7 +108,7 @@ class BCOO(JAXSparse):
         return bcoo_core.bcoo_todense(self)
 
     def transpose(self, axes: Sequence[int] | None = None) -> BCOO:
-        """Create a new array containing the transpose."""
+        """Return the transposed array (axes reversed unless ``axes`` is given)."""
         perm = tuple(range(self.ndim)[::-1]) if axes is None else axes
         return bcoo_core.bcoo_transpose(self, permutation=perm)
 

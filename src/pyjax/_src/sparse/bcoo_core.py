@@ -54,7 +54,7 @@ def _todense_unbatched(data, indices, *, shape):
     return out.at[_sparse_cols(indices)].add(data, mode="drop")
 
 
-def _bcoo_todense_impl(data, indices, *, spinfo):
+def _bcoo_todense_eager(data, indices, *, spinfo):
     n_batch = indices.ndim - 2
     data, indices = broadcast_batch(data, indices, n_batch)
     data = jnp.broadcast_to(data, spinfo.shape[:n_batch] + data.shape[n_batch:])
@@ -63,7 +63,7 @@ def _bcoo_todense_impl(data, indices, *, spinfo):
     return nfold_vmap(fun, n_batch)(data, indices)
 
 
-def _bcoo_todense_abstract_eval(data, indices, *, spinfo):
+def _bcoo_todense_shape_rule(data, indices, *, spinfo):
     return ShapedArray(tuple(spinfo.shape), data.dtype, weak_type=data.weak_type)
 
 
@@ -76,7 +76,7 @@ def _bcoo_todense_jvp(primals, tangents, *, spinfo):
     return out, bcoo_todense_p.bind(t, indices, spinfo=spinfo)
 
 
-def _bcoo_todense_transpose(ct, data, indices, *, spinfo):
+def _bcoo_todense_transpose_rule(ct, data, indices, *, spinfo):
     assert is_undefined_primal(data) and not is_undefined_primal(indices)
     if type(ct) is Zero:
         return Zero(data.aval), None
@@ -89,10 +89,10 @@ def _bcoo_todense_batch(args, dims, *, spinfo):
     return bcoo_todense_p.bind(data, indices, spinfo=_with_batch(spinfo, size)), 0
 
 
-bcoo_todense_p.def_impl(_bcoo_todense_impl)
-bcoo_todense_p.def_abstract_eval(_bcoo_todense_abstract_eval)
+bcoo_todense_p.def_impl(_bcoo_todense_eager)
+bcoo_todense_p.def_abstract_eval(_bcoo_todense_shape_rule)
 bcoo_todense_p.def_jvp(_bcoo_todense_jvp)
-bcoo_todense_p.def_transpose(_bcoo_todense_transpose)
+bcoo_todense_p.def_transpose(_bcoo_todense_transpose_rule)
 primitive_batchers[bcoo_todense_p] = _bcoo_todense_batch
 
 
@@ -105,7 +105,7 @@ def bcoo_todense(mat):
     Returns:
       The dense version of ``mat``.
     """
-    return _bcoo_todense(mat.data, mat.indices, spinfo=mat._info)
+    return _bcoo_todense(*mat._bufs, spinfo=mat._info)
 
 
 def _bcoo_todense(data, indices, *, spinfo):
@@ -131,19 +131,19 @@ def _fromdense_unbatched(mat, *, nse, n_dense, index_dtype):
     return data, indices
 
 
-def _bcoo_fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
+def _bcoo_fromdense_eager(mat, *, nse, n_batch, n_dense, index_dtype):
     fun = lambda m: _fromdense_unbatched(m, nse=nse, n_dense=n_dense, index_dtype=index_dtype)
     return list(nfold_vmap(fun, n_batch)(mat))
 
 
-def _bcoo_fromdense_abstract_eval(mat, *, nse, n_batch, n_dense, index_dtype):
+def _bcoo_fromdense_shape_rule(mat, *, nse, n_batch, n_dense, index_dtype):
     n_sparse = mat.ndim - n_batch - n_dense
     batch, dense = mat.shape[:n_batch], mat.shape[n_batch + n_sparse:]
     return [ShapedArray((*batch, nse, *dense), mat.dtype, weak_type=mat.weak_type),
             ShapedArray((*batch, nse, n_sparse), np.dtype(index_dtype))]
 
 
-def _bcoo_fromdense_jvp(primals, tangents, *, nse, n_batch, n_dense, index_dtype):
+def _bcoo_fromdense_jvp_rule(primals, tangents, *, nse, n_batch, n_dense, index_dtype):
     (mat,), (t,) = primals, tangents
     data, indices = bcoo_fromdense_p.bind(mat, nse=nse, n_batch=n_batch, n_dense=n_dense, index_dtype=index_dtype)
     if type(t) is Zero:
@@ -159,9 +159,9 @@ def _bcoo_fromdense_batch(args, dims, *, nse, n_batch, n_dense, index_dtype):
     return bcoo_fromdense_p.bind(mat, nse=nse, n_batch=n_batch + 1, n_dense=n_dense, index_dtype=index_dtype), [0, 0]
 
 
-bcoo_fromdense_p.def_impl(_bcoo_fromdense_impl)
-bcoo_fromdense_p.def_abstract_eval(_bcoo_fromdense_abstract_eval)
-bcoo_fromdense_p.def_jvp(_bcoo_fromdense_jvp)
+bcoo_fromdense_p.def_impl(_bcoo_fromdense_eager)
+bcoo_fromdense_p.def_abstract_eval(_bcoo_fromdense_shape_rule)
+bcoo_fromdense_p.def_jvp(_bcoo_fromdense_jvp_rule)
 primitive_batchers[bcoo_fromdense_p] = _bcoo_fromdense_batch
 
 
@@ -274,16 +274,15 @@ def bcoo_extract(sparr, arr, *, assume_unique: bool | None = None):
     """Extracts values from a dense array according to the sparse array's indices.
 
     Args:
-      sparr : BCOO array whose indices will be used for the output (or its indices).
-      arr : ArrayLike with shape equal to self.shape
-      assume_unique : bool, defaults to sparr.unique_indices
-        If True, extract values for every index, even if index contains duplicates.
-        If False, duplicate indices will have their values summed and returned in
-        the position of the first index.
+      sparr: a BCOO array (or a bare index array) giving the positions to read.
+      arr: dense array of the same shape as ``sparr``.
+      assume_unique: defaults to ``sparr.unique_indices``. When true, every
+        index gets its own value even if it repeats; when false, repeated
+        indices share one summed value, placed at the first occurrence.
 
     Returns:
-      extracted : a BCOO array with the same sparsity pattern as self (a data
-      array when given indices).
+      A BCOO array sharing ``sparr``'s sparsity pattern, or just the gathered
+      data when ``sparr`` was an index array.
     """
     from pyjax._src.sparse.bcoo import BCOO
 
@@ -291,7 +290,8 @@ def bcoo_extract(sparr, arr, *, assume_unique: bool | None = None):
         if assume_unique is None:
             assume_unique = sparr.unique_indices
         data = bcoo_extract_p.bind(sparr.indices, jnp.asarray(arr), assume_unique=assume_unique)
-        return BCOO((data, sparr.indices), **sparr._info._asdict())
+        return BCOO((data, sparr.indices), shape=sparr.shape, indices_sorted=sparr.indices_sorted,
+                    unique_indices=sparr.unique_indices)
     return bcoo_extract_p.bind(jnp.asarray(sparr), jnp.asarray(arr),
                                assume_unique=True if assume_unique is None else assume_unique)
 
@@ -375,12 +375,9 @@ def bcoo_transpose(mat, *, permutation):
 
     Args:
       mat: A BCOO-format array.
-      permutation:  A tuple or list or ndarray which contains a permutation of
-        [0,1,..,N-1] where N is the number of axes of ``mat`` in the order of
-        batch, sparse, and dense dimensions. The i'th axis of the returned array
-        corresponds to the axis numbered permutation[i] of ``mat``. Transpose
-        permutation currently does not support permuting batch axes with non-batch
-        axes nor permuting dense axes with non-dense axes.
+      permutation: a reordering of ``range(mat.ndim)``; output axis ``i`` is
+        input axis ``permutation[i]``. Batch axes may only move among batch
+        axes, and dense axes only among dense axes.
 
     Returns:
       A BCOO-format array.
@@ -406,7 +403,7 @@ def _sort_unbatched(data, indices):
     return data[order], indices[order]
 
 
-def _bcoo_sort_indices_impl(data, indices, *, spinfo):
+def _bcoo_sort_indices_eager(data, indices, *, spinfo):
     n_batch = indices.ndim - 2
     data, indices = broadcast_batch(data, indices, n_batch)
     return list(nfold_vmap(_sort_unbatched, n_batch)(data, indices))
@@ -416,7 +413,7 @@ def _same_avals(data, indices, **_):
     return [data, indices]
 
 
-def _bcoo_sort_indices_jvp(primals, tangents, *, spinfo):
+def _bcoo_sort_indices_jvp_rule(primals, tangents, *, spinfo):
     data, indices = primals
     t, _ = tangents
     n_batch = indices.ndim - 2
@@ -442,9 +439,9 @@ def _bcoo_layout_batch(primitive):
     return rule
 
 
-bcoo_sort_indices_p.def_impl(_bcoo_sort_indices_impl)
+bcoo_sort_indices_p.def_impl(_bcoo_sort_indices_eager)
 bcoo_sort_indices_p.def_abstract_eval(_same_avals)
-bcoo_sort_indices_p.def_jvp(_bcoo_sort_indices_jvp)
+bcoo_sort_indices_p.def_jvp(_bcoo_sort_indices_jvp_rule)
 primitive_batchers[bcoo_sort_indices_p] = _bcoo_layout_batch(bcoo_sort_indices_p)
 
 
@@ -479,7 +476,7 @@ def _sum_duplicates_unbatched(data, indices, *, sparse_shape, nse):
     return out, unique
 
 
-def _bcoo_sum_duplicates_impl(data, indices, *, spinfo, nse):
+def _bcoo_sum_duplicates_eager(data, indices, *, spinfo, nse):
     n_batch = indices.ndim - 2
     data, indices = broadcast_batch(data, indices, n_batch)
     sparse_shape = spinfo.shape[n_batch:n_batch + indices.shape[-1]]
@@ -487,14 +484,14 @@ def _bcoo_sum_duplicates_impl(data, indices, *, spinfo, nse):
     return list(nfold_vmap(fun, n_batch)(data, indices))
 
 
-def _bcoo_sum_duplicates_abstract_eval(data, indices, *, spinfo, nse):
+def _bcoo_sum_duplicates_shape_rule(data, indices, *, spinfo, nse):
     n_batch = indices.ndim - 2
     batch = np.broadcast_shapes(data.shape[:n_batch], indices.shape[:n_batch])
     return [ShapedArray((*batch, nse, *data.shape[n_batch + 1:]), data.dtype, weak_type=data.weak_type),
             ShapedArray((*batch, nse, indices.shape[-1]), indices.dtype)]
 
 
-def _bcoo_sum_duplicates_jvp(primals, tangents, *, spinfo, nse):
+def _bcoo_sum_duplicates_jvp_rule(primals, tangents, *, spinfo, nse):
     data, indices = primals
     t, _ = tangents
     out_data, out_indices = bcoo_sum_duplicates_p.bind(data, indices, spinfo=spinfo, nse=nse)
@@ -506,9 +503,9 @@ def _bcoo_sum_duplicates_jvp(primals, tangents, *, spinfo, nse):
     return [out_data, out_indices], [t_out, Zero(ShapedArray(out_indices.shape, dtypes.float0))]
 
 
-bcoo_sum_duplicates_p.def_impl(_bcoo_sum_duplicates_impl)
-bcoo_sum_duplicates_p.def_abstract_eval(_bcoo_sum_duplicates_abstract_eval)
-bcoo_sum_duplicates_p.def_jvp(_bcoo_sum_duplicates_jvp)
+bcoo_sum_duplicates_p.def_impl(_bcoo_sum_duplicates_eager)
+bcoo_sum_duplicates_p.def_abstract_eval(_bcoo_sum_duplicates_shape_rule)
+bcoo_sum_duplicates_p.def_jvp(_bcoo_sum_duplicates_jvp_rule)
 primitive_batchers[bcoo_sum_duplicates_p] = _bcoo_layout_batch(bcoo_sum_duplicates_p)
 
 
@@ -522,19 +519,17 @@ def _unique_count(data, indices, spinfo: SparseInfo) -> int:
 
 
 def bcoo_sum_duplicates(mat, nse: int | None = None):
-    """Sums duplicate indices within a BCOO array, returning an array with sorted indices.
+    """Merge repeated indices of a BCOO array by adding their values.
 
     Args:
-      mat : BCOO array
-      nse : integer (optional). The number of specified elements in the output matrix. This must
-        be specified for bcoo_sum_duplicates to be compatible with JIT and other JAX transformations.
-        If not specified, the optimal nse will be computed based on the contents of the data and
-        index arrays. If specified nse is larger than necessary, data and index arrays will be padded
-        with standard fill values. If smaller than necessary, data elements will be dropped from the
-        output matrix.
+      mat: the BCOO array.
+      nse: optional number of stored elements in the result. Pass it when
+        calling under ``jit`` or other transformations; when omitted it is
+        computed from the concrete indices. A larger value pads the result
+        with fill entries, a smaller one drops the surplus elements.
 
     Returns:
-      mat_out : BCOO array with sorted indices and no duplicate indices.
+      A BCOO array with sorted, duplicate-free indices.
     """
     from pyjax._src.sparse.bcoo import BCOO
 

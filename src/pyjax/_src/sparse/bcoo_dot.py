@@ -136,7 +136,7 @@ def _dot_general_transpose(ct, lhs_data, lhs_indices, rhs, *, dimension_numbers,
     rf = [d for d in range(rhs.aval.ndim) if d not in rc and d not in rb]
     dn = ((tuple(lf), tuple(range(len(lb), len(lb) + len(lf)))), (tuple(lb), tuple(range(len(lb)))))
     out = bcoo_dot_general_p.bind(lhs_data, lhs_indices, ct, dimension_numbers=dn,
-                                  preferred_element_type=preferred_element_type, lhs_spinfo=lhs_spinfo)
+                                  lhs_spinfo=lhs_spinfo, preferred_element_type=preferred_element_type)
     # The product's axes: batch, lhs contracting (in lhs order), rhs free.
     lc_sorted = sorted(lc)
     where = {}
@@ -231,18 +231,17 @@ primitive_batchers[bcoo_dot_general_sampled_p] = _sampled_batch
 
 
 def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
-    """A contraction operation with output computed at given sparse indices.
+    """Contract two dense arrays, evaluating the result only at given sparse indices.
 
     Args:
-      lhs: An ndarray.
-      rhs: An ndarray.
-      indices: BCOO indices.
-      dimension_numbers: a tuple of tuples of the form
-        `((lhs_contracting_dims, rhs_contracting_dims),
-        (lhs_batch_dims, rhs_batch_dims))`.
+      A: dense left operand.
+      B: dense right operand.
+      indices: BCOO index array naming the output positions to compute.
+      dimension_numbers: ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``,
+        as in :func:`jax.lax.dot_general`.
 
     Returns:
-      BCOO data, an ndarray containing the result.
+      The BCOO data array holding the product at ``indices``.
     """
     return bcoo_dot_general_sampled_p.bind(jnp.asarray(A), jnp.asarray(B), jnp.asarray(indices),
                                            dimension_numbers=_canonical_dn(dimension_numbers))
@@ -320,27 +319,25 @@ bcoo_spdot_general_p.def_jvp(_spdot_jvp)
 
 def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None, preferred_element_type=None,
                      out_sharding=None):
-    """A general contraction operation.
+    """Sparse-aware counterpart of :func:`jax.lax.dot_general`.
 
     Args:
-      lhs: An ndarray or BCOO-format sparse array.
-      rhs: An ndarray or BCOO-format sparse array..
-      dimension_numbers: a tuple of tuples of the form
-        `((lhs_contracting_dims, rhs_contracting_dims),
-        (lhs_batch_dims, rhs_batch_dims))`.
-      precision: unused
-      preferred_element_type: unused
+      lhs: dense array or BCOO array.
+      rhs: dense array or BCOO array.
+      dimension_numbers: ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
+      precision: ignored.
+      preferred_element_type: optional accumulation/result dtype.
+      out_sharding: ignored.
 
     Returns:
-      An ndarray or BCOO-format sparse array containing the result. If both inputs
-      are sparse, the result will be sparse, of type BCOO. If either input is dense,
-      the result will be dense, of type ndarray.
+      A BCOO array when both operands are BCOO; otherwise a dense array.
     """
     from pyjax._src.sparse.bcoo import BCOO
 
     del precision, out_sharding  # unused
     dn = _canonical_dn(dimension_numbers)
-    if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
+    lhs_is_sparse, rhs_is_sparse = isinstance(lhs, BCOO), isinstance(rhs, BCOO)
+    if lhs_is_sparse and rhs_is_sparse:
         shape = _out_shape(lhs.shape, rhs.shape, dn)
         data, indices = bcoo_spdot_general_p.bind(lhs.data, lhs.indices, rhs.data, rhs.indices,
                                                   lhs_spinfo=lhs._info, rhs_spinfo=rhs._info,

@@ -43,16 +43,14 @@ def _valid(indices, sparse_shape):
 
 
 def bcoo_reduce_sum(mat, *, axes: Sequence[int]):
-    """Sum array element over given axes.
+    """Add up the elements of a BCOO array along the given axes.
 
     Args:
-      mat: A BCOO-format array.
-      shape: The shape of the target array.
-      axes:  A tuple or list or ndarray which contains axes of ``mat`` over which
-        sum is performed.
+      mat: the BCOO array.
+      axes: the axes of ``mat`` to reduce over.
 
     Returns:
-      A BCOO-format array containing the result.
+      A BCOO array holding the sums.
     """
     axes = sorted({int(a) % mat.ndim for a in axes})
     n_batch, n_sparse = mat.n_batch, mat.n_sparse
@@ -100,14 +98,13 @@ def bcoo_reshape(mat, *, new_sizes: Sequence[int], dimensions: Sequence[int] | N
     """Sparse implementation of {func}`jax.lax.reshape`.
 
     Args:
-      operand: BCOO array to be reshaped.
-      new_sizes: sequence of integers specifying the resulting shape. The size
-        of the final array must match the size of the input. This must be specified
-        such that batch, sparse, and dense dimensions do not mix.
-      dimensions: optional sequence of integers specifying the permutation order of
-        the input shape. If specified, the length must match ``operand.shape``.
-        Additionally, dimensions must only permute among like dimensions of mat:
-        batch, sparse, and dense dimensions cannot be permuted.
+      mat: the BCOO array to reshape.
+      new_sizes: the target shape; it must hold the same number of elements, and
+        batch, sparse and dense dimensions may not be merged with one another.
+      dimensions: optional axis order to apply before reshaping, of length
+        ``mat.ndim``; it may only reorder axes within the batch, sparse or
+        dense group.
+      sharding: ignored.
 
     Returns:
       out: reshaped array.
@@ -150,18 +147,18 @@ def bcoo_reshape_method(mat, *args, order="C"):
 
 
 def bcoo_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
-    """Expand the size and rank of a BCOO array by duplicating the data.
+    """BCOO counterpart of :func:`jax.lax.broadcast_in_dim`.
 
-    A BCOO equivalence to jax.lax.broadcast_in_dim.
+    The result may have more and larger dimensions; data is repeated as needed.
 
     Args:
-      mat: A BCOO-format array.
-      shape: The shape of the target array.
-      broadcast_dimensions: The dimension in the shape of the target array which
-        each dimension of the operand (``mat``) shape corresponds to.
+      mat: the BCOO array.
+      shape: shape of the result.
+      broadcast_dimensions: for each axis of ``mat``, the result axis it maps to.
+      sharding: ignored.
 
     Returns:
-      A BCOO-format array containing the target array.
+      The broadcast BCOO array.
     """
     shape, bdims = tuple(shape), tuple(broadcast_dimensions)
     n_batch, n_sparse = mat.n_batch, mat.n_sparse
@@ -197,18 +194,16 @@ def bcoo_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
 
 
 def bcoo_concatenate(operands, *, dimension: int):
-    """Sparse implementation of :func:`jax.lax.concatenate`
+    """BCOO counterpart of :func:`jax.lax.concatenate`.
 
     Args:
-      operands : Sequence of BCOO arrays to concatenate. The arrays must have equal
-        shapes, except in the `dimension` axis. Additionally, the arrays must have
-        have equivalent batch, sparse, and dense dimensions.
-      dimension : Positive integer specifying the dimension along which to concatenate
-        the arrays. The dimension must be among batch or sparse dimensions of the input;
-        concatenation along dense dimensions is not supported.
+      operands: the BCOO arrays to join. Their shapes agree except along
+        ``dimension``, and they share the same batch/sparse/dense split.
+      dimension: non-negative axis to join along; it must be a batch or sparse
+        axis (joining along dense axes is unsupported).
 
     Returns:
-      A BCOO array containing the concatenation of the inputs.
+      A single BCOO array holding all the operands.
     """
     dimension = operator.index(dimension)
     ops = list(operands)
@@ -266,13 +261,10 @@ def bcoo_slice(mat, *, start_indices: Sequence[int], limit_indices: Sequence[int
     """Sparse implementation of {func}`jax.lax.slice`.
 
     Args:
-      mat: BCOO array to be reshaped.
-      start_indices: sequence of integers of length `mat.ndim` specifying the starting
-        indices of each slice.
-      limit_indices: sequence of integers of length `mat.ndim` specifying the ending
-        indices of each slice
-      strides: (not implemented) sequence of integers of length `mat.ndim` specifying
-        the stride for each slice
+      mat: the BCOO array to slice.
+      start_indices: first index to keep along each of the ``mat.ndim`` axes.
+      limit_indices: one past the last index to keep along each axis.
+      strides: optional per-axis step (only unit steps are supported).
 
     Returns:
       out: BCOO array containing the slice.
@@ -305,9 +297,8 @@ def bcoo_dynamic_slice(mat, start_indices: Sequence, slice_sizes: Sequence[int])
 
     Args:
       mat: BCOO array to slice.
-      start_indices: a list of scalar indices, one per dimension.
-      slice_sizes: the size of the slice. Must be a sequence of non-negative
-        integers with length equal to `ndim(operand)`.
+      start_indices: one scalar start index per axis (may be traced).
+      slice_sizes: static, non-negative extent of the slice along each axis.
 
     Returns:
       out: BCOO array containing the slice.
@@ -353,14 +344,14 @@ def bcoo_rev(operand, dimensions: Sequence[int]):
 def bcoo_squeeze(arr, *, dimensions: Sequence[int]):
     """Sparse implementation of {func}`jax.lax.squeeze`.
 
-    Squeeze any number of size 1 dimensions from an array.
+    Removes the listed length-1 axes.
 
     Args:
-      arr: BCOO array to be reshaped.
-      dimensions: sequence of integers specifying dimensions to squeeze.
+      arr: the BCOO array.
+      dimensions: the axes to drop; each must have size 1.
 
     Returns:
-      out: reshaped array.
+      out: the BCOO array without those axes.
     """
     dims = sorted({int(d) % arr.ndim for d in dimensions})
     if any(arr.shape[d] != 1 for d in dims):
@@ -379,14 +370,13 @@ def bcoo_squeeze(arr, *, dimensions: Sequence[int]):
 
 
 def bcoo_multiply_sparse(lhs, rhs):
-    """An element-wise multiplication of two sparse arrays.
+    """Multiply two BCOO arrays elementwise.
 
     Args:
-      lhs: A BCOO-format array.
-      rhs: A BCOO-format array.
+      lhs, rhs: BCOO arrays of identical shape.
 
     Returns:
-      An BCOO-format array containing the result.
+      Their elementwise product, as a BCOO array.
     """
     if lhs.shape != rhs.shape:
         raise ValueError(f"bcoo_multiply_sparse: shapes must match, got {lhs.shape} and {rhs.shape}")
@@ -413,14 +403,14 @@ def bcoo_multiply_sparse(lhs, rhs):
 
 
 def bcoo_multiply_dense(sp_mat, v):
-    """An element-wise multiplication between a sparse and a dense array.
+    """Multiply a BCOO array elementwise by a dense array.
 
     Args:
-      lhs: A BCOO-format array.
-      rhs: An ndarray.
+      sp_mat: the BCOO array.
+      v: dense array with the same shape as ``sp_mat``.
 
     Returns:
-      An ndarray containing the result.
+      The data array of the product, in ``sp_mat``'s sparsity pattern.
     """
     v = jnp.asarray(v)
     if v.ndim > sp_mat.ndim:
@@ -445,25 +435,22 @@ def bcoo_eliminate_zeros(mat, *, nse: int | None = None):
 
 def bcoo_update_layout(mat, *, n_batch: int | None = None, n_dense: int | None = None,
                        on_inefficient: str | None = "error"):
-    """Update the storage layout (i.e. n_batch & n_dense) of a BCOO matrix.
+    """Re-store a BCOO array with a different number of batch and dense dimensions.
 
     Args:
-      mat : BCOO array
-      n_batch : optional(int) the number of batch dimensions in the output matrix. If None,
-        then n_batch = mat.n_batch.
-      n_dense : optional(int) the number of dense dimensions in the output matrix. If None,
-        then n_dense = mat.n_dense.
-      on_inefficient : optional(string), one of ``['error', 'warn', None]``. Specify the
-        behavior in case of an inefficient reconfiguration.
+      mat: the BCOO array.
+      n_batch: batch dimension count of the result; ``None`` keeps ``mat.n_batch``.
+      n_dense: dense dimension count of the result; ``None`` keeps ``mat.n_dense``.
+      on_inefficient: what to do when the new layout may blow up storage:
+        ``'error'`` (raise), ``'warn'`` (warn) or ``None`` (say nothing).
 
     Returns:
-      mat_out : BCOO array
-        A BCOO array representing the same sparse array as the input, with the specified
-        layout. ``mat_out.todense()`` will match ``mat.todense()`` up to appropriate precision.
+      A BCOO array with the requested layout whose dense form equals
+      ``mat.todense()`` (up to floating-point rounding).
     """
-    n_batch = mat.n_batch if n_batch is None else operator.index(n_batch)
-    n_dense = mat.n_dense if n_dense is None else operator.index(n_dense)
-    if (n_batch, n_dense) == (mat.n_batch, mat.n_dense):
+    n_batch = operator.index(mat.n_batch if n_batch is None else n_batch)
+    n_dense = operator.index(mat.n_dense if n_dense is None else n_dense)
+    if n_batch == mat.n_batch and n_dense == mat.n_dense:
         return mat
     for what, new, old in (("n_batch", n_batch, mat.n_batch), ("n_dense", n_dense, mat.n_dense)):
         if new > old and on_inefficient is not None:

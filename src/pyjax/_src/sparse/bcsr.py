@@ -46,39 +46,39 @@ bcsr_todense_p = core.Primitive("bcsr_todense")
 bcsr_extract_p = core.Primitive("bcsr_extract")
 
 
-def _bcsr_todense_impl(data, indices, indptr, *, spinfo):
-    return bcoo_core._bcoo_todense_impl(data, _bcoo_indices(indices, indptr), spinfo=spinfo)
+def _bcsr_todense_eager(data, indices, indptr, *, spinfo):
+    return bcoo_core._bcoo_todense_eager(data, _bcoo_indices(indices, indptr), spinfo=spinfo)
 
 
-def _bcsr_extract_impl(indices, indptr, mat):
+def _bcsr_extract_eager(indices, indptr, mat):
     return bcoo_core._bcoo_extract_impl(_bcoo_indices(indices, indptr), mat, assume_unique=True)
 
 
-def _bcsr_extract_abstract_eval(indices, indptr, mat):
+def _bcsr_extract_shape_rule(indices, indptr, mat):
     n_batch, nse = indices.ndim - 1, indices.shape[-1]
     return ShapedArray((*mat.shape[:n_batch], nse, *mat.shape[n_batch + 2:]), mat.dtype)
 
 
-bcsr_todense_p.def_impl(_bcsr_todense_impl)
+bcsr_todense_p.def_impl(_bcsr_todense_eager)
 bcsr_todense_p.def_abstract_eval(lambda data, indices, indptr, *, spinfo: ShapedArray(tuple(spinfo.shape), data.dtype))
 defjvp(bcsr_todense_p, lambda g, d, i, p, *, spinfo: bcsr_todense_p.bind(g, i, p, spinfo=spinfo), None, None)
 bcsr_todense_p.def_transpose(lambda ct, d, i, p, *, spinfo: (
     Zero(d.aval) if type(ct) is Zero else bcsr_extract_p.bind(i, p, ct), None, None))
-primitive_batchers[bcsr_todense_p] = _vmap_batch(_bcsr_todense_impl)
+primitive_batchers[bcsr_todense_p] = _vmap_batch(_bcsr_todense_eager)
 
-bcsr_extract_p.def_impl(_bcsr_extract_impl)
-bcsr_extract_p.def_abstract_eval(_bcsr_extract_abstract_eval)
+bcsr_extract_p.def_impl(_bcsr_extract_eager)
+bcsr_extract_p.def_abstract_eval(_bcsr_extract_shape_rule)
 defjvp(bcsr_extract_p, None, None, lambda g, i, p, m: bcsr_extract_p.bind(i, p, g))
 bcsr_extract_p.def_transpose(lambda ct, i, p, m: (
     None, None, Zero(m.aval) if type(ct) is Zero else bcsr_todense_p.bind(ct, i, p, spinfo=SparseInfo(m.aval.shape))))
-primitive_batchers[bcsr_extract_p] = _vmap_batch(_bcsr_extract_impl)
+primitive_batchers[bcsr_extract_p] = _vmap_batch(_bcsr_extract_eager)
 
 
 def bcsr_todense(mat):
-    """Convert batched sparse matrix to a dense matrix.
+    """Materialize a BCSR array as a dense array.
 
     Args:
-      mat: BCSR matrix.
+      mat: the BCSR array.
 
     Returns:
       The dense version of ``mat``.
@@ -87,15 +87,15 @@ def bcsr_todense(mat):
 
 
 def bcsr_extract(indices, indptr, mat):
-    """Extract values from a dense matrix at given BCSR (indices, indptr).
+    """Gather the entries of dense ``mat`` at the positions a BCSR layout names.
 
     Args:
-      indices: An ndarray; see BCSR indices.
-      indptr: An ndarray; see BCSR indptr.
-      mat: A dense matrix.
+      indices: BCSR column-index array.
+      indptr: BCSR row-pointer array.
+      mat: the dense array to read from.
 
     Returns:
-      An ndarray; see BCSR data.
+      The matching BCSR data array.
     """
     return bcsr_extract_p.bind(jnp.asarray(indices), jnp.asarray(indptr), jnp.asarray(mat))
 
@@ -106,8 +106,8 @@ def bcsr_extract(indices, indptr, mat):
 bcsr_fromdense_p = core.Primitive("bcsr_fromdense", multiple_results=True)
 
 
-def _bcsr_fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
-    data, idx = bcoo_core._bcoo_fromdense_impl(mat, nse=nse, n_batch=n_batch, n_dense=n_dense,
+def _bcsr_fromdense_eager(mat, *, nse, n_batch, n_dense, index_dtype):
+    data, idx = bcoo_core._bcoo_fromdense_eager(mat, nse=nse, n_batch=n_batch, n_dense=n_dense,
                                                 index_dtype=index_dtype)
     n_rows = mat.shape[n_batch]
 
@@ -118,7 +118,7 @@ def _bcsr_fromdense_impl(mat, *, nse, n_batch, n_dense, index_dtype):
     return [data, idx[..., 1], nfold_vmap(indptr, n_batch)(idx[..., 0])]
 
 
-def _bcsr_fromdense_abstract_eval(mat, *, nse, n_batch, n_dense, index_dtype):
+def _bcsr_fromdense_shape_rule(mat, *, nse, n_batch, n_dense, index_dtype):
     if mat.ndim - n_batch - n_dense != 2:
         raise ValueError("bcsr_fromdense: must have 2 sparse dimensions.")
     batch = mat.shape[:n_batch]
@@ -135,25 +135,25 @@ def _bcsr_fromdense_jvp(primals, tangents, **params):
     return [data, indices, indptr], [t_data, zero(indices), zero(indptr)]
 
 
-bcsr_fromdense_p.def_impl(_bcsr_fromdense_impl)
-bcsr_fromdense_p.def_abstract_eval(_bcsr_fromdense_abstract_eval)
+bcsr_fromdense_p.def_impl(_bcsr_fromdense_eager)
+bcsr_fromdense_p.def_abstract_eval(_bcsr_fromdense_shape_rule)
 bcsr_fromdense_p.def_jvp(_bcsr_fromdense_jvp)
 primitive_batchers[bcsr_fromdense_p] = lambda args, dims, **kw: (
     bcsr_fromdense_p.bind(jnp.moveaxis(args[0], dims[0], 0), **{**kw, "n_batch": kw["n_batch"] + 1}), [0, 0, 0])
 
 
 def bcsr_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0, index_dtype=jnp.int32):
-    """Create BCSR-format sparse matrix from a dense matrix.
+    """Build a BCSR array holding the nonzeros of a dense array.
 
     Args:
-      mat : array to be converted to BCOO.
-      nse : number of stored elements in each batch
-      n_batch : number of batch dimensions (default: 0)
-      n_dense : number of dense dimensions (default: 0)
-      index_dtype : dtype of sparse indices (default: int32)
+      mat: the dense array.
+      nse: stored elements per batch entry; computed from ``mat`` when omitted.
+      n_batch: count of leading batch dimensions (default 0).
+      n_dense: count of trailing dense dimensions (default 0).
+      index_dtype: dtype of the index arrays (default int32).
 
     Returns:
-      mat_bcsr: BCSR representation of the matrix.
+      The BCSR form of ``mat``.
     """
     mat = jnp.asarray(mat)
     if nse is None:
@@ -179,8 +179,7 @@ def _bcsr_dot_impl(data, indices, indptr, rhs, **params):
 def _bcsr_dot_abstract_eval(data, indices, indptr, rhs, *, dimension_numbers, preferred_element_type, lhs_spinfo):
     idx = ShapedArray((*indices.shape, 2), indices.dtype)
     return bcoo_dot._bcoo_dot_general_abstract_eval(data, idx, rhs, dimension_numbers=dimension_numbers,
-                                                    preferred_element_type=preferred_element_type,
-                                                    lhs_spinfo=lhs_spinfo)
+                                                    lhs_spinfo=lhs_spinfo, preferred_element_type=preferred_element_type)
 
 
 def _bcsr_dot_transpose(ct, data, indices, indptr, rhs, **params):
@@ -199,30 +198,27 @@ primitive_batchers[bcsr_dot_general_p] = _vmap_batch(_bcsr_dot_impl)
 
 def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None, preferred_element_type=None,
                      out_sharding=None):
-    """A general contraction operation.
+    """Sparse-aware counterpart of :func:`jax.lax.dot_general` for BCSR operands.
 
     Args:
-      lhs: An ndarray or BCSR-format sparse array.
-      rhs: An ndarray or BCSR-format sparse array..
-      dimension_numbers: a tuple of tuples of the form
-        `((lhs_contracting_dims, rhs_contracting_dims),
-        (lhs_batch_dims, rhs_batch_dims))`.
-      precision: unused
-      preferred_element_type: unused
+      lhs: dense array or BCSR array.
+      rhs: dense array or BCSR array.
+      dimension_numbers: ``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``.
+      precision: ignored.
+      preferred_element_type: optional accumulation/result dtype.
+      out_sharding: ignored.
 
     Returns:
-      An ndarray or BCSR-format sparse array containing the result. If both inputs
-      are sparse, the result will be sparse, of type BCSR. If either input is dense,
-      the result will be dense, of type ndarray.
+      A sparse array when both operands are sparse; otherwise a dense array.
     """
     del precision, out_sharding
     dn = bcoo_dot._canonical_dn(dimension_numbers)
     if isinstance(lhs, BCSR) and not isinstance(rhs, JAXSparse):
-        return bcsr_dot_general_p.bind(lhs.data, lhs.indices, lhs.indptr, jnp.asarray(rhs), dimension_numbers=dn,
-                                       preferred_element_type=preferred_element_type, lhs_spinfo=lhs._info)
+        return bcsr_dot_general_p.bind(*lhs._bufs, jnp.asarray(rhs), dimension_numbers=dn,
+                                       lhs_spinfo=lhs._info, preferred_element_type=preferred_element_type)
     to_bcoo = lambda x: x.to_bcoo() if isinstance(x, BCSR) else x
-    return bcoo_dot.bcoo_dot_general(to_bcoo(lhs), to_bcoo(rhs), dimension_numbers=dn,
-                                     preferred_element_type=preferred_element_type)
+    return bcoo_dot.bcoo_dot_general(to_bcoo(lhs), to_bcoo(rhs), preferred_element_type=preferred_element_type,
+                                     dimension_numbers=dn)
 
 
 # ---------------------------------------------------------------------------
@@ -230,7 +226,7 @@ def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None, preferred_e
 
 
 class BCSR(JAXSparse):
-    """Experimental batched CSR matrix implemented in JAX."""
+    """Sparse array in batched compressed-sparse-row (BCSR) format; experimental."""
     n_batch = property(lambda self: self.indices.ndim - 1)
     n_sparse = property(lambda self: 2)
     n_dense = property(lambda self: self.data.ndim - 1 - self.n_batch)
@@ -239,18 +235,19 @@ class BCSR(JAXSparse):
     _bufs = property(lambda self: (self.data, self.indices, self.indptr))
 
     def __init__(self, args, *, shape: Sequence[int], indices_sorted: bool = False, unique_indices: bool = False):
-        self.data, self.indices, self.indptr = map(jnp.asarray, args)
+        data, indices, indptr = args
+        self.data, self.indices, self.indptr = jnp.asarray(data), jnp.asarray(indices), jnp.asarray(indptr)
         self.indices_sorted, self.unique_indices = indices_sorted, unique_indices
         super().__init__(args, shape=tuple(shape))
 
     @classmethod
     def fromdense(cls, mat, *, nse=None, index_dtype=np.int32, n_dense=0, n_batch=0):
-        """Create a BCSR array from a (dense) :class:`Array`."""
+        """Build a BCSR array holding the nonzeros of the dense array ``mat``."""
         return bcsr_fromdense(mat, nse=nse, index_dtype=index_dtype, n_dense=n_dense, n_batch=n_batch)
 
     @classmethod
     def from_bcoo(cls, arr: BCOO) -> BCSR:
-        """Create a BCSR array from a BCOO array."""
+        """Convert a BCOO array with two sparse dimensions to BCSR."""
         if arr.n_sparse != 2:
             raise NotImplementedError(f"BSCR must have 2 sparse dimensions; got n_sparse={arr.n_sparse}")
         arr = bcoo_core.bcoo_sort_indices(arr)
@@ -266,7 +263,7 @@ class BCSR(JAXSparse):
 
     @classmethod
     def from_scipy_sparse(cls, mat, *, index_dtype=None, n_dense=0, n_batch=0):
-        """Create a BCSR array from a :mod:`scipy.sparse` array."""
+        """Build a BCSR array from a :mod:`scipy.sparse` matrix or array."""
         if n_dense != 0 or n_batch != 0:
             raise NotImplementedError("BCSR from_scipy_sparse with nonzero n_dense/n_batch.")
         mat = mat.tocsr()
@@ -319,25 +316,23 @@ tree_util.register_pytree_node(BCSR, BCSR.tree_flatten, _bcsr_unflatten)
 
 
 def bcsr_sum_duplicates(mat, nse=None):
-    """Sums duplicate indices within a BCSR array, returning an array with sorted indices.
+    """Merge repeated indices of a BCSR array by adding their values.
 
     Args:
-      mat : BCSR array
-      nse : integer (optional). The number of specified elements in the output matrix. This must
-        be specified for bcoo_sum_duplicates to be compatible with JIT and other JAX transformations.
-        If not specified, the optimal nse will be computed based on the contents of the data and
-        index arrays. If specified nse is larger than necessary, data and index arrays will be padded
-        with standard fill values. If smaller than necessary, data elements will be dropped from the
-        output matrix.
+      mat: the BCSR array.
+      nse: optional number of stored elements in the result. Pass it when
+        calling under ``jit`` or other transformations; when omitted it is
+        computed from the concrete indices. A larger value pads the result
+        with fill entries, a smaller one drops the surplus elements.
 
     Returns:
-      mat_out : BCSR array with sorted indices and no duplicate indices.
+      A BCSR array with sorted, duplicate-free indices.
     """
     return BCSR.from_bcoo(bcoo_core.bcoo_sum_duplicates(mat.to_bcoo(), nse=nse))
 
 
 def bcsr_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
-    """Expand the size and rank of a BCSR array by duplicating the data."""
+    """BCSR counterpart of :func:`jax.lax.broadcast_in_dim`."""
     return BCSR.from_bcoo(bcoo_ops.bcoo_broadcast_in_dim(mat.to_bcoo(), shape=shape,
                                                          broadcast_dimensions=broadcast_dimensions))
 

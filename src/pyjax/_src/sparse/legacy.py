@@ -59,7 +59,7 @@ coo_matvec_p = core.Primitive("coo_matvec")
 coo_matmat_p = core.Primitive("coo_matmat")
 
 
-def _coo_todense_impl(data, row, col, *, spinfo):
+def _coo_todense_eager(data, row, col, *, spinfo):
     return jnp.zeros(spinfo.shape, data.dtype).at[row, col].add(data, mode="drop")
 
 
@@ -67,20 +67,20 @@ def _coo_extract(row, col, mat):
     return mat.at[row, col].get(mode="fill", fill_value=0)
 
 
-coo_todense_p.def_impl(_coo_todense_impl)
+coo_todense_p.def_impl(_coo_todense_eager)
 coo_todense_p.def_abstract_eval(lambda data, row, col, *, spinfo: ShapedArray(tuple(spinfo.shape), data.dtype))
 defjvp(coo_todense_p, lambda g, d, r, c, *, spinfo: coo_todense_p.bind(g, r, c, spinfo=spinfo), None, None)
 coo_todense_p.def_transpose(lambda ct, d, r, c, *, spinfo: (
     Zero(d.aval) if type(ct) is Zero else _coo_extract(r, c, ct), None, None))
-primitive_batchers[coo_todense_p] = _vmap_batch(_coo_todense_impl)
+primitive_batchers[coo_todense_p] = _vmap_batch(_coo_todense_eager)
 
 
-def _coo_fromdense_impl(mat, *, nse, index_dtype):
+def _coo_fromdense_eager(mat, *, nse, index_dtype):
     row, col = jnp.nonzero(mat, size=nse, fill_value=mat.shape)
     return [mat.at[row, col].get(mode="fill", fill_value=0), row.astype(index_dtype), col.astype(index_dtype)]
 
 
-def _coo_fromdense_jvp(primals, tangents, *, nse, index_dtype):
+def _coo_fromdense_jvp_rule(primals, tangents, *, nse, index_dtype):
     (mat,), (t,) = primals, tangents
     data, row, col = coo_fromdense_p.bind(mat, nse=nse, index_dtype=index_dtype)
     t_data = Zero(ShapedArray(data.shape, data.dtype)) if type(t) is Zero else _coo_extract(row, col, t)
@@ -88,12 +88,12 @@ def _coo_fromdense_jvp(primals, tangents, *, nse, index_dtype):
     return [data, row, col], [t_data, f0, f0]
 
 
-coo_fromdense_p.def_impl(_coo_fromdense_impl)
+coo_fromdense_p.def_impl(_coo_fromdense_eager)
 coo_fromdense_p.def_abstract_eval(lambda mat, *, nse, index_dtype: [
     ShapedArray((nse,), mat.dtype), ShapedArray((nse,), np.dtype(index_dtype)), ShapedArray((nse,), np.dtype(index_dtype))])
-coo_fromdense_p.def_jvp(_coo_fromdense_jvp)
+coo_fromdense_p.def_jvp(_coo_fromdense_jvp_rule)
 primitive_batchers[coo_fromdense_p] = lambda args, dims, **kw: (
-    api.vmap(lambda m: _coo_fromdense_impl(m, **kw), in_axes=dims[0])(args[0]), [0, 0, 0])
+    api.vmap(lambda m: _coo_fromdense_eager(m, **kw), in_axes=dims[0])(args[0]), [0, 0, 0])
 
 
 def _coo_product(data, row, col, B, *, spinfo, transpose):
@@ -165,25 +165,25 @@ def csr_rows(indptr, nse: int):
     return jnp.searchsorted(indptr[1:], jnp.arange(nse, dtype=indptr.dtype), side="right").astype(indptr.dtype)
 
 
-def _csr_todense_impl(data, indices, indptr, *, shape):
-    return _coo_todense_impl(data, csr_rows(indptr, data.shape[0]), indices, spinfo=COOInfo(shape))
+def _csr_todense_eager(data, indices, indptr, *, shape):
+    return _coo_todense_eager(data, csr_rows(indptr, data.shape[0]), indices, spinfo=COOInfo(shape))
 
 
-csr_todense_p.def_impl(_csr_todense_impl)
+csr_todense_p.def_impl(_csr_todense_eager)
 csr_todense_p.def_abstract_eval(lambda data, indices, indptr, *, shape: ShapedArray(tuple(shape), data.dtype))
 defjvp(csr_todense_p, lambda g, d, i, p, *, shape: csr_todense_p.bind(g, i, p, shape=shape), None, None)
 csr_todense_p.def_transpose(lambda ct, d, i, p, *, shape: (
     Zero(d.aval) if type(ct) is Zero else _coo_extract(csr_rows(p, d.aval.shape[0]), i, ct), None, None))
-primitive_batchers[csr_todense_p] = _vmap_batch(_csr_todense_impl)
+primitive_batchers[csr_todense_p] = _vmap_batch(_csr_todense_eager)
 
 
-def _csr_fromdense_impl(mat, *, nse, index_dtype):
-    data, row, col = _coo_fromdense_impl(mat, nse=nse, index_dtype=index_dtype)
+def _csr_fromdense_eager(mat, *, nse, index_dtype):
+    data, row, col = _coo_fromdense_eager(mat, nse=nse, index_dtype=index_dtype)
     counts = jnp.zeros(mat.shape[0] + 1, index_dtype).at[row + 1].add(1, mode="drop")
     return [data, col, jnp.cumsum(counts).astype(index_dtype)]
 
 
-def _csr_fromdense_jvp(primals, tangents, *, nse, index_dtype):
+def _csr_fromdense_jvp_rule(primals, tangents, *, nse, index_dtype):
     (mat,), (t,) = primals, tangents
     data, indices, indptr = csr_fromdense_p.bind(mat, nse=nse, index_dtype=index_dtype)
     t_data = Zero(ShapedArray(data.shape, data.dtype)) if type(t) is Zero else \
@@ -192,13 +192,13 @@ def _csr_fromdense_jvp(primals, tangents, *, nse, index_dtype):
                                      Zero(ShapedArray(indptr.shape, dtypes.float0))]
 
 
-csr_fromdense_p.def_impl(_csr_fromdense_impl)
+csr_fromdense_p.def_impl(_csr_fromdense_eager)
 csr_fromdense_p.def_abstract_eval(lambda mat, *, nse, index_dtype: [
     ShapedArray((nse,), mat.dtype), ShapedArray((nse,), np.dtype(index_dtype)),
     ShapedArray((mat.shape[0] + 1,), np.dtype(index_dtype))])
-csr_fromdense_p.def_jvp(_csr_fromdense_jvp)
+csr_fromdense_p.def_jvp(_csr_fromdense_jvp_rule)
 primitive_batchers[csr_fromdense_p] = lambda args, dims, **kw: (
-    api.vmap(lambda m: _csr_fromdense_impl(m, **kw), in_axes=dims[0])(args[0]), [0, 0, 0])
+    api.vmap(lambda m: _csr_fromdense_eager(m, **kw), in_axes=dims[0])(args[0]), [0, 0, 0])
 
 
 def _csr_product(data, indices, indptr, B, *, shape, transpose):
@@ -256,24 +256,25 @@ def csr_matmat(mat, B, *, transpose=False):
 
 
 class COO(JAXSparse):
-    """Experimental COO matrix implemented in JAX.
+    """Two-dimensional sparse matrix in coordinate (COO) format; experimental.
 
-    Note: this class has minimal compatibility with JAX transforms such as
-    grad and autodiff, and offers very little functionality. In general you
-    should prefer :class:`jax.experimental.sparse.BCOO`.
+    Only a few operations are provided and support for transformations such
+    as ``grad`` is limited; :class:`jax.experimental.sparse.BCOO` is usually
+    the better choice.
     """
     nse = property(lambda self: self.data.size)
     _info = property(lambda self: COOInfo(self.shape, self._rows_sorted, self._cols_sorted))
     _bufs = property(lambda self: (self.data, self.row, self.col))
 
     def __init__(self, args, *, shape, rows_sorted=False, cols_sorted=False):
-        self.data, self.row, self.col = map(jnp.asarray, args)
+        data, row, col = args
+        self.data, self.row, self.col = jnp.asarray(data), jnp.asarray(row), jnp.asarray(col)
         self._rows_sorted, self._cols_sorted = rows_sorted, cols_sorted
         super().__init__(args, shape=shape)
 
     @classmethod
     def fromdense(cls, mat, *, nse=None, index_dtype=np.int32):
-        return coo_fromdense(mat, nse=nse, index_dtype=index_dtype)
+        return coo_fromdense(mat, index_dtype=index_dtype, nse=nse)
 
     @classmethod
     def _empty(cls, shape, *, dtype=None, index_dtype="int32"):
@@ -314,22 +315,23 @@ class COO(JAXSparse):
 
 
 class CSR(JAXSparse):
-    """Experimental CSR matrix implemented in JAX.
+    """Two-dimensional sparse matrix in compressed-sparse-row (CSR) format; experimental.
 
-    Note: this class has minimal compatibility with JAX transforms such as
-    grad and autodiff, and offers very little functionality. In general you
-    should prefer :class:`jax.experimental.sparse.BCOO`.
+    Only a few operations are provided and support for transformations such
+    as ``grad`` is limited; :class:`jax.experimental.sparse.BCOO` is usually
+    the better choice.
     """
     nse = property(lambda self: self.data.size)
     _bufs = property(lambda self: (self.data, self.indices, self.indptr))
 
     def __init__(self, args, *, shape):
-        self.data, self.indices, self.indptr = map(jnp.asarray, args)
+        data, indices, indptr = args
+        self.data, self.indices, self.indptr = jnp.asarray(data), jnp.asarray(indices), jnp.asarray(indptr)
         super().__init__(args, shape=shape)
 
     @classmethod
     def fromdense(cls, mat, *, nse=None, index_dtype=np.int32):
-        return csr_fromdense(mat, nse=nse, index_dtype=index_dtype)
+        return csr_fromdense(mat, index_dtype=index_dtype, nse=nse)
 
     @classmethod
     def _empty(cls, shape, *, dtype=None, index_dtype="int32"):
@@ -348,7 +350,7 @@ class CSR(JAXSparse):
     def transpose(self, axes=None):
         if axes is not None:
             raise NotImplementedError("axes argument to transpose()")
-        return CSC((self.data, self.indices, self.indptr), shape=self.shape[::-1])
+        return CSC(self._bufs, shape=self.shape[::-1])
 
     def __matmul__(self, other):
         if isinstance(other, JAXSparse):
@@ -363,12 +365,13 @@ class CSR(JAXSparse):
 
 
 class CSC(JAXSparse):
-    """Experimental CSC matrix implemented in JAX; API subject to change."""
+    """Two-dimensional sparse matrix in compressed-sparse-column (CSC) format; experimental."""
     nse = property(lambda self: self.data.size)
     _bufs = property(lambda self: (self.data, self.indices, self.indptr))
 
     def __init__(self, args, *, shape):
-        self.data, self.indices, self.indptr = map(jnp.asarray, args)
+        data, indices, indptr = args
+        self.data, self.indices, self.indptr = jnp.asarray(data), jnp.asarray(indices), jnp.asarray(indptr)
         super().__init__(args, shape=shape)
 
     @classmethod
@@ -381,7 +384,7 @@ class CSC(JAXSparse):
 
     @classmethod
     def _eye(cls, N, M, k, *, dtype=None, index_dtype="int32"):
-        return CSR._eye(M, N, -k, dtype=dtype, index_dtype=index_dtype).T
+        return CSR._eye(N=M, M=N, k=-k, dtype=dtype, index_dtype=index_dtype).T
 
     def todense(self):
         return csr_todense(self.T).T
@@ -389,7 +392,7 @@ class CSC(JAXSparse):
     def transpose(self, axes=None):
         if axes is not None:
             raise NotImplementedError("axes argument to transpose()")
-        return CSR((self.data, self.indices, self.indptr), shape=self.shape[::-1])
+        return CSR(self._bufs, shape=self.shape[::-1])
 
     def __matmul__(self, other):
         if isinstance(other, JAXSparse):

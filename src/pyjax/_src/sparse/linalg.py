@@ -22,12 +22,13 @@ def _spsolve_impl(data, indices, indptr, b, *, tol, reorder):
 
     del tol, reorder  # SuperLU's own ordering; the direct solve has no tolerance
     data, indices, indptr, b = map(np.asarray, (data, indices, indptr, b))
-    A = scipy.sparse.csr_matrix((data, indices, indptr), shape=(b.size, b.size))
+    n = b.size
+    A = scipy.sparse.csr_matrix((data, indices, indptr), shape=(n, n))
     x = scipy.sparse.linalg.spsolve(A, b)
     return jnp.asarray(np.asarray(x, dtype=b.dtype))
 
 
-def _spsolve_abstract_eval(data, indices, indptr, b, *, tol, reorder):
+def _spsolve_shape_rule(data, indices, indptr, b, *, tol, reorder):
     if data.dtype != b.dtype:
         raise ValueError(f"data types do not match: data.dtype={data.dtype} b.dtype={b.dtype}")
     if not (indices.ndim == indptr.ndim == b.ndim == data.ndim == 1):
@@ -61,33 +62,31 @@ def _spsolve_transpose(ct, data, indices, indptr, b, **params):
 
 
 spsolve_p.def_impl(_spsolve_impl)
-spsolve_p.def_abstract_eval(_spsolve_abstract_eval)
+spsolve_p.def_abstract_eval(_spsolve_shape_rule)
 defjvp(spsolve_p, _spsolve_jvp_data, None, None,
        lambda g, data, indices, indptr, b, **params: spsolve_p.bind(data, indices, indptr, g, **params))
 spsolve_p.def_transpose(_spsolve_transpose)
 
 
 def spsolve(data, indices, indptr, b, tol=1e-6, reorder=1):
-    """A sparse direct solver using QR factorization.
+    """Solve ``A x = b`` for a square sparse ``A`` given in CSR form.
 
-    Accepts a sparse matrix in CSR format `data, indices, indptr` arrays.
-    Currently only the CUDA GPU backend is implemented, the CPU backend will fall
-    back to `scipy.sparse.linalg.spsolve`. Neither the CPU nor the GPU
-    implementation support batching with `vmap`.
+    ``A`` is described by the CSR buffers ``data``, ``indices`` and ``indptr``.
+    A dedicated QR-based solver exists only for CUDA GPUs; on other backends
+    the solve is delegated to :func:`scipy.sparse.linalg.spsolve`. ``vmap`` is
+    not supported.
 
     Args:
-      data : An array containing the non-zero entries of the CSR matrix.
-      indices : The column indices of the CSR matrix.
-      indptr : The row pointer array of the CSR matrix.
-      b : The right hand side of the linear system.
-      tol : Tolerance to decide if singular or not. Defaults to 1e-6.
-      reorder : The reordering scheme to use to reduce fill-in. No reordering if
-        ``reorder=0``. Otherwise, symrcm, symamd, or csrmetisnd (``reorder=1,2,3``),
-        respectively. Defaults to symrcm.
+      data: stored (nonzero) values of ``A``.
+      indices: column index of each stored value.
+      indptr: row pointers of ``A``.
+      b: right-hand side vector.
+      tol: singularity threshold (default 1e-6).
+      reorder: fill-reducing ordering; ``0`` means none, and ``1``, ``2``,
+        ``3`` select symrcm (the default), symamd and csrmetisnd.
 
     Returns:
-      An array with the same dtype and size as b representing the solution to
-      the sparse linear system.
+      The solution ``x``, with the dtype and size of ``b``.
     """
     return spsolve_p.bind(jnp.asarray(data), jnp.asarray(indices), jnp.asarray(indptr), jnp.asarray(b), tol=tol,
                           reorder=reorder)
@@ -121,33 +120,31 @@ def _orthonormalize(S):
 
 
 def lobpcg_standard(A, X, m: int = 100, tol=None):
-    """Compute the top-k standard eigenvalues using the LOBPCG routine.
+    """Find the ``k`` largest eigenpairs of a Hermitian operator with LOBPCG.
 
-    LOBPCG [1] stands for Locally Optimal Block Preconditioned Conjugate Gradient.
-    The method enables finding top-k eigenvectors in an accelerator-friendly
-    manner.
+    LOBPCG (Locally Optimal Block Preconditioned Conjugate Gradient) [1] is an
+    iterative block eigensolver that maps well onto accelerators.
 
     Args:
-      A : An `(n, n)` array representing a square Hermitian matrix or a
-          callable with its action.
-      X : An `(n, k)` array representing the initial search directions for the `k`
-          desired top eigenvectors. This need not be orthogonal, but must be
-          numerically linearly independent (`X` will be orthonormalized).
-          Note that we must have `0 < k * 5 < n`.
-      m : Maximum integer iteration count; LOBPCG will only ever explore (a
-          subspace of) the Krylov basis `{X, A X, A^2 X, ..., A^m X}`.
-      tol : A float convergence tolerance; an eigenpair `(lambda, v)` is converged
-            when its residual L2 norm `r = |A v - lambda v|` is below
-            `tol * 10 * n * (lambda + |A v|)`, which
-            roughly estimates the worst-case floating point error for an ideal
-            eigenvector. If all `k` eigenvectors satisfy the tolerance
-            comparison, then LOBPCG exits early. If left as None, then this is set
-            to the float epsilon of `A.dtype`.
+      A: a Hermitian ``(n, n)`` matrix, or a callable applying it to an
+        ``(n, j)`` block.
+      X: ``(n, k)`` starting block for the ``k`` wanted eigenvectors. It is
+        orthonormalized internally, so it only needs linearly independent
+        columns. Requires ``0 < 5 * k < n``.
+      m: iteration cap; the search never leaves the Krylov space spanned by
+        ``X, A X, ..., A^m X``.
+      tol: convergence threshold. A pair ``(lambda, v)`` counts as converged
+        once ``|A v - lambda v|`` drops below
+        ``tol * 10 * n * (lambda + |A v|)``, a rough bound on the rounding
+        error of an exact eigenvector; iteration stops early when all ``k``
+        pairs converge. Defaults to the machine epsilon of ``X``'s dtype.
 
     Returns:
-      `theta, U, i`, where `theta` is a `(k,)` array
-      of eigenvalues, `U` is a `(n, k)` array of eigenvectors, `i` is the number of
-      iterations performed.
+      ``(theta, U, i)``: the ``(k,)`` eigenvalues, the ``(n, k)``
+      eigenvectors, and the number of iterations run.
+
+    [1] Knyazev, A. V. (2001). Toward the optimal preconditioned eigensolver:
+        locally optimal block preconditioned conjugate gradient method.
     """
     from pyjax import lax
 

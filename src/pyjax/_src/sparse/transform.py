@@ -138,24 +138,19 @@ def _sparsify_with_tracer(f, args, kwargs):
 
 
 def sparsify(f: Callable, use_tracer: bool = False) -> Callable:
-    """Experimental sparsification transform.
+    """Transform ``f`` so that it accepts sparse arrays (experimental).
+
+    Inside the returned function, operations on :class:`BCOO` inputs are
+    carried out with sparse-aware rules instead of densifying them.
 
     Examples:
 
-      Decorate JAX functions to make them compatible with :class:`jax.experimental.sparse.BCOO`
-      matrices:
-
       >>> from jax.experimental import sparse
-
       >>> @sparse.sparsify
-      ... def f(M, v):
+      ... def scaled_tmatvec(M, v):
       ...   return 2 * M.T @ v
-
-      >>> M = sparse.BCOO.fromdense(jnp.arange(12).reshape(3, 4))
-
-      >>> v = jnp.array([3, 4, 2])
-
-      >>> f(M, v)
+      >>> M = sparse.BCOO.fromdense(jnp.arange(12).reshape((3, 4)))
+      >>> scaled_tmatvec(M, jnp.array([3, 4, 2]))
       Array([ 64,  82, 100, 118], dtype=int32)
     """
     @functools.wraps(f)
@@ -280,8 +275,8 @@ def _standard(fun, adapt=None):
 
 
 def _dot_rule(lhs, rhs, *, dimension_numbers, precision=None, preferred_element_type=None, **_):
-    return bcoo_dot.bcoo_dot_general(lhs, rhs, dimension_numbers=dimension_numbers,
-                                     preferred_element_type=preferred_element_type)
+    return bcoo_dot.bcoo_dot_general(lhs, rhs, preferred_element_type=preferred_element_type,
+                                     dimension_numbers=dimension_numbers)
 
 
 def _register_standard():

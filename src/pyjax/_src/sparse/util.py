@@ -38,8 +38,14 @@ class JAXSparse:
     # Arrays' operators that can return NotImplemented do, so that ours run.
     _defer_binops_to_me = True
     dtype = property(lambda self: self.data.dtype)
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: math.prod(self.shape))
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
 
     def __init__(self, args, *, shape):
         self.shape = tuple(shape)
@@ -123,7 +129,10 @@ class JAXSparse:
 
     def sum(self, *args, **kwargs):
         from pyjax._src.sparse.transform import sparsify
-        return sparsify(lambda x: x.sum(*args, **kwargs))(self)
+
+        def total(x):
+            return x.sum(*args, **kwargs)
+        return sparsify(total)(self)
 
 
 def broadcast_batch(data, indices, n_batch: int):
