@@ -259,6 +259,26 @@ def test_todense_generic():
     close(g, 2 * M.data)
 
 
+def test_vmap_of_sparse_times_sparse():
+    # bcoo_spdot_general's batching rule: either operand, or both, batched.
+    x = rand_sparse((3, 4, 5))
+    y = rand_sparse((5, 6))
+    Y = sparse.BCOO.fromdense(y)
+    prod = lambda a: (sparse.bcoo_fromdense(a, nse=20) @ Y).todense()
+    close(jax.vmap(prod)(x), x @ y)
+    close(jax.jit(jax.vmap(prod))(x), x @ y)
+    ys = rand_sparse((3, 5, 6))
+    both = lambda a, b: (sparse.bcoo_fromdense(a, nse=20) @ sparse.bcoo_fromdense(b, nse=30)).todense()
+    close(jax.vmap(both)(x, ys), np.einsum("bij,bjk->bik", x, ys))
+
+
+def test_vmap_of_spsolve_raises_jaxs_missing_rule_error():
+    C = sparse.CSR.fromdense(np.eye(3, dtype=np.float32))
+    b = np.ones((2, 3), np.float32)
+    with pytest.raises(NotImplementedError, match="^Batching rule for 'spsolve' not implemented$"):
+        jax.vmap(lambda b: splinalg.spsolve(C.data, C.indices, C.indptr, b))(b)
+
+
 def test_spsolve_against_numpy():
     A = np.array([[4., 1, 0, 0], [1, 3, 1, 0], [0, 1, 5, 2], [0, 0, 2, 6]], np.float32)
     C = sparse.CSR.fromdense(A)

@@ -93,6 +93,15 @@ def f(x, i):
     return jax.freeze(r), y
 result = jax.make_jaxpr(f)(jnp.ones((3, 4)), 1)
 """)
+program("jaxpr_jvp_empty_ref_free_ref", "jaxpr", """
+def f(x):
+    r = jax.empty_ref(jax.ShapeDtypeStruct((3,), jnp.float32))
+    r[...] = x * 2
+    y = r[...]
+    jax.free_ref(r)
+    return y.sum()
+result = jax.make_jaxpr(lambda x, t: jax.jvp(f, (x,), (t,)))(jnp.ones(3), jnp.ones(3))
+""")
 program("jaxpr_ref_argument", "jaxpr", """
 def g(r, x):
     r[...] = r[...] * x

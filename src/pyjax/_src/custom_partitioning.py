@@ -17,6 +17,7 @@ from typing import Any
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.jaxpr import body_effects, eval_jaxpr
+from pyjax._src.rules import unimplemented
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
 BATCHING = "\u2026"
@@ -94,6 +95,8 @@ custom_partitioning_p = Primitive("custom_partitioning", multiple_results=True).
 custom_partitioning_p.effects_of = body_effects("call")
 custom_partitioning_p.def_abstract_eval(lambda *avals, call, **_: list(call.out_avals))
 custom_partitioning_p.def_impl(lambda *args, call, **_: eval_jaxpr(call, call.consts, *args))
+custom_partitioning_p.def_jvp(unimplemented(""))  # (JAX 0.11 has neither rule)
+custom_partitioning_p.def_batch(unimplemented(""))
 
 
 class custom_partitioning:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from pyjax._src import core, dtypes
+from pyjax._src.rules import unimplemented
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.core import Primitive
 from pyjax._src.custom_derivatives import (
@@ -124,6 +125,7 @@ def _custom_lin_batch(axis_data, args, dims, **params):
 
 custom_lin_p.def_transpose(_custom_lin_transpose)
 custom_lin_p.def_batch(_custom_lin_batch)
+custom_lin_p.def_jvp(unimplemented(""))  # (JAX 0.11 has none either)
 
 
 # ---------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import config, core, dispatch
+from pyjax._src.rules import unimplemented
 from pyjax._src.core import Primitive
 from pyjax._src.debugging import debug_effect
 from pyjax._src.interpreters import staging
@@ -78,6 +79,9 @@ def check_values(values, name: str, source_info=None, eqn_text: str | None = Non
 float_check_p = Primitive("float_check", multiple_results=True)
 # An effect keeps it from dead-code elimination (it has no outputs).
 float_check_p.effects_of = lambda params: frozenset({debug_effect})
+_NOT_TRANSFORMED = unimplemented("float_check lives only in the instrumented program jax_debug_nans compiles")
+float_check_p.def_jvp(_NOT_TRANSFORMED)
+float_check_p.def_batch(_NOT_TRANSFORMED)
 
 
 @float_check_p.def_abstract_eval

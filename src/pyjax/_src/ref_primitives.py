@@ -365,7 +365,24 @@ def _addupdate_jvp(primals, tangents, *, tree):
     return [], []
 
 
+def _empty_ref_jvp(primals, tangents, *, ty, memory_space):
+    # An uninitialised reference has nothing to differentiate: its tangent is a
+    # second uninitialised reference of the tangent type, written alongside.
+    primal = empty_ref_p.bind(ty=ty, memory_space=memory_space)
+    return primal, empty_ref_p.bind(ty=ty.to_tangent_aval(), memory_space=memory_space)
+
+
+def _free_ref_jvp(primals, tangents):
+    (ref,), (t,) = primals, tangents
+    free_ref_p.bind(ref)
+    if type(t) is not Zero:
+        free_ref_p.bind(t)
+    return [], []
+
+
 new_ref_p.def_jvp(_new_ref_jvp)
+empty_ref_p.def_jvp(_empty_ref_jvp)
+free_ref_p.def_jvp(_free_ref_jvp)
 freeze_p.def_jvp(_freeze_jvp)
 get_p.def_jvp(_get_jvp)
 swap_p.def_jvp(_swap_jvp)

@@ -22,6 +22,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters.batching import not_mapped
 from pyjax._src.lax import batching_util
 from pyjax._src.lax._standard import as_array
+from pyjax._src.rules import unimplemented
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator", "rng_bit_generator_p"]
 
@@ -45,6 +46,7 @@ class RandomAlgorithm(enum.IntEnum):
 
 
 rng_bit_generator_p = Primitive("rng_bit_generator", multiple_results=True)
+rng_bit_generator_p.def_jvp(unimplemented(""))  # (JAX 0.11 has none either)
 
 
 @rng_bit_generator_p.def_abstract_eval
@@ -123,6 +125,8 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm: RandomAlgorithm = 
 # rng_uniform: XLA's stateful RNG op (no derivative or batching rules in JAX)
 
 rng_uniform_p = Primitive("rng_uniform")
+rng_uniform_p.def_jvp(unimplemented(""))
+rng_uniform_p.def_batch(unimplemented(""))
 
 
 @rng_uniform_p.def_abstract_eval

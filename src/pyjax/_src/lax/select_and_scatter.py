@@ -16,6 +16,7 @@ from collections.abc import Sequence, Callable
 from typing import Any
 
 from pyjax._src import core
+from pyjax._src.rules import unimplemented
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.lax._standard import as_array
@@ -26,6 +27,11 @@ from pyjax._src.tree_util import tree_structure
 __all__ = ["select_and_scatter_p"]
 
 select_and_scatter_p = Primitive("select_and_scatter").declare(body_params=("select_jaxpr", "scatter_jaxpr"))
+
+
+# (JAX 0.11 has no derivative or batching rule for it either)
+select_and_scatter_p.def_jvp(unimplemented(""))
+select_and_scatter_p.def_batch(unimplemented(""))
 
 
 @select_and_scatter_p.def_abstract_eval

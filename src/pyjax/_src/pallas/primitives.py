@@ -18,6 +18,7 @@ import numpy as np
 
 from pyjax._src import core as jcore
 from pyjax._src import tree_util
+from pyjax._src.rules import unimplemented
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.pallas import core as pallas_core
@@ -60,6 +61,12 @@ def _elementwise_batch(primitive):
 
 multiple_of_p.def_batch(_elementwise_batch(multiple_of_p))
 reciprocal_p.def_batch(_elementwise_batch(reciprocal_p))
+# (JAX 0.11 gives these no derivative, nor the grid queries a batching rule:
+# vmap of a kernel goes through pallas_call's own rule)
+reciprocal_p.def_jvp(unimplemented(""))
+for _p in (program_id_p, num_programs_p):
+    _p.def_jvp(unimplemented(""))
+    _p.def_batch(unimplemented(""))
 
 
 def program_id(axis: int) -> Any:

@@ -308,9 +308,26 @@ def _spdot_jvp(primals, tangents, **params):
     return [data, indices], [t, Zero(ShapedArray(indices.shape, dtypes.float0))]
 
 
+def _spdot_batch(args, dims, **params):
+    # The product of two patterns has an nse fixed by the shapes alone, so each
+    # batch member gives outputs of one shape: a map over the batch stacks them
+    # (a loop, not an unrolled copy per member, under jit).
+    batched = [i for i, d in enumerate(dims) if d is not None]
+    xs = [jnp.moveaxis(args[i], dims[i], 0) for i in batched]
+
+    def one(members):
+        operands = list(args)
+        for i, x in zip(batched, members):
+            operands[i] = x
+        return tuple(bcoo_spdot_general_p.bind(*operands, **params))
+
+    return list(lax.map(one, xs)), [0, 0]
+
+
 bcoo_spdot_general_p.def_impl(_spdot_impl)
 bcoo_spdot_general_p.def_abstract_eval(_spdot_abstract_eval)
 bcoo_spdot_general_p.def_jvp(_spdot_jvp)
+primitive_batchers[bcoo_spdot_general_p] = _spdot_batch
 
 
 # ---------------------------------------------------------------------------

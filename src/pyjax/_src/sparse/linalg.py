@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core
+from pyjax._src.rules import unimplemented
 from pyjax._src.ad_util import Zero
 from pyjax._src.avals import ShapedArray
 from pyjax._src.extend_rules import defjvp
@@ -66,6 +67,7 @@ spsolve_p.def_abstract_eval(_spsolve_shape_rule)
 defjvp(spsolve_p, _spsolve_jvp_data, None, None,
        lambda g, data, indices, indptr, b, **params: spsolve_p.bind(data, indices, indptr, g, **params))
 spsolve_p.def_transpose(_spsolve_transpose)
+spsolve_p.def_batch(unimplemented(""))  # (JAX 0.11 has none either)
 
 
 def spsolve(data, indices, indptr, b, tol=1e-6, reorder=1):

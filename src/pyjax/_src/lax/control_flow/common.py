@@ -28,6 +28,7 @@ import numpy as np
 
 from pyjax._src import config, core, dtypes
 from pyjax._src.avals import ShapedArray
+from pyjax._src.rules import unimplemented
 from pyjax._src.core import Primitive, Tracer
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, register_staging_cache, trace_to_jaxpr
@@ -374,6 +375,9 @@ class MemorySpace:
 DEVICE = MemorySpace("Device")
 
 empty2_p = Primitive("empty2")
+# (JAX 0.11 gives it no derivative or batching rule either: a branch's stand-in value)
+empty2_p.def_jvp(unimplemented(""))
+empty2_p.def_batch(unimplemented(""))
 
 
 @empty2_p.def_abstract_eval
