@@ -20,7 +20,7 @@ from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
-from pyjax._src.jaxpr import eval_jaxpr
+from pyjax._src.jaxpr import Var, eval_jaxpr
 from pyjax._src.lax import shapes
 from pyjax._src.sharding.partition_spec import PartitionSpec
 from pyjax._src.shard_map import body_context, shard_map_p
@@ -45,11 +45,12 @@ def _jvp(primals, tangents, **params):
 
 
 def _residual_spec(aval, params) -> PartitionSpec:
-    # A residual leaves the body with a new leading axis of size 1 per device,
-    # split over the axes it varies over (so an invariant one is one value);
-    # unchecked (check_vma=False), any value may vary over every manual axis.
-    vma = aval.vma if params["check_vma"] else _manual(params)
-    return PartitionSpec(tuple(vma) if vma else None)
+    # A residual leaves the body as it is, its leading axis joined over the
+    # manual axes it varies over (an invariant one is one value: P()), as JAX
+    # lays it out; unchecked (check_vma=False), any value may vary over every
+    # newly manual axis. A scalar residual is first given a leading axis of 1.
+    vma = tuple(aval.vma) if params["check_vma"] else _manual(params)
+    return PartitionSpec(vma) if vma else PartitionSpec()
 
 
 def _manual(params) -> tuple:
@@ -62,55 +63,78 @@ def _unmentioned(spec: PartitionSpec, params) -> tuple:
 
 
 def _partial_eval(trace, args, params):
+    """Splits a shard_map into a known one, computing the residuals (first)
+    and the known outputs, and an unknown one taking the residuals first."""
     unknowns = [trace.is_unknown(x) for x in args]
     with _context(params):
         known, unknown, out_unknowns, sources = partial_eval_jaxpr(params["jaxpr"], unknowns)
         n_known = sum(not u for u in out_unknowns)
-        res_avals = list(known.out_avals[n_known:])
-        known = _with_residuals_expanded(known, n_known)
+        # A computed residual that is also a known output is read from that output.
+        out_fwd = [_forwarded(known, n_known, k) for k in range(len(known.outvars) - n_known)]
+        sources = [("known", out_fwd[i]) if kind == "out" and out_fwd[i] is not None else (kind, i)
+                   for kind, i in sources]
+        kept = [k for k, f in enumerate(out_fwd) if f is None]
+        res_avals = [known.out_avals[n_known + k] for k in kept]
+        position = {k: j for j, k in enumerate(kept)}
+        sources = [("out", position[i]) if kind == "out" else (kind, i) for kind, i in sources]
+        known = _known_body(known, n_known, kept)
         unknown = _with_residuals_squeezed(unknown, len(sources), sources)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     known_in_specs = tuple(s for s, u in zip(params["in_specs"], unknowns) if not u)
-    known_out_specs = tuple(s for s, u in zip(params["out_specs"], out_unknowns) if not u) + \
-        tuple(_residual_spec(a, params) for a in res_avals)
+    out_specs_known = tuple(s for s, u in zip(params["out_specs"], out_unknowns) if not u)
+    res_specs_out = tuple(_residual_spec(a, params) for a in res_avals)
     with core.set_current_trace(trace.parent):
         known_outs = shard_map_p.bind(*known_args, **dict(params, jaxpr=known, in_specs=known_in_specs,
-                                                          out_specs=known_out_specs))
-    computed = known_outs[n_known:]
-    residuals = [known_args[i] if kind == "in" else computed[i] for kind, i in sources]
-    res_specs = tuple(known_in_specs[i] if kind == "in" else _residual_spec(res_avals[i], params) for kind, i in sources)
+                                                          out_specs=res_specs_out + out_specs_known))
+    computed, known_outs = known_outs[:len(res_avals)], known_outs[len(res_avals):]
+    pick = {"in": (known_args, known_in_specs), "out": (computed, res_specs_out), "known": (known_outs, out_specs_known)}
+    residuals = [pick[kind][0][i] for kind, i in sources]
+    res_specs = tuple(pick[kind][1][i] for kind, i in sources)
     unknown_args = residuals + [x for x, u in zip(args, unknowns) if u]
     unknown_params = dict(params, jaxpr=unknown,
                           in_specs=res_specs + tuple(s for s, u in zip(params["in_specs"], unknowns) if u),
                           out_specs=tuple(s for s, u in zip(params["out_specs"], out_unknowns) if u))
     unknown_outs = trace.record(shard_map_p, unknown_args, unknown_params)
-    known_it, unknown_it = iter(known_outs[:n_known]), iter(unknown_outs)
+    known_it, unknown_it = iter(known_outs), iter(unknown_outs)
     return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
 
 
-def _with_residuals_expanded(known, n_known: int):
-    # The known body with each computed residual given a leading axis.
+def _forwarded(known, n_known: int, k: int):
+    # The known output the k-th computed residual is, if any.
+    v = known.outvars[n_known + k]
+    if type(v) is not Var:
+        return None
+    return next((j for j in range(n_known) if known.outvars[j] is v), None)
+
+
+def _known_body(known, n_known: int, kept: list):
+    # The known body returning its kept residuals first (a scalar one given a
+    # leading axis of 1, to be joined over the devices), then its outputs.
     def body(*xs):
         outs = eval_jaxpr(known, known.consts, *xs)
-        return outs[:n_known] + [shapes.expand_dims(r, (0,)) for r in outs[n_known:]]
+        res = [outs[n_known + k] for k in kept]
+        return [shapes.expand_dims(r, (0,)) if not core.get_aval(r).shape else r for r in res] + outs[:n_known]
 
     return trace_to_jaxpr(body, known.in_avals, known.debug_info)[0]
 
 
 def _with_residuals_squeezed(unknown, n_res: int, sources):
-    # The unknown body taking computed residuals with their leading axis
-    # (a forwarded known input keeps its own shape and spec).
-    avals = [a.update(shape=(1, *a.shape)) if kind == "out" else a
-             for a, (kind, _) in zip(unknown.in_avals[:n_res], sources)]
+    # The unknown body taking a computed scalar residual with its leading axis.
+    promoted = [kind == "out" and not a.shape for a, (kind, _) in zip(unknown.in_avals[:n_res], sources)]
+    if not any(promoted):
+        return unknown
+    avals = [a.update(shape=(1,)) if p else a for a, p in zip(unknown.in_avals[:n_res], promoted)]
 
     def body(*xs):
-        res = [shapes.squeeze(r, (0,)) if kind == "out" else r for r, (kind, _) in zip(xs[:n_res], sources)]
+        res = [shapes.squeeze(r, (0,)) if p else r for r, p in zip(xs[:n_res], promoted)]
         return eval_jaxpr(unknown, unknown.consts, *res, *xs[n_res:])
 
     return trace_to_jaxpr(body, avals + list(unknown.in_avals[n_res:]), unknown.debug_info)[0]
 
 
 def _transpose(cts, *args, **params):
+    """The transpose: one shard_map taking the nonzero output cotangents
+    first, then the residuals (JAX's order)."""
     body = params["jaxpr"]
     undefined = [is_undefined_primal(x) for x in args]
     residuals = [x for x, u in zip(args, undefined) if not u]
@@ -120,33 +144,43 @@ def _transpose(cts, *args, **params):
     with _context(params):
         new_body, _ = transpose_jaxpr(body, [a if u else None for a, u in zip(body.in_avals, undefined)],
                                       res_avals, nonzero, ct_avals)
-    in_specs = tuple(s for s, u in zip(params["in_specs"], undefined) if not u) + \
-        tuple(s for s, nz in zip(params["out_specs"], nonzero) if nz)
+    ct_specs = tuple(s for s, nz in zip(params["out_specs"], nonzero) if nz)
+    res_specs = tuple(s for s, u in zip(params["in_specs"], undefined) if not u)
     out_specs = tuple(s for s, u in zip(params["in_specs"], undefined) if u)
+    nz_cts = [ct for ct in cts if type(ct) is not Zero]
     if not params["check_vma"]:
+        nz_cts = _shared_cts(nz_cts, ct_specs, params)
         with _context(params):
-            new_body = _unchecked_transpose(new_body, len(residuals), in_specs[len(residuals):], out_specs, params)
-    operands = residuals + [ct for ct in cts if type(ct) is not Zero]
-    outs = iter(shard_map_p.bind(*operands, **dict(params, jaxpr=new_body, in_specs=in_specs,
-                                                   out_specs=out_specs)))
+            new_body = _unchecked_transpose(new_body, len(residuals), out_specs, params)
+    n = len(residuals)
+    new_body = new_body.replace(invars=new_body.invars[n:] + new_body.invars[:n])
+    outs = iter(shard_map_p.bind(*nz_cts, *residuals, **dict(params, jaxpr=new_body, in_specs=ct_specs + res_specs,
+                                                             out_specs=out_specs)))
     return [next(outs) if u else None for u in undefined]
 
 
-def _unchecked_transpose(body, n_res: int, ct_specs, out_specs, params):
+def _shared_cts(cts: list, ct_specs, params) -> list:
     # Unchecked, an output replicated over axes its spec does not name
     # stands for one value: each device's copy of its cotangent takes a
-    # share, and an input's cotangent is summed over the axes its spec
-    # does not name (JAX's convention, so gradients agree with JAX's).
+    # share (JAX's convention, so gradients agree with JAX's).
     from pyjax._src.lax.elementwise import div
+
+    out = []
+    for ct, spec in zip(cts, ct_specs):
+        k = math.prod(params["mesh"].shape[n] for n in _unmentioned(spec, params))
+        dtype = core.get_aval(ct).dtype
+        out.append(ct if k == 1 or not np.issubdtype(dtype, np.inexact) else div(ct, np.array(k, dtype)))
+    return out
+
+
+def _unchecked_transpose(body, n_res: int, out_specs, params):
+    # ... and an input's cotangent is summed over the axes its spec does not name.
     from pyjax._src.lax.parallel import psum
 
-    sizes = [math.prod(params["mesh"].shape[n] for n in _unmentioned(s, params)) for s in ct_specs]
     sums = [_unmentioned(s, params) for s in out_specs]
 
     def transposed(*xs):
-        cts = [ct if k == 1 or not np.issubdtype(core.get_aval(ct).dtype, np.inexact)
-               else div(ct, np.array(k, core.get_aval(ct).dtype)) for ct, k in zip(xs[n_res:], sizes)]
-        outs = eval_jaxpr(body, body.consts, *xs[:n_res], *cts)
+        outs = eval_jaxpr(body, body.consts, *xs)
         return [psum(o, axes) if axes and not isinstance(o, Zero) else o for o, axes in zip(outs, sums)]
 
     return trace_to_jaxpr(transposed, body.in_avals, body.debug_info)[0]
