@@ -90,30 +90,36 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
         jaxpr, used = dce_jaxpr(jaxpr, prune_invars=True, prune_bodies=True)
         donated = [d for d, u in zip(donated, used) if u]
     module = Module(_sanitize(f"jit({name})"))
-    mod = ModuleContext(module)
     main = module.add_func("main", [aval_type(a) for a in jaxpr.in_avals], public=True)
+    lower_entry(ModuleContext(module), main, jaxpr, out_tree, donated)
+    return module
+
+
+def lower_entry(mod: ModuleContext, main, jaxpr, out_tree, donated: Sequence[bool], n_dim_args: int = 0) -> None:
+    """Lowers `jaxpr` as the body of the entry function `main`, whose first
+    `n_dim_args` arguments are dimension variables (jax.export's wrapped main)."""
+    module = mod.module
     out_types = [aval_type(a) for a in jaxpr.out_avals]
     aliased: set[int] = set()
-    for i, (arg, d) in enumerate(zip(main.args, donated)):
+    for i, (arg, d) in enumerate(zip(main.args[n_dim_args:], donated)):
         if not d:
             continue
         target = next((k for k, t in enumerate(out_types) if k not in aliased and t == arg.type), None)
         if target is None:
-            main.arg_attrs[i] = "jax.buffer_donor = true"
+            main.arg_attrs[n_dim_args + i] = "jax.buffer_donor = true"
         else:
             aliased.add(target)
-            main.arg_attrs[i] = f"tf.aliasing_output = {target} : i32"
+            main.arg_attrs[n_dim_args + i] = f"tf.aliasing_output = {target} : i32"
     b = Builder(main.body)
     # A key array's data crosses @main's boundary under an (empty) sharding
     # constraint, as JAX emits it with Shardy: batch dims open, key dims closed.
-    args = [_key_constraint(module, b, a, aval) for a, aval in zip(main.args, jaxpr.in_avals)]
+    args = [_key_constraint(module, b, a, aval) for a, aval in zip(main.args[n_dim_args:], jaxpr.in_avals)]
     outs = lower_jaxpr(mod, b, jaxpr, args)
     outs = [_key_constraint(module, b, o, aval) for o, aval in zip(outs, jaxpr.out_avals)]
     main.result_types = out_types
     names = result_names(out_tree) if out_tree is not None else ["result"] * len(outs)
     main.result_attrs = [f'jax.result_info = "{n}"' for n in names]
     b.ret(outs)
-    return module
 
 
 def wire() -> None:
@@ -122,6 +128,9 @@ def wire() -> None:
     from pyjax._src import stages
 
     stages.set_stablehlo_lowering(lower_jaxpr_to_module)
+    from pyjax._src.backends.stablehlo.export_module import wire_export
+
+    wire_export()
 
 
 def _print_sdy_constraint(op, p, indent, in_func):

@@ -173,6 +173,8 @@ class Builder:
 
     # --- shapes
     def broadcast_in_dim(self, x: Value, shape: Sequence[int], dims: Sequence[int]) -> Value:
+        if _symbolic(shape):
+            return _dynamic().dynamic_broadcast_in_dim(self, x, shape, dims)
         return self.emit1("stablehlo.broadcast_in_dim", [x], [TensorType(shape, x.dtype)], print_with_attr,
                           text=f"dims = {int_list(dims)}")
 
@@ -186,6 +188,8 @@ class Builder:
         return self.broadcast_in_dim(x, shape, list(range(offset, len(shape))))
 
     def reshape(self, x: Value, shape: Sequence[int]) -> Value:
+        if _symbolic(shape):
+            return _dynamic().dynamic_reshape(self, x, shape)
         return self.emit1("stablehlo.reshape", [x], [TensorType(shape, x.dtype)], print_functional)
 
     def transpose(self, x: Value, perm: Sequence[int]) -> Value:
@@ -194,6 +198,8 @@ class Builder:
                           text=f"dims = {int_list(perm)}")
 
     def iota(self, shape: Sequence[int], dtype, dim: int) -> Value:
+        if _symbolic(shape):
+            return _dynamic().dynamic_iota(self, shape, dtype, dim)
         return self.emit1("stablehlo.iota", [], [TensorType(shape, dtype)], print_iota, dim=dim)
 
     def slice(self, x: Value, start: Sequence[int], limit: Sequence[int], strides: Sequence[int] | None = None) -> Value:
@@ -212,6 +218,17 @@ class Builder:
     def reduce_region(self, arg_types: Sequence[TensorType]) -> tuple[Block, Builder]:
         block = Block(arg_types)
         return block, Builder(block)
+
+
+def _symbolic(shape) -> bool:
+    return any(type(d) is not int and hasattr(d, "get_vars") for d in shape)
+
+
+def _dynamic():
+    # (dynamic.py builds on this module: imported when a shape is symbolic)
+    from pyjax._src.backends.stablehlo import dynamic
+
+    return dynamic
 
 
 def _print_slice(op, p, indent, in_func):

@@ -146,15 +146,26 @@ def lower_to_func(mod: ModuleContext, jaxpr: Jaxpr, name: str) -> str:
     """`jaxpr` as a private function of the module (once per function, as
     JAX caches the lowering of a jitted call); returns its symbol. A call is
     the same function when its name, its jaxpr's text and its constants
-    are (JAX keys on the traced jaxpr, which pyjax may trace anew per caller)."""
+    are (JAX keys on the traced jaxpr, which pyjax may trace anew per caller).
+    In a shape-polymorphic module the function takes the dimension
+    variables first, as JAX's functions there do."""
+    from pyjax._src.backends.stablehlo import dynamic
+
     key = (name, str(jaxpr), tuple(id(c) for c in jaxpr.consts))
     hit = mod.func_cache.get(key)
     if hit is not None:
         return hit[0]
-    func = mod.module.add_func(name, [aval_type(a) for a in jaxpr.in_avals])
+    env = dynamic.current()
+    dim_types = [TensorType((), env.dtype)] * len(env.names) if env is not None else []
+    func = mod.module.add_func(name, dim_types + [aval_type(a) for a in jaxpr.in_avals])
     mod.func_cache[key] = (func.name, jaxpr)  # (the jaxpr kept alive: its id is the key)
+    inner = None
+    if env is not None:
+        func.arg_attrs[:len(dim_types)] = [f'jax.global_constant = "{n}"' for n in env.names]
+        inner = dynamic.DimEnv(env.names, func.args[:len(dim_types)], env.dtype)
     b = Builder(func.body)
-    outs = lower_jaxpr(mod, b, jaxpr, func.args)
+    with dynamic.dim_env(inner):
+        outs = lower_jaxpr(mod, b, jaxpr, func.args[len(dim_types):])
     func.result_types = [aval_type(a) for a in jaxpr.out_avals]
     func.result_attrs = [None] * len(outs)
     b.ret(outs)
@@ -162,9 +173,14 @@ def lower_to_func(mod: ModuleContext, jaxpr: Jaxpr, name: str) -> str:
 
 
 def call_jaxpr(ctx: RuleContext, jaxpr: Jaxpr, name: str, args: Sequence[Value]) -> list[Value]:
-    """A call of `jaxpr` lowered as the private function `name`."""
+    """A call of `jaxpr` lowered as the private function `name` (the
+    dimension variables in scope passed first)."""
+    from pyjax._src.backends.stablehlo import dynamic
+
     symbol = lower_to_func(ctx.mod, jaxpr, name)
-    return ctx.b.call(symbol, args, [aval_type(a) for a in jaxpr.out_avals])
+    env = dynamic.current()
+    dims = [env.values[n] for n in env.names] if env is not None else []
+    return ctx.b.call(symbol, [*dims, *args], [aval_type(a) for a in jaxpr.out_avals])
 
 
 def inline_jaxpr(ctx: RuleContext, jaxpr: Jaxpr, args: Sequence[Value]) -> list[Value]:

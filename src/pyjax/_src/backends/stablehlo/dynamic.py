@@ -1,0 +1,211 @@
+"""Symbolic dimensions in StableHLO: the dimension variables of a
+shape-polymorphic module as values, and dimension expressions and shapes
+computed from them as JAX 0.11 computes them.
+
+A function of a polymorphic module takes one leading scalar argument per
+dimension variable (`jax.global_constant = "b"`); while its body is lowered
+a `DimEnv` maps each variable to that argument. A dimension expression
+evaluates as JAX traces `core.evaluate_shape`: each variable is a weakly
+typed scalar of the dimension dtype (int32, or int64 under x64), each
+coefficient a strongly typed constant, so `2*b + 1` is `convert(b) * 2 + 1`
+and `a*b` is a plain multiply. A shape becomes a `tensor<Nxi32>`: constants
+for the static dimensions, reshapes of the computed ones, concatenated.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+
+import numpy as np
+
+from pyjax._src.backends.stablehlo.ir import TensorType, Value, int_list
+
+_STACK: list[DimEnv] = []
+
+
+class DimEnv:
+    """The dimension variables of the function being lowered, by name."""
+
+    def __init__(self, names: Sequence[str], values: Sequence[Value], dtype):
+        self.names = tuple(names)
+        self.values = dict(zip(names, values, strict=True))
+        self.dtype = np.dtype(dtype)
+
+
+@contextlib.contextmanager
+def dim_env(env: DimEnv | None):
+    """Makes `env` the dimension variables of the code lowered inside."""
+    _STACK.append(env)
+    try:
+        yield env
+    finally:
+        _STACK.pop()
+
+
+def current() -> DimEnv | None:
+    """The dimension variables in scope (None outside a polymorphic module)."""
+    return _STACK[-1] if _STACK else None
+
+
+def dim_dtype() -> np.dtype:
+    """JAX's dtype for dimension values: the default integer dtype."""
+    from pyjax._src import dtypes
+
+    return np.dtype(dtypes.default_int_dtype())
+
+
+def is_symbolic(shape) -> bool:
+    return any(hasattr(d, "get_vars") for d in shape)
+
+
+# -- evaluating expressions ------------------------------------------------------------------------------
+# A partial value is an int (a constant folded in Python, as NumPy scalars
+# fold in JAX's trace) or a pair (Value, weak).
+
+
+def _env() -> DimEnv:
+    env = current()
+    if env is None:
+        raise NotImplementedError("a symbolic dimension is lowered outside an exported shape-polymorphic module "
+                                  "(pyjax lowers symbolic shapes only through jax.export)")
+    return env
+
+
+def _strong(b, x, dtype):
+    if isinstance(x, int):
+        return b.constant(np.asarray(x, dtype))
+    value, weak = x
+    # JAX's promotion of a weak operand against a strong one: a convert that only drops weakness.
+    return b.convert(value, dtype) if weak else value
+
+
+def _binary(b, name: str, x, y, identity: int, fold):
+    if isinstance(x, int) and x == identity:
+        return y
+    if isinstance(y, int) and y == identity:
+        return x
+    if isinstance(x, int) and isinstance(y, int):
+        return fold(x, y)
+    dtype = _env().dtype
+    if not isinstance(x, int) and not isinstance(y, int) and x[1] and y[1]:
+        return (b.elementwise(name, [x[0], y[0]]), True)
+    return (b.elementwise(name, [_strong(b, x, dtype), _strong(b, y, dtype)]), False)
+
+
+def _mul(b, x, y):
+    return _binary(b, "stablehlo.multiply", x, y, 1, lambda p, q: p * q)
+
+
+def _add(b, x, y):
+    return _binary(b, "stablehlo.add", x, y, 0, lambda p, q: p + q)
+
+
+def _factor(b, f):
+    if f[0] != "var":
+        raise NotImplementedError(f"pyjax does not lower the dimension operation '{f[0]}' (only sums of products "
+                                  "of dimension variables)")
+    env = _env()
+    name = f[1]
+    if name not in env.values:
+        raise NotImplementedError(f"Encountered dimension variable '{name}' that is not appearing in the shapes "
+                                  "of the function arguments")
+    return (env.values[name], True)
+
+
+def _partial(b, d):
+    """A dimension as a partial value (ops emitted into `b`)."""
+    if not hasattr(d, "get_vars"):
+        return int(d)
+    terms = []
+    for term, coeff in d.terms:
+        factors = [v for f, e in reversed(term) for v in [_factor(b, f)] * e]
+        value = 1
+        if factors:
+            value = factors[0]
+            for other in factors[1:]:
+                value = _mul(b, value, other)
+        terms.append(_mul(b, value, coeff))
+    total = terms[0]
+    for other in terms[1:]:
+        total = _add(b, total, other)
+    return total
+
+
+def eval_dims(b, shape) -> list:
+    """Each dimension of `shape`: an int when constant, else a scalar
+    Value of the dimension dtype (the ops that compute it emitted into `b`)."""
+    out = []
+    for d in shape:
+        v = _partial(b, d)
+        out.append(v if isinstance(v, int) else v[0])
+    return out
+
+
+def dim_value(b, d, dtype=None) -> Value:
+    """The dimension `d` as a scalar tensor (dim_as_value's lowering)."""
+    dtype = np.dtype(dtype) if dtype is not None else _env().dtype
+    v, = eval_dims(b, [d])
+    if isinstance(v, int):
+        return b.constant(np.asarray(v, dtype))
+    return v if v.dtype == dtype else b.convert(v, dtype)
+
+
+def shape_tensor(b, shape) -> Value:
+    """`shape` as a `tensor<Nxi32>` (JAX's `eval_dynamic_shape_as_tensor`)."""
+    dims = eval_dims(b, shape)
+    parts = []
+    for d in dims:
+        if isinstance(d, int):
+            parts.append(b.constant(np.array([d], np.int32)))
+        else:
+            if d.dtype != np.int32:
+                d = b.convert(d, np.int32)
+            parts.append(b.reshape(d, (1,)))
+    if not parts:
+        return b.constant(np.zeros((0,), np.int32))
+    if len(parts) == 1:
+        return parts[0]
+    return concatenate(b, parts, 0)
+
+
+def concatenate(b, parts: Sequence[Value], dim: int) -> Value:
+    from pyjax._src.backends.stablehlo.builder import print_with_attr
+
+    shape = list(parts[0].shape)
+    shape[dim] = sum(p.shape[dim] for p in parts)
+    return b.emit1("stablehlo.concatenate", list(parts), [TensorType(shape, parts[0].dtype)], print_with_attr,
+                   text=f"dim = {dim}")
+
+
+# -- the dynamic shape ops ---------------------------------------------------------------------------------
+
+
+def dynamic_broadcast_in_dim(b, x: Value, shape, dims) -> Value:
+    from pyjax._src.backends.stablehlo.builder import _types_sig
+
+    target = shape_tensor(b, shape)
+
+    def printer(op, p, indent, in_func):
+        return (f"stablehlo.dynamic_broadcast_in_dim {p.vs(op.operands)}, dims = {int_list(dims)} : "
+                f"{_types_sig(op.operands, op.results)}")
+
+    return b.emit1("stablehlo.dynamic_broadcast_in_dim", [x, target], [TensorType(shape, x.dtype)], printer)
+
+
+def dynamic_reshape(b, x: Value, shape) -> Value:
+    from pyjax._src.backends.stablehlo.builder import print_functional
+
+    target = shape_tensor(b, shape)
+    return b.emit1("stablehlo.dynamic_reshape", [x, target], [TensorType(shape, x.dtype)], print_functional)
+
+
+def dynamic_iota(b, shape, dtype, dim: int) -> Value:
+    from pyjax._src.backends.stablehlo.builder import _types_sig
+
+    target = shape_tensor(b, shape)
+
+    def printer(op, p, indent, in_func):
+        return f"stablehlo.dynamic_iota {p.v(op.operands[0])}, dim = {dim} : {_types_sig(op.operands, op.results)}"
+
+    return b.emit1("stablehlo.dynamic_iota", [target], [TensorType(shape, dtype)], printer)

@@ -1,0 +1,55 @@
+"""Programs exported with symbolic shapes whose `Exported.mlir_module()`
+text is compared with JAX 0.11.0's (tests/golden/export_mlir.json, recorded
+by record_export_mlir.py; checked by tests/test_export_mlir.py).
+
+`programs(jax, jnp, export)` returns name -> (function, argument specs) for
+one implementation of the jax API; the recorder and the test call it with
+JAX and with pyjax.
+"""
+
+from __future__ import annotations
+
+
+def programs(jax, jnp, export) -> dict:
+    """name -> (function, specs)."""
+
+    def spec(shape, dtype=jnp.float32, scope=None):
+        if isinstance(shape, str):
+            shape = export.symbolic_shape(shape, scope=scope)
+        return jax.ShapeDtypeStruct(shape, dtype)
+
+    b4 = spec("b, 4")
+    ab = export.symbolic_shape("a, b")
+    a, b = ab
+    out: dict = {
+        "static_elementwise": (lambda x: jnp.sin(x) * 2.0 + 1.0, [spec((3, 4))]),
+        "static_matmul": (lambda x, w: jnp.tanh(x @ w), [spec((3, 4)), spec((4, 8))]),
+        "elementwise": (lambda x: jnp.sin(x) + 1.0, [b4]),
+        "unary_chain": (lambda x: jnp.exp(-x) * x, [b4]),
+        "broadcast": (lambda x, y: x + y, [b4, spec((4,))]),
+        "reshape_flat": (lambda x: x.reshape(-1), [b4]),
+        "reshape_split": (lambda x: x.reshape((x.shape[0], 2, 2)), [b4]),
+        "sum_axis0": (lambda x: jnp.sum(x, axis=0), [b4]),
+        "max_axis1": (lambda x: jnp.max(x, axis=1), [b4]),
+        "matmul": (lambda x, w: x @ w, [b4, spec((4, 8))]),
+        "mlp": (lambda x, w, c: jnp.tanh(x @ w + c), [b4, spec((4, 8)), spec((8,))]),
+        "iota": (lambda x: jax.lax.iota(jnp.int32, x.shape[0]), [b4]),
+        "arange": (lambda x: jnp.arange(x.shape[0]), [b4]),
+        "concatenate": (lambda x: jnp.concatenate([x, x, jnp.ones((1, 4), jnp.float32)]), [b4]),
+        "concatenate_two": (lambda x: jnp.concatenate([x, x], axis=1), [b4]),
+        "slice_static_axis": (lambda x: x[:, 1:3], [b4]),
+        "slice_symbolic_axis": (lambda x: x[1:], [b4]),
+        "index_first": (lambda x: x[0], [b4]),
+        "where": (lambda x: jnp.where(x > 0, x, 0.0), [b4]),
+        "dim_expr_input": (lambda x: jnp.sin(x) + 1.0, [spec("2*b+1, 4")]),
+        "dim_expr_concat": (lambda x: jnp.concatenate([x, x, x[:1]]) * 2.0, [b4]),
+        "dim_expr_arange": (lambda x: jnp.arange(2 * x.shape[0] + 1), [b4]),
+        "dim_as_value_mul": (lambda x: x * x.shape[0], [b4]),
+        "dim_as_value_array": (lambda x: jnp.array(x.shape[0] * 2), [b4]),
+        "mean": (lambda x: jnp.mean(x, axis=0), [b4]),
+        "two_vars": (lambda x, y: x @ y, [spec(ab), spec((b, a))]),
+        "two_vars_broadcast": (lambda x, y: x[:, :, None] * y[None, :, :], [spec(ab), spec((b, 3))]),
+        "two_vars_product": (lambda x: x.reshape(-1), [spec(ab)]),
+        "consistency_check": (lambda x, y: x + y[1:], [b4, spec((b4.shape[0] + 1, 4))]),
+    }
+    return out
