@@ -55,6 +55,7 @@ LAYERS = [
     ("base", ["config", "config_states", "compilation_cache", "dtypes", "dtype_names", "errors", "rules", "cache_key", "tree_util", "tree_util_errors", "tree_util_keys",
               "tree_util_registry", "tree_util_treedef", "monitoring"]),
     ("core", ["avals", "core", "jaxpr", "pretty", "ad_util", "array", "sharding", "ref_types", "tokens",
+              "distributed",
               "shape_poly", "shape_poly_parse"]),
     ("interpreters", ["interpreters", "dispatch", "cache_miss"]),
     ("library", ["lax", "jit", "stages", "stage_types", "remat", "ad_checkpoint", "custom_derivatives", "custom_vjp",

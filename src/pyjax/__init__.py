@@ -88,6 +88,7 @@ from pyjax._src.sharding.sharded_array import (  # noqa: E402
     Shard, make_array_from_callback, make_array_from_single_device_arrays,
 )
 from pyjax._src.sharding import devices as _devices_module  # noqa: E402
+from pyjax._src.sharding.process_local import make_array_from_process_local_data  # noqa: E402
 from pyjax._src.sharding.named import MemorySpace as _MemorySpace  # noqa: E402
 import types as _types  # noqa: E402
 
@@ -100,33 +101,34 @@ def devices(backend=None) -> list:
 
 
 def local_devices(process_index: int | None = None, backend=None, host_id: int | None = None) -> list:
-    """The devices of this process (all of them: pyjax runs in one process)."""
-    return devices(backend)
+    """The devices of this process (or of process `process_index`)."""
+    _devices_module.devices(backend)
+    return _devices_module.local_devices(host_id if process_index is None else process_index)
 
 
 def device_count(backend=None) -> int:
-    """The number of devices."""
+    """The number of devices of all processes."""
     return len(_devices_module.devices(backend))
 
 
 def local_device_count(backend=None) -> int:
     """The number of devices of this process."""
-    return len(_devices_module.devices(backend))
+    return len(_devices_module.devices(backend)) // _devices_module.process_count()
 
 
 def process_index(backend=None) -> int:
-    """This process's index (0: pyjax runs in one process)."""
-    return 0
+    """This process's index (0 unless jax.distributed.initialize joined several)."""
+    return _devices_module.process_index()
 
 
 def process_count(backend=None) -> int:
-    """The number of processes (1)."""
-    return 1
+    """The number of processes (1 unless jax.distributed.initialize joined several)."""
+    return _devices_module.process_count()
 
 
 def process_indices(backend=None) -> list[int]:
-    """The indices of the processes ([0])."""
-    return [0]
+    """The indices of the processes."""
+    return list(range(_devices_module.process_count()))
 
 
 def _renamed(old: str, new: str) -> None:
@@ -183,6 +185,7 @@ from pyjax._src.config import (  # noqa: E402
 from pyjax._src.dtypes import float0  # noqa: E402
 from pyjax._src.api_extras import Inline, fwd_and_bwd, print_environment_info  # noqa: E402
 from pyjax import dlpack, monitoring, profiler  # noqa: E402
+from pyjax import distributed  # noqa: E402  (several processes over MPI; docs/distributed.md)
 from pyjax import export  # noqa: E402  (jax.export, shape polymorphism; docs/export.md)
 from pyjax import ref  # noqa: E402  (mutable array references; docs/refs.md)
 from pyjax.ref import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402

@@ -34,11 +34,13 @@ from pyjax._src.remat import (
     remat_p,
 )
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from pyjax._src.rules import SHARDING_OF_CALL
 
 # ---------------------------------------------------------------------------
 # checkpoint_name: the `name` primitive, an identity the policies can see
 
 name_p = Primitive("name")
+name_p.declare(sharding_reason=SHARDING_OF_CALL)
 name_p.def_abstract_eval(lambda operand, *, name: operand)
 
 

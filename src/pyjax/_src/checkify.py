@@ -80,6 +80,7 @@ _functionalizing: contextvars.ContextVar = contextvars.ContextVar("checkify_func
 # check and its primitive
 
 check_p = Primitive("check", multiple_results=True)
+check_p.declare(sharding_reason='a check with no results (checkify)')
 check_p.effects_of = lambda params: frozenset({error_effect})
 
 

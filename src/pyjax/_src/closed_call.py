@@ -14,9 +14,11 @@ from pyjax._src.interpreters.batching import batch_flat
 from pyjax._src.interpreters.jvp import jvp_flat
 from pyjax._src.interpreters.transpose import backward_pass
 from pyjax._src.jaxpr import body_effects, eval_jaxpr
+from pyjax._src.rules import SHARDING_OF_CALL
 
 closed_call_p = Primitive("closed_call", multiple_results=True).declare(body_params=("call_jaxpr",),
                                                                          call_body="call_jaxpr")
+closed_call_p.declare(sharding_reason=SHARDING_OF_CALL)
 closed_call_p.effects_of = body_effects("call_jaxpr")
 
 

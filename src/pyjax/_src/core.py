@@ -102,7 +102,7 @@ def set_current_trace(trace: Trace | None):
 
 # The properties a primitive declares (Primitive.declare), and XLA's cost classes.
 PROPERTIES = ("elementwise", "broadcasting", "fusible", "cost", "reduction", "body_params", "call_body",
-              "effects_of")
+              "effects_of", "sharding_reason")
 COSTS = (None, "cheap", "expensive")
 
 
@@ -142,6 +142,9 @@ class Primitive:
         # abstract eval where an operand's type names a sharding (None: the
         # abstract eval's result stands). Raises ShardingTypeError.
         self.sharding_rule: Callable | None = None
+        # Why a primitive has no sharding rule, declared where it is defined
+        # (a call, a reference, a collective...; tools/coverage.py shows it).
+        self.sharding_reason: str | None = None
         self.jvp: Callable | Sentinel | None = None
         self.transpose: Callable | Sentinel | None = None
         self.batch: Callable | Sentinel | None = None

@@ -29,6 +29,7 @@ from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.batching import not_mapped
 from pyjax._src.jaxpr import Jaxpr, body_effects
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+from pyjax._src.rules import SHARDING_OF_CALL
 
 __all__ = ["custom_vmap", "custom_vmap_p", "sequential_vmap"]
 
@@ -75,6 +76,7 @@ def _check_rule_trees(rule, out_tree, got_tree, batched_tree) -> None:
 # The custom_vmap_call primitive
 
 custom_vmap_p = Primitive("custom_vmap_call", multiple_results=True).declare(body_params=("call",), call_body="call")
+custom_vmap_p.declare(sharding_reason=SHARDING_OF_CALL)
 custom_vmap_p.effects_of = body_effects("call")
 custom_vmap_p.pp_param_order = ("call", "in_tree", "out_tree", "rule")
 

@@ -26,6 +26,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.jaxpr import Jaxpr, body_effects
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from pyjax._src.rules import SHARDING_OF_CALL
 
 # ---------------------------------------------------------------------------
 # Shared by custom_jvp and custom_vjp
@@ -249,6 +250,7 @@ def match_out(value, dim, target, size: int, what: str):
 
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True).declare(
     body_params=("call_jaxpr",), call_body="call_jaxpr")
+custom_jvp_call_p.declare(sharding_reason=SHARDING_OF_CALL)
 custom_jvp_call_p.effects_of = body_effects("call_jaxpr")
 # Partially evaluated with an unknown input, the call is its body: JAX keeps
 # no custom JVP rule there (interpreters/partial_eval.py).

@@ -17,7 +17,7 @@ from typing import Any
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.jaxpr import body_effects, eval_jaxpr
-from pyjax._src.rules import unimplemented
+from pyjax._src.rules import unimplemented, SHARDING_OF_CALL
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
 BATCHING = "\u2026"
@@ -92,6 +92,7 @@ def str_to_sdy_sharding_rule(rule: str, **kwargs) -> SdyShardingRule:
 
 custom_partitioning_p = Primitive("custom_partitioning", multiple_results=True).declare(
     body_params=("call",), call_body="call")
+custom_partitioning_p.declare(sharding_reason=SHARDING_OF_CALL)
 custom_partitioning_p.effects_of = body_effects("call")
 custom_partitioning_p.def_abstract_eval(lambda *avals, call, **_: list(call.out_avals))
 custom_partitioning_p.def_impl(lambda *args, call, **_: eval_jaxpr(call, call.consts, *args))

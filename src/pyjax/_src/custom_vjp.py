@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from pyjax._src import core, dtypes
-from pyjax._src.rules import unimplemented
+from pyjax._src.rules import unimplemented, SHARDING_OF_CALL
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.core import Primitive
 from pyjax._src.custom_derivatives import (
@@ -98,6 +98,7 @@ class _CustomLinPrimitive(Primitive):
 
 
 custom_lin_p = _CustomLinPrimitive("custom_lin", multiple_results=True)
+custom_lin_p.declare(sharding_reason=SHARDING_OF_CALL)
 custom_lin_p.pp_param_order = ("bwd", "in_zeros", "num_res", "symbolic_zeros")
 
 
@@ -133,6 +134,7 @@ custom_lin_p.def_jvp(unimplemented(""))  # (JAX 0.11 has none either)
 
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True).declare(
     body_params=("call_jaxpr",), call_body="call_jaxpr")
+custom_vjp_call_p.declare(sharding_reason=SHARDING_OF_CALL)
 custom_vjp_call_p.effects_of = body_effects("call_jaxpr")
 custom_vjp_call_p.pp_param_order = ("name", "bwd", "call_jaxpr", "fwd", "num_consts", "symbolic_zeros")
 custom_vjp_call_p.pp_hidden = lambda key, value: key == "num_consts" and not value

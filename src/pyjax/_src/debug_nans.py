@@ -77,6 +77,7 @@ def check_values(values, name: str, source_info=None, eqn_text: str | None = Non
 # The check equation compiled into an instrumented program.
 
 float_check_p = Primitive("float_check", multiple_results=True)
+float_check_p.declare(sharding_reason='a check with no results (debug_nans)')
 # An effect keeps it from dead-code elimination (it has no outputs).
 float_check_p.effects_of = lambda params: frozenset({debug_effect})
 _NOT_TRANSFORMED = unimplemented("float_check lives only in the instrumented program jax_debug_nans compiles")

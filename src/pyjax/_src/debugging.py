@@ -90,6 +90,7 @@ def _merge_callback_args(in_tree, dynamic, static: dict):
 # debug_callback
 
 debug_callback_p = Primitive("debug_callback", multiple_results=True)
+debug_callback_p.declare(sharding_reason='host callback with no results')
 debug_callback_p.effects_of = lambda params: frozenset({_effect_of(params)})
 
 
@@ -196,6 +197,7 @@ callback = debug_callback
 # debug_print
 
 debug_print_p = Primitive("debug_print", multiple_results=True)
+debug_print_p.declare(sharding_reason='host callback with no results')
 debug_print_p.effects_of = lambda params: frozenset({_effect_of(params)})
 
 

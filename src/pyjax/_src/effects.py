@@ -49,6 +49,7 @@ class OrderedIOEffect(IOEffect):
 io_effect, ordered_io_effect = IOEffect(), OrderedIOEffect()
 
 io_callback_p = Primitive("io_callback", multiple_results=True)
+io_callback_p.declare(sharding_reason='host callback: results typed by the declared result shapes')
 io_callback_p.effects_of = lambda params: frozenset({ordered_io_effect if params["ordered"] else io_effect})
 
 

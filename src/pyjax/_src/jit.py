@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import cache_miss, config, core, dispatch, dtypes, errors, monitoring
+from pyjax._src import cache_miss, config, core, dispatch, dtypes, errors, monitoring, rules
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapeDtypeStruct, ShapedArray
@@ -44,6 +44,7 @@ from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, t
 # The jit primitive: a call of a closed jaxpr.
 
 jit_p = Primitive("jit", multiple_results=True).declare(body_params=("jaxpr",), call_body="jaxpr")
+jit_p.declare(sharding_reason=rules.SHARDING_OF_CALL)
 jit_p.effects_of = body_effects("jaxpr")
 jit_p.pp_param_order = ("name", "ctx_mesh", "donated_invars", "in_shardings", "jaxpr", "keep_unused", "out_shardings")
 jit_p.pp_alias_body = "jaxpr"

@@ -26,11 +26,12 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters.staging import DebugInfo, func_src_info, trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal
 from pyjax._src.jaxpr import body_effects, eval_jaxpr
-from pyjax._src.rules import unimplemented
+from pyjax._src.rules import unimplemented, SHARDING_OF_CALL
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
 linear_call_p = Primitive("linear_call", multiple_results=True).declare(body_params=("callee",),
                                                                          call_body="callee")
+linear_call_p.declare(sharding_reason=SHARDING_OF_CALL)
 linear_call_p.effects_of = body_effects("callee")
 linear_call_p.pp_param_order = ("callee", "num_callee_consts", "num_res", "transpose_thunk")
 

@@ -113,7 +113,9 @@ def gtl_abstract_eval(arr, *, global_mesh, pspec):
 
 
 host_local_array_to_global_array_p = core.Primitive("host_local_array_to_global_array")
+host_local_array_to_global_array_p.declare(sharding_reason="one process: the identity on its operand's type, as JAX types it")
 global_array_to_host_local_array_p = core.Primitive("global_array_to_host_local_array")
+global_array_to_host_local_array_p.declare(sharding_reason="one process: the identity on its operand's type, as JAX types it")
 for _prim, _rule in ((host_local_array_to_global_array_p, ltg_abstract_eval),
                      (global_array_to_host_local_array_p, gtl_abstract_eval)):
     _prim.def_abstract_eval(_rule)

@@ -33,7 +33,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.jaxpr import DropVar, Effect, Literal
-from pyjax._src.rules import unimplemented
+from pyjax._src.rules import unimplemented, SHARDING_OF_REF
 from pyjax._src.pretty import Concat, Text, pp_atom, pp_binder, pp_vars
 from pyjax._src.ref_types import AbstractRef, IndexEntry, Indexer, Ref, RefBuffer, make_indexer
 from pyjax._src import ref_types
@@ -60,14 +60,21 @@ def _effects(params: dict) -> frozenset:
 
 
 new_ref_p = Primitive("new_ref").declare(effects_of=_effects)
+new_ref_p.declare(sharding_reason=SHARDING_OF_REF)
 new_ref_p.ref_primitive = True  # (transformations give a reference made under them their own)
 empty_ref_p = Primitive("empty_ref").declare(effects_of=_effects)
+empty_ref_p.declare(sharding_reason=SHARDING_OF_REF)
 empty_ref_p.ref_primitive = True
 free_ref_p = Primitive("free_ref", multiple_results=True).declare(effects_of=_effects)
+free_ref_p.declare(sharding_reason=SHARDING_OF_REF)
 freeze_p = Primitive("freeze").declare(effects_of=_effects)
+freeze_p.declare(sharding_reason=SHARDING_OF_REF)
 get_p = Primitive("get").declare(effects_of=_effects)
+get_p.declare(sharding_reason=SHARDING_OF_REF)
 swap_p = Primitive("swap").declare(effects_of=_effects)
+swap_p.declare(sharding_reason=SHARDING_OF_REF)
 addupdate_p = Primitive("addupdate", multiple_results=True).declare(effects_of=_effects)
+addupdate_p.declare(sharding_reason=SHARDING_OF_REF)
 
 
 def _as_ref(out):

@@ -29,6 +29,7 @@ from pyjax._src.sharding.spmd_data import global_aval
 from pyjax._src.sharding.partition_spec import PartitionSpec
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 from pyjax._src.tree_util_errors import prefix_errors
+from pyjax._src.rules import SHARDING_OF_CALL
 
 __all__ = ["shard_map", "shard_map_p"]
 
@@ -66,6 +67,7 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma
 
 
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
+shard_map_p.declare(sharding_reason=SHARDING_OF_CALL)
 shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
 shard_map_p.declare(body_params=("jaxpr",))
 shard_map_p.pp_param_order = ("check_vma", "in_specs", "jaxpr", "mesh", "newly_manual_axes", "out_specs")

@@ -24,16 +24,17 @@ class CpuClient:
         # whenever a library asks a backend for them).
         return list(sys.modules["pyjax"].devices())
 
-    local_devices = devices
+    def local_devices(self) -> list:
+        return list(sys.modules["pyjax"].local_devices())
 
     def device_count(self) -> int:
         return len(self.devices())
 
     def local_device_count(self) -> int:
-        return len(self.devices())
+        return len(self.local_devices())
 
     def process_index(self) -> int:
-        return 0
+        return sys.modules["pyjax"].process_index()
 
     def __repr__(self):
         return "<pyjax CpuClient>"

@@ -34,6 +34,7 @@ from pyjax._src.lax._standard import as_array
 from pyjax._src.lax.control_flow.common import separate_consts
 from pyjax._src import core
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from pyjax._src.rules import SHARDING_OF_CALL
 
 __all__ = ["XlaMetadataContextManager", "current_xla_metadata", "fuse_limit", "must_fuse_call", "set_xla_metadata",
            "xla_metadata_call", "xla_metadata_call2", "xla_metadata_call_p", "xla_metadata_value_p"]
@@ -91,6 +92,7 @@ class XlaMetadataContextManager:
 
 
 xla_metadata_value_p = Primitive("xla_metadata_value")
+xla_metadata_value_p.declare(sharding_reason="the identity on its operand's type (abstract evaluation)")
 xla_metadata_value_p.def_abstract_eval(lambda x_aval, **_: x_aval)
 batching_util.vectorized(xla_metadata_value_p)
 deflinear(xla_metadata_value_p, lambda ct, x, **params: [ct])
@@ -127,6 +129,7 @@ def must_fuse_call(identifier: str) -> Callable:
 
 xla_metadata_call_p = Primitive("xla_metadata_call", multiple_results=True).declare(
     body_params=("jaxpr",), call_body="jaxpr", effects_of=body_effects("jaxpr"))
+xla_metadata_call_p.declare(sharding_reason=SHARDING_OF_CALL)
 xla_metadata_call_p.def_abstract_eval(lambda *avals, jaxpr, xla_metadata, ad_metadata: list(jaxpr.out_avals))
 # Params JAX prints in this order (its sorted names).
 xla_metadata_call_p.pp_param_order = ("ad_metadata", "jaxpr", "xla_metadata")

@@ -28,7 +28,6 @@ from pathlib import Path
 DEFAULT_NAMES = Path(__file__).resolve().parents[3] / "tests" / "golden" / "api_surface.json"
 
 ISSUE22 = "issue 22: shard_map, pmap and per-device execution"
-ISSUE25 = "issue 25: multi-process (jax.distributed over MPI)"
 ISSUE27 = "issue 27: StableHLO lowering, jax.export, compilation cache"
 NOT_YET = "issue 26: not yet"
 
@@ -52,9 +51,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     # -- per-device execution: issue 22
     ("jax.lax", "psend precv", "issue 22: unusable in JAX 0.11 itself (binding either inside shard_map fails "
                                "while typing its token: `'AbstractToken' object has no attribute 'mat'`)"),
-    # -- several processes: issue 25
-    ("jax.distributed", "", ISSUE25),
-    ("jax", "make_array_from_process_local_data", ISSUE25),
     # -- lowering and export: issue 27
     ("jax.interpreters.mlir", "", ISSUE27),
     ("jax.extend.mlir", "", ISSUE27),
@@ -69,7 +65,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     # -- this issue, not yet
     ("jax.experimental", "EArray cur_qdd primal_tangent_dtype", "issue 26: not yet (hijax: extended arrays, "
                          "quasi-dynamic data, custom tangent dtypes)"),
-    ("jax.experimental.key_reuse", "", NOT_YET),
     # Pallas runs in interpret mode (docs/pallas.md); its submodules jax.experimental.pallas.tpu, .triton,
     # .mosaic_gpu (not in the reference's module list) are absent: no TPU/GPU backend to target.
     ("jax.experimental.pallas", "core_map kernel semaphore semaphore_read semaphore_signal semaphore_wait "

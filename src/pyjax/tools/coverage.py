@@ -48,18 +48,14 @@ def lowering_reasons() -> dict[str, str]:
 
 def sharding_cell(primitive) -> str:
     """`rule`, `declared` (a declared reason it has no sharding rule) or `-`."""
-    from pyjax._src.sharding.api import NO_SHARDING_RULE
-
     if primitive.sharding_rule is not None:
         return "rule"
-    return "declared" if primitive.name in NO_SHARDING_RULE else "-"
+    return "declared" if primitive.sharding_reason else "-"
 
 
 def sharding_reasons() -> dict[str, str]:
-    """primitive name -> why it has no sharding rule."""
-    from pyjax._src.sharding.api import NO_SHARDING_RULE
-
-    return dict(sorted(NO_SHARDING_RULE.items()))
+    """primitive name -> why it has no sharding rule (declared where it is defined)."""
+    return {p.name: p.sharding_reason for p in all_primitives() if p.sharding_rule is None and p.sharding_reason}
 
 
 def all_primitives() -> list[core.Primitive]:

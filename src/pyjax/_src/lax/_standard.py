@@ -141,6 +141,7 @@ def standard_unop(name: str, accepted, *, result_dtype: Callable | None = None, 
     primitive = Primitive(name)
     primitive.declare(elementwise=True, fusible=fusible, cost=cost)
     batching_util.vectorized(primitive)
+    primitive.def_sharding_rule(sharding_rules.keep_operand_rule)
 
     def abstract_eval(x: ShapedArray, **params) -> ShapedArray:
         unary_dtype_check(name, accepted, x)

@@ -53,6 +53,7 @@ class _FlatCallback:
 
 
 pure_callback_p = Primitive("pure_callback", multiple_results=True)
+pure_callback_p.declare(sharding_reason='host callback: results typed by the declared result shapes')
 
 
 @pure_callback_p.def_abstract_eval

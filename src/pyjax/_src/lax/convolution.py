@@ -830,3 +830,4 @@ def _conv_general_dilated_batch(axis_data, args, dims, *, window_strides, paddin
 
 
 conv_general_dilated_p.def_batch(_conv_general_dilated_batch)
+conv_general_dilated_p.def_sharding_rule(sharding_rules.conv_rule)

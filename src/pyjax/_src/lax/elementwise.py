@@ -402,6 +402,8 @@ stop_gradient_p = Primitive("stop_gradient").declare(elementwise=True, fusible=T
 stop_gradient_p.def_abstract_eval(lambda x: x)
 copy_p = Primitive("copy").declare(elementwise=True, fusible=True, cost="cheap")
 copy_p.def_abstract_eval(lambda x: x)
+for _p in (integer_pow_p, reduce_precision_p, stop_gradient_p, copy_p):
+    _p.def_sharding_rule(sharding_rules.keep_operand_rule)
 
 
 # ---------------------------------------------------------------------------
@@ -776,3 +778,6 @@ def _clamp_batch(axis_data, args, dims):
 
 
 clamp_p.def_batch(_clamp_batch)
+clamp_p.def_sharding_rule(sharding_rules.clamp_rule)
+convert_element_type_p.def_sharding_rule(sharding_rules.convert_element_type_rule)
+bitcast_convert_type_p.def_sharding_rule(sharding_rules.bitcast_convert_type_rule)

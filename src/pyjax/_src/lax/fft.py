@@ -205,6 +205,7 @@ _deflinear(fft_p, _fft_transpose)
 # why a vmapped transform stages a nested jit).
 
 from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+from pyjax._src.lax import sharding_rules
 
 
 def _fft_batch(axis_data, args, dims, *, fft_type, fft_lengths):
@@ -214,3 +215,4 @@ def _fft_batch(axis_data, args, dims, *, fft_type, fft_lengths):
 
 
 fft_p.def_batch(_fft_batch)
+fft_p.def_sharding_rule(sharding_rules.keep_operand_rule)

@@ -39,6 +39,7 @@ def _leaf_array(x):
 # optimization_barrier
 
 optimization_barrier_p = Primitive("optimization_barrier", multiple_results=True)
+optimization_barrier_p.declare(sharding_reason="the identity on each operand's type")
 
 
 @optimization_barrier_p.def_abstract_eval
@@ -105,6 +106,7 @@ class ArrayCopySemantics(enum.Enum):
 
 
 device_put_p = Primitive("device_put", multiple_results=True)
+device_put_p.declare(sharding_reason="placement itself: the result's type is the destination's")
 
 
 @device_put_p.def_abstract_eval

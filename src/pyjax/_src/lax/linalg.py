@@ -29,6 +29,7 @@ from pyjax._src.core import Primitive, get_aval
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
 from pyjax._src.lax._standard import FLOAT, FLOAT_OR_COMPLEX, INT, nary_dtype_check
+from pyjax._src.lax import sharding_rules
 
 __all__ = [
     "EigImplementation", "EighImplementation", "SvdAlgorithm",
@@ -98,6 +99,7 @@ def _linalg_primitive(name: str, accepted: Sequence, ranks: Sequence[int], shape
         return ShapedArray(batch + tuple(out_shapes), np.dtype(out_dtypes), weak)
 
     primitive.def_abstract_eval(abstract_eval)
+    primitive.def_sharding_rule(sharding_rules.linalg_rule(name, ranks))
     return primitive
 
 
@@ -664,6 +666,7 @@ def _triangular_solve_shape_rule(a_shape, b_shape, *, left_side=False, **_):
 
 triangular_solve_p = _linalg_primitive("triangular_solve", (FLOAT_OR_COMPLEX, FLOAT_OR_COMPLEX), (2, 2),
                                        _triangular_solve_shape_rule)
+triangular_solve_p.def_sharding_rule(sharding_rules.triangular_solve_rule)
 
 
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False, transpose_a: bool = False,

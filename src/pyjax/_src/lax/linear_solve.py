@@ -38,6 +38,7 @@ from pyjax._src.tree_util import (
     tree_structure,
     tree_unflatten,
 )
+from pyjax._src.rules import SHARDING_OF_CALL
 
 __all__ = ["custom_linear_solve", "linear_solve_p"]
 
@@ -53,6 +54,7 @@ class _LinearSolveTuple(collections.namedtuple("_LinearSolveTuple", "matvec, vec
 
 
 linear_solve_p = Primitive("custom_linear_solve", multiple_results=True)
+linear_solve_p.declare(sharding_reason=SHARDING_OF_CALL)
 
 
 def _split(args, const_lengths):

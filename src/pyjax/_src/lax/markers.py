@@ -46,6 +46,7 @@ no_dce_effect = NoDCEEffect()
 _NO_DCE = frozenset({no_dce_effect})
 
 dce_sink_p = Primitive("dce_sink", multiple_results=True).declare(effects_of=lambda params: _NO_DCE)
+dce_sink_p.declare(sharding_reason='a marker with no results')
 
 
 @dce_sink_p.def_abstract_eval
@@ -86,6 +87,7 @@ class _StagePrimitive(Primitive):
 
 
 stage_p = _StagePrimitive("stage")
+stage_p.declare(sharding_reason="the identity on its operand's type (abstract evaluation)")
 stage_p.def_abstract_eval(lambda x: x)
 deflinear(stage_p, lambda ct, x: [ct])
 batching_util.vectorized(stage_p)

@@ -23,7 +23,7 @@ from pyjax._src.interpreters.batching import not_mapped
 from pyjax._src.interpreters.jvp import deflinear
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import shapes
-from pyjax._src.rules import NOT_DIFFERENTIABLE, unimplemented
+from pyjax._src.rules import NOT_DIFFERENTIABLE, unimplemented, SHARDING_OF_COLLECTIVE
 
 __all__ = ["axis_index", "axis_index_p", "axis_size", "pmax", "pmax_p", "pmean", "pmin", "pmin_p", "psum", "psum_p"]
 
@@ -159,7 +159,7 @@ def _times_size(x, size: int):
 
 
 def _reduction(name: str, scales: bool) -> Primitive:
-    primitive = Primitive(name)
+    primitive = Primitive(name).declare(sharding_reason=SHARDING_OF_COLLECTIVE)
     primitive.is_collective = True
     primitive.def_abstract_eval(_reduced_aval)
     primitive.def_batch(_reduction_batcher(primitive, scales))
@@ -264,6 +264,7 @@ def axis_size(axis_name) -> int:
 # axis_index
 
 axis_index_p = Primitive("axis_index")
+axis_index_p.declare(sharding_reason=SHARDING_OF_COLLECTIVE)
 axis_index_p.is_collective = True
 axis_index_p.def_abstract_eval(lambda *, axis_name: ShapedArray((), np.dtype(np.int32)))
 axis_index_p.def_jvp(NOT_DIFFERENTIABLE)  # no operands, an integer result

@@ -34,6 +34,7 @@ from pyjax._src.lax.parallel import (
 )
 from pyjax._src.lax.parallel import split_axis as split_into
 from pyjax._src.lax.slicing import _canonicalize_axis
+from pyjax._src.rules import SHARDING_OF_COLLECTIVE
 
 __all__ = [
     "all_gather", "all_gather_p", "all_to_all", "all_to_all_p", "pbroadcast", "pbroadcast_p", "ppermute", "ppermute_p",
@@ -48,7 +49,7 @@ def _tree_map(fun, x):
 
 
 def _collective(name: str) -> Primitive:
-    primitive = Primitive(name)
+    primitive = Primitive(name).declare(sharding_reason=SHARDING_OF_COLLECTIVE)
     primitive.is_collective = True  # the batching rule runs even on unbatched operands
     return primitive
 

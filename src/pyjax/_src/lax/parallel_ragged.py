@@ -22,10 +22,12 @@ from pyjax._src.core import Primitive
 from pyjax._src.ad_util import instantiate
 from pyjax._src.lax.parallel import axes_tuple, check_axis_names, named_axis_size
 from pyjax._src.lax.slicing import _canonicalize_axis
+from pyjax._src.rules import SHARDING_OF_COLLECTIVE
 
 __all__ = ["all_gather_invariant_p", "ragged_all_to_all", "ragged_all_to_all_p"]
 
 ragged_all_to_all_p = Primitive("ragged_all_to_all")
+ragged_all_to_all_p.declare(sharding_reason=SHARDING_OF_COLLECTIVE)
 
 _RAGGED_OPERANDS = ("input_offsets", "send_sizes", "output_offsets", "recv_sizes")
 
@@ -90,6 +92,7 @@ def ragged_exchange(operands: list, output_offsets: list, send_sizes: list, inpu
 # all_gather(..., to='invarying')
 
 all_gather_invariant_p = Primitive("all_gather_invariant")
+all_gather_invariant_p.declare(sharding_reason=SHARDING_OF_COLLECTIVE)
 all_gather_invariant_p.is_collective = True
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.jvp import deflinear
+from pyjax._src.rules import SHARDING_OF_COLLECTIVE
 
 __all__ = ["pcast", "pvary_p", "psum_invariant_p"]
 
@@ -39,10 +40,12 @@ def _psum_invariant_abstract_eval(aval: ShapedArray, *, axes: tuple) -> ShapedAr
 
 
 pvary_p = Primitive("pvary")
+pvary_p.declare(sharding_reason=SHARDING_OF_COLLECTIVE)
 pvary_p.def_abstract_eval(_pvary_abstract_eval)
 pvary_p.is_collective = True
 
 psum_invariant_p = Primitive("psum_invariant")
+psum_invariant_p.declare(sharding_reason=SHARDING_OF_COLLECTIVE)
 psum_invariant_p.def_abstract_eval(_psum_invariant_abstract_eval)
 psum_invariant_p.is_collective = True
 

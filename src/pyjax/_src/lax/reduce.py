@@ -347,6 +347,7 @@ reduce_p.def_transpose(_NOT_LINEAR)
 
 from pyjax._src.interpreters import batching as _batching  # noqa: E402
 from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+from pyjax._src.lax import sharding_rules
 
 
 def _reduce_batch(axis_data, args, dims, *, computation, jaxpr, dimensions):
@@ -364,3 +365,4 @@ def _reduce_batch(axis_data, args, dims, *, computation, jaxpr, dimensions):
 
 
 reduce_p.def_batch(_reduce_batch)
+reduce_p.def_sharding_rule(sharding_rules.reduce_rule)

@@ -46,6 +46,7 @@ class RandomAlgorithm(enum.IntEnum):
 
 
 rng_bit_generator_p = Primitive("rng_bit_generator", multiple_results=True)
+rng_bit_generator_p.declare(sharding_reason='its key keeps its type and the bits are unplaced unless resharded, as JAX types them')
 rng_bit_generator_p.def_jvp(unimplemented(""))  # (JAX 0.11 has none either)
 
 
@@ -125,6 +126,7 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm: RandomAlgorithm = 
 # rng_uniform: XLA's stateful RNG op (no derivative or batching rules in JAX)
 
 rng_uniform_p = Primitive("rng_uniform")
+rng_uniform_p.declare(sharding_reason="scalar bounds: the result is unplaced (XLA's stateful generator)")
 rng_uniform_p.def_jvp(unimplemented(""))
 rng_uniform_p.def_batch(unimplemented(""))
 

@@ -22,6 +22,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.lax._standard import as_array
 from pyjax._src.lax.convolution import check_shapelike
 from pyjax._src.lax.reduce import reduction_jaxpr
+from pyjax._src.lax import sharding_rules
 from pyjax._src.tree_util import tree_structure
 
 __all__ = ["select_and_scatter_p"]
@@ -32,6 +33,7 @@ select_and_scatter_p = Primitive("select_and_scatter").declare(body_params=("sel
 # (JAX 0.11 has no derivative or batching rule for it either)
 select_and_scatter_p.def_jvp(unimplemented(""))
 select_and_scatter_p.def_batch(unimplemented(""))
+select_and_scatter_p.def_sharding_rule(sharding_rules.select_and_scatter_rule)
 
 
 @select_and_scatter_p.def_abstract_eval

@@ -379,6 +379,7 @@ approx_top_k_p.def_jvp(_approx_top_k_jvp)
 
 from pyjax._src.interpreters import batching as _batching  # noqa: E402
 from pyjax._src.lax import batching_util as _batching_util  # noqa: E402
+from pyjax._src.lax import sharding_rules
 
 
 def _sort_batch(axis_data, args, dims, *, dimension, is_stable, num_keys):
@@ -420,3 +421,6 @@ def _approx_top_k_batch(axis_data, args, dims, *, k, reduction_dimension, recall
 sort_p.def_batch(_sort_batch)
 top_k_p.def_batch(_top_k_batch)
 approx_top_k_p.def_batch(_approx_top_k_batch)
+sort_p.def_sharding_rule(sharding_rules.sort_rule)
+top_k_p.def_sharding_rule(sharding_rules.top_k_rule)
+approx_top_k_p.def_sharding_rule(sharding_rules.keep_each_rule)

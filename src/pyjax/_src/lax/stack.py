@@ -223,3 +223,4 @@ def _tile_batch(axis_data, args, dims, *, reps):
 
 deflinear(tile_p, _tile_transpose)
 tile_p.def_batch(_tile_batch)
+tile_p.def_sharding_rule(sharding_rules.tile_rule)

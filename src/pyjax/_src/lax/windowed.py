@@ -667,6 +667,10 @@ def _select_and_scatter_add_batch(axis_data, args, dims, *, select_prim, window_
 
 select_and_gather_add_p.def_batch(_select_and_gather_add_batch)
 select_and_scatter_add_p.def_batch(_select_and_scatter_add_batch)
+for _p in (reduce_window_p, reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p):
+    _p.def_sharding_rule(sharding_rules.reduce_window_rule)
+select_and_gather_add_p.def_sharding_rule(sharding_rules.select_and_gather_add_rule)
+select_and_scatter_add_p.def_sharding_rule(sharding_rules.select_and_scatter_add_rule)
 
 
 def _cumulative_batch(primitive):

@@ -35,6 +35,7 @@ from pyjax._src.rules import unimplemented
 __all__ = ["pallas_call", "pallas_call_p"]
 
 pallas_call_p = Primitive("pallas_call", multiple_results=True).declare(body_params=("jaxpr",))
+pallas_call_p.declare(sharding_reason='a kernel: runs on whole arrays on one device (interpret mode)')
 _I32 = ShapedArray((), np.dtype("int32"))
 
 

@@ -30,9 +30,13 @@ __all__ = ["program_id", "num_programs", "multiple_of", "reciprocal", "when", "l
 _I32 = ShapedArray((), np.dtype("int32"))
 
 program_id_p = Primitive("program_id")
+program_id_p.declare(sharding_reason="a Pallas kernel's grid index: no operands")
 num_programs_p = Primitive("num_programs")
+num_programs_p.declare(sharding_reason="a Pallas kernel's grid size: no operands")
 multiple_of_p = Primitive("multiple_of").declare(elementwise=True, fusible=False, cost="cheap")
+multiple_of_p.declare(sharding_reason='a hint inside Pallas kernels (unplaced blocks)')
 reciprocal_p = Primitive("reciprocal").declare(elementwise=True, fusible=False, cost="expensive")
+reciprocal_p.declare(sharding_reason='inside Pallas kernels (unplaced blocks)')
 
 
 @program_id_p.def_abstract_eval

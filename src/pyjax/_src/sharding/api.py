@@ -41,6 +41,7 @@ def _retyped(aval: ShapedArray, sharding) -> ShapedArray:
 # reshard
 
 reshard_p = Primitive("reshard")
+reshard_p.declare(sharding_reason="the destination sharding is the whole of the result's type")
 reshard_p.pp_hidden = lambda k, v: k == "dst_sharding"
 
 
@@ -149,6 +150,7 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
 # with_sharding_constraint
 
 sharding_constraint_p = Primitive("sharding_constraint")
+sharding_constraint_p.declare(sharding_reason='the identity on the type (an assertion under Explicit axes)')
 
 
 class _DimSet(frozenset):
@@ -456,64 +458,6 @@ def sampler_with_out_sharding(fn: Callable) -> Callable:
     return sampler
 
 
-# ---------------------------------------------------------------------------
-# The sharding rules of primitives defined without one, and why the others
-# have none (tools/coverage.py's `sharding` column reads NO_SHARDING_RULE).
-
-_UNARY = ("abs acos acosh asin asinh atan atanh bessel_i0e bessel_i1e cbrt ceil clz conj cos cosh digamma erf "
-          "erf_inv erfc exp exp2 expm1 floor imag integer_pow is_finite lgamma log log1p logistic neg not "
-          "population_count real reduce_precision round rsqrt sign sin sinh sqrt square stop_gradient tan tanh "
-          "copy").split()
-
-_LINALG_RANKS = {"cholesky": (2,), "cholesky_update": (2, 1), "eig": (2,), "eigh": (2,), "hessenberg": (2,),
-                 "tridiagonal": (2,), "schur": (2,), "householder_product": (2, 1), "ormqr": (2, 1, 2),
-                 "geqrf": (2,), "geqp3": (2, 1), "qr": (2,), "lu": (2,), "lu_pivots_to_permutation": (1,),
-                 "svd": (2,), "symmetric_product": (2, 2), "tridiagonal_solve": (1, 1, 1, 2)}
-
-_CALL = "a call: its body's equations are typed by their own rules"
-_REF = "a mutable reference, not an array value: the ref's type carries the placement"
-_COLLECTIVE = "a collective over named (vmap/shard_map) axes: placement is per-device there (issue 22)"
-_KEY = "acts on PRNG key arrays (keys are made replicated on the mesh in context, samples resharded)"
-NO_SHARDING_RULE = {
-    "empty2": "no operands: an uninitialised buffer typed by its abstract evaluation",
-    "reshard": "the destination sharding is the whole of the result's type",
-    "sharding_constraint": "the identity on the type (an assertion under Explicit axes)",
-    "device_put": "placement itself: the result's type is the destination's",
-    "cond": _CALL, "while": _CALL, "scan": _CALL, "jit": _CALL, "closed_call": _CALL, "remat2": _CALL,
-    "custom_jvp_call": _CALL, "custom_vjp_call": _CALL, "custom_lin": _CALL, "custom_vmap_call": _CALL,
-    "custom_linear_solve": _CALL, "linear_call": _CALL, "shard_map": _CALL, "name": _CALL,
-    "custom_partitioning": _CALL,
-    "optimization_barrier": "the identity on each operand's type",
-    "pure_callback": "host callback: results typed by the declared result shapes",
-    "debug_callback": "host callback with no results", "debug_print": "host callback with no results",
-    "new_ref": _REF, "get": _REF, "swap": _REF, "addupdate": _REF, "freeze": _REF, "empty_ref": _REF,
-    "free_ref": _REF,
-    "all_gather": _COLLECTIVE, "all_to_all": _COLLECTIVE, "axis_index": _COLLECTIVE, "pbroadcast": _COLLECTIVE,
-    "pmax": _COLLECTIVE, "pmin": _COLLECTIVE, "ppermute": _COLLECTIVE, "psum": _COLLECTIVE,
-    "psum_invariant": _COLLECTIVE, "pvary": _COLLECTIVE, "reduce_scatter": _COLLECTIVE,
-    "ragged_all_to_all": _COLLECTIVE, "all_gather_invariant": _COLLECTIVE,
-    "host_local_array_to_global_array": "one process: the identity on its operand's type, as JAX types it",
-    "global_array_to_host_local_array": "one process: the identity on its operand's type, as JAX types it",
-    "random_bits": _KEY, "random_clone": _KEY, "random_fold_in": _KEY, "random_gamma": _KEY, "random_seed": _KEY,
-    "random_split": _KEY, "random_unwrap": _KEY, "random_wrap": _KEY, "threefry2x32": _KEY,
-    "rng_bit_generator": "its key keeps its type and the bits are unplaced unless resharded, as JAX types them",
-    "rng_uniform": "scalar bounds: the result is unplaced (XLA's stateful generator)",
-    "io_callback": "host callback: results typed by the declared result shapes",
-    "float_check": "a check with no results (debug_nans)", "dce_sink": "a marker with no results",
-    "check": "a check with no results (checkify)",
-    "xla_metadata_call": _CALL, "xla_metadata_value": "the identity on its operand's type (abstract evaluation)",
-    "stage": "the identity on its operand's type (abstract evaluation)",
-    "pallas_call": "a kernel: runs on whole arrays on one device (interpret mode)",
-    "program_id": "a Pallas kernel's grid index: no operands", "num_programs": "a Pallas kernel's grid size: no operands",
-    "multiple_of": "a hint inside Pallas kernels (unplaced blocks)", "reciprocal": "inside Pallas kernels (unplaced blocks)",
-    **dict.fromkeys(("bcoo_todense bcoo_fromdense bcoo_extract bcoo_transpose bcoo_sort_indices bcoo_sum_duplicates "
-                     "bcoo_dot_general bcoo_dot_general_sampled bcoo_spdot_general bcsr_todense bcsr_extract "
-                     "bcsr_fromdense bcsr_dot_general coo_todense coo_fromdense coo_matvec coo_matmat csr_todense "
-                     "csr_fromdense csr_matvec csr_matmat todense spsolve").split(),
-                    "a sparse format's buffers: results unplaced, as jax.experimental.sparse types them"),
-}
-
-
 def _retyped_outputs(jaxpr: Any, flat_args: Any, mesh: Mesh):
     # A jitted call's result shardings with `mesh`'s Auto axes made Explicit
     # and each argument typed by its layout (None where a rule objects).
@@ -539,36 +483,3 @@ def _retyped_outputs(jaxpr: Any, flat_args: Any, mesh: Mesh):
 
 
 sharded_array.RETYPE[0] = _retyped_outputs
-
-
-def _register_rules() -> None:
-    from pyjax._src.lax import convolution, elementwise, fft, reduce, select_and_scatter, sorting, stack, windowed  # noqa: F401
-    from pyjax._src.lax import linalg  # noqa: F401
-
-    by_name = {p.name: p for p in core._all_primitives}
-    rules = sharding_rules
-    for name in _UNARY:
-        if name in by_name and by_name[name].sharding_rule is None:
-            by_name[name].def_sharding_rule(rules.keep_operand_rule)
-    for name, ranks in _LINALG_RANKS.items():
-        if name in by_name:
-            by_name[name].def_sharding_rule(rules.linalg_rule(name, ranks))
-    by_name["triangular_solve"].def_sharding_rule(rules.triangular_solve_rule)
-    sorting.sort_p.def_sharding_rule(rules.sort_rule)
-    sorting.top_k_p.def_sharding_rule(rules.top_k_rule)
-    sorting.approx_top_k_p.def_sharding_rule(rules.keep_each_rule)
-    stack.tile_p.def_sharding_rule(rules.tile_rule)
-    fft.fft_p.def_sharding_rule(rules.keep_operand_rule)
-    convolution.conv_general_dilated_p.def_sharding_rule(rules.conv_rule)
-    for name in ("reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_min"):
-        by_name[name].def_sharding_rule(rules.reduce_window_rule)
-    windowed.select_and_gather_add_p.def_sharding_rule(rules.select_and_gather_add_rule)
-    windowed.select_and_scatter_add_p.def_sharding_rule(rules.select_and_scatter_add_rule)
-    by_name["select_and_scatter"].def_sharding_rule(rules.select_and_scatter_rule)
-    by_name["clamp"].def_sharding_rule(rules.clamp_rule)
-    by_name["convert_element_type"].def_sharding_rule(rules.convert_element_type_rule)
-    by_name["bitcast_convert_type"].def_sharding_rule(rules.bitcast_convert_type_rule)
-    by_name["reduce"].def_sharding_rule(rules.reduce_rule)
-
-
-_register_rules()

@@ -1,9 +1,14 @@
 """Devices: the virtual CPU devices of the one backend.
 
-`jax_num_cpu_devices` (or `JAX_NUM_CPU_DEVICES`) says how many there are.
-The list is made on first use (`jax.devices()`, a placement, a mesh) and is
-then fixed: changing the option afterwards raises JAX's RuntimeError, as
-JAX does once its backends are initialised.
+`jax_num_cpu_devices` (or `JAX_NUM_CPU_DEVICES`) says how many there are
+per process. The list is made on first use (`jax.devices()`, a placement, a
+mesh) and is then fixed: changing the option afterwards raises JAX's
+RuntimeError, as JAX does once its backends are initialised.
+
+With several processes (`jax.distributed.initialize`, _src/distributed.py)
+the list is global: process p owns the devices p*n ... p*n + n - 1, and
+each Device carries its `process_index`. The default device is this
+process's first.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ class DeviceMemory:
 
     @property
     def process_index(self) -> int:
-        return 0
+        return self.device.process_index
 
     def addressable_by_devices(self) -> list[Device]:
         return [self.device]
@@ -35,7 +40,7 @@ class DeviceMemory:
     def __repr__(self) -> str:
         name = {"device": "CpuDeviceMemory", "pinned_host": "PinnedHostMemory",
                 "unpinned_host": "UnpinnedHostMemory"}[self.kind]
-        return f"{name}(id={self.device.id}, process_index=0, client=cpu)"
+        return f"{name}(id={self.device.id}, process_index={self.device.process_index}, client=cpu)"
 
     def __str__(self) -> str:
         return {"device": f"CPU_DEVICE_{self.device.id}", "pinned_host": "PINNED_HOST",
@@ -48,18 +53,18 @@ MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")
 class Device:
     """A CPU device: ``CpuDevice(id=3)``, ``str`` gives ``cpu:3``."""
 
-    __slots__ = ("id", "_memories", "__weakref__")
+    __slots__ = ("id", "process_index", "_memories", "__weakref__")
     platform = "cpu"
     device_kind = "cpu"
-    process_index = 0
-    host_id = 0
-    task_id = 0
 
-    def __init__(self, id: int):
+    def __init__(self, id: int, process_index: int = 0):
         self.id = id
+        self.process_index = process_index
         self._memories = {kind: DeviceMemory(self, kind) for kind in MEMORY_KINDS}
 
-    local_hardware_id = property(lambda self: self.id)
+    local_hardware_id = property(lambda self: self.id - self.process_index * _local_count())
+    host_id = property(lambda self: self.process_index)
+    task_id = property(lambda self: self.process_index)
 
     def default_memory(self) -> DeviceMemory:
         return self._memories["device"]
@@ -86,9 +91,33 @@ class Device:
 
 
 # One device exists before the list is made, so that an unplaced Array can
-# name its device without fixing the device count.
+# name its device without fixing the device count (with several processes
+# it becomes this process's first device when the list is made).
 _FIRST = Device(0)
 _devices: list[Device] | None = None
+# (this process's index, the number of processes): set by jax.distributed.initialize.
+_process = [0, 1]
+
+
+def set_processes(index: int, count: int) -> None:
+    """Makes this process `index` of `count` (before the devices are made)."""
+    if _devices is not None:
+        raise RuntimeError("jax.distributed.initialize() must be called before any JAX calls that might "
+                           "initialise the XLA backend. This includes any computation, but also calls to "
+                           "jax.devices, jax.device_put, and others.")
+    _process[:] = [index, count]
+
+
+def process_index() -> int:
+    return _process[0]
+
+
+def process_count() -> int:
+    return _process[1]
+
+
+def _local_count() -> int:
+    return len(devices()) // _process[1]
 
 
 def _device_by_id(i: int) -> Device:
@@ -104,8 +133,16 @@ def devices(backend: Any = None) -> list[Device]:
                            f"{name} are present. Platforms present are: cpu")
     if _devices is None:
         n = _count(config.num_cpu_devices.value)
-        _devices = [_FIRST, *(Device(i) for i in range(1, n))]
+        me, count = _process
+        _FIRST.id, _FIRST.process_index = me * n, me
+        _devices = [_FIRST if i == me * n else Device(i, i // n) for i in range(n * count)]
     return _devices
+
+
+def local_devices(process: int | None = None) -> list[Device]:
+    """The devices process `process` (default: this one) owns."""
+    me = _process[0] if process is None else process
+    return [d for d in devices() if d.process_index == me]
 
 
 def initialized() -> bool:
@@ -119,8 +156,8 @@ def _count(n) -> int:
 def _check_unchanged() -> None:
     # Runs after the option changed: once devices exist, a change of their
     # number is refused (setting the number in use again is not a change).
-    if _devices is not None and _count(config.num_cpu_devices.value) != len(_devices):
-        config.num_cpu_devices._global = len(_devices)
+    if _devices is not None and _count(config.num_cpu_devices.value) != len(_devices) // _process[1]:
+        config.num_cpu_devices._global = len(_devices) // _process[1]
         raise RuntimeError(_NUM_DEVICES_ERROR)
 
 

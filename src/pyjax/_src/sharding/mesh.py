@@ -228,7 +228,10 @@ class Mesh(_MeshBase):
 
     @property
     def local_devices(self) -> list:
-        return list(self.devices.flat)
+        from pyjax._src.sharding.devices import process_index
+
+        me = process_index()
+        return [d for d in self.devices.flat if d.process_index == me]
 
     @property
     def local_mesh(self) -> Mesh:

@@ -83,14 +83,19 @@ class Sharding:
 
     @property
     def addressable_devices(self) -> set:
-        return self.device_set
+        me = devices_mod.process_index()
+        return {d for d in self.device_set if d.process_index == me}
 
     def addressable_devices_indices_map(self, global_shape: tuple) -> dict:
-        return self.devices_indices_map(global_shape)
+        me = devices_mod.process_index()
+        return {d: i for d, i in self.devices_indices_map(global_shape).items() if d.process_index == me}
 
     @property
     def is_fully_addressable(self) -> bool:
-        return True
+        if devices_mod.process_count() == 1:
+            return True
+        me = devices_mod.process_index()
+        return all(d.process_index == me for d in self._device_assignment)
 
     @property
     def num_devices(self) -> int:

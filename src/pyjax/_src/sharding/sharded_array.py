@@ -69,7 +69,13 @@ class ShardedArray(Array):
         if shards is None:
             raise RuntimeError(f"Array has been deleted with shape={self.aval.strip_weak_type()}.")
         if len(shards) == 1 or self._sharding.is_fully_replicated:
-            return shards[0]
+            return shards[0] if shards[0] is not None else _first_local(shards)
+        if not self._sharding.is_fully_addressable:
+            raise RuntimeError(
+                "Fetching value for `jax.Array` that spans non-addressable (non process local) devices is not "
+                "possible. You can use `jax.experimental.multihost_utils.process_allgather` to print the global "
+                "array or use `.addressable_shards` method of jax.Array to inspect the addressable (process "
+                "local) shards.")
         first = shards[0]
         out = np.empty(self.aval.shape + first.shape[self.aval.ndim:], first.dtype)
         indices = self._sharding.devices_indices_map(self.aval.shape)
@@ -82,7 +88,7 @@ class ShardedArray(Array):
     # --- placement
     sharding = property(lambda self: self._sharding)
     is_fully_replicated = property(lambda self: self._sharding.is_fully_replicated)
-    is_fully_addressable = property(lambda self: True)
+    is_fully_addressable = property(lambda self: self._sharding.is_fully_addressable)
 
     def devices(self) -> set:
         return set(self._sharding._device_assignment)
@@ -107,13 +113,21 @@ class ShardedArray(Array):
         indices = self._sharding.devices_indices_map(self.aval.shape)
         replicas = self._sharding._replica_ids(self.aval.shape)
         return [Shard(d, indices[d], replicas[d], self._shard_array(d, b))
+                for d, b in zip(self._sharding._device_assignment, self._shards) if b is not None]
+
+    @property
+    def global_shards(self) -> list[Shard]:
+        """Every device's shard; another process's has no data here (None)."""
+        if self._shards is None:
+            raise RuntimeError(f"Array has been deleted with shape={self.aval.strip_weak_type()}.")
+        indices = self._sharding.devices_indices_map(self.aval.shape)
+        replicas = self._sharding._replica_ids(self.aval.shape)
+        return [Shard(d, indices[d], replicas[d], None if b is None else self._shard_array(d, b))
                 for d, b in zip(self._sharding._device_assignment, self._shards)]
 
-    global_shards = addressable_shards
-
     def addressable_data(self, index: int) -> Array:
-        device = self._sharding._device_assignment[index]
-        return self._shard_array(device, self._shards[index])
+        local = [(d, b) for d, b in zip(self._sharding._device_assignment, self._shards) if b is not None]
+        return self._shard_array(*local[index])
 
     def delete(self) -> None:
         self._shards = None
@@ -123,6 +137,13 @@ class ShardedArray(Array):
 
     def __reduce__(self):
         return _rebuild, (np.asarray(self._value), self.aval, self._sharding)
+
+
+def _first_local(shards):
+    for b in shards:
+        if b is not None:
+            return b
+    raise RuntimeError("this Array has no shard on this process's devices")
 
 
 def _rebuild(value, aval, sharding):
@@ -138,7 +159,11 @@ def place(value: Any, aval: ShapedArray, sharding: Sharding) -> Array:
     value = np.asarray(value)
     indices = sharding.devices_indices_map(aval.shape)
     shards = []
+    me = devices_mod.process_index()
     for device in sharding._device_assignment:
+        if device.process_index != me:  # (another process's device: that process holds it)
+            shards.append(None)
+            continue
         part = value[indices[device]]
         shards.append(np.array(part, copy=True, order="C"))
     ndim = len(aval.shape)
@@ -335,7 +360,11 @@ def make_array_from_callback(shape: Sequence[int], sharding: Sharding,
         sharding = resolve(sharding, name="make_array_from_callback")
     indices = sharding.devices_indices_map(shape)
     shards, seen_dtype = [], None
+    me = devices_mod.process_index()
     for device in sharding._device_assignment:
+        if device.process_index != me:  # (called for this process's devices only, as in JAX)
+            shards.append(None)
+            continue
         part = np.asarray(data_callback(indices[device]))
         if dtype is not None:
             part = part.astype(dtype)
@@ -364,9 +393,11 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
     device (each the shard that device holds, on that device)."""
     shape = tuple(int(d) for d in shape)
     arrays = list(arrays)
+    me = devices_mod.process_index()
     assignment = sharding._device_assignment
-    if len(arrays) != len(assignment):
-        raise ValueError(f"The sharding {sharding} expects {len(assignment)} single device arrays, got "
+    local = [d for d in assignment if d.process_index == me]
+    if len(arrays) != len(local):
+        raise ValueError(f"The sharding {sharding} expects {len(local)} single device arrays, got "
                          f"{len(arrays)}.")
     indices = sharding.devices_indices_map(shape)
     by_device = {}
@@ -376,6 +407,9 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
     shards = []
     dtype_seen = None
     for device in assignment:
+        if device.process_index != me:
+            shards.append(None)
+            continue
         x = by_device.get(device)
         if x is None:
             raise ValueError(f"No single device array was given for device {device!r} of the sharding "

@@ -5,6 +5,10 @@ already laid out as the in_spec says gives its own shards (no copy, no
 assembly); anything else is sliced per device (a reshard). Replicas of a
 block are handed as one buffer (the runtime computes on it once). `place_outputs`
 wraps each device's result buffers into Arrays sharded as out_specs says.
+
+With several processes (docs/distributed.md) only this process's devices
+get buffers (another's row is None): an argument not laid out as its
+in_spec says must then be a value every process holds whole (host data).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from pyjax._src.avals import ShapedArray
+from pyjax._src.sharding import devices as devices_mod
 from pyjax._src.sharding.named import NamedSharding, aval_sharding
 from pyjax._src.sharding.partition_spec import PartitionSpec
 from pyjax._src.sharding.sharded_array import ShardedArray
@@ -39,20 +44,33 @@ def device_buffers(flat: Sequence[Any], in_specs: Sequence[PartitionSpec], mesh)
     """For each device of `mesh` (in `mesh.devices.flat` order), the buffers of
     its shards of the arguments."""
     devices = list(mesh.devices.flat)
-    out = [[] for _ in devices]
+    me = devices_mod.process_index()
+    out = [[] if d.process_index == me else None for d in devices]
     for x, spec in zip(flat, in_specs):
         own = _own_shards(x, spec, mesh)
-        value = np.asarray(x) if own is None else None  # (not laid out as in_specs says: sliced per device)
+        value = _whole(x, spec) if own is None else None  # (not laid out as in_specs says: sliced per device)
         indices = NamedSharding(mesh, spec).devices_indices_map(np.shape(x) if own is not None else value.shape)
         # Devices holding the same block (replicas) are handed one buffer:
         # the runtime then computes on a replicated value once.
         blocks: dict = {}
         for k, d in enumerate(devices):
+            if out[k] is None:
+                continue
             key = tuple((i.start, i.stop, i.step) if isinstance(i, slice) else i for i in indices[d])
             if key not in blocks:
                 blocks[key] = value[indices[d]] if own is None else own[d]
             out[k].append(blocks[key])
     return out
+
+
+def _whole(x: Any, spec) -> np.ndarray:
+    if isinstance(x, ShardedArray) and x._shards is not None and not x.is_fully_addressable \
+            and not x.is_fully_replicated:
+        raise ValueError(f"shard_map: an argument of type {x.aval.str_short(False)} placed as {x.sharding} spans "
+                         f"several processes and is not laid out as its in_spec {spec} says; resharding across "
+                         "processes is not supported: place it as the in_spec says (jax.device_put with "
+                         "NamedSharding(mesh, in_spec)) or pass host data every process holds")
+    return np.asarray(x)
 
 
 def global_aval(aval: ShapedArray, spec: PartitionSpec, mesh) -> ShapedArray:
@@ -73,7 +91,8 @@ def place_outputs(per_device: list[list], body_avals: Sequence[ShapedArray], out
     outs = []
     for k, (aval, spec) in enumerate(zip(body_avals, out_specs)):
         sharding = NamedSharding(mesh, spec)
-        by_device = {d: np.asarray(per_device[i][k], aval.dtype) for i, d in enumerate(devices)}
-        shards = [by_device[d] for d in sharding._device_assignment]
+        by_device = {d: np.asarray(per_device[i][k], aval.dtype) for i, d in enumerate(devices)
+                     if per_device[i] is not None}
+        shards = [by_device.get(d) for d in sharding._device_assignment]
         outs.append(ShardedArray(shards, global_aval(aval, spec, mesh), sharding))
     return outs

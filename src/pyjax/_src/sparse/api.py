@@ -23,6 +23,7 @@ from pyjax._src.sparse.bcoo_core import bcoo_extract
 from pyjax._src.sparse.legacy import COO, CSC, CSR, _coo_extract, csr_rows
 from pyjax._src.sparse.transform import sparse_rules_bcoo
 from pyjax._src.sparse.util import JAXSparse
+from pyjax._src.rules import SHARDING_OF_SPARSE
 import pyjax.numpy as jnp
 
 _is_sparse = lambda x: isinstance(x, JAXSparse)
@@ -31,6 +32,7 @@ _is_sparse = lambda x: isinstance(x, JAXSparse)
 # todense
 
 todense_p = core.Primitive("todense")
+todense_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _todense_impl(*bufs, tree):

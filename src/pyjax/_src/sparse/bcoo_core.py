@@ -21,6 +21,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.extend_rules import primitive_batchers
 from pyjax._src.interpreters.transpose import is_undefined_primal
 from pyjax._src.sparse.util import SparseInfo, batch_to_front, axis_size, broadcast_batch, nfold_vmap
+from pyjax._src.rules import SHARDING_OF_SPARSE
 import pyjax.numpy as jnp
 from pyjax import lax
 
@@ -44,6 +45,7 @@ def _with_batch(spinfo: SparseInfo, size: int) -> SparseInfo:
 # bcoo_todense
 
 bcoo_todense_p = core.Primitive("bcoo_todense")
+bcoo_todense_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _todense_unbatched(data, indices, *, shape):
@@ -116,6 +118,7 @@ def _bcoo_todense(data, indices, *, spinfo):
 # bcoo_fromdense
 
 bcoo_fromdense_p = core.Primitive("bcoo_fromdense", multiple_results=True)
+bcoo_fromdense_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _fromdense_unbatched(mat, *, nse, n_dense, index_dtype):
@@ -206,6 +209,7 @@ def bcoo_fromdense(mat, *, nse: int | None = None, n_batch: int = 0, n_dense: in
 # bcoo_extract
 
 bcoo_extract_p = core.Primitive("bcoo_extract")
+bcoo_extract_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _extract_unbatched(indices, mat, *, assume_unique):
@@ -300,6 +304,7 @@ def bcoo_extract(sparr, arr, *, assume_unique: bool | None = None):
 # bcoo_transpose
 
 bcoo_transpose_p = core.Primitive("bcoo_transpose", multiple_results=True)
+bcoo_transpose_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _transpose_perms(permutation, n_batch: int, n_sparse: int, n_dense: int):
@@ -394,6 +399,7 @@ def bcoo_transpose(mat, *, permutation):
 # bcoo_sort_indices and bcoo_sum_duplicates
 
 bcoo_sort_indices_p = core.Primitive("bcoo_sort_indices", multiple_results=True)
+bcoo_sort_indices_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _sort_unbatched(data, indices):
@@ -461,6 +467,7 @@ def bcoo_sort_indices(mat):
 
 
 bcoo_sum_duplicates_p = core.Primitive("bcoo_sum_duplicates", multiple_results=True)
+bcoo_sum_duplicates_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _sum_duplicates_unbatched(data, indices, *, sparse_shape, nse):

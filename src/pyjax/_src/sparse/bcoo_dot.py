@@ -17,6 +17,7 @@ from pyjax._src.lax.dot import _dot_transpose_lhs, _dot_transpose_rhs
 from pyjax._src.sparse import bcoo_core
 from pyjax._src.sparse.util import SparseInfo, axis_size, batch_to_front, broadcast_batch, nfold_vmap
 from pyjax._src import api
+from pyjax._src.rules import SHARDING_OF_SPARSE
 import pyjax.numpy as jnp
 from pyjax import lax
 
@@ -47,6 +48,7 @@ def _out_dtype(lhs_dtype, rhs_dtype, preferred_element_type):
 # bcoo_dot_general
 
 bcoo_dot_general_p = core.Primitive("bcoo_dot_general")
+bcoo_dot_general_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _dot_unbatched(data, indices, rhs, contracting, shape, out_dtype):
@@ -184,6 +186,7 @@ primitive_batchers[bcoo_dot_general_p] = _bcoo_dot_general_batch
 # bcoo_dot_general_sampled
 
 bcoo_dot_general_sampled_p = core.Primitive("bcoo_dot_general_sampled")
+bcoo_dot_general_sampled_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _sampled_impl(A, B, indices, *, dimension_numbers):
@@ -251,6 +254,7 @@ def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
 # bcoo_spdot_general
 
 bcoo_spdot_general_p = core.Primitive("bcoo_spdot_general", multiple_results=True)
+bcoo_spdot_general_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _spdot_nse(lhs_indices, rhs_indices, out_sparse_shape) -> int:

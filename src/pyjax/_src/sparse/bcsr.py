@@ -19,6 +19,7 @@ from pyjax._src.sparse import bcoo_core, bcoo_dot, bcoo_ops
 from pyjax._src.sparse.bcoo import BCOO
 from pyjax._src.sparse.legacy import csr_rows
 from pyjax._src.sparse.util import JAXSparse, SparseInfo, nfold_vmap
+from pyjax._src.rules import SHARDING_OF_SPARSE
 import pyjax.numpy as jnp
 
 
@@ -43,7 +44,9 @@ def _vmap_batch(impl, n_out=None):
 # bcsr_todense, bcsr_extract
 
 bcsr_todense_p = core.Primitive("bcsr_todense")
+bcsr_todense_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 bcsr_extract_p = core.Primitive("bcsr_extract")
+bcsr_extract_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _bcsr_todense_eager(data, indices, indptr, *, spinfo):
@@ -104,6 +107,7 @@ def bcsr_extract(indices, indptr, mat):
 # bcsr_fromdense
 
 bcsr_fromdense_p = core.Primitive("bcsr_fromdense", multiple_results=True)
+bcsr_fromdense_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _bcsr_fromdense_eager(mat, *, nse, n_batch, n_dense, index_dtype):
@@ -170,6 +174,7 @@ def bcsr_fromdense(mat, *, nse=None, n_batch: int = 0, n_dense: int = 0, index_d
 # bcsr_dot_general
 
 bcsr_dot_general_p = core.Primitive("bcsr_dot_general")
+bcsr_dot_general_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _bcsr_dot_impl(data, indices, indptr, rhs, **params):

@@ -17,6 +17,7 @@ from pyjax._src.extend_core import concrete_or_error
 from pyjax._src.extend_rules import defjvp, primitive_batchers
 from pyjax._src.interpreters.transpose import is_undefined_primal
 from pyjax._src.sparse.util import JAXSparse
+from pyjax._src.rules import SHARDING_OF_SPARSE
 import pyjax.numpy as jnp
 
 
@@ -54,9 +55,13 @@ def _coo_shape(spinfo):
 
 
 coo_todense_p = core.Primitive("coo_todense")
+coo_todense_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 coo_fromdense_p = core.Primitive("coo_fromdense", multiple_results=True)
+coo_fromdense_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 coo_matvec_p = core.Primitive("coo_matvec")
+coo_matvec_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 coo_matmat_p = core.Primitive("coo_matmat")
+coo_matmat_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _coo_todense_eager(data, row, col, *, spinfo):
@@ -155,9 +160,13 @@ def coo_matmat(mat, B, *, transpose=False):
 # CSR
 
 csr_todense_p = core.Primitive("csr_todense")
+csr_todense_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 csr_fromdense_p = core.Primitive("csr_fromdense", multiple_results=True)
+csr_fromdense_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 csr_matvec_p = core.Primitive("csr_matvec")
+csr_matvec_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 csr_matmat_p = core.Primitive("csr_matmat")
+csr_matmat_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def csr_rows(indptr, nse: int):

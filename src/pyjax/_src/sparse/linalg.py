@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import core
-from pyjax._src.rules import unimplemented
+from pyjax._src.rules import unimplemented, SHARDING_OF_SPARSE
 from pyjax._src.ad_util import Zero
 from pyjax._src.avals import ShapedArray
 from pyjax._src.extend_rules import defjvp
@@ -15,6 +15,7 @@ from pyjax._src.sparse.legacy import csr_matvec_p, csr_rows
 import pyjax.numpy as jnp
 
 spsolve_p = core.Primitive("spsolve")
+spsolve_p.declare(sharding_reason=SHARDING_OF_SPARSE)
 
 
 def _spsolve_impl(data, indices, indptr, b, *, tol, reorder):

@@ -375,6 +375,7 @@ class MemorySpace:
 DEVICE = MemorySpace("Device")
 
 empty2_p = Primitive("empty2")
+empty2_p.declare(sharding_reason='no operands: an uninitialised buffer typed by its abstract evaluation')
 # (JAX 0.11 gives it no derivative or batching rule either: a branch's stand-in value)
 empty2_p.def_jvp(unimplemented(""))
 empty2_p.def_batch(unimplemented(""))

@@ -47,10 +47,12 @@ from pyjax._src.tree_util import (
     tree_unflatten,
 )
 from pyjax._src.tree_util_errors import equality_errors
+from pyjax._src.rules import SHARDING_OF_CALL
 
 __all__ = ["cond", "cond_p", "switch"]
 
 cond_p = Primitive("cond", multiple_results=True).declare(body_params=("branches",))
+cond_p.declare(sharding_reason=SHARDING_OF_CALL)
 cond_p.effects_of = body_effects("branches")
 
 

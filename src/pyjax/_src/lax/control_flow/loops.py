@@ -37,10 +37,12 @@ from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.control_flow.scan import scan
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from pyjax._src.rules import SHARDING_OF_CALL
 
 __all__ = ["fori_loop", "while_loop", "while_p"]
 
 while_p = Primitive("while", multiple_results=True).declare(body_params=("cond_jaxpr", "body_jaxpr"))
+while_p.declare(sharding_reason=SHARDING_OF_CALL)
 while_p.effects_of = body_effects("cond_jaxpr", "body_jaxpr")
 
 

@@ -40,10 +40,12 @@ from pyjax._src.lax.control_flow import common
 from pyjax._src.lax.control_flow import flattree as ft
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 from pyjax._src.jaxpr import body_effects
+from pyjax._src.rules import SHARDING_OF_CALL
 
 __all__ = ["map", "scan", "scan_p"]
 
 scan_p = Primitive("scan", multiple_results=True).declare(body_params=("jaxpr",))
+scan_p.declare(sharding_reason=SHARDING_OF_CALL)
 scan_p.effects_of = body_effects("jaxpr")
 
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from pyjax._src import dispatch, multihost_utils
 from pyjax._src import shard_map as shard_map_mod
+from pyjax._src.backends.numpy.impls import spmd_mpi
 from pyjax._src.backends.numpy.impls.spmd_control import RULES as _CONTROL
 from pyjax._src.backends.numpy.parallel import split
 from pyjax._src.backends.numpy.impls.standard import IMPLS as _IMPLS
@@ -34,6 +35,7 @@ from pyjax._src.jaxpr import Literal
 from pyjax._src.lax import parallel, parallel_comm, parallel_ragged
 from pyjax._src.lax.parallel_vma import psum_invariant_p, pvary_p
 from pyjax._src.rules import missing_rule_error
+from pyjax._src.sharding.devices import process_index
 from pyjax._src.sharding.named import NamedSharding
 from pyjax._src.sharding.spmd_data import global_aval
 
@@ -48,6 +50,12 @@ class Mesh:
         self.n = int(np.prod(self.sizes))
         self.coords = [np.unravel_index(i, self.sizes) for i in range(self.n)]
         self._groups: dict = {}
+        # Which process owns each device; this process's devices (all of
+        # them, with one process). Another process's slot holds None.
+        self.me = process_index()
+        self.owner = [d.process_index for d in mesh.devices.flat]
+        self.local = [d for d in range(self.n) if self.owner[d] == self.me]
+        self.spans = len(self.local) < self.n
 
     def index(self, device: int, axes: tuple) -> int:
         """The device's row-major index over `axes` (the last varies fastest)."""
@@ -75,8 +83,11 @@ def _named(axes) -> tuple:
     return tuple(a for a in parallel.axes_tuple(axes) if not parallel.is_positional(a))
 
 
-def _each_group(mesh: Mesh, axes: tuple, xs: list, fn: Callable) -> list:
+def _each_group(mesh: Mesh, axes: tuple, xs: list, fn: Callable, how: Callable | None = None,
+                name: str = "collective") -> list:
     # fn(values of one group, in axis order) -> that group's results, in the same order
+    if mesh.spans:  # (groups crossing processes go over MPI: `how`, else gathered)
+        return spmd_mpi.each_group(mesh, axes, xs, fn, how, name)
     out = [None] * mesh.n
     for group in mesh.groups(axes):
         for d, r in zip(group, fn([xs[d] for d in group])):
@@ -88,7 +99,8 @@ def _reduction(ufunc):
     def rule(mesh, xs, *, axes, axis_index_groups=None):
         positional = tuple(int(a) for a in parallel.axes_tuple(axes) if parallel.is_positional(a))
         if positional:
-            xs = [ufunc.reduce(np.asarray(x), axis=positional).astype(np.asarray(x).dtype) for x in xs]
+            xs = [None if x is None else ufunc.reduce(np.asarray(x), axis=positional).astype(np.asarray(x).dtype)
+                  for x in xs]
         named = _named(axes)
         if not named:
             return xs
@@ -96,7 +108,7 @@ def _reduction(ufunc):
         def reduce(values):
             return [_fold(ufunc, values)] * len(values)
 
-        return _each_group(mesh, named, xs, reduce)
+        return _each_group(mesh, named, xs, reduce, spmd_mpi.reduction(ufunc, _fold), ufunc.__name__)
 
     return rule
 
@@ -104,7 +116,7 @@ def _reduction(ufunc):
 def _all_gather(mesh, xs, *, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled):
     join = np.concatenate if tiled else np.stack
     return _each_group(mesh, _named(axis_name), xs,
-                       lambda vs: [join(vs, axis=all_gather_dimension)] * len(vs))
+                       lambda vs: [join(vs, axis=all_gather_dimension)] * len(vs), name="all_gather")
 
 
 def _reduce_scatter(mesh, xs, *, scatter_dimension, axis_name, axis_index_groups, axis_size, tiled):
@@ -113,7 +125,7 @@ def _reduce_scatter(mesh, xs, *, scatter_dimension, axis_name, axis_index_groups
         parts = np.split(total, len(values), axis=scatter_dimension)
         return [p if tiled else np.squeeze(p, scatter_dimension) for p in parts]
 
-    return _each_group(mesh, _named(axis_name), xs, scatter)
+    return _each_group(mesh, _named(axis_name), xs, scatter, name="psum_scatter")
 
 
 def _fold(ufunc, values):
@@ -144,11 +156,12 @@ def _ppermute(mesh, xs, *, axis_name, perm):
             out[dst] = np.asarray(values[src])
         return out
 
-    return _each_group(mesh, _named(axis_name), xs, permute)
+    return _each_group(mesh, _named(axis_name), xs, permute, spmd_mpi.permute(tuple(perm)), "ppermute")
 
 
 def _pbroadcast(mesh, xs, *, axis_name, source):
-    return _each_group(mesh, _named(axis_name), xs, lambda vs: [np.asarray(vs[source])] * len(vs))
+    return _each_group(mesh, _named(axis_name), xs, lambda vs: [np.asarray(vs[source])] * len(vs),
+                       name="pbroadcast")
 
 
 def _all_to_all(mesh, xs, *, split_axis, concat_axis, axis_name, axis_index_groups, tiled):
@@ -157,11 +170,13 @@ def _all_to_all(mesh, xs, *, split_axis, concat_axis, axis_name, axis_index_grou
         chunks = [np.split(np.asarray(v), n, axis=split_axis) for v in values]
         return [np.concatenate([chunks[i][j] for i in range(n)], axis=concat_axis) for j in range(n)]
 
-    return _each_group(mesh, _named(axis_name), xs, exchange)
+    return _each_group(mesh, _named(axis_name), xs, exchange, name="all_to_all")
 
 
 def _ragged_all_to_all(mesh, ins, *, axis_name, axis_index_groups):
     operand, output, in_offsets, send_sizes, out_offsets, _ = ins
+    if mesh.spans:
+        raise NotImplementedError("ragged_all_to_all over a mesh spanning several processes is not supported")
     out = [None] * mesh.n
     for group in mesh.groups(_named(axis_name)):
         pick = lambda xs: [xs[d] for d in group]  # noqa: E731
@@ -211,6 +226,8 @@ def watch_buffers(callback: Callable) -> Iterator[None]:
 def _report(outs: list[list]) -> None:
     for out in outs:
         for d, buffer in enumerate(out):
+            if buffer is None:  # (another process's device)
+                continue
             for w in _watchers:
                 w(d, buffer)
 
@@ -253,16 +270,22 @@ def _per_device(eqn, mesh: Mesh, ins: list[list], impls: dict) -> list[list]:
     impl = impls.get(eqn.primitive)
     if impl is None:
         raise missing_rule_error("impl", eqn.primitive.name)
-    if mesh.n > 1 and not eqn.effects and all(all(b is x[0] for b in x) for x in ins):
+    local = mesh.local
+    first = local[0]
+    if len(local) > 1 and not eqn.effects and all(all(x[d] is x[first] for d in local) for x in ins):
         # Every operand is one buffer shared by all devices (a replicated
         # value: a literal, a constant, a psum's result, an input every
         # device reads whole): the result is computed once and shared too.
-        results = [impl(*[x[0] for x in ins], **eqn.params)] * mesh.n
-    elif mesh.n > 1 and split.num_workers() > 1 and _worth_threads(eqn, ins, mesh.n):
-        results = _on_threads(impl, eqn, ins, mesh.n)
+        results = [impl(*[x[first] for x in ins], **eqn.params)] * mesh.n
+    elif len(local) > 1 and split.num_workers() > 1 and _worth_threads(eqn, ins, len(local)):
+        results = _on_threads(impl, eqn, ins, local, mesh.n)
+    elif mesh.spans:
+        results = [impl(*[x[d] for x in ins], **eqn.params) if d in local else None for d in range(mesh.n)]
     else:
         results = [impl(*[x[d] for x in ins], **eqn.params) for d in range(mesh.n)]
     if eqn.primitive.multiple_results:
+        if mesh.spans:
+            results = [[None] * len(eqn.outvars) if r is None else r for r in results]
         return [list(r) for r in zip(*results)] if results and eqn.outvars else [[] for _ in eqn.outvars]
     return [results]
 
@@ -277,12 +300,12 @@ def _worth_threads(eqn, ins: list[list], n: int) -> bool:
     return n * max((math.prod(v.aval.shape) for v in eqn.invars), default=0) >= split.MIN_ELEMENTS
 
 
-def _on_threads(impl: Callable, eqn, ins: list[list], n: int) -> list:
+def _on_threads(impl: Callable, eqn, ins: list[list], local: list, n: int) -> list:
     # One block of devices per core, each device's call whole (unsplit: a
     # pool thread must not wait on the pool).
     results: list = [None] * n
-    workers = split.num_workers()
-    blocks = [range(n * w // workers, n * (w + 1) // workers) for w in range(workers)]
+    workers, k = split.num_workers(), len(local)
+    blocks = [local[k * w // workers:k * (w + 1) // workers] for w in range(workers)]
 
     def run_block(devices):
         with split.unsplit():
@@ -328,7 +351,8 @@ def _take_blocks(mesh: Mesh, xs: list, spec) -> list:
         axes = _spec_axes(entry)
         if axes:
             parts = math.prod(mesh.sizes[mesh.names.index(a)] for a in axes)
-            xs = [np.split(np.asarray(x), parts, axis=dim)[mesh.index(d, axes)] for d, x in enumerate(xs)]
+            xs = [None if x is None else np.split(np.asarray(x), parts, axis=dim)[mesh.index(d, axes)]
+                  for d, x in enumerate(xs)]
     return xs
 
 
@@ -336,7 +360,8 @@ def _join_blocks(mesh: Mesh, xs: list, spec) -> list:
     for dim, entry in enumerate(spec):
         axes = _spec_axes(entry)
         if axes:
-            xs = _each_group(mesh, axes, xs, lambda vs, dim=dim: [np.concatenate(vs, axis=dim)] * len(vs))
+            xs = _each_group(mesh, axes, xs, lambda vs, dim=dim: [np.concatenate(vs, axis=dim)] * len(vs),
+                             name="shard_map's join")
     return xs
 
 
@@ -350,12 +375,14 @@ def run(jaxpr, mesh, per_device: Sequence[list]) -> list[list]:
     m = _MESHES.get(mesh)
     if m is None:
         m = _MESHES[mesh] = Mesh(mesh)
+    if m.spans:  # (another process's devices: no buffers here)
+        per_device = [row if row is not None else [None] * len(jaxpr.invars) for row in per_device]
     columns = [list(col) for col in zip(*per_device)] if per_device and per_device[0] else \
         [[] for _ in jaxpr.invars]
     # (XLA's float mode and one-thread BLAS, as around every computation;
     # nested inside a jit's program it is already set and stays so.)
     outs = dispatch.fp_mode.run(run_lockstep, jaxpr, m, columns, _IMPLS)
-    return [[out[d] for out in outs] for d in range(m.n)]
+    return [[out[d] for out in outs] if d in m.local else None for d in range(m.n)]
 
 
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
@@ -363,24 +390,29 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
     # same block of an argument share one view of it; a block several
     # devices hold (replicated over an axis) is written back once.
     devices = list(mesh.devices.flat)
-    per_device = [[] for _ in devices]
+    me = process_index()  # (several processes: each holds the global buffers, runs its own devices)
+    per_device = [[] if d.process_index == me else None for d in devices]
     for x, spec in zip(args, in_specs):
         x = np.asarray(x)
         indices = NamedSharding(mesh, spec).devices_indices_map(x.shape)
         views: dict = {}
         for k, d in enumerate(devices):
+            if per_device[k] is None:
+                continue
             key = _index_key(indices[d])
             if key not in views:
                 views[key] = x[indices[d]]
             per_device[k].append(views[key])
     outs = run(jaxpr, mesh, per_device)
+    if any(row is None for row in outs):
+        outs = spmd_mpi.gather_devices(_MESHES[mesh], outs)
     results = []
     for k, (aval, spec) in enumerate(zip(jaxpr.out_avals, out_specs)):
         sharding = NamedSharding(mesh, spec)
         shape = global_aval(aval, spec, mesh).shape
         indices = sharding.devices_indices_map(shape)
         if sharding.is_fully_replicated:
-            results.append(np.asarray(outs[0][k]))
+            results.append(np.asarray(next(row for row in outs if row is not None)[k]))
             continue
         joined = np.empty(shape, aval.dtype)
         written: set = set()

@@ -22,6 +22,8 @@ from typing import Callable
 
 import numpy as np
 
+from pyjax._src.backends.numpy.impls import spmd_mpi
+
 __all__ = ["RULES"]
 
 _LOCAL = ("pvary", "axis_index")  # collectives that exchange no data
@@ -43,6 +45,8 @@ class _OneDevice:
     """One device of the mesh seen alone (by a body that exchanges nothing)."""
 
     n = 1
+    local = [0]
+    spans = False
 
     def __init__(self, mesh, device: int) -> None:
         self.mesh, self.device = mesh, device
@@ -56,8 +60,9 @@ class _OneDevice:
 
 def _each_device(rule: Callable, run: Callable, eqn, mesh, ins: list[list], impls: dict) -> list[list]:
     # The devices go their own ways: each runs the equation alone.
-    results = [rule(run, eqn, _OneDevice(mesh, d), [[x[d]] for x in ins], impls) for d in range(mesh.n)]
-    return [[r[k][0] for r in results] for k in range(len(eqn.outvars))]
+    results = [rule(run, eqn, _OneDevice(mesh, d), [[x[d]] for x in ins], impls) if d in mesh.local else None
+               for d in range(mesh.n)]
+    return [[None if r is None else r[k][0] for r in results] for k in range(len(eqn.outvars))]
 
 
 def _varying_error(what: str, aval) -> ValueError:
@@ -75,10 +80,12 @@ def _disagree_error(what: str, values) -> ValueError:
         "predicate device-invariant (e.g. reduce it with lax.pmax/psum first) or move the collectives out.")
 
 
-def _agreed(what: str, values: list) -> np.ndarray:
-    values = [np.asarray(v) for v in values]
+def _agreed(what: str, values: list, mesh=None) -> np.ndarray:
+    values = [np.asarray(v) for v in values if v is not None]  # (None: another process's device)
     if any(not np.array_equal(values[0], v) for v in values[1:]):
         raise _disagree_error(what, values)
+    if getattr(mesh, "spans", False):
+        return spmd_mpi.agree(mesh, what, values[0])
     return values[0]
 
 
@@ -86,11 +93,12 @@ def _cond(run: Callable, eqn, mesh, ins: list[list], impls: dict) -> list[list]:
     branches = eqn.params["branches"]
     index_aval = eqn.invars[0].aval
     if not _communicates(branches):
-        if any(not np.array_equal(ins[0][0], k) for k in ins[0][1:]):
+        preds = [ins[0][d] for d in mesh.local]
+        if any(not np.array_equal(preds[0], k) for k in preds[1:]) or getattr(mesh, "spans", False):
             return _each_device(_cond, run, eqn, mesh, ins, impls)
     elif getattr(index_aval, "vma", ()):
         raise _varying_error("cond", index_aval)
-    k = int(_agreed("cond", ins[0]))
+    k = int(_agreed("cond", ins[0], mesh))
     branch = branches[k if 0 <= k < len(branches) else len(branches) - 1]  # XLA clamps the index
     return run(branch, mesh, ins[1:], impls)
 
@@ -107,18 +115,21 @@ def _while(run: Callable, eqn, mesh, ins: list[list], impls: dict) -> list[list]
     cond_consts, body_consts, carry = ins[:nc], ins[nc:nc + nb], list(ins[nc + nb:])
     batched = bool(pred_aval.shape)
     while True:
-        preds = [np.asarray(v) for v in run(cond_jaxpr, mesh, cond_consts + carry, impls)[0]]
+        preds = [None if v is None else np.asarray(v) for v in run(cond_jaxpr, mesh, cond_consts + carry, impls)[0]]
         if not batched:
-            if not _agreed("while_loop", preds):
+            if not _agreed("while_loop", preds, mesh):
                 return carry
             carry = run(body_jaxpr, mesh, body_consts + carry, impls)
             continue
-        if not any(pr.any() for pr in preds):
+        live = any(pr.any() for pr in preds if pr is not None)
+        if getattr(mesh, "spans", False):
+            live = spmd_mpi.any_process(mesh, live)
+        if not live:
             return carry
         new = run(body_jaxpr, mesh, body_consts + carry, impls)
         # Lanes whose predicate is false keep their carry (the predicate's
         # shape is a prefix of every carry's shape).
-        carry = [[np.where(pr.reshape(pr.shape + (1,) * (np.ndim(c) - pr.ndim)), n, c)
+        carry = [[None if pr is None else np.where(pr.reshape(pr.shape + (1,) * (np.ndim(c) - pr.ndim)), n, c)
                   for pr, n, c in zip(preds, ns, cs)] for ns, cs in zip(new, carry)]
 
 
@@ -128,19 +139,19 @@ def _scan(run: Callable, eqn, mesh, ins: list[list], impls: dict) -> list[list]:
     nc, nk = len(consts), len(carry)
     length, body = p["length"], p["jaxpr"]
     const_ins, carry_ins, xs = ins[:nc], list(ins[nc:nc + nk]), ins[nc + nk:]
-    xs = [[np.asarray(b) for b in x] for x in xs]
+    xs = [[None if b is None else np.asarray(b) for b in x] for x in xs]
     ny = len(body.outvars) - nk
     ys: list = [[None] * length for _ in range(ny)]
     steps = range(length - 1, -1, -1) if p["reverse"] else range(length)
     for i in steps:
-        outs = run(body, mesh, const_ins + carry_ins + [[b[i] for b in x] for x in xs], impls)
+        outs = run(body, mesh, const_ins + carry_ins + [[None if b is None else b[i] for b in x] for x in xs], impls)
         carry_ins = outs[:nk]
         for k in range(ny):
             ys[k][i] = outs[nk + k]
     stacked = []
     for k, aval in enumerate(body.out_avals[nk:]):
-        stacked.append([np.stack([np.asarray(ys[k][i][d]) for i in range(length)]) if length
-                        else np.empty((0, *aval.shape), aval.dtype) for d in range(mesh.n)])
+        stacked.append([None if d not in mesh.local else np.stack([np.asarray(ys[k][i][d]) for i in range(length)])
+                        if length else np.empty((0, *aval.shape), aval.dtype) for d in range(mesh.n)])
     return carry_ins + stacked
 
 
