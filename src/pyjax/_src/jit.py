@@ -33,7 +33,6 @@ from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
 from pyjax._src.interpreters.staging import DebugInfo, format_source_info, func_src_info, staging_caches, trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
-from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
 from pyjax._src.sharding import jit_params
 from pyjax._src.sharding.mesh import get_mesh
@@ -45,7 +44,6 @@ from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, t
 # The jit primitive: a call of a closed jaxpr.
 
 jit_p = Primitive("jit", multiple_results=True).declare(body_params=("jaxpr",), call_body="jaxpr")
-jit_p.declare(key_reuse=_key_reuse.BodySignature("jaxpr", eager_name="jit-compiled function"))
 jit_p.declare(sharding_reason=rules.SHARDING_OF_CALL)
 jit_p.effects_of = body_effects("jaxpr")
 jit_p.pp_param_order = ("name", "ctx_mesh", "donated_invars", "in_shardings", "jaxpr", "keep_unused", "out_shardings")
@@ -604,8 +602,7 @@ def _hashable(x) -> bool:
 class _CacheEntry:
     """A traced jaxpr, its output structure and, once run eagerly, its executable."""
 
-    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed", "on_platforms", "whole",
-                 "key_reuse")
+    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed", "on_platforms", "whole")
 
     def __init__(self, jaxpr: Jaxpr, out_tree, name: str):
         self.jaxpr = jaxpr
@@ -618,16 +615,10 @@ class _CacheEntry:
         self.placed = _names_placement(self.out_avals)
         self.on_platforms: dict = {}  # registered platform -> its executable
         self.whole = _whole_program_call(jaxpr)  # (a lone shard_map: run per device, on the shards)
-        # Traced under jax_debug_key_reuse: the jaxpr is checked now (raising
-        # KeyReuseError), and each eager call checks its key arguments.
-        self.key_reuse = _key_reuse.jaxpr_type_signature(jaxpr) if config.debug_key_reuse.value else None
 
-    def run(self, flat_args: Sequence[Any], backend: str | None = None, _keys_checked: bool = False) -> list:
+    def run(self, flat_args: Sequence[Any], backend: str | None = None) -> list:
         if _NO_EXECUTION[0]:
             _refuse_execution(self.name)
-        if self.key_reuse is not None and not _keys_checked:
-            return _key_reuse.call_checked(self.key_reuse, "jit-compiled function", flat_args, self.jaxpr.consts,
-                                           lambda: self.run(flat_args, backend, True))
         if backend is not None or _DEFAULT_PLATFORM[0] is not None:
             platform = platform_for(backend)
             if platform is not None:
