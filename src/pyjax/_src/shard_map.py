@@ -25,9 +25,11 @@ from pyjax._src.jaxpr import JaxprEqn, Var
 from pyjax._src.lax import parallel, parallel_comm, parallel_ragged
 from pyjax._src.lax.parallel_vma import psum_invariant_p, pvary_p
 from pyjax._src.sharding.mesh import AxisType, get_abstract_mesh, get_mesh, use_abstract_mesh
+from pyjax._src.sharding.named import NamedSharding, abstract_sharding, aval_sharding, explicit_spec
 from pyjax._src.sharding.spmd_data import global_aval
 from pyjax._src.sharding.partition_spec import PartitionSpec
-from pyjax._src.tree_util import tree_flatten, tree_unflatten
+from pyjax._src.tree_util import tree_flatten, tree_leaves_with_path, tree_unflatten
+from pyjax._src.tree_util_keys import keystr
 from pyjax._src.tree_util_errors import prefix_errors
 from pyjax._src.rules import SHARDING_OF_CALL
 
@@ -62,8 +64,30 @@ def _spec_names(entry) -> tuple:
 def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     # A nested shard_map's results keep varying over the enclosing body's
     # manual axes (those its body's types name beyond its own).
-    return [global_aval(a, s, mesh).update(vma=tuple(n for n in getattr(a, "vma", ()) if n not in newly_manual_axes))
-            for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+    return [_out_aval(a, s, mesh, newly_manual_axes) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+
+
+def _out_aval(aval, spec, mesh, newly_manual_axes):
+    out = global_aval(aval, spec, mesh)
+    if aval.sharding is not None:  # (a partial-manual body's Explicit axes join the type)
+        out = out.update(sharding=aval_sharding(NamedSharding(mesh, joined_spec(spec, aval)), len(out.shape)))
+    return out.update(vma=tuple(n for n in getattr(aval, "vma", ()) if n not in newly_manual_axes))
+
+
+def joined_spec(spec: PartitionSpec, body_aval) -> PartitionSpec:
+    """The placement of a result joined from the devices' values of type
+    `body_aval` as `spec` says: per dimension the spec's (manual) axes, then
+    those the body's type still splits it over (a partial-manual body's
+    Explicit axes), padded to the rank (JAX's `P('x', None)`)."""
+    ndim = len(body_aval.shape)
+    if ndim == 0:
+        return PartitionSpec()
+    inner = tuple(getattr(body_aval.sharding, "spec", None) or ())
+    out = []
+    for i in range(ndim):
+        names = (_spec_names(spec[i]) if i < len(spec) else ()) + (_spec_names(inner[i]) if i < len(inner) else ())
+        out.append(None if not names else names[0] if len(names) == 1 else names)
+    return PartitionSpec(*out)
 
 
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
@@ -174,14 +198,20 @@ def _fun_name(f) -> str:
     return getattr(f, "__name__", type(f).__name__)
 
 
+def _check_spec_names(specs, manual, prefix: str) -> None:
+    """JAX's check, before any argument is looked at: every axis a spec names
+    is one the shard_map makes manual."""
+    is_spec = lambda x: x is None or isinstance(x, PartitionSpec)  # noqa: E731
+    msgs = [f"  {prefix}_specs{keystr(path)} refers to {name!r}"
+            for path, spec in tree_leaves_with_path(specs, is_leaf=is_spec) if isinstance(spec, PartitionSpec)
+            for entry in spec for name in _spec_names(entry) if name not in manual]
+    if msgs:
+        raise ValueError(f"shard_map {prefix}_specs argument must refer to an axis marked as manual ({manual}), "
+                         "but:\n\n" + "\n\n".join(msgs) + f"\n\nCheck the {prefix}_specs values passed to shard_map.")
+
+
 def _check_in(f, mesh, manual, spec, aval, where: tuple) -> None:
     head, tail = where
-    for entry in spec:
-        for name in _spec_names(entry):
-            if name not in manual:
-                raise ValueError(
-                    f"shard_map in_specs argument must refer to an axis marked as manual ({manual}), but:\n\n"
-                    f"  in_specs refers to {name!r}\n\nCheck the in_specs values passed to shard_map.")
     if len(spec) > aval.ndim:
         raise ValueError(
             f"shard_map applied to the function '{_fun_name(f)}' was given an in_specs entry which is too long "
@@ -211,9 +241,10 @@ def _check_in(f, mesh, manual, spec, aval, where: tuple) -> None:
                 f"adapting '{_fun_name(f)}' appropriately.")
 
 
-def _check_explicit_in(mesh, spec, aval) -> None:
-    # Under Explicit mesh axes the argument's type must already say in_specs.
-    if not any(t == AxisType.Explicit for t in mesh.axis_types):
+def _check_explicit_in(mesh, manual, spec, aval) -> None:
+    # A shard_map making every axis of an Explicit mesh manual takes its
+    # arguments as their types place them (a partial-manual one reshards).
+    if set(manual) != set(mesh.axis_names) or any(mesh._name_to_type[a] != AxisType.Explicit for a in manual):
         return
     have = getattr(aval.sharding, "spec", None)
     have = PartitionSpec(*([None] * aval.ndim)) if have is None else have
@@ -287,7 +318,22 @@ def _body_aval(aval: ShapedArray, spec, mesh, manual, check_vma: bool) -> Shaped
     # (Nested: an argument already varying over the enclosing body's axes keeps them.)
     outer = set(getattr(aval, "vma", ()))
     vma = tuple(n for n in mesh.axis_names if (n in names and n in manual) or n in outer) if check_vma else ()
-    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type, None, None, vma)
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type, _body_sharding(aval, mesh, manual), None, vma)
+
+
+def body_mesh(mesh, manual):
+    """The abstract mesh in context within a body: `manual` axes Manual."""
+    return mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in manual})
+
+
+def _body_sharding(aval: ShapedArray, mesh, manual):
+    # A body leaving Explicit axes (partial-manual) keeps them in its types:
+    # each value placed over them as the argument is (JAX's f32[2,16@y]{V:x}).
+    inner = body_mesh(mesh, manual)
+    if not any(t == AxisType.Explicit for t in inner.axis_types):
+        return None
+    spec = getattr(aval.sharding, "spec", None) or PartitionSpec()
+    return abstract_sharding(inner, explicit_spec(inner, spec, aval.ndim))
 
 
 def trace_body(f, in_tree, mesh, manual, in_specs, out_specs_tree, avals, check_vma):
@@ -331,8 +377,7 @@ def body_context(mesh, manual, check_vma: bool):
     _meshes.append((mesh, manual))
     # Within the body the context mesh is the abstract one with these axes
     # Manual (what a nested shard_map without `mesh=` maps over).
-    body_mesh = mesh.abstract_mesh.update_axis_types({n: AxisType.Manual for n in manual})
-    in_mesh = use_abstract_mesh(body_mesh)
+    in_mesh = use_abstract_mesh(body_mesh(mesh, manual))
     in_mesh.__enter__()
     # all_to_all's abstract evaluation reads the axis sizes from the
     # environment (its params do not hold them): its memo must not outlive it.
@@ -375,17 +420,19 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         # (Nested: the enclosing bodies' manual axes are not newly manual.)
         manual = ManualAxes(axis_names or [n for n in the_mesh.axis_names if n not in the_mesh.manual_axes],
                             the_mesh.axis_names)
+        if in_specs is not None:
+            _check_spec_names(in_specs, manual, "in")
+        _check_spec_names(out_specs, manual, "out")
         flat, in_tree = tree_flatten(args)
-        specs = in_specs
-        if specs is None:  # inferred from the arguments' types
-            specs = tuple(getattr(getattr(core.get_aval(a), "sharding", None), "spec", PartitionSpec())
-                          for a in args)
-        flat_specs = _broadcast_specs(specs, in_tree, "shard_map in_specs")
         avals = [core.get_aval(x) for x in flat]
+        if in_specs is None:  # inferred from the arguments' types: their manual axes
+            flat_specs = [_manual_spec(manual, getattr(a.sharding, "spec", None) or PartitionSpec()) for a in avals]
+        else:
+            flat_specs = _broadcast_specs(in_specs, in_tree, "shard_map in_specs")
         names = _flat_arg_names(f, args)
         for i, (spec, aval) in enumerate(zip(flat_specs, avals)):
             _check_in(f, the_mesh, manual, spec, aval, names[i])
-            _check_explicit_in(the_mesh, spec, aval)
+            _check_explicit_in(the_mesh, manual, spec, aval)
         jaxpr, out_flat_specs, out_tree = trace_body(f, in_tree, the_mesh, manual, flat_specs, out_specs, avals, check_vma)
         jaxpr, closed = _hoist_tracers(jaxpr)
         flat, flat_specs = closed + flat, [PartitionSpec()] * len(closed) + flat_specs
@@ -400,6 +447,16 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
     wrapped.__name__ = _fun_name(f)
     wrapped.__wrapped__ = f
     return wrapped
+
+
+def _manual_spec(manual, spec: PartitionSpec) -> PartitionSpec:
+    # An argument's placement restricted to the manual axes (what in_specs
+    # inferred from it say; the others stay in the body's type).
+    out = []
+    for entry in spec:
+        kept = tuple(n for n in _spec_names(entry) if n in manual)
+        out.append(None if not kept else kept[0] if len(kept) == 1 and not isinstance(entry, tuple) else kept)
+    return PartitionSpec(*out)
 
 
 def _hoist_tracers(jaxpr):
@@ -447,10 +504,15 @@ def run_eagerly(flat: list, params: dict) -> list:
     device's own buffer; returns placed Arrays."""
     from pyjax._src.sharding import spmd_data  # (imports placed Arrays)
 
+    if shard_map_partial.leaves_explicit_axes(params):  # (partitioned over the axes left Explicit)
+        return shard_map_partial.run_partial(flat, params, run_eagerly)
     mesh = params["mesh"]
     per_device = spmd_data.device_buffers(flat, params["in_specs"], mesh)
     outs = _runtime[0](params["jaxpr"], mesh, per_device)
-    return spmd_data.place_outputs(outs, params["jaxpr"].out_avals, params["out_specs"], mesh)
+    avals, specs = params["jaxpr"].out_avals, params["out_specs"]
+    if any(t == AxisType.Explicit for t in mesh.axis_types):  # (the result is placed as its type says: full rank)
+        specs = [joined_spec(s, a) for s, a in zip(specs, avals)]
+    return spmd_data.place_outputs(outs, avals, specs, mesh)
 
 
 def _install_data_collectives() -> None:
@@ -464,6 +526,7 @@ _install_data_collectives()
 shard_map_p.body_context = lambda params: body_context(params["mesh"], params["newly_manual_axes"],
                                                        params["check_vma"])
 from pyjax._src import shard_map_ad  # noqa: E402,F401  (its autodiff rules)
+from pyjax._src import shard_map_partial  # noqa: E402  (partial-manual bodies; partition rules)
 from pyjax._src import spmd_jit  # noqa: E402,F401  (sharded jit runs per device through shard_map)
 
 
