@@ -1,6 +1,8 @@
-"""`jax.experimental.multihost_utils` on one process.
+"""`jax.experimental.multihost_utils`.
 
-pyjax runs one process, so every process-level exchange is with itself:
+With several processes (jax.distributed over MPI) each function exchanges
+with the others through multihost_mpi.py. With one, every process-level
+exchange is with itself:
 `process_allgather` returns the value (tiled, or with a leading axis of
 size 1 = `process_count()`), `broadcast_one_to_all` returns its input as
 NumPy arrays, `sync_global_devices` and `assert_equal` have no other
@@ -17,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from pyjax._src import core
+from pyjax._src import core, distributed, multihost_mpi
 from pyjax._src.interpreters.jvp import deflinear
 from pyjax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
@@ -39,9 +41,14 @@ def _host_value(x) -> np.ndarray:
 
 
 def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
-    """Each leaf gathered from every process as a NumPy array: with one
-    process, the value itself (`tiled`) or with a leading axis of size 1."""
+    """Each leaf gathered from every process as a NumPy array: an Array
+    spanning processes whole; a process-local value stacked over the
+    processes (a leading axis of size `process_count()`), or joined along
+    its first axis when `tiled`."""
     def gather(x):
+        if distributed.spans_processes():
+            return multihost_mpi.global_value(x) if multihost_mpi.spans(x) else \
+                multihost_mpi.allgather(_host_value(x), tiled)
         value = _host_value(x)
         return value if tiled and value.ndim else value[None]
 
@@ -50,17 +57,22 @@ def process_allgather(in_tree: Any, tiled: bool = False) -> Any:
 
 def broadcast_one_to_all(in_tree: Any, is_source: bool | None = None) -> Any:
     """Process 0's leaves on every process, as NumPy arrays (one process: its own)."""
+    if distributed.spans_processes():
+        leaves, tree = tree_flatten(in_tree)
+        return tree_unflatten(tree, multihost_mpi.broadcast(leaves, is_source))
     return tree_map(_host_value, in_tree)
 
 
 def sync_global_devices(name: str) -> None:
     """Waits until every process reaches a barrier named `name` (one process: returns)."""
-    del name
+    if distributed.spans_processes():
+        multihost_mpi.sync(name)
 
 
 def assert_equal(in_tree, fail_message: str = "") -> None:
     """Checks that `in_tree` is equal on every process (one process: always)."""
-    del in_tree, fail_message
+    if distributed.spans_processes():
+        multihost_mpi.assert_equal(tree_flatten(in_tree)[0], fail_message)
 
 
 def reached_preemption_sync_point(step_id: int) -> bool:
@@ -88,6 +100,8 @@ def _place(x, global_mesh, pspec):
 
 def host_local_array_to_global_array_impl(arr: Any, *, global_mesh: Any, pspec: Any):
     """The eager conversion: with one process the host-local array is the global one, placed."""
+    if distributed.spans_processes():
+        return multihost_mpi.to_global(arr, global_mesh, pspec)
     return _place(arr, global_mesh, pspec)
 
 
@@ -96,6 +110,8 @@ def global_array_to_host_local_array_impl(arr: Any, *, global_mesh: Any, pspec: 
     global one; a host value is placed over the mesh with its axes Auto."""
     from pyjax._src.sharding.mesh import AxisType, Mesh
 
+    if distributed.spans_processes() and multihost_mpi.spans(arr):
+        return multihost_mpi.to_local(arr, global_mesh, pspec)
     if getattr(arr, "sharding", None) is not None and hasattr(arr, "addressable_shards"):
         return _place(arr, global_mesh, pspec)
     auto = Mesh(global_mesh.devices, global_mesh.axis_names, axis_types=(AxisType.Auto,) * len(global_mesh.axis_names))
