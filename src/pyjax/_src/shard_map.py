@@ -251,7 +251,7 @@ def _check_explicit_in(mesh, manual, spec, aval) -> None:
     want = PartitionSpec(*(tuple(spec) + (None,) * (aval.ndim - len(spec))))
     if tuple(have) != tuple(want):
         raise ValueError(
-            f"in_specs passed to shard_map: {spec} does not match the specs of the input: {have} for arg: "
+            f"in_specs passed to shard_map: {want} does not match the specs of the input: {have} for arg: "
             f"{aval.str_short(False)}. `in_specs` is an optional argument so you can omit specifying it and "
             "shard_map will infer the in_specs from the arguments. If you want to reshard your inputs, you can "
             "use `jax.reshard` on the arguments and then pass those args to shard_map.")

@@ -1,0 +1,23 @@
+"""Records ``shard_map_partial.json``: the programs of ``programs_shard_map_partial.py`` run by JAX 0.11.0 on 8 CPU devices.
+
+    /tmp/jax-ref/bin/python tests/golden/record_shard_map_partial.py
+
+The same recorder as every program set (``record_core.py``), with the
+device count fixed first: placement facts depend on it, and JAX reads
+``JAX_NUM_CPU_DEVICES`` when its backend starts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ["JAX_NUM_CPU_DEVICES"] = "8"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.argv = [sys.argv[0], "shard_map_partial"]
+
+import record_core  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(record_core.main())
