@@ -31,7 +31,9 @@ class _ArrayMeta(type):
 class Array(metaclass=_ArrayMeta):
     """A concrete array: a NumPy buffer and its aval."""
 
-    __slots__ = ("_value", "aval", "__weakref__")
+    # (_consumed, _source_info: a typed key's state under jax_debug_key_reuse,
+    # set only there; interpreters/key_reuse.py.)
+    __slots__ = ("_value", "aval", "_consumed", "_source_info", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value, aval: ShapedArray):

@@ -374,9 +374,6 @@ _warn_once_when_set(
     lambda v: v not in (None, "allow"),
     "jax transfer guards: pyjax computes in host memory, so there are no device transfers to log or "
     "refuse; the guard level is recorded and changes nothing.")
-_warn_once_when_set(
-    (debug_key_reuse,), bool,
-    "jax_debug_key_reuse: pyjax does not track PRNG key reuse yet; the option is recorded and nothing is checked.")
 
 
 @contextlib.contextmanager

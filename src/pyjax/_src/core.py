@@ -102,7 +102,7 @@ def set_current_trace(trace: Trace | None):
 
 # The properties a primitive declares (Primitive.declare), and XLA's cost classes.
 PROPERTIES = ("elementwise", "broadcasting", "fusible", "cost", "reduction", "body_params", "call_body",
-              "effects_of", "sharding_reason")
+              "effects_of", "key_reuse", "sharding_reason")
 COSTS = (None, "cheap", "expensive")
 
 
@@ -154,6 +154,10 @@ class Primitive:
         # Staging records them on the equation; dead-code elimination keeps
         # effectful equations whatever their outputs.
         self.effects_of: Callable[[dict], frozenset] | None = None
+        # How it treats typed PRNG keys (interpreters/key_reuse.py): a
+        # KeyReuseSignature or a rule eqn -> one (None: it consumes every key
+        # operand, and eager key-reuse checking leaves it alone).
+        self.key_reuse: Any = None
         self._abstract_eval_cache: dict = {}
         self._typed_eval_cache: dict = {}  # (under a context mesh with Explicit axes)
         # The eval trace's memo of eager calls on Arrays: (operand avals...,

@@ -23,6 +23,7 @@ import numpy as np
 from pyjax._src import core
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.lax.callbacks import host_arrays
 from pyjax._src.jaxpr import Effect
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
@@ -90,6 +91,7 @@ def _merge_callback_args(in_tree, dynamic, static: dict):
 # debug_callback
 
 debug_callback_p = Primitive("debug_callback", multiple_results=True)
+debug_callback_p.declare(key_reuse=_key_reuse.NO_KEYS)
 debug_callback_p.declare(sharding_reason='host callback with no results')
 debug_callback_p.effects_of = lambda params: frozenset({_effect_of(params)})
 

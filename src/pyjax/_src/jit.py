@@ -27,7 +27,7 @@ from pyjax._src.ref_types import AbstractRef
 from pyjax._src.tokens import AbstractToken, Token
 from pyjax._src.cache_key import typed_key
 from pyjax._src.core import Primitive
-from pyjax._src.interpreters import batching
+from pyjax._src.interpreters import batching, key_reuse
 from pyjax._src.interpreters.dce import call_dce_rule
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
@@ -45,7 +45,7 @@ from pyjax._src.tree_util import keystr, tree_flatten, tree_flatten_with_path, t
 
 jit_p = Primitive("jit", multiple_results=True).declare(body_params=("jaxpr",), call_body="jaxpr")
 jit_p.declare(sharding_reason=rules.SHARDING_OF_CALL)
-jit_p.effects_of = body_effects("jaxpr")
+jit_p.declare(effects_of=body_effects("jaxpr"), key_reuse=key_reuse.BodySignature("jaxpr", "jit-compiled function"))
 jit_p.pp_param_order = ("name", "ctx_mesh", "donated_invars", "in_shardings", "jaxpr", "keep_unused", "out_shardings")
 jit_p.pp_alias_body = "jaxpr"
 
@@ -602,7 +602,7 @@ def _hashable(x) -> bool:
 class _CacheEntry:
     """A traced jaxpr, its output structure and, once run eagerly, its executable."""
 
-    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed", "on_platforms", "whole")
+    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed", "on_platforms", "whole", "key_reuse")
 
     def __init__(self, jaxpr: Jaxpr, out_tree, name: str):
         self.jaxpr = jaxpr
@@ -615,10 +615,13 @@ class _CacheEntry:
         self.placed = _names_placement(self.out_avals)
         self.on_platforms: dict = {}  # registered platform -> its executable
         self.whole = _whole_program_call(jaxpr)  # (a lone shard_map: run per device, on the shards)
+        self.key_reuse = key_reuse.signature_if_checked(jaxpr)  # (jax_debug_key_reuse: checked when traced, and run)
 
-    def run(self, flat_args: Sequence[Any], backend: str | None = None) -> list:
+    def run(self, flat_args: Sequence[Any], backend: str | None = None, _keys_checked: bool = False) -> list:
         if _NO_EXECUTION[0]:
             _refuse_execution(self.name)
+        if self.key_reuse is not None and not _keys_checked:
+            return key_reuse.run_entry_checked(self, flat_args, backend)
         if backend is not None or _DEFAULT_PLATFORM[0] is not None:
             platform = platform_for(backend)
             if platform is not None:

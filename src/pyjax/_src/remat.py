@@ -34,6 +34,7 @@ from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule, partial_eval_jaxpr_custom
 from pyjax._src.interpreters.staging import DynamicJaxprTrace
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var, body_effects
 from pyjax._src.rules import SHARDING_OF_CALL
 
@@ -103,6 +104,7 @@ def saveable_by(policy: Callable) -> Callable[..., bool]:
 # The primitive
 
 remat_p = Primitive("remat2", multiple_results=True).declare(body_params=("jaxpr",), call_body="jaxpr")
+remat_p.declare(key_reuse=_key_reuse.remat_signature)
 remat_p.declare(sharding_reason=SHARDING_OF_CALL)
 remat_p.effects_of = body_effects("jaxpr")
 remat_p.dce_rule = call_dce_rule

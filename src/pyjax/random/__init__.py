@@ -69,6 +69,7 @@ from pyjax._src.random.keys import (
 from pyjax._src.random.loops import binomial, multinomial, poisson
 from pyjax._src.random.multivariate import multivariate_normal, orthogonal
 from pyjax._src.random.prng import random_clone_p, random_gamma_p
+from pyjax._src.random import key_reuse as _key_reuse  # noqa: F401  (jax_debug_key_reuse's eager checks)
 
 __all__ = [
     "KeyDTypeLike", "PRNGKey", "PRNGSpec", "PRNGSpecDesc", "ball", "bernoulli", "beta", "binomial",

@@ -32,6 +32,7 @@ from pyjax._src.lax import sharding_rules
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, _default_trace, _trace_ctx
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.lax._standard import (
     _BOOL,
     _COMPLEX,
@@ -264,6 +265,8 @@ complex_p = _naryop("complex", (_COMPLEX_PARTS, _COMPLEX_PARTS),
 _to_bool = lambda *avals: np.dtype(bool)  # noqa: E731
 eq_p = _naryop("eq", (None, None), result_dtype=_to_bool, cost="cheap")
 ne_p = _naryop("ne", (None, None), result_dtype=_to_bool, cost="cheap")
+eq_p.declare(key_reuse=_key_reuse.NO_KEYS)  # (comparing keys consumes neither)
+ne_p.declare(key_reuse=_key_reuse.NO_KEYS)
 lt_p = _naryop("lt", (_ORDERED, _ORDERED), result_dtype=_to_bool, cost="cheap")
 le_p = _naryop("le", (_ORDERED, _ORDERED), result_dtype=_to_bool, cost="cheap")
 gt_p = _naryop("gt", (_ORDERED, _ORDERED), result_dtype=_to_bool, cost="cheap")
@@ -338,6 +341,7 @@ select_n_p.def_sharding_rule(sharding_rules.select_n_rule)
 # Type changes
 
 convert_element_type_p = Primitive("convert_element_type").declare(elementwise=True, fusible=True, cost="cheap")
+convert_element_type_p.declare(key_reuse=_key_reuse.FORWARD)
 convert_element_type_p.pp_hidden = lambda key, value: key == "sharding"
 
 
@@ -401,6 +405,7 @@ def _reduce_precision_abstract_eval(operand: ShapedArray, *, exponent_bits: int,
 stop_gradient_p = Primitive("stop_gradient").declare(elementwise=True, fusible=True, cost="cheap")
 stop_gradient_p.def_abstract_eval(lambda x: x)
 copy_p = Primitive("copy").declare(elementwise=True, fusible=True, cost="cheap")
+copy_p.declare(key_reuse=_key_reuse.FORWARD)
 copy_p.def_abstract_eval(lambda x: x)
 for _p in (integer_pow_p, reduce_precision_p, stop_gradient_p, copy_p):
     _p.def_sharding_rule(sharding_rules.keep_operand_rule)

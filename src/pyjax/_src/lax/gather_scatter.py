@@ -33,6 +33,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching as _batching
 from pyjax._src.interpreters.staging import trace_to_jaxpr
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.lax import sharding_rules
 from pyjax._src.lax import batching_util as _batching_util
 from pyjax._src.lax import elementwise as ew
@@ -298,6 +299,7 @@ def _check_gather(operand: ShapedArray, indices: ShapedArray, dnums: GatherDimen
 # gather
 
 gather_p = Primitive("gather")
+gather_p.declare(key_reuse=_key_reuse.FORWARD)
 
 
 @gather_p.def_abstract_eval
@@ -468,6 +470,7 @@ def _scatter_primitive(name: str) -> Primitive:
 
 
 scatter_p = _scatter_primitive("scatter")
+scatter_p.declare(key_reuse=_key_reuse.KeyReuseSignature(_key_reuse.Sink(2), _key_reuse.Forward(0, 0)))
 scatter_add_p = _scatter_primitive("scatter-add")
 scatter_sub_p = _scatter_primitive("scatter-sub")
 scatter_mul_p = _scatter_primitive("scatter-mul")

@@ -25,6 +25,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import staging
 from pyjax._src.interpreters.transpose import is_undefined_primal
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.lax._standard import as_array
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
 
@@ -106,6 +107,7 @@ class ArrayCopySemantics(enum.Enum):
 
 
 device_put_p = Primitive("device_put", multiple_results=True)
+device_put_p.declare(key_reuse=_key_reuse.forward_each)
 device_put_p.declare(sharding_reason="placement itself: the result's type is the destination's")
 
 

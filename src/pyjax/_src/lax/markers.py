@@ -21,6 +21,7 @@ from pyjax._src.ad_util import Zero
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.jvp import deflinear
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.jaxpr import Effect
 from pyjax._src.lax import batching_util
 from pyjax._src.lax._standard import as_array
@@ -87,6 +88,7 @@ class _StagePrimitive(Primitive):
 
 
 stage_p = _StagePrimitive("stage")
+stage_p.declare(key_reuse=_key_reuse.FORWARD)
 stage_p.declare(sharding_reason="the identity on its operand's type (abstract evaluation)")
 stage_p.def_abstract_eval(lambda x: x)
 deflinear(stage_p, lambda ct, x: [ct])

@@ -18,6 +18,7 @@ from pyjax._src import ad_util, core, dtypes
 from pyjax._src.avals import ShapedArray, canonicalize_shape
 from pyjax._src.core import Primitive
 from pyjax._src.lax import sharding_rules
+from pyjax._src.interpreters import key_reuse as _key_reuse
 
 
 def _static_shape(shape, name: str) -> tuple:
@@ -27,6 +28,7 @@ def _static_shape(shape, name: str) -> tuple:
 
 # --- broadcast_in_dim
 broadcast_in_dim_p = Primitive("broadcast_in_dim").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
+broadcast_in_dim_p.declare(key_reuse=_key_reuse.FORWARD)
 broadcast_in_dim_p.pp_hidden = lambda k, v: k in ("shape", "sharding") or (k == "broadcast_dimensions" and not v)
 
 
@@ -99,6 +101,7 @@ def broadcast(operand, sizes: Sequence[int], *, out_sharding=None):
 
 # --- reshape
 reshape_p = Primitive("reshape").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
+reshape_p.declare(key_reuse=_key_reuse.FORWARD)
 
 
 @reshape_p.def_abstract_eval
@@ -158,6 +161,7 @@ def transpose(operand, permutation: Sequence[int]):
 
 # --- squeeze
 squeeze_p = Primitive("squeeze").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
+squeeze_p.declare(key_reuse=_key_reuse.FORWARD)
 
 
 @squeeze_p.def_abstract_eval
@@ -226,6 +230,7 @@ def broadcasted_iota(dtype, shape: Sequence[int], dimension: int, *, out_shardin
 
 # --- concatenate
 concatenate_p = Primitive("concatenate").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
+concatenate_p.declare(key_reuse=_key_reuse.concatenate_signature)
 
 
 @concatenate_p.def_abstract_eval
@@ -283,6 +288,7 @@ def rev(operand, dimensions: Sequence[int]):
 
 # --- slice (static)
 slice_p = Primitive("slice").declare(fusible=True, cost="cheap")  # a layout op XLA fuses
+slice_p.declare(key_reuse=_key_reuse.slice_signature)
 
 
 @slice_p.def_abstract_eval

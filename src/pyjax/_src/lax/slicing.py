@@ -24,6 +24,7 @@ from pyjax._src.lax import shapes
 from pyjax._src.lax import sharding_rules
 from pyjax._src.lax.gather_scatter import *
 from pyjax._src.lax.gather_scatter import check_same_dtypes_no_tip, dtype_of, shape_of
+from pyjax._src.interpreters import key_reuse as _key_reuse
 
 __all__ = [  # noqa: RUF022  (this module's names, then gather_scatter's, re-exported)
     "dynamic_index_in_dim", "dynamic_slice", "dynamic_slice_in_dim", "dynamic_slice_p",
@@ -60,6 +61,7 @@ def _check_index_dtypes(name: str, separator: str, start_indices: Sequence[Shape
 # dynamic_slice
 
 dynamic_slice_p = Primitive("dynamic_slice")
+dynamic_slice_p.declare(key_reuse=_key_reuse.FORWARD)
 
 
 @dynamic_slice_p.def_abstract_eval
@@ -138,6 +140,7 @@ def dynamic_slice(operand, start_indices, slice_sizes: Sequence[int], *,
 # dynamic_update_slice
 
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
+dynamic_update_slice_p.declare(key_reuse=_key_reuse.KeyReuseSignature(_key_reuse.Sink(1), _key_reuse.Forward(0, 0)))
 
 
 @dynamic_update_slice_p.def_abstract_eval

@@ -19,6 +19,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import deflinear
 from pyjax._src.interpreters.transpose import is_undefined_primal
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.lax import sharding_rules
 from pyjax._src.lax import batching_util
 from pyjax._src.lax._standard import as_array, check_same_dtypes
@@ -109,6 +110,7 @@ stack_p.def_batch(_stack_batch)
 # unstack
 
 unstack_p = Primitive("unstack", multiple_results=True)
+unstack_p.declare(key_reuse=_key_reuse.consume_all_fresh_outputs)
 
 
 @unstack_p.def_abstract_eval

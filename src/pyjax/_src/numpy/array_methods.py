@@ -78,7 +78,7 @@ def _iter(self):
         from pyjax._src.lax.stack import unstack
 
         return iter(unstack(self, 0))
-    return (indexing.getitem(self, i) for i in range(shape[0]))
+    return (indexing.getitem(self, i, check_keys=False) for i in range(shape[0]))
 
 
 def _flatten(self, order="C"):

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pyjax._src import core, dtypes, errors
+from pyjax._src import config, core, dtypes, errors
 from pyjax._src import dispatch
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
@@ -714,8 +714,10 @@ def _index_key(index):
     return _entry_key(index)
 
 
-def getitem(x, index):
-    """x[index] with NumPy's basic and advanced indexing (see the module docstring)."""
+def getitem(x, index, check_keys: bool = True):
+    """x[index] with NumPy's basic and advanced indexing (see the module docstring).
+    `check_keys=False`: a key array's rows are read without key-reuse checks
+    (eager iteration, which in JAX consumes nothing)."""
     if type(x) is Array and dispatch.active_trace() is None:
         # Eager fast path for static basic indices (ints, slices, None, ...):
         # the elements the static slice would select, read with NumPy, under
@@ -733,9 +735,10 @@ def getitem(x, index):
                     _INDEX_PLANS.clear()
                 _INDEX_PLANS[key] = plan
         if plan:
-            np_index, out_aval = plan
-            value = x._value[np_index]
-            return Array(value if type(value) is np.ndarray else np.asarray(value), out_aval)
+            np_index, out_aval, keys = plan
+            if not (keys and check_keys and config.debug_key_reuse.value):  # (key reuse checked: through slice, as JAX)
+                value = x._value[np_index]
+                return Array(value if type(value) is np.ndarray else np.asarray(value), out_aval)
     return rewriting_take(x, index)
 
 
@@ -744,7 +747,7 @@ def _static_plan(aval, index):
     if plan is None:
         return False
     np_index, shape = plan
-    return np_index, ShapedArray(shape, aval.dtype, aval.weak_type)
+    return np_index, ShapedArray(shape, aval.dtype, aval.weak_type), dtypes.issubdtype(aval.dtype, dtypes.prng_key)
 
 
 def static_index_plan(shape, index):

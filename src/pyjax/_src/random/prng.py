@@ -30,6 +30,7 @@ from pyjax._src import dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.jvp import defjvp2
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.lax import batching_util
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import special as lax_special
@@ -237,6 +238,7 @@ def _batch_leading(primitive: Primitive):
 # random_seed: int[*s] -> key[*s]
 
 random_seed_p = _key_primitive("random_seed")
+random_seed_p.declare(key_reuse=_key_reuse.KeyReuseSignature(_key_reuse.Source(0)))
 
 
 @random_seed_p.def_abstract_eval
@@ -261,6 +263,7 @@ def random_seed(seeds, impl: PRNGImpl):
 # random_split: key[*s] -> key[*s, *shape]
 
 random_split_p = _key_primitive("random_split", batch=None)
+random_split_p.declare(key_reuse=_key_reuse.KeyReuseSignature(_key_reuse.Sink(0), _key_reuse.Source(0)))
 random_split_p.def_batch(_batch_leading(random_split_p))
 
 
@@ -277,6 +280,7 @@ def random_split(keys, shape: Shape):
 # random_fold_in: key[*s], uint32[*s] -> key[*s] (broadcasting)
 
 random_fold_in_p = _key_primitive("random_fold_in", batch="broadcasting")
+random_fold_in_p.declare(key_reuse=_key_reuse.KeyReuseSignature(_key_reuse.Source(0)))  # (the folded key stays usable, as in JAX)
 
 
 @random_fold_in_p.def_abstract_eval
@@ -295,6 +299,7 @@ def random_fold_in(keys, msgs):
 # random_bits: key[*s] -> uint<bit_width>[*s, *shape]
 
 random_bits_p = _key_primitive("random_bits", batch=None)
+random_bits_p.declare(key_reuse=_key_reuse.KeyReuseSignature(_key_reuse.Sink(0)))
 random_bits_p.def_batch(_batch_leading(random_bits_p))
 
 
@@ -311,6 +316,7 @@ def random_bits(keys, bit_width: int, shape: Shape):
 # random_wrap / random_unwrap: uint32[*s, *key_shape] <-> key[*s]
 
 random_wrap_p = _key_primitive("random_wrap", batch=None)
+random_wrap_p.declare(key_reuse=_key_reuse.KeyReuseSignature(_key_reuse.Source(0)))
 
 
 @random_wrap_p.def_abstract_eval
@@ -334,6 +340,7 @@ def random_wrap(base_arr, *, impl: PRNGImpl):
 
 
 random_unwrap_p = _key_primitive("random_unwrap")
+random_unwrap_p.declare(key_reuse=_key_reuse.NO_KEYS)  # (reading the bits consumes nothing, as in JAX)
 
 
 @random_unwrap_p.def_abstract_eval
@@ -354,6 +361,7 @@ def random_unwrap(keys):
 # random_clone: the identity (it marks a key as reusable for key-reuse checks)
 
 random_clone_p = _key_primitive("random_clone")
+random_clone_p.declare(key_reuse=_key_reuse.KeyReuseSignature(_key_reuse.Source(0)))
 random_clone_p.def_abstract_eval(lambda keys_aval: keys_aval)
 
 
@@ -361,6 +369,7 @@ random_clone_p.def_abstract_eval(lambda keys_aval: keys_aval)
 # The random_gamma primitive: (key[*k], a[*k, *s]) -> samples like a
 
 random_gamma_p = Primitive("random_gamma")
+random_gamma_p.declare(key_reuse=_key_reuse.KeyReuseSignature(_key_reuse.Sink(0)))
 random_gamma_p.declare(sharding_reason=SHARDING_OF_KEYS)
 random_gamma_p.def_transpose(NOT_LINEAR)
 

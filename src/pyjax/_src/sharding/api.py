@@ -20,6 +20,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import staging
 from pyjax._src.interpreters.jvp import deflinear
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.lax import sharding_rules
 from pyjax._src.lax._standard import as_array
 from pyjax._src.sharding import sharded_array
@@ -41,6 +42,7 @@ def _retyped(aval: ShapedArray, sharding) -> ShapedArray:
 # reshard
 
 reshard_p = Primitive("reshard")
+reshard_p.declare(key_reuse=_key_reuse.FORWARD)
 reshard_p.declare(sharding_reason="the destination sharding is the whole of the result's type")
 reshard_p.pp_hidden = lambda k, v: k == "dst_sharding"
 
@@ -150,6 +152,7 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
 # with_sharding_constraint
 
 sharding_constraint_p = Primitive("sharding_constraint")
+sharding_constraint_p.declare(key_reuse=_key_reuse.FORWARD)
 sharding_constraint_p.declare(sharding_reason='the identity on the type (an assertion under Explicit axes)')
 
 

@@ -37,6 +37,7 @@ from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import PartialEvalTrace, linearize_jaxpr, partial_eval_jaxpr_nounits
 from pyjax._src.interpreters.staging import func_src_info
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.jaxpr import Jaxpr, Var, body_effects
 from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
@@ -52,6 +53,7 @@ from pyjax._src.rules import SHARDING_OF_CALL
 __all__ = ["cond", "cond_p", "switch"]
 
 cond_p = Primitive("cond", multiple_results=True).declare(body_params=("branches",))
+cond_p.declare(key_reuse=_key_reuse.cond_signature)
 cond_p.declare(sharding_reason=SHARDING_OF_CALL)
 cond_p.effects_of = body_effects("branches")
 

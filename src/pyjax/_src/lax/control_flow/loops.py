@@ -32,6 +32,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr_nounits
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.jaxpr import Var, body_effects
 from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
@@ -42,6 +43,7 @@ from pyjax._src.rules import SHARDING_OF_CALL
 __all__ = ["fori_loop", "while_loop", "while_p"]
 
 while_p = Primitive("while", multiple_results=True).declare(body_params=("cond_jaxpr", "body_jaxpr"))
+while_p.declare(key_reuse=_key_reuse.while_signature)
 while_p.declare(sharding_reason=SHARDING_OF_CALL)
 while_p.effects_of = body_effects("cond_jaxpr", "body_jaxpr")
 

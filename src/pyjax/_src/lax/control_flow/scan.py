@@ -34,6 +34,7 @@ from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import PartialEvalTrace
+from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.lax import sharding_rules
 from pyjax._src.lax import batching_util
 from pyjax._src.lax.control_flow import common
@@ -45,6 +46,7 @@ from pyjax._src.rules import SHARDING_OF_CALL
 __all__ = ["map", "scan", "scan_p"]
 
 scan_p = Primitive("scan", multiple_results=True).declare(body_params=("jaxpr",))
+scan_p.declare(key_reuse=lambda eqn: _key_reuse.scan_signature(eqn, *[len(g) for g in eqn.params["ft_in"].unpack()[:2]]))
 scan_p.declare(sharding_reason=SHARDING_OF_CALL)
 scan_p.effects_of = body_effects("jaxpr")
 
