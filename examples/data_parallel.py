@@ -6,10 +6,16 @@ batch split 8 ways, each device computing the gradient of its shard and
 curves are printed side by side: they agree.
 
     python examples/data_parallel.py [--impl pyjax|jax] [--steps N]
+
+Under MPI the same program runs on several processes, the 8 devices split
+between them (docs/distributed.md); process 0 prints:
+
+    mpiexec -n 2 python examples/data_parallel.py
 """
 
 import argparse
 import importlib
+import os
 
 import numpy as np
 
@@ -19,7 +25,9 @@ parser.add_argument("--steps", type=int, default=12, help="training steps")
 args = parser.parse_args()
 
 jax = importlib.import_module(args.impl)
-jax.config.update("jax_num_cpu_devices", 8)  # before the devices are first used
+if any(name in os.environ for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK")):  # started by mpiexec
+    jax.distributed.initialize()  # (as in JAX: explicitly, before the devices are first used)
+jax.config.update("jax_num_cpu_devices", 8 // jax.process_count())  # 8 devices in all
 jnp = importlib.import_module(f"{args.impl}.numpy")
 lax = importlib.import_module(f"{args.impl}.lax")
 P = jax.sharding.PartitionSpec
@@ -74,7 +82,9 @@ parallel_step = jax.jit(jax.shard_map(local_step, mesh=mesh, in_specs=(P(), P("d
 
 x = jax.device_put(inputs, jax.NamedSharding(mesh, P("data")))
 y = jax.device_put(targets, jax.NamedSharding(mesh, P("data")))
-print(f"{len(jax.devices())} devices; each holds a batch shard of shape {x.addressable_shards[0].data.shape}")
+if jax.process_index() != 0:
+    print = lambda *a, **k: None  # noqa: E731  (one process reports)
+print(f"{jax.process_count()} process(es), {len(jax.devices())} devices; each holds a batch shard of shape {x.addressable_shards[0].data.shape}")
 
 single, parallel = params, params
 print("step  one device  8 devices")

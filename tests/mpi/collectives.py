@@ -38,6 +38,8 @@ def cases(mesh, mesh8):
         "pmean_xy": lambda: smap(lambda a: lax.pmean(a, ("x", "y")), xy, xy)(x),
         "pmax_xy": lambda: smap(lambda a: lax.pmax(a, ("x", "y")), xy, xy)(x),
         "pmin_x": lambda: smap(lambda a: lax.pmin(a, "x"), xy, xy)(x),
+        "psum_scalar": lambda: smap(lambda a: lax.psum(jnp.sum(a), ("x", "y")), xy, P())(x),
+        "psum_scalar_x": lambda: smap(lambda a: lax.psum(jnp.sum(a), "x")[None, None], xy, xy)(x),
         "psum_8": lambda: smap(lambda a: lax.psum(a, "d"), P("d"), P("d"), mesh8)(x8),
         "all_gather_x": lambda: smap(lambda a: lax.all_gather(a, "x"), xy, P(None, None, "y"))(x),
         "all_gather_tiled_8": lambda: smap(lambda a: lax.all_gather(a, "d", tiled=True), P("d"), P("d"),

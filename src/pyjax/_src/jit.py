@@ -34,7 +34,7 @@ from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
 from pyjax._src.interpreters.staging import DebugInfo, format_source_info, func_src_info, staging_caches, trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
-from pyjax._src.sharding import jit_params
+from pyjax._src.sharding import jit_params, spmd_data
 from pyjax._src.sharding.mesh import get_mesh
 from pyjax._src.sharding.mesh import eager_mesh
 from pyjax._src.sharding.sharded_array import place_typed, relayout_auto_jit, type_on_context_mesh
@@ -626,8 +626,8 @@ class _CacheEntry:
             platform = platform_for(backend)
             if platform is not None:
                 return run_on_platform(platform, self.on_platforms, self.jaxpr, self.name, self.out_tree, flat_args)
-        if self.whole is not None and FLOAT_CHECKS[0] is None and all(isinstance(x, Array) for x in flat_args):
-            return self.whole(flat_args)
+        if self.whole is not None and FLOAT_CHECKS[0] is None and (args := spmd_data.whole_program_args(flat_args)):
+            return self.whole(args)
         executable = self.executable
         if executable is None:
             compiled = lower_for_backend(self.jaxpr, self.name)

@@ -63,6 +63,22 @@ def device_buffers(flat: Sequence[Any], in_specs: Sequence[PartitionSpec], mesh)
     return out
 
 
+def whole_program_args(flat_args: Sequence[Any]) -> list | None:
+    """The arguments a whole-program call (jit of a lone shard_map) runs
+    on per device: placed Arrays as they are. Host values (NumPy, Python
+    scalars) take that path only with several processes, as buffers of their
+    canonical types (else they run on the global program, as before)."""
+    from pyjax._src import core, dtypes
+    from pyjax._src.array import Array
+
+    if all(isinstance(x, Array) for x in flat_args):
+        return list(flat_args)
+    if devices_mod.process_count() == 1:
+        return None
+    return [x if isinstance(x, Array) else np.asarray(x, dtypes.canonicalize_dtype(core.concrete_aval(x).dtype))
+            for x in flat_args]
+
+
 def _whole(x: Any, spec) -> np.ndarray:
     if isinstance(x, ShardedArray) and x._shards is not None and not x.is_fully_addressable \
             and not x.is_fully_replicated:

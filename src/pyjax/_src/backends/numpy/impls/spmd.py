@@ -95,6 +95,9 @@ def _each_group(mesh: Mesh, axes: tuple, xs: list, fn: Callable, how: Callable |
     return out
 
 
+_NAMES = {np.add: "psum", np.maximum: "pmax", np.minimum: "pmin"}
+
+
 def _reduction(ufunc):
     def rule(mesh, xs, *, axes, axis_index_groups=None):
         positional = tuple(int(a) for a in parallel.axes_tuple(axes) if parallel.is_positional(a))
@@ -108,7 +111,7 @@ def _reduction(ufunc):
         def reduce(values):
             return [_fold(ufunc, values)] * len(values)
 
-        return _each_group(mesh, named, xs, reduce, spmd_mpi.reduction(ufunc, _fold), ufunc.__name__)
+        return _each_group(mesh, named, xs, reduce, spmd_mpi.reduction(ufunc, _fold), _NAMES[ufunc])
 
     return rule
 

@@ -37,7 +37,7 @@ def _bytes(a: np.ndarray) -> np.ndarray:
 
 
 def _contiguous(x) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(x))
+    return np.asarray(x, order="C")  # (np.ascontiguousarray would make a 0-d value 1-d)
 
 
 def each_group(mesh, axes: tuple, xs: list, fn: Callable, how: Callable | None, name: str) -> list:
