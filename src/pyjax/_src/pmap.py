@@ -10,16 +10,24 @@ block and puts it back on each result (`broadcast_in_dim`). Collectives in
 Eagerly the body runs per device (the shard_map runtime) on each device's
 own slice, its jaxpr traced once per argument types; the results are Arrays
 placed over the mesh (`P(axis_name)` along each out axis).
+
+`donate_argnums` marks `_fun`'s invars donated (its jit's `donated_invars`),
+and an eager call deletes each donated argument whose buffer the call would
+take: an Array already placed as the map splits it (another is copied into
+place first, and the copy is what is donated) that some result of the same
+element count and width can reuse (JAX's matching, then XLA's).
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from pyjax._src import core
+from pyjax._src.array import Array
 from pyjax._src.interpreters import staging
 from pyjax._src.lax import parallel
 from pyjax._src.lax.shapes import broadcast_in_dim, squeeze
@@ -75,7 +83,8 @@ class _Mapped:
     """One pmap'd function's pieces for given static arguments: the jitted
     `_fun` and, per argument types, the shard_map equation's params."""
 
-    def __init__(self, fun: Callable, name: str, mesh: Mesh, in_tree, axes: list, out_axes, rebuild: Callable):
+    def __init__(self, fun: Callable, name: str, mesh: Mesh, in_tree, axes: list, out_axes, rebuild: Callable,
+                 donated: tuple = ()):
         from pyjax._src.jit import jit
         from pyjax._src.shard_map import shard_map
 
@@ -105,8 +114,31 @@ class _Mapped:
             return shard_map(body, mesh=mesh, in_specs=specs, out_specs=out_specs, check_vma=False)(*flat)
 
         self.specs = specs
-        self.jitted = jit(_fun)
+        self.donated = donated
+        self.jitted = jit(_fun, donate_argnums=tuple(i for i, d in enumerate(donated) if d))
         self.traced: dict = {}
+
+    def delete_donated(self, flat: list, outs) -> None:
+        """Deletes the donated arguments this eager call took the buffers of."""
+        from pyjax._src.sharding.sharded_array import ShardedArray
+
+        # Buffers are matched per device: each shard against each result's
+        # shard. An argument is taken when it is laid out as the map lays it
+        # out, or when it is replicated (in_axes None) from the mesh's first
+        # device, whose buffer becomes that device's copy; otherwise the
+        # copy made to place it is what is donated.
+        first = self.mesh.devices.flat[0]
+        candidates = []
+        for x, d, spec in zip(flat, self.donated, self.specs):
+            if not d or not isinstance(x, Array) or x.is_deleted():
+                continue
+            if (type(x) is ShardedArray and x.sharding.is_equivalent_to(NamedSharding(self.mesh, spec), x.ndim)) \
+                    or (spec == PartitionSpec() and x.devices() == {first}):
+                candidates.append((x, _shard_aval(x)))
+        out_avals = [_shard_aval(o) for o in tree_flatten(outs)[0]]
+        for (x, _), used in zip(candidates, _reused(candidates, out_avals)):
+            if used:
+                x.delete()
 
     def eager(self, flat: list):
         """Runs per device; None when the trace is not one shard_map (then jit runs it)."""
@@ -128,6 +160,59 @@ class _Mapped:
         if entry is None:
             return None
         return tree_unflatten(entry[1], run_eagerly(flat, entry[0]))
+
+
+def _shard_aval(x):
+    aval = core.get_aval(x)
+    return aval.update(shape=x.sharding.shard_shape(aval.shape))
+
+
+def _reused(candidates: list, out_avals: list) -> list:
+    # Each result takes at most one donated buffer, in argument order: one of
+    # its own type first, then (as XLA aliases) one of the same element count
+    # and element width.
+    free = list(range(len(out_avals)))
+    used = [False] * len(candidates)
+    for exact in (True, False):
+        for i, (_, aval) in enumerate(candidates):
+            if used[i]:
+                continue
+            for j in free:
+                out = out_avals[j]
+                if ((out.shape, out.dtype) == (aval.shape, aval.dtype) if exact else
+                        (out.size, out.dtype.itemsize) == (aval.size, aval.dtype.itemsize)):
+                    used[i] = True
+                    free.remove(j)
+                    break
+    return used
+
+
+def _index_tuple(x) -> tuple:
+    # An int or an iterable of ints (JAX's TypeErrors for anything else).
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+def _donated_positions(donate_argnums, static: tuple) -> tuple:
+    """`donate_argnums` counted among the non-static positional arguments."""
+    donate = sorted(set(_index_tuple(donate_argnums)))
+    static_sorted = sorted(set(static))
+    if set(donate) & set(static_sorted):
+        raise ValueError(f"`static_argnums` {static_sorted} and `donate_argnums` {donate} cannot intersect.")
+    return tuple(i - sum(1 for s in static_sorted if s < i) for i in donate)
+
+
+def _donation_flags(donated: tuple, dyn: tuple, n_leaves: int) -> tuple:
+    # One flag per flat argument: a donated positional argument donates all
+    # its leaves; keyword arguments are never donated (as JAX).
+    from pyjax._src import config
+
+    if not donated or config.debug_nans.value:
+        return (False,) * n_leaves
+    flags = [i in donated for i, a in enumerate(dyn) for _ in tree_flatten(a)[0]]
+    return tuple(flags) + (False,) * (n_leaves - len(flags))
 
 
 def _out_specs(out_axes, name: str):
@@ -156,14 +241,17 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
     result is mapped (None: broadcast / replicated); arguments at
     `static_broadcasted_argnums` are static and passed to every device;
     `devices` the devices to use (default `jax.devices()`), `axis_size` the
-    size when checked against the arguments. `backend` and `donate_argnums`
-    are accepted and ignored (one CPU backend; no donation).
+    size when checked against the arguments. `donate_argnums` names
+    positional arguments the call may take the buffers of (a taken Array is
+    deleted afterwards; keyword arguments are never donated). `backend` is
+    accepted and ignored (one CPU backend).
     """
     from pyjax._src.sharding.devices import devices as all_devices
 
     name = _DEFAULT_AXIS if axis_name is None else axis_name
     static = (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int) \
         else tuple(static_broadcasted_argnums)
+    donated = _donated_positions(donate_argnums, static)
     cache: dict = {}
 
     @functools.wraps(fun)
@@ -184,7 +272,8 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
         n = _axis_size(leaves, axes, axis_size)
         devs = tuple(devices) if devices is not None else tuple(all_devices())
         mesh = _mesh(devs[:min(n, len(devs))], name)
-        key = (in_tree, tuple(axes), mesh, fixed)
+        flags = _donation_flags(donated, dyn, len(leaves))
+        key = (in_tree, tuple(axes), mesh, fixed, flags)
         mapped = cache.get(key)
         if mapped is None:
             def rebuild(dyn_args, fixed=fixed):
@@ -192,11 +281,13 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
                 for i, v in fixed:
                     full.insert(i, v)
                 return full
-            mapped = cache[key] = _Mapped(fun, name, mesh, in_tree, axes, out_axes, rebuild)
+            mapped = cache[key] = _Mapped(fun, name, mesh, in_tree, axes, out_axes, rebuild, flags)
         _check_divisible(leaves, list(mapped.specs), mesh)
         if parallel.in_eager_mode():
             outs = mapped.eager(leaves)
             if outs is not None:
+                if any(flags):
+                    mapped.delete_donated(leaves, outs)
                 return outs
         return mapped.jitted(*leaves)
 
