@@ -228,21 +228,25 @@ class DimExpr:
     def __add__(self, other):
         o = self._other(other, "+")
         if o is None:
-            return NotImplemented
+            return self._array_op("__add__", other)
         return _lin(self, 1, o, 1, self.scope)
 
-    __radd__ = __add__
+    def __radd__(self, other):
+        o = self._other(other, "+")
+        if o is None:
+            return self._array_op("__radd__", other)
+        return _lin(self, 1, o, 1, self.scope)
 
     def __sub__(self, other):
         o = self._other(other, "-")
         if o is None:
-            return NotImplemented
+            return self._array_op("__sub__", other)
         return _lin(self, 1, o, -1, self.scope)
 
     def __rsub__(self, other):
         o = self._other(other, "-")
         if o is None:
-            return NotImplemented
+            return self._array_op("__rsub__", other)
         return _lin(o, 1, self, -1, self.scope)
 
     def __neg__(self):
@@ -254,7 +258,7 @@ class DimExpr:
     def __mul__(self, other):
         o = self._other(other, "*")
         if o is None:
-            return NotImplemented
+            return self._array_op("__mul__", other)
         if not isinstance(o, DimExpr):
             return _lin(self, o, 0, 0, self.scope)
         coeffs: dict = {}
@@ -264,7 +268,22 @@ class DimExpr:
                 coeffs[t] = coeffs.get(t, 0) + c1 * c2
         return DimExpr._normalize(coeffs, self.scope)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other):
+        if self._other(other, "*") is None:
+            return self._array_op("__rmul__", other)
+        return self.__mul__(other)
+
+    def _array_op(self, method: str, other):
+        # An operand that is no dimension (an array, a tracer, a float): the
+        # dimension computes as an array (`dim_as_value`), as JAX's does.
+        if isinstance(other, (str, bytes)) or other is None:
+            return NotImplemented
+        return getattr(self.__jax_array__(), method)(other)
+
+    def __jax_array__(self):
+        from pyjax._src.dim_as_value import dim_as_value_p
+
+        return dim_as_value_p.bind(dim=self)
 
     def __pow__(self, power, modulo=None):
         if not _is_int_like(power):
@@ -280,31 +299,33 @@ class DimExpr:
     def __floordiv__(self, divisor):
         o = self._other(divisor, "//")
         if o is None:
-            return NotImplemented
+            return self._array_op("__floordiv__", other)
         return _divmod(self, o, self.scope)[0]
 
     def __rfloordiv__(self, other):
         o = self._other(other, "//")
         if o is None:
-            return NotImplemented
+            return self._array_op("__rfloordiv__", other)
         return _divmod(o, self, self.scope)[0]
 
     def __mod__(self, divisor):
         o = self._other(divisor, "%")
         if o is None:
-            return NotImplemented
+            return self._array_op("__mod__", other)
         return _divmod(self, o, self.scope)[1]
 
     def __rmod__(self, other):
         o = self._other(other, "%")
         if o is None:
-            return NotImplemented
+            return self._array_op("__rmod__", other)
         return _divmod(o, self, self.scope)[1]
 
     def __divmod__(self, divisor):
         return self // divisor, self % divisor
 
     def __truediv__(self, divisor):
+        if self._other(divisor, "/") is None:
+            return self._array_op("__truediv__", divisor)
         # Exact division only (JAX's behaviour for `/` on dimensions).
         q, r = _divmod(self, divisor, self.scope)
         if not (isinstance(r, int) and r == 0):
@@ -602,19 +623,32 @@ def _geq_decision(e1, e2, cmp_str) -> bool:
 
 
 def dim_max(e1: DimSize, e2: DimSize) -> DimSize:
-    """max(e1, e2): decided when the bounds allow, else a `max` factor."""
-    try:
-        return e1 if _geq(e1, e2) else e2
-    except InconclusiveDimensionOperation:
+    """max(e1, e2): decided when the bounds of `e1 - e2` allow, else a `max` factor."""
+    order = _order(e1, e2)
+    if order is None:
         return _minmax("max", e1, e2)
+    return e1 if order >= 0 else e2
 
 
 def dim_min(e1: DimSize, e2: DimSize) -> DimSize:
-    """min(e1, e2): decided when the bounds allow, else a `min` factor."""
-    try:
-        return e2 if _geq(e1, e2) else e1
-    except InconclusiveDimensionOperation:
+    """min(e1, e2): decided when the bounds of `e1 - e2` allow, else a `min` factor."""
+    order = _order(e1, e2)
+    if order is None:
         return _minmax("min", e1, e2)
+    return e2 if order >= 0 else e1
+
+
+def _order(e1, e2) -> int | None:
+    # 1 when e1 >= e2 always, -1 when e1 <= e2 always (0 - both), None when undecided.
+    if not isinstance(e1, DimExpr) and not isinstance(e2, DimExpr):
+        return (e1 > e2) - (e1 < e2)
+    scope = e1.scope if isinstance(e1, DimExpr) else e2.scope
+    lo, hi = _bounds_of(_lin(e1, 1, e2, -1, scope), scope)
+    if lo >= 0:
+        return 1
+    if hi <= 0:
+        return -1
+    return None
 
 
 def _geq(e1, e2) -> bool:

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src.avals import ShapedArray
+from pyjax._src import dim_as_value as _dim_as_value  # noqa: F401  (the primitive exists once pyjax is imported)
 from pyjax._src import shape_poly
 from pyjax._src.shape_poly import DimExpr, evaluate_shape, is_polymorphic_shape
 from pyjax._src.jaxpr import Jaxpr, Literal

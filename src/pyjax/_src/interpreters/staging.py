@@ -165,6 +165,10 @@ class DynamicJaxprTrace(core.Trace):
             return self._constvar(x, ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype)))
         aval = getattr(x, "aval", None)
         if aval is None:
+            if hasattr(x, "get_vars"):  # a symbolic dimension: its value (dim_as_value), as JAX stages it
+                from pyjax._src.dim_as_value import dim_as_value_p
+
+                return self.to_atom(dim_as_value_p.bind_with_trace(self, (), {"dim": x}))
             raise TypeError(f"Value {x!r} of type {tx} is not a valid JAX type")
         return self._constvar(x, aval)
 

@@ -357,7 +357,7 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers, sl
         fill_value = None
     return gather_p.bind(
         operand, start_indices, dimension_numbers=dimension_numbers,
-        slice_sizes=tuple(operator.index(s) for s in slice_sizes),
+        slice_sizes=tuple(s if hasattr(s, "get_vars") else operator.index(s) for s in slice_sizes),
         unique_indices=bool(unique_indices), indices_are_sorted=bool(indices_are_sorted),
         mode=parsed, fill_value=fill_value,
     )

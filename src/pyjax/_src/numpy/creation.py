@@ -17,6 +17,7 @@ import types
 
 import numpy as np
 
+from pyjax._src import shape_poly
 from pyjax._src import config, core, dtypes, errors
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
@@ -114,10 +115,10 @@ def _array(object, dtype=None, *args, copy: bool = True, order: str | None = "K"
         return lax_ew.copy_p.bind(object) if copy else object
     if dtype is not None:
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "array")
-    weak_type = dtype is None and dtypes.is_weakly_typed(object)
     jax_array = getattr(object, "__jax_array__", None)
     if jax_array is not None and not _is_array(object):
         object = jax_array()
+    weak_type = dtype is None and dtypes.is_weakly_typed(object)
     leaves = _leaves(object)
     if any(leaf is None for leaf in leaves):
         raise ValueError("None is not a valid value for jnp.array")
@@ -304,6 +305,24 @@ def _concrete_or_error(value, context: str):
     return value
 
 
+def _arange_symbolic(start, stop, step, dtype):
+    # A length that is a dimension expression: start + step * iota(length), as JAX builds it.
+    if not all(shape_poly.is_symbolic_dim(v) or shape_poly.is_constant_dim(v) for v in (start, stop, step)):
+        raise ValueError("In arange with non-constant arguments all of start, stop, and step must be either "
+                         f"dimension expressions or integers: start={start}, stop={stop}, step={step}")
+    if step == 0:
+        raise ValueError("arange has step == 0")
+    try:
+        up = step > 0
+    except shape_poly.InconclusiveDimensionOperation as e:
+        raise shape_poly.InconclusiveDimensionOperation(
+            f"In arange with non-constant arguments the step ({step}) must be resolved statically if it is > 0 "
+            f"or < 0.\nDetails: {e}") from None
+    gap = step if up else -step
+    size = shape_poly.dim_max(0, ((stop - start) if up else (start - stop)) + gap - 1) // gap
+    return array(start, dtype=dtype) + array(step, dtype=dtype) * lax_shapes.iota(dtype, size)
+
+
 @dispatch.fast_path
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in [start, stop) with spacing `step`.
@@ -315,13 +334,18 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     if dtype is not None:
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype, "arange")
     for v in (start, stop, step):
-        if v is not None and not (type(v) in _PY_SCALARS or isinstance(v, (np.ndarray, np.generic)) or _is_array(v)):
+        if v is not None and not (type(v) in _PY_SCALARS or isinstance(v, (np.ndarray, np.generic)) or _is_array(v)
+                                  or shape_poly.is_symbolic_dim(v)):
             raise TypeError(f"arange requires ndarray, scalar, or None arguments, got {type(v)} at position "
                             f"{(start, stop, step).index(v)}.")
     start_name = "stop" if stop is None and step is None else "start"
     start = _concrete_or_error(start, f"It arose in the jnp.arange argument '{start_name}'")
     stop = _concrete_or_error(stop, "It arose in the jnp.arange argument 'stop'")
     step = _concrete_or_error(step, "It arose in the jnp.arange argument 'step'")
+    if any(shape_poly.is_symbolic_dim(v) for v in (start, stop, step)):
+        if stop is None:
+            start, stop = 0, start
+        return _arange_symbolic(start, stop, 1 if step is None else step, dtype or dtypes.default_int_dtype())
     for name, val in ((start_name, start), ("stop", stop), ("step", step)):
         if val is not None and np.ndim(val) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={val}")

@@ -266,8 +266,13 @@ def _parse_mode(mode) -> GatherScatterMode:
 
 
 def int_dtype_for_shape(shape) -> np.dtype:
-    """int32 unless some axis is too long for it."""
-    return np.dtype(np.int64) if any(d > _INT32_MAX for d in shape) else np.dtype(np.int32)
+    """int32 unless some axis is too long for it (a symbolic axis: the default int dtype, as JAX)."""
+    for d in shape:
+        if type(d) is not int and hasattr(d, "get_vars"):
+            return np.dtype(dtypes.default_int_dtype())
+        if d > _INT32_MAX:
+            return np.dtype(np.int64)
+    return np.dtype(np.int32)
 
 
 # ---------------------------------------------------------------------------
@@ -285,6 +290,8 @@ class StaticSlice(NamedTuple):
 
 def to_static_slice(parsed, shape, *, normalize: bool, mode) -> StaticSlice:
     """The static-slice form of `parsed`, or TypeError/ValueError/IndexError."""
+    if any(_symbolic(d) for d in shape):
+        raise ValueError("mode='slice' is not valid for polymorphic shapes.")
     if _parse_mode(mode) not in (GatherScatterMode.PROMISE_IN_BOUNDS, GatherScatterMode.CLIP):
         raise ValueError("static_slice requires mode='promise_in_bounds' or mode='clip'")
     if _parse_mode(mode) is GatherScatterMode.PROMISE_IN_BOUNDS:
@@ -406,9 +413,71 @@ def to_dynamic_slice(parsed, shape, *, mode) -> DynamicSlice:
     return DynamicSlice(starts, sizes, rev_axes, squeeze_axes, newaxis_dims, trivial)
 
 
+def _symbolic(d) -> bool:
+    return type(d) is not int and hasattr(d, "get_vars")
+
+
+def _normalize_starts(starts, shape) -> list:
+    # A symbolic axis: `select(i < 0, i + size, i)` with the size computed
+    # first (dim_as_value), as JAX's dynamic_slice orders it.
+    from pyjax._src.dim_as_value import dimension_as_value
+
+    out = []
+    for i, size in zip(starts, shape, strict=True):
+        dtype = aval_of(i).dtype
+        if np.issubdtype(dtype, np.unsignedinteger):
+            out.append(i)
+            continue
+        d = (convert_element_type(dimension_as_value(size), dtype, False) if _symbolic(size)
+             else np.asarray(size, dtype)[()])
+        out.append(lax_ew.select(i < 0, i + d, i))
+    return out
+
+
+def _symbolic_slice(slc: slice, size):
+    """(start, step, length) of `x[slc]` on an axis of `size`, either of
+    which may be symbolic (the step's sign must be decidable)."""
+    from pyjax._src import shape_poly
+
+    def index(v):
+        return v if _symbolic(v) else operator.index(v)
+
+    step = index(slc.step) if slc.step is not None else 1
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    try:
+        up = step > 0
+    except shape_poly.InconclusiveDimensionOperation as e:
+        raise shape_poly.InconclusiveDimensionOperation(
+            f"In slice with non-constant elements the step ({step}) must be resolved statically if it is > 0 "
+            f"or < 0.\nDetails: {e}") from None
+
+    def clamp(i, which):
+        try:
+            nonneg = i >= 0
+        except shape_poly.InconclusiveDimensionOperation as e:
+            raise shape_poly.InconclusiveDimensionOperation(
+                f"In slice with non-constant elements the {which} ({i}) must be resolved statically if it is "
+                f">= 0.\nDetails: {e}") from None
+        if nonneg:
+            return shape_poly.dim_min(size if up else size - 1, i)
+        return shape_poly.dim_max(0 if up else -1, size + i)
+
+    start = (0 if up else size - 1) if slc.start is None else clamp(index(slc.start), "start")
+    stop = (size if up else -1) if slc.stop is None else clamp(index(slc.stop), "stop")
+    gap = step if up else -step
+    length = shape_poly.dim_max(0, ((stop - start) if up else (start - stop)) + gap - 1) // gap
+    return start, step, length
+
+
 def apply_dynamic_slice(x, s: DynamicSlice, normalize: bool):
-    out = x if s.trivial else lax_slicing.dynamic_slice(x, s.start_indices, s.slice_sizes,
-                                                        allow_negative_indices=normalize)
+    shape = aval_of(x).shape
+    if not s.trivial and normalize and any(_symbolic(d) for d in shape):
+        out = lax_slicing.dynamic_slice(x, _normalize_starts(s.start_indices, shape), s.slice_sizes,
+                                        allow_negative_indices=False)
+    else:
+        out = x if s.trivial else lax_slicing.dynamic_slice(x, s.start_indices, s.slice_sizes,
+                                                            allow_negative_indices=normalize)
     if s.rev_axes:
         out = lax_shapes.rev(out, s.rev_axes)
     if s.squeeze_axes:
@@ -575,8 +644,11 @@ def to_gather(parsed, shape, *, normalize: bool = True) -> GatherIndexer:
             y_axis += 1
         elif p.kind is IndexKind.SLICE:
             size = shape[x_axis]
-            start, stop, step = p.index.indices(size)
-            length = len(range(start, stop, step))
+            if _symbolic(size) or any(_symbolic(v) for v in (p.index.start, p.index.stop, p.index.step)):
+                start, step, length = _symbolic_slice(p.index, size)
+            else:
+                start, stop, step = p.index.indices(size)
+                length = len(range(start, stop, step))
             slice_shape.append(length)
             if step == 1:
                 # A unit-step slice is a window of the gather; a start index is

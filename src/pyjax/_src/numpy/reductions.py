@@ -318,7 +318,9 @@ def _count(a, axis, keepdims, where, dtype):
 
     if where is None:
         count = aval_of(a).size if axis is None else _axis_size(a, axis)
-        return lax_convert(count, dtype)
+        from pyjax._src.dim_as_value import dimension_as_value
+
+        return lax_convert(dimension_as_value(count), dtype)
     return sum(broadcast_to(where, aval_of(a).shape), axis, dtype=dtype, keepdims=keepdims)
 
 

@@ -47,7 +47,8 @@ def _compute_newshape(arr_shape, size, newshape) -> tuple:
     except TypeError:
         newshape = [newshape]
     try:
-        out = list(map(operator.index, newshape))  # (-1 is allowed here: the unknown axis)
+        # (-1 is allowed here: the unknown axis; a symbolic dimension stays as it is)
+        out = [d if hasattr(d, "get_vars") else operator.index(d) for d in newshape]
     except TypeError:
         raise_shape_type_error(tuple(newshape))
     unknown = [i for i, d in enumerate(out) if d == -1]
@@ -312,7 +313,9 @@ def broadcast_arrays(*args):
     if not shapes or all(s == shapes[0] for s in shapes):
         return list(args)
     try:
-        shape = tuple(int(d) for d in np.broadcast_shapes(*shapes))
+        from pyjax._src import shape_poly
+
+        shape = tuple(d if shape_poly.is_symbolic_dim(d) else int(d) for d in shape_poly.broadcast_shapes(*shapes))
     except ValueError:
         raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
     return [broadcast_to(a, shape) for a in args]

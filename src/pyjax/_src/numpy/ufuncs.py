@@ -178,6 +178,11 @@ def _binary(primitive, name: str, doc: str, *, inexact: bool = False, bool_primi
 
 def _promote_and_bind(x, y, name: str, promote, primitive, bool_primitive, slow):
     # The general path of a binary function: promotion, then its primitive.
+    # (An operand with `__jax_array__` and no aval, e.g. a symbolic dimension, is that array.)
+    if getattr(x, "aval", None) is None and hasattr(x, "__jax_array__"):
+        x = x.__jax_array__()
+    if getattr(y, "aval", None) is None and hasattr(y, "__jax_array__"):
+        y = y.__jax_array__()
     x, y = promote(name, x, y)
     if slow is not None:
         return slow(x, y)

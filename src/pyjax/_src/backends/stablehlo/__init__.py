@@ -35,7 +35,7 @@ def primitives_by_name() -> dict:
     """name -> Primitive for the primitives pyjax defines (the first made
     with each name: pyjax's own, made at import)."""
     import pyjax  # noqa: F401  (every lax module imported)
-    from pyjax._src import core, random  # noqa: F401
+    from pyjax._src import core, dim_as_value, random  # noqa: F401
 
     found: dict = {}
     for prim in core._all_primitives:

@@ -18,7 +18,8 @@ def _gather_dnums(dn, index_vector_dim: int) -> str:
               ("operand_batching_dims", dn.operand_batching_dims),
               ("start_indices_batching_dims", dn.start_indices_batching_dims), ("start_index_map", dn.start_index_map)]
     parts = [f"{name} = {int_list(v)}" for name, v in fields if len(v)]
-    return "#stablehlo.gather<" + ", ".join(parts + [f"index_vector_dim = {index_vector_dim}"]) + ">"
+    # (MLIR leaves out an index_vector_dim of 0, the attribute's default)
+    return "#stablehlo.gather<" + ", ".join(parts + [f"index_vector_dim = {index_vector_dim}"] * bool(index_vector_dim)) + ">"
 
 
 def _scatter_dnums(dn, index_vector_dim: int) -> str:
@@ -27,7 +28,7 @@ def _scatter_dnums(dn, index_vector_dim: int) -> str:
               ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
               ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims)]
     parts = [f"{name} = {int_list(v)}" for name, v in fields if len(v)]
-    return "#stablehlo.scatter<" + ", ".join(parts + [f"index_vector_dim = {index_vector_dim}"]) + ">"
+    return "#stablehlo.scatter<" + ", ".join(parts + [f"index_vector_dim = {index_vector_dim}"] * bool(index_vector_dim)) + ">"
 
 
 def _mode_name(mode) -> str:
@@ -35,6 +36,14 @@ def _mode_name(mode) -> str:
 
 
 def _emit_gather(b: Builder, x, idx, dn, slice_sizes, indices_are_sorted, out_type):
+    if any(hasattr(d, "get_vars") for d in slice_sizes):
+        # Symbolic slice sizes: the sizes are an operand (JAX's dynamic_gather).
+        from pyjax._src.backends.stablehlo import dynamic
+
+        sizes = dynamic.shape_tensor(b, slice_sizes)
+        props = (f"dimension_numbers = {_gather_dnums(dn, len(idx.shape) - 1)}, indices_are_sorted = "
+                 f"{'true' if indices_are_sorted else 'false'}")
+        return b.emit1("stablehlo.dynamic_gather", [x, idx, sizes], [out_type], print_generic, props=props)
     props = (f"dimension_numbers = {_gather_dnums(dn, len(idx.shape) - 1)}, indices_are_sorted = "
              f"{'true' if indices_are_sorted else 'false'}, slice_sizes = {i64_array(slice_sizes)}")
     return b.emit1("stablehlo.gather", [x, idx], [out_type], print_generic, props=props)

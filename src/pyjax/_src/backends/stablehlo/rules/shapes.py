@@ -115,7 +115,14 @@ def _tile(ctx, x, *, reps):
     return [x]
 
 
+def _dim_as_value(ctx, *, dim):
+    from pyjax._src.backends.stablehlo import dynamic
+
+    return [dynamic.dim_value(ctx.b, dim, ctx.avals_out[0].dtype)]
+
+
 def register(prims: dict) -> None:
+    register_lowering(prims["dim_as_value"], _dim_as_value)
     register_lowering(prims["stack"], _stack)
     register_lowering(prims["unstack"], _unstack)
     register_lowering(prims["tile"], _tile)
