@@ -204,6 +204,20 @@ debug_key_reuse = bool_state(
     include_in_trace_context=True,
 )
 
+pallas_enable_debug_checks = bool_state(
+    "jax_pallas_enable_debug_checks",
+    False,
+    "Check `pl.debug_check` conditions in compiled Pallas kernels (interpret mode, pyjax's only one, never does).",
+    include_in_trace_context=True,
+)
+
+pallas_poison_buffers = bool_state(
+    "jax_pallas_poison_buffers",
+    False,
+    "Fill the scratch buffers of compiled Pallas kernels with poison values (NaN for floats); interpret mode "
+    "leaves them as they are.",
+)
+
 jax_platforms = optional_string_state(
     "jax_platforms",
     None,

@@ -72,9 +72,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
      "issue 26: not planned (device meshes, semaphores and remote copies of TPU/GPU kernels; pyjax has no device "
      "backend)"),
     ("jax.experimental.pallas", "lower_as_mlir pallas_export_experimental", ISSUE27),
-    ("jax.experimental.pallas", "estimate_cost debug_check enable_debug_checks enable_poison_buffers run_state "
-                                "dot debug_checks_enabled",
-     "issue 26: not yet (Pallas's cost estimator, debug checks, run_state)"),
 )
 
 

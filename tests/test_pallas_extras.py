@@ -1,0 +1,82 @@
+"""Pallas's cost estimator, debug checks, run_state and its deprecated
+names (`pl.dot`, `pl.debug_checks_enabled`), pinned to JAX 0.11.0's recorded
+behaviour in interpret mode (tests/golden/pallas_extras.json, recorded by
+tests/golden/record_pallas_extras.py from cases_pallas_extras.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+sys.path.insert(0, str(GOLDEN))
+
+from cases_pallas_extras import CASES, PRELUDE, run_case  # noqa: E402
+from test_extend_golden import as_pyjax  # noqa: E402
+
+import pyjax as jax  # noqa: E402
+import pyjax.numpy as jnp  # noqa: E402
+from pyjax.experimental import pallas as pl  # noqa: E402
+
+RECORDED = json.loads((GOLDEN / "pallas_extras.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def namespace():
+    ns: dict = {}
+    exec(as_pyjax(PRELUDE), ns)
+    return ns
+
+
+def test_recording_is_current():
+    assert RECORDED["meta"]["jax_version"] == "0.11.0"
+    assert {k: v["expr"] for k, v in RECORDED["cases"].items()} == CASES, "re-record pallas_extras.json"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_matches_jax(namespace, name):
+    want = RECORDED["cases"][name]
+    got = run_case(namespace, CASES[name])
+    if "error" in want:
+        assert (got.get("error"), got.get("message")) == (want["error"], want["message"]), got
+    else:
+        assert got.get("text") == want["text"], got
+
+
+def test_the_options_are_jax_config_options():
+    assert jax.config.jax_pallas_enable_debug_checks is False
+    with pl.enable_debug_checks(True):
+        assert jax.config.jax_pallas_enable_debug_checks is True
+    jax.config.update("jax_pallas_poison_buffers", True)
+    try:
+        assert pl.enable_poison_buffers.value is True
+    finally:
+        jax.config.update("jax_pallas_poison_buffers", False)
+
+
+def test_debug_check_is_checked_under_checkify():
+    from pyjax.experimental import checkify
+
+    def f(x):
+        pl.debug_check(x > 0, "must be positive")
+        return x
+
+    err, _ = checkify.checkify(f)(jnp.float32(-1))
+    with pytest.raises(checkify.JaxRuntimeError, match="must be positive"):
+        err.throw()
+
+
+def test_run_state_refuses_a_function_returning_a_value():
+    with pytest.raises(TypeError, match="run_state: the function must return None"):
+        pl.run_state(lambda refs: 1)(jnp.ones(2))
+
+
+def test_other_names_are_still_missing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+            pl.no_such_name  # noqa: B018
