@@ -139,6 +139,12 @@ def sub_comm(procs: tuple):
     return found
 
 
+# PYJAX_DISTRIBUTED_CHECKS=0 skips the exchange of signatures before each
+# cross-process collective (one small Allgather): programs that differ
+# between processes then fail inside MPI, or hang, instead of raising.
+CHECK_SIGNATURES = [os.environ.get("PYJAX_DISTRIBUTED_CHECKS", "1") != "0"]
+
+
 def check_signature(comm, what: str) -> None:
     """Checks that every process of `comm` is at the same exchange `what`
     (the primitive, axes, shapes and dtypes) before data moves: a program
@@ -146,6 +152,8 @@ def check_signature(comm, what: str) -> None:
     mixed-up buffer."""
     import numpy as np
 
+    if not CHECK_SIGNATURES[0]:
+        return
     mine = np.array([zlib.crc32(what.encode())], np.int64)
     every = np.empty(comm.Get_size(), np.int64)
     comm.Allgather(mine, every)

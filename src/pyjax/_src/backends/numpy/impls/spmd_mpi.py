@@ -21,6 +21,7 @@ point to point.
 
 from __future__ import annotations
 
+import sys
 from typing import Callable
 
 import numpy as np
@@ -29,6 +30,30 @@ from pyjax._src import distributed
 
 # dtypes MPI's predefined reductions take (mpi4py maps these from NumPy's codes)
 _MPI_REDUCIBLE = frozenset("fdFDbhilqBHILQ")
+
+
+# Result buffers of large reductions, kept for reuse once nothing else
+# refers to them (the Array holding the last result was dropped): MPI then
+# writes into memory already mapped, rather than a fresh allocation's
+# pages being faulted in during the exchange.
+_POOL: dict = {}
+_POOL_MIN_BYTES = 1 << 20
+_POOL_PER_SHAPE = 3
+
+
+def _result_buffer(shape: tuple, dtype) -> np.ndarray:
+    bucket = _POOL.setdefault((shape, np.dtype(dtype)), [])
+    for i in range(len(bucket)):
+        if sys.getrefcount(bucket[i]) == 2:  # (the pool's reference and the call's: free)
+            return bucket[i]
+    buf = np.empty(shape, dtype)
+    if buf.nbytes >= _POOL_MIN_BYTES and len(bucket) < _POOL_PER_SHAPE:
+        bucket.append(buf)
+    return buf
+
+
+def clear_pool() -> None:
+    _POOL.clear()
 
 
 def _bytes(a: np.ndarray) -> np.ndarray:
@@ -104,7 +129,7 @@ def reduction(ufunc, fold: Callable) -> Callable:
             op = {np.add: mpi.SUM, np.maximum: mpi.MAX, np.minimum: mpi.MIN}[ufunc]
             partial = [fold(ufunc, [xs[d] for d in m]) for m in local]
             send = _contiguous(partial[0])[None] if len(partial) == 1 else np.stack(partial)
-            recv = np.empty_like(send)
+            recv = _result_buffer(send.shape, send.dtype)
             comm.Allreduce(send, recv, op=op)
             for m, r in zip(local, recv):
                 for d in m:
@@ -144,7 +169,7 @@ def _chain(comm, procs: tuple, mesh, group: list, xs: list, ufunc, fold: Callabl
         if k + 1 < len(runs):
             comm.Send(_bytes(acc), dest=runs[k + 1][0], tag=k + 1)
     last = runs[-1][0]
-    result = acc if me == last else np.empty(sample.shape, sample.dtype)
+    result = acc if me == last else _result_buffer(sample.shape, sample.dtype)
     comm.Bcast(_bytes(result), root=last)
     return result
 
