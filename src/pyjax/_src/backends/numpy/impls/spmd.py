@@ -35,7 +35,7 @@ from pyjax._src.jaxpr import Literal
 from pyjax._src.lax import parallel, parallel_comm, parallel_ragged
 from pyjax._src.lax.parallel_vma import psum_invariant_p, pvary_p
 from pyjax._src.rules import missing_rule_error
-from pyjax._src.sharding.devices import process_index
+from pyjax._src.sharding.devices import process_count, process_index
 from pyjax._src.sharding.named import NamedSharding
 from pyjax._src.sharding.spmd_data import global_aval
 
@@ -447,6 +447,13 @@ IMPLS = {
     parallel_ragged.ragged_all_to_all_p: _outside_shard_map("ragged_all_to_all"),
     parallel_ragged.all_gather_invariant_p: _outside_shard_map("all_gather_invariant"),
     # One process: a host-local array is the global one (compiled code holds global values).
-    multihost_utils.host_local_array_to_global_array_p: lambda x, **params: x,
-    multihost_utils.global_array_to_host_local_array_p: lambda x, **params: x,
+    multihost_utils.host_local_array_to_global_array_p: lambda x, **params: _one_process(x, "host_local"),
+    multihost_utils.global_array_to_host_local_array_p: lambda x, **params: _one_process(x, "global"),
 }
+
+
+def _one_process(x, name: str):
+    if process_count() > 1:
+        raise NotImplementedError(f"{name}_array_to_..._array under jit with several processes: call it "
+                                  "outside jit (docs/distributed.md)")
+    return x
