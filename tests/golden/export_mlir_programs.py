@@ -53,3 +53,50 @@ def programs(jax, jnp, export) -> dict:
         "consistency_check": (lambda x, y: x + y[1:], [b4, spec((b4.shape[0] + 1, 4))]),
     }
     return out
+
+
+def lowered(jax, jnp, np) -> dict:
+    """name -> (function, arguments) whose `jit(f).lower(*args).as_text()`
+    is compared with JAX's: host callbacks and the tokens of ordered effects."""
+    from importlib import import_module
+
+    io_callback = import_module(jax.__name__ + ".experimental").io_callback
+    vec = jax.ShapeDtypeStruct((3,), jnp.float32)
+    x, m = jnp.ones(3, jnp.float32), jnp.ones((2, 3), jnp.float32)
+
+    def ordered_print(x):
+        jax.debug.print("x={x}", x=x, ordered=True)
+        return x + 1
+
+    def ordered_io(x):
+        return io_callback(lambda v: np.asarray(v) * 2, vec, x, ordered=True) + 1
+
+    def unordered_print(x):
+        jax.debug.print("x={x}", x=x)
+        return x + 1
+
+    def two_prints(x):
+        jax.debug.print("a {}", x)
+        jax.debug.print("b {}", x)
+        return x
+
+    @jax.jit
+    def inner(x):
+        jax.debug.print("in {}", x, ordered=True)
+        return x * 2
+
+    def ordered_twice(x, m):
+        jax.debug.print("{} {}", x, m, ordered=True)
+        jax.debug.print("{}", m.sum(), ordered=True)
+        return m
+
+    return {
+        "ordered_print": (ordered_print, [x]),
+        "ordered_io_callback": (ordered_io, [x]),
+        "unordered_print": (unordered_print, [x]),
+        "two_unordered_prints": (two_prints, [x]),
+        "nested_jit_ordered": (lambda x: inner(x) + 1, [x]),
+        "callbacks_pure_and_io": (lambda x: jax.pure_callback(lambda v: np.asarray(v), vec, x)
+                                  + io_callback(lambda v: np.asarray(v), vec, x), [x]),
+        "ordered_twice_matrix_scalar": (ordered_twice, [x, m]),
+    }

@@ -1,6 +1,8 @@
 """Records ``export_mlir.json``: the text of ``Exported.mlir_module()`` JAX
 0.11.0 prints for each program of ``export_mlir_programs.py``, without
-location information (the module re-parsed and printed without debug info).
+location information (the module re-parsed and printed without debug info),
+and under "lowered" ``jit(f).lower(*args).as_text(debug_info=False)`` for its
+host-callback programs (ordered effects and their tokens).
 
     /tmp/jax-ref/bin/python tests/golden/record_export_mlir.py
 """
@@ -19,6 +21,7 @@ os.environ.pop("JAX_ENABLE_X64", None)
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
 from jax import export  # noqa: E402
 from jax._src.interpreters import mlir  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
@@ -41,10 +44,13 @@ def main() -> int:
     for name, (fun, specs) in export_mlir_programs.programs(jax, jnp, export).items():
         exported = export.export(jax.jit(fun))(*specs)
         records[name] = without_locations(exported.mlir_module())
+    lowered = {name: jax.jit(fun).lower(*args).as_text(debug_info=False)
+               for name, (fun, args) in export_mlir_programs.lowered(jax, jnp, np).items()}
     document = {"meta": {"jax_version": jax.__version__, "x64": bool(jax.config.read("jax_enable_x64")),
-                         "recorded_by": "tests/golden/record_export_mlir.py"}, "programs": records}
+                         "recorded_by": "tests/golden/record_export_mlir.py"}, "programs": records,
+                "lowered": lowered}
     (HERE / "export_mlir.json").write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
-    print(f"recorded {len(records)} programs")
+    print(f"recorded {len(records)} exported and {len(lowered)} lowered programs")
     return 0
 
 

@@ -20,9 +20,9 @@ import importlib
 import re
 from collections.abc import Sequence
 
-from pyjax._src.backends.stablehlo.ir import Module
+from pyjax._src.backends.stablehlo.ir import TOKEN, Module, Value
 from pyjax._src.backends.stablehlo.lowering import (LOWERINGS, NOT_LOWERED, LoweringError, ModuleContext,
-                                                    aval_type, lower_jaxpr, register_lowering)
+                                                    aval_type, lower_jaxpr, ordered_effects, register_lowering)
 from pyjax._src.backends.stablehlo.builder import Builder
 
 __all__ = ["LOWERINGS", "NOT_LOWERED", "LoweringError", "install", "lower_jaxpr_to_module", "register_lowering",
@@ -76,12 +76,14 @@ def result_names(out_tree) -> list[str]:
 
 
 def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[bool] = (),
-                          keep_unused: bool = False) -> Module:
+                          keep_unused: bool = False, host_callbacks: bool = True) -> Module:
     """The StableHLO module of a jitted function's jaxpr: `@main` (public,
     with `jax.result_info` per output and `tf.aliasing_output` /
     `jax.buffer_donor` on donated inputs) and the private functions it calls.
     Without `keep_unused`, unused inputs and dead equations are removed
-    first, as JAX does before lowering."""
+    first, as JAX does before lowering. Host callbacks lower to JAX's
+    Python-callback custom calls unless `host_callbacks` is False (IREE
+    cannot run them: the lowering then names the primitive)."""
     install()
     from pyjax._src.interpreters.dce import dce_jaxpr
 
@@ -91,14 +93,23 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
         donated = [d for d, u in zip(donated, used) if u]
     module = Module(_sanitize(f"jit({name})"))
     main = module.add_func("main", [aval_type(a) for a in jaxpr.in_avals], public=True)
-    lower_entry(ModuleContext(module), main, jaxpr, out_tree, donated)
+    lower_entry(ModuleContext(module, host_callbacks), main, jaxpr, out_tree, donated)
     return module
 
 
 def lower_entry(mod: ModuleContext, main, jaxpr, out_tree, donated: Sequence[bool], n_dim_args: int = 0) -> None:
     """Lowers `jaxpr` as the body of the entry function `main`, whose first
-    `n_dim_args` arguments are dimension variables (jax.export's wrapped main)."""
+    `n_dim_args` arguments are dimension variables (jax.export's wrapped main).
+    An ordered effect of the jaxpr adds a `!stablehlo.token` argument and
+    result (`jax.token = true`) ahead of the others, as JAX threads it."""
     module = mod.module
+    effects = ordered_effects(jaxpr.effects)
+    if effects:
+        tokens = [Value(TOKEN) for _ in effects]
+        main.body.args[n_dim_args:n_dim_args] = tokens
+        main.arg_attrs[n_dim_args:n_dim_args] = ["jax.token = true"] * len(effects)
+        n_dim_args += len(effects)
+    token_env = dict(zip(effects, main.args[n_dim_args - len(effects):n_dim_args]))
     out_types = [aval_type(a) for a in jaxpr.out_avals]
     aliased: set[int] = set()
     for i, (arg, d) in enumerate(zip(main.args[n_dim_args:], donated)):
@@ -114,12 +125,12 @@ def lower_entry(mod: ModuleContext, main, jaxpr, out_tree, donated: Sequence[boo
     # A key array's data crosses @main's boundary under an (empty) sharding
     # constraint, as JAX emits it with Shardy: batch dims open, key dims closed.
     args = [_key_constraint(module, b, a, aval) for a, aval in zip(main.args[n_dim_args:], jaxpr.in_avals)]
-    outs = lower_jaxpr(mod, b, jaxpr, args)
+    outs = lower_jaxpr(mod, b, jaxpr, args, tokens=token_env)
     outs = [_key_constraint(module, b, o, aval) for o, aval in zip(outs, jaxpr.out_avals)]
-    main.result_types = out_types
+    main.result_types = [TOKEN] * len(effects) + out_types
     names = result_names(out_tree) if out_tree is not None else ["result"] * len(outs)
-    main.result_attrs = [f'jax.result_info = "{n}"' for n in names]
-    b.ret(outs)
+    main.result_attrs = ["jax.token = true"] * len(effects) + [f'jax.result_info = "{n}"' for n in names]
+    b.ret([token_env[e] for e in effects] + outs)
 
 
 def wire() -> None:

@@ -82,6 +82,28 @@ class TensorType:
         return self._text
 
 
+class TokenType:
+    """`!stablehlo.token`: the type of the values that order side effects."""
+
+    __slots__ = ()
+    shape = ()
+    dtype = None
+
+    def __str__(self) -> str:
+        return "!stablehlo.token"
+
+    __repr__ = __str__
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, TokenType)
+
+    def __hash__(self) -> int:
+        return hash("!stablehlo.token")
+
+
+TOKEN = TokenType()
+
+
 # ---------------------------------------------------------------------------
 # Values, ops, blocks
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from pyjax._src import core
 from pyjax._src.backends.stablehlo.builder import Builder
-from pyjax._src.backends.stablehlo.ir import Module, TensorType, Value
+from pyjax._src.backends.stablehlo.ir import TOKEN, Module, TensorType, Value
 from pyjax._src.jaxpr import Jaxpr, Literal
 
 LOWERINGS: dict[core.Primitive, Callable] = {}
@@ -56,6 +56,10 @@ class LoweringError(NotImplementedError):
 def aval_type(aval) -> TensorType:
     """The tensor type of an aval; a PRNG key array is its key data
     (`key<fry>[3]` is `tensor<3x2xui32>`)."""
+    from pyjax._src.tokens import AbstractToken
+
+    if isinstance(aval, AbstractToken):
+        return TOKEN
     dtype = aval.dtype
     impl = getattr(dtype, "_impl", None)
     if impl is not None:
@@ -69,20 +73,32 @@ class ModuleContext:
     already lowered (a jaxpr lowered once is called again, as JAX caches
     its lowerings)."""
 
-    def __init__(self, module: Module):
+    def __init__(self, module: Module, host_callbacks: bool = True):
         self.module = module
         self.func_cache: dict = {}
+        self.host_callbacks = host_callbacks  # whether host callbacks may lower (not for IREE)
+        self.callback_index = 0  # each host callback's index in the module, in lowering order
+
+
+def ordered_effects(effects) -> list:
+    """The ordered effects among `effects`, in pyjax's fixed order (by name;
+    JAX's order is its set's), each threaded through a `!stablehlo.token`."""
+    from pyjax._src.debugging import OrderedDebugEffect
+    from pyjax._src.effects import OrderedIOEffect
+
+    return sorted((e for e in effects if isinstance(e, (OrderedDebugEffect, OrderedIOEffect))), key=str)
 
 
 class RuleContext:
     """A rule's view: the builder, the module, and the equation's avals."""
 
-    __slots__ = ("mod", "b", "avals_in", "avals_out", "eqn")
+    __slots__ = ("mod", "b", "avals_in", "avals_out", "eqn", "tokens")
 
-    def __init__(self, mod: ModuleContext, b: Builder, eqn):
+    def __init__(self, mod: ModuleContext, b: Builder, eqn, tokens: dict | None = None):
         self.mod = mod
         self.b = b
         self.eqn = eqn
+        self.tokens = tokens if tokens is not None else {}  # ordered effect -> its current token (updated in place)
         self.avals_in = [v.aval for v in eqn.invars]
         self.avals_out = [v.aval for v in eqn.outvars]
 
@@ -93,6 +109,7 @@ class RuleContext:
     def with_builder(self, b: Builder) -> RuleContext:
         ctx = RuleContext.__new__(RuleContext)
         ctx.mod, ctx.b, ctx.eqn, ctx.avals_in, ctx.avals_out = self.mod, b, self.eqn, self.avals_in, self.avals_out
+        ctx.tokens = self.tokens
         return ctx
 
 
@@ -112,10 +129,13 @@ def const_value(b: Builder, value, aval) -> Value:
 
 
 def lower_jaxpr(mod: ModuleContext, b: Builder, jaxpr: Jaxpr, args: Sequence[Value],
-                consts: Sequence[Value] | None = None) -> list[Value]:
+                consts: Sequence[Value] | None = None, tokens: dict | None = None) -> list[Value]:
     """Emits `jaxpr`'s equations into `b` on `args`; returns its outputs.
-    Its constants become `stablehlo.constant`s first (unless given)."""
+    Its constants become `stablehlo.constant`s first (unless given).
+    `tokens` (ordered effect -> token) is threaded through the equations
+    with ordered effects and left holding the last tokens."""
     env: dict = {}
+    tokens = tokens if tokens is not None else {}
     if consts is None:
         consts = [const_value(b, c, v.aval) for v, c in zip(jaxpr.constvars, jaxpr.consts)]
     for v, val in zip(jaxpr.constvars, consts, strict=True):
@@ -136,7 +156,7 @@ def lower_jaxpr(mod: ModuleContext, b: Builder, jaxpr: Jaxpr, args: Sequence[Val
             raise LoweringError(
                 f"MLIR translation rule for primitive '{eqn.primitive.name}' not found for platform cpu"
                 + (f" (pyjax: {reason})" if reason else ""))
-        outs = rule(RuleContext(mod, b, eqn), *ins, **eqn.params)
+        outs = rule(RuleContext(mod, b, eqn, tokens), *ins, **eqn.params)
         for v, o in zip(eqn.outvars, outs, strict=True):
             env[v] = o
     return [read(v) for v in jaxpr.outvars]
@@ -148,7 +168,8 @@ def lower_to_func(mod: ModuleContext, jaxpr: Jaxpr, name: str) -> str:
     the same function when its name, its jaxpr's text and its constants
     are (JAX keys on the traced jaxpr, which pyjax may trace anew per caller).
     In a shape-polymorphic module the function takes the dimension
-    variables first, as JAX's functions there do."""
+    variables first, as JAX's functions there do; then one token per
+    ordered effect of its body (returned first, updated)."""
     from pyjax._src.backends.stablehlo import dynamic
 
     key = (name, str(jaxpr), tuple(id(c) for c in jaxpr.consts))
@@ -157,35 +178,53 @@ def lower_to_func(mod: ModuleContext, jaxpr: Jaxpr, name: str) -> str:
         return hit[0]
     env = dynamic.current()
     dim_types = [TensorType((), env.dtype)] * len(env.names) if env is not None else []
-    func = mod.module.add_func(name, dim_types + [aval_type(a) for a in jaxpr.in_avals])
+    effects = ordered_effects(jaxpr.effects)
+    lead = len(dim_types) + len(effects)
+    func = mod.module.add_func(name, dim_types + [TOKEN] * len(effects) + [aval_type(a) for a in jaxpr.in_avals])
     mod.func_cache[key] = (func.name, jaxpr)  # (the jaxpr kept alive: its id is the key)
     inner = None
     if env is not None:
         func.arg_attrs[:len(dim_types)] = [f'jax.global_constant = "{n}"' for n in env.names]
         inner = dynamic.DimEnv(env.names, func.args[:len(dim_types)], env.dtype)
+    func.arg_attrs[len(dim_types):lead] = ["jax.token = true"] * len(effects)
+    tokens = dict(zip(effects, func.args[len(dim_types):lead]))
     b = Builder(func.body)
     with dynamic.dim_env(inner):
-        outs = lower_jaxpr(mod, b, jaxpr, func.args[len(dim_types):])
-    func.result_types = [aval_type(a) for a in jaxpr.out_avals]
-    func.result_attrs = [None] * len(outs)
-    b.ret(outs)
+        outs = lower_jaxpr(mod, b, jaxpr, func.args[lead:], tokens=tokens)
+    func.result_types = [TOKEN] * len(effects) + [aval_type(a) for a in jaxpr.out_avals]
+    func.result_attrs = ["jax.token = true"] * len(effects) + [None] * len(outs)
+    b.ret([tokens[e] for e in effects] + outs)
     return func.name
 
 
 def call_jaxpr(ctx: RuleContext, jaxpr: Jaxpr, name: str, args: Sequence[Value]) -> list[Value]:
     """A call of `jaxpr` lowered as the private function `name` (the
-    dimension variables in scope passed first)."""
+    dimension variables in scope passed first, then the tokens of its
+    ordered effects, which the call updates)."""
     from pyjax._src.backends.stablehlo import dynamic
 
     symbol = lower_to_func(ctx.mod, jaxpr, name)
     env = dynamic.current()
     dims = [env.values[n] for n in env.names] if env is not None else []
-    return ctx.b.call(symbol, [*dims, *args], [aval_type(a) for a in jaxpr.out_avals])
+    effects = ordered_effects(jaxpr.effects)
+    tokens = [token_for(ctx, e) for e in effects]
+    outs = ctx.b.call(symbol, [*dims, *tokens, *args], [TOKEN] * len(effects) + [aval_type(a) for a in jaxpr.out_avals])
+    ctx.tokens.update(zip(effects, outs[:len(effects)]))
+    return outs[len(effects):]
+
+
+def token_for(ctx: RuleContext, effect) -> Value:
+    """The current token of an ordered effect."""
+    try:
+        return ctx.tokens[effect]
+    except KeyError:
+        raise LoweringError(f"pyjax does not lower the ordered effect {effect} of primitive '{ctx.eqn.primitive.name}' "
+                            "here (inside control flow or a function without its token)") from None
 
 
 def inline_jaxpr(ctx: RuleContext, jaxpr: Jaxpr, args: Sequence[Value]) -> list[Value]:
     """`jaxpr`'s equations emitted in place (custom_jvp/vjp calls, remat)."""
-    return lower_jaxpr(ctx.mod, ctx.b, jaxpr, args)
+    return lower_jaxpr(ctx.mod, ctx.b, jaxpr, args, tokens=ctx.tokens)
 
 
 def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:

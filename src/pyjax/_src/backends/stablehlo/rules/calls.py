@@ -29,7 +29,15 @@ def _print_barrier(op, p, indent, in_func):
     return f"stablehlo.optimization_barrier {p.vs(op.operands)} : {', '.join(str(v.type) for v in op.operands)}"
 
 
+def _identity(ctx, x, **params):
+    # key-reuse markers: JAX lowers them to their operand
+    return [x]
+
+
 def register(prims: dict) -> None:
+    for name in ("consume", "assert_consumed_value"):
+        if name in prims:
+            register_lowering(prims[name], _identity)
     register_lowering(prims["jit"], _jit)
     register_lowering(prims["custom_jvp_call"], _inline_call)
     register_lowering(prims["custom_vjp_call"], _inline_call)

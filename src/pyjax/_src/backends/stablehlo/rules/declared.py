@@ -17,8 +17,6 @@ _REASONS = {
         "cholesky", "cholesky_update", "eig", "eigh", "geqp3", "geqrf", "hessenberg", "householder_product", "lu",
         "lu_pivots_to_permutation", "ormqr", "qr", "schur", "svd", "symmetric_product", "triangular_solve",
         "tridiagonal", "tridiagonal_solve"),
-    "host callback: a custom call holding a Python function, not produced": (
-        "debug_callback", "debug_print", "pure_callback"),
     "collective over named mesh axes: lowered with shard_map/pmap (sharding issue), not yet": (
         "all_gather", "all_to_all", "axis_index", "pmax", "pmin", "ppermute", "psum", "reduce_scatter",
         "ragged_all_to_all", "all_gather_invariant"),
@@ -31,8 +29,7 @@ _REASONS = {
     "Pallas kernels: run by the NumPy backend's interpreter (JAX lowers them to Mosaic/Triton or, in interpret "
     "mode, to a while loop); not lowered yet": ("pallas_call", "program_id", "num_programs", "multiple_of",
                                                "reciprocal"),
-    "host callback with IO effects (a custom call holding a Python function and a token), not produced": (
-        "io_callback", "float_check", "check"),
+    "checkify's checks: JAX discharges them (checkify) before lowering; not produced": ("float_check", "check"),
     "mutable array references: JAX discharges them into functional updates before lowering; not yet": (
         "addupdate", "empty_ref", "free_ref", "freeze", "get", "new_ref", "swap"),
     "shard_map and its varying-axes casts: lowered with sdy.manual_computation (per-device program), not yet": (
