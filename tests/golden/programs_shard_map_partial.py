@@ -274,3 +274,24 @@ grad_program("residuals_remat", "jaxpr", """
 f = sm(jax.checkpoint(lambda a: jnp.sin(jnp.sin(a))), P('x'), P('x'))
 result = jax.make_jaxpr(jax.grad(lambda a: f(a).sum()))(x)
 """)
+grad_program("residuals_scan_in_body", "jaxpr", """
+def body(a):
+  c, _ = lax.scan(lambda c, _: (jnp.sin(c), None), a, None, length=3)
+  return c
+f = sm(body, P('x'), P('x'))
+result = jax.make_jaxpr(jax.grad(lambda a: f(a).sum()))(x)
+""")
+grad_program("residuals_scan_in_body_linearize", "jaxpr", """
+def body(a, b):
+  c, ys = lax.scan(lambda c, r: (jnp.sin(c) * r, jnp.cos(c)), a, b)
+  return c * ys[0]
+f = sm(body, (P('x'), P(None, 'x')), P('x'))
+result = jax.make_jaxpr(lambda a, b: jax.linearize(f, a, b))(x, np.stack([x] * 3))
+""")
+grad_program("residuals_scan_in_body_value", "value", """
+def body(a, b):
+  c, ys = lax.scan(lambda c, r: (jnp.sin(c) * r, jnp.cos(c)), a, b)
+  return c * ys[0]
+f = sm(body, (P('x'), P(None, 'x')), P('x'))
+result = jax.grad(lambda a: f(a, np.stack([x + 1, x * 2, x - 1])).sum())(x * 4)
+""")

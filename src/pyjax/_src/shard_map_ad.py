@@ -17,7 +17,7 @@ from pyjax._src import core
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.interpreters.batching import batch_jaxpr_axes, not_mapped
 from pyjax._src.interpreters.jvp import jvp_jaxpr
-from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
+from pyjax._src.interpreters.partial_eval import PartialEvalTrace, linearize_flat, partial_eval_jaxpr
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Var, eval_jaxpr
@@ -31,6 +31,9 @@ def _context(params):
 
 
 def _jvp(primals, tangents, **params):
+    trace = core.current_trace()
+    if isinstance(trace, PartialEvalTrace) and not any(trace.is_unknown(p) for p in primals):
+        return _linearize(trace, primals, tangents, params)  # (linearizing: split directly, as JAX does)
     nonzeros = [type(t) is not Zero for t in tangents]
     with _context(params):
         body, out_nonzeros = jvp_jaxpr(params["jaxpr"], nonzeros)
@@ -42,6 +45,76 @@ def _jvp(primals, tangents, **params):
     it = iter(outs[n:])
     out_avals = shard_map_p.out_avals(tuple(core.get_aval(p) for p in primals), params)
     return outs[:n], [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(out_avals, out_nonzeros)]
+
+
+def _linearize(trace, primals, tangents, params):
+    """JAX's direct linearization of a shard_map: the body is linearized as
+    it is traced (a scan inside splits as under linearize), into a known
+    shard_map returning the residuals first, then the primal outputs, bound
+    now, and a tangent shard_map taking the residuals, then the nonzero
+    tangents, recorded into `trace`."""
+    nonzeros = [type(t) is not Zero for t in tangents]
+    body, found = params["jaxpr"], {}
+
+    def forward(*xs):
+        outs, linear, out_nz = linearize_flat(lambda *a: eval_jaxpr(body, body.consts, *a), list(xs),
+                                              nonzeros=nonzeros)
+        sources = _residual_sources(linear, xs, outs)
+        computed = [c for c, (kind, _) in zip(linear.consts, sources) if kind == "out"]
+        found.update(linear=linear, out_nz=out_nz, sources=sources)
+        return [shapes.expand_dims(r, (0,)) if not core.get_aval(r).shape else r for r in computed] + list(outs)
+
+    with _context(params):
+        known, _ = trace_to_jaxpr(forward, body.in_avals, body.debug_info)
+        tangent = _tangent_body(found["linear"], found["sources"])
+    sources = [s for s in found["sources"] if s is not None]
+    n_res = sum(kind == "out" for kind, _ in sources)
+    res_specs_out = tuple(_residual_spec(a, params) for a in known.out_avals[:n_res])
+    with core.set_current_trace(trace.parent):
+        outs = shard_map_p.bind(*primals, **dict(params, jaxpr=known, out_specs=res_specs_out + params["out_specs"]))
+    computed, primal_outs = outs[:n_res], outs[n_res:]
+    pick = {"in": (primals, params["in_specs"]), "out": (computed, res_specs_out),
+            "known": (primal_outs, params["out_specs"])}
+    residuals = [pick[kind][0][i] for kind, i in sources]
+    res_specs = tuple(pick[kind][1][i] for kind, i in sources)
+    out_nz = found["out_nz"]
+    tangent_params = dict(params, jaxpr=tangent,
+                          in_specs=res_specs + tuple(s for s, nz in zip(params["in_specs"], nonzeros) if nz),
+                          out_specs=tuple(s for s, nz in zip(params["out_specs"], out_nz) if nz))
+    tangent_outs = iter(trace.record(shard_map_p, residuals + [t for t in tangents if type(t) is not Zero],
+                                     tangent_params))
+    out_avals = shard_map_p.out_avals(tuple(core.get_aval(p) for p in primals), params)
+    return primal_outs, [next(tangent_outs) if nz else Zero(tangent_aval(a)) for a, nz in zip(out_avals, out_nz)]
+
+
+def _residual_sources(linear, xs, outs) -> list:
+    # Per const of the linear jaxpr: ("in", i) an input, ("known", j) a
+    # primal output, ("out", k) a value computed in the body, None a
+    # constant that is no value of the body (it stays in the tangent body).
+    ins = {id(x): i for i, x in enumerate(xs)}
+    known = {id(o): j for j, o in enumerate(outs)}
+    sources, k = [], 0
+    for c in linear.consts:
+        if not isinstance(c, core.Tracer):
+            sources.append(None)
+        elif id(c) in ins:
+            sources.append(("in", ins[id(c)]))
+        elif id(c) in known:
+            sources.append(("known", known[id(c)]))
+        else:
+            sources.append(("out", k))
+            k += 1
+    return sources
+
+
+def _tangent_body(linear, sources):
+    # The linear jaxpr with its residual constvars as leading inputs (a
+    # computed scalar one arriving with a leading axis of 1).
+    res_vars = [v for v, s in zip(linear.constvars, sources) if s is not None]
+    kept = [(v, c) for v, c, s in zip(linear.constvars, linear.consts, sources) if s is None]
+    jaxpr = linear.replace(constvars=[v for v, _ in kept], consts=[c for _, c in kept],
+                           invars=res_vars + list(linear.invars))
+    return _with_residuals_squeezed(jaxpr, len(res_vars), [s for s in sources if s is not None])
 
 
 def _residual_spec(aval, params) -> PartitionSpec:

@@ -69,15 +69,20 @@ class PartialEvalTrace(DynamicJaxprTrace):
         return Array(value, aval)
 
 
-def linearize_flat(fun: Callable, primals: Sequence, aux_store: list | None = None) -> tuple[list, Jaxpr, list]:
+def linearize_flat(fun: Callable, primals: Sequence, aux_store: list | None = None,
+                   nonzeros: Sequence[bool] | None = None) -> tuple[list, Jaxpr, list]:
     """(primal outputs, linear jaxpr, which outputs have nonzero tangents).
 
-    The linear jaxpr takes one tangent per primal input; its constvars are
-    the residuals (values of the enclosing trace); its outputs are the output
-    tangents (symbolic zeros are left out and reported as False)."""
+    The linear jaxpr takes one tangent per primal input (per input flagged
+    in `nonzeros`, when given: the others are symbolic zeros); its
+    constvars are the residuals (values of the enclosing trace); its outputs
+    are the output tangents (symbolic zeros are left out and reported as
+    False)."""
     parent = core.current_trace()
     pe_trace = PartialEvalTrace(parent)
-    tangent_ins = [pe_trace.new_arg(tangent_aval(core.get_aval(p))) for p in primals]
+    nonzeros = [True] * len(primals) if nonzeros is None else list(nonzeros)
+    tangent_ins = [pe_trace.new_arg(tangent_aval(core.get_aval(p))) if nz else Zero(tangent_aval(core.get_aval(p)))
+                   for p, nz in zip(primals, nonzeros, strict=True)]
     jvp_trace = JVPTrace(pe_trace)
     try:
         ins = [JVPTracer(jvp_trace, p, t) for p, t in zip(primals, tangent_ins, strict=True)]
