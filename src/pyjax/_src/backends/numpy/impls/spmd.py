@@ -123,12 +123,15 @@ def _all_gather(mesh, xs, *, all_gather_dimension, axis_name, axis_index_groups,
 
 
 def _reduce_scatter(mesh, xs, *, scatter_dimension, axis_name, axis_index_groups, axis_size, tiled):
+    def part(total, k, n):
+        p = np.split(total, n, axis=scatter_dimension)[k]
+        return p if tiled else np.squeeze(p, scatter_dimension)
+
     def scatter(values):
         total = _sum(values)
-        parts = np.split(total, len(values), axis=scatter_dimension)
-        return [p if tiled else np.squeeze(p, scatter_dimension) for p in parts]
+        return [part(total, k, len(values)) for k in range(len(values))]
 
-    return _each_group(mesh, _named(axis_name), xs, scatter, name="psum_scatter")
+    return _each_group(mesh, _named(axis_name), xs, scatter, spmd_mpi.reduce_scatter(_fold, part), "psum_scatter")
 
 
 def _fold(ufunc, values):
@@ -173,7 +176,8 @@ def _all_to_all(mesh, xs, *, split_axis, concat_axis, axis_name, axis_index_grou
         chunks = [np.split(np.asarray(v), n, axis=split_axis) for v in values]
         return [np.concatenate([chunks[i][j] for i in range(n)], axis=concat_axis) for j in range(n)]
 
-    return _each_group(mesh, _named(axis_name), xs, exchange, name="all_to_all")
+    return _each_group(mesh, _named(axis_name), xs, exchange, spmd_mpi.all_to_all(split_axis, concat_axis),
+                       "all_to_all")
 
 
 def _ragged_all_to_all(mesh, ins, *, axis_name, axis_index_groups):

@@ -143,6 +143,22 @@ def reduction(ufunc, fold: Callable) -> Callable:
     return how
 
 
+def reduce_scatter(fold: Callable, part: Callable) -> Callable:
+    """The bucket handler of psum_scatter: the sum as psum computes it
+    across processes, then each member keeps its part, `part(total, k, n)`."""
+    reduce = reduction(np.add, fold)
+
+    def how(comm, procs, mesh, groups, xs, fn, out):
+        totals = [None] * mesh.n
+        reduce(comm, procs, mesh, groups, xs, fn, totals)
+        for g in groups:
+            for k, d in enumerate(g):
+                if mesh.owner[d] == mesh.me:
+                    out[d] = part(totals[d], k, len(g))
+
+    return how
+
+
 def _chain(comm, procs: tuple, mesh, group: list, xs: list, ufunc, fold: Callable) -> np.ndarray:
     # The fold runs along the group: each process folds its run of members
     # into the running value it receives and passes it on; the last
@@ -202,6 +218,50 @@ def permute(perm: tuple) -> Callable:
                 if mesh.owner[d] == me and d not in received:
                     out[d] = np.zeros_like(sample)
         mpi.Request.Waitall(requests)
+
+    return how
+
+
+def all_to_all(split_axis: int, concat_axis: int) -> Callable:
+    """The bucket handler of all_to_all: each member's chunk j goes to
+    member j only (one Alltoallv; within a process the chunks are handed
+    over), and each member joins what it receives in group order."""
+    def how(comm, procs, mesh, groups, xs, fn, out):
+        me = mesh.me
+        k = len(groups[0])
+        parts: dict = {}  # (source device, destination device) -> chunk
+        for g in groups:
+            for i in g:
+                if mesh.owner[i] == me:
+                    for j, chunk in zip(g, np.split(np.asarray(xs[i]), k, axis=split_axis)):
+                        parts[i, j] = chunk
+        sample = next(iter(parts.values()))
+        nbytes = sample.nbytes
+
+        def pairs(src_rank, dst_rank):  # the order both sides agree on
+            return [(i, j) for g in groups for i in g if mesh.owner[i] == procs[src_rank]
+                    for j in g if mesh.owner[j] == procs[dst_rank]]
+
+        rank, size = comm.Get_rank(), comm.Get_size()
+        sends = [pairs(rank, r) if r != rank else [] for r in range(size)]
+        recvs = [pairs(q, rank) if q != rank else [] for q in range(size)]
+        send = np.empty(sum(map(len, sends)) * nbytes, np.uint8)
+        offset = 0
+        for pr in sends:
+            for key in pr:
+                send[offset:offset + nbytes] = _bytes(_contiguous(parts[key]))
+                offset += nbytes
+        recv = np.empty(sum(map(len, recvs)) * nbytes, np.uint8)
+        comm.Alltoallv([send, [len(pr) * nbytes for pr in sends]], [recv, [len(pr) * nbytes for pr in recvs]])
+        offset = 0
+        for pr in recvs:
+            for key in pr:
+                parts[key] = recv[offset:offset + nbytes].view(sample.dtype).reshape(sample.shape)
+                offset += nbytes
+        for g in groups:
+            for j in g:
+                if mesh.owner[j] == me:
+                    out[j] = np.concatenate([parts[i, j] for i in g], axis=concat_axis)
 
     return how
 
