@@ -6,9 +6,10 @@ On the first call of such a cache entry the program is partitioned
 per-device body, wrapped as a shard_map whose in/out specs are the types'
 placements, and run by the lockstep runtime on the arguments' own shards:
 no global array is assembled. `jit(f).lower(...).compile().as_text()`
-shows that per-device program. A program the partitioner cannot handle
-(typed control-flow bodies, effects, a rule's refusal) runs as before, on
-the assembled value. docs/spmd.md.
+shows that per-device program. Control flow (`scan`, `while`, `cond`) is
+partitioned with its bodies (lax/spmd_control_rules.py). A program the
+partitioner cannot handle (effects, a primitive holding other bodies, a
+rule's refusal) runs as before, on the assembled value. docs/spmd.md.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.interpreters import spmd_partition, staging
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.lax import spmd_rules  # (importing it registers lax's partition rules)
+from pyjax._src.lax import spmd_control_rules  # noqa: F401  (and those of scan, while and cond)
 from pyjax._src.shard_map import run_eagerly, shard_map
 from pyjax._src.sharding import api as sharding_api
 from pyjax._src.sharding.devices import devices

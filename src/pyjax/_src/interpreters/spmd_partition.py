@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal
 
 Spec = tuple  # one tuple of mesh-axis names per dimension, major first
@@ -122,7 +124,10 @@ def _read(env: dict, v):
 def _run(ctx: Context, jaxpr: Jaxpr, args: list) -> list:
     env: dict = {}
     for var, const in zip(jaxpr.constvars, jaxpr.consts, strict=True):
-        # A closed-over global constant: each device keeps its part.
+        # A closed-over global constant (a placed Array's value, untyped:
+        # inside the body nothing is typed on the mesh): each device keeps its part.
+        if getattr(getattr(const, "aval", None), "sharding", None) is not None:
+            const = np.asarray(const)
         env[var] = ctx.reshard(const, tuple(() for _ in spec_of(var.aval)), spec_of(var.aval))
     env.update(zip(jaxpr.invars, args, strict=True))
     for eqn in jaxpr.eqns:
