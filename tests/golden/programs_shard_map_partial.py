@@ -295,3 +295,6 @@ def body(a, b):
 f = sm(body, (P('x'), P(None, 'x')), P('x'))
 result = jax.grad(lambda a: f(a, np.stack([x + 1, x * 2, x - 1])).sum())(x * 4)
 """)
+program("partial_psum_over_unbound_axis", "error", """
+smap(lambda v: lax.psum(v, 'y'))(put(A, 'x', 'y'))
+""")

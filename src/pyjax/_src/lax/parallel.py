@@ -18,7 +18,7 @@ import numpy as np
 from pyjax._src import core
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
-from pyjax._src.interpreters import batching
+from pyjax._src.interpreters import batching, staging
 from pyjax._src.interpreters.batching import not_mapped
 from pyjax._src.interpreters.jvp import deflinear
 from pyjax._src.lax import elementwise as ew
@@ -216,7 +216,9 @@ def _reduce(primitive: Primitive, x, axis_name, axis_index_groups):
                   for leaf in leaves]  # booleans are counted
         if not any(is_tracer(leaf) for leaf in leaves):
             named_axis_size(axes)  # JAX's constant path: `unbound axis name`
-    check_axis_names(axes, "psum")
+    # (In a body typed by varying axes JAX's psum first casts with pvary,
+    # whose check is the one that fails.)
+    check_axis_names(axes, "pvary" if staging.vma_hook[0] is not None else "psum")
     groups = canonical_groups(axis_index_groups)
     outs = [primitive.bind(leaf, axes=axes, axis_index_groups=groups) for leaf in leaves]
     return tree_unflatten(tree, outs)
