@@ -157,3 +157,36 @@ def test_without_native_code_nothing_changes(monkeypatch):
     monkeypatch.setattr(native_settings, "ENABLED", False)
     text = pyjax.jit(softmax).lower(arr(256, 512)).as_text("python")
     assert "_native_rows" not in text
+
+
+def test_vector_runs_in_tiled_blocks_go_live_in_chunks(monkeypatch):
+    # A Newton step over a vector: tiled by blocks of the vector, and each
+    # block's elementwise run cut into chunks that act as rows (1-D values
+    # have no rows of their own); the partial max stays NumPy's.
+    from pyjax._src.backends.numpy.native import rows as rows_lib
+    from pyjax._src.backends.numpy.parallel import split as split_lib
+    from pyjax._src.backends.numpy.parallel import tile as tile_lib
+
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    monkeypatch.setattr(tile_lib, "MIN_ELEMENTS", 1 << 16)
+    n = 3 * 1000 * 64  # blocks of 96000 elements: chunks of 2000
+
+    def newton(a):
+        def body(c):
+            i, y, _ = c
+            yn = 0.5 * (y + a / y)
+            return i + 1, yn, jnp.max(jnp.abs(yn - y) / yn)
+        return pyjax.lax.while_loop(lambda c: (c[0] < 6) & (c[2] > 1e-6), body, (0, a, jnp.float32(np.inf)))
+
+    a = jnp.asarray(rng.uniform(0.5, 100.0, n).astype(np.float32))
+    _, _, made = run_both(newton, a, monkeypatch=monkeypatch)
+    assert "_tiled_region" in pyjax.jit(newton).lower(a).as_text("python")
+    assert made and all(loop.live for loop in made)
+    assert all(shape == (n // 2,) for loop in made for shape, _ in loop.in_specs)  # one block's vectors
+    assert rows_lib._chunk(96000) == 2000 and rows_lib._chunk(2 * 65537) is None  # (a prime has no chunks)
+
+
+def test_vector_runs_outside_tiled_blocks_keep_their_python_code():
+    f = lambda a: (0.5 * (a + 2.0 / a)) * 3.0 - 1.0
+    text = pyjax.jit(f).lower(arr(1 << 17)).as_text("python")
+    assert "_native_rows" not in text

@@ -121,15 +121,25 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], impls: dict, 
     next). A run that does not qualify is skipped whole: any run starting
     inside it ends where it ends, with fewer equations and reductions."""
     shape = _anchor_shape(jaxpr.eqns[start])
-    if shape is None or len(shape) < 2:
+    if shape is None or not shape or (len(shape) < 2 and not in_block):
         return None, start + 1
-    *outer, length = shape
+    if len(shape) == 1:
+        # A tiled block's 1-D elementwise run (a Newton step over a vector):
+        # its values cut into chunks that act as rows, so the run goes
+        # through the cache once instead of once an equation.
+        length = _chunk(shape[0])
+        if length is None:
+            return None, start + 1
+        outer = [shape[0] // length]
+    else:
+        *outer, length = shape
     rows = math.prod(outer)
     elements = rows * length
     if (length < MIN_ROW or rows < 2 or elements < MIN_ELEMENTS
             or (not in_block and elements >= split_lib.MIN_ELEMENTS)):
         return None, start + 1
-    kinds = {tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR}
+    kinds = ({tuple(shape): _ROW, (): _SCALAR} if len(shape) == 1 else
+             {tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR})
     defined: dict[Var, str] = {}  # values of the region -> their kind
     stop = start
     for eqn in jaxpr.eqns[start:]:
@@ -139,7 +149,10 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], impls: dict, 
         for v in eqn.outvars:
             defined[v] = out_kind
         stop += 1
-    if stop - start < _MIN_EQNS or not any(e.primitive.name in _REDUCTIONS for e in jaxpr.eqns[start:stop]):
+    # Outside a tiled block a run without a reduction is left to NumPy (its
+    # passes stay in the caches); a block's values are larger than they are.
+    if stop - start < _MIN_EQNS or not (in_block or any(e.primitive.name in _REDUCTIONS
+                                                        for e in jaxpr.eqns[start:stop])):
         return None, stop
     eqns = jaxpr.eqns[start:stop]
     inputs = list(dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined))
@@ -155,6 +168,18 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], impls: dict, 
     if native is None:
         return None, stop
     return RowRegion(start, stop, region, rows, native), stop
+
+
+# The length of the chunks a 1-D run is cut into: a divisor of its size in
+# this range (the largest), so that a chunk's values stay in L1.
+_CHUNK_RANGE = (256, 2048)
+
+
+def _chunk(size: int) -> int | None:
+    """The chunk length of a 1-D run of `size` elements, or None when no
+    length in `_CHUNK_RANGE` divides it."""
+    low, high = _CHUNK_RANGE
+    return next((n for n in range(min(high, size // 2), low - 1, -1) if size % n == 0), None)
 
 
 def _out_kind(eqn: JaxprEqn, kinds: dict, length: int) -> str | None:
