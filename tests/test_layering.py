@@ -59,7 +59,8 @@ LAYERS = [
               "shape_poly", "shape_poly_parse", "dim_as_value"]),
     ("interpreters", ["interpreters", "dispatch", "cache_miss"]),
     ("library", ["lax", "jit", "stages", "stage_types", "remat", "ad_checkpoint", "custom_derivatives", "custom_vjp",
-                 "api", "api_ad", "api_jac", "sharding.api", "grad_sentinels", "xla_metadata"]),
+                 "api", "api_ad", "api_jac", "sharding.api", "grad_sentinels", "xla_metadata", "remat_opt",
+                 "closed_call"]),
     ("user libraries", None),  # numpy, nn, scipy, random, debugging, ops, ...
     ("backends", ["backends"]),
 ]

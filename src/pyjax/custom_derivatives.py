@@ -9,6 +9,7 @@ from pyjax._src.custom_derivatives import SymbolicZero, custom_jvp, custom_jvp_c
 from pyjax._src.custom_gradient import custom_gradient
 from pyjax._src.custom_vjp import CustomVJPPrimal, custom_vjp, custom_vjp_call_p
 from pyjax._src.linear_call import linear_call
+from pyjax._src.remat_opt import remat_opt_p
 from pyjax._src.tree_util import tree_map
 
 
@@ -21,4 +22,5 @@ def custom_vjp_primal_tree_values(tree: Any) -> Any:
 
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp", "custom_jvp_call_p",
-           "custom_vjp", "custom_vjp_call_p", "custom_vjp_primal_tree_values", "linear_call", "zero_from_primal"]
+           "custom_vjp", "custom_vjp_call_p", "custom_vjp_primal_tree_values", "linear_call", "remat_opt_p",
+           "zero_from_primal"]

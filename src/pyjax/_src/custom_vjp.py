@@ -218,7 +218,8 @@ custom_vjp_call_p.def_batch(_custom_vjp_call_batch)
 # Checking what the user's rules return
 
 
-def _check_fwd_output(pair, fwd_name: str, name: str, out_tree, out_avals):
+def check_fwd_pair(pair, fwd_name: str, name: str) -> None:
+    """JAX's error for a custom_vjp forward rule that returned no (output, residuals) pair."""
     if not isinstance(pair, (list, tuple)) or len(pair) != 2:
         raise TypeError(
             f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair (list or tuple of length two) "
@@ -226,6 +227,10 @@ def _check_fwd_output(pair, fwd_name: str, name: str, out_tree, out_avals):
             f"function {name}) and the second element represents residuals (i.e. values stored from the forward "
             f"pass for use on the backward pass), but instead of a pair the fwd rule {fwd_name} produced {pair}."
         )
+
+
+def _check_fwd_output(pair, fwd_name: str, name: str, out_tree, out_avals):
+    check_fwd_pair(pair, fwd_name, name)
     outs, tree = tree_flatten(pair[0])
     avals = [core.get_aval(o) for o in outs]
     prefix = (f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair (list or tuple of length "
@@ -364,11 +369,16 @@ class custom_vjp:
             cotangent (or None, for zero) per differentiable argument.
           symbolic_zeros: pass zero output cotangents to bwd as SymbolicZero
             objects, and primal inputs to fwd as CustomVJPPrimal objects.
-          optimize_remat: accepted for compatibility; pyjax does not rematerialise
-            fwd (values and gradients are the same).
+          optimize_remat: run fwd as one `remat_opt` equation, which dead-code
+            elimination turns back into the plain function where its residuals
+            go unused (a rematerialised forward pass need not run fwd).
         """
         if symbolic_zeros and optimize_remat:
             raise NotImplementedError("remat optimization for custom_vjp does not support symbolic zeros")
+        if optimize_remat:
+            from pyjax._src.remat_opt import optimize_remat_fwd
+
+            fwd = optimize_remat_fwd(self.fun, fwd, self.nondiff_argnums)
         self.fwd, self.bwd = fwd, bwd
         self.symbolic_zeros = symbolic_zeros
         self.optimize_remat = optimize_remat

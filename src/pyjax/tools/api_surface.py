@@ -56,11 +56,8 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.extend.mlir", "", ISSUE27),
     ("jax.extend.lowering", "", ISSUE27),
     ("jax.ffi", "", ISSUE27),
-    ("jax.experimental.serialize_executable", "", ISSUE27),
     ("jax.lax", "composite platform_dependent", ISSUE27),
     # -- this issue, other helpers now
-    ("jax.custom_derivatives", "remat_opt_p", "issue 26: not yet (custom_vjp's remat optimisation: a call "
-                                              "holding a forward jaxpr and a thunk of the primal one)"),
     ("jax", "custom_remat", "issue 26: not yet (needs JAX's remat3 and hijax primitives)"),
     # -- this issue, not yet
     ("jax.experimental", "EArray cur_qdd primal_tangent_dtype", "issue 26: not yet (hijax: extended arrays, "

@@ -66,6 +66,9 @@ def install() -> None:
     from pyjax._src import jit as jit_lib
 
     jit_lib.register_platform(PLATFORM, compile_jaxpr)
+    from pyjax._src.backends.iree import saved
+
+    saved.register()
     chosen = os.environ.get("PYJAX_BACKEND")
     if chosen and config.jax_platforms.value is None:
         config.config.update("jax_platforms", chosen)

@@ -29,6 +29,11 @@ def _print_barrier(op, p, indent, in_func):
     return f"stablehlo.optimization_barrier {p.vs(op.operands)} : {', '.join(str(v.type) for v in op.operands)}"
 
 
+def _remat_opt(ctx, *args, fwd_jaxpr, **params):
+    # custom_vjp's remat optimisation: its forward rule, in line (JAX lowers its impl)
+    return inline_jaxpr(ctx, fwd_jaxpr, args)
+
+
 def _identity(ctx, x, **params):
     # key-reuse markers: JAX lowers them to their operand
     return [x]
@@ -42,5 +47,7 @@ def register(prims: dict) -> None:
     register_lowering(prims["custom_jvp_call"], _inline_call)
     register_lowering(prims["custom_vjp_call"], _inline_call)
     register_lowering(prims["remat2"], _remat)
+    if "remat_opt" in prims:
+        register_lowering(prims["remat_opt"], _remat_opt)
     if "closed_call" in prims:  # JAX's core.closed_call: a private @closed_call and a call
         register_lowering(prims["closed_call"], _closed_call)
