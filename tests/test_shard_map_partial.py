@@ -192,6 +192,27 @@ def test_grad_of_partial_manual_equals_numpy(shape):
     np.testing.assert_allclose(np.asarray(g), want, rtol=1e-4, atol=1e-4)
 
 
+def test_a_body_the_partitioner_refuses_runs_whole_over_the_remaining_axis(capsys):
+    # An effect cannot be partitioned (each device would repeat it): the
+    # body then runs on each x block whole over 'y', its result placed as
+    # its type says.
+    spmd_jit.STRICT[0] = False
+    mesh = _explicit((4, 2))
+    a = _data()
+
+    def body(v):
+        jax.debug.print("block {}", lax.axis_index("x"))
+        return jnp.sin(v).sum(axis=1, keepdims=True) * v
+
+    f = jax.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+    for g in (f, jax.jit(f)):
+        r = g(_placed(mesh, a, "x", "y"))
+        np.testing.assert_allclose(np.asarray(r), np.sin(a).sum(1, keepdims=True) * a, rtol=1e-5, atol=1e-5)
+        assert str(jax.typeof(r)) == "float32[16@x,16@y]" and r.sharding.spec == P("x", "y")
+        assert {s.data.shape for s in r.addressable_shards} == {(4, 8)}
+    assert "block 3" in capsys.readouterr().out
+
+
 def test_in_specs_inferred_from_the_arguments_keep_the_manual_axes():
     mesh = _explicit((4, 2))
     jaxpr = jax.make_jaxpr(jax.shard_map(lambda v: v, mesh=mesh, out_specs=P("x"), axis_names={"x"}))(

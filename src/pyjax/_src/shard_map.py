@@ -74,15 +74,16 @@ def _out_aval(aval, spec, mesh, newly_manual_axes):
     return out.update(vma=tuple(n for n in getattr(aval, "vma", ()) if n not in newly_manual_axes))
 
 
-def joined_spec(spec: PartitionSpec, body_aval) -> PartitionSpec:
+def joined_spec(spec: PartitionSpec, body_aval, with_body_type: bool = True) -> PartitionSpec:
     """The placement of a result joined from the devices' values of type
     `body_aval` as `spec` says: per dimension the spec's (manual) axes, then
     those the body's type still splits it over (a partial-manual body's
-    Explicit axes), padded to the rank (JAX's `P('x', None)`)."""
+    Explicit axes; not with `with_body_type=False`), padded to the rank
+    (JAX's `P('x', None)`)."""
     ndim = len(body_aval.shape)
     if ndim == 0:
         return PartitionSpec()
-    inner = tuple(getattr(body_aval.sharding, "spec", None) or ())
+    inner = tuple(getattr(body_aval.sharding, "spec", None) or ()) if with_body_type else ()
     out = []
     for i in range(ndim):
         names = (_spec_names(spec[i]) if i < len(spec) else ()) + (_spec_names(inner[i]) if i < len(inner) else ())
@@ -504,15 +505,19 @@ def run_eagerly(flat: list, params: dict) -> list:
     device's own buffer; returns placed Arrays."""
     from pyjax._src.sharding import spmd_data  # (imports placed Arrays)
 
-    if shard_map_partial.leaves_explicit_axes(params):  # (partitioned over the axes left Explicit)
-        return shard_map_partial.run_partial(flat, params, run_eagerly)
+    partial = shard_map_partial.leaves_explicit_axes(params)
+    if partial:  # (partitioned over the axes left Explicit)
+        outs = shard_map_partial.run_partial(flat, params, run_eagerly)
+        if outs is not None:
+            return outs
     mesh = params["mesh"]
     per_device = spmd_data.device_buffers(flat, params["in_specs"], mesh)
     outs = _runtime[0](params["jaxpr"], mesh, per_device)
     avals, specs = params["jaxpr"].out_avals, params["out_specs"]
     if any(t == AxisType.Explicit for t in mesh.axis_types):  # (the result is placed as its type says: full rank)
-        specs = [joined_spec(s, a) for s, a in zip(specs, avals)]
-    return spmd_data.place_outputs(outs, avals, specs, mesh)
+        specs = [joined_spec(s, a, with_body_type=False) for s, a in zip(specs, avals)]
+    outs = spmd_data.place_outputs(outs, avals, specs, mesh)
+    return shard_map_partial.placed_as_typed(outs, avals, params["out_specs"], mesh) if partial else outs
 
 
 def _install_data_collectives() -> None:

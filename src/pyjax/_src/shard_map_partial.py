@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
 from pyjax._src import core
 from pyjax._src.interpreters import spmd_partition, staging
 from pyjax._src.interpreters.spmd_partition import Context, bind, replicated_rule, spec_of
@@ -45,17 +47,35 @@ def leaves_explicit_axes(params: dict) -> bool:
 def run_partial(flat: Sequence[Any], params: dict, run_eagerly) -> list:
     """Runs a partial-manual shard_map on concrete arguments: partitioned
     over the remaining Explicit axes into one shard_map over the whole mesh
-    (`run_eagerly` then runs that one on the arguments' shards)."""
+    (`run_eagerly` then runs that one on the arguments' shards). None where
+    the partitioner refuses the body (an effect, say)."""
     from pyjax._src import spmd_jit  # (spmd_jit imports shard_map, which imports this module)
 
     avals = [core.get_aval(x) for x in flat]
     jaxpr, _ = staging.trace_to_jaxpr(lambda *xs: list(shard_map_p.bind(*xs, **params)), avals,
                                       staging.DebugInfo("shard_map", "<partial-manual>", None))
-    program = spmd_jit.per_device_program(jaxpr, params["mesh"])
-    if len(program.eqns) != 1 or program.eqns[0].primitive is not shard_map_p:
-        raise NotImplementedError("shard_map: a partial-manual body that does not partition into one "
-                                  "per-device program")
+    try:
+        program = spmd_jit.per_device_program(jaxpr, params["mesh"])
+        if len(program.eqns) != 1 or program.eqns[0].primitive is not shard_map_p:
+            raise NotImplementedError("shard_map: a partial-manual body that does not partition into one "
+                                      "per-device program")
+    except spmd_jit.FALLBACK_ERRORS:
+        if spmd_jit.STRICT[0]:
+            raise
+        return None  # (the caller runs each manual block whole over the remaining axes)
     return run_eagerly(list(flat), program.eqns[0].params)
+
+
+def placed_as_typed(outs: list, body_avals, out_specs, mesh) -> list:
+    """Results of a partial-manual body run whole over its remaining axes
+    (placed as out_specs say), placed as their types say."""
+    from pyjax._src.lax.identity import device_put
+    from pyjax._src.shard_map import joined_spec
+    from pyjax._src.sharding.named import NamedSharding
+
+    # (Assembled once, then split as the type says: this is the fallback.)
+    return [device_put(np.asarray(o), NamedSharding(mesh, joined_spec(s, a))) if a.sharding is not None else o
+            for o, a, s in zip(outs, body_avals, out_specs)]
 
 
 def _names(entry) -> tuple:

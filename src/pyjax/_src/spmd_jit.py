@@ -32,7 +32,7 @@ from pyjax._src.sharding.sharded_array import ShardedArray
 
 # Tests set this to see a partitioning failure rather than the global fallback.
 STRICT = [False]
-_FALLBACK_ERRORS = (spmd_partition.Unpartitionable, NotImplementedError, TypeError, ValueError)
+FALLBACK_ERRORS = _FALLBACK_ERRORS = (spmd_partition.Unpartitionable, NotImplementedError, TypeError, ValueError)
 
 
 def program_mesh(jaxpr: Jaxpr):
