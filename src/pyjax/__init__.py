@@ -82,6 +82,7 @@ from pyjax._src.sharding.partition_spec import PartitionSpec as P  # noqa: E402
 from pyjax._src.sharding.api import reshard  # noqa: E402
 from pyjax._src.shard_map import shard_map, smap  # noqa: E402  (issue 22; docs/shard_map.md)
 from pyjax._src.pmap import pmap  # noqa: E402  (issue 22; docs/shard_map.md)
+from pyjax._src import spmd_eager as _spmd_eager  # noqa: E402,F401  (eager ops on placed Arrays run per device)
 from pyjax import experimental  # noqa: E402  (its shard_map)
 from pyjax._src.effects import effects_barrier  # noqa: E402  (issue 24; docs/debugging.md)
 from pyjax._src.sharding.sharded_array import (  # noqa: E402

@@ -71,6 +71,11 @@ def constant_on_context_mesh(x: Any) -> Any:
     return type_on_context_mesh(x, replicated=True)
 
 
+# An eager operation with a placed operand, run per device (spmd_eager.py
+# installs it; NotImplemented: computed on the assembled value).
+PLACED_EAGER: list = [lambda primitive, args, params: NotImplemented]
+
+
 class EvalTrace(core.Trace):
     """Runs primitives on concrete values with a backend's impl table."""
 
@@ -212,8 +217,12 @@ class EvalTrace(core.Trace):
             if tx is Array:
                 value, aval = x._value, x.aval
             elif tx is ShardedArray:
-                # A placed operand: computed on its assembled value for now,
-                # the result placed as JAX places it.
+                if not placed:  # (per device where it can: spmd_eager.py)
+                    out = PLACED_EAGER[0](primitive, args, params)
+                    if out is not NotImplemented:
+                        return out
+                # Else computed on its assembled value, the result placed as
+                # JAX places it.
                 value, aval = x._value, x.aval
                 placed = True
             elif tx in _SCALAR_TYPES:

@@ -34,7 +34,7 @@ from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
 from pyjax._src.interpreters.staging import DebugInfo, format_source_info, func_src_info, staging_caches, trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
-from pyjax._src.sharding import jit_params, spmd_data
+from pyjax._src.sharding import jit_params, placed_call, spmd_data
 from pyjax._src.sharding.mesh import get_mesh
 from pyjax._src.sharding.mesh import eager_mesh
 from pyjax._src.sharding.sharded_array import place_typed, relayout_auto_jit, type_on_context_mesh
@@ -605,11 +605,8 @@ class _CacheEntry:
     __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed", "on_platforms", "whole", "key_reuse")
 
     def __init__(self, jaxpr: Jaxpr, out_tree, name: str):
-        self.jaxpr = jaxpr
-        self.out_tree = out_tree
+        self.jaxpr, self.out_tree, self.out_avals, self.name = jaxpr, out_tree, jaxpr.out_avals, name
         self.executable = None
-        self.out_avals = jaxpr.out_avals
-        self.name = name
         # Whether an output's type names a placement (its results are then
         # split over their devices; the common, unplaced case pays nothing).
         self.placed = _names_placement(self.out_avals)
@@ -622,17 +619,18 @@ class _CacheEntry:
             _refuse_execution(self.name)
         if self.key_reuse is not None and not _keys_checked:
             return key_reuse.run_entry_checked(self, flat_args, backend)
-        if backend is not None or _DEFAULT_PLATFORM[0] is not None:
-            platform = platform_for(backend)
-            if platform is not None:
-                return run_on_platform(platform, self.on_platforms, self.jaxpr, self.name, self.out_tree, flat_args)
+        if (backend is not None or _DEFAULT_PLATFORM[0] is not None) and (platform := platform_for(backend)) is not None:
+            return run_on_platform(platform, self.on_platforms, self.jaxpr, self.name, self.out_tree, flat_args)
         if self.whole is not None and FLOAT_CHECKS[0] is None and (args := spmd_data.whole_program_args(flat_args)):
             return self.whole(args)
-        executable = self.executable
-        if executable is None:
+        try:  # (an Array placed over several devices: run per device, spmd_eager.py)
+            buffers = [x._value if type(x) is Array else placed_call.buffer(x, _to_numpy) for x in flat_args]
+        except placed_call.Placed as placed:
+            return placed.run(self, flat_args)
+        if (executable := self.executable) is None:
             compiled = lower_for_backend(self.jaxpr, self.name)
             executable = self.executable = getattr(compiled, "fn", compiled)
-        outs = dispatch.fp_mode.run(executable, *[x._value if type(x) is Array else _to_numpy(x) for x in flat_args])
+        outs = dispatch.fp_mode.run(executable, *buffers)
         if FLOAT_CHECKS[0] is not None:
             FLOAT_CHECKS[0](self.jaxpr, self.name, flat_args, outs)
         if self.placed:

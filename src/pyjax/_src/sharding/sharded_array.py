@@ -2,11 +2,11 @@
 
 A placed Array holds, for each device of its sharding, the buffer of the
 slice that device owns (`addressable_shards`), never a global copy: reading
-the whole value (`np.asarray`, `jax.device_get`, an eager op for now)
-assembles it from the shards each time. Eager operations and jit keep the
-plain Array's fast paths; a placed operand takes the general path, which
-computes on the assembled value and places the result as JAX would
-(`place_result`).
+the whole value (`np.asarray`, `jax.device_get`) assembles it from the
+shards each time. Eager operations and jit keep the plain Array's fast
+paths; a placed operand takes the general path, which runs the operation
+per device (spmd_eager.py) or, where that declines, computes on the
+assembled value and places the result as JAX would (`place_result`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,283 @@
+"""Eager operations on placed Arrays, run per device.
+
+In JAX an eager operation is a jit of one primitive, so on Arrays sharded
+over a mesh it runs SPMD: each device computes its shard of the result, and
+the result keeps the sharding its type (Explicit axes) or XLA's propagation
+(Auto axes) gives it. pyjax does the same: the eval trace hands an
+operation with a placed operand to `run_placed`, which traces the one
+equation over the operands' placements, partitions it as sharded jit does
+(spmd_jit.per_device_program) and runs the per-device program on the
+operands' own shards through shard_map's lockstep runtime. No global value
+is assembled (a primitive without a partition rule is gathered per device,
+as in sharded jit).
+
+On a mesh of Auto axes the operands are typed on its Explicit twin (the
+same devices, every axis Explicit), which is how pyjax models XLA's
+propagation for eager results already (sharded_array.relayout_auto); the
+result is placed on the Auto mesh with that spec, trailing `None`s dropped
+as XLA prints it. What cannot take this path (a mesh mixing Auto and
+Explicit axes, a single-device placement, memory kinds, operands on two
+meshes, a sharding rule that objects on the twin, a refusal of the
+partitioner) returns `NotImplemented`, and the eval trace computes on the
+assembled value as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pyjax._src import dispatch
+from pyjax._src.array import Array
+from pyjax._src.avals import ShapedArray
+from pyjax._src.interpreters import staging
+from pyjax._src.jaxpr import Literal
+from pyjax._src.sharding import placed_call
+from pyjax._src.sharding.mesh import AbstractMesh, AxisType, Mesh
+from pyjax._src.sharding.named import NamedSharding, abstract_sharding, aval_sharding
+from pyjax._src.sharding.partition_spec import PartitionSpec
+from pyjax._src.sharding.sharded_array import ShardedArray
+
+__all__ = ["run_jaxpr_placed", "run_placed"]
+
+_SCALARS = (bool, int, float, complex)  # (and NumPy scalars: constants of the equation)
+# (primitive, operand keys, params, mesh) -> _Program, or None where the
+# operation takes the assembled path.
+_PROGRAMS: dict = {}
+_MAX_PROGRAMS = 4096
+_TWINS: dict = {}  # an Auto mesh -> its Explicit twin (a concrete Mesh)
+_RELABELLED: dict = {}  # (twin mesh, spec) -> the sharding an operand is re-labelled with
+
+
+class _Program:
+    """One eager operation's per-device program and its results' types."""
+
+    __slots__ = ("params", "out_avals", "multiple", "placements")
+
+    def __init__(self, params: dict, out_avals: list, multiple: bool):
+        self.params = params  # the shard_map equation's params
+        self.out_avals = out_avals  # the results' types (untyped on an Auto mesh)
+        self.multiple = multiple
+        self.placements = None  # [(aval, sharding)] of the results, from the first run
+
+
+def _mesh_of(args) -> tuple[Mesh | None, bool]:
+    """The one concrete mesh of several devices the placed operands share,
+    and whether its axes are all Auto; (None, False) where there is none."""
+    mesh = None
+    for x in args:
+        if type(x) is ShardedArray:
+            s = x._sharding
+            if x._shards is None:  # (deleted: the assembled path raises JAX's error)
+                return None, False
+            if type(s) is not NamedSharding or not isinstance(s.mesh, Mesh) or s.memory_kind not in (None, "device"):
+                return None, False
+            if mesh is None:
+                mesh = s.mesh
+            elif s.mesh != mesh:
+                return None, False
+        elif type(x) is not Array and not _is_scalar(x):
+            return None, False
+    if mesh is None or mesh.size < 2:
+        return None, False
+    kinds = set(mesh.axis_types)
+    if kinds == {AxisType.Auto}:
+        return mesh, True
+    if kinds == {AxisType.Explicit}:
+        return mesh, False
+    return None, False
+
+
+def _is_scalar(x) -> bool:
+    return type(x) in _SCALARS or isinstance(x, np.generic)
+
+
+def _twin(mesh: Mesh) -> Mesh:
+    twin = _TWINS.get(mesh)
+    if twin is None:
+        twin = _TWINS[mesh] = Mesh(mesh.devices, mesh.axis_names, (AxisType.Explicit,) * len(mesh.axis_names))
+    return twin
+
+
+def _padded(spec: PartitionSpec, ndim: int) -> tuple:
+    return tuple(spec) + (None,) * (ndim - len(spec))
+
+
+def _typed_aval(x, twin: AbstractMesh | None) -> ShapedArray:
+    # An operand's type: as it is on an Explicit mesh; on an Auto mesh, typed
+    # by its layout on the Explicit twin (an unplaced operand: replicated).
+    aval = x.aval
+    if twin is None:
+        return aval
+    if type(x) is ShardedArray:
+        return aval.update(sharding=abstract_sharding(twin, _padded(x._sharding.spec, aval.ndim)))
+    return aval
+
+
+def _key(what, args, mesh, scalars_by_value: bool):
+    parts = []
+    for x in args:
+        tx = type(x)
+        if tx is ShardedArray:
+            parts.append((x.aval, x._sharding.spec))
+        elif tx is Array:
+            parts.append(x.aval)
+        else:
+            parts.append((tx, x, getattr(x, "dtype", None)) if scalars_by_value else tx)
+    return (what, tuple(parts), mesh)
+
+
+def _build(fun, avals: list, mesh: Mesh, auto: bool, multiple: bool, name: str) -> _Program | None:
+    """The per-device program of `fun` (a function of the arrays giving a
+    list of results) on operands of types `avals` (typed on the Explicit
+    twin when `auto`); None where it cannot be partitioned."""
+    from pyjax._src import spmd_jit
+
+    run_mesh = _twin(mesh) if auto else mesh
+    # Any failure here leaves the operation to the assembled path, which
+    # raises a bad call's error as an eager call always has.
+    try:
+        jaxpr, _ = staging.trace_to_jaxpr(fun, avals, staging.DebugInfo("eager", name, None))
+    except Exception:  # noqa: BLE001  (a rule objecting to the twin's types: XLA would place it otherwise)
+        return None
+    if spmd_jit.program_mesh(jaxpr) is None or jaxpr.effects:
+        return None
+    try:
+        program = spmd_jit.per_device_program(jaxpr, run_mesh)
+    except Exception:  # noqa: BLE001
+        if spmd_jit.STRICT[0]:
+            raise
+        return None
+    if len(program.eqns) != 1:
+        return None
+    out_avals = [_untyped(a) for a in jaxpr.out_avals] if auto else list(jaxpr.out_avals)
+    return _Program(program.eqns[0].params, out_avals, multiple)
+
+
+def _cached(key, build):
+    try:
+        program = _PROGRAMS.get(key, False)
+    except TypeError:  # an unhashable param or scalar: built for this call only
+        return build()
+    if program is False:
+        program = build()
+        if len(_PROGRAMS) >= _MAX_PROGRAMS:
+            _PROGRAMS.clear()
+        _PROGRAMS[key] = program
+    return program
+
+
+def _untyped(aval: ShapedArray) -> ShapedArray:
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type, None, aval.memory_space)
+
+
+def _on(mesh: Mesh, x):
+    # A placed operand re-labelled onto the twin mesh (the same devices in
+    # the same order: its shards are used as they are).
+    if type(x) is not ShardedArray:
+        return x
+    key = (mesh, x._sharding.spec)
+    sharding = _RELABELLED.get(key)
+    if sharding is None:
+        sharding = _RELABELLED[key] = NamedSharding(mesh, x._sharding.spec)
+    return ShardedArray(x._shards, x.aval, sharding)
+
+
+def _stripped(spec: PartitionSpec) -> PartitionSpec:
+    entries = list(spec)
+    while entries and entries[-1] is None:
+        entries.pop()
+    return PartitionSpec(*entries)
+
+
+def run_placed(primitive, args, params) -> Any:
+    """`primitive(*args, **params)` run per device when a placed operand
+    shares a mesh of several devices with the others; `NotImplemented`
+    where the operation is computed on the assembled value instead."""
+    mesh, auto = _mesh_of(args)
+    if mesh is None:
+        return NotImplemented
+
+    def build():
+        twin = _twin(mesh).abstract_mesh if auto else None
+
+        def one_equation(*xs):  # (scalar operands are constants of the equation)
+            it = iter(xs)
+            out = primitive.bind(*[x if _is_scalar(x) else next(it) for x in args], **params)
+            return list(out) if primitive.multiple_results else [out]
+
+        avals = [_typed_aval(x, twin) for x in args if not _is_scalar(x)]
+        return _build(one_equation, avals, mesh, auto, primitive.multiple_results, primitive.name)
+
+    program = _cached(_key((primitive, tuple(params.items())), args, mesh, True), build)
+    if program is None:
+        return NotImplemented
+    outs = _run(program, [x for x in args if not _is_scalar(x)], mesh, auto)
+    return outs if program.multiple else outs[0]
+
+
+def run_jaxpr_placed(jaxpr, flat_args) -> Any:
+    """A jitted program's eager call on arguments some of which are placed
+    over a mesh of several devices, run per device (its outputs, a list);
+    `NotImplemented` where it runs on the assembled values instead."""
+    from pyjax._src import jit
+
+    if jit.FLOAT_CHECKS[0] is not None:  # (debug_nans/infs read every buffer of the program)
+        return NotImplemented
+    mesh, auto = _mesh_of(flat_args)
+    if mesh is None:
+        return NotImplemented
+
+    def build():
+        twin = _twin(mesh).abstract_mesh if auto else None
+        avals = [a if _is_scalar(x) else _typed_aval(x, twin) for x, a in zip(flat_args, jaxpr.in_avals)]
+        return _build(lambda *xs: _inlined(jaxpr, jaxpr.consts, xs), avals, mesh, auto, True, "jit")
+
+    program = _cached(_key(jaxpr, flat_args, mesh, False), build)
+    if program is None:
+        return NotImplemented
+    arrays = [np.asarray(x, a.dtype) if _is_scalar(x) else x for x, a in zip(flat_args, jaxpr.in_avals)]
+    return _run(program, arrays, mesh, auto)
+
+
+def _inlined(jaxpr, consts, args) -> list:
+    # `jaxpr` evaluated on (typed) tracers with its calls (nested jits, ...)
+    # inlined: a call re-bound as it is would keep its body's old types.
+    env = dict(zip(jaxpr.constvars, consts))
+    env.update(zip(jaxpr.invars, args))
+    for eqn in jaxpr.eqns:
+        ins = [v.val if type(v) is Literal else env[v] for v in eqn.invars]
+        body = eqn.params[eqn.primitive.call_body] if eqn.primitive.call_body else None
+        if body is not None and len(body.invars) == len(ins):
+            outs = _inlined(body, body.consts, ins)
+        else:
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update(zip(eqn.outvars, outs))
+    return [v.val if type(v) is Literal else env[v] for v in jaxpr.outvars]
+
+
+def _run(program: _Program, arrays: list, mesh: Mesh, auto: bool) -> list:
+    from pyjax._src.shard_map import run_eagerly
+
+    if auto:
+        twin = _twin(mesh)
+        arrays = [_on(twin, x) for x in arrays]
+    outs = run_eagerly(arrays, program.params)
+    if program.placements is None:  # (the first run: each result's sharding and type)
+        program.placements = [_placement(o, aval, mesh, auto) for o, aval in zip(outs, program.out_avals)]
+    return [ShardedArray(o._shards, aval, sharding) for o, (aval, sharding) in zip(outs, program.placements)]
+
+
+def _placement(out: ShardedArray, aval: ShapedArray, mesh: Mesh, auto: bool) -> tuple:
+    # On an Auto mesh the result is typed as any Array placed there (its
+    # aval names the mesh, no axis), its spec printed without trailing Nones.
+    if not auto:
+        return aval, NamedSharding(mesh, out.sharding.spec)
+    sharding = NamedSharding(mesh, _stripped(out.sharding.spec))
+    return aval.update(sharding=aval_sharding(sharding, aval.ndim)), sharding
+
+
+dispatch.PLACED_EAGER[0] = run_placed
+placed_call.RUN[0] = run_jaxpr_placed

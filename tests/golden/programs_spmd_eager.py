@@ -1,0 +1,74 @@
+"""Eager operations on Arrays sharded over a mesh (Explicit or Auto axes),
+recorded from JAX 0.11.0 with 8 CPU devices into ``spmd_eager.json``
+(issue 22): each result's sharding and type, and its value. pyjax runs
+these per device (spmd_eager.py); tests/test_spmd_eager.py checks that no
+global value is assembled.
+
+Same format and runner as ``programs_core.py``. Recorded with
+
+    /tmp/jax-ref/bin/python tests/golden/record_spmd_eager.py
+"""
+
+from __future__ import annotations
+
+from programs_core import program_set
+
+PROGRAMS, _program = program_set()
+
+PRELUDE = """
+P = jax.sharding.PartitionSpec
+NS = jax.sharding.NamedSharding
+AxisType = jax.sharding.AxisType
+def arrays(kind):
+  mesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(kind, kind))
+  x = jax.device_put(np.arange(128., dtype=np.float32).reshape(8, 16) / 16, NS(mesh, P('x', 'y')))
+  y = jax.device_put(np.linspace(-1, 1, 128, dtype=np.float32).reshape(8, 16), NS(mesh, P('x')))
+  v = jax.device_put(np.arange(16., dtype=np.float32), NS(mesh, P('y')))
+  i = jax.device_put(np.arange(128, dtype=np.int32).reshape(8, 16), NS(mesh, P(None, 'y')))
+  return mesh, x, y, v, i
+def placement(r):
+  return f"{r.sharding.spec} {jax.typeof(r)} {r.sharding.mesh.axis_types}"
+"""
+
+# Each case: an expression of x (8x16 over x, y), y (8x16 over x), v (16 over y), i (int 8x16 over y).
+CASES = {
+    "sin": "jnp.sin(x)",
+    "exp_y": "jnp.exp(y)",
+    "add_same": "x + x",
+    "add_mixed": "x + y",
+    "add_bcast_row": "x + v",
+    "add_plain": "x + np.ones(16, np.float32)",
+    "mul_python_scalar": "x * 2",
+    "radd_python_scalar": "3.0 + y",
+    "sub_numpy_scalar": "x - np.float32(1.5)",
+    "neg": "-x",
+    "lax_max": "lax.max(x, y)",
+    "compare": "x > y",
+    "int_ops": "(i * 3) // 2",
+    "astype": "x.astype(jnp.int32)",
+    "sum_rows": "x.sum(0)",
+    "sum_cols": "x.sum(1)",
+    "sum_all": "jnp.sum(x)",
+    "mean_rows": "jnp.mean(x, axis=0)",
+    "max_cols": "jnp.max(x, axis=1)",
+    "transpose": "x.T",
+    "expand": "x[None]",
+    "broadcast_v": "jnp.broadcast_to(v, (8, 16))",
+    "tanh_v": "jnp.tanh(v)",
+}
+
+
+def program(name: str, expect: str, source: str) -> None:
+    _program(name, expect, PRELUDE + source)
+
+
+for kind in ("Explicit", "Auto"):
+    for name, expr in CASES.items():
+        program(f"{kind.lower()}_{name}_placement", "text", f"""
+mesh, x, y, v, i = arrays(AxisType.{kind})
+result = placement({expr})
+""")
+        program(f"{kind.lower()}_{name}_value", "value", f"""
+mesh, x, y, v, i = arrays(AxisType.{kind})
+result = {expr}
+""")
