@@ -40,6 +40,9 @@ def cases(mesh, mesh8):
         "pmin_x": lambda: smap(lambda a: lax.pmin(a, "x"), xy, xy)(x),
         "psum_scalar": lambda: smap(lambda a: lax.psum(jnp.sum(a), ("x", "y")), xy, P())(x),
         "psum_scalar_x": lambda: smap(lambda a: lax.psum(jnp.sum(a), "x")[None, None], xy, xy)(x),
+        "psum_interleaved": lambda: smap(lambda a: lax.psum(a, "d"), P("d"), P("d"), _interleaved())(x8),
+        "psum_scatter_interleaved": lambda: smap(lambda a: lax.psum_scatter(a, "d", tiled=True), P(), P("d"),
+                                                 _interleaved())(x8),
         "psum_8": lambda: smap(lambda a: lax.psum(a, "d"), P("d"), P("d"), mesh8)(x8),
         "all_gather_x": lambda: smap(lambda a: lax.all_gather(a, "x"), xy, P(None, None, "y"))(x),
         "all_gather_tiled_8": lambda: smap(lambda a: lax.all_gather(a, "d", tiled=True), P("d"), P("d"),
@@ -62,6 +65,13 @@ def cases(mesh, mesh8):
         "jit_shard_map": lambda: jax.jit(smap(lambda a: jnp.tanh(lax.psum(a @ a.T, "d")), P("d"), P(), mesh8))(x8),
     }
     return out
+
+
+def _interleaved():
+    # A mesh whose axis alternates between processes: the ordered fold
+    # passes from process to process and back.
+    order = [0, 4, 1, 5, 2, 6, 3, 7]
+    return jax.sharding.Mesh(np.array(jax.devices())[order], ("d",), axis_types=(AxisType.Auto,))
 
 
 def _while_body(a):

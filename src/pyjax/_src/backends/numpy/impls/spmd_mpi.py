@@ -159,10 +159,12 @@ def reduce_scatter(fold: Callable, part: Callable) -> Callable:
     return how
 
 
-def _chain(comm, procs: tuple, mesh, group: list, xs: list, ufunc, fold: Callable) -> np.ndarray:
-    # The fold runs along the group: each process folds its run of members
-    # into the running value it receives and passes it on; the last
-    # broadcasts the result. (One agreed order of sends: no deadlock.)
+_CHUNK_BYTES = 1 << 22  # the ordered fold moves in pieces this large, so that its steps overlap
+_FINAL_TAG = 16384
+
+
+def _runs(procs: tuple, mesh, group: list) -> list:
+    # The group's members in order, cut into runs of one process's devices.
     runs: list = []
     for d in group:
         rank = procs.index(mesh.owner[d])
@@ -170,23 +172,48 @@ def _chain(comm, procs: tuple, mesh, group: list, xs: list, ufunc, fold: Callabl
             runs[-1][1].append(d)
         else:
             runs.append((rank, [d]))
-    me = comm.Get_rank()
-    sample = np.asarray(xs[next(d for r, ds in runs if r == me for d in ds)])
-    acc = None
-    for k, (rank, members) in enumerate(runs):
-        if rank != me:
-            continue
-        values = [xs[d] for d in members]
-        if k > 0:
-            acc = np.empty(sample.shape, sample.dtype)
-            comm.Recv(_bytes(acc), source=runs[k - 1][0], tag=k)
-            values = [acc] + values
-        acc = _contiguous(fold(ufunc, values))
-        if k + 1 < len(runs):
-            comm.Send(_bytes(acc), dest=runs[k + 1][0], tag=k + 1)
-    last = runs[-1][0]
-    result = acc if me == last else _result_buffer(sample.shape, sample.dtype)
-    comm.Bcast(_bytes(result), root=last)
+    return runs
+
+
+def _chain(comm, procs: tuple, mesh, group: list, xs: list, ufunc, fold: Callable) -> np.ndarray:
+    # The fold runs along the group: each process folds its run of members
+    # into the running value it receives and passes it on; the last sends
+    # the result to the others. It goes piece by piece (an elementwise fold
+    # gives the same bits on a piece as on the whole), so that one process
+    # folds piece c + 1 while the next folds piece c. Sends and receives
+    # follow one agreed order on every process: no deadlock.
+    runs = _runs(procs, mesh, group)
+    me, last = comm.Get_rank(), runs[-1][0]
+    flat = {d: _contiguous(xs[d]).reshape(-1) for r, ds in runs if r == me for d in ds}
+    sample = np.asarray(xs[next(iter(flat))])
+    result = _result_buffer(sample.shape, sample.dtype)
+    out = result.reshape(-1)
+    step = max(1, _CHUNK_BYTES // max(1, sample.dtype.itemsize))
+    pieces = [(lo, min(lo + step, out.size)) for lo in range(0, out.size, step)] or [(0, 0)]
+    requests, keep = [], []
+    if me != last:  # (the result's pieces, posted first)
+        requests += [comm.Irecv(_bytes(out[lo:hi]), source=last, tag=_FINAL_TAG + c % _FINAL_TAG)
+                     for c, (lo, hi) in enumerate(pieces)]
+    for c, (lo, hi) in enumerate(pieces):
+        acc = None
+        for k, (rank, members) in enumerate(runs):
+            if rank != me:
+                continue
+            values = [flat[d][lo:hi] for d in members]
+            if k > 0:
+                acc = np.empty(hi - lo, sample.dtype)
+                comm.Recv(_bytes(acc), source=runs[k - 1][0], tag=1 + (c * len(runs) + k) % (_FINAL_TAG - 1))
+                values = [acc] + values
+            acc = _contiguous(fold(ufunc, values))
+            if k + 1 < len(runs):
+                keep.append(acc)
+                requests.append(comm.Isend(_bytes(acc), dest=runs[k + 1][0],
+                                           tag=1 + (c * len(runs) + k + 1) % (_FINAL_TAG - 1)))
+        if me == last:
+            out[lo:hi] = acc
+            requests += [comm.Isend(_bytes(out[lo:hi]), dest=r, tag=_FINAL_TAG + c % _FINAL_TAG)
+                         for r in range(comm.Get_size()) if r != me]
+    distributed.mpi().Request.Waitall(requests)
     return result
 
 
