@@ -23,10 +23,6 @@ import export_mlir_programs  # noqa: E402
 
 RECORDED = json.loads((GOLDEN / "export_mlir.json").read_text())
 PROGRAMS = export_mlir_programs.programs(jax, jnp, export)
-# Programs whose text pyjax does not yet produce as JAX does (docs/export.md, "Not yet as JAX").
-NOT_YET = {
-    "dim_expr_input": "a variable solved from `2*b + 1` needs JAX's divmod functions in @main",
-}
 
 
 LOWERED = export_mlir_programs.lowered(jax, jnp, np)
@@ -72,16 +68,23 @@ def test_ordered_effect_in_control_flow_is_a_clear_error():
         jax.jit(f).lower(jnp.ones(3)).as_text()
 
 
-@pytest.mark.parametrize("name", sorted(set(PROGRAMS) - set(NOT_YET)))
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_text_matches_jax(name):
     fun, specs = PROGRAMS[name]
     assert export.export(jax.jit(fun))(*specs).mlir_module() == RECORDED["programs"][name]
 
 
-def test_not_yet_is_a_clear_error():
-    fun, specs = PROGRAMS["dim_expr_input"]
-    with pytest.raises(NotImplementedError, match=r"\['b'\] appear only inside expressions"):
-        export.export(jax.jit(fun))(*specs).mlir_module()
+def test_unsolvable_specification_is_a_clear_error():
+    exported = export.export(jax.jit(jnp.sin))(_spec("b*b, 4"))
+    with pytest.raises(NotImplementedError, match=r"Cannot solve for values of dimension variables \['b'\]"):
+        exported.mlir_module()
+
+
+def test_variable_solved_from_an_expression_is_checked_for_a_remainder():
+    text = export.export(jax.jit(jnp.sin))(_spec("2*b + 1, 4")).mlir_module()
+    main = text.split("func.func private")[0]
+    assert "Division had remainder {0} when computing the value of 'b'." in main
+    assert "call @divmod" in main and 'func.func private @divmod(%arg0: tensor<i32> {jax.global_constant = ""}' in text
 
 
 def _spec(text):
@@ -149,8 +152,7 @@ def test_round_trip_calls_on_concrete_shapes(name):
     exported = export.export(jax.jit(fun))(*specs)
     restored = export.deserialize(exported.serialize())
     assert str(restored.in_avals) == str(exported.in_avals) and str(restored.out_avals) == str(exported.out_avals)
-    if name not in NOT_YET:
-        assert restored.mlir_module() == exported.mlir_module()
+    assert restored.mlir_module() == exported.mlir_module()
     for env in ENVS:
         args = _concrete_args(specs, env)
         want = jax.jit(fun)(*args)
@@ -199,7 +201,7 @@ IREE_REJECTS = {"reshape_flat": "dynamic_reshape", "reshape_split": "dynamic_res
 
 
 @pytest.mark.skipif(_iree() is None, reason="IREE is not installed (pip install -e '.[iree]')")
-@pytest.mark.parametrize("name", sorted(set(PROGRAMS) - set(NOT_YET)))
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_iree_runs_the_module_at_several_sizes(name):
     import iree.runtime as rt
 

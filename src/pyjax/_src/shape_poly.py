@@ -299,7 +299,7 @@ class DimExpr:
     def __floordiv__(self, divisor):
         o = self._other(divisor, "//")
         if o is None:
-            return self._array_op("__floordiv__", other)
+            return self._array_op("__floordiv__", divisor)
         return _divmod(self, o, self.scope)[0]
 
     def __rfloordiv__(self, other):
@@ -311,7 +311,7 @@ class DimExpr:
     def __mod__(self, divisor):
         o = self._other(divisor, "%")
         if o is None:
-            return self._array_op("__mod__", other)
+            return self._array_op("__mod__", divisor)
         return _divmod(self, o, self.scope)[1]
 
     def __rmod__(self, other):

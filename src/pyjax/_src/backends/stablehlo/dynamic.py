@@ -27,10 +27,11 @@ _STACK: list[DimEnv] = []
 class DimEnv:
     """The dimension variables of the function being lowered, by name."""
 
-    def __init__(self, names: Sequence[str], values: Sequence[Value], dtype):
+    def __init__(self, names: Sequence[str], values: Sequence[Value], dtype, mod=None):
         self.names = tuple(names)
         self.values = dict(zip(names, values, strict=True))
         self.dtype = np.dtype(dtype)
+        self.mod = mod  # the ModuleContext (floordiv/mod call JAX's @divmod function)
 
 
 @contextlib.contextmanager
@@ -102,15 +103,40 @@ def _add(b, x, y):
 
 
 def _factor(b, f):
+    if f[0] in ("floordiv", "mod"):
+        q, r = _divmod(b, _partial(b, f[1]), _partial(b, f[2]))
+        return q if f[0] == "floordiv" else r
     if f[0] != "var":
         raise NotImplementedError(f"pyjax does not lower the dimension operation '{f[0]}' (only sums of products "
-                                  "of dimension variables)")
+                                  "of dimension variables, floordiv and mod)")
     env = _env()
     name = f[1]
     if name not in env.values:
         raise NotImplementedError(f"Encountered dimension variable '{name}' that is not appearing in the shapes "
                                   "of the function arguments")
     return (env.values[name], True)
+
+
+def _divmod(b, x, y):
+    # Python's divmod on the traced values, as JAX evaluates a floordiv/mod
+    # factor: jnp's jitted `divmod` (calling @floor_divide and @remainder).
+    from pyjax._src.avals import ShapedArray
+    from pyjax._src.backends.stablehlo.lowering import aval_type, lower_to_func
+    from pyjax._src.interpreters.staging import trace_to_jaxpr
+
+    env = _env()
+    if isinstance(x, int) and isinstance(y, int):
+        return divmod(x, y)
+    if env.mod is None:
+        raise NotImplementedError("a floordiv/mod dimension is lowered outside an exported module")
+    xs = [_strong(b, v, env.dtype) for v in (x, y)]
+    aval = ShapedArray((), env.dtype)
+    traced, _ = trace_to_jaxpr(lambda p, q: list(divmod(p, q)), [aval, aval])
+    (eqn,) = traced.eqns  # the `jit` of jnp.divmod
+    symbol = lower_to_func(env.mod, eqn.params["jaxpr"], eqn.params["name"])
+    dims = [] if env.mod.global_constant_args else [env.values[n] for n in env.names]
+    q, r = b.call(symbol, dims + xs, [aval_type(aval)] * 2)
+    return (q, False), (r, False)
 
 
 def _partial(b, d):

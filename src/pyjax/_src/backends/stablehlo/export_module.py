@@ -51,9 +51,9 @@ def lower_exported(exp) -> str:
         main = module.add_func("main", in_types, public=True)
         wrapped = module.add_func("_wrapped_jax_export_main", [TensorType((), dtype)] * len(names) + in_types)
         wrapped.arg_attrs[:len(names)] = [f'jax.global_constant = "{n}"' for n in names]
-        with dynamic.dim_env(dynamic.DimEnv(names, wrapped.args[:len(names)], dtype)):
+        with dynamic.dim_env(dynamic.DimEnv(names, wrapped.args[:len(names)], dtype, mod)):
             lower_entry(mod, wrapped, jaxpr, exp.out_tree, donated, n_dim_args=len(names))
-        _lower_main(exp, main, wrapped, names, dtype)
+        _lower_main(exp, mod, main, wrapped, names, dtype)
     for func in module.funcs:
         _hoist_constants(func.body)
         _drop_default_precision(func.body)
@@ -65,78 +65,137 @@ def lower_exported(exp) -> str:
 # -- the public @main: dimension variables and shape assertions ------------------------------------------------
 
 
-def _lower_main(exp, main, wrapped, names, dtype) -> None:
+def _lower_main(exp, mod, main, wrapped, names, dtype) -> None:
     from pyjax._src.export._export import _arg_name, _spec_str
 
     b = Builder(main.body)
-    sizes = {}
+    sizes, eqns = {}, []
     for i, (arg, aval) in enumerate(zip(main.args, exp.in_avals)):
         for j, d in enumerate(aval.shape):
             if hasattr(d, "get_vars"):
                 size = b.emit1("stablehlo.get_dimension_size", [arg], [TensorType((), np.int32)], _print_dim_size, dim=j)
-                sizes[(i, j)] = size if dtype == np.int32 else b.convert(size, dtype)
-    solved: dict = {}  # var -> ((i, j), value)
-    for (i, j), size in sizes.items():
-        var = exp.in_avals[i].shape[j].to_var()
-        if var is not None and var not in solved:
-            solved[var] = ((i, j), size)
-    missing = [n for n in names if n not in solved]
-    if missing:
-        raise NotImplementedError(
-            f"pyjax's export lowering solves a dimension variable only from a dimension that is exactly that variable; "
-            f"{missing} appear only inside expressions (the shapes: "
-            + ", ".join(f"{_arg_name(i, exp)}.shape = {_spec_str(a.shape)}" for i, a in enumerate(exp.in_avals)) + ")")
+                where = f"{_arg_name(i, exp)}.shape[{j}]"
+                sizes[where] = size if dtype == np.int32 else b.convert(size, dtype)
+                eqns.append((where, d))
     specs = ",".join(f"{_arg_name(i, exp)}.shape = {_spec_str(a.shape)}"
                      for i, a in enumerate(exp.in_avals) if any(hasattr(d, "get_vars") for d in a.shape))
-    order = list(solved)
-    for k, var in enumerate(order):
-        value = solved[var][1]
-        pred = b.compare("GE", value, b.constant(np.asarray(1, value.dtype)), "SIGNED")
-        _assertion(b, exp, pred, lambda slot, var=var: f"Expected value >= 1 for dimension variable '{var}'.",
-                   specs, {v: solved[v] for v in order[:k + 1]})
-    used = {where for where, _ in solved.values()}
-    env = dynamic.DimEnv(names, [solved[n][1] for n in names], dtype)
-    with dynamic.dim_env(env):
-        for (i, j), size in sizes.items():
-            if (i, j) in used:
-                continue
-            d = exp.in_avals[i].shape[j]
-            pred = b.compare("EQ", size, dynamic.dim_value(b, d), "SIGNED")
-            expected = dynamic.dim_value(b, d)  # (JAX evaluates the expression again for the message)
-
-            def detail(slot, i=i, j=j, d=d, size=size, expected=expected):
-                return (f"Found inconsistency between dimension size {_arg_name(i, exp)}.shape[{j}] (= {slot(size)}) "
-                        f"and the specification '{d}' (= {slot(expected)}).")
-
-            _assertion(b, exp, pred, detail, specs, solved)
-    dims = [solved[n][1] for n in names]
+    solution, constraints = _solve(eqns, specs)
+    missing = [n for n in names if n not in solution]
+    if missing:
+        raise NotImplementedError(f"Cannot solve for values of dimension variables {missing} (pyjax solves linear "
+                                  f"uni-variate specifications only): {specs}")
+    env = dynamic.DimEnv(list(sizes), list(sizes.values()), dtype, mod)
+    mod.global_constant_args = True  # (JAX marks the arguments of functions called here jax.global_constant = "")
+    try:
+        with dynamic.dim_env(env):
+            for cmp, left, right, pieces in constraints:
+                lhs, rhs = dynamic.dim_value(b, left), dynamic.dim_value(b, right)
+                _assertion(b, b.compare(cmp, lhs, rhs, "SIGNED"), pieces)
+            dims = [dynamic.dim_value(b, solution[n]) for n in names]
+    finally:
+        mod.global_constant_args = False
     outs = b.call(wrapped.name, [*dims, *main.args], wrapped.result_types)
     main.result_types = list(wrapped.result_types)
     main.result_attrs = list(wrapped.result_attrs)
     b.ret(outs)
 
 
-def _assertion(b, exp, pred, detail, specs: str, obtained: dict) -> None:
+_TRAILER = ". Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details."
+_HEAD = "Input shapes do not match the polymorphic shapes specification. "
+
+
+def _solve(eqns, specs: str):
+    """JAX's solution of the dimension variables: each dimension size is a
+    variable named by where it is (`args[0].shape[1]`); an equation whose
+    specification has one unknown variable `k*v + rest` gives
+    `v = (size - rest) // k` (with a remainder check when k != 1), one with
+    none a consistency check; repeated until nothing more is solved.
+    Returns the solution (variable -> expression over the sizes) and the
+    constraints `(comparison, left, right, message pieces)` in order."""
+    from pyjax._src.shape_poly import DimExpr, SymbolicScope
+
+    scope = SymbolicScope(())
+    env: dict = {}
+    constraints: list = []
+    found: list = [" Obtained dimension variables: "]
+    tail = f" Using the following polymorphic shapes specifications: {specs}."
+
+    def value_of(term):
+        out = 1
+        for f, e in term:
+            if f[0] != "var" or f[1] not in env:
+                return None
+            out = out * env[f[1]] ** e
+        return out
+
+    def process(where, d) -> bool:
+        size = DimExpr.from_var(where, scope)
+        value, var, var_k = size, None, None
+        for term, k in d.terms:
+            known = value_of(term) if term else 1
+            if known is not None:
+                value = value + (-1) * known * k
+                continue
+            if len(term) == 1 and term[0][1] == 1 and term[0][0][0] == "var" and var is None:
+                var, var_k = term[0][0][1], k
+                continue
+            return False
+        if var is None:
+            expected = _substitute(d, env)
+            constraints.append(("EQ", size, expected, [
+                _HEAD + f"Found inconsistency between dimension size {where} (= ", size,
+                f") and the specification '{d}' (= ", expected, ")." + tail, *found, _TRAILER]))
+            return True
+        if var_k != 1:
+            value, remainder = divmod(value, var_k)
+            constraints.append(("EQ", remainder, 0, [
+                _HEAD + "Division had remainder ", remainder, f" when computing the value of '{var}'." + tail,
+                *found, _TRAILER]))
+        env[var] = value
+        found.extend([f"'{var}' = ", value, f" from specification '{d}' for dimension {where} (= ", size, "), "])
+        constraints.append(("GE", value, 1, [
+            _HEAD + f"Expected value >= 1 for dimension variable '{var}'." + tail, *found, _TRAILER]))
+        return True
+
+    pending = list(eqns)
+    while pending:
+        left = [eq for eq in pending if not process(*eq)]
+        if len(left) == len(pending):
+            break
+        pending = left
+    return env, constraints
+
+
+def _substitute(d, env):
+    # `d` with each variable replaced by its solution (an expression over the sizes)
+    total = 0
+    for term, k in d.terms:
+        value = 1
+        for f, e in term:
+            if f[0] != "var" or f[1] not in env:
+                raise NotImplementedError(f"pyjax cannot check the specification '{d}' against the solved variables")
+            value = value * env[f[1]] ** e
+        total = total + value * k
+    return total
+
+
+def _assertion(b, pred, pieces) -> None:
     """A `@shape_assertion` of `pred`; its message's `{k}` are the values
-    after the predicate (each distinct value passed once)."""
-    from pyjax._src.export._export import _arg_name
-
+    after the predicate: each distinct expression of `pieces` evaluated once,
+    in order, as JAX forms the message."""
     operands: list = []
-
-    def slot(v) -> str:
-        for k, o in enumerate(operands):
-            if o is v:
-                return f"{{{k}}}"
-        operands.append(v)
-        return f"{{{len(operands) - 1}}}"
-
-    detail = detail(slot)
-    found = "".join(f"'{var}' = {slot(v)} from specification '{var}' for dimension {_arg_name(i, exp)}.shape[{j}] "
-                    f"(= {slot(v)}), " for var, ((i, j), v) in obtained.items())
-    message = (f"Input shapes do not match the polymorphic shapes specification. {detail} Using the following "
-               f"polymorphic shapes specifications: {specs}. Obtained dimension variables: {found}. Please see "
-               "https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details.")
-    b.emit("stablehlo.custom_call", [pred, *operands], [], _print_assertion, message=message)
+    slots: dict = {}
+    text = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            text.append(piece)
+            continue
+        key = str(piece)
+        if key not in slots:
+            slots[key] = "{" + str(len(operands)) + "}"
+            operands.append(dynamic.dim_value(b, piece))
+        text.append(slots[key])
+    b.emit("stablehlo.custom_call", [pred, *operands], [], _print_assertion, message="".join(text))
 
 
 def _print_dim_size(op, p, indent, in_func):

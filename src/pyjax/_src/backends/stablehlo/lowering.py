@@ -78,6 +78,7 @@ class ModuleContext:
         self.func_cache: dict = {}
         self.host_callbacks = host_callbacks  # whether host callbacks may lower (not for IREE)
         self.callback_index = 0  # each host callback's index in the module, in lowering order
+        self.global_constant_args = False  # (functions called by export's @main: arguments jax.global_constant = "")
 
 
 def ordered_effects(effects) -> list:
@@ -172,11 +173,13 @@ def lower_to_func(mod: ModuleContext, jaxpr: Jaxpr, name: str) -> str:
     ordered effect of its body (returned first, updated)."""
     from pyjax._src.backends.stablehlo import dynamic
 
-    key = (name, str(jaxpr), tuple(id(c) for c in jaxpr.consts))
+    env = dynamic.current()
+    key = (name, str(jaxpr), tuple(id(c) for c in jaxpr.consts), env is None, mod.global_constant_args)
     hit = mod.func_cache.get(key)
     if hit is not None:
         return hit[0]
-    env = dynamic.current()
+    if mod.global_constant_args:
+        env = None  # (export's @main: the sizes it computes from are not arguments of its functions)
     dim_types = [TensorType((), env.dtype)] * len(env.names) if env is not None else []
     effects = ordered_effects(jaxpr.effects)
     lead = len(dim_types) + len(effects)
@@ -187,8 +190,12 @@ def lower_to_func(mod: ModuleContext, jaxpr: Jaxpr, name: str) -> str:
         func.arg_attrs[:len(dim_types)] = [f'jax.global_constant = "{n}"' for n in env.names]
         inner = dynamic.DimEnv(env.names, func.args[:len(dim_types)], env.dtype)
     func.arg_attrs[len(dim_types):lead] = ["jax.token = true"] * len(effects)
+    if mod.global_constant_args:
+        func.arg_attrs = ['jax.global_constant = ""'] * len(func.args)
     tokens = dict(zip(effects, func.args[len(dim_types):lead]))
     b = Builder(func.body)
+    if mod.global_constant_args:
+        inner = dynamic.current()  # (dimension values stay those of @main's computation)
     with dynamic.dim_env(inner):
         outs = lower_jaxpr(mod, b, jaxpr, func.args[lead:], tokens=tokens)
     func.result_types = [TOKEN] * len(effects) + [aval_type(a) for a in jaxpr.out_avals]
@@ -205,7 +212,7 @@ def call_jaxpr(ctx: RuleContext, jaxpr: Jaxpr, name: str, args: Sequence[Value])
 
     symbol = lower_to_func(ctx.mod, jaxpr, name)
     env = dynamic.current()
-    dims = [env.values[n] for n in env.names] if env is not None else []
+    dims = [env.values[n] for n in env.names] if env is not None and not ctx.mod.global_constant_args else []
     effects = ordered_effects(jaxpr.effects)
     tokens = [token_for(ctx, e) for e in effects]
     outs = ctx.b.call(symbol, [*dims, *tokens, *args], [TOKEN] * len(effects) + [aval_type(a) for a in jaxpr.out_avals])
