@@ -56,7 +56,7 @@ LAYERS = [
               "tree_util_registry", "tree_util_treedef", "monitoring"]),
     ("core", ["avals", "core", "jaxpr", "pretty", "ad_util", "array", "sharding", "ref_types", "tokens",
               "distributed",
-              "shape_poly", "shape_poly_parse", "dim_as_value"]),
+              "shape_poly", "shape_poly_parse", "dim_as_value", "primal_tangent_dtype"]),
     ("interpreters", ["interpreters", "dispatch", "cache_miss"]),
     ("library", ["lax", "jit", "stages", "stage_types", "remat", "ad_checkpoint", "custom_derivatives", "custom_vjp",
                  "api", "api_ad", "api_jac", "sharding.api", "grad_sentinels", "xla_metadata", "remat_opt",

@@ -33,6 +33,8 @@ class Zero:
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     """Tangents of integer and boolean values are float0, as in JAX."""
     dtype = aval.dtype
+    if isinstance(dtype, dtypes.ExtendedDType):  # (its rule: float0 for keys, primal_tangent_dtype's own)
+        return ShapedArray(aval.shape, dtypes.tangent_dtype(dtype), False)
     if np.issubdtype(dtype, np.inexact) or dtypes.issubdtype(dtype, np.inexact):
         return aval
     return ShapedArray(aval.shape, dtypes.float0, False)

@@ -60,8 +60,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     # -- this issue, other helpers now
     ("jax", "custom_remat", "issue 26: not yet (needs JAX's remat3 and hijax primitives)"),
     # -- this issue, not yet
-    ("jax.experimental", "EArray cur_qdd primal_tangent_dtype", "issue 26: not yet (hijax: extended arrays, "
-                         "quasi-dynamic data, custom tangent dtypes)"),
     # Pallas runs in interpret mode (docs/pallas.md); its submodules jax.experimental.pallas.tpu, .triton,
     # .mosaic_gpu (not in the reference's module list) are absent: no TPU/GPU backend to target.
     ("jax.experimental.pallas", "core_map kernel semaphore semaphore_read semaphore_signal semaphore_wait "

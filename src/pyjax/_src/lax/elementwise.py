@@ -355,9 +355,13 @@ def _convert_element_type_abstract_eval(operand: ShapedArray, *, new_dtype, weak
             raise ValueError(
                 f"cannot directly convert between extended dtypes: from {old_dtype} to {new_dtype}. "
                 "Instead, convert to and from their representation dtypes, e.g.:\n"
-                f"{old_dtype} -> uint32 -> uint32 -> {new_dtype}")
+                f"{old_dtype} -> {_rep_dtype(old_dtype)} -> {_rep_dtype(new_dtype)} -> {new_dtype}")
         raise ValueError(f"Cannot convert_element_type from {old_dtype} to {new_dtype}")
     return ShapedArray(operand.shape, new_dtype, weak_type, sharding if sharding is not None else operand.sharding)
+
+
+def _rep_dtype(dtype):
+    return dtype._rules.physical_element_aval(dtype).dtype
 
 
 # (elementwise when the widths agree; a width-changing one has another shape)
@@ -690,6 +694,12 @@ def _convert_element_type(operand, new_dtype=None, weak_type: bool = False, shar
     if (sharding is None and aval is not None and aval.dtype == new_dtype
             and aval.weak_type == weak_type and not _is_concrete_tracer(operand)):
         return operand
+    if isinstance(new_dtype, dtypes.ExtendedDType) or isinstance(old_dtype, dtypes.ExtendedDType):
+        from pyjax._src.lax.edtype import convert_edtype  # (primal_tangent_dtype's conversions)
+
+        converted = convert_edtype(operand, old_dtype, new_dtype)
+        if converted is not None:
+            return converted
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
 
 
