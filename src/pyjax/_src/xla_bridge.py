@@ -64,7 +64,7 @@ def get_backend(platform=None) -> Any:
 
 def get_default_device() -> Any:
     """The device computations run on by default."""
-    return _CPU.devices()[0]
+    return _CPU.local_devices()[0]
 
 
 def backend_xla_version(platform=None) -> int | None:
