@@ -94,6 +94,10 @@ def cases(jax, jnp, np, export) -> dict:
     out["call_too_few"] = lambda: exp.call(ones(3, 4))
     out["call_tree_mismatch"] = lambda: exp.call([ones(3, 4)], ones(4, 4))
     out["call_zero_dim"] = lambda: exp.call(ones(0, 4), ones(1, 4))
+    out["export_host_callback"] = lambda: export.export(jax.jit(lambda x: jax.pure_callback(
+        lambda v: v, jax.ShapeDtypeStruct(x.shape, x.dtype), x)))(jax.ShapeDtypeStruct((3,), jnp.float32))
+    out["export_debug_print"] = lambda: export.export(jax.jit(lambda x: (jax.debug.print("{}", x), x)[1]))(
+        jax.ShapeDtypeStruct((3,), jnp.float32))
     out["export_not_jit"] = lambda: str(export.export(f)).split(" at 0x")[0]
     out["calling_convention"] = lambda: (export.minimum_supported_calling_convention_version,
                                          export.maximum_supported_calling_convention_version,
