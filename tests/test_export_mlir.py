@@ -74,6 +74,18 @@ def test_text_matches_jax(name):
     assert export.export(jax.jit(fun))(*specs).mlir_module() == RECORDED["programs"][name]
 
 
+@pytest.mark.parametrize("name", export_mlir_programs.X64)
+def test_text_matches_jax_with_x64(name):
+    jax.config.update("jax_enable_x64", True)
+    try:
+        fun, specs = export_mlir_programs.programs(jax, jnp, export)[name]
+        text = export.export(jax.jit(fun))(*specs).mlir_module()
+    finally:
+        jax.config.update("jax_enable_x64", False)
+    assert "tensor<i64> {jax.global_constant" in text
+    assert text == RECORDED["x64"][name]
+
+
 def test_unsolvable_specification_is_a_clear_error():
     exported = export.export(jax.jit(jnp.sin))(_spec("b*b, 4"))
     with pytest.raises(NotImplementedError, match=r"Cannot solve for values of dimension variables \['b'\]"):

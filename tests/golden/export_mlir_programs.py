@@ -55,6 +55,10 @@ def programs(jax, jnp, export) -> dict:
     return out
 
 
+# Recorded again with jax_enable_x64 (dimension variables are then int64).
+X64 = ("elementwise", "reshape_flat", "dim_as_value_mul", "arange", "dim_expr_input", "two_vars_broadcast")
+
+
 def lowered(jax, jnp, np) -> dict:
     """name -> (function, arguments) whose `jit(f).lower(*args).as_text()`
     is compared with JAX's: host callbacks and the tokens of ordered effects."""

@@ -44,11 +44,18 @@ def main() -> int:
     for name, (fun, specs) in export_mlir_programs.programs(jax, jnp, export).items():
         exported = export.export(jax.jit(fun))(*specs)
         records[name] = without_locations(exported.mlir_module())
+    jax.config.update("jax_enable_x64", True)
+    try:
+        programs = export_mlir_programs.programs(jax, jnp, export)
+        x64 = {name: without_locations(export.export(jax.jit(programs[name][0]))(*programs[name][1]).mlir_module())
+               for name in export_mlir_programs.X64}
+    finally:
+        jax.config.update("jax_enable_x64", False)
     lowered = {name: jax.jit(fun).lower(*args).as_text(debug_info=False)
                for name, (fun, args) in export_mlir_programs.lowered(jax, jnp, np).items()}
     document = {"meta": {"jax_version": jax.__version__, "x64": bool(jax.config.read("jax_enable_x64")),
                          "recorded_by": "tests/golden/record_export_mlir.py"}, "programs": records,
-                "lowered": lowered}
+                "lowered": lowered, "x64": x64}
     (HERE / "export_mlir.json").write_text(json.dumps(document, indent=1, sort_keys=True) + "\n")
     print(f"recorded {len(records)} exported and {len(lowered)} lowered programs")
     return 0
