@@ -124,6 +124,16 @@ def test_a_process_that_raises_ends_every_process():
     assert "reached the psum" not in out
 
 
+def test_a_process_that_ends_early_ends_every_process():
+    # Process 1 returns normally while process 0 waits in a psum: at exit it
+    # waits shutdown_timeout_seconds (3 here) for the others, then ends all.
+    proc = _launch(2, str(SCRIPTS / "failures.py"), "exit", timeout=60)
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "process 1 of 2 is exiting, but the other processes did not reach the end within 3 s" in out, out
+    assert "reached the psum" not in out
+
+
 def test_different_programs_across_processes_raise_a_clear_error():
     proc = _launch(2, str(SCRIPTS / "failures.py"), "mismatch", timeout=60)
     assert proc.returncode != 0

@@ -1,6 +1,7 @@
 """Failure behaviour under `mpiexec -n 2 python3 tests/mpi/failures.py MODE`
 (tests/test_mpi.py): MODE raise (one process raises while the other waits
 in a collective), mismatch (the processes pass different shapes to a
+collective), exit (one process ends normally while the other waits in a
 collective), twice (initialize called again), arguments (initialize's
 arguments checked against MPI)."""
 
@@ -28,7 +29,7 @@ if mode == "arguments":
     assert jax.distributed.is_initialized() and jax.process_index() == int(os.environ["PMI_RANK"])
     print("arguments: ok", flush=True)
     sys.exit(0)
-jax.distributed.initialize()
+jax.distributed.initialize(shutdown_timeout_seconds=3)
 me = jax.process_index()
 if mode == "twice":
     try:
@@ -44,6 +45,11 @@ f = jax.shard_map(lambda a: lax.psum(a, "d"), mesh=mesh, in_specs=P("d"), out_sp
 if mode == "raise":
     if me == 1:
         raise ValueError("process 1 fails on purpose")
+    f(np.ones((8, 3), np.float32))
+    print("reached the psum", flush=True)
+elif mode == "exit":
+    if me == 1:
+        sys.exit(0)  # (no exception: the barrier at exit finds process 0 stuck in the psum)
     f(np.ones((8, 3), np.float32))
     print("reached the psum", flush=True)
 elif mode == "mismatch":

@@ -10,13 +10,18 @@ collectives whose device groups cross processes to MPI
 
 A process that dies of an uncaught exception takes every process down
 (`MPI_Abort`, after printing which process failed and why), so that the
-others never wait forever in a collective it will not reach.
+others never wait forever in a collective it will not reach. A process
+that ends otherwise waits, at exit, up to `shutdown_timeout_seconds` for
+the others to end too (a barrier on a communicator of its own), and
+takes them down if they do not: one of them is then stuck in a collective.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
+import time
 import traceback
 import zlib
 from typing import Any, Sequence
@@ -37,6 +42,8 @@ class _State:
     comm: Any = None          # MPI.COMM_WORLD once initialised
     mpi: Any = None           # the mpi4py.MPI module
     previous_hook: Any = None  # sys.excepthook before ours
+    exit_comm: Any = None     # a duplicate of the world's, for the barrier at exit only
+    exit_timeout: float = 300.0
     subs: dict = {}           # sorted process indices -> their communicator
 
 
@@ -66,13 +73,14 @@ def _check_arg(name: str, given: Any, actual: Any) -> None:
 def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
                process_id: int | None = None, local_device_ids: int | Sequence[int] | None = None,
                cluster_detection_method: str | None = None, initialization_timeout: int = 300,
-               **unused: Any) -> None:
+               shutdown_timeout_seconds: int = 300, **unused: Any) -> None:
     """Joins this process to the others started by the same MPI launch.
 
     The process index and count come from MPI; `num_processes` and
     `process_id`, when given, must agree with them. `coordinator_address` is
     accepted and unused (MPI's launcher wires the processes). Must run before
-    anything uses the devices."""
+    anything uses the devices. At exit (or `shutdown`) a process waits up to
+    `shutdown_timeout_seconds` for the others before ending them all."""
     if _state.comm is not None:
         raise RuntimeError("distributed.initialize should only be called once.")
     if cluster_detection_method not in (None, "mpi4py", "mpi"):
@@ -93,8 +101,10 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     _check_arg("process_id", process_id, world.Get_rank())
     devices_mod.set_processes(world.Get_rank(), world.Get_size())
     _state.comm, _state.mpi = world, mpi
+    _state.exit_comm, _state.exit_timeout = world.Dup(), float(shutdown_timeout_seconds)
     _state.previous_hook = sys.excepthook
     sys.excepthook = _abort_on_uncaught
+    atexit.register(_at_exit)
 
 
 def is_initialized() -> bool:
@@ -107,11 +117,12 @@ def shutdown() -> None:
     nothing if it is not running. The devices stay as they were made."""
     if _state.comm is None:
         return
-    _state.comm.Barrier()
+    _wait_for_all("shutting down")
     for sub in _state.subs.values():
         if sub is not _state.comm:
             sub.Free()
     _state.subs.clear()
+    _state.exit_comm.Free()
     sys.excepthook = _state.previous_hook
     _state.comm = None
 
@@ -181,6 +192,26 @@ def abort(message: str) -> None:
     sys.stderr.flush()
     sys.stdout.flush()
     _state.comm.Abort(1)
+
+
+def _wait_for_all(doing: str) -> None:
+    # A barrier with a deadline: every process reaching it in time ends
+    # normally; otherwise one is stuck (in a collective this one will not
+    # reach), and waiting would hang the launch.
+    request = _state.exit_comm.Ibarrier()
+    deadline = time.monotonic() + _state.exit_timeout
+    while not request.Test():
+        if time.monotonic() > deadline:
+            rank, size = _state.comm.Get_rank(), _state.comm.Get_size()
+            abort(f"pyjax.distributed: process {rank} of {size} is {doing}, but the other processes did not reach "
+                  f"the end within {_state.exit_timeout:g} s (one may be waiting in a collective this process "
+                  f"will not reach); aborting all {size} processes")
+        time.sleep(0.005)
+
+
+def _at_exit() -> None:
+    if _state.comm is not None:
+        _wait_for_all("exiting")
 
 
 def _abort_on_uncaught(kind, value, tb) -> None:
