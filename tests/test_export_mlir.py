@@ -58,13 +58,17 @@ def test_two_ordered_effects_take_a_token_each_in_a_fixed_order():
     np.testing.assert_array_equal(jax.jit(f)(jnp.ones(3)), 2 * np.ones(3))  # the NumPy backend still runs it
 
 
-def test_ordered_effect_in_control_flow_is_a_clear_error():
+def test_ordered_effect_in_scan_is_a_clear_error():
     from pyjax import lax
 
-    def f(x):
-        return lax.cond(x[0] > 0, lambda x: (jax.debug.print("{}", x, ordered=True), x)[1], lambda x: x, x)
+    def f(xs):
+        def body(c, x):
+            jax.debug.print("{}", x, ordered=True)
+            return c + x, x
 
-    with pytest.raises(NotImplementedError, match="ordered effect OrderedDebug of primitive 'debug_print'"):
+        return lax.scan(body, 0.0, xs)
+
+    with pytest.raises(NotImplementedError, match="ordered effect OrderedDebug of primitive 'scan'"):
         jax.jit(f).lower(jnp.ones(3)).as_text()
 
 

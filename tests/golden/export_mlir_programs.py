@@ -94,7 +94,19 @@ def lowered(jax, jnp, np) -> dict:
         jax.debug.print("{}", m.sum(), ordered=True)
         return m
 
+    def in_cond(x):
+        return jax.lax.cond(x[0] > 0, lambda x: (jax.debug.print("{}", x, ordered=True), x * 2)[1], lambda x: x, x)
+
+    def in_while(x):
+        def body(c):
+            jax.debug.print("{}", c[0], ordered=True)
+            return c[0] + 1, c[1]
+
+        return jax.lax.while_loop(lambda c: c[0] < 3, body, (0, x))
+
     return {
+        "ordered_print_in_cond": (in_cond, [x]),
+        "ordered_print_in_while": (in_while, [x]),
         "ordered_print": (ordered_print, [x]),
         "ordered_io_callback": (ordered_io, [x]),
         "unordered_print": (unordered_print, [x]),

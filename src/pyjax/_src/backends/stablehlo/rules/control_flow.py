@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src.backends.stablehlo.builder import Builder, print_generic
-from pyjax._src.backends.stablehlo.ir import Block, TensorType
-from pyjax._src.backends.stablehlo.lowering import aval_type, lower_jaxpr, register_lowering
+from pyjax._src.backends.stablehlo.ir import TOKEN, Block, TensorType
+from pyjax._src.backends.stablehlo.lowering import aval_type, lower_jaxpr, ordered_effects, register_lowering, token_for
 from pyjax._src.backends.stablehlo.rules.reductions import reduce_monoid, region_return
 
 
@@ -37,12 +37,15 @@ def emit_while(ctx, inits, cond_fn, body_fn):
 
 
 def _while(ctx, *args, cond_nconsts, cond_jaxpr, body_nconsts, body_jaxpr):
+    # The tokens of the body's ordered effects lead the loop state (JAX's order).
+    effects = ordered_effects(body_jaxpr.effects)
+    nt = len(effects)
     cconsts, bconsts, carry = args[:cond_nconsts], args[cond_nconsts:cond_nconsts + body_nconsts], \
         args[cond_nconsts + body_nconsts:]
-    nc, nb = cond_nconsts, body_nconsts
+    nc, nb = nt + cond_nconsts, nt + body_nconsts
 
     def cond_fn(b, vals):
-        (pred,) = lower_jaxpr(ctx.mod, b, cond_jaxpr, list(vals[:nc]) + list(vals[nc + nb:]))
+        (pred,) = lower_jaxpr(ctx.mod, b, cond_jaxpr, list(vals[nt:nc]) + list(vals[nc + body_nconsts:]))
         if pred.shape:  # a batched predicate: any lane still running
             pred = reduce_monoid(b, pred, range(len(pred.shape)), "or", "false", TensorType((), np.bool_))
         return pred
@@ -50,26 +53,38 @@ def _while(ctx, *args, cond_nconsts, cond_jaxpr, body_nconsts, body_jaxpr):
     batched = bool(cond_jaxpr.out_avals[0].shape)
 
     def body_fn(b, vals):
-        old = list(vals[nc + nb:])
-        new = lower_jaxpr(ctx.mod, b, body_jaxpr, list(vals[nc:nc + nb]) + old)
+        old = list(vals[nc + body_nconsts:])
+        tokens = dict(zip(effects, vals[:nt]))
+        new = lower_jaxpr(ctx.mod, b, body_jaxpr, list(vals[nc:nc + body_nconsts]) + old, tokens=tokens)
         if batched:  # lanes whose predicate is false keep their carry
-            (pred,) = lower_jaxpr(ctx.mod, b, cond_jaxpr, list(vals[:nc]) + old)
+            (pred,) = lower_jaxpr(ctx.mod, b, cond_jaxpr, list(vals[nt:nc]) + old)
             rank = len(pred.shape)
             new = [b.select(b.broadcast_in_dim(pred, n.shape, list(range(rank))), n, o) for n, o in zip(new, old)]
-        return list(vals[:nc + nb]) + new
+        return [tokens[e] for e in effects] + list(vals[nt:nc + body_nconsts]) + new
 
-    outs = emit_while(ctx, list(cconsts) + list(bconsts) + list(carry), cond_fn, body_fn)
-    return outs[nc + nb:]
+    inits = [token_for(ctx, e) for e in effects] + list(cconsts) + list(bconsts) + list(carry)
+    outs = emit_while(ctx, inits, cond_fn, body_fn)
+    ctx.tokens.update(zip(effects, outs[:nt]))
+    return outs[nc + body_nconsts:]
 
 
 def _cond(ctx, index, *ops, branches):
+    # Each branch takes the tokens of the ordered effects of any branch and
+    # returns them first (a branch without the effect returns them as given).
+    effects = ordered_effects(frozenset().union(*(br.effects for br in branches)))
+    outer = [token_for(ctx, e) for e in effects]
     blocks = []
     for branch in branches:
         block = Block()
         bb = Builder(block)
-        region_return(bb, lower_jaxpr(ctx.mod, bb, branch, ops))
+        tokens = dict(zip(effects, outer))
+        outs = lower_jaxpr(ctx.mod, bb, branch, ops, tokens=tokens)
+        region_return(bb, [tokens[e] for e in effects] + outs)
         blocks.append(block)
-    return ctx.b.emit("stablehlo.case", [index], ctx.out_types, print_generic, regions=blocks)
+    results = ctx.b.emit("stablehlo.case", [index], [TOKEN] * len(effects) + ctx.out_types, print_generic,
+                         regions=blocks)
+    ctx.tokens.update(zip(effects, results[:len(effects)]))
+    return results[len(effects):]
 
 
 def register(prims: dict) -> None:
@@ -162,7 +177,11 @@ def _concat0(b, values):
 
 
 def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
-    from pyjax._src.backends.stablehlo.lowering import lower_to_func
+    from pyjax._src.backends.stablehlo.lowering import LoweringError, lower_to_func
+
+    if ordered_effects(jaxpr.effects):
+        raise LoweringError(f"pyjax does not lower the ordered effect {ordered_effects(jaxpr.effects)[0]} of primitive "
+                            "'scan' yet (its token is not threaded through the scan's loop)")
 
     consts, carry, xs = (list(part) for part in ft_in.update(list(args)).unpack())
     n_carry = len(carry)
