@@ -60,7 +60,7 @@ LAYERS = [
     ("interpreters", ["interpreters", "dispatch", "cache_miss"]),
     ("library", ["lax", "jit", "stages", "stage_types", "remat", "ad_checkpoint", "custom_derivatives", "custom_vjp",
                  "api", "api_ad", "api_jac", "sharding.api", "grad_sentinels", "xla_metadata", "remat_opt",
-                 "closed_call"]),
+                 "closed_call", "custom_remat"]),
     ("user libraries", None),  # numpy, nn, scipy, random, debugging, ops, ...
     ("backends", ["backends"]),
 ]

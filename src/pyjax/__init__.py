@@ -47,6 +47,7 @@ from pyjax._src.array import Array
 from pyjax._src.config import checking_leaks, config
 from pyjax._src.config import disable_jit_context as disable_jit
 from pyjax._src.custom_derivatives import custom_jvp, custom_vjp
+from pyjax._src.custom_remat import custom_remat
 from pyjax._src.custom_gradient import custom_gradient
 from pyjax import custom_batching  # noqa: E402
 from pyjax._src.jit import jit

@@ -58,7 +58,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     ("jax.ffi", "", ISSUE27),
     ("jax.lax", "composite platform_dependent", ISSUE27),
     # -- this issue, other helpers now
-    ("jax", "custom_remat", "issue 26: not yet (needs JAX's remat3 and hijax primitives)"),
     # -- this issue, not yet
     # Pallas runs in interpret mode (docs/pallas.md); its submodules jax.experimental.pallas.tpu, .triton,
     # .mosaic_gpu (not in the reference's module list) are absent: no TPU/GPU backend to target.

@@ -34,6 +34,11 @@ def _remat_opt(ctx, *args, fwd_jaxpr, **params):
     return inline_jaxpr(ctx, fwd_jaxpr, args)
 
 
+def _custom_remat(ctx, *args, jaxpr, **params):
+    # jax.custom_remat: the wrapped function, in line (JAX expands it)
+    return inline_jaxpr(ctx, jaxpr, args)
+
+
 def _identity(ctx, x, **params):
     # key-reuse markers: JAX lowers them to their operand
     return [x]
@@ -47,6 +52,8 @@ def register(prims: dict) -> None:
     register_lowering(prims["custom_jvp_call"], _inline_call)
     register_lowering(prims["custom_vjp_call"], _inline_call)
     register_lowering(prims["remat2"], _remat)
+    if "custom_remat" in prims:
+        register_lowering(prims["custom_remat"], _custom_remat)
     if "remat_opt" in prims:
         register_lowering(prims["remat_opt"], _remat_opt)
     if "closed_call" in prims:  # JAX's core.closed_call: a private @closed_call and a call
