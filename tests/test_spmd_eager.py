@@ -28,7 +28,7 @@ from pyjax._src.sharding.sharded_array import ShardedArray
 from pyjax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
-from programs_spmd_eager import CASES  # noqa: E402
+from programs_spmd_eager import AUTO_CASES, CASES  # noqa: E402
 
 
 def _arrays(kind):
@@ -78,6 +78,18 @@ def test_eager_op_runs_per_device(kind, name):
     assert max(seen) <= _largest_shard(x, y, v, i, out)
     want = _numpy(expr, x, y, v, i)
     np.testing.assert_allclose(np.asarray(out), want, rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(AUTO_CASES))
+def test_auto_mesh_choices_run_per_device(name):
+    # Where the Explicit rules refuse, XLA's choice (JAX 0.11's placements, golden) per device.
+    mesh, x, y, v, i = _arrays(AxisType.Auto)
+    expr = AUTO_CASES[name]
+    env = {"x": x, "y": y, "v": v, "i": i, "np": np, "jnp": jnp, "lax": lax, "jax": jax, "mesh": mesh,
+           "NS": NamedSharding, "P": P}
+    with _no_global_reads():
+        out = eval(expr, env)
+    assert type(out) is ShardedArray and out.sharding.mesh == mesh
 
 
 def test_multiple_results_and_chains_stay_per_device():

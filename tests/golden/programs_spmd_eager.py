@@ -57,6 +57,18 @@ CASES = {
     "tanh_v": "jnp.tanh(v)",
 }
 
+# On Auto axes only (the Explicit rules refuse them): XLA's propagation decides.
+AUTO_CASES = {
+    "matmul_contract_split": "x @ jax.device_put(np.ones((16, 4), np.float32), NS(mesh, P('y')))",
+    "matmul_rhs_split": "x @ jax.device_put(np.ones((16, 4), np.float32), NS(mesh, P(None, 'y')))",
+    "matmul_same_axis_twice": "x @ jax.device_put(np.ones((16, 8), np.float32), NS(mesh, P('y', 'x')))",
+    "matmul_lhs_cols": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P(None, 'x'))) @ "
+                       "jax.device_put(np.ones((16, 4), np.float32), NS(mesh, P('x', 'y')))",
+    "where_refining": "jnp.where(x > 3, x, y)",
+    "add_conflicting": "x + jax.device_put(np.ones((16, 8), np.float32), NS(mesh, P('x', 'y'))).T",
+    "jit_scalar": "jax.jit(lambda a, s: jnp.where(a > s, a * s, y) + jnp.floor_divide(a, 3.0))(x, 2.5)",
+}
+
 
 def program(name: str, expect: str, source: str) -> None:
     _program(name, expect, PRELUDE + source)
@@ -70,5 +82,15 @@ result = placement({expr})
 """)
         program(f"{kind.lower()}_{name}_value", "value", f"""
 mesh, x, y, v, i = arrays(AxisType.{kind})
+result = {expr}
+""")
+
+for name, expr in AUTO_CASES.items():
+    program(f"auto_{name}_placement", "text", f"""
+mesh, x, y, v, i = arrays(AxisType.Auto)
+result = placement({expr})
+""")
+    program(f"auto_{name}_value", "value", f"""
+mesh, x, y, v, i = arrays(AxisType.Auto)
 result = {expr}
 """)

@@ -201,20 +201,82 @@ def run_placed(primitive, args, params) -> Any:
 
     def build():
         twin = _twin(mesh).abstract_mesh if auto else None
-
-        def one_equation(*xs):  # (scalar operands are constants of the equation)
-            it = iter(xs)
-            out = primitive.bind(*[x if _is_scalar(x) else next(it) for x in args], **params)
-            return list(out) if primitive.multiple_results else [out]
-
         avals = [_typed_aval(x, twin) for x in args if not _is_scalar(x)]
-        return _build(one_equation, avals, mesh, auto, primitive.multiple_results, primitive.name)
+        program = _build(_equation(primitive, args, params), avals, mesh, auto, primitive.multiple_results,
+                         primitive.name)
+        if program is None and auto:  # (where the Explicit rule objects, XLA's choice for some)
+            fun = _auto_choice(primitive, args, params, avals, twin)
+            if fun is not None:
+                program = _build(fun, avals, mesh, auto, primitive.multiple_results, primitive.name)
+        return program
 
     program = _cached(_key((primitive, tuple(params.items())), args, mesh, True), build)
     if program is None:
         return NotImplemented
     outs = _run(program, [x for x in args if not _is_scalar(x)], mesh, auto)
     return outs if program.multiple else outs[0]
+
+
+def _equation(primitive, args, params, before=None):
+    # The one equation as a function of the array operands (scalar operands
+    # are its constants), each operand first passed through `before`.
+    def one_equation(*xs):
+        it = iter(xs)
+        ins = [x if _is_scalar(x) else next(it) for x in args]
+        if before is not None:
+            ins = before(ins)
+        out = primitive.bind(*ins, **params)
+        return list(out) if primitive.multiple_results else [out]
+
+    return one_equation
+
+
+def _auto_choice(primitive, args, params, avals, twin):
+    """On an Auto mesh, where the Explicit rule objects, the layout XLA's
+    propagation picks for two common cases (JAX 0.11's placements): a
+    contraction over dimensions split alike sums the partial products and
+    keeps the free dimensions' axes (each axis once); an elementwise
+    operation on operands split differently moves them all to the layout
+    of the most split one."""
+    from pyjax._src.lax import dot as lax_dot
+    from pyjax._src.sharding.api import reshard
+
+    if primitive is lax_dot.dot_general_p and len(avals) == 2 and params.get("out_sharding") is None:
+        (lc, rc), (lb, rb) = params["dimension_numbers"]
+        (ls, rs) = (_padded(a.sharding.spec, a.ndim) if a.sharding is not None else (None,) * a.ndim for a in avals)
+        contracted = {n for i in lc for n in _names(ls[i])} | {n for i in rc for n in _names(rs[i])}
+        entries = [ls[i] for i in lb] + [ls[i] for i in range(len(ls)) if i not in lc and i not in lb] + \
+            [rs[i] for i in range(len(rs)) if i not in rc and i not in rb]
+        used: set = set(contracted)
+        spec = []
+        for e in entries:
+            names = tuple(n for n in _names(e) if n not in used)
+            used.update(names)
+            spec.append(None if not names else names[0] if len(names) == 1 else names)
+        out = NamedSharding(twin, PartitionSpec(*spec))
+        return _equation(primitive, args, dict(params, out_sharding=out))
+    if primitive.elementwise and len(avals) > 1:
+        ranked = [a for a in avals if a.ndim and a.sharding is not None]
+        if not ranked or any(a.shape != ranked[0].shape for a in ranked):
+            return None
+        target = max(ranked, key=lambda a: sum(len(_names(e)) for e in a.sharding.spec)).sharding
+        wanted = _padded(target.spec, ranked[0].ndim)
+        for a in ranked:  # (layouts that conflict rather than refine: XLA replicates)
+            have = _padded(a.sharding.spec, a.ndim)
+            if any(_names(h) != _names(w)[:len(_names(h))] for h, w in zip(have, wanted)):
+                target = NamedSharding(twin, PartitionSpec())
+                break
+
+        def moved(ins):
+            return [reshard(x, target) if getattr(getattr(x, "aval", None), "sharding", target) != target
+                    and not _is_scalar(x) and x.aval.ndim else x for x in ins]
+
+        return _equation(primitive, args, params, moved)
+    return None
+
+
+def _names(entry) -> tuple:
+    return () if entry is None else entry if isinstance(entry, tuple) else (entry,)
 
 
 def run_jaxpr_placed(jaxpr, flat_args) -> Any:
@@ -225,35 +287,54 @@ def run_jaxpr_placed(jaxpr, flat_args) -> Any:
 
     if jit.FLOAT_CHECKS[0] is not None:  # (debug_nans/infs read every buffer of the program)
         return NotImplemented
-    mesh, auto = _mesh_of(flat_args)
+    # The program's constants (a closed-over placed Array among them) are
+    # arguments of the per-device program too.
+    consts = [c for c in jaxpr.consts]
+    every = consts + list(flat_args)
+    mesh, auto = _mesh_of(every)
     if mesh is None:
+        return NotImplemented
+    in_avals = [getattr(c, "aval", None) for c in consts] + list(jaxpr.in_avals)
+    if any(a is None for a in in_avals):
         return NotImplemented
 
     def build():
         twin = _twin(mesh).abstract_mesh if auto else None
-        avals = [a if _is_scalar(x) else _typed_aval(x, twin) for x, a in zip(flat_args, jaxpr.in_avals)]
-        return _build(lambda *xs: _inlined(jaxpr, jaxpr.consts, xs), avals, mesh, auto, True, "jit")
+        avals = [a if _is_scalar(x) else _typed_aval(x, twin) for x, a in zip(every, in_avals)]
+        n = len(consts)
+        return _build(lambda *xs: _inlined(jaxpr, xs[:n], xs[n:], twin), avals, mesh, auto, True, "jit")
 
-    program = _cached(_key(jaxpr, flat_args, mesh, False), build)
+    program = _cached(_key(jaxpr, every, mesh, False), build)
     if program is None:
         return NotImplemented
-    arrays = [np.asarray(x, a.dtype) if _is_scalar(x) else x for x, a in zip(flat_args, jaxpr.in_avals)]
+    arrays = [np.asarray(x, a.dtype) if _is_scalar(x) else x for x, a in zip(every, in_avals)]
     return _run(program, arrays, mesh, auto)
 
 
-def _inlined(jaxpr, consts, args) -> list:
+def _inlined(jaxpr, consts, args, twin=None) -> list:
     # `jaxpr` evaluated on (typed) tracers with its calls (nested jits, ...)
-    # inlined: a call re-bound as it is would keep its body's old types.
+    # inlined: a call re-bound as it is would keep its body's old types. On
+    # an Auto mesh's twin, an equation the Explicit rule objects to takes
+    # XLA's choice where `_auto_choice` knows it.
     env = dict(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
     for eqn in jaxpr.eqns:
+        p = eqn.primitive
         ins = [v.val if type(v) is Literal else env[v] for v in eqn.invars]
-        body = eqn.params[eqn.primitive.call_body] if eqn.primitive.call_body else None
+        body = eqn.params[p.call_body] if p.call_body else None
         if body is not None and len(body.invars) == len(ins):
-            outs = _inlined(body, body.consts, ins)
+            outs = _inlined(body, body.consts, ins, twin)
         else:
-            outs = eqn.primitive.bind(*ins, **eqn.params)
-            outs = outs if eqn.primitive.multiple_results else [outs]
+            try:
+                outs = p.bind(*ins, **eqn.params)
+            except Exception:
+                avals = [x.aval for x in ins if not _is_scalar(x)]
+                fun = None if twin is None else _auto_choice(p, ins, eqn.params, avals, twin)
+                if fun is None:
+                    raise
+                outs = fun(*[x for x in ins if not _is_scalar(x)])
+                outs = outs if p.multiple_results else outs[0]
+            outs = outs if p.multiple_results else [outs]
         env.update(zip(eqn.outvars, outs))
     return [v.val if type(v) is Literal else env[v] for v in jaxpr.outvars]
 
