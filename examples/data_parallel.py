@@ -25,9 +25,12 @@ parser.add_argument("--steps", type=int, default=12, help="training steps")
 args = parser.parse_args()
 
 jax = importlib.import_module(args.impl)
-if any(name in os.environ for name in ("PMI_RANK", "OMPI_COMM_WORLD_RANK")):  # started by mpiexec
-    jax.distributed.initialize()  # (as in JAX: explicitly, before the devices are first used)
-jax.config.update("jax_num_cpu_devices", 8 // jax.process_count())  # 8 devices in all
+# Started by mpiexec (MPICH or Open MPI): join the processes, as in JAX
+# explicitly and before the devices are first used; 8 devices in all.
+processes = int(os.environ.get("PMI_SIZE") or os.environ.get("OMPI_COMM_WORLD_SIZE") or 1)
+if "PMI_RANK" in os.environ or "OMPI_COMM_WORLD_RANK" in os.environ:
+    jax.distributed.initialize()
+jax.config.update("jax_num_cpu_devices", 8 // processes)
 jnp = importlib.import_module(f"{args.impl}.numpy")
 lax = importlib.import_module(f"{args.impl}.lax")
 P = jax.sharding.PartitionSpec
