@@ -73,12 +73,15 @@ def _check_arg(name: str, given: Any, actual: Any) -> None:
 def initialize(coordinator_address: str | None = None, num_processes: int | None = None,
                process_id: int | None = None, local_device_ids: int | Sequence[int] | None = None,
                cluster_detection_method: str | None = None, initialization_timeout: int = 300,
-               shutdown_timeout_seconds: int = 300, **unused: Any) -> None:
+               heartbeat_timeout_seconds: int = 100, shutdown_timeout_seconds: int = 300,
+               coordinator_bind_address: str | None = None, slice_index: int | None = None,
+               partition_index: int | None = None) -> None:
     """Joins this process to the others started by the same MPI launch.
 
     The process index and count come from MPI; `num_processes` and
     `process_id`, when given, must agree with them. `coordinator_address` is
-    accepted and unused (MPI's launcher wires the processes). Must run before
+    accepted and unused (MPI's launcher wires the processes), and so are the
+    coordination service's other settings. Must run before
     anything uses the devices. At exit (or `shutdown`) a process waits up to
     `shutdown_timeout_seconds` for the others before ending them all."""
     if _state.comm is not None:

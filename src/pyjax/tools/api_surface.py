@@ -61,10 +61,6 @@ DECLARED_ABSENT: dict[str, str] = _table(
     # -- this issue, not yet
     # Pallas runs in interpret mode (docs/pallas.md); its submodules jax.experimental.pallas.tpu, .triton,
     # .mosaic_gpu (not in the reference's module list) are absent: no TPU/GPU backend to target.
-    ("jax.experimental.pallas", "core_map kernel semaphore semaphore_read semaphore_signal semaphore_wait "
-                                "DeviceIdType get_global delay select_ref",
-     "issue 26: not planned (device meshes, semaphores and remote copies of TPU/GPU kernels; pyjax has no device "
-     "backend)"),
     ("jax.experimental.pallas", "lower_as_mlir pallas_export_experimental", ISSUE27),
 )
 
@@ -130,7 +126,7 @@ def compare(reference: dict) -> dict[str, dict[str, list]]:
 # names, order and kinds (`--signatures` reports every module).
 SIGNATURES_CHECKED = ("jax.flatten_util", "jax.ops", "jax.image", "jax.stages", "jax.example_libraries.stax",
                       "jax.example_libraries.optimizers", "jax.monitoring", "jax.profiler", "jax.dlpack",
-                      "jax.lax.linalg")
+                      "jax.lax.linalg", "jax.distributed")
 
 
 def stale_declarations(reference: dict) -> list[str]:
