@@ -80,3 +80,18 @@ def test_other_names_are_still_missing():
         warnings.simplefilter("ignore")
         with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
             pl.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("name, call", [
+    ("kernel", lambda: pl.kernel(lambda o: None, (), mesh=None)),
+    ("core_map", lambda: pl.core_map(None)(lambda: None)()),
+    ("semaphore_read", lambda: pl.semaphore_read(None)),
+    ("semaphore_signal", lambda: pl.semaphore_signal(None, device_id_type=pl.DeviceIdType.LOGICAL)),
+    ("semaphore_wait", lambda: pl.semaphore_wait(None)),
+    ("get_global", lambda: pl.get_global(pl.semaphore)),
+    ("delay", lambda: pl.delay(10)),
+    ("select_ref", lambda: pl.select_ref(0, jnp.ones(2), jnp.zeros(2))),
+])
+def test_device_only_names_say_why_they_cannot_run(name, call):
+    with pytest.raises(NotImplementedError, match=rf"pl\.{name} needs .*interpret mode"):
+        call()

@@ -1,6 +1,7 @@
 """Pallas's cost estimator, debug checks, run_state and deprecated names
 (jax.experimental.pallas: estimate_cost, debug_check, enable_debug_checks,
-enable_poison_buffers, run_state, dot, debug_checks_enabled).
+enable_poison_buffers, run_state, dot, debug_checks_enabled), and the values
+among its TPU/GPU-only names (DeviceIdType, semaphore, select_ref's check).
 
 `PRELUDE` runs first; each case is an expression whose record is `str()` of
 its value or the class and message of what it raised. Recorded by
@@ -109,6 +110,10 @@ CASES: dict[str, str] = {
     "dot_tf32_jaxpr": "jax.make_jaxpr(lambda x, y: quiet('dot')(x, y, allow_tf32=False))(a, b)",
     "dot_jaxpr": "jax.make_jaxpr(lambda x, y: quiet('dot')(x, y, trans_a=True))(a.T, b)",
     "dot_in_kernel": "in_kernel(dot_kernel(False, True, jnp.float32), sds((2, 4), jnp.float32), a, b.T)",
+    "device_id_type": "(list(pl.DeviceIdType), pl.DeviceIdType('logical'), pl.DeviceIdType.MESH.value)",
+    "semaphore_dtype_class": "(jax.dtypes.issubdtype(pl.semaphore, jax.dtypes.extended), pl.semaphore.__name__, "
+                             "[c.__name__ for c in pl.semaphore.__mro__[:3]])",
+    "select_ref_needs_two_refs": "pl.select_ref(0, jnp.ones(2))",
     "run_state_values": "pl.run_state(body)((jnp.ones(3), jnp.zeros(3)))",
     "run_state_jit": "jax.jit(pl.run_state(body))((jnp.ones(3), jnp.zeros(3)))",
     "run_state_uninitialised": "pl.run_state(fill)({'src': jnp.arange(3.), 'out': sds((3,), jnp.float32)})['out']",

@@ -17,6 +17,10 @@ from pyjax._src.pallas.primitives import (
 )
 from pyjax._src.pallas.cost_estimate import estimate_cost
 from pyjax._src.pallas.extras import debug_check, run_state
+from pyjax._src.pallas.device_only import (
+    DeviceIdType, core_map, delay, get_global, kernel, select_ref, semaphore, semaphore_read, semaphore_signal,
+    semaphore_wait,
+)
 from pyjax._src.ref_types import Slice, ds
 from pyjax._src.config import pallas_enable_debug_checks as enable_debug_checks
 from pyjax._src.config import pallas_poison_buffers as enable_poison_buffers
