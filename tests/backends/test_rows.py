@@ -77,6 +77,8 @@ def jax_rsqrt(x):
     (lambda s: pyjax.nn.log_softmax(s, axis=-1), (300, 257)),
     (lambda s: (jnp.max(s, axis=-1), jnp.sum(jnp.tanh(s) * 2.0, axis=-1)), (512, 200)),
     (lambda s: jnp.logaddexp(s, 0.5) - jnp.min(s, axis=-1, keepdims=True), (128, 1024)),
+    # no reduction, but seven passes (a max's derivative is such a run)
+    (lambda s: jnp.where(s > 0, s * 2.0, s / 3.0) + jnp.where(s == 0, 0.5, 1.0), (128, 512)),
 ])
 def test_row_wise_runs_go_live_bitwise(f, shape, monkeypatch):
     x = arr(*shape, scale=4.0)

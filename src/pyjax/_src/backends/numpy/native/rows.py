@@ -45,6 +45,7 @@ from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 MIN_ELEMENTS = 1 << 16
 MIN_ROW = 16
 _MIN_EQNS = 3
+_MIN_PASSES = 6  # (a run without a reduction)
 
 # The four kinds of value in a region over arrays of shape (*R, L), and the
 # shape each has for one row.
@@ -149,10 +150,7 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], impls: dict, 
         for v in eqn.outvars:
             defined[v] = out_kind
         stop += 1
-    # Outside a tiled block a run without a reduction is left to NumPy (its
-    # passes stay in the caches); a block's values are larger than they are.
-    if stop - start < _MIN_EQNS or not (in_block or any(e.primitive.name in _REDUCTIONS
-                                                        for e in jaxpr.eqns[start:stop])):
+    if stop - start < _MIN_EQNS or not (in_block or _worth_fusing(jaxpr.eqns[start:stop])):
         return None, stop
     eqns = jaxpr.eqns[start:stop]
     inputs = list(dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined))
@@ -168,6 +166,15 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], impls: dict, 
     if native is None:
         return None, stop
     return RowRegion(start, stop, region, rows, native), stop
+
+
+def _worth_fusing(eqns: list) -> bool:
+    # Outside a tiled block, a run with a reduction, or of many passes over
+    # its values (a max's derivative: compares, selects and a divide); a
+    # short run without one is left to NumPy, its passes staying in the
+    # caches. A tiled block's values are larger than the caches.
+    passes = sum(e.primitive.name not in _LAYOUT_PRIMITIVES for e in eqns)
+    return passes >= _MIN_PASSES or any(e.primitive.name in _REDUCTIONS for e in eqns)
 
 
 # The length of the chunks a 1-D run is cut into: a divisor of its size in
