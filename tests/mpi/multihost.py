@@ -39,6 +39,8 @@ except RuntimeError as e:
 else:
     raise AssertionError("fetching an array spanning processes should fail")
 
+assert repr(g) == "Array(shape=(8, 3), dtype=float32)"  # (as JAX prints an array spanning processes)
+
 # make_array_from_callback: called for this process's devices only
 seen = []
 c = jax.make_array_from_callback((8, 3), NamedSharding(mesh, P("d")), lambda idx: seen.append(idx) or full[idx])

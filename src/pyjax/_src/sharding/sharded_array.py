@@ -138,6 +138,13 @@ class ShardedArray(Array):
     def __reduce__(self):
         return _rebuild, (np.asarray(self._value), self.aval, self._sharding)
 
+    def __repr__(self) -> str:
+        if self._shards is not None and not self.is_fully_addressable and not self.is_fully_replicated:
+            # (another process holds part of the value: JAX prints the type only)
+            weak = ", weak_type=True" if self.aval.weak_type else ""
+            return f"Array(shape={self.aval.shape}, dtype={self.aval.dtype.name}{weak})"
+        return super().__repr__()
+
 
 def _first_local(shards):
     for b in shards:
