@@ -92,10 +92,19 @@ def spmd_cases():
     w = rng.standard_normal((6, 5)).astype(np.float32)
     x = rng.standard_normal((32, 6)).astype(np.float32)
     xs = jax.device_put(x, NamedSharding(mesh, P("d")))
+    auto = jax.make_mesh((DEVICES,), ("d",), axis_types=(AxisType.Auto,))
+    xa = jax.make_array_from_process_local_data(NamedSharding(auto, P("d")), _rows(x))
     return {
+        "jit_auto_global": lambda: jax.jit(lambda a: jnp.tanh(a @ w) * 2.0)(xa),
         "spmd_sum": lambda: jax.jit(lambda a: jnp.sum(a * 2.0, axis=0))(xs),
         "spmd_matmul": lambda: jax.jit(lambda a: jnp.tanh(a @ w))(xs),
     }
+
+
+def _rows(x):
+    # this process's rows of x (all of them with one process)
+    n = x.shape[0] // jax.process_count()
+    return x[jax.process_index() * n:(jax.process_index() + 1) * n]
 
 
 def main():

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pyjax._src import cache_miss, config, core, dispatch, dtypes, errors, monitoring, rules
+from pyjax._src.distributed import gather_value
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapeDtypeStruct, ShapedArray
@@ -669,8 +670,8 @@ def _to_numpy(x):
     t = type(x)
     if t in _PY_SCALARS:  # a weak Python scalar: a 0-d array of its canonical dtype
         return np.asarray(x, core.python_scalar_aval(t).dtype)
-    if isinstance(x, (Array, Token)):
-        return x._value
+    if isinstance(x, (Array, Token)):  # (an Array spanning processes: each process computes on the whole value)
+        return x._value if getattr(x, "is_fully_addressable", True) or x.is_fully_replicated else gather_value(x)
     if isinstance(x, core.Tracer):
         raise errors.escaped_tracer_error(x)
     return np.asarray(x, dtypes.canonicalize_dtype(core.concrete_aval(x).dtype))

@@ -17,19 +17,10 @@ from pyjax._src import distributed
 from pyjax._src.sharding import devices as devices_mod
 
 
-def _index_key(index: tuple) -> tuple:
-    return tuple((s.start, s.stop, s.step) if isinstance(s, slice) else s for s in index)
-
-
 def global_value(x: Any) -> np.ndarray:
     """The whole value of an Array whose shards several processes hold,
     assembled on every process from each process's shards."""
-    mine = {_index_key(s.index): (s.index, np.asarray(s.data)) for s in x.addressable_shards if s.replica_id == 0}
-    out = np.empty(x.shape, x.dtype)
-    for part in distributed.comm().allgather(mine):
-        for index, data in part.values():
-            out[index] = data
-    return out
+    return distributed.gather_value(x)
 
 
 def spans(x: Any) -> bool:
