@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from pyjax._src import dispatch
+from pyjax._src import dispatch, jit
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.interpreters import staging
@@ -195,6 +195,8 @@ def run_placed(primitive, args, params) -> Any:
     """`primitive(*args, **params)` run per device when a placed operand
     shares a mesh of several devices with the others; `NotImplemented`
     where the operation is computed on the assembled value instead."""
+    if jit.FLOAT_CHECKS[0] is not None:  # (jax_debug_nans/infs: the checking eval trace checks each result)
+        return NotImplemented
     mesh, auto = _mesh_of(args)
     if mesh is None:
         return NotImplemented
@@ -214,6 +216,8 @@ def run_placed(primitive, args, params) -> Any:
     if program is None:
         return NotImplemented
     outs = _run(program, [x for x in args if not _is_scalar(x)], mesh, auto)
+    if outs is NotImplemented:
+        return outs
     return outs if program.multiple else outs[0]
 
 
@@ -283,8 +287,6 @@ def run_jaxpr_placed(jaxpr, flat_args) -> Any:
     """A jitted program's eager call on arguments some of which are placed
     over a mesh of several devices, run per device (its outputs, a list);
     `NotImplemented` where it runs on the assembled values instead."""
-    from pyjax._src import jit
-
     if jit.FLOAT_CHECKS[0] is not None:  # (debug_nans/infs read every buffer of the program)
         return NotImplemented
     # The program's constants (a closed-over placed Array among them) are
@@ -340,12 +342,18 @@ def _inlined(jaxpr, consts, args, twin=None) -> list:
 
 
 def _run(program: _Program, arrays: list, mesh: Mesh, auto: bool) -> list:
+    from pyjax._src import spmd_jit
     from pyjax._src.shard_map import run_eagerly
 
     if auto:
         twin = _twin(mesh)
         arrays = [_on(twin, x) for x in arrays]
-    outs = run_eagerly(arrays, program.params)
+    try:
+        outs = run_eagerly(arrays, program.params)
+    except Exception:  # noqa: BLE001  (the assembled path runs it, raising what a bad call raises there)
+        if spmd_jit.STRICT[0]:
+            raise
+        return NotImplemented
     if program.placements is None:  # (the first run: each result's sharding and type)
         program.placements = [_placement(o, aval, mesh, auto) for o, aval in zip(outs, program.out_avals)]
     return [ShardedArray(o._shards, aval, sharding) for o, (aval, sharding) in zip(outs, program.placements)]
