@@ -28,6 +28,7 @@ from pyjax._src import dispatch, multihost_utils
 from pyjax._src import shard_map as shard_map_mod
 from pyjax._src.backends.numpy.impls import spmd_mpi
 from pyjax._src.backends.numpy.impls.spmd_control import RULES as _CONTROL
+from pyjax._src.backends.numpy.impls import spmd_runs
 from pyjax._src.backends.numpy.parallel import split
 from pyjax._src.backends.numpy.impls.standard import IMPLS as _IMPLS
 from pyjax._src.interpreters.batching import params_hold_collectives
@@ -246,7 +247,7 @@ def run_lockstep(jaxpr, mesh: Mesh, args: list[list], impls: dict) -> list[list]
     for v, c in zip(jaxpr.constvars, jaxpr.consts, strict=True):
         env[v] = [getattr(c, "_value", c)] * mesh.n
     env.update(zip(jaxpr.invars, args, strict=True))
-    for eqn in jaxpr.eqns:
+    for eqn in _one_by_one(jaxpr, mesh, env, impls):
         ins = [[_literal(v)] * mesh.n if type(v) is Literal else env[v] for v in eqn.invars]
         p = eqn.primitive
         if p is parallel.axis_index_p:
@@ -265,6 +266,25 @@ def run_lockstep(jaxpr, mesh: Mesh, args: list[list], impls: dict) -> list[list]
             _report(outs)
         env.update(zip(eqn.outvars, outs, strict=True))
     return [[_literal(v)] * mesh.n if type(v) is Literal else env[v] for v in jaxpr.outvars]
+
+
+def _one_by_one(jaxpr, mesh: Mesh, env: dict, impls: dict):
+    # The body's equations run_lockstep runs one at a time. A run of
+    # equations that exchange nothing is run here instead, as one compiled
+    # program per device (spmd_runs.py), unless buffers are being watched
+    # (the watchers see every equation's results).
+    for step in spmd_runs.plan(jaxpr, _exchanges_nothing):
+        if type(step) is not spmd_runs.Run:
+            yield step
+        elif _watchers or not spmd_runs.run(step, mesh.n, mesh.local, env, impls):
+            yield from step.eqns
+
+
+def _exchanges_nothing(eqn) -> bool:
+    # What run_lockstep hands to _per_device: no collective, no body holding one, no effect.
+    p = eqn.primitive
+    return not (eqn.effects or p is parallel.axis_index_p or p in COLLECTIVES or p is shard_map_mod.shard_map_p
+                or p is parallel_ragged.ragged_all_to_all_p or params_hold_collectives(eqn.params))
 
 
 def _literal(v: Literal):
@@ -444,6 +464,18 @@ def _outside_shard_map(name: str):
 
 
 shard_map_mod.register_runtime(run)
+
+
+def _compile_run(jaxpr):
+    # A run's per-device program, compiled as an eager op is (no rewrites
+    # across equations: the impls' results, bit for bit).
+    from pyjax._src.jit import compile_for_backend
+
+    compiled = compile_for_backend(jaxpr, fused=False)
+    return getattr(compiled, "fn", compiled)
+
+
+spmd_runs.COMPILE[0] = _compile_run
 IMPLS = {
     shard_map_mod.shard_map_p: _shard_map_impl,
     pvary_p: _outside_shard_map("pvary"),
