@@ -11,15 +11,21 @@ operands' own shards through shard_map's lockstep runtime. No global value
 is assembled (a primitive without a partition rule is gathered per device,
 as in sharded jit).
 
+A jitted call with a placed argument (jnp's jitted functions, a user's
+jit with Python scalars, any jit on an Auto mesh) comes here too, through
+sharding/placed_call.py: `run_jaxpr_placed` retypes the program on the
+arguments' placements (its calls inlined) and runs it the same way.
+
 On a mesh of Auto axes the operands are typed on its Explicit twin (the
 same devices, every axis Explicit), which is how pyjax models XLA's
-propagation for eager results already (sharded_array.relayout_auto); the
-result is placed on the Auto mesh with that spec, trailing `None`s dropped
-as XLA prints it. What cannot take this path (a mesh mixing Auto and
-Explicit axes, a single-device placement, memory kinds, operands on two
-meshes, a sharding rule that objects on the twin, a refusal of the
-partitioner) returns `NotImplemented`, and the eval trace computes on the
-assembled value as before.
+propagation for eager results already (sharded_array.relayout_auto); where
+the twin's rule objects, `_auto_choice` gives XLA's choice for contractions
+and elementwise operations. The result is placed on the Auto mesh with
+that spec, trailing `None`s dropped as XLA prints it. What cannot take this
+path (a mesh mixing Auto and Explicit axes, a single-device placement,
+memory kinds, operands on two meshes, a remaining objection, a refusal of
+the partitioner, jax_debug_nans/infs) returns `NotImplemented`, and the
+operation is computed on the assembled value as before. docs/spmd.md.
 """
 
 from __future__ import annotations
@@ -42,8 +48,8 @@ from pyjax._src.sharding.sharded_array import ShardedArray
 __all__ = ["run_jaxpr_placed", "run_placed"]
 
 _SCALARS = (bool, int, float, complex)  # (and NumPy scalars: constants of the equation)
-# (primitive, operand keys, params, mesh) -> _Program, or None where the
-# operation takes the assembled path.
+# ((primitive, params) or jaxpr, operand keys, mesh) -> _Program, or None
+# where the operation takes the assembled path.
 _PROGRAMS: dict = {}
 _MAX_PROGRAMS = 4096
 _TWINS: dict = {}  # an Auto mesh -> its Explicit twin (a concrete Mesh)
