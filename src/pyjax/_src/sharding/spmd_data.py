@@ -49,18 +49,34 @@ def device_buffers(flat: Sequence[Any], in_specs: Sequence[PartitionSpec], mesh)
     for x, spec in zip(flat, in_specs):
         own = _own_shards(x, spec, mesh)
         value = _whole(x, spec) if own is None else None  # (not laid out as in_specs says: sliced per device)
-        indices = NamedSharding(mesh, spec).devices_indices_map(np.shape(x) if own is not None else value.shape)
+        layout = _layout(mesh, spec, tuple(np.shape(x) if own is not None else value.shape))
         # Devices holding the same block (replicas) are handed one buffer:
         # the runtime then computes on a replicated value once.
         blocks: dict = {}
-        for k, d in enumerate(devices):
+        for k, (d, (index, key)) in enumerate(zip(devices, layout)):
             if out[k] is None:
                 continue
-            key = tuple((i.start, i.stop, i.step) if isinstance(i, slice) else i for i in indices[d])
             if key not in blocks:
-                blocks[key] = value[indices[d]] if own is None else own[d]
+                blocks[key] = value[index] if own is None else own[d]
             out[k].append(blocks[key])
     return out
+
+
+_LAYOUTS: dict = {}  # (mesh, spec, shape) -> per device: its block's index and that index as a key
+
+
+def _layout(mesh, spec: PartitionSpec, shape: tuple) -> list:
+    # (Computed once per layout: a training step hands the same ones every call.)
+    cache_key = (mesh, spec, shape)
+    found = _LAYOUTS.get(cache_key)
+    if found is None:
+        indices = NamedSharding(mesh, spec).devices_indices_map(shape)
+        found = [(indices[d], tuple((i.start, i.stop, i.step) if isinstance(i, slice) else i for i in indices[d]))
+                 for d in mesh.devices.flat]
+        if len(_LAYOUTS) >= 1024:
+            _LAYOUTS.clear()
+        _LAYOUTS[cache_key] = found
+    return found
 
 
 def whole_program_args(flat_args: Sequence[Any]) -> list | None:
@@ -106,9 +122,23 @@ def place_outputs(per_device: list[list], body_avals: Sequence[ShapedArray], out
     devices = list(mesh.devices.flat)
     outs = []
     for k, (aval, spec) in enumerate(zip(body_avals, out_specs)):
-        sharding = NamedSharding(mesh, spec)
+        sharding, placed = _placement(aval, spec, mesh)
         by_device = {d: np.asarray(per_device[i][k], aval.dtype) for i, d in enumerate(devices)
                      if per_device[i] is not None}
         shards = [by_device.get(d) for d in sharding._device_assignment]
-        outs.append(ShardedArray(shards, global_aval(aval, spec, mesh), sharding))
+        outs.append(ShardedArray(shards, placed, sharding))
     return outs
+
+
+_PLACEMENTS: dict = {}  # (body aval, spec, mesh) -> (the result's sharding, its global aval)
+
+
+def _placement(aval: ShapedArray, spec: PartitionSpec, mesh) -> tuple:
+    key = (aval, spec, mesh)
+    found = _PLACEMENTS.get(key)
+    if found is None:
+        found = (NamedSharding(mesh, spec), global_aval(aval, spec, mesh))
+        if len(_PLACEMENTS) >= 1024:
+            _PLACEMENTS.clear()
+        _PLACEMENTS[key] = found
+    return found
