@@ -74,6 +74,9 @@ back = mhu.global_array_to_host_local_array(glob, grid, P("d"))
 assert back.shape == mine.shape and back.is_fully_addressable
 np.testing.assert_array_equal(np.asarray(back), mine)
 
+assert back.sharding.mesh == grid.local_mesh and grid.local_mesh.devices.size == 8 // n
+assert list(grid.local_mesh.devices.flat) == jax.local_devices()
+
 # a replicated result is readable everywhere
 rep = jax.device_put(full, NamedSharding(mesh, P()))
 np.testing.assert_array_equal(np.asarray(rep), full)

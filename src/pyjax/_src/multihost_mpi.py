@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from pyjax._src import distributed
-from pyjax._src.sharding import devices as devices_mod
 
 
 def global_value(x: Any) -> np.ndarray:
@@ -64,21 +63,6 @@ def assert_equal(leaves: list, fail_message: str) -> None:
             raise AssertionError(f"{fail_message} Expected: {every[0]}; got: {theirs} on process {p}")
 
 
-def local_mesh(global_mesh: Any) -> Any:
-    """The part of `global_mesh` made of this process's devices (a block of
-    its grid), with the same axis names."""
-    from pyjax._src.sharding.mesh import Mesh
-
-    me = devices_mod.process_index()
-    grid = global_mesh.devices
-    mask = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(grid)
-    ranges = [np.flatnonzero(mask.any(axis=tuple(j for j in range(grid.ndim) if j != k))) for k in range(grid.ndim)]
-    block = grid[np.ix_(*ranges)]
-    if block.size != mask.sum():
-        raise ValueError(f"this process's devices do not form a block of the mesh {global_mesh}")
-    return Mesh(block, global_mesh.axis_names, axis_types=global_mesh.axis_types)
-
-
 def to_global(arr: Any, global_mesh: Any, pspec: Any) -> Any:
     """This process's part `arr` as its shards of a global Array over `global_mesh`."""
     from pyjax._src.sharding.named import NamedSharding
@@ -92,7 +76,7 @@ def to_local(arr: Any, global_mesh: Any, pspec: Any) -> Any:
     from pyjax._src.lax.identity import device_put
     from pyjax._src.sharding.named import NamedSharding
 
-    mesh = local_mesh(global_mesh)
+    mesh = global_mesh.local_mesh
     shards = arr.addressable_shards
     lows = [min(s.index[k].indices(n)[0] for s in shards) for k, n in enumerate(arr.shape)]
     highs = [max(s.index[k].indices(n)[1] for s in shards) for k, n in enumerate(arr.shape)]

@@ -235,7 +235,19 @@ class Mesh(_MeshBase):
 
     @property
     def local_mesh(self) -> Mesh:
-        return self
+        """The part of the mesh made of this process's devices (a block of
+        its grid), with the same axis names: the mesh itself with one process."""
+        if devices_mod.process_count() == 1:
+            return self
+        me = devices_mod.process_index()
+        grid = self.devices
+        mask = np.vectorize(lambda d: d.process_index == me, otypes=[bool])(grid)
+        ranges = [np.flatnonzero(mask.any(axis=tuple(j for j in range(grid.ndim) if j != k)))
+                  for k in range(grid.ndim)]
+        block = grid[np.ix_(*ranges)]
+        if block.size != mask.sum():
+            raise ValueError(f"this process's devices do not form a block of the mesh {self}")
+        return Mesh(block, self.axis_names, axis_types=self.axis_types)
 
     @property
     def is_scalar(self) -> bool:
