@@ -154,10 +154,17 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
             raise NotImplementedError("serialization of host_callbacks is not yet implemented")
         in_avals = tuple(jaxpr.in_avals)
         scope = _scope_of(in_avals)
-        return Exported(fun_name=traced.fun_name, in_tree=traced.in_tree, in_avals=in_avals,
-                        out_tree=traced.out_tree, out_avals=tuple(jaxpr.out_avals), jaxpr=jaxpr,
-                        platforms=plats, disabled_safety_checks=tuple(disabled_checks),
-                        constraints=scope.constraints_str if scope is not None else ())
+        kept = tuple(range(len(in_avals)))
+        if scope is None:  # (the module takes the used arguments only; all of them under shape polymorphism)
+            from pyjax._src.interpreters.dce import dce_jaxpr
+
+            kept = tuple(i for i, u in enumerate(dce_jaxpr(jaxpr, prune_invars=True)[1]) if u)
+        exported = Exported(fun_name=traced.fun_name, in_tree=traced.in_tree, in_avals=in_avals,
+                            out_tree=traced.out_tree, out_avals=tuple(jaxpr.out_avals), jaxpr=jaxpr,
+                            platforms=plats, disabled_safety_checks=tuple(disabled_checks),
+                            constraints=scope.constraints_str if scope is not None else ())
+        exported.module_kept_var_idx = kept
+        return exported
 
     return do_export
 

@@ -218,6 +218,12 @@ class _Writer:
         if cls is not None and dataclasses.is_dataclass(x):
             return {"dc": cls, "f": {f.name: self.value(getattr(x, f.name), where)
                                      for f in dataclasses.fields(x) if f.init}}
+        if t.__name__ == "PyTreeDef":  # (scan's flat trees hold treedefs)
+            from pyjax._src.tree_util import tree_unflatten
+
+            return {"treedef": _enc_tree(tree_unflatten(x, [_Leaf()] * x.num_leaves))}
+        if cls is not None and _slots(t):  # a plain pyjax value class (scan's FlatTrees): its slots
+            return {"slots": cls, "f": {name: self.value(getattr(x, name), where) for name in _slots(t)}}
         raise ValueError(f"Cannot serialize {where}: {x!r} (of type {t.__qualname__}); pyjax serializes "
                          "data, never code")
 
@@ -316,10 +322,23 @@ def _resolve_class(path: str, kind: str) -> type:
     ok = {"enum": lambda c: isinstance(c, type) and issubclass(c, enum.Enum),
           "nt": lambda c: isinstance(c, type) and issubclass(c, tuple) and hasattr(c, "_fields"),
           "ts": lambda c: isinstance(c, type) and issubclass(c, tuple),
-          "dc": lambda c: isinstance(c, type) and dataclasses.is_dataclass(c)}[kind]
+          "dc": lambda c: isinstance(c, type) and dataclasses.is_dataclass(c),
+          "slots": lambda c: isinstance(c, type) and bool(_slots(c)) and not issubclass(c, tuple)}[kind]
     if not ok(obj):
         raise SerializationError(f"Refusing to load {path!r}: not a pyjax {kind}")
     return obj
+
+
+def _slots(cls: type) -> tuple:
+    """The names in the `__slots__` of `cls` and its bases (a class that
+    holds nothing else: no `__dict__`)."""
+    if "__dict__" in dir(cls) or not isinstance(cls, type):
+        return ()
+    names: list = []
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        names.extend([slots] if isinstance(slots, str) else slots)
+    return tuple(names)
 
 
 def _dec_array(doc) -> np.ndarray:
@@ -410,6 +429,18 @@ class _Reader:
             return _resolve_class(body, "ts")(self.value(rest[0][1]))
         if tag == "dc":
             return _resolve_class(body, "dc")(**{k: self.value(v) for k, v in rest[0][1].items()})
+        if tag == "treedef":
+            from pyjax._src.tree_util import tree_flatten
+
+            return tree_flatten(_dec_tree(body))[1]
+        if tag == "slots":
+            cls = _resolve_class(body, "slots")
+            obj = cls.__new__(cls)
+            for name, v in rest[0][1].items():
+                if name not in _slots(cls):
+                    raise SerializationError(f"{body} has no slot {name!r}")
+                object.__setattr__(obj, name, self.value(v))
+            return obj
         raise SerializationError(f"Unknown tag {tag!r} in the serialized jaxpr")
 
 

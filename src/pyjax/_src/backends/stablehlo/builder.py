@@ -204,6 +204,8 @@ class Builder:
 
     def slice(self, x: Value, start: Sequence[int], limit: Sequence[int], strides: Sequence[int] | None = None) -> Value:
         strides = list(strides) if strides is not None else [1] * len(start)
+        if _symbolic(list(start) + list(limit)):
+            return _dynamic().real_dynamic_slice(self, x, start, limit, strides)
         parts = [f"{s}:{l}" if st == 1 else f"{s}:{l}:{st}" for s, l, st in zip(start, limit, strides)]
         shape = [max(0, -(-(l - s) // st)) for s, l, st in zip(start, limit, strides)]
         return self.emit1("stablehlo.slice", [x], [TensorType(shape, x.dtype)], _print_slice,

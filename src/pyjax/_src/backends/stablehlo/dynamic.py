@@ -235,3 +235,13 @@ def dynamic_iota(b, shape, dtype, dim: int) -> Value:
         return f"stablehlo.dynamic_iota {p.v(op.operands[0])}, dim = {dim} : {_types_sig(op.operands, op.results)}"
 
     return b.emit1("stablehlo.dynamic_iota", [target], [TensorType(shape, dtype)], printer)
+
+
+def real_dynamic_slice(b, x: Value, start, limit, strides) -> Value:
+    """A slice whose bounds are symbolic: the bounds as shape tensors (JAX's `real_dynamic_slice`)."""
+    from pyjax._src import shape_poly
+    from pyjax._src.backends.stablehlo.builder import print_functional
+
+    shape = [shape_poly.dim_max(0, (l - s + st - 1) // st) for s, l, st in zip(start, limit, strides)]
+    operands = [x, shape_tensor(b, start), shape_tensor(b, limit), shape_tensor(b, strides)]
+    return b.emit1("stablehlo.real_dynamic_slice", operands, [TensorType(shape, x.dtype)], print_functional)

@@ -35,10 +35,13 @@ def wire_export() -> None:
 def lower_exported(exp) -> str:
     """The module text of the `Exported` `exp`."""
     from pyjax._src.backends.stablehlo import _sanitize, install, lower_entry
+    from pyjax._src.interpreters.dce import dce_jaxpr
 
     install()
-    jaxpr = exp._jaxpr
     names = sorted({v for a in exp.in_avals for d in a.shape if hasattr(d, "get_vars") for v in d.get_vars()})
+    # Dead equations go, as jit's lowering removes them; unused arguments too
+    # (`module_kept_var_idx`), except under shape polymorphism, where JAX keeps them all.
+    jaxpr, _ = dce_jaxpr(exp._jaxpr, prune_invars=not names, prune_bodies=True)
     module = Module(_sanitize(f"jit({exp.fun_name})"))
     mod = ModuleContext(module)
     in_types = [aval_type(a) for a in jaxpr.in_avals]
@@ -55,8 +58,9 @@ def lower_exported(exp) -> str:
             lower_entry(mod, wrapped, jaxpr, exp.out_tree, donated, n_dim_args=len(names))
         _lower_main(exp, mod, main, wrapped, names, dtype)
     for func in module.funcs:
+        _remove_dead_ops(func.body)
         _hoist_constants(func.body)
-        _drop_default_precision(func.body)
+        _round_trip_ops(func.body)
     poly = "true" if names else "false"
     module.attributes = f"jax.uses_shape_polymorphism = {poly}, " + module.attributes
     return str(module)
@@ -222,22 +226,66 @@ def _print_assertion(op, p, indent, in_func):
 # -- the marks of the portable-artifact round trip ------------------------------------------------------------
 
 
+_KEPT = frozenset({"func.call", "func.return", "stablehlo.custom_call", "stablehlo.return"})
+
+
+def _remove_dead_ops(block) -> None:
+    """Operations whose results nothing uses go, as the round trip's rewriter
+    erases them (not calls, custom calls, or ops with regions)."""
+    while True:
+        used: set = set()
+
+        def mark(b):
+            for op in b.ops:
+                used.update(id(v) for v in op.operands)
+                for region in op.regions:
+                    mark(region)
+
+        mark(block)
+        removed = False
+
+        def sweep(b):
+            nonlocal removed
+            kept = []
+            for op in b.ops:
+                if (op.results and op.name not in _KEPT and not op.regions
+                        and not any(id(r) in used for r in op.results)):
+                    removed = True
+                    continue
+                kept.append(op)
+                for region in op.regions:
+                    sweep(region)
+            b.ops = kept
+
+        sweep(block)
+        if not removed:
+            return
+
+
 def _hoist_constants(block) -> None:
-    """Constants deduplicated and moved to the top of `block`, the one
+    """Every constant of a function (its nested regions' too: they are not
+    isolated from it) deduplicated and moved to the top of its body, the one
     first met last (as MLIR's folder inserts each at the block's start)."""
     first: dict = {}
     replace: dict = {}
-    rest = []
-    for op in block.ops:
-        if op.name == "stablehlo.constant":
-            key = (op.attrs["value"], str(op.results[0].type))
-            if key in first:
-                replace[id(op.results[0])] = first[key].results[0]
+
+    def collect(b):
+        kept = []
+        for op in b.ops:
+            if op.name == "stablehlo.constant":
+                key = (op.attrs["value"], str(op.results[0].type))
+                if key in first:
+                    replace[id(op.results[0])] = first[key].results[0]
+                else:
+                    first[key] = op
                 continue
-            first[key] = op
-        else:
-            rest.append(op)
-    block.ops = list(reversed(list(first.values()))) + rest
+            kept.append(op)
+            for region in op.regions:
+                collect(region)
+        b.ops = kept
+
+    collect(block)
+    block.ops = list(reversed(list(first.values()))) + block.ops
     if replace:
         _replace_uses(block, replace)
 
@@ -249,9 +297,14 @@ def _replace_uses(block, replace: dict) -> None:
             _replace_uses(region, replace)
 
 
-def _drop_default_precision(block) -> None:
+def _round_trip_ops(block) -> None:
+    # dot_general's all-default precision is dropped; chlo.square becomes a multiply.
+    from pyjax._src.backends.stablehlo.builder import print_same_type
+
     for op in block.ops:
         if op.name == "stablehlo.dot_general" and "text" in op.attrs:
             op.attrs["text"] = op.attrs["text"].replace(", precision = [DEFAULT, DEFAULT]", "")
+        elif op.name == "chlo.square":
+            op.name, op.operands, op.printer = "stablehlo.multiply", op.operands * 2, print_same_type
         for region in op.regions:
-            _drop_default_precision(region)
+            _round_trip_ops(region)

@@ -204,6 +204,40 @@ def lower_to_func(mod: ModuleContext, jaxpr: Jaxpr, name: str) -> str:
     return func.name
 
 
+def dim_operands(mod: ModuleContext) -> list[Value]:
+    """What a call passes first in a shape-polymorphic module: the dimension
+    variables in scope (none in export's @main computation)."""
+    from pyjax._src.backends.stablehlo import dynamic
+
+    env = dynamic.current()
+    return [env.values[n] for n in env.names] if env is not None and not mod.global_constant_args else []
+
+
+def private_func(mod: ModuleContext, name: str, arg_types: Sequence, emit: Callable, dim_attrs: bool = True) -> str:
+    """A private function of `arg_types` whose body `emit(builder, args)`
+    returns its results; in a polymorphic module it takes the dimension
+    variables first (as every function of JAX's there does; a primitive's
+    cached lowering, `dim_attrs=False`, without their `jax.global_constant`
+    marks, as JAX's). Returns its symbol."""
+    from pyjax._src.backends.stablehlo import dynamic
+
+    env = dynamic.current() if not mod.global_constant_args else None
+    dims = [TensorType((), env.dtype)] * len(env.names) if env is not None else []
+    func = mod.module.add_func(name, dims + list(arg_types))
+    inner = None
+    if env is not None:
+        if dim_attrs:
+            func.arg_attrs[:len(dims)] = [f'jax.global_constant = "{n}"' for n in env.names]
+        inner = dynamic.DimEnv(env.names, func.args[:len(dims)], env.dtype, env.mod)
+    b = Builder(func.body)
+    with dynamic.dim_env(inner if env is not None else dynamic.current()):
+        outs = emit(b, func.args[len(dims):])
+    func.result_types = [o.type for o in outs]
+    func.result_attrs = [None] * len(outs)
+    b.ret(outs)
+    return func.name
+
+
 def call_jaxpr(ctx: RuleContext, jaxpr: Jaxpr, name: str, args: Sequence[Value]) -> list[Value]:
     """A call of `jaxpr` lowered as the private function `name` (the
     dimension variables in scope passed first, then the tokens of its
@@ -211,8 +245,7 @@ def call_jaxpr(ctx: RuleContext, jaxpr: Jaxpr, name: str, args: Sequence[Value])
     from pyjax._src.backends.stablehlo import dynamic
 
     symbol = lower_to_func(ctx.mod, jaxpr, name)
-    env = dynamic.current()
-    dims = [env.values[n] for n in env.names] if env is not None and not ctx.mod.global_constant_args else []
+    dims = dim_operands(ctx.mod)
     effects = ordered_effects(jaxpr.effects)
     tokens = [token_for(ctx, e) for e in effects]
     outs = ctx.b.call(symbol, [*dims, *tokens, *args], [TOKEN] * len(effects) + [aval_type(a) for a in jaxpr.out_avals])

@@ -138,18 +138,15 @@ def _update_helper(ctx, b, acc, upd, i):
 
 
 def _call_helper(ctx, b, name, key, args, out_types, body):
+    from pyjax._src.backends.stablehlo.lowering import dim_operands, private_func
+
     cache = ctx.mod.func_cache
     full_key = ("helper", name, key)
     symbol = cache.get(full_key)
     if symbol is None:
-        func = ctx.mod.module.add_func(name, [a.type for a in args])
-        cache[full_key] = symbol = func.name
-        fb = Builder(func.body)
-        outs = body(ctx.with_builder(fb), func.args)
-        func.result_types = [o.type for o in outs]
-        func.result_attrs = [None] * len(outs)
-        fb.ret(outs)
-    return b.call(symbol, args, out_types)[0]
+        symbol = cache[full_key] = private_func(ctx.mod, name, [a.type for a in args],
+                                                lambda fb, fargs: body(ctx.with_builder(fb), fargs))
+    return b.call(symbol, dim_operands(ctx.mod) + list(args), out_types)[0]
 
 
 def _static_index(b, x, k):
@@ -177,7 +174,7 @@ def _concat0(b, values):
 
 
 def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
-    from pyjax._src.backends.stablehlo.lowering import LoweringError, lower_to_func
+    from pyjax._src.backends.stablehlo.lowering import LoweringError, dim_operands, lower_to_func
 
     if ordered_effects(jaxpr.effects):
         raise LoweringError(f"pyjax does not lower the ordered effect {ordered_effects(jaxpr.effects)[0]} of primitive "
@@ -187,7 +184,7 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
     n_carry = len(carry)
     y_avals = [v.aval for v in jaxpr.outvars[n_carry:]]
     def call_body(bb, operands):  # (the body's function is made at its first call, as JAX traces it there)
-        return bb.call(lower_to_func(ctx.mod, jaxpr, "closed_call"), operands, body_types)
+        return bb.call(lower_to_func(ctx.mod, jaxpr, "closed_call"), dim_operands(ctx.mod) + list(operands), body_types)
 
     body_types = [aval_type(v.aval) for v in jaxpr.outvars]
     b = ctx.b
@@ -238,8 +235,15 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
         i0 = b.constant(np.zeros((), np.int32))
         n_body = len(xss) + len(consts)
 
+        def trips_value(bb):  # (a symbolic length: its value, from the module's dimension arguments)
+            if hasattr(trips, "get_vars"):
+                from pyjax._src.backends.stablehlo import dynamic
+
+                return dynamic.dim_value(bb, trips, np.int32)
+            return bb.constant(np.array(trips, np.int32))
+
         def cond_fn(cb, vals):
-            return cb.compare("LT", vals[n_body], cb.constant(np.array(trips, np.int32)))
+            return cb.compare("LT", vals[n_body], trips_value(cb))
 
         def body_fn(bb, vals):
             nonlocal consts_in
@@ -248,7 +252,7 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
             loop_yss = list(vals[n_body + 1 + n_carry:])
             i = i_
             if reverse:
-                t = bb.elementwise("stablehlo.subtract", [bb.constant(np.array(trips, np.int32)), i_])
+                t = bb.elementwise("stablehlo.subtract", [trips_value(bb), i_])
                 i = bb.elementwise("stablehlo.subtract", [t, bb.constant(np.array(1, np.int32))])
             x = [_index_helper(ctx, bb, blk, i) for blk in loop_xss]
             saved, consts_in = consts_in, loop_consts

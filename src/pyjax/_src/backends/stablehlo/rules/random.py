@@ -57,21 +57,22 @@ _U32 = np.uint32
 
 def _private(ctx, name, args, body):
     """A private function `name` made once per operand types, then called."""
-    from pyjax._src.backends.stablehlo.builder import Builder
+    from pyjax._src.backends.stablehlo.lowering import dim_operands, private_func
 
     key = ("threefry", name, tuple(a.type for a in args))
     cache = ctx.mod.func_cache
     hit = cache.get(key)
     if hit is None:
-        func = ctx.mod.module.add_func(name, [a.type for a in args])
-        cache[key] = func.name
-        fb = Builder(func.body)
-        outs = body(ctx.with_builder(fb), func.args)
-        func.result_types = [o.type for o in outs]
-        func.result_attrs = [None] * len(outs)
-        fb.ret(outs)
-        cache[key] = hit = (func.name, [o.type for o in outs])
-    return ctx.b.call(hit[0], args, hit[1])
+        types: list = []
+
+        def emit(fb, fargs):
+            outs = body(ctx.with_builder(fb), fargs)
+            types.extend(o.type for o in outs)
+            return outs
+
+        symbol = private_func(ctx.mod, name, [a.type for a in args], emit)
+        cache[key] = hit = (symbol, types)
+    return ctx.b.call(hit[0], dim_operands(ctx.mod) + list(args), hit[1])
 
 
 def _rounds_body(c, args):

@@ -107,20 +107,15 @@ def cached_private(ctx, name: str, key, args, body) -> list:
     """JAX lowers some primitives as a cached private function named for
     the primitive (`@argmax`, `@cumsum`): the function is emitted once per
     module and operand types, and called."""
+    from pyjax._src.backends.stablehlo.lowering import dim_operands, private_func
+
     cache = ctx.mod.func_cache
     full_key = ("private", name, key)
     hit = cache.get(full_key)
-    out_types = ctx.out_types
     if hit is None:
-        func = ctx.mod.module.add_func(name, [a.type for a in args])
-        cache[full_key] = func.name
-        fb = Builder(func.body)
-        outs = body(ctx.with_builder(fb), func.args)
-        func.result_types = [o.type for o in outs]
-        func.result_attrs = [None] * len(outs)
-        fb.ret(outs)
-        hit = func.name
-    return ctx.b.call(hit, args, out_types)
+        hit = cache[full_key] = private_func(ctx.mod, name, [a.type for a in args],
+                                             lambda fb, fargs: body(ctx.with_builder(fb), fargs), dim_attrs=False)
+    return ctx.b.call(hit, dim_operands(ctx.mod) + list(args), ctx.out_types)
 
 
 def reduce_window(b: Builder, x, init, op_name: str, window, strides, padding, base_dilation=None,
