@@ -306,3 +306,22 @@ def test_grads_through_residuals_equal_numpy(shape):
     np.testing.assert_allclose(np.asarray(gq), -np.sin(b) * sum(np.sin(r) for r in rows), rtol=1e-4, atol=1e-4)
     un = jax.shard_map(lambda p: jnp.exp(p), mesh=mesh, in_specs=P("x"), out_specs=P("x"), check_vma=False)
     np.testing.assert_allclose(np.asarray(jax.grad(lambda p: un(p).sum())(a)), np.exp(a), rtol=1e-5)
+
+
+@pytest.mark.parametrize("shape", MESHES)
+def test_grads_of_checkpointed_shard_maps_equal_numpy(shape):
+    # Under jax.checkpoint a shard_map splits by the policy (its known part
+    # computed outside the remat, the rest recomputed in the backward pass).
+    mesh = _auto(shape)
+    a = _data()
+    f = jax.shard_map(jnp.sin, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    g = jax.grad(lambda p: jax.checkpoint(lambda b: f(f(b)))(p).sum())(a)
+    np.testing.assert_allclose(np.asarray(g), np.cos(np.sin(a)) * np.cos(a), rtol=1e-5, atol=1e-6)
+    jaxpr = jax.make_jaxpr(jax.grad(lambda p: jax.checkpoint(lambda b: f(f(b)))(p).sum()))(a)
+    assert [e.primitive.name for e in jaxpr.eqns[:2]] == ["shard_map", "shard_map"]  # the primal, outside
+    mm = jax.shard_map(lambda p: jnp.sin(p) @ jnp.cos(p).T, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    saving = jax.checkpoint(lambda b: mm(b).sum(), policy=jax.checkpoint_policies.dots_with_no_batch_dims_saveable)
+    g = jax.grad(saving)(a)
+    rows = np.split(a, shape[0], axis=0)
+    want = np.concatenate([np.cos(r) * np.cos(r).sum(0) - np.sin(r) * np.sin(r).sum(0) for r in rows])
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-4, atol=1e-4)

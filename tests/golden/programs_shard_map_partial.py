@@ -298,3 +298,11 @@ result = jax.grad(lambda a: f(a, np.stack([x + 1, x * 2, x - 1])).sum())(x * 4)
 program("partial_psum_over_unbound_axis", "error", """
 smap(lambda v: lax.psum(v, 'y'))(put(A, 'x', 'y'))
 """)
+grad_program("residuals_remat_outside", "jaxpr", """
+f = sm(jnp.sin, P('x'), P('x'))
+result = jax.make_jaxpr(jax.grad(lambda a: jax.checkpoint(lambda b: f(f(b)))(a).sum()))(x)
+""")
+grad_program("residuals_remat_outside_value", "value", """
+f = sm(jnp.sin, P('x'), P('x'))
+result = jax.grad(lambda a: jax.checkpoint(lambda b: f(f(b)))(a).sum())(x)
+""")

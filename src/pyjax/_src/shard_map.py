@@ -532,6 +532,7 @@ shard_map_p.body_context = lambda params: body_context(params["mesh"], params["n
                                                        params["check_vma"])
 from pyjax._src import shard_map_ad  # noqa: E402,F401  (its autodiff rules)
 from pyjax._src import shard_map_partial  # noqa: E402  (partial-manual bodies; partition rules)
+from pyjax._src import shard_map_remat  # noqa: E402,F401  (its rule under a remat policy)
 from pyjax._src import spmd_jit  # noqa: E402,F401  (sharded jit runs per device through shard_map)
 
 

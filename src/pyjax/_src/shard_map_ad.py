@@ -17,7 +17,7 @@ from pyjax._src import core
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.interpreters.batching import batch_jaxpr_axes, not_mapped
 from pyjax._src.interpreters.jvp import jvp_jaxpr
-from pyjax._src.interpreters.partial_eval import PartialEvalTrace, linearize_flat, partial_eval_jaxpr
+from pyjax._src.interpreters.partial_eval import PartialEvalTrace, linearize_flat, linearizing, partial_eval_jaxpr
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Var, eval_jaxpr
@@ -136,8 +136,12 @@ def _unmentioned(spec: PartitionSpec, params) -> tuple:
 
 
 def _partial_eval(trace, args, params):
-    """Splits a shard_map into a known one, computing the residuals (first)
-    and the known outputs, and an unknown one taking the residuals first."""
+    """Splits a shard_map into a known one, computing the residuals and the
+    known outputs, and an unknown one taking the residuals first. Under
+    linearize (a jit being linearized) the residuals come first, as JAX's
+    direct linearization returns them; otherwise (remat's recomputation)
+    the known outputs do, as JAX's standalone split."""
+    res_first = linearizing()
     unknowns = [trace.is_unknown(x) for x in args]
     with _context(params):
         known, unknown, out_unknowns, sources = partial_eval_jaxpr(params["jaxpr"], unknowns)
@@ -150,16 +154,20 @@ def _partial_eval(trace, args, params):
         res_avals = [known.out_avals[n_known + k] for k in kept]
         position = {k: j for j, k in enumerate(kept)}
         sources = [("out", position[i]) if kind == "out" else (kind, i) for kind, i in sources]
-        known = _known_body(known, n_known, kept)
+        known = _known_body(known, n_known, kept, res_first)
         unknown = _with_residuals_squeezed(unknown, len(sources), sources)
     known_args = [x for x, u in zip(args, unknowns) if not u]
     known_in_specs = tuple(s for s, u in zip(params["in_specs"], unknowns) if not u)
     out_specs_known = tuple(s for s, u in zip(params["out_specs"], out_unknowns) if not u)
     res_specs_out = tuple(_residual_spec(a, params) for a in res_avals)
     with core.set_current_trace(trace.parent):
-        known_outs = shard_map_p.bind(*known_args, **dict(params, jaxpr=known, in_specs=known_in_specs,
-                                                          out_specs=res_specs_out + out_specs_known))
-    computed, known_outs = known_outs[:len(res_avals)], known_outs[len(res_avals):]
+        known_outs = shard_map_p.bind(*known_args, **dict(
+            params, jaxpr=known, in_specs=known_in_specs,
+            out_specs=res_specs_out + out_specs_known if res_first else out_specs_known + res_specs_out))
+    if res_first:
+        computed, known_outs = known_outs[:len(res_avals)], known_outs[len(res_avals):]
+    else:
+        known_outs, computed = known_outs[:n_known], known_outs[n_known:]
     pick = {"in": (known_args, known_in_specs), "out": (computed, res_specs_out), "known": (known_outs, out_specs_known)}
     residuals = [pick[kind][0][i] for kind, i in sources]
     res_specs = tuple(pick[kind][1][i] for kind, i in sources)
@@ -180,13 +188,14 @@ def _forwarded(known, n_known: int, k: int):
     return next((j for j in range(n_known) if known.outvars[j] is v), None)
 
 
-def _known_body(known, n_known: int, kept: list):
-    # The known body returning its kept residuals first (a scalar one given a
-    # leading axis of 1, to be joined over the devices), then its outputs.
+def _known_body(known, n_known: int, kept: list, res_first: bool):
+    # The known body returning its kept residuals (a scalar one given a
+    # leading axis of 1, to be joined over the devices) and its outputs.
     def body(*xs):
         outs = eval_jaxpr(known, known.consts, *xs)
         res = [outs[n_known + k] for k in kept]
-        return [shapes.expand_dims(r, (0,)) if not core.get_aval(r).shape else r for r in res] + outs[:n_known]
+        res = [shapes.expand_dims(r, (0,)) if not core.get_aval(r).shape else r for r in res]
+        return res + outs[:n_known] if res_first else outs[:n_known] + res
 
     return trace_to_jaxpr(body, known.in_avals, known.debug_info)[0]
 

@@ -16,6 +16,8 @@ into a VJP.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from typing import Callable, Sequence
 
 from pyjax._src import core
@@ -25,6 +27,27 @@ from pyjax._src.interpreters.dce import dce_jaxpr
 from pyjax._src.interpreters.jvp import JVPTrace, JVPTracer, jvp_jaxpr
 from pyjax._src.interpreters.staging import DynamicJaxprTrace, DynamicJaxprTracer, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
+
+
+# Whether the partial evaluation running is linearize's (JAX's direct
+# linearization: a call splits with its residuals first) rather than a
+# standalone split (remat's recomputation: known outputs first).
+_linearizing: contextvars.ContextVar = contextvars.ContextVar("pyjax_linearizing", default=False)
+
+
+def linearizing() -> bool:
+    """Whether partial evaluation is running for linearize."""
+    return _linearizing.get()
+
+
+@contextlib.contextmanager
+def set_linearizing(value: bool):
+    """Within the block, `linearizing()` is `value`."""
+    token = _linearizing.set(value)
+    try:
+        yield
+    finally:
+        _linearizing.reset(token)
 
 
 class PartialEvalTrace(DynamicJaxprTrace):
@@ -86,7 +109,7 @@ def linearize_flat(fun: Callable, primals: Sequence, aux_store: list | None = No
     jvp_trace = JVPTrace(pe_trace)
     try:
         ins = [JVPTracer(jvp_trace, p, t) for p, t in zip(primals, tangent_ins, strict=True)]
-        with core.set_current_trace(jvp_trace):
+        with core.set_current_trace(jvp_trace), set_linearizing(True):
             outs = fun(*ins)
         pairs = [jvp_trace.to_primal_tangent(o) for o in outs]
         primal_outs = [p for p, _ in pairs]
@@ -430,5 +453,6 @@ def _call_params(eqn: JaxprEqn, body: Jaxpr, kept_mask: list) -> dict:
     return params
 
 
-__all__ = ["PartialEvalTrace", "call_partial_eval_custom_rule", "linearize_flat", "linearize_jaxpr", "partial_eval_jaxpr",
+__all__ = ["PartialEvalTrace", "call_partial_eval_custom_rule", "linearize_flat", "linearize_jaxpr", "linearizing",
+           "partial_eval_jaxpr", "set_linearizing",
            "partial_eval_jaxpr_custom", "partial_eval_jaxpr_nounits"]

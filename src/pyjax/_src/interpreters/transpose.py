@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from pyjax._src.ad_util import Zero, add_tangents, instantiate
 from pyjax._src.avals import ShapedArray
-from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
+from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr, set_linearizing
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal, eval_jaxpr
 
@@ -118,7 +118,8 @@ def transpose_jaxpr(jaxpr: Jaxpr, linear_avals: Sequence[ShapedArray | None], re
         residuals, ct_it = res_and_cts[:num_res], iter(res_and_cts[num_res:])
         full_cts = [next(ct_it) if nz else Zero(a) for a, nz in zip(jaxpr.out_avals, ct_nonzero, strict=True)]
         if recompute:
-            known, lin_jaxpr, out_unknowns, sources = partial_eval_jaxpr(jaxpr, linear)
+            with set_linearizing(False):  # (a standalone split, as JAX's remat transpose makes)
+                known, lin_jaxpr, out_unknowns, sources = partial_eval_jaxpr(jaxpr, linear)
             known_outs = evaluate(known, known.consts, *residuals)
             computed = known_outs[len(out_unknowns) - sum(out_unknowns):]
             lin_res = [residuals[i] if kind == "in" else computed[i] for kind, i in sources]
