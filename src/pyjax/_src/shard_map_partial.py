@@ -49,10 +49,30 @@ def run_partial(flat: Sequence[Any], params: dict, run_eagerly) -> list:
     over the remaining Explicit axes into one shard_map over the whole mesh
     (`run_eagerly` then runs that one on the arguments' shards). None where
     the partitioner refuses the body (an effect, say)."""
+    avals = tuple(core.get_aval(x) for x in flat)
+    key = (id(params["jaxpr"]), params["mesh"], params["in_specs"], params["out_specs"], params["check_vma"], avals)
+    found = _PROGRAMS.get(key)
+    if found is not None and found[0] is params["jaxpr"]:  # (a jit's lone shard_map: the same body each call)
+        program = found[1]
+    else:
+        program = _partitioned(params, avals)
+        _PROGRAMS[key] = (params["jaxpr"], program)  # (holding the body keeps its id from being reused)
+        while len(_PROGRAMS) > _CACHE_SIZE:
+            del _PROGRAMS[next(iter(_PROGRAMS))]
+    if program is None:
+        return None  # (the caller runs each manual block whole over the remaining axes)
+    return run_eagerly(list(flat), program.eqns[0].params)
+
+
+_PROGRAMS: dict = {}  # the partitioned programs of recent bodies, oldest first
+_CACHE_SIZE = 64
+
+
+def _partitioned(params: dict, avals: tuple):
+    # The one-equation per-device program, or None where the partitioner refuses the body.
     from pyjax._src import spmd_jit  # (spmd_jit imports shard_map, which imports this module)
 
-    avals = [core.get_aval(x) for x in flat]
-    jaxpr, _ = staging.trace_to_jaxpr(lambda *xs: list(shard_map_p.bind(*xs, **params)), avals,
+    jaxpr, _ = staging.trace_to_jaxpr(lambda *xs: list(shard_map_p.bind(*xs, **params)), list(avals),
                                       staging.DebugInfo("shard_map", "<partial-manual>", None))
     try:
         program = spmd_jit.per_device_program(jaxpr, params["mesh"])
@@ -62,8 +82,8 @@ def run_partial(flat: Sequence[Any], params: dict, run_eagerly) -> list:
     except spmd_jit.FALLBACK_ERRORS:
         if spmd_jit.STRICT[0]:
             raise
-        return None  # (the caller runs each manual block whole over the remaining axes)
-    return run_eagerly(list(flat), program.eqns[0].params)
+        return None
+    return program
 
 
 def placed_as_typed(outs: list, body_avals, out_specs, mesh) -> list:
