@@ -467,11 +467,15 @@ shard_map_mod.register_runtime(run)
 
 
 def _compile_run(jaxpr):
-    # A run's per-device program, compiled as an eager op is (no rewrites
-    # across equations: the impls' results, bit for bit).
-    from pyjax._src.jit import compile_for_backend
+    # A run's per-device program: the backend's code generator over the
+    # impls, without XLA's rewrites (a transposed product computed with its
+    # operands swapped rounds differently on some CPUs): the impls' results,
+    # bit for bit.
+    from pyjax._src.backends.numpy import memory
+    from pyjax._src.backends.numpy.codegen import compile as codegen
+    from pyjax._src.backends.numpy.impls import IMPLS
 
-    compiled = compile_for_backend(jaxpr, fused=False)
+    compiled = codegen.compile_jaxpr(memory.check_jaxpr(jaxpr), IMPLS)
     return getattr(compiled, "fn", compiled)
 
 
