@@ -2,8 +2,8 @@
 (tests/test_mpi.py): MODE raise (one process raises while the other waits
 in a collective), mismatch (the processes pass different shapes to a
 collective), exit (one process ends normally while the other waits in a
-collective), twice (initialize called again), arguments (initialize's
-arguments checked against MPI)."""
+collective), initialize (its arguments checked against MPI, then a second
+call refused)."""
 
 import os
 import sys
@@ -15,7 +15,7 @@ from pyjax import lax
 from pyjax.sharding import AxisType, PartitionSpec as P
 
 mode = sys.argv[1]
-if mode == "arguments":
+if mode == "initialize":
     # explicit arguments must agree with MPI; the right ones are accepted
     for kwargs in ({"num_processes": 3}, {"process_id": 7}):
         try:
@@ -28,16 +28,14 @@ if mode == "arguments":
     jax.distributed.initialize("localhost:1234", num_processes=2, process_id=int(os.environ["PMI_RANK"]))
     assert jax.distributed.is_initialized() and jax.process_index() == int(os.environ["PMI_RANK"])
     print("arguments: ok", flush=True)
-    sys.exit(0)
-jax.distributed.initialize(shutdown_timeout_seconds=3)
-me = jax.process_index()
-if mode == "twice":
     try:
         jax.distributed.initialize()
     except RuntimeError as e:
         assert "should only be called once" in str(e)
         print("twice: ok", flush=True)
     sys.exit(0)
+jax.distributed.initialize(shutdown_timeout_seconds=3)
+me = jax.process_index()
 
 jax.config.update("jax_num_cpu_devices", 2)
 mesh = jax.make_mesh((4,), ("d",), axis_types=(AxisType.Auto,))
