@@ -67,6 +67,10 @@ AUTO_CASES = {
     "where_refining": "jnp.where(x > 3, x, y)",
     "add_conflicting": "x + jax.device_put(np.ones((16, 8), np.float32), NS(mesh, P('x', 'y'))).T",
     "jit_scalar": "jax.jit(lambda a, s: jnp.where(a > s, a * s, y) + jnp.floor_divide(a, 3.0))(x, 2.5)",
+    "cumsum_split_axis": "jnp.cumsum(x, 0)",
+    "cummax_split_axis": "lax.cummax(x, axis=1)",
+    "sort_split_axis": "jnp.sort(jnp.sin(x * 7), axis=1)",
+    "argsort_split_axis": "jnp.argsort(jnp.cos(x * 5), axis=0)",
 }
 
 

@@ -227,16 +227,18 @@ def run_placed(primitive, args, params) -> Any:
     return outs if program.multiple else outs[0]
 
 
-def _equation(primitive, args, params, before=None):
+def _equation(primitive, args, params, before=None, after=None):
     # The one equation as a function of the array operands (scalar operands
-    # are its constants), each operand first passed through `before`.
+    # are its constants), the operands first passed through `before`, the
+    # results through `after`.
     def one_equation(*xs):
         it = iter(xs)
         ins = [x if _is_scalar(x) else next(it) for x in args]
         if before is not None:
             ins = before(ins)
         out = primitive.bind(*ins, **params)
-        return list(out) if primitive.multiple_results else [out]
+        outs = list(out) if primitive.multiple_results else [out]
+        return outs if after is None else after(outs)
 
     return one_equation
 
@@ -282,7 +284,32 @@ def _auto_choice(primitive, args, params, avals, twin):
                     and not _is_scalar(x) and x.aval.ndim else x for x in ins]
 
         return _equation(primitive, args, params, moved)
-    return None
+    return _along_split_axis(primitive, args, params, avals, twin)
+
+
+def _along_split_axis(primitive, args, params, avals, twin):
+    # An operation along one dimension (a cumulative op, a sort) that the
+    # first operand splits: XLA gathers that dimension and keeps the
+    # operand's layout for the result.
+    from pyjax._src.sharding.api import reshard
+
+    axis = params.get("axis", params.get("dimension"))
+    if type(axis) is not int or not avals or avals[0].sharding is None:
+        return None
+    ndim = avals[0].ndim
+    spec = _padded(avals[0].sharding.spec, ndim)
+    if not 0 <= axis < ndim or spec[axis] is None or any(a.ndim != ndim for a in avals):
+        return None
+    whole = NamedSharding(twin, PartitionSpec(*[None if i == axis else e for i, e in enumerate(spec)]))
+    back = avals[0].sharding
+
+    def gathered(ins):
+        return [x if _is_scalar(x) else reshard(x, whole) for x in ins]
+
+    def restored(outs):
+        return [reshard(o, back) if o.aval.ndim == ndim else o for o in outs]
+
+    return _equation(primitive, args, params, gathered, restored)
 
 
 def _names(entry) -> tuple:
