@@ -16,9 +16,11 @@ shares (literals, constants, a psum's result, a replicated input) is
 computed once, before the per-device programs, and shared, as
 `spmd._per_device` does; it reads only shared values, so computing it first
 changes nothing. The program holds the other equations (one program per
-such split of the run, compiled on first use). It is compiled as an eager
-operation is, without rewrites across equations, so each equation computes
-what its impl computes: the same bits as interpreting the run.
+such split of the run, compiled on first use). It is generated over the
+impls without XLA's rewrites (jit's programs swap a transposed product's
+operands, which rounds differently on some CPUs), so each equation computes
+what its impl computes: the same bits as interpreting the run
+(tests/test_spmd_runs.py).
 """
 
 from __future__ import annotations
