@@ -221,7 +221,10 @@ IREE_REJECTS = {"reshape_flat": "dynamic_reshape", "reshape_split": "dynamic_res
                 "two_vars_broadcast": "dynamic_broadcast_in_dim", "broadcast_to": "dynamic_gather",
                 "expand_squeeze": "dynamic_broadcast_in_dim", "layer_norm": "dynamic_broadcast_in_dim",
                 "outer_product": "dynamic_broadcast_in_dim", "stack": "dynamic_broadcast_in_dim",
-                "scan_over_batch": "dynamic_update_slice"}
+                "scan_over_batch": "dynamic_update_slice", "cross_entropy": "dynamic_broadcast_in_dim",
+                "logsumexp": "dynamic_broadcast_in_dim", "one_hot_argmax": "dynamic_broadcast_in_dim",
+                # (a broadcast of a dynamic operand that IREE turns into a reshape it then refuses)
+                "every_other_row": "stablehlo.reshape' op result", "reverse_rows": "stablehlo.reshape' op result"}
 
 
 @pytest.mark.skipif(_iree() is None, reason="IREE is not installed (pip install -e '.[iree]')")

@@ -74,6 +74,18 @@ def programs(jax, jnp, export) -> dict:
         "set_row": (lambda x: x.at[0].set(1.0), [b4]),
         "split": (lambda x: jnp.split(x, 2, axis=1)[0], [b4]),
         "layer_norm": (lambda x: (x - x.mean(-1, keepdims=True)) / jnp.sqrt(x.var(-1, keepdims=True) + 1e-5), [b4]),
+        "scatter_add": (lambda x: x.at[jnp.array([0, 0])].add(1.0), [b4]),
+        "gather_rows": (lambda x: x[jnp.array([0, 1])], [b4]),
+        "clip": (lambda x: jnp.clip(x, -1.0, 1.0), [b4]),
+        "relu_layer_sum": (lambda x, w: jax.nn.relu(x @ w).sum(axis=1), [b4, spec((4, 4))]),
+        "logsumexp": (lambda x: jax.nn.logsumexp(x, axis=1), [b4]),
+        "one_hot_argmax": (lambda x: jax.nn.one_hot(jnp.argmax(x, axis=1), 4), [b4]),
+        "cross_entropy": (lambda x, y: -jnp.mean(jnp.sum(jax.nn.log_softmax(x) * y, axis=1)), [b4, b4]),
+        "where_scalar_condition": (lambda x: jnp.where(x.sum() > 0, x, -x), [b4]),
+        "reverse_rows": (lambda x: x[::-1], [b4]),
+        "every_other_row": (lambda x: x[::2], [b4]),
+        "integer_ops": (lambda x: (x.astype(jnp.int32) // 2) % 3, [b4]),
+        "count_positive": (lambda x: jnp.sum(x > 0, axis=0), [b4]),
     }
     return out
 

@@ -520,6 +520,11 @@ def _normalize_index_array(index, size: int):
     dtype = aval_of(index).dtype
     if dtypes.issubdtype(dtype, np.unsignedinteger):
         return index
+    if _symbolic(size):  # the axis size as a value first (dim_as_value), as JAX orders it
+        from pyjax._src.dim_as_value import dimension_as_value
+
+        d = convert_element_type(dimension_as_value(size), dtype, False)
+        return lax_ew.select(lax_ew.lt(index, np.asarray(0, dtype)[()]), lax_ew.add(index, d), index)
     if isinstance(index, (np.ndarray, np.generic)):
         below = index < 0  # computed now, as NumPy: it enters the trace as a constant
     else:

@@ -58,8 +58,8 @@ def lower_exported(exp) -> str:
             lower_entry(mod, wrapped, jaxpr, exp.out_tree, donated, n_dim_args=len(names))
         _lower_main(exp, mod, main, wrapped, names, dtype)
     for func in module.funcs:
-        _remove_dead_ops(func.body)
         _hoist_constants(func.body)
+        _remove_dead_ops(func.body)
         _round_trip_ops(func.body)
     poly = "true" if names else "false"
     module.attributes = f"jax.uses_shape_polymorphism = {poly}, " + module.attributes
@@ -263,29 +263,37 @@ def _remove_dead_ops(block) -> None:
 
 
 def _hoist_constants(block) -> None:
-    """Every constant of a function (its nested regions' too: they are not
-    isolated from it) deduplicated and moved to the top of its body, the one
-    first met last (as MLIR's folder inserts each at the block's start)."""
-    first: dict = {}
+    """MLIR's folder on a function body (`block`), as the round trip's
+    rewriter runs it: walking the ops in order (nested regions included:
+    they are not isolated from the function), a constant equal to one seen
+    before is replaced by it; a new one stays where it is if it is first in
+    the body or right after a constant the folder kept, and otherwise moves
+    to the top of the body."""
+    owned: dict = {}
+    kept_ids: set = set()
     replace: dict = {}
 
-    def collect(b):
-        kept = []
-        for op in b.ops:
+    def walk(b):
+        for op in list(b.ops):
             if op.name == "stablehlo.constant":
                 key = (op.attrs["value"], str(op.results[0].type))
-                if key in first:
-                    replace[id(op.results[0])] = first[key].results[0]
-                else:
-                    first[key] = op
+                if key in owned:
+                    replace[id(op.results[0])] = owned[key].results[0]
+                    b.ops.remove(op)
+                    continue
+                owned[key] = op
+                kept_ids.add(id(op))
+                if b is block:
+                    at = b.ops.index(op)
+                    if at == 0 or id(b.ops[at - 1]) in kept_ids:
+                        continue
+                b.ops.remove(op)
+                block.ops.insert(0, op)
                 continue
-            kept.append(op)
             for region in op.regions:
-                collect(region)
-        b.ops = kept
+                walk(region)
 
-    collect(block)
-    block.ops = list(reversed(list(first.values()))) + block.ops
+    walk(block)
     if replace:
         _replace_uses(block, replace)
 
@@ -298,12 +306,18 @@ def _replace_uses(block, replace: dict) -> None:
 
 
 def _round_trip_ops(block) -> None:
-    # dot_general's all-default precision is dropped; chlo.square becomes a multiply.
+    # dot_general's all-default precision is dropped, so are attributes at their defaults; chlo.square
+    # becomes a multiply.
     from pyjax._src.backends.stablehlo.builder import print_same_type
 
     for op in block.ops:
         if op.name == "stablehlo.dot_general" and "text" in op.attrs:
             op.attrs["text"] = op.attrs["text"].replace(", precision = [DEFAULT, DEFAULT]", "")
+        elif "props" in op.attrs and op.attrs["props"]:  # attributes at their default value are not printed
+            props = op.attrs["props"]
+            for default in ("indices_are_sorted = false", "unique_indices = false"):
+                props = props.replace(", " + default, "").replace(default + ", ", "").replace(default, "")
+            op.attrs["props"] = props
         elif op.name == "chlo.square":
             op.name, op.operands, op.printer = "stablehlo.multiply", op.operands * 2, print_same_type
         for region in op.regions:
