@@ -224,7 +224,8 @@ IREE_REJECTS = {"reshape_flat": "dynamic_reshape", "reshape_split": "dynamic_res
                 "scan_over_batch": "dynamic_update_slice", "cross_entropy": "dynamic_broadcast_in_dim",
                 "logsumexp": "dynamic_broadcast_in_dim", "one_hot_argmax": "dynamic_broadcast_in_dim",
                 # (a broadcast of a dynamic operand that IREE turns into a reshape it then refuses)
-                "every_other_row": "stablehlo.reshape' op result", "reverse_rows": "stablehlo.reshape' op result"}
+                "every_other_row": "stablehlo.reshape' op result", "reverse_rows": "stablehlo.reshape' op result",
+                "dynamic_index_traced": "dynamic_gather", "dynamic_update_slice": "dynamic_update_slice"}
 
 
 @pytest.mark.skipif(_iree() is None, reason="IREE is not installed (pip install -e '.[iree]')")

@@ -86,6 +86,9 @@ def programs(jax, jnp, export) -> dict:
         "every_other_row": (lambda x: x[::2], [b4]),
         "integer_ops": (lambda x: (x.astype(jnp.int32) // 2) % 3, [b4]),
         "count_positive": (lambda x: jnp.sum(x > 0, axis=0), [b4]),
+        "dynamic_slice_in_dim": (lambda x: jax.lax.dynamic_slice_in_dim(x, 1, 2, axis=1), [b4]),
+        "dynamic_update_slice": (lambda x: jax.lax.dynamic_update_slice(x, jnp.ones((1, 4)), (2, 0)), [b4]),
+        "dynamic_index_traced": (lambda x: jax.lax.dynamic_index_in_dim(x, jnp.argmax(x[:, 0]), axis=0), [b4]),
     }
     return out
 

@@ -82,6 +82,22 @@ def _dynamic_slice_abstract_eval(operand: ShapedArray, *start_indices: ShapedArr
 dynamic_slice_p.def_sharding_rule(sharding_rules.varying_shape_rule("dynamic_slice"))
 
 
+def _normalize_symbolic(index, size, dtype, allow_negative: bool):
+    # A start on a symbolic axis: the axis size is a value (dim_as_value, bound
+    # first as JAX does, even where a static start leaves it unused).
+    from pyjax._src.dim_as_value import dimension_as_value
+
+    d = dimension_as_value(size)
+    if isinstance(index, (int, np.integer)):
+        if index < 0 and not allow_negative:
+            raise ValueError(f"Index {index} is out of bounds for dimension {size} if allow_negative_indices=False")
+        return index + ew.convert_element_type(d, dtype) if index < 0 else index
+    if not allow_negative:
+        return index
+    d = ew.convert_element_type(d, dtype)
+    return ew.select(index < 0, index + d, index)
+
+
 def _normalize_start_indices(operand, start_indices, allow_negative_indices) -> list:
     """One start per axis; negative starts (where allowed) count from the end.
 
@@ -105,6 +121,8 @@ def _normalize_start_indices(operand, start_indices, allow_negative_indices) -> 
         dtype = dtype_of(index)
         if np.issubdtype(dtype, np.unsignedinteger):
             result.append(index)
+        elif hasattr(size, "get_vars"):
+            result.append(_normalize_symbolic(index, size, dtype, allow_negative))
         elif isinstance(index, (int, np.integer)):
             if index < 0 and not allow_negative:
                 raise ValueError(f"Index {index} is out of bounds for dimension {size} if allow_negative_indices=False")

@@ -245,3 +245,20 @@ def real_dynamic_slice(b, x: Value, start, limit, strides) -> Value:
     shape = [shape_poly.dim_max(0, (l - s + st - 1) // st) for s, l, st in zip(start, limit, strides)]
     operands = [x, shape_tensor(b, start), shape_tensor(b, limit), shape_tensor(b, strides)]
     return b.emit1("stablehlo.real_dynamic_slice", operands, [TensorType(shape, x.dtype)], print_functional)
+
+
+def dynamic_slice(b, x: Value, starts, sizes, out_type) -> Value:
+    """`dynamic_slice` with symbolic sizes, as JAX lowers it: the starts
+    clamped into [0, shape - sizes] as shape tensors, then a
+    `real_dynamic_slice` to start + sizes."""
+    from pyjax._src.backends.stablehlo.builder import print_functional, print_same_type
+
+    sizes_t = shape_tensor(b, sizes)
+    zeros = shape_tensor(b, [0] * len(sizes))
+    parts = [b.reshape(i if i.dtype == np.int32 else b.convert(i, np.int32), (1,)) for i in starts]
+    starts_t = parts[0] if len(parts) == 1 else concatenate(b, parts, 0)
+    limit = b.elementwise("stablehlo.subtract", [shape_tensor(b, x.shape), sizes_t])
+    start = b.emit1("stablehlo.clamp", [zeros, starts_t, limit], [starts_t.type], print_same_type)
+    end = b.elementwise("stablehlo.add", [start, sizes_t])
+    strides = shape_tensor(b, [1] * len(sizes))
+    return b.emit1("stablehlo.real_dynamic_slice", [x, start, end, strides], [out_type], print_functional)

@@ -57,6 +57,10 @@ def _split(ctx, x, *, sizes, axis):
 
 
 def _dynamic_slice(ctx, x, *idx, slice_sizes):
+    if any(hasattr(d, "get_vars") for d in slice_sizes):
+        from pyjax._src.backends.stablehlo import dynamic
+
+        return [dynamic.dynamic_slice(ctx.b, x, idx, slice_sizes, ctx.out_types[0])]
     return [ctx.b.emit1("stablehlo.dynamic_slice", [x, *idx], ctx.out_types, print_with_attr,
                         text=f"sizes = {int_list(slice_sizes)}")]
 
