@@ -262,3 +262,30 @@ def test_vmap_of_shard_map():
     B = np.arange(16.0, dtype=np.float32)
     out = jax.vmap(f, in_axes=(0, None))(A, B)
     np.testing.assert_allclose(np.asarray(out), np.stack([(a * B)[:, :8] + (a * B)[:, 8:] for a in A]), rtol=1e-6)
+
+
+def test_a_body_being_traced_types_nothing_another_thread_stages():
+    # The varying-axes rule, the named axes and the body's mesh are context
+    # state: while one thread is inside a shard_map body, another thread's
+    # trace is an ordinary one (its unbound psum says psum, not pvary).
+    import threading
+
+    inside, release = threading.Event(), threading.Event()
+
+    def body(x):
+        inside.set()
+        assert release.wait(30)
+        return lax.psum(x, "x")
+
+    f = jax.shard_map(body, mesh=_mesh((8, 1)), in_specs=P("x"), out_specs=P())
+    worker = threading.Thread(target=lambda: jax.make_jaxpr(f)(jnp.ones(8)))
+    worker.start()
+    try:
+        assert inside.wait(30)
+        with pytest.raises(NameError, match="please call psum under"):
+            jax.make_jaxpr(lambda v: lax.psum(v, "x"))(jnp.ones(3))
+        assert str(jax.make_jaxpr(lambda v: jnp.sin(v))(jnp.ones(3))) == \
+            "{ lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) }"
+    finally:
+        release.set()
+        worker.join()

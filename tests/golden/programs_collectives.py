@@ -302,3 +302,31 @@ program("all_gather_pytree_tuple_axis_name_single", "jaxpr", """
 f = jax.vmap(lambda v: lax.all_gather({'a': v, 'b': v[0]}, ('i',))['b'], axis_name='i')
 result = jax.make_jaxpr(f)(jnp.ones((3, 2)))
 """)
+
+# ---- make_jaxpr(axis_env=...): named axes bound while tracing
+program("axis_env_psum", "jaxpr", """
+result = jax.make_jaxpr(lambda x: lax.psum(x, 'i'), axis_env=[('i', 2)])(jnp.ones(3))
+""")
+program("axis_env_two_axes_pmean", "jaxpr", """
+result = jax.make_jaxpr(lambda x: lax.pmean(x, ('i', 'j')), axis_env=[('i', 2), ('j', 3)])(jnp.ones(3))
+""")
+program("axis_env_all_gather_axis_index", "jaxpr", """
+result = jax.make_jaxpr(lambda x: lax.all_gather(x, 'i') + lax.axis_index('i'), axis_env=[('i', 2)])(jnp.ones(3))
+""")
+program("axis_env_ppermute", "jaxpr", """
+result = jax.make_jaxpr(lambda x: lax.ppermute(x, 'i', [(0, 1), (1, 0)]), axis_env=[('i', 2)])(jnp.ones(3))
+""")
+program("axis_env_all_to_all", "jaxpr", """
+result = jax.make_jaxpr(lambda x: lax.all_to_all(x, 'i', 0, 0), axis_env=[('i', 4)])(jnp.ones((4, 8)))
+""")
+# all_to_all's type depends on the axis size, not only on its operand and
+# params: the same operand traced under sizes 2 and 4 gets two types.
+program("axis_env_all_to_all_type_follows_the_size", "jaxpr", """
+f = lambda x: lax.all_to_all(x, 'i', 0, 1, tiled=True)
+j2 = jax.make_jaxpr(f, axis_env=[('i', 2)])(jnp.ones((4, 8)))
+j4 = jax.make_jaxpr(f, axis_env=[('i', 4)])(jnp.ones((4, 8)))
+result = j4
+""")
+program("axis_env_unbound_name", "error", """
+result = jax.make_jaxpr(lambda x: lax.psum(x, 'k'), axis_env=[('i', 2)])(jnp.ones(3))
+""")

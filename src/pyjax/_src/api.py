@@ -23,6 +23,7 @@ from pyjax._src.api_ad import as_array as _as_array
 from pyjax._src.api_ad import grad, jvp, linearize, value_and_grad, vjp  # noqa: F401
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapeDtypeStruct, ShapedArray  # noqa: F401  (ShapeDtypeStruct: re-exported)
+from pyjax._src.interpreters import batching
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.tokens import AbstractToken
 from pyjax._src.jit import JitWrapped, trace_flat
@@ -43,6 +44,9 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
       fun: the function to trace. Its arguments and outputs may be pytrees.
       static_argnums: positional arguments that are used as Python values
         while tracing instead of being abstracted.
+      axis_env: a sequence of ``(name, size)`` pairs: named axes bound while
+        tracing, so collectives over them (``psum``, ``all_gather``, ...)
+        trace as they would inside a map of that size.
       return_shape: also return the output structure as ShapeDtypeStructs.
 
     Returns:
@@ -62,11 +66,12 @@ def make_jaxpr(fun: Callable, static_argnums: int | Sequence[int] = (), axis_env
         for i in norm:
             if i >= len(args):
                 raise ValueError(f"jitted function has static_argnums={static}, but only accepts {len(args)} positional arguments.")
-        if isinstance(fun, JitWrapped):
-            # make_jaxpr of a jitted function shows one jit equation.
-            jaxpr, _, out_tree, _ = trace_flat(lambda *a, **k: fun(*a, **k), args, kwargs, norm)
-        else:
-            jaxpr, _, out_tree, _ = trace_flat(target, args, kwargs, norm)
+        with batching.extend_axis_env(axis_env or ()):
+            if isinstance(fun, JitWrapped):
+                # make_jaxpr of a jitted function shows one jit equation.
+                jaxpr, _, out_tree, _ = trace_flat(lambda *a, **k: fun(*a, **k), args, kwargs, norm)
+            else:
+                jaxpr, _, out_tree, _ = trace_flat(target, args, kwargs, norm)
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a.sharding) for a in jaxpr.out_avals]
             return jaxpr, tree_unflatten(out_tree, shapes)

@@ -102,8 +102,15 @@ def set_current_trace(trace: Trace | None):
 
 # The properties a primitive declares (Primitive.declare), and XLA's cost classes.
 PROPERTIES = ("elementwise", "broadcasting", "fusible", "cost", "reduction", "body_params", "call_body",
-              "effects_of", "key_reuse", "sharding_reason")
+              "effects_of", "key_reuse", "sharding_reason", "abstract_eval_reads_context")
 COSTS = (None, "cheap", "expensive")
+
+
+class _NeverStored(dict):
+    """A memo that keeps nothing (for `abstract_eval_reads_context`)."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
 
 
 class Primitive:
@@ -145,6 +152,8 @@ class Primitive:
         # Why a primitive has no sharding rule, declared where it is defined
         # (a call, a reference, a collective...; tools/coverage.py shows it).
         self.sharding_reason: str | None = None
+        # True where the abstract eval reads context beyond (avals, params).
+        self.abstract_eval_reads_context: bool = False
         self.jvp: Callable | Sentinel | None = None
         self.transpose: Callable | Sentinel | None = None
         self.batch: Callable | Sentinel | None = None
@@ -181,6 +190,11 @@ class Primitive:
                 raise ValueError(f"cost must be one of {COSTS}, got {value!r}")
             if key == "body_params":
                 value = tuple(value)
+            if key == "abstract_eval_reads_context" and value:
+                # Its result depends on more than (avals, params) — e.g. the
+                # named axes' sizes: nothing is memoised.
+                self._abstract_eval_cache = _NeverStored()
+                self._typed_eval_cache = _NeverStored()
             setattr(self, key, value)
         return self
 

@@ -3,7 +3,7 @@
 The body is traced once at per-device shapes into the `shard_map`
 primitive's jaxpr (printed as JAX 0.11 prints it). Under `check_vma` each
 body value's type carries the manual axes it varies over (the aval's `vma`,
-`{V:x}`): the staging trace's `vma_hook` records equations with those types
+`{V:x}`): the staging trace's `vma_rule` records equations with those types
 and inserts `pvary` where operands disagree, as JAX's lax wrappers do.
 
 Eagerly, the body runs once per device on that device's own buffer
@@ -15,6 +15,7 @@ exchange the devices' buffers); the results are placed Arrays sharded as
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import inspect
 from typing import Any, Callable
 
@@ -112,13 +113,15 @@ def register_runtime(run: Callable) -> None:
 # ---------------------------------------------------------------------------
 # Varying manual axes while a body is traced
 
-_meshes: list = []  # (mesh, manual axes) of the bodies being traced, innermost last
+# (mesh, manual axes) of the bodies being traced, innermost last (context-local, as the axis env)
+_meshes: contextvars.ContextVar = contextvars.ContextVar("shard_map_meshes", default=())
 
 
 def order_axes(names) -> tuple:
     """`names` in the order of the mesh being traced (JAX orders vma so)."""
     names = set(names)
-    order = _meshes[-1][0].axis_names if _meshes else ()
+    meshes = _meshes.get()
+    order = meshes[-1][0].axis_names if meshes else ()
     return tuple(n for n in order if n in names) + tuple(sorted(n for n in names if n not in order))
 
 
@@ -154,7 +157,7 @@ def _collective_axes(primitive, params) -> tuple:
     return tuple(n for n in parallel.axes_tuple(names) if not parallel.is_positional(n))
 
 
-def _vma_hook(trace, primitive, args, params):
+def _vma_rule(trace, primitive, args, params):
     """Records `primitive` inside a shard_map body with JAX's vma rules."""
     if primitive is parallel.psum_p:  # JAX 0.11 binds psum as psum_invariant under check_vma
         (x,), axes = args, _collective_axes(primitive, params)
@@ -373,23 +376,18 @@ def body_context(mesh, manual, check_vma: bool):
     the axes they vary over."""
     env = tuple(batching.AxisData(n, mesh.shape[n]) for n in mesh.axis_names if n in manual)
     token = batching._axis_env.set(batching._axis_env.get() + env)
-    saved_hook = staging.vma_hook[0]
-    staging.vma_hook[0] = _vma_hook if check_vma else None
-    _meshes.append((mesh, manual))
+    rule_token = staging.set_vma_rule(_vma_rule if check_vma else None)
+    meshes_token = _meshes.set(_meshes.get() + ((mesh, manual),))
     # Within the body the context mesh is the abstract one with these axes
     # Manual (what a nested shard_map without `mesh=` maps over).
     in_mesh = use_abstract_mesh(body_mesh(mesh, manual))
     in_mesh.__enter__()
-    # all_to_all's abstract evaluation reads the axis sizes from the
-    # environment (its params do not hold them): its memo must not outlive it.
-    parallel_comm.all_to_all_p._abstract_eval_cache.clear()
     try:
         yield
     finally:
-        parallel_comm.all_to_all_p._abstract_eval_cache.clear()
         in_mesh.__exit__()
-        _meshes.pop()
-        staging.vma_hook[0] = saved_hook
+        _meshes.reset(meshes_token)
+        staging.reset_vma_rule(rule_token)
         batching._axis_env.reset(token)
 
 
@@ -477,11 +475,11 @@ def _the_mesh(mesh):
     """The mesh a shard_map maps over: the given one, else the context's (in
     a body: the abstract mesh with the enclosing body's axes Manual)."""
     if mesh is None:
-        mesh = get_abstract_mesh() if _meshes else get_mesh()
+        mesh = get_abstract_mesh() if _meshes.get() else get_mesh()
     if mesh is None or mesh.empty:
         raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
                          "context")
-    context = get_abstract_mesh() if _meshes else None
+    context = get_abstract_mesh() if _meshes.get() else None
     if context is not None and mesh.abstract_mesh != context:
         raise ValueError(f"The context mesh {context} should match the mesh passed to shard_map {mesh}")
     return mesh

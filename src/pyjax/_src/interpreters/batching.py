@@ -22,8 +22,9 @@ lax/batching_util.py, above this layer.
 
 from __future__ import annotations
 
+import contextlib
 from contextvars import ContextVar
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from pyjax._src import config, core
 from pyjax._src.interpreters.staging import trace_to_jaxpr
@@ -63,6 +64,17 @@ _axis_env: ContextVar[tuple] = ContextVar("pyjax_axis_env", default=())
 def axis_env() -> tuple:
     """The AxisData of the named vmaps being traced, outermost first."""
     return _axis_env.get()
+
+
+@contextlib.contextmanager
+def extend_axis_env(axes: Sequence[tuple[Any, int]]):
+    """Binds named axes of the given sizes while the block runs (make_jaxpr's
+    `axis_env`: collectives over them trace as under a map of that size)."""
+    token = _axis_env.set(_axis_env.get() + tuple(AxisData(name, int(size)) for name, size in axes))
+    try:
+        yield
+    finally:
+        _axis_env.reset(token)
 
 
 def axis_env_key() -> tuple:

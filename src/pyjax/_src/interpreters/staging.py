@@ -9,6 +9,7 @@ larger NumPy arrays, tracers of an enclosing trace) becomes a constvar.
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import os
 import sys
@@ -51,9 +52,25 @@ def func_src_info(fun: Callable) -> str:
     return f"{name} at {code.co_filename}:{code.co_firstlineno}"
 
 
-# While a shard_map body is traced (check_vma): records an equation with its
-# varying-manual-axes types, pvary inserted where operands differ.
-vma_hook: list = [None]
+# While a shard_map body is traced (check_vma): the rule that records an
+# equation with its varying-manual-axes types, pvary inserted where operands
+# differ. Context-local, so a body traced on one thread types nothing
+# another thread stages.
+_vma_rule: contextvars.ContextVar = contextvars.ContextVar("vma_rule", default=None)
+
+
+def vma_rule() -> Callable | None:
+    """The varying-axes typing rule of the shard_map body being traced, if any."""
+    return _vma_rule.get()
+
+
+def set_vma_rule(rule: Callable | None) -> contextvars.Token:
+    """Installs `rule` for the body about to be traced; reset with the token."""
+    return _vma_rule.set(rule)
+
+
+def reset_vma_rule(token: contextvars.Token) -> None:
+    _vma_rule.reset(token)
 
 
 class DynamicJaxprTracer(core.Tracer):
@@ -190,8 +207,9 @@ class DynamicJaxprTrace(core.Trace):
 
     # --- primitives
     def process_primitive(self, primitive, args, params):
-        if vma_hook[0] is not None:  # tracing a shard_map body: manual-axis types (_src/shard_map.py)
-            return vma_hook[0](self, primitive, args, params)
+        rule = _vma_rule.get()
+        if rule is not None:  # tracing a shard_map body: manual-axis types (_src/shard_map.py)
+            return rule(self, primitive, args, params)
         atoms = [x._var if type(x) is DynamicJaxprTracer and x._trace is self else self.to_atom(x) for x in args]
         out = primitive.out_avals(tuple([a.aval for a in atoms]), params)
         source_info = user_source_info() if self.records_source_info else None

@@ -218,7 +218,7 @@ def _reduce(primitive: Primitive, x, axis_name, axis_index_groups):
             named_axis_size(axes)  # JAX's constant path: `unbound axis name`
     # (In a body typed by varying axes JAX's psum first casts with pvary,
     # whose check is the one that fails.)
-    check_axis_names(axes, "pvary" if staging.vma_hook[0] is not None else "psum")
+    check_axis_names(axes, "pvary" if staging.vma_rule() is not None else "psum")
     groups = canonical_groups(axis_index_groups)
     outs = [primitive.bind(leaf, axes=axes, axis_index_groups=groups) for leaf in leaves]
     return tree_unflatten(tree, outs)

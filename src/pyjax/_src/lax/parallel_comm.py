@@ -347,6 +347,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
 # all_to_all, pswapaxes
 
 all_to_all_p = _collective("all_to_all")
+# Its abstract evaluation reads the axis sizes from the named-axis environment.
+all_to_all_p.declare(abstract_eval_reads_context=True)
 
 
 @all_to_all_p.def_abstract_eval
