@@ -173,12 +173,27 @@ def _concat0(b, values):
                    text="dim = 0")
 
 
-def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
-    from pyjax._src.backends.stablehlo.lowering import LoweringError, dim_operands, lower_to_func
+def _trips_value(bb, trips):
+    # The trip count as a value (a symbolic length: from the module's dimension arguments).
+    if hasattr(trips, "get_vars"):
+        from pyjax._src.backends.stablehlo import dynamic
+
+        return dynamic.dim_value(bb, trips, np.int32)
+    return bb.constant(np.array(trips, np.int32))
+
+
+def _refuse_ordered_effects(jaxpr) -> None:
+    from pyjax._src.backends.stablehlo.lowering import LoweringError
 
     if ordered_effects(jaxpr.effects):
         raise LoweringError(f"pyjax does not lower the ordered effect {ordered_effects(jaxpr.effects)[0]} of primitive "
                             "'scan' yet (its token is not threaded through the scan's loop)")
+
+
+def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
+    from pyjax._src.backends.stablehlo.lowering import dim_operands, lower_to_func
+
+    _refuse_ordered_effects(jaxpr)
 
     consts, carry, xs = (list(part) for part in ft_in.update(list(args)).unpack())
     n_carry = len(carry)
@@ -235,15 +250,8 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
         i0 = b.constant(np.zeros((), np.int32))
         n_body = len(xss) + len(consts)
 
-        def trips_value(bb):  # (a symbolic length: its value, from the module's dimension arguments)
-            if hasattr(trips, "get_vars"):
-                from pyjax._src.backends.stablehlo import dynamic
-
-                return dynamic.dim_value(bb, trips, np.int32)
-            return bb.constant(np.array(trips, np.int32))
-
         def cond_fn(cb, vals):
-            return cb.compare("LT", vals[n_body], trips_value(cb))
+            return cb.compare("LT", vals[n_body], _trips_value(cb, trips))
 
         def body_fn(bb, vals):
             nonlocal consts_in
@@ -252,7 +260,7 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
             loop_yss = list(vals[n_body + 1 + n_carry:])
             i = i_
             if reverse:
-                t = bb.elementwise("stablehlo.subtract", [trips_value(bb), i_])
+                t = bb.elementwise("stablehlo.subtract", [_trips_value(bb, trips), i_])
                 i = bb.elementwise("stablehlo.subtract", [t, bb.constant(np.array(1, np.int32))])
             x = [_index_helper(ctx, bb, blk, i) for blk in loop_xss]
             saved, consts_in = consts_in, loop_consts
