@@ -59,9 +59,12 @@ nothing changes. `PYJAX_NATIVE_LOOPS_AFTER` sets the threshold (0: build at
 the first call, and wait for it).
 
 Supported: elementwise equations whose compiled code is one ufunc call
-(and `logistic`, SciPy's `expit` for floats; `integer_pow`, NumPy's power),
+(and `logistic`, SciPy's `expit` for floats; `integer_pow`, XLA's products
+by repeated squaring for floats, NumPy's power for integers),
 matrix-vector, vector-matrix and matrix-matrix products of float32/float64
-(no dimension of 1), sums, products, maxima and minima over the last axis,
+(no dimension of 1), batched and N-d products as np.matmul makes them (one
+gemm a batch entry), reshapes of strided views (a view where NumPy makes
+one, else a copy), small iotas (constants of the source), sums, products, maxima and minima over the last axis,
 the leading axis or every axis, the views above (and `rev`),
 `dynamic_slice`, `dynamic_update_slice`, `concatenate`, the one-row scatter
 of `x.at[i].set(v)`, `select_n` with a boolean predicate, conversions,

@@ -20,10 +20,11 @@ from pyjax._src.backends.numpy.native.keys import (
     KEY_OPS, SHIFTS, check_key_eqn, key_lines, key_view_params, physical, shift_lines,
 )
 from pyjax._src.backends.numpy.native.ops import (
-    _VIEWS, _clamp_lines, _concatenate_lines, _conversion, _dot_lines, _fma_lines, _integer_pow_lines, _minmax_lines,
+    _VIEWS, reshaped, _clamp_lines, _concatenate_lines, _conversion, _dot_lines, _fma_lines, _integer_pow_lines, _minmax_lines,
     _row_dot_lines, _scatter_row_lines, _sign_lines, _single_row_scatter, _stack_lines, _update_slice_lines, _window,
 )
-from pyjax._src.backends.numpy.native.settings import _MAX_VALUE_BYTES
+from pyjax._src.backends.numpy.native.settings import _MAX_VALUE_BYTES, MAX_CONST_BYTES
+
 from pyjax._src.backends.numpy.native.special import erf_inv_lines
 from pyjax._src.backends.numpy.native.vectors import (
     _VECTOR_PRELUDE, _first_readers, _fused_extremum, _or_kernel, _private, _reduce_lines, _vector_binary,
@@ -183,7 +184,12 @@ def _program_source(jaxpr: Jaxpr, impls: dict):
     src = _Source()
     _check_values([jaxpr])
     n = len(jaxpr.invars)
-    lines, outs = _body(src, jaxpr, [_contiguous_view(f"a[{j}]", v.aval) for j, v in enumerate(jaxpr.invars)], impls)
+    # Constants (plans.py `_small_consts`): their values, as the source's own.
+    consts = [np.asarray(c) for c in jaxpr.consts]
+    views = [_View(src.literal(c, c.dtype), c.shape, _c_strides(c.shape, c.itemsize), c.dtype) for c in consts]
+    views += [_contiguous_view(f"a[{j}]", v.aval) for j, v in enumerate(jaxpr.invars)]
+    body = Jaxpr([], [*jaxpr.constvars, *jaxpr.invars], jaxpr.outvars, jaxpr.eqns)
+    lines, outs = _body(src, body, views, impls)
     for j, (v, out) in enumerate(zip(jaxpr.outvars, outs, strict=True)):
         lines += _copy_lines(src, _contiguous_view(f"a[{n + j}]", v.aval), out)
     return _program(src, [], 0, 0, lines), src.kernels, src.scratch
@@ -202,6 +208,9 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
         raise _Unsupported(f"{name}: not the default impl")
     if name in KEY_OPS:
         return key_lines(src, name, params, ins, out_avals, step)
+    placed = _placement(src, name, params, ins, out_avals, impl, step)
+    if placed is not None:
+        return placed
     # Views: no code.
     if name in _VIEWS:
         return _VIEWS[name](ins, key_view_params(eqn), out_avals)
@@ -268,7 +277,7 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
         step += _stack_lines(src, params["axis"], ins, out)
     elif getattr(impl, "reduce_ufunc", None) is not None:  # the impl is `ufunc.reduce` (impls/standard.py)
         step += _reduce_lines(src, impl.reduce_ufunc, ins[0], tuple(params["axes"]), out)
-    elif name == "integer_pow" and params["y"] != 0 and ufunc_loop(np.power, (out.dtype,) * 3) is not None:
+    elif name == "integer_pow" and params["y"] != 0 and (out.dtype.kind in "fc" or ufunc_loop(np.power, (out.dtype,) * 3) is not None):
         step += _integer_pow_lines(src, params["y"], ins, out)
     elif name == "select_n" and len(ins) == 3 and ins[0].dtype == np.bool_ and out.dtype in _C_SCALARS:
         # np.where(which, cases[1], cases[0]): a choice of bytes.
@@ -278,6 +287,40 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
     else:
         raise _Unsupported(name)
     return [out]
+
+
+def _placement(src: _Source, name: str, params: dict, ins: list, out_avals: list, impl, step: list) -> list | None:
+    """The outputs of equations that only place values (a reshape of a
+    strided view, an iota, a pad), or None for any other."""
+    if (name == "squeeze" or (name == "reshape" and params.get("dimensions") is None)) and ins[0].size \
+            and not ins[0].contiguous:
+        return [reshaped(src, ins[0], out_avals[0].shape, step)]  # a view if NumPy's is one, else a copy
+    if name == "iota":
+        # No operands: the impl's values, once, as a constant of the source.
+        value = np.asarray(impl(**params))
+        if value.nbytes > MAX_CONST_BYTES or value.dtype != out_avals[0].dtype:
+            raise _Unsupported("iota")
+        return [_View(src.literal(value, value.dtype), value.shape, _c_strides(value.shape, value.itemsize),
+                      value.dtype)]
+    if name == "pad":
+        return [_pad_lines(src, params["padding_config"], ins, out_avals[0], step)]
+    return None
+
+
+def _pad_lines(src: _Source, config, ins: list, out_aval, step: list) -> _View:
+    # The impl (impls/slicing.py `_pad`) without negative edges: the result
+    # filled with the padding value, the operand copied in at every
+    # (interior + 1)-th place after the low edge. Bytes only.
+    x, value = ins
+    if not x.size or any(low < 0 or high < 0 or interior < 0 for low, high, interior in config):
+        raise _Unsupported("pad with negative edges")
+    out = src.temp(out_aval)
+    step += _copy_lines(src, out, value)
+    offset = sum(low * st for (low, _, _), st in zip(config, out.strides))
+    placed = _View(f"({out.ptr} + {offset})", x.shape,
+                   [st * (interior + 1) for (_, _, interior), st in zip(config, out.strides)], x.dtype)
+    step += _copy_lines(src, placed, x)
+    return out
 
 
 def _cond_lines(src: _Source, branches, ins: list, out_avals: list, impls: dict, step: list) -> list:

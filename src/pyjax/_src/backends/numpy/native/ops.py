@@ -7,9 +7,11 @@ products through the BLAS NumPy calls.
 
 from __future__ import annotations
 
+import math
 
 import numpy as np
 
+from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy.xla import fma as fma_impl
 from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.backends.numpy.native.csource import (
@@ -230,6 +232,8 @@ def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
     # and its syrk case (a matrix times its own transpose) are left out.
     (lc, rc), (lb, _) = eqn.params["dimension_numbers"]
     lhs, rhs = ins
+    if lb or len(lc) != 1 or len(lhs.shape) > 2 or len(rhs.shape) > 2:
+        return _batched_dot_lines(src, eqn, ins, out)
     dtype = out.dtype
     if (lb or not lhs.dtype == rhs.dtype == dtype or dtype not in _C_TYPES or not _Blas.find()
             or eqn.params.get("preferred_element_type") not in (None, dtype)
@@ -274,6 +278,100 @@ def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
         return lines + [(f"(({t}gemm_t){fn})(101, {trans_a}, {trans_b}, {m}, {n}, {k}, 1.0, {a.ptr}, {lda}, "
                         f"{b.ptr}, {ldb}, 0.0, {out.ptr}, {n});")]
     raise _Unsupported("dot_general of two vectors")
+
+
+def _batched_dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
+    # The impl's general case (impls/standard.py `_dot_general`): the
+    # operands transposed to (batch, free, contracting) and (batch,
+    # contracting, free), reshaped to three axes (a view where NumPy's
+    # reshape makes one, else a C-ordered copy) and multiplied by np.matmul,
+    # whose loop makes one gemm a batch entry with the transposes and leading
+    # dimensions it reads off each entry's strides. Entries NumPy would not
+    # hand to BLAS (its own loop, its vector paths, syrk) are left out.
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lhs, rhs = ins
+    dtype = out.dtype
+    if (not lhs.dtype == rhs.dtype == dtype or dtype not in _C_TYPES or not _Blas.find()
+            or eqn.params.get("preferred_element_type") not in (None, dtype)):
+        raise _Unsupported("dot_general")
+    lfree = [d for d in range(len(lhs.shape)) if d not in lc and d not in lb]
+    rfree = [d for d in range(len(rhs.shape)) if d not in rc and d not in rb]
+    batch = math.prod(lhs.shape[d] for d in lb)
+    m, k, n = (math.prod(lhs.shape[d] for d in lfree), math.prod(lhs.shape[d] for d in lc),
+               math.prod(rhs.shape[d] for d in rfree))
+    if batch < 1 or min(m, k, n) < 2:
+        raise _Unsupported("dot_general with a dimension of 1")
+    lines: list[str] = []
+    a = _three_axes(src, lhs, [*lb, *lfree, *lc], (batch, m, k), lines)
+    b = _three_axes(src, rhs, [*rb, *rc, *rfree], (batch, k, n), lines)
+    isz = dtype.itemsize
+
+    def blas(v: _View, rows: int, cols: int) -> tuple[int, int]:
+        # NumPy's is_blasable2d, row-major first: (transpose flag, leading dimension).
+        s0, s1 = v.strides[1], v.strides[2]
+        if s1 == isz and s0 % isz == 0 and s0 // isz >= cols:
+            return 111, s0 // isz
+        if s0 == isz and s1 % isz == 0 and s1 // isz >= rows:
+            return 112, s1 // isz
+        raise _Unsupported("dot_general of operands BLAS cannot read (NumPy's own loop)")
+
+    (trans_a, lda), (trans_b, ldb) = blas(a, m, k), blas(b, k, n)
+    if a.ptr == b.ptr and a.strides[0] == b.strides[0] and m == n and a.strides[1:] == b.strides[:0:-1]:
+        raise _Unsupported("a matrix times its own transpose (NumPy's syrk)")
+    t = "s" if dtype == np.float32 else "d"
+    fn = src.kernel(_Blas.fns[t + "gemm"])
+    i = src.index()
+    return lines + [f"for (intptr_t {i} = 0; {i} < {batch}; {i}++) "
+                    f"(({t}gemm_t){fn})(101, {trans_a}, {trans_b}, {m}, {n}, {k}, 1.0, {a.ptr} + {i} * {a.strides[0]}, "
+                    f"{lda}, {b.ptr} + {i} * {b.strides[0]}, {ldb}, 0.0, {out.ptr} + {i} * {m * n * isz}, {n});"]
+
+
+def _three_axes(src: _Source, v: _View, perm: list, shape: tuple, lines: list) -> _View:
+    v = _View(v.ptr, [v.shape[p] for p in perm], [v.strides[p] for p in perm], v.dtype)
+    return reshaped(src, v, shape, lines)
+
+
+def reshaped(src: _Source, v: _View, shape: tuple, lines: list) -> _View:
+    """`v` reshaped as np.reshape does it: a view when the strides allow
+    one, else a copy in C order (its lines appended to `lines`)."""
+    strides = _reshape_strides(v.shape, v.strides, tuple(shape), v.dtype.itemsize)
+    if strides is None:
+        v, more = _contiguous(src, v, force=True)
+        lines.extend(more)
+        strides = _c_strides(tuple(shape), v.dtype.itemsize)
+    return _View(v.ptr, shape, strides, v.dtype)
+
+
+def _reshape_strides(shape: tuple, strides: tuple, new: tuple, itemsize: int) -> list | None:
+    # NumPy's test for a reshape without a copy (C order): the old axes,
+    # size-1 ones left out, and the new ones are matched in groups of equal
+    # products; a group's old axes must be laid out one inside the other,
+    # and its new axes get strides nested from the group's innermost one.
+    old = [(d, st) for d, st in zip(shape, strides) if d != 1]
+    dims, steps = [d for d, _ in old], [st for _, st in old]
+    if math.prod(dims) != math.prod(new) or not all(new):
+        return None
+    out = [0] * len(new)
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < len(new) and oi < len(dims):
+        np_, op = new[ni], dims[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new[nj]
+                nj += 1
+            else:
+                op *= dims[oj]
+                oj += 1
+        if any(steps[o] != dims[o + 1] * steps[o + 1] for o in range(oi, oj - 1)):
+            return None
+        out[nj - 1] = steps[oj - 1]
+        for nk in range(nj - 1, ni, -1):
+            out[nk - 1] = out[nk] * new[nk]
+        ni, nj, oi, oj = nj, nj + 1, oj, oj + 1
+    last = out[ni - 1] if ni >= 1 else itemsize
+    for nk in range(ni, len(new)):
+        out[nk] = last
+    return out
 
 
 def _transposed(v: _View) -> _View:
@@ -354,13 +452,43 @@ def _stack_lines(src: _Source, axis: int, ins: list, out: _View) -> list[str]:
 
 
 def _integer_pow_lines(src: _Source, y: int, ins: list, out: _View) -> list[str]:
-    # The impl: np.power(x, |y|, dtype=x.dtype) (|y| cast to the dtype, as a
-    # broadcast scalar), then np.reciprocal for y < 0.
-    power = _View(src.literal(abs(y), out.dtype), (), (), out.dtype)
-    lines = _ufunc_lines(src, *ufunc_loop(np.power, (out.dtype,) * 3), [ins[0], power], out)
+    # The impl (impls/standard.py `_integer_pow`): for floats XLA's products
+    # by repeated squaring (`power_by_squaring`, NumPy's multiply loop), for
+    # integers np.power(x, |y|, dtype=x.dtype) (|y| cast to the dtype, as a
+    # broadcast scalar); then np.reciprocal for y < 0.
+    if out.dtype.kind in "fc":
+        lines = _squaring_lines(src, abs(y), ins[0], out)
+    else:
+        power = _View(src.literal(abs(y), out.dtype), (), (), out.dtype)
+        lines = _ufunc_lines(src, *ufunc_loop(np.power, (out.dtype,) * 3), [ins[0], power], out)
     if y < 0:
         loop = ufunc_loop(np.reciprocal, (out.dtype,) * 2)
         if loop is None:
             raise _Unsupported("reciprocal loop")
         lines += _ufunc_lines(src, *loop, [out], out)
     return lines
+
+
+def _squaring_lines(src: _Source, n: int, x: _View, out: _View) -> list[str]:
+    loop = ufunc_loop(np.multiply, (out.dtype,) * 3)
+    if loop is None:
+        raise _Unsupported("multiply loop")
+    lines: list[str] = []
+    if x.shape != out.shape or not x.contiguous:
+        x, lines = _contiguous(src, _View(x.ptr, out.shape, x.aligned(out.shape), x.dtype), force=True)
+    aval = ShapedArray(out.shape, out.dtype)
+    acc = None
+    while n:
+        if n & 1:
+            if acc is None:
+                acc = x
+            else:
+                product = src.temp(aval)
+                lines += _ufunc_lines(src, *loop, [acc, x], product)
+                acc = product
+        n >>= 1
+        if n:
+            square = src.temp(aval)
+            lines += _ufunc_lines(src, *loop, [x, x], square)
+            x = square
+    return lines + _copy_lines(src, out, acc)

@@ -17,7 +17,7 @@ from pyjax._src.backends.numpy.native.emit import _check_values, _program_source
 from pyjax._src.backends.numpy.native.keys import KEY_OPS, SHIFTS
 from pyjax._src.backends.numpy.native.loop import NativeLoop
 from pyjax._src.backends.numpy.native.ops import _VIEWS
-from pyjax._src.backends.numpy.native.settings import MIN_CTYPES_PROGRAM_EQNS, MIN_PROGRAM_EQNS
+from pyjax._src.backends.numpy.native.settings import MAX_CONST_BYTES, MIN_CTYPES_PROGRAM_EQNS, MIN_PROGRAM_EQNS
 
 # Primitives whose default impl, for these dtype kinds, is exactly this
 # ufunc's call although compiled code calls the impl (it has other cases).
@@ -65,7 +65,7 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
     shortest = MIN_PROGRAM_EQNS if fast_calls else MIN_CTYPES_PROGRAM_EQNS
     if shortest == MIN_PROGRAM_EQNS and len(jaxpr.eqns) == 1 and _costly_alone(jaxpr.eqns[0], impls):
         shortest = 1
-    if jaxpr.constvars or not available() or not _plain(jaxpr.invars, jaxpr.outvars):
+    if not _small_consts(jaxpr) or not available() or not _plain(jaxpr.invars, jaxpr.outvars):
         return None
     eqns = _inlined_eqns(jaxpr)  # (a jitted jax.numpy function is one `jit` equation)
     if eqns < shortest or not _plausible([jaxpr], impls):
@@ -74,6 +74,20 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
                         [v.aval for v in jaxpr.outvars], "program")
     native.steps_per_call = eqns
     return native
+
+
+def _small_consts(jaxpr: Jaxpr) -> bool:
+    # Constants (a closed-over array) are written into the source as their
+    # values (emit.py `_program_source`): small NumPy-typed ones only.
+    if len(jaxpr.consts) != len(jaxpr.constvars):
+        return False
+    for value in jaxpr.consts:
+        value = np.asarray(value) if hasattr(value, "__array__") else value
+        if not isinstance(value, np.ndarray) or not isinstance(value.dtype, np.dtype) or value.dtype.kind not in "biufc":
+            return False
+        if value.nbytes > MAX_CONST_BYTES:
+            return False
+    return True
 
 
 def _costly_alone(eqn, impls: dict) -> bool:
@@ -111,7 +125,7 @@ def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dic
 # Equations the C code may be written for (`_emit` decides for sure, on the
 # build thread); anything else keeps the Python code without a tier.
 _NATIVE_NAMES = frozenset({"dot_general", "fma", "row_dot", "max", "min", "clamp", "select_n", "integer_pow", "convert_element_type", "sign",
-                           "dynamic_slice", "dynamic_update_slice", "concatenate", "stack", "scatter", "erf_inv",
+                           "dynamic_slice", "dynamic_update_slice", "concatenate", "stack", "scatter", "erf_inv", "iota", "pad",
                            *_VIEWS, *_IMPL_UFUNCS, *KEY_OPS, *SHIFTS})
 
 

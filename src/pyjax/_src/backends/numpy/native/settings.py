@@ -51,6 +51,9 @@ _MAX_SCRATCH_BYTES = 1 << 24
 # native_call.c, a native program costs ~0.2 us a call, less than two
 # NumPy calls; through ctypes, about what a dozen NumPy calls do.
 MIN_PROGRAM_EQNS = 2
+# A program's constants and iotas are written into its C source as their
+# values: past this many bytes each, the source grows more than the program gains.
+MAX_CONST_BYTES = 1 << 12
 MIN_CTYPES_PROGRAM_EQNS = 16
 # With PYJAX_NATIVE_LOOPS_AFTER=0 a first call waits for its build at most
 # this long, then runs in Python while the build goes on.
