@@ -55,6 +55,7 @@ CASES: dict[str, str] = {
     "ptd_jvp_tangent_dtype": "jax.make_jaxpr(lambda x: jax.jvp(twice_through_bf16, (x,), (x,)))(1.0)",
     "ptd_vjp_rounds_in_bf16": "jax.jit(lambda x: jax.vjp(lambda x: through(dt2, jnp.float32)(x) * 3, x)[1](1.1))(1.0)",
     "ptd_vmap": "jax.make_jaxpr(jax.vmap(through(dt2, jnp.float32)))(jnp.ones(3))",
+    "ptd_lowered": "jax.jit(lambda x: through(dt2, jnp.float32)(x) * 2).lower(1.0).as_text()",
     "ptd_shape_dtype_struct": "jax.ShapeDtypeStruct((2,), dt)",
     "qdd_traced": "jax.jit(lambda x: cur_qdd(x))(1.0)",
     "qdd_python_scalar": "cur_qdd(1.0)",

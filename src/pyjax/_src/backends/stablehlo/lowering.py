@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import core
+from pyjax._src import core, dtypes
 from pyjax._src.backends.stablehlo.builder import Builder
 from pyjax._src.backends.stablehlo.ir import TOKEN, Module, TensorType, Value
 from pyjax._src.jaxpr import Jaxpr, Literal
@@ -65,6 +65,9 @@ def aval_type(aval) -> TensorType:
     if impl is not None:
         shape = tuple(aval.shape) + tuple(impl.key_shape)
         return TensorType(shape, np.uint32)
+    if isinstance(dtype, dtypes.ExtendedDType):  # (another extended dtype: its representation type)
+        rep = dtype._rules.physical_element_aval(dtype)
+        return TensorType(tuple(aval.shape) + tuple(rep.shape), rep.dtype)
     return TensorType(aval.shape, dtype)
 
 

@@ -45,7 +45,7 @@ def _identity(ctx, x, **params):
 
 
 def register(prims: dict) -> None:
-    for name in ("consume", "assert_consumed_value"):
+    for name in ("consume", "assert_consumed_value", "to_edtype", "from_edtype"):
         if name in prims:
             register_lowering(prims[name], _identity)
     register_lowering(prims["jit"], _jit)
