@@ -40,8 +40,6 @@ _REASONS = {
                     "xla_metadata_value"),
     "custom_partitioning: a custom call holding the user's partitioner callbacks, not produced": (
         "custom_partitioning",),
-    "conversions to and from an extended dtype (hijax's primal_tangent_dtype): not lowered yet": (
-        "to_edtype", "from_edtype"),
     "threefry key seeding/cloning: not lowered yet": (
                         "random_clone", "random_seed"),
 }
