@@ -268,3 +268,46 @@ ring = [(i, (i + 1) % 4) for i in range(4)]
 f = jax.shard_map(lambda a: lax.all_gather(lax.ppermute(a, 'x', ring), 'y', axis=0, tiled=True), mesh=auto, in_specs=P('x', 'y'), out_specs=P('x', 'y'))
 result = jax.vmap(f)(np.arange(256., dtype=np.float32).reshape(2, 8, 16))
 """)
+
+# --- None in in_specs: the argument is passed whole, closed over by the body
+program("static_arg_jaxpr", "jaxpr", """
+f = jax.shard_map(lambda v, n: v * n, mesh=auto, in_specs=(P('x'), None), out_specs=P('x'))
+result = jax.make_jaxpr(f)(jnp.arange(8.), 3)
+""")
+program("static_arg_value", "value", """
+f = jax.shard_map(lambda v, n: v * n, mesh=auto, in_specs=(P('x'), None), out_specs=P('x'))
+result = f(put((8,), P('x'), auto), 3)
+""")
+program("static_arg_concrete_array_const", "jaxpr", """
+f = jax.shard_map(lambda v, n: v * n, mesh=auto, in_specs=(P('x'), None), out_specs=P('x'))
+result = jax.make_jaxpr(lambda v: f(v, jnp.float32(3.)))(jnp.arange(8.))
+""")
+program("static_arg_python_literal", "jaxpr", """
+f = jax.shard_map(lambda v, n: v * n, mesh=auto, in_specs=(P('x'), None), out_specs=P('x'))
+result = jax.make_jaxpr(lambda v: f(v, 2))(jnp.arange(8.))
+""")
+program("static_arg_grad_jaxpr", "jaxpr", """
+f = jax.shard_map(lambda v, n: v * n, mesh=auto, in_specs=(P('x'), None), out_specs=P('x'))
+result = jax.make_jaxpr(jax.grad(lambda v, n: f(v, n).sum(), argnums=(0, 1)))(jnp.arange(8.), 2.)
+""")
+program("static_arg_grad_value", "value", """
+f = jax.shard_map(lambda v, n: v * n, mesh=auto, in_specs=(P('x'), None), out_specs=P('x'))
+g = jax.grad(lambda v, n: f(v, n).sum(), argnums=(0, 1))(jnp.arange(8.), 2.)
+result = jnp.concatenate([g[0], g[1][None]])
+""")
+program("static_arg_in_dict", "value", """
+f = jax.shard_map(lambda v, d: v * d['a'], mesh=auto, in_specs=(P('x'), {'a': None}), out_specs=P('x'))
+result = f(put((8,), P('x'), auto), {'a': 2.0})
+""")
+program("static_all_in_specs_none", "value", """
+f = jax.shard_map(lambda v: v * 2, mesh=auto, in_specs=None, out_specs=P('x'))
+result = f(put((8,), P('x'), auto))
+""")
+program("static_arg_explicit_sharded_error", "error", """
+f = jax.shard_map(lambda v, n: v * n, mesh=mesh, in_specs=(P('x'), None), out_specs=P('x'))
+result = f(put((8,), P('x')), put((8,), P('x')))
+""")
+program("static_arg_explicit_jaxpr", "jaxpr", """
+f = jax.shard_map(lambda v, n: v * n, mesh=mesh, in_specs=(P('x'), None), out_specs=P('x'))
+result = jax.make_jaxpr(f)(put((8,), P('x')), 3)
+""")

@@ -296,16 +296,57 @@ def _out_vma_error(mesh, spec, vma: tuple, manual) -> ValueError:
         "disabling the check by passing the check_vma=False argument to `jax.shard_map`.")
 
 
-def _broadcast_specs(specs, tree, name: str) -> list:
-    is_spec = lambda x: x is None or isinstance(x, PartitionSpec)  # noqa: E731
-    prefix_leaves, prefix_tree = tree_flatten(specs, is_leaf=is_spec)
-    full = tree_unflatten(tree, [0] * tree.num_leaves)
-    errors = prefix_errors(specs, full, is_leaf=is_spec)
-    if errors:
-        raise errors[0](name)
+def _broadcast_specs(specs, tree, name: str, static: bool = False) -> list:
+    """`specs` (a prefix of the pytree `tree`) as one spec per leaf. With
+    `static` a None entry stays None (an argument passed whole: a static
+    one); otherwise it means `P()`."""
     from pyjax._src.tree_util import broadcast_prefix
 
-    return [PartitionSpec() if s is None else s for s in broadcast_prefix(specs, full, is_leaf=is_spec)]
+    is_spec = lambda x: x is None or isinstance(x, PartitionSpec)  # noqa: E731
+    full = tree_unflatten(tree, [0] * tree.num_leaves)
+    try:
+        flat = broadcast_prefix(specs, full, is_leaf=is_spec)
+    except ValueError:
+        errors = prefix_errors(specs, full, is_leaf=is_spec)
+        if errors:
+            raise errors[0](name) from None
+        raise
+    return flat if static else [PartitionSpec() if s is None else s for s in flat]
+
+
+def _explicit_axes(aval) -> tuple:
+    mesh = getattr(getattr(aval, "sharding", None), "mesh", None)
+    if mesh is None or mesh.empty:
+        return ()
+    return tuple(n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == AxisType.Explicit)
+
+
+def _close_over_static(f, in_tree, flat, specs, avals, names, all_manual: bool):
+    """The body over the mapped arguments alone: the ones whose spec is None
+    are closed over, as JAX's shard_map treats them (their tracers, if any,
+    then enter as replicated leading operands)."""
+    if all(s is not None for s in specs):
+        return f, in_tree, flat, specs, avals, names
+    for x, s in zip(flat, specs):
+        aval = core.get_aval(x)
+        # (A body with no Explicit axis left cannot cast a value typed on one.)
+        if s is None and all_manual and _explicit_axes(aval):
+            raise NotImplementedError(
+                "Closing over inputs to shard_map where the input is sharded on `Explicit` axes is not implemented. "
+                "As a workaround, please pass those inputs as an argument to shard_map. Got input with shape "
+                f"{aval.str_short(True)}({{Explicit: {_explicit_axes(aval)}}})")
+    dynamic = [i for i, s in enumerate(specs) if s is not None]
+    full = list(flat)
+
+    def body(*xs):
+        leaves = list(full)
+        for i, x in zip(dynamic, xs):
+            leaves[i] = x
+        return f(*tree_unflatten(in_tree, leaves))
+
+    pick = lambda seq: [seq[i] for i in dynamic]  # noqa: E731
+    _, dyn_tree = tree_flatten(tuple(range(len(dynamic))))
+    return body, dyn_tree, pick(flat), pick(specs), pick(avals), pick(names)
 
 
 # ---------------------------------------------------------------------------
@@ -395,12 +436,25 @@ def body_context(mesh, manual, check_vma: bool):
 # The public function
 
 
-def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = None, mesh: Any = None,
+class _InferFromArgs:
+    """The default of `in_specs`: the specs come from the arguments' placements."""
+
+    def __repr__(self):
+        return "jax.sharding.Infer"
+
+
+_Infer = _InferFromArgs()
+
+
+def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = _Infer, mesh: Any = None,
               axis_names: Any = frozenset(), check_vma: bool = True) -> Callable:
     """Maps `f` over shards of its arguments on `mesh` (JAX's `jax.shard_map`).
 
     Each argument is split as its entry of `in_specs` says (a PartitionSpec
-    naming mesh axes per array axis; a prefix of the arguments' pytree);
+    naming mesh axes per array axis; a prefix of the arguments' pytree). An
+    entry of None passes that argument to `f` whole and unmapped, as a value
+    the body closes over; by default the specs are inferred from the
+    arguments' placements.
     `f` runs once per device on that device's shard, may communicate with
     collectives over the mesh axes (`psum`, `all_gather`, `ppermute`, ...),
     and its results are joined as `out_specs` says. `axis_names` restricts
@@ -419,20 +473,24 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         # (Nested: the enclosing bodies' manual axes are not newly manual.)
         manual = ManualAxes(axis_names or [n for n in the_mesh.axis_names if n not in the_mesh.manual_axes],
                             the_mesh.axis_names)
-        if in_specs is not None:
+        if in_specs is not _Infer:
             _check_spec_names(in_specs, manual, "in")
         _check_spec_names(out_specs, manual, "out")
         flat, in_tree = tree_flatten(args)
         avals = [core.get_aval(x) for x in flat]
-        if in_specs is None:  # inferred from the arguments' types: their manual axes
+        if in_specs is _Infer:  # inferred from the arguments' types: their manual axes
             flat_specs = [_manual_spec(manual, getattr(a.sharding, "spec", None) or PartitionSpec()) for a in avals]
         else:
-            flat_specs = _broadcast_specs(in_specs, in_tree, "shard_map in_specs")
+            flat_specs = _broadcast_specs(in_specs, in_tree, "shard_map in_specs", static=True)
         names = _flat_arg_names(f, args)
+        all_manual = all(n in manual for n, t in zip(the_mesh.axis_names, the_mesh.axis_types) if t == AxisType.Explicit)
+        body, in_tree, flat, flat_specs, avals, names = _close_over_static(f, in_tree, flat, flat_specs, avals, names,
+                                                                           all_manual)
         for i, (spec, aval) in enumerate(zip(flat_specs, avals)):
             _check_in(f, the_mesh, manual, spec, aval, names[i])
             _check_explicit_in(the_mesh, manual, spec, aval)
-        jaxpr, out_flat_specs, out_tree = trace_body(f, in_tree, the_mesh, manual, flat_specs, out_specs, avals, check_vma)
+        jaxpr, out_flat_specs, out_tree = trace_body(body, in_tree, the_mesh, manual, flat_specs, out_specs, avals,
+                                                     check_vma)
         jaxpr, closed = _hoist_tracers(jaxpr)
         flat, flat_specs = closed + flat, [PartitionSpec()] * len(closed) + flat_specs
         params = dict(jaxpr=jaxpr, mesh=the_mesh, in_specs=tuple(flat_specs), out_specs=tuple(out_flat_specs),
@@ -534,12 +592,6 @@ from pyjax._src import shard_map_remat  # noqa: E402,F401  (its rule under a rem
 from pyjax._src import spmd_jit  # noqa: E402,F401  (sharded jit runs per device through shard_map)
 
 
-class _InferFromArgs:
-    def __repr__(self):
-        return "jax.sharding.Infer"
-
-
-_Infer = _InferFromArgs()
 
 
 def smap(f: Callable | None = None, /, *, in_axes: Any = _Infer, out_axes: Any, axis_name: Any) -> Callable:
@@ -557,6 +609,6 @@ def smap(f: Callable | None = None, /, *, in_axes: Any = _Infer, out_axes: Any, 
     def to_specs(axes):
         return tuple(spec(a) for a in axes) if isinstance(axes, (tuple, list)) else spec(axes)
 
-    in_specs = None if in_axes is _Infer else to_specs(in_axes)
+    in_specs = _Infer if in_axes is _Infer else to_specs(in_axes)
     return lambda *args: shard_map(f, in_specs=in_specs, out_specs=to_specs(out_axes),
                                    axis_names=frozenset({axis_name}))(*args)
