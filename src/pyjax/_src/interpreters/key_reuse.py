@@ -382,12 +382,12 @@ def scan_signature(eqn: JaxprEqn, num_consts: int, num_carry: int) -> KeyReuseSi
     and may consume a carried key only when it returns a fresh one in its place."""
     jaxpr = eqn.params["jaxpr"]
     signature = jaxpr_type_signature(jaxpr)
-    if any(np.any(s.mask) for s in signature.sinks if s.idx < num_consts):
+    consumed = [s.idx for s in signature.sinks if np.any(s.mask)]
+    if min(consumed, default=num_consts) < num_consts:
         raise KeyReuseError("scan body function leads to key reuse when repeatedly executed, because key "
                             f"constants are repeatedly consumed:\n  signature={signature!r}\n  eqn={eqn!r}\n"
                             f"  jaxpr={jaxpr!r}")
-    carry_sinks = {s.idx - num_consts for s in signature.sinks
-                   if 0 <= s.idx - num_consts < num_carry and np.any(s.mask)}
+    carry_sinks = {i - num_consts for i in consumed if num_consts <= i < num_consts + num_carry}
     carry_sources = {s.idx for s in signature.sources if 0 <= s.idx < num_carry and np.any(s.mask)}
     if not carry_sinks <= carry_sources:
         raise KeyReuseError("scan body function leads to key reuse when repeatedly executed, because consumed "
