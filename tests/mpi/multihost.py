@@ -77,6 +77,14 @@ np.testing.assert_array_equal(np.asarray(back), mine)
 assert back.sharding.mesh == grid.local_mesh and grid.local_mesh.devices.size == 8 // n
 assert list(grid.local_mesh.devices.flat) == jax.local_devices()
 
+# eager operations on an Array spanning processes run per device (spmd_eager)
+import pyjax.numpy as jnp  # noqa: E402
+
+np.testing.assert_array_equal(mhu.process_allgather(jnp.sin(g) * 2), np.sin(full) * 2)
+total = jnp.sum(g, axis=0)
+assert total.is_fully_replicated
+np.testing.assert_array_equal(np.asarray(total), full.sum(0))
+
 # a replicated result is readable everywhere
 rep = jax.device_put(full, NamedSharding(mesh, P()))
 np.testing.assert_array_equal(np.asarray(rep), full)
