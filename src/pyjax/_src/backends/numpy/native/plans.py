@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src import config
+from pyjax._src.array import Array
+from pyjax._src.avals import ShapedArray
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.backends.numpy.codegen import kernels
 from pyjax._src.backends.numpy.native import build
@@ -79,13 +81,14 @@ def native_program(jaxpr: Jaxpr, impls: dict) -> NativeLoop | None:
 def _small_consts(jaxpr: Jaxpr) -> bool:
     # Constants (a closed-over array) are written into the source as their
     # values (emit.py `_program_source`): small NumPy-typed ones only.
+    # (Not a mutable Ref's buffer: its value changes between calls.)
     if len(jaxpr.consts) != len(jaxpr.constvars):
         return False
-    for value in jaxpr.consts:
-        value = np.asarray(value) if hasattr(value, "__array__") else value
-        if not isinstance(value, np.ndarray) or not isinstance(value.dtype, np.dtype) or value.dtype.kind not in "biufc":
+    for var, value in zip(jaxpr.constvars, jaxpr.consts):
+        if type(var.aval) is not ShapedArray or not (isinstance(value, (np.ndarray, np.generic)) or type(value) is Array):
             return False
-        if value.nbytes > MAX_CONST_BYTES:
+        value = np.asarray(value)
+        if not isinstance(value.dtype, np.dtype) or value.dtype.kind not in "biufc" or value.nbytes > MAX_CONST_BYTES:
             return False
     return True
 
