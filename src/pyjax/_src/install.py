@@ -77,10 +77,6 @@ class JaxModule(types.ModuleType):
             return getattr(pyjax, name)
         except AttributeError:
             pass
-        from pyjax._src.compat import toplevel
-
-        if name in toplevel.NAMES:
-            return toplevel.NAMES[name]
         if not name.startswith("__"):
             try:
                 return importlib.import_module(f"jax.{name}")
