@@ -85,6 +85,9 @@ total = jnp.sum(g, axis=0)
 assert total.is_fully_replicated
 np.testing.assert_array_equal(np.asarray(total), full.sum(0))
 
+# device_put to another layout (every process calls it: the value is gathered)
+np.testing.assert_array_equal(np.asarray(jax.device_put(g, NamedSharding(mesh, P()))), full)
+
 # a replicated result is readable everywhere
 rep = jax.device_put(full, NamedSharding(mesh, P()))
 np.testing.assert_array_equal(np.asarray(rep), full)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from pyjax._src import core, dispatch
+from pyjax._src import core, dispatch, distributed
 from pyjax._src.ad_util import Zero, instantiate
 from pyjax._src.array import Array
 from pyjax._src.sharding import devices as devices_mod
@@ -192,7 +192,9 @@ def _eager_put(leaf, dst):
         dst = here.with_memory_kind(kind)
     sharding = named.SingleDeviceSharding(dst) if isinstance(dst, devices_mod.Device) else dst
     aval = x.aval
-    return sharded_array.place(np.asarray(x), ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding)
+    # (an Array spanning processes: every process runs this put, so each gathers the whole value first)
+    value = np.asarray(x) if x.is_fully_addressable or x.is_fully_replicated else distributed.gather_value(x)
+    return sharded_array.place(value, ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding)
 
 
 def _per_leaf(name: str, value, treedef, count: int) -> list:
