@@ -26,8 +26,9 @@ def cases(mesh, mesh8):
     xi = rng.integers(-1000, 1000, (8, 16)).astype(np.int32)
     x8 = rng.standard_normal((64, 6)).astype(np.float32)
 
-    def smap(f, in_specs, out_specs, m=mesh):
-        return jax.shard_map(f, mesh=m, in_specs=in_specs, out_specs=out_specs, check_vma=False)
+    def smap(f, in_specs, out_specs, m=mesh, _axes=None):
+        extra = {} if _axes is None else {"axis_names": _axes}
+        return jax.shard_map(f, mesh=m, in_specs=in_specs, out_specs=out_specs, check_vma=False, **extra)
 
     xy = P("x", "y")
     out = {
@@ -43,6 +44,10 @@ def cases(mesh, mesh8):
         "psum_interleaved": lambda: smap(lambda a: lax.psum(a, "d"), P("d"), P("d"), _interleaved())(x8),
         "psum_scatter_interleaved": lambda: smap(lambda a: lax.psum_scatter(a, "d", tiled=True), P(), P("d"),
                                                  _interleaved())(x8),
+        "nested_xy": lambda: smap(lambda a: jax.shard_map(lambda b: lax.psum(b, "x") * 2,
+                                                          in_specs=P(None, "x"), out_specs=P(None, "x"),
+                                                          axis_names={"x"}, check_vma=False)(a), P(None, "y"),
+                                  P(None, "y"), _axes={"y"})(x),
         "psum_8": lambda: smap(lambda a: lax.psum(a, "d"), P("d"), P("d"), mesh8)(x8),
         "all_gather_x": lambda: smap(lambda a: lax.all_gather(a, "x"), xy, P(None, None, "y"))(x),
         "all_gather_tiled_8": lambda: smap(lambda a: lax.all_gather(a, "d", tiled=True), P("d"), P("d"),
