@@ -132,7 +132,11 @@ def _reduce_scatter(mesh, xs, *, scatter_dimension, axis_name, axis_index_groups
         total = _sum(values)
         return [part(total, k, len(values)) for k in range(len(values))]
 
-    return _each_group(mesh, _named(axis_name), xs, scatter, spmd_mpi.reduce_scatter(_fold, part), "psum_scatter")
+    def finish(block):  # (this member's block, as part() shapes it)
+        return block if tiled else np.squeeze(block, scatter_dimension)
+
+    across = spmd_mpi.reduce_scatter(_fold, part, scatter_dimension, finish)
+    return _each_group(mesh, _named(axis_name), xs, scatter, across, "psum_scatter")
 
 
 def _fold(ufunc, values):
