@@ -85,7 +85,8 @@ def _small_consts(jaxpr: Jaxpr) -> bool:
     if len(jaxpr.consts) != len(jaxpr.constvars):
         return False
     for var, value in zip(jaxpr.constvars, jaxpr.consts):
-        if type(var.aval) is not ShapedArray or not (isinstance(value, (np.ndarray, np.generic)) or type(value) is Array):
+        if (type(var.aval) is not ShapedArray or not isinstance(var.aval.dtype, np.dtype)  # (keys: extended dtypes)
+                or not (isinstance(value, (np.ndarray, np.generic)) or type(value) is Array)):
             return False
         value = np.asarray(value)
         if not isinstance(value.dtype, np.dtype) or value.dtype.kind not in "biufc" or value.nbytes > MAX_CONST_BYTES:
