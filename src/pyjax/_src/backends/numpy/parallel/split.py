@@ -97,12 +97,43 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def run_all(calls: list) -> None:
     # Every call at once: the first on the calling thread, the others on the
-    # pool; returns when all are done (re-raising the first error).
+    # pool; returns when all are done (re-raising the first error). A call
+    # no pool thread has started by the time the calling thread is free runs
+    # on the calling thread: on a machine whose cores are busy the pool's
+    # thread may wait for a core for longer than the call takes, and the
+    # split would cost more than running everything here.
+    if len(calls) == 1:
+        calls[0]()
+        return
     pool = _pool()
-    pending = [pool.submit(call) for call in calls[1:]]
-    calls[0]()
-    for future in pending:
-        future.result()
+    tasks = [_Task(call) for call in calls[1:]]
+    pending = [pool.submit(task.run) for task in tasks]
+    try:
+        calls[0]()
+    finally:
+        # (After an error too: nothing may still write into the outputs.)
+        for task, future in zip(tasks, pending):
+            if task.claim():
+                task.call()
+            else:
+                future.result()
+
+
+class _Task:
+    """A call that runs once, on whichever thread claims it first."""
+
+    __slots__ = ("call", "_claimed")
+
+    def __init__(self, call):
+        self.call = call
+        self._claimed = threading.Lock()
+
+    def claim(self) -> bool:
+        return self._claimed.acquire(blocking=False)
+
+    def run(self) -> None:
+        if self.claim():
+            self.call()
 
 
 def _run_blocks(fn, blocks: list) -> None:
