@@ -113,27 +113,35 @@ def run_all(calls: list) -> None:
     finally:
         # (After an error too: nothing may still write into the outputs.)
         for task, future in zip(tasks, pending):
-            if task.claim():
-                task.call()
+            call = task.claim()
+            if call is not None:
+                call()
             else:
                 future.result()
 
 
 class _Task:
-    """A call that runs once, on whichever thread claims it first."""
+    """A call that runs once, on whichever thread claims it first. The
+    claim takes the call out: a pool thread's queued reference to a task
+    the calling thread ran holds none of its arrays."""
 
-    __slots__ = ("call", "_claimed")
+    __slots__ = ("_call", "_claimed")
 
     def __init__(self, call):
-        self.call = call
+        self._call = call
         self._claimed = threading.Lock()
 
-    def claim(self) -> bool:
-        return self._claimed.acquire(blocking=False)
+    def claim(self):
+        """The call, to the first thread asking; None to the others."""
+        if not self._claimed.acquire(blocking=False):
+            return None
+        call, self._call = self._call, None
+        return call
 
     def run(self) -> None:
-        if self.claim():
-            self.call()
+        call = self.claim()
+        if call is not None:
+            call()
 
 
 def _run_blocks(fn, blocks: list) -> None:
