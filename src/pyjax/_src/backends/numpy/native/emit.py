@@ -20,8 +20,9 @@ from pyjax._src.backends.numpy.native.keys import (
     KEY_OPS, SHIFTS, check_key_eqn, key_lines, key_view_params, physical, shift_lines,
 )
 from pyjax._src.backends.numpy.native.ops import (
-    _VIEWS, reshaped, _clamp_lines, _concatenate_lines, _conversion, _dot_lines, _fma_lines, _integer_pow_lines, _minmax_lines,
+    _VIEWS, _clamp_lines, _concatenate_lines, _conversion, _dot_lines, _fma_lines, _integer_pow_lines, _minmax_lines,
     _row_dot_lines, _scatter_row_lines, _sign_lines, _single_row_scatter, _stack_lines, _update_slice_lines, _window,
+    reshaped,
 )
 from pyjax._src.backends.numpy.native.settings import _MAX_VALUE_BYTES, MAX_CONST_BYTES
 
@@ -277,7 +278,8 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
         step += _stack_lines(src, params["axis"], ins, out)
     elif getattr(impl, "reduce_ufunc", None) is not None:  # the impl is `ufunc.reduce` (impls/standard.py)
         step += _reduce_lines(src, impl.reduce_ufunc, ins[0], tuple(params["axes"]), out)
-    elif name == "integer_pow" and params["y"] != 0 and (out.dtype.kind in "fc" or ufunc_loop(np.power, (out.dtype,) * 3) is not None):
+    elif name == "integer_pow" and params["y"] != 0 and (
+            out.dtype.kind in "fc" or ufunc_loop(np.power, (out.dtype,) * 3) is not None):
         step += _integer_pow_lines(src, params["y"], ins, out)
     elif name == "select_n" and len(ins) == 3 and ins[0].dtype == np.bool_ and out.dtype in _C_SCALARS:
         # np.where(which, cases[1], cases[0]): a choice of bytes.
