@@ -193,27 +193,3 @@ def test_memory_bound_ufuncs_split_only_when_large(monkeypatch):
     assert split_lib.elementwise_worth_splitting(np.exp, (1024, 512))       # compute-bound, 512K elements
     assert not split_lib.elementwise_worth_splitting(np.add, (1024, 512))   # memory-bound: not yet
     assert split_lib.elementwise_worth_splitting(np.add, (2048, 1024))      # memory-bound, 2M elements
-
-
-def test_a_block_the_pool_has_not_started_runs_on_the_calling_thread(two_workers):
-    # The pool's one thread is busy: the calling thread runs both blocks
-    # (once each), and the queued reference holds none of the block's arrays.
-    import threading
-    import weakref
-
-    busy, release = threading.Event(), threading.Event()
-    split_lib._pool().submit(lambda: (busy.set(), release.wait(10)))
-    assert busy.wait(10)
-    ran = []
-    x = np.ones(8, np.float32)
-    ref = weakref.ref(x)
-    try:
-        split_lib.run_all([lambda: ran.append(("first", threading.get_ident())),
-                           lambda y=x: ran.append(("second", threading.get_ident(), len(y)))])
-        assert ran == [("first", threading.get_ident()), ("second", threading.get_ident(), 8)]
-        del x
-        assert ref() is None
-    finally:
-        release.set()
-    split_lib._pool().submit(lambda: None).result(10)  # (the queued block has been dropped by now)
-    assert len(ran) == 2

@@ -97,51 +97,12 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def run_all(calls: list) -> None:
     # Every call at once: the first on the calling thread, the others on the
-    # pool; returns when all are done (re-raising the first error). A call
-    # no pool thread has started by the time the calling thread is free runs
-    # on the calling thread: on a machine whose cores are busy the pool's
-    # thread may wait for a core for longer than the call takes, and the
-    # split would cost more than running everything here.
-    if len(calls) == 1:
-        calls[0]()
-        return
+    # pool; returns when all are done (re-raising the first error).
     pool = _pool()
-    tasks = [_Task(call) for call in calls[1:]]
-    pending = [pool.submit(task.run) for task in tasks]
-    try:
-        calls[0]()
-    finally:
-        # (After an error too: nothing may still write into the outputs.)
-        for task, future in zip(tasks, pending):
-            call = task.claim()
-            if call is not None:
-                call()
-            else:
-                future.result()
-
-
-class _Task:
-    """A call that runs once, on whichever thread claims it first. The
-    claim takes the call out: a pool thread's queued reference to a task
-    the calling thread ran holds none of its arrays."""
-
-    __slots__ = ("_call", "_claimed")
-
-    def __init__(self, call):
-        self._call = call
-        self._claimed = threading.Lock()
-
-    def claim(self):
-        """The call, to the first thread asking; None to the others."""
-        if not self._claimed.acquire(blocking=False):
-            return None
-        call, self._call = self._call, None
-        return call
-
-    def run(self) -> None:
-        call = self.claim()
-        if call is not None:
-            call()
+    pending = [pool.submit(call) for call in calls[1:]]
+    calls[0]()
+    for future in pending:
+        future.result()
 
 
 def _run_blocks(fn, blocks: list) -> None:
