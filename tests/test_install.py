@@ -112,3 +112,17 @@ def test_python_m_pyjax_run(tmp_path, fake_jax):
     assert proc.stdout.strip() == "__main__ ['a', '--b'] 0.11.0 42"
     usage = run("", args=[sys.executable, "-m", "pyjax", "frobnicate"])
     assert usage.returncode == 2 and "usage: python -m pyjax run script.py" in usage.stderr
+
+
+def test_import_pyjax_imports_no_scipy():
+    # SciPy (special functions, LAPACK, FFT) is imported on first use, not
+    # by `import pyjax`; a special function then works as before.
+    code = ("import sys, pyjax\n"
+            "assert not [m for m in sys.modules if m == 'scipy' or m.startswith('scipy.')], 'scipy imported'\n"
+            "import pyjax.numpy as jnp\n"
+            "from pyjax import lax\n"
+            "print(float(lax.erfc(jnp.float64(0.5))), float(jnp.linalg.det(jnp.eye(2) * 2.0)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    erfc, det = map(float, out.stdout.split())
+    assert abs(erfc - 0.4795001221869535) < 1e-6 and det == 4.0

@@ -24,9 +24,9 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-import scipy.special
 
 from pyjax._src import dtypes
+from pyjax._src.backends.numpy import lazy_scipy
 
 __all__ = ["IDENTITIES", "UFUNCS", "backend_impl", "c_ufunc_of", "register_backend_impls", "ufunc_of"]
 
@@ -48,7 +48,8 @@ _INEXACT_UFUNCS: dict[str, tuple[np.ufunc, str]] = {
 }
 
 # Impls that are a SciPy ufunc for some dtype kinds: C calls its loop.
-C_IMPL_UFUNCS: dict[str, tuple[np.ufunc, str]] = {"logistic": (scipy.special.expit, "f")}
+# name -> (a loader of the ufunc, the dtype kinds it serves); SciPy is imported on first use.
+C_IMPL_UFUNCS: dict[str, tuple[Callable[[], np.ufunc], str]] = {"logistic": (lambda: lazy_scipy.special.expit, "f")}
 
 
 def register_backend_impls(table: dict) -> None:
@@ -111,5 +112,5 @@ def c_ufunc_of(eqn, impl: Callable) -> np.ufunc | None:
     ufunc = ufunc_of(eqn, impl, True)
     entry = C_IMPL_UFUNCS.get(eqn.primitive.name)
     if ufunc is None and entry is not None and eqn.outvars[0].aval.dtype.kind in entry[1]:
-        ufunc = entry[0]
+        ufunc = entry[0]()
     return ufunc

@@ -19,10 +19,10 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 import numpy as np
-import scipy.linalg
-from scipy.linalg import blas, lapack
 
 from pyjax._src.lax import linalg as linalg_lax
+from pyjax._src.backends.numpy.lazy_scipy import blas, lapack
+from pyjax._src.backends.numpy.lazy_scipy import linalg as scipy_linalg
 
 IMPLS: dict = {}
 
@@ -134,7 +134,7 @@ def _eig(x, *, compute_left_eigenvectors: bool, compute_right_eigenvectors: bool
 
     def one(a):
         # scipy unpacks LAPACK geev's real conjugate-pair storage into complex vectors.
-        w, vl, vr = scipy.linalg.eig(a, left=True, right=True, check_finite=False)
+        w, vl, vr = scipy_linalg.eig(a, left=True, right=True, check_finite=False)
         outs = [w]
         if compute_left_eigenvectors:
             outs.append(vl)
@@ -220,7 +220,7 @@ def _schur(x, *, compute_schur_vectors: bool, sort_eig_vals: bool, select_callab
     output = "complex" if x.dtype.kind == "c" else "real"
 
     def one(m):
-        t, z = scipy.linalg.schur(m, output=output, check_finite=False)
+        t, z = scipy_linalg.schur(m, output=output, check_finite=False)
         return (t, z) if compute_schur_vectors else (t,)
 
     count = 2 if compute_schur_vectors else 1
@@ -331,7 +331,7 @@ def _qr(x, *, pivoting: bool, full_matrices: bool, use_magma) -> list:
     mode = "full" if full_matrices else "economic"
 
     def one(matrix):
-        q, r, p = scipy.linalg.qr(matrix, pivoting=True, mode=mode, check_finite=False)
+        q, r, p = scipy_linalg.qr(matrix, pivoting=True, mode=mode, check_finite=False)
         return q, r, p
 
     q, r, p = _map_matrices(one, [x], [2], [(m, k), (k, n), (n,)], [x.dtype, x.dtype, np.int32])

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-import scipy.special as sc
 
 from pyjax._src import dtypes
 from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import special as sp
+from pyjax._src.backends.numpy.lazy_scipy import deferred
+from pyjax._src.backends.numpy.lazy_scipy import special as sc
 
 IMPLS: dict = {}
 
@@ -241,17 +242,17 @@ def _erf(x, **params):
 
 
 IMPLS[sp.erf_p] = _erf
-IMPLS[sp.erfc_p] = _special(sc.erfc)
+IMPLS[sp.erfc_p] = _special(deferred(sc, "erfc"))
 IMPLS[sp.erf_inv_p] = _erf_inv
 IMPLS[sp.lgamma_p] = _special(_lgamma)
 IMPLS[sp.digamma_p] = _special(_digamma)
 IMPLS[sp.polygamma_p] = _special(_polygamma)
 IMPLS[sp.igamma_p] = _special(_igamma)
-IMPLS[sp.igammac_p] = _special(sc.gammaincc)
+IMPLS[sp.igammac_p] = _special(deferred(sc, "gammaincc"))
 IMPLS[sp.zeta_p] = _special(_zeta)
-IMPLS[sp.bessel_i0e_p] = _special(sc.i0e)
-IMPLS[sp.bessel_i1e_p] = _special(_keep_signed_zero(sc.i1e))
-IMPLS[sp.regularized_incomplete_beta_p] = _special(sc.betainc)
+IMPLS[sp.bessel_i0e_p] = _special(deferred(sc, "i0e"))
+IMPLS[sp.bessel_i1e_p] = _special(_keep_signed_zero(deferred(sc, "i1e")))
+IMPLS[sp.regularized_incomplete_beta_p] = _special(deferred(sc, "betainc"))
 
 
 # ---------------------------------------------------------------------------

@@ -15,7 +15,6 @@ import functools
 import math
 
 import numpy as np
-import scipy.special
 
 from pyjax._src import ad_checkpoint, custom_batching, custom_derivatives, dtypes
 from pyjax._src import jit as jit_lib
@@ -28,6 +27,7 @@ from pyjax._src.lax import dot as dot_lax
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reductions as red
 from pyjax._src.lax import shapes as sh
+from pyjax._src.backends.numpy import lazy_scipy
 
 IMPLS: dict = {}
 
@@ -138,7 +138,7 @@ def _logistic(x, **params):
     (x,), dtype = _operands(x)
     if dtype.kind == "c":  # scipy's expit has no complex loop
         return np.reciprocal(1 + np.exp(-x))
-    return scipy.special.expit(x).astype(dtype, copy=False)  # expit has no float16/bfloat16 loop
+    return lazy_scipy.special.expit(x).astype(dtype, copy=False)  # expit has no float16/bfloat16 loop
 
 
 def _nextafter(x, y):
