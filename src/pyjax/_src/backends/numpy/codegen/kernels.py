@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from pyjax._src import dtypes
-from pyjax._src.backends.numpy import lazy_scipy
+from pyjax._src.backends.numpy.impls import lazy_scipy
 
 __all__ = ["IDENTITIES", "UFUNCS", "backend_impl", "c_ufunc_of", "register_backend_impls", "ufunc_of"]
 

@@ -21,8 +21,8 @@ from functools import partial
 import numpy as np
 
 from pyjax._src.lax import linalg as linalg_lax
-from pyjax._src.backends.numpy.lazy_scipy import blas, lapack
-from pyjax._src.backends.numpy.lazy_scipy import linalg as scipy_linalg
+from pyjax._src.backends.numpy.impls.lazy_scipy import blas, lapack
+from pyjax._src.backends.numpy.impls.lazy_scipy import linalg as scipy_linalg
 
 IMPLS: dict = {}
 

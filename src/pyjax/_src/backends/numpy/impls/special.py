@@ -21,8 +21,8 @@ from pyjax._src import dtypes
 from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import special as sp
-from pyjax._src.backends.numpy.lazy_scipy import deferred
-from pyjax._src.backends.numpy.lazy_scipy import special as sc
+from pyjax._src.backends.numpy.impls.lazy_scipy import deferred
+from pyjax._src.backends.numpy.impls.lazy_scipy import special as sc
 
 IMPLS: dict = {}
 

@@ -27,7 +27,7 @@ from pyjax._src.lax import dot as dot_lax
 from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reductions as red
 from pyjax._src.lax import shapes as sh
-from pyjax._src.backends.numpy import lazy_scipy
+from pyjax._src.backends.numpy.impls import lazy_scipy
 
 IMPLS: dict = {}
 
