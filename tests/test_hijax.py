@@ -6,39 +6,27 @@ cases_hijax.py)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import pytest
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
-sys.path.insert(0, str(GOLDEN))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
 
-from cases_hijax import CASES, PRELUDE, run_case  # noqa: E402
-from test_extend_golden import as_pyjax  # noqa: E402
+import case_set  # noqa: E402
 
-
-RECORDED = json.loads((GOLDEN / "hijax.json").read_text())
+CASES = case_set.load("hijax")
 
 
 @pytest.fixture(scope="module")
 def namespace():
-    ns: dict = {}
-    exec(as_pyjax(PRELUDE), ns)
-    return ns
+    return case_set.pyjax_namespace(CASES)
 
 
 def test_recording_is_current():
-    assert RECORDED["meta"]["jax_version"] == "0.11.0"
-    assert {k: v["expr"] for k, v in RECORDED["cases"].items()} == CASES, "re-record hijax.json"
+    case_set.assert_recording_is_current(CASES)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(CASES.CASES))
 def test_case_matches_jax(namespace, name):
-    want = RECORDED["cases"][name]
-    got = run_case(namespace, CASES[name])
-    if "error" in want:
-        assert (got.get("error"), got.get("message")) == (want["error"], want["message"]), got
-    else:
-        assert got.get("text") == want["text"], got
+    case_set.assert_case_matches(CASES, namespace, name)
