@@ -10,6 +10,8 @@ tests/test_custom_remat.py.
 
 from __future__ import annotations
 
+from case_runner import run_case  # noqa: F401
+
 PRELUDE = '''
 import jax
 import jax.numpy as jnp
@@ -61,11 +63,3 @@ CASES: dict[str, str] = {
     "lowered": "jax.jit(g).lower(x).as_text()",
     "hessian_checkpoint": "jax.jacfwd(jax.grad(jax.checkpoint(g)))(x)",
 }
-
-
-def run_case(namespace: dict, expr: str) -> dict:
-    """The record of one case: its text, or the class and message it raised."""
-    try:
-        return {"expr": expr, "text": str(eval(expr, namespace))}
-    except Exception as e:  # noqa: BLE001  (the refusals are recorded too)
-        return {"expr": expr, "error": type(e).__name__, "message": str(e)}

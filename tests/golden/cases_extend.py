@@ -11,6 +11,8 @@ of what it raised.
 
 from __future__ import annotations
 
+from case_runner import run_case  # noqa: F401
+
 PRELUDE = '''
 import numpy as np
 import jax
@@ -215,11 +217,3 @@ CASES.update({
     "linear_call_vmap": "jax.vmap(lambda x: scaled(2.0, x))(x3)",
     "linear_call_custom_transpose_used": "float(jax.grad(lambda x: lc(lambda r, x: r * x, lambda r, ct: 10 * ct, 2.0, x))(3.0))",
 })
-
-
-def run_case(namespace: dict, expr: str) -> dict:
-    """The record of one case: its text, or the class and message it raised."""
-    try:
-        return {"expr": expr, "text": str(eval(expr, namespace))}
-    except Exception as e:  # noqa: BLE001  (the refusals are recorded too)
-        return {"expr": expr, "error": type(e).__name__, "message": str(e)}

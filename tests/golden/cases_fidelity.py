@@ -9,6 +9,8 @@ under pyjax).
 
 from __future__ import annotations
 
+from case_runner import run_case  # noqa: F401
+
 PRELUDE = '''
 import numpy as np
 import jax
@@ -80,11 +82,3 @@ CASES: dict[str, str] = {
     "key_sub_traced": "jax.jit(lambda k: k - 1)(key)",
     "key_matmul": "key @ key",
 }
-
-
-def run_case(namespace: dict, expr: str) -> dict:
-    """The record of one case: its text, or the class and message it raised."""
-    try:
-        return {"expr": expr, "text": str(eval(expr, namespace))}
-    except Exception as e:  # noqa: BLE001  (the refusals are recorded too)
-        return {"expr": expr, "error": type(e).__name__, "message": str(e)}

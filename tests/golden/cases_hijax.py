@@ -9,6 +9,8 @@ record_hijax.py under JAX 0.11.0; compared under pyjax by tests/test_hijax.py.
 
 from __future__ import annotations
 
+from case_runner import run_case  # noqa: F401
+
 PRELUDE = '''
 import jax
 import jax.numpy as jnp
@@ -73,11 +75,3 @@ CASES: dict[str, str] = {
     "earray_keys_iter": "error_class(lambda: list(e3))",
     "earray_keys_vmap": "jax.vmap(jax.random.normal)(e3)",
 }
-
-
-def run_case(namespace: dict, expr: str) -> dict:
-    """The record of one case: its text, or the class and message it raised."""
-    try:
-        return {"expr": expr, "text": str(eval(expr, namespace))}
-    except Exception as e:  # noqa: BLE001  (the refusals are recorded too)
-        return {"expr": expr, "error": type(e).__name__, "message": str(e)}

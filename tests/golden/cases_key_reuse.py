@@ -9,6 +9,8 @@ under pyjax by tests/random/test_key_reuse.py.
 
 from __future__ import annotations
 
+from case_runner import run_case_first_line as run_case  # noqa: F401
+
 PRELUDE = '''
 import jax
 import jax.numpy as jnp
@@ -159,11 +161,3 @@ CASES: dict[str, str] = {
     "eager_split_outputs": "eager(lambda: jax.random.key(8), lambda k: [normal(s) for s in jax.jit(ret_split)(k)])",
     "eager_off": "steps(lambda: normal(key), lambda: normal(key))",
 }
-
-
-def run_case(namespace: dict, expr: str) -> dict:
-    """The record of one case: its text, or the class and first message line of what it raised."""
-    try:
-        return {"expr": expr, "text": str(eval(expr, namespace))}
-    except Exception as e:  # noqa: BLE001  (the refusals are recorded too)
-        return {"expr": expr, "error": type(e).__name__, "message": str(e).splitlines()[0] if str(e) else ""}

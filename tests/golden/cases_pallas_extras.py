@@ -11,6 +11,8 @@ tests/test_pallas_extras.py.
 
 from __future__ import annotations
 
+from case_runner import run_case  # noqa: F401
+
 PRELUDE = '''
 import warnings
 import numpy as np
@@ -119,11 +121,3 @@ CASES: dict[str, str] = {
     "run_state_uninitialised": "pl.run_state(fill)({'src': jnp.arange(3.), 'out': sds((3,), jnp.float32)})['out']",
     "run_state_scalar": "pl.run_state(lambda r: r.__setitem__(..., r[...] + 1))(jnp.float32(1))",
 }
-
-
-def run_case(namespace: dict, expr: str) -> dict:
-    """The record of one case: its text, or the class and message it raised."""
-    try:
-        return {"expr": expr, "text": str(eval(expr, namespace))}
-    except Exception as e:  # noqa: BLE001  (the refusals are recorded too)
-        return {"expr": expr, "error": type(e).__name__, "message": str(e)}

@@ -9,6 +9,8 @@ under JAX 0.11.0; compared under pyjax by tests/test_remat_opt.py.
 
 from __future__ import annotations
 
+from case_runner import run_case_first_line as run_case  # noqa: F401
+
 PRELUDE = '''
 import functools
 import numpy as np
@@ -102,11 +104,3 @@ CASES: dict[str, str] = {
     "eager_bind": "remat_opt_p.bind(x, num_consts=0, num_res=0, fwd_jaxpr=jax.make_jaxpr(jnp.sin)(x), "
                   "fun_jaxpr_thunk=None)",
 }
-
-
-def run_case(namespace: dict, expr: str) -> dict:
-    """The record of one case: its text, or the class and message it raised."""
-    try:
-        return {"expr": expr, "text": str(eval(expr, namespace))}
-    except Exception as e:  # noqa: BLE001  (the refusals are recorded too)
-        return {"expr": expr, "error": type(e).__name__, "message": str(e).splitlines()[0] if str(e) else ""}
