@@ -622,6 +622,17 @@ def _geq_decision(e1, e2, cmp_str) -> bool:
     raise ShapePolyInconclusive(f"Symbolic dimension comparison {cmp_str()} is inconclusive.{describe}")
 
 
+def step_is_positive(step: DimSize, where: str) -> bool:
+    """Whether a (possibly symbolic) step is positive, decided statically;
+    JAX's error names `where` ("arange with non-constant arguments", ...)
+    when the sign depends on the dimension variables."""
+    try:
+        return step > 0
+    except InconclusiveDimensionOperation as e:
+        raise InconclusiveDimensionOperation(
+            f"In {where} the step ({step}) must be resolved statically if it is > 0 or < 0.\nDetails: {e}") from None
+
+
 def dim_max(e1: DimSize, e2: DimSize) -> DimSize:
     """max(e1, e2): decided when the bounds of `e1 - e2` allow, else a `max` factor."""
     order = _order(e1, e2)

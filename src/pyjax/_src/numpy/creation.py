@@ -312,12 +312,7 @@ def _arange_symbolic(start, stop, step, dtype):
                          f"dimension expressions or integers: start={start}, stop={stop}, step={step}")
     if step == 0:
         raise ValueError("arange has step == 0")
-    try:
-        up = step > 0
-    except shape_poly.InconclusiveDimensionOperation as e:
-        raise shape_poly.InconclusiveDimensionOperation(
-            f"In arange with non-constant arguments the step ({step}) must be resolved statically if it is > 0 "
-            f"or < 0.\nDetails: {e}") from None
+    up = shape_poly.step_is_positive(step, "arange with non-constant arguments")
     gap = step if up else -step
     size = shape_poly.dim_max(0, ((stop - start) if up else (start - stop)) + gap - 1) // gap
     return array(start, dtype=dtype) + array(step, dtype=dtype) * lax_shapes.iota(dtype, size)

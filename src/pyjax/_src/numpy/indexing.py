@@ -445,12 +445,7 @@ def _symbolic_slice(slc: slice, size):
     step = index(slc.step) if slc.step is not None else 1
     if step == 0:
         raise ValueError("slice step cannot be zero")
-    try:
-        up = step > 0
-    except shape_poly.InconclusiveDimensionOperation as e:
-        raise shape_poly.InconclusiveDimensionOperation(
-            f"In slice with non-constant elements the step ({step}) must be resolved statically if it is > 0 "
-            f"or < 0.\nDetails: {e}") from None
+    up = shape_poly.step_is_positive(step, "slice with non-constant elements")
 
     def clamp(i, which):
         try:
