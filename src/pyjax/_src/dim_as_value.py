@@ -16,11 +16,12 @@ import numpy as np
 from pyjax._src import dtypes
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive
-from pyjax._src.rules import NOT_DIFFERENTIABLE
+from pyjax._src.rules import NOT_DIFFERENTIABLE, unimplemented
 
 dim_as_value_p = Primitive("dim_as_value").declare(
     cost="cheap", sharding_reason="no operands: a replicated scalar, the value of a dimension")
 dim_as_value_p.def_jvp(NOT_DIFFERENTIABLE)  # an integer of the shapes: no tangent
+dim_as_value_p.def_batch(unimplemented(""))  # (no operands to batch; JAX 0.11 has no rule either)
 
 
 @dim_as_value_p.def_abstract_eval

@@ -28,6 +28,7 @@ from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.jaxpr import Effect
 from pyjax._src.lax import batching_util
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
+from pyjax._src.rules import unimplemented
 
 
 def _eager_signature(primitive, args, params) -> tuple[key_reuse.KeyReuseSignature, tuple, str]:
@@ -115,6 +116,7 @@ def _identity_primitive(name: str) -> Primitive:
     p.effects_of = lambda params: frozenset({_effect})
     p.declare(sharding_reason="the identity on its operand's type (a key-reuse marker)")
     batching_util.vectorized(p)
+    p.def_jvp(unimplemented(""))  # (JAX 0.11 has no JVP rule for these markers either)
     return p
 
 
