@@ -113,3 +113,21 @@ def assert_same_bits(name: str, actual, expected) -> None:
     assert actual.dtype == expected.dtype and actual.shape == expected.shape, (
         f"{name}: pyjax {actual.dtype}{list(actual.shape)}, jax {expected.dtype}{list(expected.shape)}")
     assert actual.tobytes() == expected.tobytes(), f"{name}:\n  pyjax {actual!r}\n  jax   {expected!r}"
+
+
+def native_tiers_made(run, kind=None):
+    """`run()`'s result and the native tiers (NativeLoop objects, of `kind`
+    if given) it made. The tiers alive before are held during the call: an
+    id alone could be reused by a new tier once an old one is freed, and
+    the new tier would then be taken for an old one."""
+    import gc
+
+    from pyjax._src.backends.numpy import native
+
+    def alive():
+        return [o for o in gc.get_objects() if isinstance(o, native.NativeLoop) and (kind is None or o.kind == kind)]
+
+    held = alive()
+    before = {id(o) for o in held}
+    result = run()
+    return result, [o for o in alive() if id(o) not in before]

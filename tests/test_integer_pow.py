@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import native_tiers_made
 
 import pyjax
 import pyjax.numpy as jnp
@@ -59,12 +60,8 @@ def test_cube_in_a_native_program_is_jax_bit_for_bit(monkeypatch):
     monkeypatch.setattr(settings, "AFTER_STEPS", 0)
     case = next(c for c in CASES if c["dtype"] == "float32" and c["y"] == 3)
     x, expected = _case(case)
-    import gc
-
-    before = {id(o) for o in gc.get_objects() if isinstance(o, native.NativeLoop)}
     f = pyjax.jit(lambda v: lax.integer_pow(v, 3) * 1.0)
-    outs = [np.asarray(f(x)) for _ in range(3)]
-    made = [o for o in gc.get_objects() if isinstance(o, native.NativeLoop) and id(o) not in before]
+    outs, made = native_tiers_made(lambda: [np.asarray(f(x)) for _ in range(3)])
     assert made and all(o.live for o in made)  # (a difference from the Python code would have dropped it)
     for out in outs:
         np.testing.assert_array_equal(out.view(np.uint32), expected)

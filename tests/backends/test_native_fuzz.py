@@ -6,12 +6,12 @@ runs thousands: ``python -m pyjax.tools.fuzz_native --cases 5000 --seed N``.
 
 from __future__ import annotations
 
-import gc
 import itertools
 import os
 
 import numpy as np
 import pytest
+from helpers import native_tiers_made
 
 import pyjax
 import pyjax.numpy as jnp
@@ -37,10 +37,8 @@ def test_random_programs_run_natively_bit_for_bit():
 
 def _tier(f, *args):
     # The program tier `jit(f)` builds on its first (checked) call.
-    before = {id(o) for o in gc.get_objects() if isinstance(o, native.NativeLoop)}
     jf = pyjax.jit(f)
-    jf(*args)
-    made = [o for o in gc.get_objects() if isinstance(o, native.NativeLoop) and id(o) not in before]
+    _, made = native_tiers_made(lambda: jf(*args))
     assert len(made) == 1, made
     return jf, made[0]
 
@@ -118,11 +116,9 @@ def test_an_fma_with_nan_operands_gives_the_impls_nan(monkeypatch):
     # with a = +NaN, b = -NaN: +NaN from the impl, -NaN from fmaf.
     monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
     f = lambda a, b: (a * b + b, a - 1.0)
-    before = {id(o) for o in gc.get_objects() if isinstance(o, native.NativeLoop)}
     jf = pyjax.jit(f)
     ones = np.ones((4, 8), np.float32)
-    jf(ones, ones)
-    (tier,) = [o for o in gc.get_objects() if isinstance(o, native.NativeLoop) and id(o) not in before]
+    _, (tier,) = native_tiers_made(lambda: jf(ones, ones))
     assert tier.live, tier.failure
     a, b = ones.copy(), ones.copy()
     nan = np.float32(np.nan)

@@ -6,10 +6,10 @@ NumPy's matmul makes, one gemm per batch entry)."""
 
 from __future__ import annotations
 
-import gc
 
 import numpy as np
 import pytest
+from helpers import native_tiers_made
 
 import pyjax
 import pyjax.numpy as jnp
@@ -27,17 +27,11 @@ def arr(*shape):
     return jnp.asarray(rng.standard_normal(shape).astype(np.float32))
 
 
-def programs():
-    return [o for o in gc.get_objects() if isinstance(o, native.NativeLoop) and o.kind == "program"]
-
-
 def run_both(f, *args, monkeypatch):
     """Three native calls and the Python code's result (bitwise equal); the programs made."""
     monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
-    before = {id(o) for o in programs()}
     jf = pyjax.jit(lambda *a: f(*a))
-    outs = [jf(*args) for _ in range(3)]
-    made = [o for o in programs() if id(o) not in before]
+    outs, made = native_tiers_made(lambda: [jf(*args) for _ in range(3)], kind="program")
     with monkeypatch.context() as m:
         m.setattr(native_settings, "ENABLED", False)
         reference = pyjax.jit(lambda *a: f(*a))(*args)

@@ -4,10 +4,10 @@ loops that tier up on time as well as on steps."""
 
 from __future__ import annotations
 
-import gc
 
 import numpy as np
 import pytest
+from helpers import native_tiers_made
 
 import pyjax
 import pyjax.numpy as jnp
@@ -92,15 +92,13 @@ def test_row_scatter_add_along_axis_1(monkeypatch):
 def test_a_loop_of_costly_steps_tiers_up_on_time(monkeypatch):
     monkeypatch.setattr(native_settings, "AFTER_STEPS", 10 ** 9)
     monkeypatch.setattr(native_settings, "AFTER_SECONDS", 0.0)
-    before = {id(o) for o in gc.get_objects() if isinstance(o, native.NativeLoop)}
 
     def f(x):
         return lax.while_loop(lambda c: c[0] < 30, lambda c: (c[0] + 1, jnp.tanh(jnp.roll(c[1], 1) * 1.1)), (0, x))[1]
 
     jf = pyjax.jit(f)
     x = arr(16)
-    first = np.asarray(jf(x))
-    (made,) = [o for o in gc.get_objects() if isinstance(o, native.NativeLoop) and id(o) not in before]
+    first, (made,) = native_tiers_made(lambda: np.asarray(jf(x)))
     assert made.state != native_tiering.COLD and made.steps == 30
     if getattr(made, "_thread", None) is not None:
         made._thread.join()

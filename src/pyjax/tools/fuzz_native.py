@@ -222,7 +222,8 @@ def _supported(ops: dict, dtype, loop: bool) -> list[str]:
         if kind not in kinds:
             continue
         steps = [(name, [0] * arity), ("add" if name != "add" else "sub", [2, 1])]
-        before = {id(o) for o in _natives()}
+        held = _natives()  # alive during the call: a freed tier's id could be reused
+        before = {id(o) for o in held}
         jf = pyjax.jit(_batch_fn(ops, [steps], loop))
         with _x64(dtype):
             jf(a, b, k)
@@ -289,7 +290,8 @@ def _batch(report: FuzzReport, ops, programs, loop: bool, d, rng, input_sets: in
     from pyjax._src.backends.numpy.native import settings as native_settings
 
     fn = _batch_fn(ops, programs, loop)
-    before = {id(o) for o in _natives()}
+    held = _natives()  # alive during the call: a freed tier's id could be reused
+    before = {id(o) for o in held}
     jf = pyjax.jit(fn)
     native_settings.ENABLED = False
     try:
