@@ -18,6 +18,10 @@ def programs(jax, jnp, export) -> dict:
             shape = export.symbolic_shape(shape, scope=scope)
         return jax.ShapeDtypeStruct(shape, dtype)
 
+    @jax.jit
+    def inner_pair(x):
+        return x * 2, x + 1
+
     b4 = spec("b, 4")
     ab = export.symbolic_shape("a, b")
     a, b = ab
@@ -89,6 +93,12 @@ def programs(jax, jnp, export) -> dict:
         "dynamic_slice_in_dim": (lambda x: jax.lax.dynamic_slice_in_dim(x, 1, 2, axis=1), [b4]),
         "dynamic_update_slice": (lambda x: jax.lax.dynamic_update_slice(x, jnp.ones((1, 4)), (2, 0)), [b4]),
         "dynamic_index_traced": (lambda x: jax.lax.dynamic_index_in_dim(x, jnp.argmax(x[:, 0]), axis=0), [b4]),
+        # under shape polymorphism JAX lowers the jaxpr without DCE: nested functions keep their unused results,
+        # a scan its unused carries; the round trip's folder erases dead pure ops (the sin, the cond)
+        "dead_code_one_axis": (lambda x: (inner_pair(x), jnp.sin(x), x + 1)[2], [spec("b")]),
+        "fori_loop_unused_counter": (lambda x: jax.lax.fori_loop(0, 3, lambda i, c: c * 2.0, x), [spec("b")]),
+        "dead_cond": (lambda x: jax.lax.cond(x[0] > 0, lambda x: (x, x + 1), lambda x: (x, x), x)[0], [spec("b")]),
+        "scan_unused_ys": (lambda x: jax.lax.scan(lambda c, r: (c + r, r * 2), jnp.zeros(()), x)[0], [spec("b")]),
     }
     return out
 
@@ -142,7 +152,41 @@ def lowered(jax, jnp, np) -> dict:
 
         return jax.lax.while_loop(lambda c: c[0] < 3, body, (0, x))
 
-    return {
+    def scan_body(c, x):
+        jax.debug.print("{}", x, ordered=True)
+        return c + x, x * 2
+
+    xs = jnp.ones(5, jnp.float32)
+    scalar = jax.ShapeDtypeStruct((), jnp.float32)
+
+    def io_in_fori(xs):
+        return jax.lax.fori_loop(
+            0, 4, lambda i, c: c + io_callback(lambda v: np.float32(v), scalar, c[0], ordered=True), xs)
+
+    def print_then_scan(xs):
+        jax.debug.print("a {}", xs[0], ordered=True)
+        return jax.lax.scan(scan_body, 0.0, xs)
+
+    def print_in_fori(x):
+        def body(i, c):
+            jax.debug.print("{}", c, ordered=True)
+            return c + 1
+
+        return jax.lax.fori_loop(0, 3, body, x)
+
+    # (scan: the tokens lead the loop state and the body's @closed_call)
+    scans = {
+        "ordered_print_in_scan": (lambda xs: jax.lax.scan(scan_body, 0.0, xs), [xs]),
+        "ordered_print_in_scan_unroll2": (lambda xs: jax.lax.scan(scan_body, 0.0, xs, unroll=2), [xs]),
+        "ordered_print_in_scan_unrolled": (lambda xs: jax.lax.scan(scan_body, 0.0, xs, unroll=True), [xs]),
+        "ordered_print_in_reverse_scan": (lambda xs: jax.lax.scan(scan_body, 0.0, xs, reverse=True), [xs]),
+        "ordered_print_in_nested_scan": (
+            lambda xs: jax.lax.scan(lambda c, x: (jax.lax.scan(scan_body, c, x[None])[0], x), 0.0, xs), [xs]),
+        "ordered_print_then_scan": (print_then_scan, [xs]),
+        "ordered_print_in_fori_loop": (print_in_fori, [x]),
+        "ordered_io_callback_in_fori_loop": (io_in_fori, [xs]),
+    }
+    return scans | {
         "ordered_print_in_cond": (in_cond, [x]),
         "ordered_print_in_while": (in_while, [x]),
         "ordered_print": (ordered_print, [x]),

@@ -246,7 +246,8 @@ def _arg_name(i: int, exp: Exported) -> str:
 
 
 def _spec_str(shape) -> str:
-    return "(" + ", ".join(map(str, shape)) + ")"
+    # (a Python tuple's text: `(b,)` for one dimension)
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _check_types(exp: Exported, flat) -> None:

@@ -39,9 +39,10 @@ def lower_exported(exp) -> str:
 
     install()
     names = sorted({v for a in exp.in_avals for d in a.shape if hasattr(d, "get_vars") for v in d.get_vars()})
-    # Dead equations go, as jit's lowering removes them; unused arguments too
-    # (`module_kept_var_idx`), except under shape polymorphism, where JAX keeps them all.
-    jaxpr, _ = dce_jaxpr(exp._jaxpr, prune_invars=not names, prune_bodies=True)
+    # Dead equations go, as jit's lowering removes them, and unused arguments
+    # (`module_kept_var_idx`); under shape polymorphism JAX keeps the jaxpr
+    # whole (dead pure ops are then erased by the round trip's folder).
+    jaxpr = dce_jaxpr(exp._jaxpr, prune_invars=True, prune_bodies=True)[0] if not names else exp._jaxpr
     module = Module(_sanitize(f"jit({exp.fun_name})"))
     mod = ModuleContext(module)
     in_types = [aval_type(a) for a in jaxpr.in_avals]
@@ -229,9 +230,16 @@ def _print_assertion(op, p, indent, in_func):
 _KEPT = frozenset({"func.call", "func.return", "stablehlo.custom_call", "stablehlo.return"})
 
 
+def _pure(op) -> bool:
+    # MLIR erases an unused op free of side effects: not a call or custom
+    # call, nor an op whose regions hold one (a while or case is as pure as its body).
+    return op.name not in _KEPT and all(_pure(inner) for region in op.regions for inner in region.ops
+                                        if inner.name not in ("stablehlo.return", "func.return"))
+
+
 def _remove_dead_ops(block) -> None:
     """Operations whose results nothing uses go, as the round trip's rewriter
-    erases them (not calls, custom calls, or ops with regions)."""
+    erases them (not calls, custom calls, or ops holding them)."""
     while True:
         used: set = set()
 
@@ -248,8 +256,7 @@ def _remove_dead_ops(block) -> None:
             nonlocal removed
             kept = []
             for op in b.ops:
-                if (op.results and op.name not in _KEPT and not op.regions
-                        and not any(id(r) in used for r in op.results)):
+                if (op.results and _pure(op) and not any(id(r) in used for r in op.results)):
                     removed = True
                     continue
                 kept.append(op)

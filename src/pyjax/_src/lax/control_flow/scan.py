@@ -367,3 +367,33 @@ def _scan_batch(axis_data, args, dims, *, reverse, length, jaxpr, ft_in, ft_out,
 
 
 scan_p.def_batch(_scan_batch)
+
+
+def _scan_dce(eqn, used_outputs: list) -> object:
+    """Drops the scan's unused outputs and the operands its body no longer
+    reads. A carry stays while its next value is read (a fixpoint over the
+    carries), so a loop counter nobody reads after the loop goes, as JAX's
+    rule drops it before lowering."""
+    from pyjax._src.interpreters.dce import dce_jaxpr
+
+    jaxpr, ft_in, ft_out = eqn.params["jaxpr"], eqn.params["ft_in"], eqn.params["ft_out"]
+    used_carry, used_ys = (list(g) for g in ft_out.update(used_outputs).unpack())
+    n_consts, n_carry, _ = (len(g) for g in ft_in.unpack())
+    for _ in range(n_carry + 1):
+        used_outputs = used_carry + used_ys
+        body, used_inputs = dce_jaxpr(jaxpr, used_outputs, prune_bodies=True)
+        # A carry kept on the way out is an operand of the body too (its in and out types pair up).
+        used_inputs = [u or (n_consts <= i < n_consts + n_carry and used_carry[i - n_consts])
+                       for i, u in enumerate(used_inputs)]
+        carry_in = used_inputs[n_consts:n_consts + n_carry]
+        if carry_in == used_carry:
+            break
+        used_carry = [a or b for a, b in zip(used_carry, carry_in, strict=True)]
+    body = body.replace(invars=[v for v, u in zip(jaxpr.invars, used_inputs, strict=True) if u])
+    params = dict(eqn.params, jaxpr=body, ft_in=ft_in.filter_with_mask(used_inputs),
+                  ft_out=ft_out.filter_with_mask(used_outputs))
+    return eqn.replace(invars=[v for v, u in zip(eqn.invars, used_inputs, strict=True) if u],
+                       outvars=[v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u], params=params)
+
+
+scan_p.dce_rule = _scan_dce

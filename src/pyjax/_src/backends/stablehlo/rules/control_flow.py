@@ -182,24 +182,23 @@ def _trips_value(bb, trips):
     return bb.constant(np.array(trips, np.int32))
 
 
-def _refuse_ordered_effects(jaxpr) -> None:
-    from pyjax._src.backends.stablehlo.lowering import LoweringError
-
-    if ordered_effects(jaxpr.effects):
-        raise LoweringError(f"pyjax does not lower the ordered effect {ordered_effects(jaxpr.effects)[0]} of primitive "
-                            "'scan' yet (its token is not threaded through the scan's loop)")
-
-
 def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
     from pyjax._src.backends.stablehlo.lowering import dim_operands, lower_to_func
-
-    _refuse_ordered_effects(jaxpr)
 
     consts, carry, xs = (list(part) for part in ft_in.update(list(args)).unpack())
     n_carry = len(carry)
     y_avals = [v.aval for v in jaxpr.outvars[n_carry:]]
+    # The tokens of the body's ordered effects lead the loop state and the
+    # body's calls (JAX threads them through its while loop's carry).
+    effects = ordered_effects(jaxpr.effects)
+    nt = len(effects)
+    toks = [token_for(ctx, e) for e in effects]  # the current tokens, replaced by each call of the body
+
     def call_body(bb, operands):  # (the body's function is made at its first call, as JAX traces it there)
-        return bb.call(lower_to_func(ctx.mod, jaxpr, "closed_call"), dim_operands(ctx.mod) + list(operands), body_types)
+        outs = bb.call(lower_to_func(ctx.mod, jaxpr, "closed_call"), dim_operands(ctx.mod) + toks + list(operands),
+                       [TOKEN] * nt + body_types)
+        toks[:] = outs[:nt]
+        return outs[nt:]
 
     body_types = [aval_type(v.aval) for v in jaxpr.outvars]
     b = ctx.b
@@ -251,10 +250,12 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
         n_body = len(xss) + len(consts)
 
         def cond_fn(cb, vals):
-            return cb.compare("LT", vals[n_body], _trips_value(cb, trips))
+            return cb.compare("LT", vals[nt + n_body], _trips_value(cb, trips))
 
         def body_fn(bb, vals):
             nonlocal consts_in
+            toks[:] = vals[:nt]
+            vals = vals[nt:]
             loop_xss, loop_consts = list(vals[:len(xss)]), list(vals[len(xss):n_body])
             i_, loop_carry = vals[n_body], list(vals[n_body + 1:n_body + 1 + n_carry])
             loop_yss = list(vals[n_body + 1 + n_carry:])
@@ -272,9 +273,10 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
             consts_in = saved
             new_yss = [_update_helper(ctx, bb, acc, y, i) for acc, y in zip(loop_yss, ys)]
             nxt = bb.elementwise("stablehlo.add", [i_, bb.constant(np.array(1, np.int32))])
-            return loop_xss + loop_consts + [nxt] + list(new_carry) + new_yss
+            return toks + loop_xss + loop_consts + [nxt] + list(new_carry) + new_yss
 
-        outs = emit_while(ctx, xss + consts + [i0] + carry + yss, cond_fn, body_fn)
+        outs = emit_while(ctx, toks + xss + consts + [i0] + carry + yss, cond_fn, body_fn)
+        toks[:], outs = outs[:nt], outs[nt:]
         carry = list(outs[n_body + 1:n_body + 1 + n_carry])
         ys_out = list(outs[n_body + 1 + n_carry:])
         if unroll != 1:
@@ -285,4 +287,5 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
             ys_out = [_concat0(b, [r, m] if reverse else [m, r]) for m, r in zip(ys_out, ys_rem)]
         else:
             ys_out = ys_rem
+    ctx.tokens.update(zip(effects, toks))
     return list(carry) + ys_out
