@@ -116,3 +116,37 @@ else:
     if out.stdout.strip() == "no compiler":
         pytest.skip("no C compiler or Python headers here")
     assert out.stdout.split() == ["flushed_call", "1002.0"]
+
+
+_CODE_SCIPY = """
+import json, sys, numpy, threadpoolctl
+import pyjax, pyjax.numpy as jnp
+assert "scipy.linalg" not in sys.modules
+threads = lambda: {i["filepath"]: i["num_threads"] for i in threadpoolctl.threadpool_info()
+                   if i["internal_api"] == "openblas" and i["threading_layer"] != "openmp"}
+seen = []
+def inside(x):
+    seen.append(threads())
+    return x
+def program(x):
+    return pyjax.pure_callback(inside, pyjax.ShapeDtypeStruct(x.shape, x.dtype), jnp.linalg.cholesky(x))
+x = 2 * jnp.eye(4)
+f = pyjax.jit(program)
+f(x).block_until_ready()  # loads SciPy's LAPACK (and its OpenBLAS) in the call
+after_first = threads()
+f(x).block_until_ready()
+print(json.dumps(dict(inside=seen, after_first=after_first, after_second=threads())))
+"""
+
+
+def test_scipy_blas_loaded_on_first_use_is_limited_too():
+    # SciPy (and its own OpenBLAS) is imported at its first use, after pyjax:
+    # its thread count is limited inside later computations and restored after.
+    env = {k: v for k, v in os.environ.items() if k not in ("PYJAX_BLAS_THREADS", "OPENBLAS_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", _CODE_SCIPY], capture_output=True, text=True, env=env, timeout=180)
+    assert out.returncode == 0, out.stderr
+    r = json.loads(out.stdout)
+    assert len(r["inside"]) == 2
+    assert set(r["inside"][1]) == set(r["after_first"])
+    assert set(r["inside"][1].values()) == {1}
+    assert r["after_second"] == r["after_first"]

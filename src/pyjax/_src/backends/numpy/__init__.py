@@ -39,10 +39,10 @@ def install() -> None:
     # level imports first; nothing below pyjax imports this package.)
     from pyjax._src import core, dispatch
     from pyjax._src import jit as jit_lib
-    from pyjax._src.backends.numpy import fpenv, tiers
+    from pyjax._src.backends.numpy import fpenv, memory, tiers
     from pyjax._src.backends.numpy.codegen import compile as compile_lib
     from pyjax._src.backends.numpy.codegen import control_flow, kernels
-    from pyjax._src.backends.numpy.impls import IMPLS
+    from pyjax._src.backends.numpy.impls import IMPLS, lazy_scipy
     from pyjax._src.backends.numpy import native
     from pyjax._src.backends.numpy.native import rows, threefry as native_threefry
     from pyjax._src.backends.numpy.parallel import blas, split, tile
@@ -52,7 +52,16 @@ def install() -> None:
     limit, controls = blas.configured_limit(), blas.thread_controls()
     fpenv.use_blas(limit, controls)
     split.configure(limit if controls else None)
+
+    def more_blas():  # SciPy's OpenBLAS, loaded by its first use; appended (a call in flight restores by index)
+        known = {blas.address(get) for get, _ in controls}
+        controls.extend(c for c in blas.thread_controls() if blas.address(c[0]) not in known)
+        fpenv.use_blas(limit, controls)
+        split.configure(limit if controls else None)
+
+    lazy_scipy.after_import.append(more_blas)
     dispatch.set_fp_mode(fpenv)  # XLA:CPU's denormal mode around each computation
+    memory.keep_freed_memory()  # freed arrays reused, not page-faulted in again
 
     # The table: semantics, then control flow's eager impls (they compile their bodies).
     IMPLS.update(control_flow.IMPLS)

@@ -10,15 +10,24 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
+# Called after each module's first import here: SciPy brings its own
+# OpenBLAS, which the backend's BLAS thread limit must learn of (install()).
+after_import: list[Callable[[], None]] = []
+
 
 class LazyModule:
     """A module imported on its first attribute read."""
 
     def __init__(self, name: str):
         self._name = name
+        self._module = None
 
     def __getattr__(self, attr: str) -> Any:
-        module = importlib.import_module(self._name)
+        module = self._module
+        if module is None:
+            module = self._module = importlib.import_module(self._name)
+            for hook in after_import:
+                hook()
         return getattr(module, attr)
 
     def __repr__(self) -> str:
