@@ -337,9 +337,20 @@ def _dot_general_batch(axis_data, args, dims, *, dimension_numbers, precision, p
         lhs_free = lhs_ndim - len(lc) - len(lb)
         free = [i for i in range(rhs_ndim) if i not in new[0][1] and i not in new[1][1]]
         out_dim = len(lb) + lhs_free + free.index(rbd)
+    if out_sharding is not None:  # (the named placement gains the batch dimension's, as JAX's vmap types it)
+        out_sharding = _with_batch_entry(out_sharding, out_dim, axis_data)
     out = dot_general_p.bind(lhs, rhs, dimension_numbers=DotDimensionNumbers(new), precision=precision,
                              preferred_element_type=preferred_element_type, out_sharding=out_sharding)
     return out, out_dim
+
+
+def _with_batch_entry(sharding, dim: int, axis_data):
+    axes = axis_data.explicit_mesh_axis or axis_data.spmd_name
+    if isinstance(axes, (tuple, list)):
+        axes = axes[0] if len(axes) == 1 else tuple(axes)
+    spec = list(sharding.spec) + [None] * max(0, dim - len(sharding.spec))
+    spec.insert(dim, axes)
+    return type(sharding)(sharding.mesh, type(sharding.spec)(*spec))
 
 
 dot_general_p.def_batch(_dot_general_batch)
