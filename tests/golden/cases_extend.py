@@ -217,3 +217,20 @@ CASES.update({
     "linear_call_vmap": "jax.vmap(lambda x: scaled(2.0, x))(x3)",
     "linear_call_custom_transpose_used": "float(jax.grad(lambda x: lc(lambda r, x: r * x, lambda r, ct: 10 * ct, 2.0, x))(3.0))",
 })
+
+# partial_eval.dce_jaxpr through scan's DCE rule: a carry stays while its next value is read.
+PRELUDE += '''
+from jax.interpreters import partial_eval as pe
+def _chain_body(c, x):
+    a, b, k = c
+    return (a + b, b * 2.0, k + 1), (a * x, x + 1.0)
+chain_jaxpr = jax.make_jaxpr(lambda xs: jax.lax.scan(_chain_body, (0.0, 1.0, 0), xs))(x3).jaxpr
+fori_jaxpr = jax.make_jaxpr(lambda x: jax.lax.fori_loop(0, 3, lambda i, c: c * 2.0, x))(x3).jaxpr
+'''
+CASES.update({
+    "dce_scan_first_carry": "pe.dce_jaxpr(chain_jaxpr, [True, False, False, False, False])",
+    "dce_scan_one_ys": "pe.dce_jaxpr(chain_jaxpr, [False, False, False, False, True])",
+    "dce_scan_carry_and_ys": "pe.dce_jaxpr(chain_jaxpr, [False, True, False, True, False])",
+    "dce_scan_nothing_used": "pe.dce_jaxpr(chain_jaxpr, [False] * 5)",
+    "dce_fori_loop_counter": "pe.dce_jaxpr(fori_jaxpr, [True])",
+})
