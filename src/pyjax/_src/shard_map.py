@@ -22,8 +22,8 @@ from typing import Any, Callable
 from pyjax._src import core
 from pyjax._src.avals import ShapedArray
 from pyjax._src.interpreters import batching, staging
-from pyjax._src.jaxpr import JaxprEqn, Var
-from pyjax._src.lax import parallel, parallel_comm, parallel_ragged
+from pyjax._src.jaxpr import JaxprEqn, Var, body_effects
+from pyjax._src.lax import parallel, parallel_comm, parallel_p2p, parallel_ragged
 from pyjax._src.lax.parallel_vma import psum_invariant_p, pvary_p
 from pyjax._src.sharding.mesh import AxisType, get_abstract_mesh, get_mesh, use_abstract_mesh
 from pyjax._src.sharding.named import NamedSharding, abstract_sharding, aval_sharding, explicit_spec
@@ -95,7 +95,7 @@ def joined_spec(spec: PartitionSpec, body_aval, with_body_type: bool = True) -> 
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
 shard_map_p.declare(sharding_reason=SHARDING_OF_CALL)
 shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
-shard_map_p.declare(body_params=("jaxpr",))
+shard_map_p.declare(body_params=("jaxpr",), effects_of=body_effects("jaxpr"))
 shard_map_p.pp_param_order = ("check_vma", "in_specs", "jaxpr", "mesh", "newly_manual_axes", "out_specs")
 
 # The per-device runtime (backends/numpy/impls/spmd.py registers it):
@@ -180,6 +180,12 @@ def _vma_rule(trace, primitive, args, params):
         axes = _collective_axes(primitive, params)
         x = _pvary(args[0], tuple(a for a in axes if a not in _vma(args[0])))
         return _record(trace, primitive, (x,), params, tuple(a for a in _vma(x) if a not in axes))
+    if primitive is parallel_p2p.psend_p:  # varying over its axes in, a token out
+        axes = _collective_axes(primitive, params)
+        x = _pvary(args[0], tuple(a for a in axes if a not in _vma(args[0])))
+        return _record(trace, primitive, (x,), params, None)
+    if primitive is parallel_p2p.precv_p:  # typed as its out_shape says (invariant), whatever the token
+        return _record(trace, primitive, args, params, None)
     if primitive is parallel_ragged.ragged_all_to_all_p:  # the data varies over its axes; offsets as they are
         axes = _collective_axes(primitive, params)
         union = order_axes(set(_vma(args[0])) | set(_vma(args[1])) | set(axes))

@@ -23,6 +23,7 @@ from pyjax._src.lax.parallel import *  # noqa: F401,F403
 from pyjax._src.lax.parallel_comm import *  # noqa: F401,F403
 from pyjax._src.lax.parallel_vma import pcast  # noqa: F401
 from pyjax._src.lax.parallel_ragged import ragged_all_to_all, ragged_all_to_all_p  # noqa: F401
+from pyjax._src.lax.parallel_p2p import precv, psend  # noqa: F401
 from pyjax._src.lax.control_flow import *  # noqa: F401,F403
 from pyjax._src.lax.stack import stack, stack_p, tile, tile_p, unstack, unstack_p  # noqa: E402,F401
 from pyjax._src.lax.identity import optimization_barrier, optimization_barrier_p  # noqa: E402,F401

@@ -49,8 +49,6 @@ def _table(*groups: tuple[str, str, str]) -> dict[str, str]:
 DECLARED_ABSENT: dict[str, str] = _table(
     # -- placement: issue 21
     # -- per-device execution: issue 22
-    ("jax.lax", "psend precv", "issue 22: unusable in JAX 0.11 itself (binding either inside shard_map fails "
-                               "while typing its token: `'AbstractToken' object has no attribute 'mat'`)"),
     # -- lowering and export: issue 27
     ("jax.interpreters.mlir", "", ISSUE27),
     ("jax.extend.mlir", "", ISSUE27),

@@ -26,7 +26,7 @@ import numpy as np
 
 from pyjax._src import dispatch, multihost_utils
 from pyjax._src import shard_map as shard_map_mod
-from pyjax._src.backends.numpy.impls import spmd_mpi
+from pyjax._src.backends.numpy.impls import spmd_mpi, spmd_p2p
 from pyjax._src.backends.numpy.impls.spmd_control import RULES as _CONTROL
 from pyjax._src.backends.numpy.impls import spmd_runs
 from pyjax._src.backends.numpy.parallel import split
@@ -218,6 +218,7 @@ COLLECTIVES: dict = {
                                                                                    **params),
     pvary_p: lambda mesh, xs, *, axes: xs,  # a cast of the type only
 }
+COLLECTIVES.update(spmd_p2p.rules(_ppermute))  # (a psend exchanges as ppermute does)
 
 
 _watchers: list = []
@@ -412,7 +413,8 @@ def run(jaxpr, mesh, per_device: Sequence[list]) -> list[list]:
         [[] for _ in jaxpr.invars]
     # (XLA's float mode and one-thread BLAS, as around every computation;
     # nested inside a jit's program it is already set and stays so.)
-    outs = dispatch.fp_mode.run(run_lockstep, jaxpr, m, columns, _IMPLS)
+    with spmd_p2p.mailbox():  # (what the run's psends deliver to its precvs)
+        outs = dispatch.fp_mode.run(run_lockstep, jaxpr, m, columns, _IMPLS)
     return [[out[d] for out in outs] if d in m.local else None for d in range(m.n)]
 
 
@@ -494,6 +496,7 @@ IMPLS = {
     multihost_utils.host_local_array_to_global_array_p: lambda x, **params: _one_process(x, "host_local"),
     multihost_utils.global_array_to_host_local_array_p: lambda x, **params: _one_process(x, "global"),
 }
+IMPLS.update(spmd_p2p.IMPLS)
 
 
 def _one_process(x, name: str):

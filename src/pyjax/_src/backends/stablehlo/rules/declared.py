@@ -10,7 +10,7 @@ these primitives raises `LoweringError` naming it, never a wrong module.
 
 from __future__ import annotations
 
-from pyjax._src.backends.stablehlo.lowering import declare_not_lowered
+from pyjax._src.backends.stablehlo.lowering import declare_not_lowered, register_lowering
 
 _REASONS = {
     "LAPACK custom call on CPU (jaxlib's kernel names and layouts), not produced": (
@@ -48,3 +48,14 @@ _REASONS = {
 def register(prims: dict) -> None:
     for reason, names in _REASONS.items():
         declare_not_lowered(reason, *[prims[n] for n in names if n in prims])
+    for name in ("psend", "precv"):
+        if name in prims:
+            register_lowering(prims[name], _gpu_only(name))
+
+
+def _gpu_only(name: str):
+    # JAX 0.11 lowers psend/precv for GPUs only; for CPU its rule raises this.
+    def rule(ctx, *args, **params):
+        raise NotImplementedError(f"{name} is currently only implemented on GPU")
+
+    return rule
