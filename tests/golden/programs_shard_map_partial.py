@@ -306,3 +306,69 @@ grad_program("residuals_remat_outside_value", "value", """
 f = sm(jnp.sin, P('x'), P('x'))
 result = jax.grad(lambda a: jax.checkpoint(lambda b: f(f(b)))(a).sum())(x)
 """)
+
+# --- transposes in a manual body pass on the body's mesh: JAX types every body
+# value on it (AbstractMesh with the manual axes Manual), so a rule binding
+# `out_sharding=operand.aval.sharding` prints it
+grad_program("body_sharding_broadcast_1d", "jaxpr", """
+m1 = jax.make_mesh((8,), ('i',), axis_types=(AxisType.Auto,))
+f = jax.shard_map(lambda a, b: a * b[None], mesh=m1, in_specs=(P('i'), P()), out_specs=P('i'))
+result = jax.make_jaxpr(jax.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1)))(x, x[0])
+""")
+grad_program("body_sharding_broadcast_1d_value", "value", """
+m1 = jax.make_mesh((8,), ('i',), axis_types=(AxisType.Auto,))
+f = jax.shard_map(lambda a, b: a * b[None], mesh=m1, in_specs=(P('i'), P()), out_specs=P('i'))
+result = np.concatenate([np.asarray(g).ravel() for g in jax.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1))(x, x[0])])
+""")
+grad_program("body_sharding_add_unbroadcast", "jaxpr", """
+f = sm(lambda a, b: a + b, (P('x', 'y'), P('y')), P('x', 'y'))
+result = jax.make_jaxpr(jax.grad(lambda a, b: (f(a, b) * a).sum(), argnums=(0, 1)))(x, x[0])
+""")
+grad_program("body_sharding_mean_keepdims", "jaxpr", """
+f = sm(lambda a: jnp.mean(a, axis=1, keepdims=True), P('x', 'y'), P('x', 'y'))
+result = jax.make_jaxpr(jax.grad(lambda a: f(a).sum()))(x)
+""")
+grad_program("body_sharding_reshape", "jaxpr", """
+f = sm(lambda a: a.reshape(-1) * 2, P('x', 'y'), P(('x', 'y')))
+result = jax.make_jaxpr(jax.grad(lambda a: f(a).sum()))(x)
+""")
+grad_program("body_sharding_tile", "jaxpr", """
+f = sm(lambda a: jnp.tile(a, (1, 2)), P('x', 'y'), P('x', 'y'))
+result = jax.make_jaxpr(jax.grad(lambda a: (f(a) ** 2).sum()))(x)
+""")
+grad_program("body_sharding_sort", "jaxpr", """
+f = sm(lambda a: jnp.sort(a, axis=1), P('x', 'y'), P('x', 'y'))
+result = jax.make_jaxpr(jax.grad(lambda a: (f(a) * a).sum()))(x)
+""")
+grad_program("body_sharding_sort_value", "value", """
+f = sm(lambda a: jnp.sort(a, axis=1), P('x', 'y'), P('x', 'y'))
+result = jax.grad(lambda a: (f(a) * np.arange(128., dtype=np.float32).reshape(8, 16)).sum())(np.cos(A))
+""")
+grad_program("body_sharding_sort_operands_vary_alike", "jaxpr", """
+f = sm(lambda a, b: lax.sort((a, b), dimension=1, num_keys=1), (P('x', 'y'), P()), (P('x', 'y'), P('x', 'y')))
+result = jax.make_jaxpr(f)(x, x[:2, :8])
+""")
+grad_program("body_sharding_partial_manual_auto", "jaxpr", """
+f = sm(lambda a, b: (a * b).sum(0), (P('x'), P()), P('x'), axis_names={'x'})
+result = jax.make_jaxpr(jax.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1)))(x, x[0])
+""")
+grad_program("body_sharding_nested", "jaxpr", """
+def outer(v):
+  w = jax.shard_map(lambda u: u.sum(0), in_specs=P(None, 'y'), out_specs=P('y'), axis_names={'y'})(v)
+  return lax.psum(w, 'x')
+f = sm(outer, P('x'), P(), axis_names={'x'})
+result = jax.make_jaxpr(jax.grad(lambda a: f(a).sum()))(x)
+""")
+grad_program("body_sharding_pmap", "jaxpr", """
+f = jax.pmap(lambda v, b: (v * b).reshape(4, 4) + lax.psum(v, 'i').sum(), axis_name='i', in_axes=(0, None))
+result = jax.make_jaxpr(jax.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1)))(x, x[0])
+""")
+grad_program("body_sharding_pmap_value", "value", """
+f = jax.pmap(lambda v, b: (v * b).reshape(4, 4) + lax.psum(v, 'i').sum(), axis_name='i', in_axes=(0, None))
+result = np.concatenate([np.asarray(g).ravel() for g in jax.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1))(x, x[0])])
+""")
+program("explicit_transposes_pass_on_the_sharding", "jaxpr", """
+b = put(A[0], 'y')
+with jax.set_mesh(mesh):
+  result = jax.make_jaxpr(jax.grad(lambda a, b: (a * b[None]).sum(), argnums=1))(put(A, 'x', 'y'), b)
+""")

@@ -23,7 +23,7 @@ from pyjax._src import core
 from pyjax._src.avals import ShapedArray
 from pyjax._src.interpreters import batching, staging
 from pyjax._src.jaxpr import JaxprEqn, Var, body_effects
-from pyjax._src.lax import parallel, parallel_comm, parallel_p2p, parallel_ragged
+from pyjax._src.lax import parallel, parallel_comm, parallel_p2p, parallel_ragged, sorting
 from pyjax._src.lax.parallel_vma import psum_invariant_p, pvary_p
 from pyjax._src.sharding.mesh import AxisType, get_abstract_mesh, get_mesh, use_abstract_mesh
 from pyjax._src.sharding.named import NamedSharding, abstract_sharding, aval_sharding, explicit_spec
@@ -139,7 +139,9 @@ def _record(trace, primitive, args, params, out_vma):
     atoms = [trace.to_atom(x) for x in args]
     out = primitive.out_avals(tuple(a.aval for a in atoms), params)
     outs = out if primitive.multiple_results else [out]
-    if out_vma is not None:
+    if isinstance(out_vma, list):  # (one per output)
+        outs = [a.update(vma=v) for a, v in zip(outs, out_vma, strict=True)]
+    elif out_vma is not None:
         outs = [a.update(vma=out_vma) for a in outs]
     source_info = staging.user_source_info() if trace.records_source_info else None
     effects = frozenset() if primitive.effects_of is None else primitive.effects_of(params)
@@ -191,6 +193,8 @@ def _vma_rule(trace, primitive, args, params):
         union = order_axes(set(_vma(args[0])) | set(_vma(args[1])) | set(axes))
         data = [_pvary(x, tuple(a for a in union if a not in _vma(x))) for x in args[:2]]
         return _record(trace, primitive, (*data, *args[2:]), params, union)
+    if primitive is sorting.sort_p:  # each output typed as its operand, as JAX's sort: no pvary
+        return _record(trace, primitive, args, params, [_vma(x) for x in args])
     if primitive.body_params:  # calls and control flow: their bodies were typed
         return _record(trace, primitive, args, params, None)
     vmas = [_vma(x) for x in args]

@@ -21,7 +21,7 @@ from pyjax._src.interpreters.jvp import (
 )
 from pyjax._src.interpreters.transpose import is_undefined_primal
 from pyjax._src.lax import elementwise as ew
-from pyjax._src.lax import shapes
+from pyjax._src.lax import shapes, sharding_rules
 from pyjax._src.rules import unimplemented
 
 
@@ -62,7 +62,8 @@ def _unbroadcast(aval, ct):
     if not aval.shape:
         return reduce_sum(ct, tuple(range(len(ct_shape))))
     axes = tuple(i for i, (a, b) in enumerate(zip(aval.shape, ct_shape, strict=True)) if a == 1 and b != 1)
-    return shapes.reshape(reduce_sum(ct, axes), aval.shape)
+    # (Placed as the operand: JAX's out_sharding.)
+    return shapes.reshape(reduce_sum(ct, axes), aval.shape, out_sharding=sharding_rules.typed_sharding(aval))
 
 
 mul, div, neg, sub, add = ew.mul_p.bind, ew.div_p.bind, ew.neg_p.bind, ew.sub_p.bind, ew.add_p.bind

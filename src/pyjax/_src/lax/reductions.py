@@ -31,7 +31,8 @@ def _reducer(name: str, accepted, with_out_sharding: bool) -> Primitive:
 
     def abstract_eval(operand: ShapedArray, *, axes, out_sharding=None) -> ShapedArray:
         unary_dtype_check(name, accepted, operand)
-        return ShapedArray(_reduced_shape(operand, axes), operand.dtype, operand.weak_type, out_sharding)
+        return ShapedArray(_reduced_shape(operand, axes), operand.dtype, operand.weak_type,
+                           sharding_rules.in_type(out_sharding))
 
     primitive.def_abstract_eval(abstract_eval)
     primitive.def_sharding_rule(_reduction_sharding)

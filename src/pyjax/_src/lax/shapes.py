@@ -53,7 +53,7 @@ def _broadcast_in_dim_abstract_eval(operand: ShapedArray, *, shape, broadcast_di
             "broadcast_in_dim broadcast_dimensions must be strictly increasing; "
             f"got broadcast_dimensions {broadcast_dimensions}"
         )
-    return ShapedArray(shape, operand.dtype, operand.weak_type, sharding)
+    return ShapedArray(shape, operand.dtype, operand.weak_type, sharding_rules.in_type(sharding))
 
 
 broadcast_in_dim_p.def_sharding_rule(sharding_rules.broadcast_in_dim_rule)
@@ -116,7 +116,7 @@ def _reshape_abstract_eval(operand: ShapedArray, *, new_sizes, dimensions, shard
             f"reshape dimensions must be a permutation of operand dimensions, got dimensions "
             f"{dimensions} for shape {operand.shape}."
         )
-    return ShapedArray(new_sizes, operand.dtype, operand.weak_type, sharding)
+    return ShapedArray(new_sizes, operand.dtype, operand.weak_type, sharding_rules.in_type(sharding))
 
 
 reshape_p.def_sharding_rule(sharding_rules.reshape_rule)
@@ -207,7 +207,7 @@ iota_p = Primitive("iota")
 def _iota_abstract_eval(*, dtype, shape, dimension, sharding) -> ShapedArray:
     if not 0 <= dimension < len(shape):
         raise ValueError(f"iota dimension must be between 0 and len(shape), got dimension={dimension} for shape {shape}")
-    return ShapedArray(shape, dtype, False, sharding)
+    return ShapedArray(shape, dtype, False, sharding_rules.in_type(sharding))
 
 
 iota_p.def_sharding_rule(sharding_rules.iota_rule)
@@ -363,25 +363,38 @@ ad_util.aval_zeros_likers[ShapedArray] = _zeros_like_shaped_array
 
 
 def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding):
-    # ct: shape -> operand.shape: sum over the new axes and the axes that were
-    # broadcast from size 1, then put those size-1 axes back.
+    # ct: shape -> operand.shape: sum over the new axes and over every
+    # unsplit size-1 axis of the operand (as JAX does, broadcast or not), then
+    # put those size-1 axes back. The sum is placed as the operand was.
     in_shape = operand.aval.shape
-    unit_dims = [i for i, d in enumerate(in_shape) if d == 1 and shape[broadcast_dimensions[i]] != 1]
+    spec = sharding_rules.spec_of(operand.aval)
+    unit_dims = [i for i, d in enumerate(in_shape) if d == 1 and spec[i] is None]
     kept = [d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims]
     summed = tuple(a for a in range(len(shape)) if a not in kept)
     from pyjax._src.lax.reductions import reduce_sum
 
-    out = reduce_sum(ct, summed) if summed else ct
+    out_sharding = sharding_rules.typed_sharding(operand.aval, [e for i, e in enumerate(spec) if i not in unit_dims])
+    out = reduce_sum(ct, summed, out_sharding=out_sharding) if summed else ct
     if unit_dims:
         out = expand_dims(out, unit_dims)
     return [out]
 
 
 deflinear(broadcast_in_dim_p, _broadcast_in_dim_transpose)
-deflinear(reshape_p, lambda ct, operand, *, new_sizes, dimensions, sharding: [
-    reshape(ct, operand.aval.shape) if dimensions is None else
-    transpose(reshape(ct, tuple(operand.aval.shape[d] for d in dimensions)), tuple(int(i) for i in np.argsort(dimensions)))
-])
+
+
+def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding):
+    # (The cotangent is placed as the operand was: JAX's out_sharding.)
+    aval = operand.aval
+    if dimensions is None:
+        return [reshape(ct, aval.shape, out_sharding=sharding_rules.typed_sharding(aval))]
+    spec = sharding_rules.spec_of(aval)
+    out = reshape(ct, tuple(aval.shape[d] for d in dimensions),
+                  out_sharding=sharding_rules.typed_sharding(aval, [spec[d] for d in dimensions]))
+    return [transpose(out, tuple(int(i) for i in np.argsort(dimensions)))]
+
+
+deflinear(reshape_p, _reshape_transpose)
 deflinear(transpose_p, lambda ct, operand, *, permutation: [transpose(ct, tuple(int(i) for i in np.argsort(permutation)))])
 deflinear(squeeze_p, lambda ct, operand, *, dimensions: [expand_dims(ct, dimensions)])
 deflinear(rev_p, lambda ct, operand, *, dimensions: [rev(ct, dimensions)])

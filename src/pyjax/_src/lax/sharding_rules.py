@@ -15,7 +15,7 @@ from typing import Any
 from pyjax._src import ad_util
 from pyjax._src.avals import ShapedArray
 from pyjax._src.errors import ShardingTypeError
-from pyjax._src.sharding.mesh import AbstractMesh, Mesh, get_abstract_mesh
+from pyjax._src.sharding.mesh import AbstractMesh, AxisType, Mesh, get_abstract_mesh
 from pyjax._src.sharding.named import DuplicateSpecError, NamedSharding, abstract_sharding, explicit_spec
 from pyjax._src.sharding.partition_spec import PartitionSpec
 
@@ -41,6 +41,33 @@ def with_spec(out: ShapedArray, mesh: AbstractMesh | None, entries) -> ShapedArr
     if sharding is out.sharding:
         return out
     return ShapedArray(out.shape, out.dtype, out.weak_type, sharding, out.memory_space)
+
+
+def _manual_only(mesh) -> bool:
+    # A manual shard_map body's mesh with no Explicit axis left.
+    types = getattr(mesh, "axis_types", ())
+    return any(t is AxisType.Manual for t in types) and not any(t is AxisType.Explicit for t in types)
+
+
+def typed_sharding(aval, entries=None) -> NamedSharding | None:
+    """The sharding JAX's type of `aval` names, for a rule that passes it on
+    (`out_sharding=operand.aval.sharding`), with spec `entries` if given:
+    the aval's own; inside a manual shard_map body, whose values pyjax types
+    on no mesh, the body's mesh (JAX types every body value on it); else
+    None."""
+    mesh = mesh_of(aval)
+    if mesh is None:
+        mesh = get_abstract_mesh()
+        if not _manual_only(mesh):
+            return None
+    return abstract_sharding(mesh, spec_of(aval) if entries is None else tuple(entries))
+
+
+def in_type(sharding: NamedSharding | None) -> NamedSharding | None:
+    """The part of a primitive's `sharding` param its result's aval carries:
+    none for a manual body's mesh without Explicit axes (the body's context
+    implies it; pyjax's avals name a mesh only for placement)."""
+    return None if sharding is not None and _manual_only(sharding.mesh) else sharding
 
 
 def common_mesh(avals, message, error=ShardingTypeError) -> AbstractMesh | None:

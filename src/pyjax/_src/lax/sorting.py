@@ -47,6 +47,22 @@ def _sort_abstract_eval(*operands: ShapedArray, dimension: int, is_stable: bool,
     return list(operands)
 
 
+def _varying_alike(operands) -> list:
+    # In a shard_map body lax.sort casts its operands to vary over the same
+    # manual axes (JAX's wrapper does; sort_p itself types each result as its
+    # operand, so a rule binding it directly inserts no pvary).
+    vmas = [set(getattr(_core.get_aval(x), "vma", ())) for x in operands]
+    union = set().union(*vmas)
+    if all(v == union for v in vmas):
+        return list(operands)
+    from pyjax._src.lax.parallel_vma import pvary_p
+    from pyjax._src.sharding.mesh import get_abstract_mesh
+
+    order = get_abstract_mesh().axis_names
+    return [x if v == union else pvary_p.bind(x, axes=tuple(n for n in order if n in union - v))
+            for x, v in zip(operands, vmas)]
+
+
 def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
     """Sorts `operand` along `dimension` (XLA's Sort).
 
@@ -73,6 +89,7 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
         if not 1 <= num_keys <= len(operand):
             raise ValueError(f"num_keys={num_keys!r} must be between 1 and len(operand)={len(operand)}")
         dimension = _canonicalize_axis(dimension, len(np.shape(operand[0])))
+        operand = _varying_alike(operand)
         return tuple(sort_p.bind(*operand, dimension=dimension, is_stable=bool(is_stable),
                                  num_keys=int(num_keys)))
     if num_keys != 1:
@@ -288,7 +305,7 @@ def _index_dtype_for_shape(shape) -> np.dtype:
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     shape = _core.get_aval(primals[0]).shape
     iota = _shapes.broadcasted_iota(_index_dtype_for_shape(shape), shape, dimension,
-                                    out_sharding=_core.get_aval(primals[0]).sharding)  # (placed as the keys)
+                                    out_sharding=sharding_rules.typed_sharding(_core.get_aval(primals[0])))  # (placed as the keys)
     *sorted_primals, permutation = sort_p.bind(*primals, iota, dimension=dimension, is_stable=is_stable,
                                                num_keys=num_keys)
     # Every other axis is a batching axis: each row gathers from its own row.

@@ -213,7 +213,9 @@ def _tile_transpose(ct, operand, *, reps):
         return [None]
     split = tuple(k for pair in zip(reps, operand.aval.shape, strict=True) for k in pair)
     copy_axes = tuple(range(0, len(split), 2))
-    return [reduce_sum(reshape(ct, split), copy_axes)]
+    spec = sharding_rules.spec_of(operand.aval)  # (each pair (copies, n) placed as n was)
+    placed = sharding_rules.typed_sharding(operand.aval, [e for s in spec for e in (None, s)])
+    return [reduce_sum(reshape(ct, split, out_sharding=placed), copy_axes)]
 
 
 def _tile_batch(axis_data, args, dims, *, reps):
