@@ -18,9 +18,26 @@ from pyjax._src.dispatch import sync_checks as _sync_checks
 from pyjax._src.numpy import array_methods as _array_methods
 
 _numpy_backend.install()  # the default backend, wired into the layers that must not import it
-from pyjax._src.backends import stablehlo as _stablehlo_backend  # noqa: E402
+from pyjax._src import stages as _stages  # noqa: E402
+from pyjax._src.export import mlir_text as _mlir_text  # noqa: E402
 
-_stablehlo_backend.wire()  # Lowered.as_text(): the StableHLO module (rules registered on first use)
+
+# Lowered.as_text() and Exported.mlir_module(): the StableHLO backend is
+# imported and wired by its first use, not by `import pyjax`.
+def _stablehlo_lowering(*args, **kwargs):
+    from pyjax._src.backends import stablehlo
+    stablehlo.wire()  # installs the real lowerings in place of these two
+    return stablehlo.lower_jaxpr_to_module(*args, **kwargs)
+
+
+def _export_lowering(exp):
+    from pyjax._src.backends import stablehlo
+    stablehlo.wire()
+    return _mlir_text.export_module_text(exp)
+
+
+_stages.set_stablehlo_lowering(_stablehlo_lowering)
+_mlir_text.set_export_lowering(_export_lowering)
 from pyjax._src.backends import iree as _iree_backend  # noqa: E402
 
 _iree_backend.install()  # jit(backend='iree') / jax_platforms='iree' (IREE imported on first use)
@@ -186,9 +203,24 @@ from pyjax._src.config import (  # noqa: E402
 )
 from pyjax._src.dtypes import float0  # noqa: E402
 from pyjax._src.api_extras import Inline, fwd_and_bwd, print_environment_info  # noqa: E402
-from pyjax import dlpack, monitoring, profiler  # noqa: E402
+from pyjax import dlpack, monitoring  # noqa: E402
 from pyjax import distributed  # noqa: E402  (several processes over MPI; docs/distributed.md)
-from pyjax import export  # noqa: E402  (jax.export, shape polymorphism; docs/export.md)
 from pyjax import ref  # noqa: E402  (mutable array references; docs/refs.md)
 from pyjax.ref import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402
 from pyjax._src.ref_types import ds  # noqa: E402
+
+# Submodules imported by their first attribute read (`pyjax.export`,
+# `pyjax.profiler`), not by `import pyjax`: nothing else needs them, and they
+# are a share of the import's time (docs/performance.md).
+_LAZY_SUBMODULES = frozenset({"export", "profiler"})
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"pyjax.{name}")  # also binds it here: read once
+    raise AttributeError(f"module 'pyjax' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_SUBMODULES)

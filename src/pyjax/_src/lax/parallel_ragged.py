@@ -36,7 +36,9 @@ from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import gather_scatter as gs
 from pyjax._src.lax import shapes
 from pyjax._src.lax.batching_util import broadcast_batch, moveaxis
-from pyjax._src.lax.parallel import axes_tuple, axis_index, check_axis_names, fold_axis, named_axis_size
+from pyjax._src.lax.parallel import (
+    axes_tuple, axis_index, canonical_groups, check_axis_names, fold_axis, named_axis_size,
+)
 from pyjax._src.lax.parallel_vma import pvary_p
 from pyjax._src.lax.slicing import _canonicalize_axis, dynamic_slice_in_dim
 from pyjax._src.lax.windowed import cumsum
@@ -155,11 +157,8 @@ def _ragged_batch(axis_data, args, dims, *, axis_name, axis_index_groups):
     params = {"axis_name": axis_name, "axis_index_groups": axis_index_groups}
     if axis_data.name not in axis_name and all(d is not_mapped for d in dims):
         return ragged_all_to_all_p.bind(*args, **params), not_mapped
-    if axis_data.name in axis_name:
-        raise NotImplementedError(f"ragged_all_to_all under vmap over its own axis name {axis_data.name!r}: "
-                                  "Please open a feature request!")
-    if axis_index_groups:
-        raise NotImplementedError("ragged_all_to_all with axis_index_groups under vmap: Please open a feature request!")
+    if axis_data.name in axis_name or axis_index_groups:  # (JAX's message, for either)
+        raise NotImplementedError("Please open a feature request!")
     size = axis_data.size
     # Each batch entry becomes a block of the leading axis: entry b's rows
     # start at b * N (operand) and b * M (output); slice k of entry b is
@@ -192,12 +191,13 @@ def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets
     `lax.ragged_all_to_all`): each device sends
     `operand[input_offsets[k]:input_offsets[k] + send_sizes[k]]` to device
     `k // (K / axis size)` of the axis, written there at `output_offsets[k]`;
-    returns `output` updated with what this device received."""
+    returns `output` updated with what this device received. With
+    `axis_index_groups` (lists of indices into the axis, all of one size) the
+    exchange runs within each group, `k // (K / group size)` naming a member
+    of the sender's group."""
     names = axes_tuple(axis_name)
-    if axis_index_groups is not None:
-        raise NotImplementedError("ragged_all_to_all: axis_index_groups is not supported by pyjax's runtime")
     return ragged_all_to_all_p.bind(operand, output, input_offsets, send_sizes, output_offsets, recv_sizes,
-                                    axis_name=names, axis_index_groups=None)
+                                    axis_name=names, axis_index_groups=canonical_groups(axis_index_groups))
 
 
 def ragged_exchange(operands: list, output_offsets: list, send_sizes: list, input_offsets: list,

@@ -189,14 +189,25 @@ def _ragged_all_to_all(mesh, ins, *, axis_name, axis_index_groups):
     operand, output, in_offsets, send_sizes, out_offsets, _ = ins
     if mesh.spans:
         raise NotImplementedError("ragged_all_to_all over a mesh spanning several processes is not supported")
-    out = [None] * mesh.n
-    for group in mesh.groups(_named(axis_name)):
+    out = [np.array(o, copy=True) for o in output]  # (a device in none of axis_index_groups receives nothing)
+    for group in _index_groups(mesh.groups(_named(axis_name)), axis_index_groups):
         pick = lambda xs: [xs[d] for d in group]  # noqa: E731
         results = parallel_ragged.ragged_exchange(pick(operand), pick(out_offsets), pick(send_sizes),
                                                   pick(in_offsets), pick(output))
         for d, r in zip(group, results):
             out[d] = r
     return out
+
+
+def _index_groups(groups: list, axis_index_groups) -> list:
+    # Each axis group split by axis_index_groups, as JAX forms replica groups
+    # when lowering (with its checks there).
+    if axis_index_groups is None:
+        return groups
+    split = [[tuple(group)[i] for i in indices] for group in groups for indices in axis_index_groups]
+    if any(len(g) != len(split[0]) for g in split):
+        raise ValueError("Replica groups must be equally sized")
+    return split
 
 
 def _axis_index(mesh, *, axis_name):
