@@ -28,11 +28,13 @@ from pyjax._src.sharding.sharded_array import ShardedArray
 from pyjax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
-from programs_spmd_eager import AUTO_CASES, CASES  # noqa: E402
+from programs_spmd_eager import AUTO_CASES, CASES, MIXED_CASES  # noqa: E402
 
 
 def _arrays(kind):
-    mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(kind, kind))
+    # kind "mixed": 'x' Explicit, 'y' Auto.
+    kinds = (AxisType.Explicit, AxisType.Auto) if kind == "mixed" else (kind, kind)
+    mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=kinds)
     x = jax.device_put(np.arange(128., dtype=np.float32).reshape(8, 16) / 16, NamedSharding(mesh, P("x", "y")))
     y = jax.device_put(np.linspace(-1, 1, 128, dtype=np.float32).reshape(8, 16), NamedSharding(mesh, P("x")))
     v = jax.device_put(np.arange(16., dtype=np.float32), NamedSharding(mesh, P("y")))
@@ -65,7 +67,7 @@ def _numpy(expr: str, x, y, v, i):
     return np.asarray(eval(expr.replace(".astype(jnp.int32)", ".astype(np.int32)"), env))
 
 
-@pytest.mark.parametrize("kind", [AxisType.Explicit, AxisType.Auto], ids=["explicit", "auto"])
+@pytest.mark.parametrize("kind", [AxisType.Explicit, AxisType.Auto, "mixed"], ids=["explicit", "auto", "mixed"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_eager_op_runs_per_device(kind, name):
     mesh, x, y, v, i = _arrays(kind)
@@ -90,6 +92,21 @@ def test_auto_mesh_choices_run_per_device(name):
     with _no_global_reads():
         out = eval(expr, env)
     assert type(out) is ShardedArray and out.sharding.mesh == mesh
+
+
+@pytest.mark.parametrize("name", sorted(set(MIXED_CASES) - set(CASES)))
+def test_mixed_mesh_operations_and_jits_run_per_device(name):
+    # 'x' Explicit, 'y' Auto: laid out on the Explicit twin, typed by 'x'
+    # alone (JAX 0.11's placements and types, golden).
+    mesh, x, y, v, i = _arrays("mixed")
+    env = {"x": x, "y": y, "v": v, "i": i, "np": np, "jnp": jnp, "lax": lax, "jax": jax, "mesh": mesh,
+           "NS": NamedSharding, "P": P}
+    seen: list = []
+    with _no_global_reads(), spmd.watch_buffers(lambda device, buffer: seen.append(np.size(buffer))):
+        out = eval(MIXED_CASES[name], env)
+    assert type(out) is ShardedArray and out.sharding.mesh == mesh
+    assert seen, "nothing ran on the per-device runtime"
+    assert all(n == "x" for e in jax.typeof(out).sharding.spec if e is not None for n in (e if isinstance(e, tuple) else (e,)))
 
 
 def test_multiple_results_and_chains_stay_per_device():

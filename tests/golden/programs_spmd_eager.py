@@ -98,3 +98,43 @@ result = placement({expr})
 mesh, x, y, v, i = arrays(AxisType.Auto)
 result = {expr}
 """)
+
+# A mesh mixing Explicit ('x') and Auto ('y') axes: the types name 'x' only,
+# XLA's propagation places 'y'.
+MIXED_PRELUDE = """
+def mixed_arrays():
+  mesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Explicit, AxisType.Auto))
+  x = jax.device_put(np.arange(128., dtype=np.float32).reshape(8, 16) / 16, NS(mesh, P('x', 'y')))
+  y = jax.device_put(np.linspace(-1, 1, 128, dtype=np.float32).reshape(8, 16), NS(mesh, P('x')))
+  v = jax.device_put(np.arange(16., dtype=np.float32), NS(mesh, P('y')))
+  i = jax.device_put(np.arange(128, dtype=np.int32).reshape(8, 16), NS(mesh, P(None, 'y')))
+  return mesh, x, y, v, i
+"""
+
+MIXED_CASES = {
+    **CASES,
+    "jit_add": "jax.jit(lambda a: a * 2 + 1)(x)",
+    "jit_transpose": "jax.jit(lambda a: a.T)(x)",
+    "jit_sum_cols": "jax.jit(lambda a: a.sum(1))(x)",
+    "matmul_contract_auto": "x @ jax.device_put(np.ones((16, 4), np.float32), NS(mesh, P('y')))",
+    "cumsum_auto_axis": "jnp.cumsum(x, 1)",
+    "transpose_cols_auto": "i.T",
+    "sum_rows_cols_auto": "i.sum(0)",
+    "where_refining": "jnp.where(x > 3, x, y)",
+    "reshape_split_major": "x.reshape(8, 4, 4)",
+}
+
+
+for name, expr in MIXED_CASES.items():
+    _program(f"mixed_{name}_placement", "text", PRELUDE + MIXED_PRELUDE + f"""
+mesh, x, y, v, i = mixed_arrays()
+result = placement({expr})
+""")
+    _program(f"mixed_{name}_value", "value", PRELUDE + MIXED_PRELUDE + f"""
+mesh, x, y, v, i = mixed_arrays()
+result = {expr}
+""")
+_program("mixed_error_cumsum_explicit_axis", "error", PRELUDE + MIXED_PRELUDE + """
+mesh, x, y, v, i = mixed_arrays()
+result = jnp.cumsum(jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P('y', 'x'))), 1)
+""")

@@ -21,8 +21,9 @@ same devices, every axis Explicit), which is how pyjax models XLA's
 propagation for eager results already (sharded_array.relayout_auto); where
 the twin's rule objects, `_auto_choice` gives XLA's choice for contractions
 and elementwise operations. The result is placed on the Auto mesh with
-that spec, trailing `None`s dropped as XLA prints it. What cannot take this
-path (a mesh mixing Auto and Explicit axes, a single-device placement,
+that spec, trailing `None`s dropped as XLA prints it. A mesh mixing Auto
+and Explicit axes runs on its twin too, its results keeping their own types
+(`mixed_placements`). What cannot take this path (a single-device placement,
 memory kinds, operands on two meshes, a remaining objection, a refusal of
 the partitioner, jax_debug_nans/infs) returns `NotImplemented`, and the
 operation is computed on the assembled value as before. docs/spmd.md.
@@ -61,16 +62,19 @@ class _Program:
 
     __slots__ = ("params", "out_avals", "multiple", "placements")
 
-    def __init__(self, params: dict, out_avals: list, multiple: bool):
+    def __init__(self, params: dict, out_avals: list, multiple: bool, placements=None):
         self.params = params  # the shard_map equation's params
         self.out_avals = out_avals  # the results' types (untyped on an Auto mesh)
         self.multiple = multiple
-        self.placements = None  # [(aval, sharding)] of the results, from the first run
+        # [(aval, sharding)] of the results: from the first run, or (a mixed
+        # mesh) when built
+        self.placements = placements
 
 
 def _mesh_of(args) -> tuple[Mesh | None, bool]:
     """The one concrete mesh of several devices the placed operands share,
-    and whether its axes are all Auto; (None, False) where there is none."""
+    and whether it has Auto axes (all, or mixed with Explicit ones: it is
+    then run on its Explicit twin); (None, False) where there is none."""
     mesh = None
     for x in args:
         if type(x) is ShardedArray:
@@ -88,11 +92,13 @@ def _mesh_of(args) -> tuple[Mesh | None, bool]:
     if mesh is None or mesh.size < 2:
         return None, False
     kinds = set(mesh.axis_types)
-    if kinds == {AxisType.Auto}:
-        return mesh, True
-    if kinds == {AxisType.Explicit}:
-        return mesh, False
+    if kinds <= {AxisType.Auto, AxisType.Explicit}:
+        return mesh, AxisType.Auto in kinds
     return None, False
+
+
+def _mixed(mesh: Mesh) -> bool:
+    return AxisType.Auto in mesh.axis_types and AxisType.Explicit in mesh.axis_types
 
 
 def _is_scalar(x) -> bool:
@@ -134,13 +140,20 @@ def _key(what, args, mesh, scalars_by_value: bool):
     return (what, tuple(parts), mesh)
 
 
-def _build(fun, avals: list, mesh: Mesh, auto: bool, multiple: bool, name: str) -> _Program | None:
+def _build(fun, avals: list, mesh: Mesh, auto: bool, multiple: bool, name: str, real=None) -> _Program | None:
     """The per-device program of `fun` (a function of the arrays giving a
     list of results) on operands of types `avals` (typed on the Explicit
-    twin when `auto`); None where it cannot be partitioned."""
+    twin when `auto`); None where it cannot be partitioned. On a mesh
+    mixing Auto and Explicit axes `real` is (the operands' own types, the
+    first placed operand): the results are typed as those types give."""
     from pyjax._src import spmd_jit
 
     run_mesh = _twin(mesh) if auto else mesh
+    if real is not None:
+        try:  # (the results' own types; a bad call raises on the assembled path)
+            real_out = staging.trace_to_jaxpr(fun, real[0], staging.DebugInfo("eager", name, None))[0].out_avals
+        except Exception:  # noqa: BLE001
+            return None
     # Any failure here leaves the operation to the assembled path, which
     # raises a bad call's error as an eager call always has.
     try:
@@ -157,8 +170,41 @@ def _build(fun, avals: list, mesh: Mesh, auto: bool, multiple: bool, name: str) 
         return None
     if len(program.eqns) != 1:
         return None
+    params = program.eqns[0].params
+    if real is not None:
+        placements = mixed_placements(params["out_specs"], real_out, mesh, real[1])
+        return None if placements is None else _Program(params, list(real_out), multiple, placements)
     out_avals = [_untyped(a) for a in jaxpr.out_avals] if auto else list(jaxpr.out_avals)
-    return _Program(program.eqns[0].params, out_avals, multiple)
+    return _Program(params, out_avals, multiple)
+
+
+def _layout(spec, ndim: int) -> tuple:
+    return tuple(_names(e) for e in _padded(tuple(spec), ndim))
+
+
+def mixed_placements(specs, avals, mesh: Mesh, first) -> list | None:
+    """The results' placements on a mesh mixing Auto and Explicit axes, as
+    JAX 0.11 reports XLA's: a result laid out (on the Explicit twin) as its
+    type says is placed with its type's spec; one laid out as the first
+    placed operand (of its rank) with that operand's spec; any other with
+    the layout's spec, trailing `None`s dropped. None where a layout
+    disagrees with its type over an Explicit axis (computed on the
+    assembled value instead)."""
+    explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == AxisType.Explicit}
+    out = []
+    for spec, aval in zip(specs, avals, strict=True):
+        layout = _layout(spec, aval.ndim)
+        typed = _layout(aval.sharding.spec if aval.sharding is not None else (), aval.ndim)
+        if tuple(tuple(n for n in e if n in explicit) for e in layout) != typed:
+            return None
+        if layout == typed:
+            chosen = PartitionSpec(*(None if not e else e[0] if len(e) == 1 else e for e in typed))
+        elif first is not None and first.ndim == aval.ndim and _layout(first.spec, aval.ndim) == layout:
+            chosen = first.spec
+        else:
+            chosen = _stripped(PartitionSpec(*spec))
+        out.append((aval, NamedSharding(mesh, chosen)))
+    return out
 
 
 def _cached(key, build):
@@ -210,12 +256,13 @@ def run_placed(primitive, args, params) -> Any:
     def build():
         twin = _twin(mesh).abstract_mesh if auto else None
         avals = [_typed_aval(x, twin) for x in args if not _is_scalar(x)]
+        real = _real(mesh, [x for x in args if not _is_scalar(x)], [x.aval for x in args if not _is_scalar(x)])
         program = _build(_equation(primitive, args, params), avals, mesh, auto, primitive.multiple_results,
-                         primitive.name)
+                         primitive.name, real)
         if program is None and auto:  # (where the Explicit rule objects, XLA's choice for some)
             fun = _auto_choice(primitive, args, params, avals, twin)
             if fun is not None:
-                program = _build(fun, avals, mesh, auto, primitive.multiple_results, primitive.name)
+                program = _build(fun, avals, mesh, auto, primitive.multiple_results, primitive.name, real)
         return program
 
     program = _cached(_key((primitive, tuple(params.items())), args, mesh, True), build)
@@ -225,6 +272,25 @@ def run_placed(primitive, args, params) -> Any:
     if outs is NotImplemented:
         return outs
     return outs if program.multiple else outs[0]
+
+
+def _real(mesh: Mesh, arrays: list, avals: list):
+    # On a mixed mesh: the operands' own types and the first placed operand's sharding.
+    if not _mixed(mesh):
+        return None
+    first = next((x._sharding for x in arrays if type(x) is ShardedArray), None)
+    return list(avals), (None if first is None else _FirstPlaced(first, arrays, avals))
+
+
+class _FirstPlaced:
+    """The first placed operand's spec and rank (JAX reuses its sharding for
+    a result XLA lays out alike)."""
+
+    __slots__ = ("spec", "ndim")
+
+    def __init__(self, sharding, arrays, avals):
+        self.spec = sharding.spec
+        self.ndim = next(a.ndim for x, a in zip(arrays, avals) if type(x) is ShardedArray)
 
 
 def _equation(primitive, args, params, before=None, after=None):
@@ -337,7 +403,11 @@ def run_jaxpr_placed(jaxpr, flat_args) -> Any:
         twin = _twin(mesh).abstract_mesh if auto else None
         avals = [a if _is_scalar(x) else _typed_aval(x, twin) for x, a in zip(every, in_avals)]
         n = len(consts)
-        return _build(lambda *xs: _inlined(jaxpr, xs[:n], xs[n:], twin), avals, mesh, auto, True, "jit")
+        placed_first = list(flat_args) + consts  # (JAX's arguments come before the closed-over values)
+        real = _real(mesh, placed_first, [getattr(x, "aval", None) for x in placed_first])
+        if real is not None:
+            real = (in_avals, real[1])
+        return _build(lambda *xs: _inlined(jaxpr, xs[:n], xs[n:], twin), avals, mesh, auto, True, "jit", real)
 
     program = _cached(_key(jaxpr, every, mesh, False), build)
     if program is None:

@@ -25,7 +25,8 @@ from pyjax._src.lax import spmd_control_rules  # noqa: F401  (and those of scan,
 from pyjax._src.shard_map import run_eagerly, shard_map
 from pyjax._src.sharding import api as sharding_api
 from pyjax._src.sharding.devices import devices
-from pyjax._src.sharding.mesh import Mesh, get_mesh
+from pyjax._src.sharding import placed_call
+from pyjax._src.sharding.mesh import AxisType, Mesh, get_mesh
 from pyjax._src.sharding.named import NamedSharding
 from pyjax._src.sharding.partition_spec import PartitionSpec
 from pyjax._src.sharding.sharded_array import ShardedArray
@@ -99,9 +100,17 @@ def partitioned_call(jaxpr: Jaxpr):
         return None
     programs: dict = {}
     fallback: list = []
+    # A mesh mixing Auto and Explicit axes: its Auto axes lay values out too
+    # (XLA's propagation, modelled on the Explicit twin), which the types
+    # alone would replicate.
+    mixed_meshes = _MixedMeshes()
 
     def call(flat_args):
         mesh = concrete_mesh(abstract, flat_args)
+        if mesh in mixed_meshes:  # (laid out on its Explicit twin: spmd_eager.py)
+            outs = placed_call.RUN[0](jaxpr, flat_args) if placed_call.RUN[0] is not None else NotImplemented
+            if outs is not NotImplemented:
+                return outs
         if mesh not in programs:
             programs[mesh] = _try_program(jaxpr, mesh)
         program = programs[mesh]
@@ -113,6 +122,14 @@ def partitioned_call(jaxpr: Jaxpr):
         return [o if o.aval == a else ShardedArray(o._shards, a, o.sharding) for o, a in zip(outs, jaxpr.out_avals)]
 
     return call
+
+
+class _MixedMeshes:
+    """`mesh in _MixedMeshes()`: whether `mesh` mixes Auto and Explicit axes."""
+
+    def __contains__(self, mesh) -> bool:
+        kinds = set(mesh.axis_types)
+        return AxisType.Auto in kinds and AxisType.Explicit in kinds
 
 
 def per_device_text(jaxpr: Jaxpr) -> str | None:
