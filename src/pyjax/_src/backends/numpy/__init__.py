@@ -44,7 +44,8 @@ def install() -> None:
     from pyjax._src.backends.numpy.codegen import control_flow, kernels
     from pyjax._src.backends.numpy.impls import IMPLS, lazy_scipy
     from pyjax._src.backends.numpy import native
-    from pyjax._src.backends.numpy.native import rows, threefry as native_threefry
+    from pyjax._src.backends.numpy.impls import slicing
+    from pyjax._src.backends.numpy.native import rows, scatter as native_scatter, threefry as native_threefry
     from pyjax._src.backends.numpy.parallel import blas, split, tile
     from pyjax._src.random import threefry
 
@@ -76,6 +77,8 @@ def install() -> None:
     # threefry2x32's hash: large ranges on every core, in C once built.
     threefry.set_range_runner(split.run_ranges)
     threefry.set_hash_kernel(native_threefry.native_hash)
+    # scatter-add's sums in C once built (np.add.at until then).
+    slicing.set_add_kernel(native_scatter.rows_add)
 
     core.set_default_trace(dispatch.EvalTrace(IMPLS))
     jit_lib.set_compiler(compile_jaxpr)

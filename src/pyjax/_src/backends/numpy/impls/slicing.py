@@ -3,8 +3,9 @@ pad, split, gather and the scatters.
 
 Everything is vectorised: windows are read with one advanced-indexing
 expression and combined with `ufunc.at` (which accumulates duplicates, as
-XLA's scatter-add does). Where NumPy and XLA differ the impl does what XLA
-does and says so:
+XLA's scatter-add does; a large scatter-add's sums run in C once the native
+kernel is built, the same additions in the same order). Where NumPy and XLA
+differ the impl does what XLA does and says so:
 
 - dynamic starts are clamped so the whole window fits (NumPy would wrap
   negatives and truncate at the end);
@@ -195,7 +196,7 @@ def _gather(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
     batch_axes = iter(range(nb))
     source = [next(batch_axes) if s is None else s for s in source]
     result = np.transpose(window, source)
-    if fill:
+    if fill and not in_bounds.all():  # (every window in bounds: nothing to fill, no pass over the result)
         value = gs.default_fill_value(x.dtype) if fill_value is None else fill_value
         mask = np.expand_dims(in_bounds, tuple(dnums.offset_dims))
         # Conversion like lax.full_like: an integer fill wraps into the dtype.
@@ -287,6 +288,25 @@ def _prepared(operand, indices, updates, dnums, mode):
     return out, out.reshape(-1), flat, values
 
 
+# `kernel(out, index, rows) -> bool`: out[index[i]] += rows[i] in order, as
+# np.add.at does it, for a C-contiguous 2-D `out` (native/scatter.py, set by
+# install()); False leaves it to np.add.at.
+_add_kernel: list = [None]
+
+
+def set_add_kernel(kernel) -> None:
+    _add_kernel[0] = kernel
+
+
+def _kernel_add(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> bool:
+    # The updates summed into rows of `out` along its leading axis.
+    kernel = _add_kernel[0]
+    if kernel is None or not out.ndim or not out.flags.c_contiguous:
+        return False
+    width = out.size // out.shape[0] if out.shape[0] else 0
+    return kernel(out.reshape(out.shape[0], width), index, values.reshape(len(index), width))
+
+
 def _combining_scatter(ufunc):
     def impl(operand, indices, updates, *, update_jaxpr, update_consts, dimension_numbers, indices_are_sorted,
              unique_indices, mode):
@@ -297,6 +317,8 @@ def _combining_scatter(ufunc):
             # row starts, without indexing every axis; ufunc.at by elements
             # (by rows it is far slower), in the same order as before.
             out, axis, index, values = rows
+            if ufunc is np.add and axis == 0 and _kernel_add(out, index, values):
+                return out
             steps = [st // out.itemsize for st in out.strides]
             within = np.zeros((), np.int64)
             for d in range(out.ndim):
@@ -306,6 +328,8 @@ def _combining_scatter(ufunc):
             ufunc.at(out.reshape(-1), flat, values.reshape(-1))
             return out
         out, out_flat, flat, values = _prepared(operand, indices, updates, dimension_numbers, mode)
+        if ufunc is np.add and _kernel_add(out_flat, flat, values):
+            return out
         # ufunc.at applies every update, so repeated positions accumulate.
         # NaNs propagate through min/max as in XLA, without NumPy's warning.
         with np.errstate(invalid="ignore"):

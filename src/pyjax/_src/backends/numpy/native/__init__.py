@@ -89,6 +89,7 @@ The package, by job:
     loop.py       NativeLoop: a program's, loop's or row loop's native tier
     plans.py      which programs, loops and row regions get a native tier
     threefry.py   threefry2x32 in C, tiering like the rest
+    scatter.py    scatter-add's sums in C (the kernel impls/slicing.py calls), tiering likewise
     rows.py       row regions: runs of row-wise equations as native row loops
 """
 
