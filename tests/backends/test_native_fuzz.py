@@ -129,3 +129,34 @@ def test_an_fma_with_nan_operands_gives_the_impls_nan(monkeypatch):
     got = fpenv.run(tier._call, a, b)  # the native code itself (in pyjax's FP mode)
     assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes()
     assert np.asarray(jf(a, b)[0]).tobytes() == np.asarray(want[0]).tobytes() and tier.live
+
+
+# Found by the fuzzer with short sources built at -O3 (GCC 12): a select's
+# element loop over a 4x8 block, `c[j] ? x[j] : y[j]` with a bool `c` and
+# values of 4 bytes computed by the program (its scratch), became masked
+# vector loads that reused the first row's mask for every later row, so
+# rows 1-3 read zeros (or leftovers) in place of the chosen values. The
+# element loops now read every operand before choosing.
+_SELECTS = {
+    "int32": lambda c, x, y: jnp.where(c > 0, x + 1, y - 1),
+    "float32": lambda c, x, y: jnp.where(c > 0, x.astype(jnp.float32), y.astype(jnp.float32)),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_SELECTS))
+def test_selects_built_at_O3_are_the_impls(op, monkeypatch):
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
+    monkeypatch.setattr(native_build, "_O3_MAX_LINES", 1 << 20)  # this program's source at -O3, whatever the default
+    fn = _SELECTS[op]
+    f = lambda c, x, y: (fn(c, x, y), x - 1)
+    rng = np.random.default_rng(5)
+    c = rng.integers(-40, 40, (4, 8), dtype=np.int32)
+    x, y = (rng.integers(-2**31, 2**31 - 1, (4, 8), dtype=np.int32) | 1 for _ in range(2))
+    _, tier = _tier(f, c, x, y)
+    assert tier.live, tier.failure
+    assert native_build.opt_level(tier.source, straight_line=True) == "-O3"
+    for _ in range(4):
+        c = rng.integers(-40, 40, (4, 8), dtype=np.int32)
+        want = _python(f, c, x, y)
+        got = fpenv.run(tier._call, c, x, y)  # the native code itself, never re-checked
+        assert np.asarray(got[0]).tobytes() == np.asarray(want[0]).tobytes(), (c, got[0], want[0])

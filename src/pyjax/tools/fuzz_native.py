@@ -26,6 +26,7 @@ import numpy as np
 __all__ = ["FuzzReport", "fuzz", "main"]
 
 SHAPE = (4, 8)
+_WAIT_FOR_BUILDS_S = 600.0  # (a compiler is killed after build._BUILD_TIMEOUT_S)
 I32 = np.iinfo(np.int32)
 
 
@@ -244,13 +245,17 @@ def fuzz(cases: int = 300, seed: int = 0, per_batch: int = 12, input_sets: int =
 
     start = time.perf_counter()
     report = FuzzReport(seed)
-    saved = native_settings.AFTER_STEPS
+    saved = native_settings.AFTER_STEPS, native_settings._FIRST_CALL_WAIT_S
     native_settings.AFTER_STEPS = 0  # build at the first call: it is the checked one
+    # ... and wait for every build, however loaded the machine: with the
+    # 5 s cap, a slow build left the probe (`_supported`) finding some ops
+    # without a tier, so the same seed drew other programs run to run.
+    native_settings._FIRST_CALL_WAIT_S = _WAIT_FOR_BUILDS_S
     try:
         with np.errstate(all="ignore"):  # edge values overflow and divide by zero, on purpose
             _fuzz(report, cases, seed, per_batch, input_sets, log, exclude)
     finally:
-        native_settings.AFTER_STEPS = saved
+        native_settings.AFTER_STEPS, native_settings._FIRST_CALL_WAIT_S = saved
     report.seconds = time.perf_counter() - start
     return report
 

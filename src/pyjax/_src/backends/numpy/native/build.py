@@ -257,9 +257,7 @@ def _build(source: str, straight_line: bool = False, opt: str | None = None) -> 
         # writes itself (selects, a max's zero fixup), in about the same
         # build time: a max's derivative over 128 x 512 went 89 -> 56 us.
         # (Flags in $CC come first: ours, after them, win.)
-        lines = source.count("\n")
-        opt = opt or ("-O3" if lines < _O3_MAX_LINES else "-O2" if lines < _O2_MAX_LINES
-                      else "-O0" if straight_line else "-O1")
+        opt = opt or opt_level(source, straight_line)
         base = [*cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
         done = None
         if name not in _arch_refused:
@@ -277,6 +275,13 @@ def _build(source: str, straight_line: bool = False, opt: str | None = None) -> 
         _enable_sums(lib, source)
         _built[digest] = lib
         return lib
+
+
+def opt_level(source: str, straight_line: bool = False) -> str:
+    """The optimisation flag `source` is built at (see `_build`)."""
+    lines = source.count("\n")
+    return ("-O3" if lines < _O3_MAX_LINES else "-O2" if lines < _O2_MAX_LINES
+            else "-O0" if straight_line else "-O1")
 
 
 def _remove(path: str) -> None:

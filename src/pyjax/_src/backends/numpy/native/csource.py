@@ -148,17 +148,31 @@ def _ufunc_lines(src: _Source, fn: int, data: int, ins: list, out: _View) -> lis
     return _nest(src, out.shape, [*ins, out], inner)
 
 
-def _element_lines(src: _Source, shape, views: list, expr) -> list[str]:
-    """Per element: `expr(refs)` is a C statement over `refs[k]`, the k-th
-    view's element as an lvalue of its C type (the last view is written)."""
+def _element_lines(src: _Source, shape, views: list, expr, writes: int = 1) -> list[str]:
+    """Per element: `expr(refs)` is a C statement over `refs[k]`; the last
+    `writes` views are written, and their refs are lvalues of their C type.
+    The views before them are read once per element, before the statement,
+    into locals (their refs): no element is read only on some path of the
+    statement. GCC 12 at -O3 turned a select's conditional reads
+    (`c[j] ? x[j] : y[j]`) into masked vector loads that reused the first
+    vector's mask for every later one (the native fuzzer's outputs differed);
+    reads made unconditional become plain loads and a blend."""
+    reads = len(views) - writes
+
+    def statement(refs):
+        locals_ = [f"pj_e{k}" for k in range(reads)]
+        loads = "".join(f"const {_C_SCALARS[v.dtype]} {name} = {ref}; "
+                        for v, name, ref in zip(views, locals_, refs))
+        body = expr(locals_ + refs[reads:])
+        return f"{{ {loads}{body} }}" if loads else body
+
     if not shape:
-        refs = [f"(*({_C_SCALARS[v.dtype]} *){v.ptr})" for v in views]
-        return [expr(refs)]
+        return [statement([f"(*({_C_SCALARS[v.dtype]} *){v.ptr})" for v in views])]
     j = src.index()
 
     def inner(ptrs):
         refs = [f"(*({_C_SCALARS[v.dtype]} *)({p} + {j} * {v.aligned(shape)[-1]}))" for v, p in zip(views, ptrs)]
-        return [f"for (intptr_t {j} = 0; {j} < {shape[-1]}; {j}++) {expr(refs)}"]
+        return [f"for (intptr_t {j} = 0; {j} < {shape[-1]}; {j}++) {statement(refs)}"]
 
     return _nest(src, shape, views, inner)
 

@@ -129,7 +129,7 @@ def _threefry_lines(src: _Source, ins: list, out_avals: list, step: list) -> lis
     _hash(src)
     outs = [src.temp(a) for a in out_avals]
     step += _element_lines(src, outs[0].shape, [*ins, *outs], lambda r: (
-        f"{{ uint32_t x0 = {r[2]}, x1 = {r[3]}; pj_hash({r[0]}, {r[1]}, &x0, &x1); {r[4]} = x0; {r[5]} = x1; }}"))
+        f"{{ uint32_t x0 = {r[2]}, x1 = {r[3]}; pj_hash({r[0]}, {r[1]}, &x0, &x1); {r[4]} = x0; {r[5]} = x1; }}"), writes=2)
     return outs
 
 
@@ -145,7 +145,7 @@ def _fold_in_lines(src: _Source, ins: list, out_aval, step: list) -> _View:
     k0, k1 = (_View(f"({keys.ptr} + {w * word})", keys.shape[:-1], keys.strides[:-1], _U32) for w in (0, 1))
     o0, o1 = (_View(f"({out.ptr} + {4 * w})", shape, out.strides[:-1], _U32) for w in (0, 1))
     step += _element_lines(src, shape, [k0, k1, msgs, o0, o1], lambda r: (
-        f"{{ uint32_t x0 = 0, x1 = {r[2]}; pj_hash({r[0]}, {r[1]}, &x0, &x1); {r[3]} = x0; {r[4]} = x1; }}"))
+        f"{{ uint32_t x0 = 0, x1 = {r[2]}; pj_hash({r[0]}, {r[1]}, &x0, &x1); {r[3]} = x0; {r[4]} = x1; }}"), writes=2)
     return out
 
 
