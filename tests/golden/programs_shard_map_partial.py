@@ -372,3 +372,36 @@ b = put(A[0], 'y')
 with jax.set_mesh(mesh):
   result = jax.make_jaxpr(jax.grad(lambda a, b: (a * b[None]).sum(), argnums=1))(put(A, 'x', 'y'), b)
 """)
+
+# --- a checkpoint policy saving values inside a body: the backward pass splits
+# the recomputed shard_map by tracing its body, residuals in the order JAX's
+# topological sort of the tracer graph meets them
+REMAT = """
+checkpoint_name = __import__(jax.__name__ + ".ad_checkpoint", fromlist=["checkpoint_name"]).checkpoint_name
+def named_body(a):
+  b = checkpoint_name(jnp.sin(a), 'b')
+  c = checkpoint_name(jnp.cos(a) * 3, 'c')
+  d = jnp.sin(c) * jnp.cos(b)
+  return d * c * b
+named_f = sm(named_body, P('x', 'y'), P('x', 'y'))
+"""
+grad_program("remat_policy_saves_in_body", "jaxpr", REMAT + """
+h = jax.checkpoint(named_f, policy=jax.checkpoint_policies.save_only_these_names('c'))
+result = jax.make_jaxpr(jax.grad(lambda a: h(a).sum()))(x)
+""")
+grad_program("remat_policy_saves_in_body_value", "value", REMAT + """
+def poly(a):  # (products only: sin/cos would differ from XLA's in the last bits)
+  b = checkpoint_name(a * 3, 'b')
+  c = checkpoint_name(a * a + 1, 'c')
+  return (c * b) * (c + b)
+h = jax.checkpoint(sm(poly, P('x', 'y'), P('x', 'y')), policy=jax.checkpoint_policies.save_only_these_names('c'))
+result = jax.grad(lambda a: h(a).sum())(x)
+""")
+grad_program("remat_policy_saves_all_but_one", "jaxpr", REMAT + """
+h = jax.checkpoint(lambda a: named_f(jnp.sin(named_f(a))), policy=jax.checkpoint_policies.save_any_names_but_these('c'))
+result = jax.make_jaxpr(jax.grad(lambda a: h(a).sum()))(x)
+""")
+grad_program("remat_policy_inside_body_under_jit", "jaxpr", REMAT + """
+g = sm(jax.checkpoint(named_body, policy=jax.checkpoint_policies.save_only_these_names('b')), P('x', 'y'), P('x', 'y'))
+result = jax.make_jaxpr(jax.grad(lambda a: jax.jit(g)(a).sum()))(x)
+""")

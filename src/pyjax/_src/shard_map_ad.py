@@ -17,7 +17,8 @@ from pyjax._src import core
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.interpreters.batching import batch_jaxpr_axes, not_mapped
 from pyjax._src.interpreters.jvp import jvp_jaxpr
-from pyjax._src.interpreters.partial_eval import PartialEvalTrace, linearize_flat, linearizing, partial_eval_jaxpr
+from pyjax._src.interpreters.partial_eval import (PartialEvalTrace, linearize_flat, linearizing, partial_eval_jaxpr,
+                                                 residual_toposort_order)
 from pyjax._src.interpreters.staging import trace_to_jaxpr
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Var, eval_jaxpr
@@ -146,6 +147,8 @@ def _partial_eval(trace, args, params):
     with _context(params):
         known, unknown, out_unknowns, sources = partial_eval_jaxpr(params["jaxpr"], unknowns)
         n_known = sum(not u for u in out_unknowns)
+        if not res_first:
+            known, unknown, sources = _traced_residual_order(known, unknown, n_known, sources)
         # A computed residual that is also a known output is read from that output.
         out_fwd = [_forwarded(known, n_known, k) for k in range(len(known.outvars) - n_known)]
         sources = [("known", out_fwd[i]) if kind == "out" and out_fwd[i] is not None else (kind, i)
@@ -178,6 +181,21 @@ def _partial_eval(trace, args, params):
     unknown_outs = trace.record(shard_map_p, unknown_args, unknown_params)
     known_it, unknown_it = iter(known_outs), iter(unknown_outs)
     return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
+
+
+def _traced_residual_order(known, unknown, n_known: int, sources):
+    # JAX splits a shard_map by tracing its body (JaxprTrace): the unknown
+    # body's residuals come in the order its tracer graph's topological sort
+    # meets them, not in order of first use. The known body returns its
+    # computed residuals in that order too.
+    n_res = len(sources)
+    order = residual_toposort_order(unknown, n_res)
+    sources = [sources[i] for i in order]
+    unknown = unknown.replace(invars=[unknown.invars[i] for i in order] + unknown.invars[n_res:])
+    computed = [i for kind, i in sources if kind == "out"]
+    known = known.replace(outvars=known.outvars[:n_known] + [known.outvars[n_known + i] for i in computed])
+    renumber = {old: new for new, old in enumerate(computed)}
+    return known, unknown, [(kind, renumber[i]) if kind == "out" else (kind, i) for kind, i in sources]
 
 
 def _forwarded(known, n_known: int, k: int):

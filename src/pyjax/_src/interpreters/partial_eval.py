@@ -453,6 +453,77 @@ def _call_params(eqn: JaxprEqn, body: Jaxpr, kept_mask: list) -> dict:
     return params
 
 
+# ---------------------------------------------------------------------------
+# The order JAX's tracing partial evaluation (JaxprTrace) gives residuals
+
+
+class _Node:
+    __slots__ = ("parents", "residual")
+
+    def __init__(self, parents=(), residual=None):
+        self.parents, self.residual = parents, residual
+
+
+def _toposort(end_nodes: list) -> list:
+    # JAX's topological sort of a tracer graph (parents before children):
+    # count each node's children depth first from the end nodes, then take
+    # the nodes whose children are all taken, last found first; reversed.
+    seen, ends = set(), []
+    for n in end_nodes:
+        if id(n) not in seen:
+            seen.add(id(n))
+            ends.append(n)
+    counts: dict = {}
+    stack = list(ends)
+    while stack:
+        node = stack.pop()
+        if id(node) in counts:
+            counts[id(node)] += 1
+        else:
+            counts[id(node)] = 1
+            stack.extend(node.parents)
+    for n in ends:
+        counts[id(n)] -= 1
+    ready = [n for n in ends if counts[id(n)] == 0]
+    out = []
+    while ready:
+        node = ready.pop()
+        out.append(node)
+        for parent in node.parents:
+            if counts[id(parent)] == 1:
+                ready.append(parent)
+            else:
+                counts[id(parent)] -= 1
+    return out[::-1]
+
+
+def residual_toposort_order(unknown: Jaxpr, n_res: int) -> list:
+    """The positions of `unknown`'s first `n_res` inputs (its residuals) in
+    the order JAX's JaxprTrace would make them constvars: the order its
+    topological sort of the tracer graph meets them, where each use of a
+    known value is a tracer of its own and each equation's outputs have its
+    operands as parents."""
+    res = {v: i for i, v in enumerate(unknown.invars[:n_res])}
+    env = {v: _Node() for v in unknown.invars[n_res:]}
+
+    def node(atom):
+        if type(atom) is Var and atom in res:
+            return _Node(residual=res[atom])  # (a use of a known value)
+        return env.get(atom) or _Node()  # (a literal, a constant: no residual)
+
+    for eqn in unknown.eqns:
+        parents = [node(a) for a in eqn.invars]
+        for v in eqn.outvars:
+            env[v] = _Node(parents)
+    ends = [env[v] for v in unknown.invars[n_res:]] + [node(a) for a in unknown.outvars]
+    order, taken = [], set()
+    for n in _toposort(ends):
+        if n.residual is not None and n.residual not in taken:
+            taken.add(n.residual)
+            order.append(n.residual)
+    return order + [i for i in range(n_res) if i not in taken]
+
+
 __all__ = ["PartialEvalTrace", "call_partial_eval_custom_rule", "linearize_flat", "linearize_jaxpr", "linearizing",
            "partial_eval_jaxpr", "set_linearizing",
-           "partial_eval_jaxpr_custom", "partial_eval_jaxpr_nounits"]
+           "partial_eval_jaxpr_custom", "partial_eval_jaxpr_nounits", "residual_toposort_order"]
