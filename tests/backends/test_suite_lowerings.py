@@ -41,13 +41,75 @@ def test_blocked_convolution_has_the_unblocked_bits(dn, lhs_shape, rhs_shape, gr
     def run():
         return [np.asarray(v) for v in pyjax.jit(pyjax.value_and_grad(f, argnums=(0, 1)))(x, w)[1]]
 
-    monkeypatch.setattr(conv_impl, "_BLOCK_BYTES", 1 << 14)
+    made = []
+    real_row_blocks = conv_impl._row_blocks
+    monkeypatch.setattr(conv_impl, "_row_blocks", lambda *a: made.append(real_row_blocks(*a)) or made[-1])
+    monkeypatch.setattr(conv_impl, "_BLOCK_BYTES", 1 << 17)
     blocked = run()
+    assert groups > 1 or max(len(b) for b in made) > 2  # (grouped: each group too small to block)
     monkeypatch.setattr(conv_impl, "_BLOCK_BYTES", 1 << 40)
     pyjax.clear_caches()
     whole = run()
     for a, b in zip(blocked, whole, strict=True):
         assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_convolution_split_across_cores_has_the_whole_bits(workers, monkeypatch):
+    # Forward and both gradients with their blocks spread over the split pool
+    # (every call counted as split), against one matmul on one core.
+    from pyjax._src.backends.numpy.parallel import split as split_lib
+    x, w = arr(6, 20, 20, 16), arr(3, 3, 16, 24)
+
+    def f(x, w):
+        out = lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return jnp.sum(jnp.sin(out))
+
+    def run():
+        pyjax.clear_caches()
+        return [np.asarray(v) for v in pyjax.jit(pyjax.value_and_grad(f, argnums=(0, 1)))(x, w)[1]]
+
+    calls = []
+    real_run_all = split_lib.run_all
+    monkeypatch.setattr(split_lib, "run_all", lambda fns: (calls.append(len(fns)), real_run_all(fns)))
+    monkeypatch.setitem(split_lib._state, "workers", workers)
+    monkeypatch.setattr(split_lib, "MIN_FLOPS", 1)
+    spread = run()
+    assert calls and all(n == workers for n in calls)
+    monkeypatch.setitem(split_lib._state, "workers", 1)
+    monkeypatch.setattr(conv_impl, "_BLOCK_BYTES", 1 << 40)
+    whole = run()
+    for a, b in zip(spread, whole, strict=True):
+        assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("dn,lhs_shape,rhs_shape,strides,dilation,padding", [
+    (("NHWC", "HWIO", "NHWC"), (5, 12, 10, 6), (3, 3, 6, 7), (1, 1), (1, 1), "SAME"),
+    (("NHWC", "HWIO", "NHWC"), (5, 13, 11, 6), (3, 2, 6, 7), (2, 3), (1, 1), "VALID"),
+    (("NHWC", "HWIO", "NHWC"), (4, 12, 12, 3), (3, 3, 3, 5), (1, 1), (2, 1), ((2, 1), (0, 3))),
+    (("NCHW", "OIHW", "NCHW"), (5, 6, 12, 10), (7, 6, 3, 3), (2, 1), (1, 1), "SAME"),
+])
+def test_kernel_gradients_with_batch_minor_patches(dn, lhs_shape, rhs_shape, strides, dilation, padding,
+                                                   monkeypatch):
+    # A kernel's gradient convolves the input (batch and features swapped:
+    # features first in memory) with the cotangent: the batch-minor path,
+    # against the general one (the input transposed to batch-major).
+    x, w = arr(*lhs_shape), arr(*rhs_shape)
+
+    def f(x, w):
+        out = lax.conv_general_dilated(x, w, strides, padding, rhs_dilation=dilation, dimension_numbers=dn)
+        return jnp.sum(jnp.sin(out))
+
+    taken = []
+    real = conv_impl._conv_batch_minor
+    monkeypatch.setattr(conv_impl, "_conv_batch_minor", lambda *a: taken.append(1) or real(*a))
+    pyjax.clear_caches()
+    fast = np.asarray(pyjax.jit(pyjax.grad(f, argnums=1))(x, w))
+    assert taken
+    monkeypatch.setattr(conv_impl, "_batch_minor", lambda spec: False)
+    pyjax.clear_caches()
+    general = np.asarray(pyjax.jit(pyjax.grad(f, argnums=1))(x, w))
+    np.testing.assert_allclose(fast, general, rtol=2e-5, atol=2e-5)
 
 
 def _with_and_without_rows(f, args, monkeypatch):

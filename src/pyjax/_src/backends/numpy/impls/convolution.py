@@ -19,6 +19,7 @@ as the minor axis (as XLA:CPU's Eigen convolution lays them out):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -26,6 +27,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from pyjax._src import dtypes
+from pyjax._src.backends.numpy.parallel import split as split_lib
 from pyjax._src.lax import convolution as conv_lax
 
 IMPLS: dict = {}
@@ -97,6 +99,10 @@ def _conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation, rh
     compute = _compute_dtype(lhs.dtype, out_dtype)
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     spatial = lhs.ndim - 2
+    if feature_group_count == batch_group_count == 1 and _batch_minor(lhs_spec):
+        return _conv_batch_minor(lhs.astype(compute, copy=False), rhs.astype(compute, copy=False),
+                                 dimension_numbers, window_strides, padding, lhs_dilation, rhs_dilation
+                                 ).astype(out_dtype, copy=False)
     # (N, spatial..., C): the features minor, so that padding writes and the
     # im2col copy reads them contiguously.
     x = np.transpose(lhs, (lhs_spec[0], *lhs_spec[2:], lhs_spec[1])).astype(compute, copy=False)
@@ -118,11 +124,55 @@ def _conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation, rh
     return np.transpose(result, order).astype(out_dtype, copy=False)
 
 
+def _batch_minor(lhs_spec) -> bool:
+    """Whether the lhs holds its features before its batch (`_conv_batch_minor`)."""
+    return lhs_spec[1] < lhs_spec[0]
+
+
+def _conv_batch_minor(lhs, rhs, dimension_numbers, window_strides, padding, lhs_dilation, rhs_dilation):
+    """A convolution whose lhs holds its features before its batch (a kernel's
+    gradient: the input with batch and features swapped, its "kernel" the
+    output's cotangent), in that order: (F, spatial..., B), the lhs's own
+    layout for NHWC programs. The patch matrix Q[(f, k...), (p..., b)] =
+    x[f, p * stride + k * dilation, b] is copied in runs of adjacent output
+    positions' batch rows, and the result is Q^T @ R with R = rhs as
+    (I, k..., O): (p..., b, O), the output itself for HWIO kernel gradients.
+    No operand is transposed in memory for NHWC programs."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    spatial = lhs.ndim - 2
+    x = np.transpose(lhs, (lhs_spec[1], *lhs_spec[2:], lhs_spec[0]))
+    x = dilate_and_pad(x, (1, *lhs_dilation, 1), ((0, 0), *padding, (0, 0)), 0)
+    kernel = np.transpose(rhs, (rhs_spec[1], *rhs_spec[2:], rhs_spec[0]))  # (I, k..., O)
+    f, b, o = x.shape[0], x.shape[-1], kernel.shape[-1]
+    ks = kernel.shape[1:-1]
+    out_space = tuple(max(0, (d - (k - 1) * r - 1) // s + 1)
+                      for d, k, r, s in zip(x.shape[1:-1], ks, rhs_dilation, window_strides, strict=True))
+    # Windows over the output positions, one per kernel tap: (F, k..., B, p...).
+    view = window_view(x, range(1, 1 + spatial), out_space, rhs_dilation, window_strides) \
+        if math.prod(out_space) else None
+    if view is None:
+        result = np.zeros((*out_space, b, o), np.result_type(x.dtype, kernel.dtype))
+    else:
+        view = view[(slice(None), *(slice(0, k) for k in ks))]
+        q = view.transpose(0, *range(1, 1 + spatial), *range(2 + spatial, 2 + 2 * spatial), 1 + spatial)
+        q = q.reshape(f * math.prod(ks), math.prod(out_space) * b)
+        result = split_lib.matmul(q.T, kernel.reshape(-1, o)).reshape(*out_space, b, o)
+    # result is (p..., B, O): logical batch is axis `spatial`, features
+    # `spatial + 1`, spatial dim i axis i; out_spec's inverse places them.
+    axis_of = (spatial, spatial + 1, *range(spatial))
+    return np.transpose(result, tuple(axis_of[i] for i in np.argsort(out_spec)))
+
+
 # The im2col patches are copied and multiplied a block of rows at a time, each
 # block small enough to stay in the cache between its copy and its matmul
 # (the whole patch matrix is taps times the input; see docs/performance.md).
-# Rows are independent in a matmul, so blocks give the unblocked bits.
+# A convolution big enough for split.py's threshold runs its blocks on every
+# core, each core a contiguous run of them.
 _BLOCK_BYTES = 1 << 20
+# Rows are independent in a matmul, but OpenBLAS multiplies products of up to
+# 1M multiply-adds (M*N*K) with its small-matrix kernels, which sum in
+# another order: blocks at least this large keep the whole product's bits.
+_MIN_BLOCK_MACS = 1 << 20
 
 
 def _grouped_matmul(windows: np.ndarray, kernel: np.ndarray, feature_groups: int, batch_groups: int) -> np.ndarray:
@@ -151,38 +201,62 @@ def _grouped_matmul(windows: np.ndarray, kernel: np.ndarray, feature_groups: int
     order = (0, 2 + s, 1, *range(2, 2 + s), *range(4 + s, 4 + 2 * s), 3 + s)
     view = split.transpose(order).reshape(groups, nb, *out_space, *kshape, cg)
     weights = kernel.reshape(groups, og, cg, taps).transpose(0, 3, 2, 1).reshape(groups, taps * cg, og)
-    row_bytes = groups * taps * cg * view.itemsize
-    # (a large kernel, as in a kernel's gradient, would be read again per block)
-    if nb * positions * row_bytes <= _BLOCK_BYTES or weights.nbytes > _BLOCK_BYTES // 4:
-        out = np.matmul(view.reshape(groups, nb * positions, taps * cg), weights)
+    rows, k = nb * positions, taps * cg
+    blocks = _blocks(nb, out_space, k, og, groups, view.itemsize, weights.nbytes)
+    if len(blocks) == 1:
+        out = np.matmul(view.reshape(groups, rows, k), weights)
     else:
-        out = np.empty((groups, nb * positions, og), np.result_type(view.dtype, weights.dtype))
-        for index, first, rows in _row_blocks(nb, out_space, row_bytes):
-            block = view[(slice(None), *index)].reshape(groups, rows, taps * cg)
-            np.matmul(block, weights, out=out[:, first:first + rows])
+        out = np.empty((groups, rows, og), np.result_type(view.dtype, weights.dtype))
+
+        def run(part):
+            for index, first, size in part:
+                patches = view[(slice(None), *index)].reshape(groups, size, k)
+                np.matmul(patches, weights, out=out[:, first:first + size])
+
+        cores = min(split_lib.num_workers(), len(blocks))
+        if cores > 1 and split_lib.worth_splitting(rows, k, og, groups):
+            split_lib.run_all([functools.partial(run, blocks[i:j]) for i, j in _even_ranges(len(blocks), cores)])
+        else:
+            run(blocks)
     out = out.reshape(groups, nb, positions, og).transpose(1, 2, 0, 3)
     return out.reshape(nb, *out_space, o)
 
 
-def _row_blocks(nb: int, out_space: Sequence[int], row_bytes: int):
-    """(index into (N/B, out...), first row, rows) of blocks of about
-    _BLOCK_BYTES of patches: whole batch rows, or runs of the first output
-    axis of one batch row when a batch row alone is larger."""
+def _blocks(nb: int, out_space: Sequence[int], k: int, og: int, groups: int, itemsize: int,
+            kernel_bytes: int) -> list:
+    """The row blocks (`_row_blocks`): ~_BLOCK_BYTES of patches each (one
+    block when the kernel is large, as in a kernel's gradient: each block
+    reads all of it), a multiple of the cores when the product is split, and
+    none under _MIN_BLOCK_MACS."""
+    rows = nb * math.prod(out_space)
+    count = 1 if kernel_bytes > _BLOCK_BYTES // 4 else -(-rows * groups * k * itemsize // _BLOCK_BYTES)
+    cores = split_lib.num_workers()
+    if cores > 1 and split_lib.worth_splitting(rows, k, og, groups):
+        count = cores * -(-count // cores)
+    count = min(count, rows * k * og // _MIN_BLOCK_MACS)
+    while count > 1:
+        blocks = _row_blocks(nb, out_space, count)
+        if min(size for _, _, size in blocks) * k * og >= _MIN_BLOCK_MACS:
+            return blocks
+        count -= 1
+    return _row_blocks(1, (rows,), 1)
+
+
+def _even_ranges(size: int, parts: int) -> list:
+    bounds = [size * i // parts for i in range(parts + 1)]
+    return [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
+
+
+def _row_blocks(nb: int, out_space: Sequence[int], count: int) -> list:
+    """(index into (N/B, out...), first row, rows) of about `count` blocks
+    of even size: runs of whole batch rows, or runs of the first output axis
+    of each batch row when there are fewer batch rows than blocks."""
     positions = math.prod(out_space)
-    per_item = positions * row_bytes
-    if per_item <= _BLOCK_BYTES or not out_space:
-        step = max(1, _BLOCK_BYTES // max(per_item, 1))
-        for start in range(0, nb, step):
-            stop = min(nb, start + step)
-            yield (slice(start, stop),), start * positions, (stop - start) * positions
-        return
+    if nb >= count or not out_space:
+        return [((slice(lo, hi),), lo * positions, (hi - lo) * positions) for lo, hi in _even_ranges(nb, count)]
     inner = positions // out_space[0]
-    step = max(1, _BLOCK_BYTES // max(inner * row_bytes, 1))
-    for item in range(nb):
-        for start in range(0, out_space[0], step):
-            stop = min(out_space[0], start + step)
-            yield (slice(item, item + 1), slice(start, stop)), (item * out_space[0] + start) * inner, \
-                (stop - start) * inner
+    return [((slice(item, item + 1), slice(lo, hi)), (item * out_space[0] + lo) * inner, (hi - lo) * inner)
+            for item in range(nb) for lo, hi in _even_ranges(out_space[0], -(-count // nb))]
 
 
 IMPLS[conv_lax.conv_general_dilated_p] = _conv_general_dilated
