@@ -28,7 +28,7 @@ from pyjax._src.sharding.sharded_array import ShardedArray
 from pyjax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
-from programs_spmd_eager import AUTO_CASES, CASES, MIXED_CASES  # noqa: E402
+from programs_spmd_eager import AUTO_CASES, CASES, MIXED_CASES, MIXED_RESHAPE_CASES, RESHAPE_CASES  # noqa: E402,E501
 
 
 def _arrays(kind):
@@ -107,6 +107,23 @@ def test_mixed_mesh_operations_and_jits_run_per_device(name):
     assert type(out) is ShardedArray and out.sharding.mesh == mesh
     assert seen, "nothing ran on the per-device runtime"
     assert all(n == "x" for e in jax.typeof(out).sharding.spec if e is not None for n in (e if isinstance(e, tuple) else (e,)))
+
+
+@pytest.mark.parametrize("kind,name", [("auto", n) for n in sorted(RESHAPE_CASES)]
+                         + [("mixed", n) for n in MIXED_RESHAPE_CASES])
+def test_reshapes_on_auto_axes_run_per_device(kind, name):
+    # Placed as XLA places them (golden); each device reshapes its own block,
+    # its operand laid out first where the placement asks for it.
+    mesh, x, y, v, i = _arrays(AxisType.Auto if kind == "auto" else "mixed")
+    env = {"x": x, "y": y, "v": v, "i": i, "np": np, "jax": jax, "mesh": mesh, "NS": NamedSharding, "P": P}
+    operand = eval(RESHAPE_CASES[name].rsplit(".reshape", 1)[0], env)
+    seen: list = []
+    with _no_global_reads(), spmd.watch_buffers(lambda device, buffer: seen.append(np.size(buffer))):
+        out = eval("operand.reshape" + RESHAPE_CASES[name].rsplit(".reshape", 1)[1], {"operand": operand})
+    assert type(out) is ShardedArray and out.sharding.mesh == mesh
+    assert seen, "nothing ran on the per-device runtime"
+    assert max(seen) <= _largest_shard(operand, out)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(operand).reshape(out.shape))
 
 
 def test_multiple_results_and_chains_stay_per_device():

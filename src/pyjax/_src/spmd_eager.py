@@ -31,6 +31,7 @@ operation is computed on the assembled value as before. docs/spmd.md.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -145,13 +146,14 @@ def _build(fun, avals: list, mesh: Mesh, auto: bool, multiple: bool, name: str, 
     list of results) on operands of types `avals` (typed on the Explicit
     twin when `auto`); None where it cannot be partitioned. On a mesh
     mixing Auto and Explicit axes `real` is (the operands' own types, the
-    first placed operand): the results are typed as those types give."""
+    first placed operand, the function as called): the results are typed
+    as the function gives on those types."""
     from pyjax._src import spmd_jit
 
     run_mesh = _twin(mesh) if auto else mesh
     if real is not None:
         try:  # (the results' own types; a bad call raises on the assembled path)
-            real_out = staging.trace_to_jaxpr(fun, real[0], staging.DebugInfo("eager", name, None))[0].out_avals
+            real_out = staging.trace_to_jaxpr(real[2], real[0], staging.DebugInfo("eager", name, None))[0].out_avals
         except Exception:  # noqa: BLE001
             return None
     # Any failure here leaves the operation to the assembled path, which
@@ -257,8 +259,10 @@ def run_placed(primitive, args, params) -> Any:
         twin = _twin(mesh).abstract_mesh if auto else None
         avals = [_typed_aval(x, twin) for x in args if not _is_scalar(x)]
         real = _real(mesh, [x for x in args if not _is_scalar(x)], [x.aval for x in args if not _is_scalar(x)])
-        program = _build(_equation(primitive, args, params), avals, mesh, auto, primitive.multiple_results,
-                         primitive.name, real)
+        as_called = _equation(primitive, args, params)
+        real = real and (*real, as_called)
+        fun = (_xla_reshape(primitive, args, params, avals, twin) if auto else None) or as_called
+        program = _build(fun, avals, mesh, auto, primitive.multiple_results, primitive.name, real)
         if program is None and auto:  # (where the Explicit rule objects, XLA's choice for some)
             fun = _auto_choice(primitive, args, params, avals, twin)
             if fun is not None:
@@ -353,6 +357,74 @@ def _auto_choice(primitive, args, params, avals, twin):
     return _along_split_axis(primitive, args, params, avals, twin)
 
 
+def _xla_reshape(primitive, args, params, avals, twin):
+    """On an Auto mesh (or a mixed one's Auto axes) a reshape is placed as
+    XLA's propagation places it (JAX 0.11's placements), not as the Explicit
+    twin's type rule would: `_xla_reshape_spec`."""
+    from pyjax._src.lax import shapes
+
+    if primitive is not shapes.reshape_p or len(avals) != 1 or params.get("sharding") is not None \
+            or params.get("dimensions") is not None or avals[0].sharding is None:
+        return None
+    aval, new_sizes = avals[0], tuple(params["new_sizes"])
+    sizes = dict(zip(twin.axis_names, twin.axis_sizes))
+    spec = _xla_reshape_spec(tuple(aval.shape), _padded(aval.sharding.spec, aval.ndim), new_sizes, sizes)
+    if spec is None:
+        return None
+    out = NamedSharding(twin, PartitionSpec(*spec))
+    return lambda x: [shapes.reshape(x, new_sizes, out_sharding=out)]
+
+
+def _xla_reshape_spec(old: tuple, spec: tuple, new: tuple, sizes: dict) -> list | None:
+    # Per run of dimensions whose products agree: the old dimensions' axes,
+    # major first, for as long as each dimension is split whole (a block of
+    # a dimension split only in part ends the run's contiguous part); then
+    # handed out over the new dimensions, major first, each taking axes
+    # while they divide it; an axis that does not divide drops the rest.
+    if 0 in old or 0 in new:
+        return None
+    out: list = [None] * len(new)
+    for gi, gj in _runs(old, new):
+        pool = []
+        for i in gi:
+            names = _names(spec[i])
+            pool.extend(names)
+            if old[i] != math.prod(sizes[n] for n in names):
+                break
+        for j in gj:
+            size, taken = new[j], []
+            while pool and size > 1 and size % sizes[pool[0]] == 0:
+                size //= sizes[pool[0]]
+                taken.append(pool.pop(0))
+            out[j] = None if not taken else taken[0] if len(taken) == 1 else tuple(taken)
+            if size > 1:
+                break
+    return out
+
+
+def _runs(old: tuple, new: tuple) -> list:
+    # The dimensions of `old` and `new` in runs of equal products (trailing
+    # size-1 dimensions join the last run).
+    runs, i, j = [], 0, 0
+    while i < len(old) and j < len(new):
+        gi, gj, p, q = [i], [j], old[i], new[j]
+        i, j = i + 1, j + 1
+        while p != q:
+            if p < q:
+                gi.append(i)
+                p *= old[i]
+                i += 1
+            else:
+                gj.append(j)
+                q *= new[j]
+                j += 1
+        runs.append((gi, gj))
+    if runs:
+        runs[-1][0].extend(range(i, len(old)))
+        runs[-1][1].extend(range(j, len(new)))
+    return runs
+
+
 def _along_split_axis(primitive, args, params, avals, twin):
     # An operation along one dimension (a cumulative op, a sort) that the
     # first operand splits: XLA gathers that dimension and keeps the
@@ -406,7 +478,7 @@ def run_jaxpr_placed(jaxpr, flat_args) -> Any:
         placed_first = list(flat_args) + consts  # (JAX's arguments come before the closed-over values)
         real = _real(mesh, placed_first, [getattr(x, "aval", None) for x in placed_first])
         if real is not None:
-            real = (in_avals, real[1])
+            real = (in_avals, real[1], lambda *xs: _inlined(jaxpr, xs[:n], xs[n:]))
         return _build(lambda *xs: _inlined(jaxpr, xs[:n], xs[n:], twin), avals, mesh, auto, True, "jit", real)
 
     program = _cached(_key(jaxpr, every, mesh, False), build)
@@ -429,6 +501,9 @@ def _inlined(jaxpr, consts, args, twin=None) -> list:
         body = eqn.params[p.call_body] if p.call_body else None
         if body is not None and len(body.invars) == len(ins):
             outs = _inlined(body, body.consts, ins, twin)
+        elif twin is not None and (fun := _xla_reshape(p, ins, eqn.params, [getattr(x, "aval", None) for x in ins],
+                                                       twin)) is not None:
+            outs = fun(*ins)
         else:
             try:
                 outs = p.bind(*ins, **eqn.params)

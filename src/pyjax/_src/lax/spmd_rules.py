@@ -159,20 +159,50 @@ def _reshape_groups(old, new):
     return groups
 
 
+def _run_names(ctx: Context, sizes, spec):
+    # The axes splitting a run of dimensions (major first) when each device
+    # holds one contiguous block of the run: every dimension before the
+    # last split one split whole. None where the blocks are not contiguous.
+    names, whole = [], True
+    for size, entry in zip(sizes, spec):
+        if entry and not whole:
+            return None
+        names.extend(entry)
+        whole = whole and size == ctx.count(entry)
+    return tuple(names)
+
+
+def _spread(ctx: Context, sizes, names):
+    # `names` handed out over a run of dimensions, major first, so that each
+    # device holds one contiguous block of the run; None where they do not divide.
+    out, pool = [], list(names)
+    for size in sizes:
+        taken = []
+        while pool and size > 1 and size % ctx.axis_sizes[pool[0]] == 0:
+            size //= ctx.axis_sizes[pool[0]]
+            taken.append(pool.pop(0))
+        out.append(tuple(taken))
+        if pool and size > 1:
+            return None
+    return None if pool else out
+
+
 def reshape_rule(ctx: Context, eqn: JaxprEqn, args):
-    """A reshape whose groups of merged/split dimensions are split only at
-    their major dimension, over the same axes on both sides, runs on blocks
-    (each device holds one contiguous run of every group)."""
+    """A reshape where each device's block of every group of merged/split
+    dimensions is one contiguous run of the group (on the result's side;
+    the operand is laid out alike) runs on blocks."""
     op, out = eqn.invars[0].aval, eqn.outvars[0].aval
     if len(args) != 1 or eqn.params.get("dimensions") is not None or 0 in op.shape:
         return sp.replicated_rule(ctx, eqn, args)
     out_spec = spec_of(out)
     want = [_EMPTY] * len(op.shape)
     for gi, gj in _reshape_groups(op.shape, out.shape):
-        names = out_spec[gj[0]]
-        if any(out_spec[j] for j in gj[1:]) or op.shape[gi[0]] % ctx.count(names):
+        names = _run_names(ctx, [out.shape[j] for j in gj], [out_spec[j] for j in gj])
+        spread = None if names is None else _spread(ctx, [op.shape[i] for i in gi], names)
+        if spread is None:
             return sp.replicated_rule(ctx, eqn, args)
-        want[gi[0]] = names
+        for i, entry in zip(gi, spread):
+            want[i] = entry
     x = ctx.reshard(args[0], spec_of(op), tuple(want))
     return bind(eqn, [x], new_sizes=ctx.local_shape(out.shape, out_spec))
 
