@@ -35,6 +35,18 @@ def test_random_programs_run_natively_bit_for_bit():
     assert not report.failures, f"seed {seed}:\n" + "\n".join(report.failures[:5])
 
 
+def test_the_fuzzer_waits_for_every_build(monkeypatch):
+    # A first call waits a few seconds for its build, then runs in Python; on
+    # a loaded machine the fuzzer's probe then found ops "without a tier"
+    # and the same seed drew other programs. It waits for every build.
+    monkeypatch.setattr(native_settings, "_FIRST_CALL_WAIT_S", 0.0)  # every build "too slow"
+    ops = set(fuzz_native._ops())
+    report = fuzz_native.fuzz(cases=12, seed=3, per_batch=12, input_sets=2, exclude=frozenset(ops - {"add", "sub"}))
+    assert report.batches and report.live_batches == report.batches, report.summary()
+    assert not report.unsupported and not report.failures, (report.unsupported, report.failures)
+    assert native_settings._FIRST_CALL_WAIT_S == 0.0  # (restored)
+
+
 def _tier(f, *args):
     # The program tier `jit(f)` builds on its first (checked) call.
     jf = pyjax.jit(f)

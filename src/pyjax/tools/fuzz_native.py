@@ -273,6 +273,8 @@ def _fuzz(report: FuzzReport, cases: int, seed: int, per_batch: int, input_sets:
         report.unsupported += [f"{n} ({np.dtype(d).name}{', scan' if loop else ''})"
                                for n in kinds_of[kind] if n not in supported[(d, loop)]]
     batch = 0
+    if not any(supported.values()):  # (no native tier at all: nothing to draw)
+        return
     while report.programs < cases:
         d, loop = configs[batch % len(configs)]
         names = supported[(d, loop)]
