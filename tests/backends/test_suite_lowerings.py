@@ -112,6 +112,36 @@ def test_kernel_gradients_with_batch_minor_patches(dn, lhs_shape, rhs_shape, str
     np.testing.assert_allclose(fast, general, rtol=2e-5, atol=2e-5)
 
 
+@pytest.mark.parametrize("values", ["normal", "nan", "signed_zero_ties", "infinities", "all_nan"])
+@pytest.mark.parametrize("is_max", [True, False])
+def test_pooling_gradients_chosen_taps_by_extrema_are_the_selects(values, is_max, monkeypatch):
+    # Max (min) pooling's gradient picks a tap per window: by np.maximum
+    # (minimum) where no NaN shows, else by the select's own comparisons.
+    from pyjax._src.backends.numpy.impls import windowed as windowed_impl
+    from pyjax._src.backends.numpy.impls.convolution import window_view
+    x = np.round(rng.standard_normal((3, 8, 6, 5)) * 2).astype(np.float32)  # many ties
+    if values == "nan":
+        x[0, 1, 2, 3] = x[2, 5, 1, 0] = np.nan
+    elif values == "signed_zero_ties":
+        x[x == 0] = -0.0
+        x[1, ::2, ::2, :] = 0.0
+    elif values == "infinities":
+        x[0, 0, 0, 0], x[0, 0, 1, 0], x[1, 2, 2, 2] = np.inf, -np.inf, -np.inf
+    elif values == "all_nan":
+        x[...] = np.nan
+    windows = window_view(x, range(4), (1, 3, 2, 1), (1, 2, 2, 1), (1, 1, 1, 1))
+    taps = list(np.ndindex(1, 3, 2, 1))
+    shape = windows.shape[:4]
+    keep = np.greater_equal if is_max else np.less_equal
+    by_select = windowed_impl._chosen_by_select
+    calls = []
+    monkeypatch.setattr(windowed_impl, "_chosen_by_select", lambda *a: calls.append(1) or by_select(*a))
+    fast = windowed_impl._chosen_taps(windows, taps, shape, is_max, keep)
+    assert bool(calls) == ("nan" in values)  # the extrema's way unless a NaN shows
+    want = by_select(windows, taps, np.zeros(shape, np.uint8), keep)
+    assert fast.tobytes() == want.tobytes()
+
+
 def _with_and_without_rows(f, args, monkeypatch):
     # The row paths against the general one (every axis indexed).
     with_rows = np.asarray(pyjax.jit(f)(*args))

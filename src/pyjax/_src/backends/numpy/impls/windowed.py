@@ -367,20 +367,13 @@ def _select_and_scatter_add(source, operand, *, select_prim, window_dimensions, 
     windows = window_view(padded, axes, window_dimensions, window_strides, ones)
     if windows is not None and s.size:
         taps = list(np.ndindex(*window_dimensions))
-        # np.where is the slow step here; taps come in increasing order, so
-        # "chosen becomes k where moved" is a maximum with k * moved.
-        index = np.uint8 if len(taps) < 256 else np.intp
-        chosen = np.zeros(s.shape, index)
-        best = windows[(Ellipsis, *taps[0])]
-        for k, tap in enumerate(taps[1:], start=1):
-            value = windows[(Ellipsis, *tap)]
-            moved = ~keep(best, value)
-            best = np.where(moved, value, best)
-            np.maximum(chosen, np.multiply(moved, k, dtype=index), out=chosen)
+        chosen = _chosen_taps(windows, taps, s.shape, select_prim.name == "ge", keep)
         # A finite source times a 0/1 mask is the source or a signed zero, and
         # adding a zero of either sign leaves `out` as it is (it starts at +0.0
         # and never holds -0.0): the same bits as adding where(mask, s, 0).
-        finite = np.issubdtype(s.dtype, np.floating) and bool(np.isfinite(s).all())
+        # (A finite sum means finite elements; an overflowing one only sends
+        # the call the slower way.)
+        finite = np.issubdtype(s.dtype, np.floating) and bool(np.isfinite(np.add.reduce(s, axis=None)))
         zero = np.zeros((), s.dtype)
         for k, tap in enumerate(taps):
             # The elements tap k reads, one per window: distinct positions.
@@ -402,6 +395,42 @@ def _select_and_scatter_add(source, operand, *, select_prim, window_dimensions, 
         target.append(slice(start - lo, stop - lo))
     result[tuple(target)] = out[tuple(source)]
     return result
+
+
+def _chosen_taps(windows, taps, shape, is_max: bool, keep) -> np.ndarray:
+    """The tap each window's select chooses (first of equal extrema; a NaN
+    on either side moves the choice on). Without NaNs that is "moves where
+    strictly beyond the extremum so far", tracked by np.maximum (minimum);
+    they propagate NaNs, so a NaN in the extrema sends the call to the
+    select's own comparisons. Taps come in increasing order: "chosen becomes
+    k where moved" is a maximum with k * moved (np.where is the slow step)."""
+    index = np.uint8 if len(taps) < 256 else np.intp
+    chosen = np.zeros(shape, index)
+    first = windows[(Ellipsis, *taps[0])]
+    if np.issubdtype(first.dtype, np.floating):
+        beyond, extremum = (np.greater, np.maximum) if is_max else (np.less, np.minimum)
+        best = first.copy()
+        for k, tap in enumerate(taps[1:], start=1):
+            value = windows[(Ellipsis, *tap)]
+            moved = beyond(value, best)
+            extremum(best, value, out=best)
+            np.maximum(chosen, np.multiply(moved, k, dtype=index), out=chosen)
+        # (a NaN anywhere in the sum: the extrema held one, or infinities cancelled)
+        if not np.isnan(np.add.reduce(best, axis=None)):
+            return chosen
+        chosen[...] = 0
+    return _chosen_by_select(windows, taps, chosen, keep)
+
+
+def _chosen_by_select(windows, taps, chosen, keep) -> np.ndarray:
+    # The select's own comparisons, tap by tap, into `chosen` (zeros).
+    best = windows[(Ellipsis, *taps[0])]
+    for k, tap in enumerate(taps[1:], start=1):
+        value = windows[(Ellipsis, *tap)]
+        moved = ~keep(best, value)
+        best = np.where(moved, value, best)
+        np.maximum(chosen, np.multiply(moved, k, dtype=chosen.dtype), out=chosen)
+    return chosen
 
 
 IMPLS[win.select_and_gather_add_p] = _select_and_gather_add
