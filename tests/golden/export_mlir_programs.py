@@ -99,12 +99,35 @@ def programs(jax, jnp, export) -> dict:
         "fori_loop_unused_counter": (lambda x: jax.lax.fori_loop(0, 3, lambda i, c: c * 2.0, x), [spec("b")]),
         "dead_cond": (lambda x: jax.lax.cond(x[0] > 0, lambda x: (x, x + 1), lambda x: (x, x), x)[0], [spec("b")]),
         "scan_unused_ys": (lambda x: jax.lax.scan(lambda c, r: (c + r, r * 2), jnp.zeros(()), x)[0], [spec("b")]),
+        # cumulative ops on a symbolic axis: a stablehlo.dynamic_reduce_window custom call whose reducer is a
+        # function at the top of the module; on a static axis a reduce_window without its default attributes
+        "cumsum": (lambda x: jnp.cumsum(x, axis=0), [b4]),
+        "cumsum_static_axis": (lambda x: jnp.cumsum(x, axis=1), [b4]),
+        "cumsum_reverse": (lambda x: jax.lax.cumsum(x, axis=0, reverse=True), [b4]),
+        "cummax": (lambda x: jax.lax.cummax(x, axis=0), [b4]),
+        "cumprod": (lambda x: jnp.cumprod(x, axis=0), [b4]),
+        "cumsum_twice": (lambda x: jnp.cumsum(x, axis=0) + jnp.cumsum(x * 2, axis=0), [b4]),
+        "cumsum_int": (lambda x: jnp.cumsum(x.astype(jnp.int32), axis=0), [b4]),
+        "cumsum_and_cummax": (lambda x: jnp.cumsum(x, axis=0) - jax.lax.cummax(x, axis=0), [b4]),
+        "cumsum_flat": (lambda x: jnp.cumsum(x), [b4]),
+        "reduce_window_static": (lambda x: jax.lax.reduce_window(x, 0., jax.lax.add, (2, 2), (1, 1), "VALID"),
+                                 [spec((6, 4))]),
+        "reduce_window_strided": (lambda x: jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, (2, 2), (2, 1), "SAME"),
+                                  [spec((6, 4))]),
+        # tile: reshape, broadcast, reshape on shape tensors; take: the fill gather's bounds from the shape's values
+        "tile": (lambda x: jnp.tile(x, (2, 1)), [b4]),
+        "tile_both_axes": (lambda x: jnp.tile(x, (3, 2)), [b4]),
+        "take_rows": (lambda x: jnp.take(x, jnp.array([0, 2]), axis=0), [b4]),
+        "take_columns": (lambda x: jnp.take(x, jnp.array([0, 2]), axis=1), [b4]),
+        "take_traced_indices": (lambda x: jnp.take(x, jnp.argmax(x, axis=0), axis=0), [b4]),
+        "take_flat": (lambda x: jnp.take(x, jnp.array([1, -1])), [b4]),
     }
     return out
 
 
 # Recorded again with jax_enable_x64 (dimension variables are then int64).
-X64 = ("elementwise", "reshape_flat", "dim_as_value_mul", "arange", "dim_expr_input", "two_vars_broadcast")
+X64 = ("elementwise", "reshape_flat", "dim_as_value_mul", "arange", "dim_expr_input", "two_vars_broadcast", "cumsum",
+       "tile", "take_rows", "take_columns")
 
 
 def lowered(jax, jnp, np) -> dict:

@@ -146,12 +146,21 @@ def dtype(x: Any) -> np.dtype:
 
 
 def shape_as_value(shape: Sequence[int]) -> Any:
-    """A shape as a 1-D integer array (a NumPy array for a static, nonempty shape)."""
-    from pyjax._src.lax.shapes import full
+    """A shape as a 1-D integer array (a NumPy array for a static, nonempty
+    shape; with symbolic dimensions, the concatenation of their values)."""
+    from pyjax._src.dim_as_value import dimension_as_value
+    from pyjax._src.lax.elementwise import convert_element_type
+    from pyjax._src.lax.shapes import concatenate, expand_dims, full
 
     shape = tuple(shape)
-    big = any(d > np.iinfo(np.int32).max for d in shape)
-    int_dtype = dtypes.canonicalize_dtype(np.int64 if big else np.int32)
+    symbolic = [hasattr(d, "get_vars") for d in shape]
+    if any(symbolic):  # (the default integer type, as for any shape with a symbolic dimension)
+        int_dtype = dtypes.canonicalize_dtype(np.int64)
+    else:
+        big = any(d > np.iinfo(np.int32).max for d in shape)
+        int_dtype = dtypes.canonicalize_dtype(np.int64 if big else np.int32)
     if not shape:
         return full((0,), np.array(0, dtype=int_dtype))
-    return np.asarray(shape, dtype=int_dtype)
+    if not any(symbolic):
+        return np.asarray(shape, dtype=int_dtype)
+    return concatenate([expand_dims(convert_element_type(dimension_as_value(d), int_dtype), (0,)) for d in shape], 0)

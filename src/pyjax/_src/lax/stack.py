@@ -179,7 +179,7 @@ def _tile_abstract_eval(x: ShapedArray, *, reps: tuple) -> ShapedArray:
         raise TypeError(
             f"reps length must be equal to the ndim of x, got len(reps)={len(reps)} "
             f"and x.ndim={x.ndim}.")
-    shape = tuple(int(d) * int(r) for d, r in zip(x.shape, reps, strict=True))
+    shape = tuple((d if hasattr(d, "get_vars") else int(d)) * int(r) for d, r in zip(x.shape, reps, strict=True))
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 

@@ -59,6 +59,7 @@ def take(a, indices, axis: int | None = None, out=None, mode: str | None = None,
 @jit(static_argnames=("axis", "mode", "unique_indices", "indices_are_sorted", "fill_value"))
 def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indices_are_sorted=False,
           fill_value=None):
+    from pyjax._src.dim_as_value import dimension_as_value
     from pyjax._src.numpy.ufuncs import remainder
     from pyjax._src.numpy.where import _where
 
@@ -74,8 +75,11 @@ def _take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indi
     if mode is None or mode == "fill":
         gather_mode = GatherScatterMode.FILL_OR_DROP
         # gather has no notion of negative indices: wrap them here.
-        indices = _where(lax_ew.lt(indices, np.asarray(0, aval_of(indices).dtype)[()]),
-                         lax_ew.add(indices, np.asarray(size, aval_of(indices).dtype)[()]), indices)
+        negative = lax_ew.lt(indices, np.asarray(0, aval_of(indices).dtype)[()])
+        # (a symbolic size is added as JAX's `indices + a.shape[axis]` adds it: its value, converted)
+        shift = np.asarray(size, aval_of(indices).dtype)[()] if not hasattr(size, "get_vars") else \
+            lax_ew.convert_element_type(dimension_as_value(size), aval_of(indices).dtype)
+        indices = _where(negative, lax_ew.add(indices, shift), indices)
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":

@@ -164,6 +164,11 @@ def eval_dims(b, shape) -> list:
     out = []
     for d in shape:
         v = _partial(b, d)
+        if isinstance(v, int):
+            # (JAX evaluates the shape as a traced function: a constant dimension is a constant
+            # output, dead once the tensor is built, but first seen by the round trip's folder)
+            env = current()
+            b.constant(np.asarray(v, env.dtype if env is not None else np.int32))
         out.append(v if isinstance(v, int) else v[0])
     return out
 

@@ -53,6 +53,7 @@ def lower_exported(exp) -> str:
     else:
         dtype = dynamic.dim_dtype()
         main = module.add_func("main", in_types, public=True)
+        module.head = 1  # (JAX adds this @main last, at the top: functions put at the beginning go after it)
         wrapped = module.add_func("_wrapped_jax_export_main", [TensorType((), dtype)] * len(names) + in_types)
         wrapped.arg_attrs[:len(names)] = [f'jax.global_constant = "{n}"' for n in names]
         with dynamic.dim_env(dynamic.DimEnv(names, wrapped.args[:len(names)], dtype, mod)):
@@ -322,6 +323,8 @@ def _round_trip_ops(block) -> None:
             op.attrs["text"] = op.attrs["text"].replace(", precision = [DEFAULT, DEFAULT]", "")
         elif "props" in op.attrs and op.attrs["props"]:  # attributes at their default value are not printed
             props = op.attrs["props"]
+            if op.name == "stablehlo.reduce_window":
+                props = _drop_window_defaults(props)
             for default in ("indices_are_sorted = false", "unique_indices = false"):
                 props = props.replace(", " + default, "").replace(default + ", ", "").replace(default, "")
             op.attrs["props"] = props
@@ -329,3 +332,12 @@ def _round_trip_ops(block) -> None:
             op.name, op.operands, op.printer = "stablehlo.multiply", op.operands * 2, print_same_type
         for region in op.regions:
             _round_trip_ops(region)
+
+
+def _drop_window_defaults(props: str) -> str:
+    # reduce_window's strides and dilations of ones and padding of zeros are its defaults.
+    import re
+
+    props = re.sub(r"(base_dilations|window_dilations|window_strides) = array<i64: 1(, 1)*>(, )?", "", props)
+    props = re.sub(r"padding = dense<0> : tensor<\d+x2xi64>(, )?", "", props)
+    return props.rstrip(", ")

@@ -185,6 +185,7 @@ class Module:
         self._counter = 0
         self.attributes = "mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32"
         self.preamble: list[str] = []  # module-level ops before the functions (`sdy.mesh`)
+        self.head = 0  # functions kept ahead of one inserted at the module's beginning (export's @main)
 
     def unique_symbol(self, name: str) -> str:
         if name in self._symbols:
@@ -344,8 +345,8 @@ def print_func(func: Func) -> list[str]:
         res = f" -> ({', '.join(results)})"
     else:
         res = ""
-    visibility = "public" if func.public else "private"
-    lines = [f"  func.func {visibility} {_symbol(func.name)}({', '.join(args)}){res} {{"]
+    visibility = "" if func.public is None else "public " if func.public else "private "
+    lines = [f"  func.func {visibility}{_symbol(func.name)}({', '.join(args)}){res} {{"]
     lines += p.block_body(func.body, 4, in_func=True)
     lines.append("  }")
     return lines

@@ -182,6 +182,34 @@ def _trips_value(bb, trips):
     return bb.constant(np.array(trips, np.int32))
 
 
+def _scan_blocks(b, xs, y_avals, length, trips, unroll, rem, reverse):
+    """The scanned inputs as the loop reads them (in (trips, unroll) blocks
+    when unrolled, the remainder's steps apart), and the zero outputs the loop
+    fills: (xss, yss, xs_rem, ys_empty)."""
+    xs_rem, ys_empty = [], []
+    if unroll == 1:
+        yss = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (length, *a.shape), []) for a in y_avals]
+        return xs, yss, xs_rem, ys_empty
+    main = []
+    for x in xs:
+        if rem:
+            cut = rem if reverse else trips * unroll
+            lo = b.slice(x, [0] * len(x.shape), [cut] + list(x.shape[1:]))
+            hi = b.slice(x, [cut] + [0] * (len(x.shape) - 1), list(x.shape))
+            part_main, part_rem = (hi, lo) if reverse else (lo, hi)
+            xs_rem.append(part_rem)
+            main.append(part_main)
+        else:
+            main.append(x)
+    xss = [b.reshape(x, (trips, unroll) + x.shape[1:]) for x in main] if trips else []
+    if trips:
+        yss = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (trips, unroll, *a.shape), []) for a in y_avals]
+    else:  # fully unrolled: the (empty) outputs of no trips, joined with the steps' below
+        yss = []
+        ys_empty = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (0, *a.shape), []) for a in y_avals]
+    return xss, yss, xs_rem, ys_empty
+
+
 def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
     from pyjax._src.backends.stablehlo.lowering import dim_operands, lower_to_func
 
@@ -220,29 +248,7 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
         stacked = [_stack(bb, [y[j] for y in ys]) for j in range(len(y_avals))]
         return carry, stacked
 
-    xs_rem = []
-    if unroll == 1:
-        xss = xs
-        yss = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (length, *a.shape), []) for a in y_avals]
-    else:
-        main = []
-        for x in xs:
-            if rem:
-                cut = rem if reverse else trips * unroll
-                lo = b.slice(x, [0] * len(x.shape), [cut] + list(x.shape[1:]))
-                hi = b.slice(x, [cut] + [0] * (len(x.shape) - 1), list(x.shape))
-                part_main, part_rem = (hi, lo) if reverse else (lo, hi)
-                xs_rem.append(part_rem)
-                main.append(part_main)
-            else:
-                main.append(x)
-        xss = [b.reshape(x, (trips, unroll) + x.shape[1:]) for x in main] if trips else []
-        if trips:
-            yss = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (trips, unroll, *a.shape), []) for a in y_avals]
-        else:  # fully unrolled: the (empty) outputs of no trips, joined with the steps' below
-            yss = []
-            ys_empty = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (0, *a.shape), []) for a in y_avals]
-
+    xss, yss, xs_rem, ys_empty = _scan_blocks(b, xs, y_avals, length, trips, unroll, rem, reverse)
     consts_in = consts
     ys_out = [] if trips or unroll == 1 else ys_empty
     if trips:

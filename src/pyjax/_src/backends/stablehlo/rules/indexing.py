@@ -69,6 +69,11 @@ def _gather(ctx, x, idx, *, dimension_numbers, slice_sizes, unique_indices, indi
     dn = dimension_numbers
     if _mode_name(mode) != "FILL_OR_DROP":
         return [_emit_gather(b, x, idx, dn, slice_sizes, indices_are_sorted, out)]
+    if any(hasattr(d, "get_vars") for a in ctx.avals_in + ctx.avals_out for d in a.shape) or \
+            any(hasattr(d, "get_vars") for d in slice_sizes):
+        return _FILL_POLY(ctx, x, idx, dimension_numbers=dn, slice_sizes=slice_sizes, unique_indices=unique_indices,
+                          indices_are_sorted=indices_are_sorted, fill_value=fill_value,
+                          output_shape=ctx.avals_out[0].shape)
     # The in-bounds mask of each index vector: 0 <= i <= dim - slice size
     upper = np.array([x.shape[d] - slice_sizes[d] for d in dn.start_index_map], idx.dtype)
     upper_v = b.constant(upper)
@@ -85,6 +90,42 @@ def _gather(ctx, x, idx, *, dimension_numbers, slice_sizes, unique_indices, indi
         mask = b.broadcast_in_dim(mask, out.shape, batch_dims)
     fill = b.broadcast_in_dim(b.constant(_fill_value(out.dtype, fill_value)), out.shape, [])
     return [b.select(mask, gathered, fill)]
+
+
+def _gather_fill_traced(operand, indices, *, dimension_numbers, slice_sizes, unique_indices, indices_are_sorted,
+                        fill_value, output_shape):
+    # On symbolic shapes JAX traces its expansion: the bounds are computed
+    # from the shape's values (`shape_as_value`), indexed as arrays.
+    from pyjax import lax
+    from pyjax._src import dtypes
+
+    dn = dimension_numbers
+    shape = tuple(operand.shape)
+    index_dtype = np.dtype(dtypes.canonicalize_dtype(np.int64)) if any(hasattr(d, "get_vars") for d in shape) else \
+        np.dtype(np.int32 if all(d <= np.iinfo(np.int32).max for d in shape) else np.int64)
+    where = np.array(dn.start_index_map, dtype=index_dtype)
+    dims = lax.shape_as_value(shape)
+    indices = lax.convert_element_type(indices, index_dtype)
+    batch = len(indices.shape) - 1
+    upper = dims[where] - lax.shape_as_value(slice_sizes)[where]
+    mask = lax.bitwise_and(lax.ge(indices, index_dtype.type(0)),
+                           lax.le(indices, lax.expand_dims(upper, tuple(range(batch)))))
+    mask = lax.reduce_and(mask, [batch])
+    out_rank = batch + len(dn.offset_dims)
+    batch_dims = [d for d in range(out_rank) if d not in dn.offset_dims]
+    got = lax.gather(operand, indices, dn, slice_sizes, indices_are_sorted=indices_are_sorted,
+                     mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+    return lax.select(lax.broadcast_in_dim(mask, output_shape, batch_dims), got,
+                      lax.full_like(got, _fill_value(got.dtype, fill_value)))
+
+
+def _fill_poly(ctx, *args, **params):
+    from pyjax._src.backends.stablehlo.lowering import lower_fun
+
+    return lower_fun(_gather_fill_traced, multiple_results=False)(ctx, *args, **params)
+
+
+_FILL_POLY = _fill_poly
 
 
 _COMBINE = {"scatter": None, "scatter-add": "add", "scatter-sub": "subtract", "scatter-mul": "multiply",

@@ -131,6 +131,41 @@ def reduce_window(b: Builder, x, init, op_name: str, window, strides, padding, b
                    regions=[scalar_body(op_name, x.dtype)], props=props)
 
 
+def dynamic_reduce_window(ctx, x, init, op_name: str, reducer_name: str, window, strides, padding,
+                          base_dilation=None, window_dilation=None):
+    """A reduce_window whose window or padding is symbolic, as JAX emits it: a
+    `stablehlo.dynamic_reduce_window` custom call with the sizes as tensors
+    (the padding an `Nx2` one, built first) and the reducer a function
+    inserted at the top of the module."""
+    from pyjax._src.backends.stablehlo import dynamic
+
+    b = ctx.b
+    n = len(x.shape)
+    rows = [b.reshape(dynamic.shape_tensor(b, pair), (1, 2)) for pair in padding]
+    pads = dynamic.concatenate(b, rows, 0)  # (one row too: JAX's concatenate of one)
+    scalar = TensorType((), x.dtype)
+    module = ctx.mod.module
+    func = module.add_func(reducer_name, [scalar, scalar])
+    module.funcs.remove(func)
+    module.funcs.insert(module.head, func)
+    func.public = None  # (printed without a visibility)
+    fb = Builder(func.body)
+    out = fb.elementwise("stablehlo." + op_name, func.args)
+    func.result_types, func.result_attrs = [scalar], [None]
+    fb.ret([out])
+    sizes = [dynamic.shape_tensor(b, s) for s in (window, strides, base_dilation or [1] * n,
+                                                  window_dilation or [1] * n)]
+
+    def printer(op, p, indent, in_func):
+        from pyjax._src.backends.stablehlo.builder import _types_sig
+        from pyjax._src.backends.stablehlo.ir import _symbol
+
+        return (f"stablehlo.custom_call @stablehlo.dynamic_reduce_window({p.vs(op.operands)}) {{api_version = 2 : i32, "
+                f"called_computations = [{_symbol(func.name)}]}} : {_types_sig(op.operands, op.results)}")
+
+    return b.emit1("stablehlo.custom_call", [x, init, *sizes, pads], [x.type], printer)
+
+
 _CUMULATIVE = {"cumsum": ("add", "zero", True), "cumprod": ("multiply", "one", False),
                "cummax": ("maximum", "lowest", True), "cummin": ("minimum", "highest", True)}
 
@@ -152,6 +187,10 @@ def _cumulative(name):
         window[axis] = n
         padding = [[0, 0] for _ in x.shape]
         padding[axis] = [0, n - 1] if reverse else [n - 1, 0]
+        if hasattr(n, "get_vars"):
+            reducer = f"reduce_window_{np.dtype(x.dtype).name}_reducer" if broadcast_init else \
+                "generic_reduce_window_reducer"
+            return [dynamic_reduce_window(ctx, x, init, op_name, reducer, window, [1] * len(x.shape), padding)]
         return [reduce_window(b, x, init, op_name, window, [1] * len(x.shape), padding)]
 
     def rule(ctx, x, *, axis, reverse):

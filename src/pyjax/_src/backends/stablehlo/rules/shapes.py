@@ -109,11 +109,17 @@ def _tile(ctx, x, *, reps):
     if shape != x.shape:
         x = b.reshape(x, shape)
     interleaved = [k for s in shape for k in (1, s)]
+    target = [k for pair in zip(reps, shape) for k in pair]
+    final = [r * s for r, s in zip(reps, shape)]
+    from pyjax._src.backends.stablehlo import dynamic
+
+    if dynamic.is_symbolic(shape):  # (JAX's three ops, on shape tensors)
+        x = dynamic.dynamic_reshape(b, x, interleaved)
+        x = dynamic.dynamic_broadcast_in_dim(b, x, target, list(range(len(target))))
+        return [dynamic.dynamic_reshape(b, x, final)]
     if tuple(interleaved) != x.shape:
         x = b.reshape(x, interleaved)
-    target = [k for pair in zip(reps, shape) for k in pair]
     x = b.broadcast_to(x, target)
-    final = [r * s for r, s in zip(reps, shape)]
     if tuple(final) != x.shape:
         x = b.reshape(x, final)
     return [x]
