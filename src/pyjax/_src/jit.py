@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pyjax._src import cache_miss, config, core, dispatch, dtypes, errors, monitoring, rules
+from pyjax._src import cache_miss, config, core, dispatch, donation, dtypes, errors, monitoring, rules
 from pyjax._src.distributed import gather_value
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.array import Array
@@ -501,25 +501,15 @@ class JitWrapped:
             self._fast_cache[fast_key] = entry
         trace = core.current_trace()
         if trace is core._default_trace[0]:
+            if self._donates:  # (what the call takes, as JAX 0.11 on CPU: donation.py)
+                donation.check_donated_once(entry, flat_args, self._last_donated, self._keep_unused)
             outs = entry.run(flat_args, self._backend)
             if self._donates:
-                self._delete_donated(args, kwargs, outs)
+                donation.delete_donated(entry, flat_args, outs, self._last_donated, self._keep_unused)
         else:
             placement = self._placement(args, kwargs, entry.out_tree) if self._placement is not None else {}
             outs = self._bind(entry, flat_args, placement)
         return tree_unflatten(entry.out_tree, outs)
-
-    def _delete_donated(self, args: tuple, kwargs: dict, outs: list) -> None:
-        # A donated buffer belongs to the computation now: the caller's Array is
-        # marked deleted (unless the same buffer came back as an output),
-        # passed by position or by keyword.
-        # (An output kept on another platform's device never aliases an input: not read back here.)
-        out_buffers = {id(o._value) for o in outs if not hasattr(o, "device_buffer")}
-        donated = [args[i] for i in self._donate_argnums if -len(args) <= i < len(args)]
-        donated += [kwargs[k] for k in self._donate_argnames if k in kwargs]
-        for leaf in tree_flatten(donated)[0]:
-            if type(leaf) is Array and id(leaf._value) not in out_buffers:
-                leaf.delete()
 
     # --- stages
     def trace(self, *args, **kwargs):
@@ -536,7 +526,10 @@ class JitWrapped:
 
     def lower(self, *args, **kwargs):
         """Traces and lowers for these arguments: a `Lowered` stage."""
-        return self.trace(*args, **kwargs).lower()
+        traced = self.trace(*args, **kwargs)
+        if self._donates:  # (JAX warns about unusable donations when it lowers)
+            donation.for_call(*self._get_jaxpr(args, kwargs), None, self._last_donated, self._keep_unused)
+        return traced.lower()
 
     # in_shardings / out_shardings as params: set by sharding.api.PlacedJit.
     _placement: Callable | None = None
@@ -603,7 +596,8 @@ def _hashable(x) -> bool:
 class _CacheEntry:
     """A traced jaxpr, its output structure and, once run eagerly, its executable."""
 
-    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed", "on_platforms", "whole", "key_reuse")
+    __slots__ = ("jaxpr", "out_tree", "executable", "out_avals", "name", "placed", "on_platforms", "whole", "key_reuse",
+                 "donations")
 
     def __init__(self, jaxpr: Jaxpr, out_tree, name: str):
         self.jaxpr, self.out_tree, self.out_avals, self.name = jaxpr, out_tree, jaxpr.out_avals, name
@@ -614,6 +608,7 @@ class _CacheEntry:
         self.on_platforms: dict = {}  # registered platform -> its executable
         self.whole = _whole_program_call(jaxpr)  # (a lone shard_map: run per device, on the shards)
         self.key_reuse = key_reuse.signature_if_checked(jaxpr)  # (jax_debug_key_reuse: checked when traced, and run)
+        self.donations: dict = {}  # donated flags -> donation.Plan (JAX warns once per compilation)
 
     def run(self, flat_args: Sequence[Any], backend: str | None = None, _keys_checked: bool = False) -> list:
         if _NO_EXECUTION[0]:
