@@ -248,7 +248,8 @@ def _validate_static_integers(parsed, shape, normalize: bool) -> None:
 
 
 def _is_static_slice_element(x) -> bool:
-    if x is None or isinstance(x, (int, np.integer)):
+    # (A symbolic dimension is static too: the gather path takes it.)
+    if x is None or isinstance(x, (int, np.integer)) or _symbolic(x):
         return True
     return type(x) is Array or isinstance(x, (np.ndarray, np.generic))
 
