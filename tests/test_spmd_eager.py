@@ -28,7 +28,8 @@ from pyjax._src.sharding.sharded_array import ShardedArray
 from pyjax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
-from programs_spmd_eager import AUTO_CASES, CASES, MIXED_CASES, MIXED_RESHAPE_CASES, RESHAPE_CASES  # noqa: E402,E501
+from programs_spmd_eager import (AUTO_CASES, CASES, CONTROL_CASES, MIXED_CASES,  # noqa: E402
+                                MIXED_RESHAPE_CASES, RESHAPE_CASES)
 
 
 def _arrays(kind):
@@ -124,6 +125,23 @@ def test_reshapes_on_auto_axes_run_per_device(kind, name):
     assert seen, "nothing ran on the per-device runtime"
     assert max(seen) <= _largest_shard(operand, out)
     np.testing.assert_array_equal(np.asarray(out), np.asarray(operand).reshape(out.shape))
+
+
+@pytest.mark.parametrize("kind", ["auto", "mixed"])
+@pytest.mark.parametrize("name", sorted(CONTROL_CASES))
+def test_control_flow_in_jit_on_auto_axes_runs_per_device(kind, name):
+    # Its bodies traced again at the Explicit twin's types: loops keep the
+    # carry's layout (JAX 0.11's placements, golden), no device ever holds
+    # a whole (8, 16) operand.
+    mesh, x, y, v, i = _arrays(AxisType.Auto if kind == "auto" else "mixed")
+    env = {"x": x, "np": np, "jnp": jnp, "lax": lax, "jax": jax}
+    want = eval(CONTROL_CASES[name], {**env, "x": np.asarray(x)})
+    seen: list = []
+    with _no_global_reads(), spmd.watch_buffers(lambda device, buffer: seen.append(np.size(buffer))):
+        out = eval(CONTROL_CASES[name], env)
+    assert type(out) is ShardedArray and out.sharding.mesh == mesh
+    assert seen and max(seen) < x.size
+    np.testing.assert_allclose(np.asarray(out), np.asarray(want), rtol=1e-5, atol=1e-5)
 
 
 def test_multiple_results_and_chains_stay_per_device():

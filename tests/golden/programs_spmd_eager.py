@@ -65,6 +65,11 @@ AUTO_CASES = {
     "matmul_lhs_cols": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P(None, 'x'))) @ "
                        "jax.device_put(np.ones((16, 4), np.float32), NS(mesh, P('x', 'y')))",
     "where_refining": "jnp.where(x > 3, x, y)",
+    "matmul_contract_mismatch": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P('y', 'x'))) @ "
+                                "jax.device_put(np.ones((16, 4), np.float32), NS(mesh, P('y')))",
+    "add_rows_keeps_spec": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P('x', None))) + 1",
+    "matmul_keeps_lhs_spec": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P('x', None))) @ "
+                             "jax.device_put(np.ones((16, 4), np.float32), NS(mesh, P('y')))",
     "add_conflicting": "x + jax.device_put(np.ones((16, 8), np.float32), NS(mesh, P('x', 'y'))).T",
     "jit_scalar": "jax.jit(lambda a, s: jnp.where(a > s, a * s, y) + jnp.floor_divide(a, 3.0))(x, 2.5)",
     "cumsum_split_axis": "jnp.cumsum(x, 0)",
@@ -199,4 +204,28 @@ result = {RESHAPE_CASES[name]}
 _program("mixed_error_reshape_regroup", "error", PRELUDE + MIXED_PRELUDE + """
 mesh, x, y, v, i = mixed_arrays()
 result = x.reshape(32, 4)
+""")
+
+# Control flow in a jitted program on Auto axes (and a mixed mesh's): its
+# bodies laid out as XLA's propagation lays them out, carries keeping their
+# placement.
+CONTROL_CASES = {
+    "fori": "jax.jit(lambda a: lax.fori_loop(0, 3, lambda k, c: jnp.sin(c) + k, a))(x)",
+    "fori_traced": "jax.jit(lambda a, n: lax.fori_loop(0, n, lambda k, c: c * 0.5 + c.sum(axis=0), a))(x, 4)",
+    "while_counter": "jax.jit(lambda a: lax.while_loop(lambda c: c[1].sum() < 400.0, "
+                     "lambda c: (c[0] + 1, c[1] * 1.5 + 0.25), (0, a)))(x)[1]",
+    "scan_carry": "jax.jit(lambda c0, s: lax.scan(lambda c, r: (c * 0.9 + r, c.sum(axis=1)), c0, s))"
+                  "(x, jnp.stack([x, x * 0.5, -x]))[0]",
+    "scan_ys": "jax.jit(lambda c0, s: lax.scan(lambda c, r: (c * 0.9 + r, c.sum(axis=1)), c0, s))"
+               "(x, jnp.stack([x, x * 0.5, -x]))[1]",
+    "cond": "jax.jit(lambda a: lax.cond(a.sum() > 0, lambda u: u * 2, lambda u: jnp.sin(u) - 1, a))(x)",
+    "switch": "jax.jit(lambda a, k: lax.switch(k, [lambda u: u * 3, lambda u: u.T.T - 1], a))(x, 1)",
+}
+for name, expr in CONTROL_CASES.items():
+    for kind, make in (("auto", "arrays(AxisType.Auto)"), ("mixed", "mixed_arrays()")):
+        for what, result in (("placement", f"placement({expr})"), ("value", expr)):
+            _program(f"{kind}_control_{name}_{what}", "text" if what == "placement" else "value",
+                     PRELUDE + MIXED_PRELUDE + f"""
+mesh, x, y, v, i = {make}
+result = {result}
 """)

@@ -326,7 +326,10 @@ def _auto_choice(primitive, args, params, avals, twin):
     if primitive is lax_dot.dot_general_p and len(avals) == 2 and params.get("out_sharding") is None:
         (lc, rc), (lb, rb) = params["dimension_numbers"]
         (ls, rs) = (_padded(a.sharding.spec, a.ndim) if a.sharding is not None else (None,) * a.ndim for a in avals)
-        contracted = {n for i in lc for n in _names(ls[i])} | {n for i in rc for n in _names(rs[i])}
+        mine = {n for i in lc for n in _names(ls[i])}
+        theirs = {n for i in rc for n in _names(rs[i])}
+        # (contracting dimensions split differently: XLA lays the rhs out as the lhs)
+        contracted = mine if mine and theirs and mine != theirs else mine | theirs
         entries = [ls[i] for i in lb] + [ls[i] for i in range(len(ls)) if i not in lc and i not in lb] + \
             [rs[i] for i in range(len(rs)) if i not in rc and i not in rb]
         used: set = set(contracted)
@@ -485,7 +488,7 @@ def run_jaxpr_placed(jaxpr, flat_args) -> Any:
     if program is None:
         return NotImplemented
     arrays = [np.asarray(x, a.dtype) if _is_scalar(x) else x for x, a in zip(every, in_avals)]
-    return _run(program, arrays, mesh, auto)
+    return _run(program, arrays, mesh, auto, list(flat_args) + consts)
 
 
 def _inlined(jaxpr, consts, args, twin=None) -> list:
@@ -501,6 +504,8 @@ def _inlined(jaxpr, consts, args, twin=None) -> list:
         body = eqn.params[p.call_body] if p.call_body else None
         if body is not None and len(body.invars) == len(ins):
             outs = _inlined(body, body.consts, ins, twin)
+        elif twin is not None and p in (control := _control_flow()):
+            outs = control[p](eqn.params, ins, twin)
         elif twin is not None and (fun := _xla_reshape(p, ins, eqn.params, [getattr(x, "aval", None) for x in ins],
                                                        twin)) is not None:
             outs = fun(*ins)
@@ -519,7 +524,59 @@ def _inlined(jaxpr, consts, args, twin=None) -> list:
     return [v.val if type(v) is Literal else env[v] for v in jaxpr.outvars]
 
 
-def _run(program: _Program, arrays: list, mesh: Mesh, auto: bool) -> list:
+_CONTROL: dict = {}
+
+
+def _control_flow() -> dict:
+    """Control flow inside a jitted program on an Auto mesh's twin: bound
+    again through its API, so that its bodies are traced at the twin's
+    types (its bodies keep the program's own, which the twin's operands no
+    longer match). A carry the body lays out otherwise is refused by the
+    API's type check, and the program computed on the assembled value."""
+    if not _CONTROL:
+        from pyjax._src.lax.control_flow.cond import cond_p
+        from pyjax._src.lax.control_flow.loops import while_p
+        from pyjax._src.lax.control_flow.scan import scan_p
+
+        _CONTROL.update({while_p: _while_again, scan_p: _scan_again, cond_p: _cond_again})
+    return _CONTROL
+
+
+def _body(jaxpr, twin, *front):
+    return lambda *xs: _inlined(jaxpr, jaxpr.consts, [*front, *xs], twin)
+
+
+def _while_again(params, ins, twin):
+    from pyjax._src.lax.control_flow.loops import while_loop
+
+    nc, nb = params["cond_nconsts"], params["body_nconsts"]
+    test, step = _body(params["cond_jaxpr"], twin, *ins[:nc]), _body(params["body_jaxpr"], twin, *ins[nc:nc + nb])
+    return while_loop(lambda c: test(*c)[0], lambda c: step(*c), list(ins[nc + nb:]))
+
+
+def _scan_again(params, ins, twin):
+    from pyjax._src.lax.control_flow.scan import scan
+
+    consts_t, carry_t, _ = params["ft_in"].unpack()
+    nc, nk = len(consts_t), len(carry_t)
+    step = _body(params["jaxpr"], twin, *ins[:nc])
+
+    def f(c, x):
+        outs = step(*c, *x)
+        return outs[:nk], outs[nk:]
+
+    carry, ys = scan(f, list(ins[nc:nc + nk]), list(ins[nc + nk:]), length=params["length"],
+                          reverse=params["reverse"], unroll=params["unroll"])
+    return [*carry, *ys]
+
+
+def _cond_again(params, ins, twin):
+    from pyjax._src.lax.control_flow.cond import switch
+
+    return switch(ins[0], [_body(b, twin) for b in params["branches"]], *ins[1:])
+
+
+def _run(program: _Program, arrays: list, mesh: Mesh, auto: bool, order=None) -> list:
     from pyjax._src import spmd_jit
     from pyjax._src.shard_map import run_eagerly
 
@@ -533,16 +590,23 @@ def _run(program: _Program, arrays: list, mesh: Mesh, auto: bool) -> list:
             raise
         return NotImplemented
     if program.placements is None:  # (the first run: each result's sharding and type)
-        program.placements = [_placement(o, aval, mesh, auto) for o, aval in zip(outs, program.out_avals)]
+        first = next((x for x in (arrays if order is None else order) if type(x) is ShardedArray), None)
+        program.placements = [_placement(o, aval, mesh, auto, first) for o, aval in zip(outs, program.out_avals)]
     return [ShardedArray(o._shards, aval, sharding) for o, (aval, sharding) in zip(outs, program.placements)]
 
 
-def _placement(out: ShardedArray, aval: ShapedArray, mesh: Mesh, auto: bool) -> tuple:
+def _placement(out: ShardedArray, aval: ShapedArray, mesh: Mesh, auto: bool, first=None) -> tuple:
     # On an Auto mesh the result is typed as any Array placed there (its
-    # aval names the mesh, no axis), its spec printed without trailing Nones.
+    # aval names the mesh, no axis); laid out as the first placed operand of
+    # its rank it takes that operand's spec (JAX 0.11 reuses the sharding),
+    # else its spec is printed without trailing Nones.
     if not auto:
         return aval, NamedSharding(mesh, out.sharding.spec)
-    sharding = NamedSharding(mesh, _stripped(out.sharding.spec))
+    spec = _stripped(out.sharding.spec)
+    if first is not None and first.ndim == aval.ndim and \
+            _layout(first._sharding.spec, aval.ndim) == _layout(spec, aval.ndim):
+        spec = first._sharding.spec
+    sharding = NamedSharding(mesh, spec)
     return aval.update(sharding=aval_sharding(sharding, aval.ndim)), sharding
 
 

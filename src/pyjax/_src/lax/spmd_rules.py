@@ -14,7 +14,7 @@ from __future__ import annotations
 from pyjax._src.interpreters import spmd_partition as sp
 from pyjax._src.interpreters.spmd_partition import Context, bind, spec_of
 from pyjax._src.jaxpr import JaxprEqn
-from pyjax._src.lax import (dot, elementwise, parallel, parallel_comm, reductions, shapes, slicing, sorting,
+from pyjax._src.lax import (dot, elementwise, parallel, parallel_comm, reductions, shapes, slicing, sorting, stack,
                             windowed)
 
 _EMPTY = ()
@@ -254,6 +254,21 @@ def pad_rule(ctx: Context, eqn: JaxprEqn, args):
     return [ctx.reshard(outs[0], want, spec_of(eqn.outvars[0].aval))]
 
 
+def stack_rule(ctx: Context, eqn: JaxprEqn, args):
+    """Operands laid out as the result without the new axis, stacked on
+    blocks (the new axis whole, then split as the result's type says)."""
+    axis, out_spec = eqn.params["axis"], spec_of(eqn.outvars[0].aval)
+    whole = tuple(_EMPTY if d == axis else s for d, s in enumerate(out_spec))
+    return _local_then(ctx, eqn, args, whole[:axis] + whole[axis + 1:], whole)
+
+
+def unstack_rule(ctx: Context, eqn: JaxprEqn, args):
+    """The operand laid out as the results with the unstacked axis whole,
+    unstacked on blocks."""
+    axis, piece = eqn.params["axis"], spec_of(eqn.outvars[0].aval)
+    return _local_then(ctx, eqn, args, piece[:axis] + (_EMPTY,) + piece[axis:], piece)
+
+
 def reshard_rule(ctx: Context, eqn: JaxprEqn, args):
     """A change of placement: gather and slice (no arithmetic)."""
     return [ctx.reshard(args[0], spec_of(eqn.invars[0].aval), spec_of(eqn.outvars[0].aval))]
@@ -276,6 +291,8 @@ def _install() -> None:
     reg(shapes.rev_p, _whole_dims_rule(lambda e: set(e.params["dimensions"])))
     reg(shapes.concatenate_p, _whole_dims_rule(lambda e: {e.params["dimension"]}))
     reg(slicing.pad_p, pad_rule)
+    reg(stack.stack_p, stack_rule)
+    reg(stack.unstack_p, unstack_rule)
     reg(sorting.sort_p, _whole_dims_rule(lambda e: {e.params["dimension"]}))
     for p in (windowed.cumsum_p, windowed.cumprod_p, windowed.cummax_p, windowed.cummin_p, windowed.cumlogsumexp_p):
         reg(p, _whole_dims_rule(lambda e: {e.params["axis"]}))
