@@ -405,3 +405,30 @@ grad_program("remat_policy_inside_body_under_jit", "jaxpr", REMAT + """
 g = sm(jax.checkpoint(named_body, policy=jax.checkpoint_policies.save_only_these_names('b')), P('x', 'y'), P('x', 'y'))
 result = jax.make_jaxpr(jax.grad(lambda a: jax.jit(g)(a).sum()))(x)
 """)
+
+# --- a scan in a shard_map in a jit under grad/linearize: JAX linearizes the
+# jit's body directly (the scan's own linearize rule), then DCEs its primal
+# jaxpr, whose rules filter the scan's ft_in/ft_out
+grad_program("scan_in_body_in_jit_grad", "jaxpr", """
+def body(a):
+  c, _ = lax.scan(lambda c, _: (jnp.sin(c), None), a, None, length=3)
+  return c
+f = sm(body, P('x'), P('x'))
+result = jax.make_jaxpr(jax.grad(lambda a: jax.jit(f)(a).sum()))(x)
+""")
+SCAN_XS = """
+def scan_xs(a, b):
+  c, ys = lax.scan(lambda c, r: (jnp.sin(c) * r, jnp.cos(c)), a, b)
+  return c * ys[0]
+f = sm(scan_xs, (P('x'), P(None, 'x')), P('x'))
+xs = np.stack([x + 1, x * 2, x - 1])
+"""
+grad_program("scan_xs_in_body_in_jit_grad", "jaxpr", SCAN_XS + """
+result = jax.make_jaxpr(jax.grad(lambda a, b: jax.jit(f)(a, b).sum(), argnums=(0, 1)))(x, xs)
+""")
+grad_program("scan_xs_in_body_linearize_of_jit", "jaxpr", SCAN_XS + """
+result = jax.make_jaxpr(lambda a, b: jax.linearize(jax.jit(f), a, b))(x, xs)
+""")
+grad_program("scan_xs_in_body_in_jit_grad_value", "value", SCAN_XS + """
+result = np.concatenate([np.asarray(g).ravel() for g in jax.grad(lambda a, b: (jax.jit(f)(a, b) * a).sum(), argnums=(0, 1))(x, xs)])
+""")
