@@ -432,3 +432,14 @@ result = jax.make_jaxpr(lambda a, b: jax.linearize(jax.jit(f), a, b))(x, xs)
 grad_program("scan_xs_in_body_in_jit_grad_value", "value", SCAN_XS + """
 result = np.concatenate([np.asarray(g).ravel() for g in jax.grad(lambda a, b: (jax.jit(f)(a, b) * a).sum(), argnums=(0, 1))(x, xs)])
 """)
+program("body_value_typed_on_the_body_mesh", "text", """
+seen = []
+def body(v):
+  seen.append(str(jax.typeof(v).sharding))
+  seen.append(str(jax.typeof(v.sum()).sharding))
+  seen.append(str(jax.typeof(v).update(sharding=jax.typeof(v).sharding)))
+  return v
+jax.shard_map(body, mesh=auto, in_specs=P('x'), out_specs=P('x'))(A)
+jax.jit(jax.shard_map(body, mesh=auto, in_specs=P('x'), out_specs=P('x'), axis_names={'x'}))(A)
+result = "\\n".join(seen + [str(jax.typeof(A).sharding)])
+""")
