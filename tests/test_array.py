@@ -95,3 +95,15 @@ def test_isinstance_of_array_for_tracers():
     jax.make_jaxpr(lambda x: seen.append(isinstance(x, jax.Array)) or x)(1.0)
     assert seen == [True]
     assert isinstance(jnp.ones(1), jax.Array)
+
+
+@pytest.mark.parametrize("fn", [lambda p: p, lambda p: (p, p * 2.0), lambda p: {"a": p}])
+def test_a_jit_returning_a_deleted_input_as_it_is_raises(fn):
+    # Nothing reads a forwarded input's buffer, so the jitted call checks it
+    # (JAX 0.11: the same RuntimeError for every program, identity included).
+    x = jnp.arange(4.0)
+    x.delete()
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[4\]\."):
+        jax.jit(fn)(x)
+    y = jnp.arange(4.0)  # a live argument still passes through, the same object's buffer
+    assert np.asarray(jax.tree.leaves(jax.jit(fn)(y))[0]).tolist() == [0.0, 1.0, 2.0, 3.0]

@@ -22,7 +22,7 @@ import numpy as np
 from pyjax._src import cache_miss, config, core, dispatch, donation, dtypes, errors, monitoring, rules
 from pyjax._src.distributed import gather_value
 from pyjax._src.ad_util import Zero, tangent_aval
-from pyjax._src.array import Array
+from pyjax._src.array import Array, guard_forwarded
 from pyjax._src.avals import ShapeDtypeStruct, ShapedArray
 from pyjax._src.ref_types import AbstractRef
 from pyjax._src.tokens import AbstractToken, Token
@@ -625,7 +625,7 @@ class _CacheEntry:
             return placed.run(self, flat_args)
         if (executable := self.executable) is None:
             compiled = lower_for_backend(self.jaxpr, self.name)
-            executable = self.executable = getattr(compiled, "fn", compiled)
+            executable = self.executable = guard_forwarded(getattr(compiled, "fn", compiled), self.jaxpr)
         outs = dispatch.fp_mode.run(executable, *buffers)
         if FLOAT_CHECKS[0] is not None:
             FLOAT_CHECKS[0](self.jaxpr, self.name, flat_args, outs)
