@@ -127,6 +127,9 @@ MIXED_CASES = {
     "sum_rows_cols_auto": "i.sum(0)",
     "where_refining": "jnp.where(x > 3, x, y)",
     "reshape_split_major": "x.reshape(8, 4, 4)",
+    "rank1_both_axes_add": "jax.device_put(np.arange(8., dtype=np.float32), NS(mesh, P(('x', 'y')))) + 1",
+    "rank1_both_axes_sum": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P(('x', 'y'),))).sum(1)",
+    "rank2_both_axes_transpose": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P(('x', 'y'),))).T",
 }
 
 
@@ -180,11 +183,10 @@ RESHAPE_CASES = {
     "cube_none_x_y_flat": _B.format("None, 'x', 'y'") + ".reshape(256)",
 }
 # On the mixed mesh the types (Explicit 'x') must allow the reshape; these do.
-# (Two rank-1 merges are left out: JAX 0.11 drops the Auto axis there,
-# `P('x',)`, where pyjax keeps `P(('x', 'y'),)`: docs/spmd.md.)
+# (A rank-1 result split over 'x' in its type loses the Auto axis there.)
 MIXED_RESHAPE_CASES = ["xy_flat", "xy_split_minor", "xy_split_major", "xy_unit_dims", "x_flat", "cols_flat",
-                       "cols_split", "cols_regroup", "yx_split_major", "both_split", "cube_merge_major",
-                       "cube_merge_minor", "cube_y_none_x_merge", "cube_none_x_y_merge_minor"]
+                       "cols_split", "cols_regroup", "yx_split_major", "both_flat", "both_split", "cube_merge_major",
+                       "cube_merge_minor", "cube_flat", "cube_y_none_x_merge", "cube_none_x_y_merge_minor"]
 
 for name, expr in RESHAPE_CASES.items():
     program(f"auto_reshape_{name}_placement", "text", f"""

@@ -175,7 +175,13 @@ def _build(fun, avals: list, mesh: Mesh, auto: bool, multiple: bool, name: str, 
     params = program.eqns[0].params
     if real is not None:
         placements = mixed_placements(params["out_specs"], real_out, mesh, real[1])
-        return None if placements is None else _Program(params, list(real_out), multiple, placements)
+        if placements is None:
+            return None
+        moved = [None if _layout(s.spec, a.ndim) == _layout(o, a.ndim) else s.spec
+                 for o, (a, s) in zip(params["out_specs"], placements)]
+        if any(m is not None for m in moved):  # (laid out again as placed: built once more)
+            return _build(_laid_out_as(fun, moved, run_mesh.abstract_mesh), avals, mesh, auto, multiple, name, real)
+        return _Program(params, list(real_out), multiple, placements)
     out_avals = [_untyped(a) for a in jaxpr.out_avals] if auto else list(jaxpr.out_avals)
     return _Program(params, out_avals, multiple)
 
@@ -184,10 +190,22 @@ def _layout(spec, ndim: int) -> tuple:
     return tuple(_names(e) for e in _padded(tuple(spec), ndim))
 
 
+def _laid_out_as(fun, specs, twin):
+    # `fun` with the results whose entry of `specs` is not None resharded to it (on the twin).
+    from pyjax._src.sharding.api import reshard
+
+    def moved(*xs):
+        return [o if s is None else reshard(o, NamedSharding(twin, s)) for o, s in zip(fun(*xs), specs)]
+
+    return moved
+
+
 def mixed_placements(specs, avals, mesh: Mesh, first) -> list | None:
     """The results' placements on a mesh mixing Auto and Explicit axes, as
     JAX 0.11 reports XLA's: a result laid out (on the Explicit twin) as its
-    type says is placed with its type's spec; one laid out as the first
+    type says is placed with its type's spec; so is a rank-1 result whose
+    type splits it (JAX 0.11 drops the Auto axes there: `v + 1` of `v`
+    placed `P(('x', 'y'))` gives `P('x',)`); one laid out as the first
     placed operand (of its rank) with that operand's spec; any other with
     the layout's spec, trailing `None`s dropped. None where a layout
     disagrees with its type over an Explicit axis (computed on the
@@ -199,7 +217,7 @@ def mixed_placements(specs, avals, mesh: Mesh, first) -> list | None:
         typed = _layout(aval.sharding.spec if aval.sharding is not None else (), aval.ndim)
         if tuple(tuple(n for n in e if n in explicit) for e in layout) != typed:
             return None
-        if layout == typed:
+        if layout == typed or (aval.ndim == 1 and typed[0]):
             chosen = PartitionSpec(*(None if not e else e[0] if len(e) == 1 else e for e in typed))
         elif first is not None and first.ndim == aval.ndim and _layout(first.spec, aval.ndim) == layout:
             chosen = first.spec

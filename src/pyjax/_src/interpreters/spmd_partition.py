@@ -78,15 +78,19 @@ class Context:
         return tuple(d // self.count(s) for d, s in zip(shape, spec))
 
     def reshard(self, x, src: Spec, dst: Spec):
-        """`x` (laid out as `src`) laid out as `dst`: dimensions whose axes
-        change are gathered, then the new ones sliced out locally."""
+        """`x` (laid out as `src`) laid out as `dst`: the axes of a dimension
+        after those it keeps (the leading axes both name) are gathered, then
+        the new ones sliced out locally."""
         src, dst = list(src), list(dst)
         if src == dst:
             return x
         for d, (s, t) in enumerate(zip(src, dst)):
-            if s and tuple(t[:len(s)]) != tuple(s):  # (a refinement of s needs no gather)
-                x = OPS["all_gather"](x, s, d)
-                src[d] = ()
+            keep = 0
+            while keep < min(len(s), len(t)) and s[keep] == t[keep]:
+                keep += 1
+            if keep < len(s):  # (a refinement of s needs no gather; dropping minor axes gathers only those)
+                x = OPS["all_gather"](x, tuple(s[keep:]), d)
+                src[d] = tuple(s[:keep])
         for d, (s, t) in enumerate(zip(src, dst)):
             if tuple(s) != tuple(t):
                 x = self.slice_names(x, d, tuple(t[len(s):]))
