@@ -148,3 +148,16 @@ def test_inconclusive_dimension_operation_classes():
     from pyjax.extend.core import InconclusiveDimensionOperation
 
     assert InconclusiveDimensionOperation is jax.errors.InconclusiveDimensionOperation
+
+
+def test_call_takes_a_numpy_argument_in_its_canonical_dtype():
+    # JAX 0.11: without x64 a float64 NumPy argument is a float32 one (as jit
+    # takes it); other dtypes, and float64 under x64, are a mismatch.
+    exp = export.export(jax.jit(lambda x: x * 2))(jax.ShapeDtypeStruct((3,), jnp.float32))
+    out = exp.call(np.ones(3, np.float64))
+    assert out.dtype == np.float32 and np.asarray(out).tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(ValueError, match=r"Dtype mismatch for args\[0\]: expected float32 and called with int32"):
+        exp.call(np.ones(3, np.int32))
+    with jax.enable_x64(True):
+        with pytest.raises(ValueError, match="expected float32 and called with float64"):
+            exp.call(np.ones(3, np.float64))

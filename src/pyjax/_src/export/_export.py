@@ -16,7 +16,7 @@ import numpy as np
 
 from pyjax._src.avals import ShapedArray
 from pyjax._src import dim_as_value as _dim_as_value  # noqa: F401  (the primitive exists once pyjax is imported)
-from pyjax._src import shape_poly
+from pyjax._src import dtypes, shape_poly
 from pyjax._src.shape_poly import DimExpr, evaluate_shape, is_polymorphic_shape
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.tree_util import tree_flatten, tree_unflatten
@@ -253,7 +253,8 @@ def _spec_str(shape) -> str:
 def _check_types(exp: Exported, flat) -> None:
     for i, (x, aval) in enumerate(zip(flat, exp.in_avals)):
         shape = x.aval.shape if hasattr(x, "aval") else np.shape(x)
-        dtype = x.aval.dtype if hasattr(x, "aval") else np.result_type(x)
+        # (a NumPy argument is taken in its canonical dtype, as jit takes it: float64 is float32 without x64)
+        dtype = x.aval.dtype if hasattr(x, "aval") else dtypes.canonicalize_dtype(np.result_type(x))
         if len(shape) != len(aval.shape):
             raise ValueError(f"Rank mismatch for {_arg_name(i, exp)}: expected {_spec_str(aval.shape)} and "
                              f"called with {tuple(shape)}")
