@@ -142,6 +142,31 @@ def test_pooling_gradients_chosen_taps_by_extrema_are_the_selects(values, is_max
     assert fast.tobytes() == want.tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,axes", [((8, 28, 28, 8), (0, 1, 2)), ((3, 5, 2), (0,)), ((4, 3, 17), (1, 0)),
+                                        ((2049, 2), (0,)), ((6, 4, 4, 1, 3), (0, 1, 2, 3))])
+def test_sums_over_leading_axes_by_einsum_have_add_reduces_bits(shape, axes, dtype, monkeypatch):
+    from pyjax._src.backends.numpy.impls import standard as standard_impl
+    from pyjax._src.lax import reductions as red
+    x = (rng.standard_normal(shape) * np.exp(rng.uniform(-15, 15, shape))).astype(dtype)
+    taken = []
+    real = standard_impl._sum_leading_rows
+    monkeypatch.setattr(standard_impl, "_sum_leading_rows", lambda *a: taken.append(1) or real(*a))
+    got = standard_impl.IMPLS[red.reduce_sum_p](x, axes=axes)
+    assert taken
+    assert got.tobytes() == np.add.reduce(x, axis=axes, dtype=dtype).tobytes()
+
+
+def test_sums_leaving_one_element_per_row_keep_add_reduce(monkeypatch):
+    # (einsum sums a single column in another order)
+    from pyjax._src.backends.numpy.impls import standard as standard_impl
+    from pyjax._src.lax import reductions as red
+    x = rng.standard_normal((100, 1)).astype(np.float32)
+    monkeypatch.setattr(standard_impl, "_sum_leading_rows", None)
+    got = standard_impl.IMPLS[red.reduce_sum_p](x, axes=(0,))
+    assert got.tobytes() == np.add.reduce(x, axis=0).tobytes()
+
+
 def _with_and_without_rows(f, args, monkeypatch):
     # The row paths against the general one (every axis indexed).
     with_rows = np.asarray(pyjax.jit(f)(*args))

@@ -538,6 +538,8 @@ def _reduction(ufunc, identity, *, accumulate_in_own_dtype: bool = False):
         if x.size == 0:  # no identity for max/min in NumPy: XLA's init value
             out_shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
             return np.full(out_shape, identity(x.dtype), x.dtype)
+        if ufunc is np.add and x.dtype in _EINSUM_SUMS and _leading_rows(x, axes):
+            return _sum_leading_rows(x, len(axes))
         # (dtype: NumPy would sum small ints in the default int.)
         return split_lib.reduce(ufunc, x, axes, x.dtype if accumulate_in_own_dtype else None)
 
@@ -545,6 +547,27 @@ def _reduction(ufunc, identity, *, accumulate_in_own_dtype: bool = False):
     # the ufunc, and whether it reduces in the operand's dtype.
     impl.reduce_ufunc, impl.reduce_in_own_dtype = ufunc, accumulate_in_own_dtype
     return impl
+
+
+# A sum over the leading axes of a C-contiguous array (batch norm's statistics
+# over N, H, W of NHWC) is, in `np.add.reduce`, one add of each row into the
+# accumulator after the other, an inner loop per row: over 8 or 32 features
+# the per-row overhead dominates. `np.einsum("ij->j")` adds the rows in the
+# same order (the same bits: each feature's running sum rounded after every
+# row) with far less overhead per row. With one feature left einsum sums the
+# column its own way, in another order: not taken there.
+_EINSUM_SUMS = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+
+
+def _leading_rows(x: np.ndarray, axes) -> bool:
+    k = len(axes)
+    return (0 < k < x.ndim and tuple(sorted(axes)) == tuple(range(k)) and x.flags.c_contiguous
+            and math.prod(x.shape[k:]) >= 2 and x.size > 0)
+
+
+def _sum_leading_rows(x: np.ndarray, k: int) -> np.ndarray:
+    rest = x.shape[k:]
+    return np.einsum("ij->j", x.reshape(-1, math.prod(rest))).reshape(rest)
 
 
 def _lowest(dtype):
