@@ -222,6 +222,8 @@ CONTROL_CASES = {
                "(x, jnp.stack([x, x * 0.5, -x]))[1]",
     "cond": "jax.jit(lambda a: lax.cond(a.sum() > 0, lambda u: u * 2, lambda u: jnp.sin(u) - 1, a))(x)",
     "switch": "jax.jit(lambda a, k: lax.switch(k, [lambda u: u * 3, lambda u: u.T.T - 1], a))(x, 1)",
+    "vmapped_while": "jax.jit(jax.vmap(lambda r: lax.while_loop(lambda c: c.sum() < 60.0, "
+                     "lambda c: c * 1.5 + 0.25, r)))(x)",
 }
 for name, expr in CONTROL_CASES.items():
     for kind, make in (("auto", "arrays(AxisType.Auto)"), ("mixed", "mixed_arrays()")):

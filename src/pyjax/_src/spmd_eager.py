@@ -565,11 +565,24 @@ def _body(jaxpr, twin, *front):
 
 
 def _while_again(params, ins, twin):
-    from pyjax._src.lax.control_flow.loops import while_loop
+    from pyjax._src.lax.control_flow import common
+    from pyjax._src.lax.control_flow.loops import while_loop, while_p
 
     nc, nb = params["cond_nconsts"], params["body_nconsts"]
     test, step = _body(params["cond_jaxpr"], twin, *ins[:nc]), _body(params["body_jaxpr"], twin, *ins[nc:nc + nb])
-    return while_loop(lambda c: test(*c)[0], lambda c: step(*c), list(ins[nc + nb:]))
+    init = list(ins[nc + nb:])
+    if not params["cond_jaxpr"].out_avals[0].shape:
+        return while_loop(lambda c: test(*c)[0], lambda c: step(*c), init)
+    # A vmapped loop (one predicate per lane, which the API refuses): bound
+    # as it is, its bodies traced at the twin's types.
+    avals = [x.aval for x in init]
+    debug = staging.DebugInfo("eager", "while", None)
+    cond_jaxpr, cconsts = common.separate_consts(staging.trace_to_jaxpr(lambda *c: test(*c)[:1], avals, debug)[0])
+    body_jaxpr, bconsts = common.separate_consts(staging.trace_to_jaxpr(step, avals, debug)[0])
+    if not all(map(common.typematch, body_jaxpr.out_avals, avals)):
+        raise TypeError("the loop's body lays its carry out otherwise on the Auto axes")
+    return while_p.bind(*cconsts, *bconsts, *init, cond_nconsts=len(cconsts), cond_jaxpr=cond_jaxpr,
+                        body_nconsts=len(bconsts), body_jaxpr=body_jaxpr)
 
 
 def _scan_again(params, ins, twin):
