@@ -102,4 +102,23 @@ def cases(jax, jnp, np, export) -> dict:
     out["calling_convention"] = lambda: (export.minimum_supported_calling_convention_version,
                                          export.maximum_supported_calling_convention_version,
                                          exp.calling_convention_version)
+
+    # -- max/min dimension factors: jax.core.max_dim/min_dim, their order, the bounds they imply
+    jcore = jax.core
+    xb = jax.ShapeDtypeStruct(export.symbolic_shape("b"), jnp.float32)
+    out["dim_max_min"] = lambda: (jcore.max_dim(a, b), jcore.max_dim(b, a), jcore.max_dim(3, a), jcore.max_dim(a, 3),
+                                  jcore.min_dim(a, b), jcore.min_dim(b, a), jcore.max_dim(a, a + 1),
+                                  jcore.min_dim(a, 0), jcore.max_dim(2, 5), jcore.min_dim(b, b))
+    out["dim_max_min_bounds"] = lambda: (jcore.min_dim(a, 3) <= a, jcore.max_dim(a, b) >= b,
+                                         jcore.min_dim(a, b) < a + 1, jcore.max_dim(a, 2) >= 2)
+    out["dim_max_min_arith"] = lambda: (2 * jcore.max_dim(a, b) + 1, jcore.min_dim(a, 3) - a, jcore.max_dim(a, b) // 2)
+    out["spec_max_min_order"] = lambda: export.symbolic_shape("max(b, a), min(a, b), max(3, a), max(a + 1, b)")
+    out["eval_shape_slices"] = lambda: [jax.eval_shape(g, xb).shape for g in (
+        lambda x: x[:3], lambda x: x[-5:], lambda x: x[2:], lambda x: jnp.arange(x.shape[0] - 5))]
+    out["export_unsolvable_square"] = lambda: export.export(jax.jit(jnp.sin))(
+        jax.ShapeDtypeStruct(export.symbolic_shape("b*b, 4"), jnp.float32))
+    out["export_unsolvable_product"] = lambda: export.export(jax.jit(jnp.sin))(
+        jax.ShapeDtypeStruct(export.symbolic_shape("b, a*b"), jnp.float32))
+    out["export_unsolvable_max"] = lambda: export.export(jax.jit(jnp.sin))(
+        jax.ShapeDtypeStruct(export.symbolic_shape("max(b, 2), 3"), jnp.float32))
     return out

@@ -25,6 +25,7 @@ def programs(jax, jnp, export) -> dict:
     b4 = spec("b, 4")
     ab = export.symbolic_shape("a, b")
     a, b = ab
+    a4, ab_b4 = spec((a, 4)), spec((b, 4))  # (one scope for the two variables)
     out: dict = {
         "static_elementwise": (lambda x: jnp.sin(x) * 2.0 + 1.0, [spec((3, 4))]),
         "static_matmul": (lambda x, w: jnp.tanh(x @ w), [spec((3, 4)), spec((4, 8))]),
@@ -121,6 +122,17 @@ def programs(jax, jnp, export) -> dict:
         "take_columns": (lambda x: jnp.take(x, jnp.array([0, 2]), axis=1), [b4]),
         "take_traced_indices": (lambda x: jnp.take(x, jnp.argmax(x, axis=0), axis=0), [b4]),
         "take_flat": (lambda x: jnp.take(x, jnp.array([1, -1])), [b4]),
+        # max/min dimension factors: computed with stablehlo.maximum/minimum of the operands' values
+        "max_dim": (lambda x, y: jnp.ones((jax.core.max_dim(x.shape[0], y.shape[0]),)), [ab_b4, a4]),
+        "min_dim_slices": (lambda x, y: x[:jax.core.min_dim(x.shape[0], y.shape[0])]
+                           + y[:jax.core.min_dim(x.shape[0], y.shape[0])], [ab_b4, a4]),
+        "max_dim_constant": (lambda x: jnp.ones((jax.core.max_dim(x.shape[0], 3),)), [b4]),
+        "max_dim_value": (lambda x: x * jax.core.max_dim(x.shape[0], 5), [b4]),
+        "max_dim_arith": (lambda x, y: jnp.zeros((2 * jax.core.max_dim(x.shape[0], y.shape[0] - 1) + 1, 2)),
+                          [ab_b4, a4]),
+        "slice_to_min": (lambda x: x[:3], [b4]),
+        "slice_negative_start": (lambda x: x[-5:], [b4]),
+        "slice_start_min": (lambda x: x[2:] * 2.0, [b4]),
     }
     return out
 

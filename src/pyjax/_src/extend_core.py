@@ -226,13 +226,19 @@ def eval_context():
 
 
 def max_dim(d1, d2):
-    """The larger of two dimension sizes."""
-    return max(d1, d2)
+    """Like max(d1, d2) but for both constant and symbolic dimensions (a
+    `max` dimension expression when the bounds cannot decide)."""
+    from pyjax._src import shape_poly
+
+    return shape_poly.dim_max(d1, d2)
 
 
 def min_dim(d1, d2):
-    """The smaller of two dimension sizes."""
-    return min(d1, d2)
+    """Like min(d1, d2) but for both constant and symbolic dimensions (a
+    `min` dimension expression when the bounds cannot decide)."""
+    from pyjax._src import shape_poly
+
+    return shape_poly.dim_min(d1, d2)
 
 
 __all__ = [

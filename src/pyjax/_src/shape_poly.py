@@ -586,8 +586,26 @@ def _bounds_of(e, scope) -> tuple:
             d2 = _lin(e, 1, c, k, scope)
             _, du = _interval(d2, scope)
             hi = min(hi, du)  # e = d2 - k*c <= d2
+    for lo2, hi2 in _extremum_splits(e, scope):
+        lo, hi = max(lo, lo2), min(hi, hi2)
     cache[key] = (lo, hi)
     return lo, hi
+
+
+def _extremum_splits(e, scope):
+    # For each term c*max(x, y) (or min) of `e`: e is the larger (or smaller)
+    # of e with x and e with y in its place, so its bounds are those of that
+    # max (min) of the two: `b - max(0, b - 5)` is >= min(b, 5) >= 1.
+    for t, c in e.terms:
+        if len(t) != 1 or t[0][1] != 1 or t[0][0][0] not in ("max", "min"):
+            continue
+        f = t[0][0]
+        rest = _lin(e, 1, DimExpr.from_operation(f[0], f[1], f[2], scope), -c, scope)
+        b1, b2 = (_bounds_of(_lin(rest, 1, x, c, scope), scope) for x in (f[1], f[2]))
+        if (f[0] == "max") == (c > 0):
+            yield max(b1[0], b2[0]), max(b1[1], b2[1])
+        else:
+            yield min(b1[0], b2[0]), min(b1[1], b2[1])
 
 
 def _bounds(e) -> tuple:
@@ -668,9 +686,8 @@ def _geq(e1, e2) -> bool:
 
 def _minmax(op, e1, e2) -> DimExpr:
     scope = e1.scope if isinstance(e1, DimExpr) else e2.scope
-    # JAX's operand order: the larger expression first
-    first, second = (e1, e2) if _expr_key(e1) >= _expr_key(e2) else (e2, e1)
-    return DimExpr.from_operation(op, first, second, scope)
+    # (the operands in the order given, as JAX keeps them: max(b, a) is not max(a, b))
+    return DimExpr.from_operation(op, e1, e2, scope)
 
 
 def evaluate_shape(shape: Sequence[DimSize], env: dict[str, int]) -> tuple[int, ...]:

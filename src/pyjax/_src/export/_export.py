@@ -164,6 +164,13 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
                             platforms=plats, disabled_safety_checks=tuple(disabled_checks),
                             constraints=scope.constraints_str if scope is not None else ())
         exported.module_kept_var_idx = kept
+        if scope is not None:  # (JAX refuses, when exporting, a specification it cannot solve)
+            from pyjax._src.export.solve import dimension_equations, solve, unsolvable_error
+
+            eqns, specs = dimension_equations(in_avals, lambda i: _arg_name(i, exported))
+            solution, _, pending = solve(eqns, specs)
+            if pending:
+                raise unsolvable_error(solution, pending, specs)
         return exported
 
     return do_export

@@ -32,6 +32,7 @@ from pyjax._src.lax import sharding_rules
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.core import Primitive, _default_trace, _trace_ctx
+from pyjax._src.shape_poly import DimExpr as _DimExpr
 from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.lax._standard import (
     _BOOL,
@@ -677,6 +678,10 @@ _PY_SCALARS = (bool, int, float, builtins.complex)
 def _convert_element_type(operand, new_dtype=None, weak_type: bool = False, sharding=None,
                           warn_on_complex_to_real_cast: bool = True):
     """convert_element_type without the user-dtype check: also sets the weak type."""
+    if type(operand) is _DimExpr:  # a symbolic dimension: its value (JAX's dim_as_value)
+        from pyjax._src.dim_as_value import dimension_as_value
+
+        operand = dimension_as_value(operand)
     old_dtype = dtypes.dtype(operand)
     new_dtype = dtypes.canonicalize_dtype(old_dtype) if new_dtype is None else new_dtype
     weak_type = bool(weak_type)

@@ -106,15 +106,29 @@ def _factor(b, f):
     if f[0] in ("floordiv", "mod"):
         q, r = _divmod(b, _partial(b, f[1]), _partial(b, f[2]))
         return q if f[0] == "floordiv" else r
+    if f[0] in ("max", "min"):
+        return _extremum(b, f[0], _partial(b, f[1]), _partial(b, f[2]))
     if f[0] != "var":
         raise NotImplementedError(f"pyjax does not lower the dimension operation '{f[0]}' (only sums of products "
-                                  "of dimension variables, floordiv and mod)")
+                                  "of dimension variables, floordiv, mod, max and min)")
     env = _env()
     name = f[1]
     if name not in env.values:
         raise NotImplementedError(f"Encountered dimension variable '{name}' that is not appearing in the shapes "
                                   "of the function arguments")
     return (env.values[name], True)
+
+
+def _extremum(b, op: str, x, y):
+    # JAX's `lax.max`/`lax.min` of the operands' values, which lax does not
+    # promote: a constant operand is a strong dimension constant, a weak value
+    # stays as it is; the result is weak only when both are.
+    if isinstance(x, int) and isinstance(y, int):
+        return max(x, y) if op == "max" else min(x, y)
+    dtype = _env().dtype
+    weak = not isinstance(x, int) and not isinstance(y, int) and x[1] and y[1]
+    vals = [b.constant(np.asarray(v, dtype)) if isinstance(v, int) else v[0] for v in (x, y)]
+    return (b.elementwise("stablehlo.maximum" if op == "max" else "stablehlo.minimum", vals), weak)
 
 
 def _divmod(b, x, y):

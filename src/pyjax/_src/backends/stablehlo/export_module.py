@@ -73,6 +73,7 @@ def lower_exported(exp) -> str:
 
 def _lower_main(exp, mod, main, wrapped, names, dtype) -> None:
     from pyjax._src.export._export import _arg_name, _spec_str
+    from pyjax._src.export.solve import solve, unsolvable_error
 
     b = Builder(main.body)
     sizes, eqns = {}, []
@@ -85,11 +86,9 @@ def _lower_main(exp, mod, main, wrapped, names, dtype) -> None:
                 eqns.append((where, d))
     specs = ",".join(f"{_arg_name(i, exp)}.shape = {_spec_str(a.shape)}"
                      for i, a in enumerate(exp.in_avals) if any(hasattr(d, "get_vars") for d in a.shape))
-    solution, constraints = _solve(eqns, specs)
-    missing = [n for n in names if n not in solution]
-    if missing:
-        raise NotImplementedError(f"Cannot solve for values of dimension variables {missing} (pyjax solves linear "
-                                  f"uni-variate specifications only): {specs}")
+    solution, constraints, pending = solve(eqns, specs)
+    if pending:  # (export refuses these; an Exported made otherwise is refused here)
+        raise unsolvable_error(solution, pending, specs)
     env = dynamic.DimEnv(list(sizes), list(sizes.values()), dtype, mod)
     mod.global_constant_args = True  # (JAX marks the arguments of functions called here jax.global_constant = "")
     try:
@@ -104,85 +103,6 @@ def _lower_main(exp, mod, main, wrapped, names, dtype) -> None:
     main.result_types = list(wrapped.result_types)
     main.result_attrs = list(wrapped.result_attrs)
     b.ret(outs)
-
-
-_TRAILER = ". Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details."
-_HEAD = "Input shapes do not match the polymorphic shapes specification. "
-
-
-def _solve(eqns, specs: str):
-    """JAX's solution of the dimension variables: each dimension size is a
-    variable named by where it is (`args[0].shape[1]`); an equation whose
-    specification has one unknown variable `k*v + rest` gives
-    `v = (size - rest) // k` (with a remainder check when k != 1), one with
-    none a consistency check; repeated until nothing more is solved.
-    Returns the solution (variable -> expression over the sizes) and the
-    constraints `(comparison, left, right, message pieces)` in order."""
-    from pyjax._src.shape_poly import DimExpr, SymbolicScope
-
-    scope = SymbolicScope(())
-    env: dict = {}
-    constraints: list = []
-    found: list = [" Obtained dimension variables: "]
-    tail = f" Using the following polymorphic shapes specifications: {specs}."
-
-    def value_of(term):
-        out = 1
-        for f, e in term:
-            if f[0] != "var" or f[1] not in env:
-                return None
-            out = out * env[f[1]] ** e
-        return out
-
-    def process(where, d) -> bool:
-        size = DimExpr.from_var(where, scope)
-        value, var, var_k = size, None, None
-        for term, k in d.terms:
-            known = value_of(term) if term else 1
-            if known is not None:
-                value = value + (-1) * known * k
-                continue
-            if len(term) == 1 and term[0][1] == 1 and term[0][0][0] == "var" and var is None:
-                var, var_k = term[0][0][1], k
-                continue
-            return False
-        if var is None:
-            expected = _substitute(d, env)
-            constraints.append(("EQ", size, expected, [
-                _HEAD + f"Found inconsistency between dimension size {where} (= ", size,
-                f") and the specification '{d}' (= ", expected, ")." + tail, *found, _TRAILER]))
-            return True
-        if var_k != 1:
-            value, remainder = divmod(value, var_k)
-            constraints.append(("EQ", remainder, 0, [
-                _HEAD + "Division had remainder ", remainder, f" when computing the value of '{var}'." + tail,
-                *found, _TRAILER]))
-        env[var] = value
-        found.extend([f"'{var}' = ", value, f" from specification '{d}' for dimension {where} (= ", size, "), "])
-        constraints.append(("GE", value, 1, [
-            _HEAD + f"Expected value >= 1 for dimension variable '{var}'." + tail, *found, _TRAILER]))
-        return True
-
-    pending = list(eqns)
-    while pending:
-        left = [eq for eq in pending if not process(*eq)]
-        if len(left) == len(pending):
-            break
-        pending = left
-    return env, constraints
-
-
-def _substitute(d, env):
-    # `d` with each variable replaced by its solution (an expression over the sizes)
-    total = 0
-    for term, k in d.terms:
-        value = 1
-        for f, e in term:
-            if f[0] != "var" or f[1] not in env:
-                raise NotImplementedError(f"pyjax cannot check the specification '{d}' against the solved variables")
-            value = value * env[f[1]] ** e
-        total = total + value * k
-    return total
 
 
 def _assertion(b, pred, pieces) -> None:
