@@ -44,11 +44,14 @@ def _arrays(kind):
 
 
 @contextlib.contextmanager
-def _no_global_reads():
-    """Reading a placed Array's global value raises inside the block."""
+def _no_global_reads(scalars: bool = False):
+    """Reading a placed Array's global value raises inside the block (but
+    for a scalar's, where `scalars`: an eager branch reads its predicate)."""
     original = ShardedArray._value
 
     def refuse(self):
+        if scalars and self.aval.ndim == 0:
+            return original.fget(self)
         raise AssertionError(f"the global value of a placed {self.aval.str_short()} was assembled")
 
     ShardedArray._value = property(refuse)
@@ -127,21 +130,33 @@ def test_reshapes_on_auto_axes_run_per_device(kind, name):
     np.testing.assert_array_equal(np.asarray(out), np.asarray(operand).reshape(out.shape))
 
 
+class _Eager:
+    """`jax` with `jit` a no-op: the same programs run eagerly."""
+
+    jit = staticmethod(lambda f: f)
+    vmap = staticmethod(jax.vmap)
+
+
+@pytest.mark.parametrize("mode", ["jit", "eager"])
 @pytest.mark.parametrize("kind", ["auto", "mixed"])
 @pytest.mark.parametrize("name", sorted(CONTROL_CASES))
-def test_control_flow_in_jit_on_auto_axes_runs_per_device(kind, name):
+def test_control_flow_on_auto_axes_runs_per_device(kind, name, mode):
     # Its bodies traced again at the Explicit twin's types: loops keep the
-    # carry's layout (JAX 0.11's placements, golden), no device ever holds
-    # a whole (8, 16) operand.
+    # carry's layout (JAX 0.11's placements, golden for the jitted ones; an
+    # eager loop is placed alike), no device ever holds a whole (8, 16) operand.
     mesh, x, y, v, i = _arrays(AxisType.Auto if kind == "auto" else "mixed")
-    env = {"x": x, "np": np, "jnp": jnp, "lax": lax, "jax": jax}
-    want = eval(CONTROL_CASES[name], {**env, "x": np.asarray(x)})
+    env = {"x": x, "np": np, "jnp": jnp, "lax": lax, "jax": jax if mode == "jit" else _Eager}
+    want = eval(CONTROL_CASES[name], {**env, "jax": jax, "x": np.asarray(x)})
     seen: list = []
-    with _no_global_reads(), spmd.watch_buffers(lambda device, buffer: seen.append(np.size(buffer))):
+    with _no_global_reads(scalars=mode == "eager"), \
+            spmd.watch_buffers(lambda device, buffer: seen.append(np.size(buffer))):
         out = eval(CONTROL_CASES[name], env)
     assert type(out) is ShardedArray and out.sharding.mesh == mesh
     assert seen and max(seen) < x.size
     np.testing.assert_allclose(np.asarray(out), np.asarray(want), rtol=1e-5, atol=1e-5)
+    if mode == "eager":
+        jitted = eval(CONTROL_CASES[name], {**env, "jax": jax})
+        assert (out.sharding.spec, jax.typeof(out)) == (jitted.sharding.spec, jax.typeof(jitted))
 
 
 def test_multiple_results_and_chains_stay_per_device():

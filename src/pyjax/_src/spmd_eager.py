@@ -279,7 +279,8 @@ def run_placed(primitive, args, params) -> Any:
         real = _real(mesh, [x for x in args if not _is_scalar(x)], [x.aval for x in args if not _is_scalar(x)])
         as_called = _equation(primitive, args, params)
         real = real and (*real, as_called)
-        fun = (_xla_reshape(primitive, args, params, avals, twin) if auto else None) or as_called
+        fun = (auto and (_xla_reshape(primitive, args, params, avals, twin)
+                         or _control_again(primitive, args, params, twin))) or as_called
         program = _build(fun, avals, mesh, auto, primitive.multiple_results, primitive.name, real)
         if program is None and auto:  # (where the Explicit rule objects, XLA's choice for some)
             fun = _auto_choice(primitive, args, params, avals, twin)
@@ -558,6 +559,19 @@ def _control_flow() -> dict:
 
         _CONTROL.update({while_p: _while_again, scan_p: _scan_again, cond_p: _cond_again})
     return _CONTROL
+
+
+def _control_again(primitive, args, params, twin):
+    # An eager loop or branch on placed operands: bound again at the twin's types.
+    again = _control_flow().get(primitive)
+    if again is None:
+        return None
+
+    def bound(*xs):
+        it = iter(xs)
+        return list(again(params, [x if _is_scalar(x) else next(it) for x in args], twin))
+
+    return bound
 
 
 def _body(jaxpr, twin, *front):
