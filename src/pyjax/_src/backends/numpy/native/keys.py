@@ -108,8 +108,11 @@ def key_lines(src: _Source, name: str, params: dict, ins: list, out_avals: list,
             f"for (intptr_t {j} = 0; {j} < {count}; {j}++) {{ uint32_t x0 = 0, x1 = (uint32_t){j}; "
             f"pj_hash(pj_k[2 * {i}], pj_k[2 * {i} + 1], &x0, &x1); ")
     at = f"{i} * {count} + {j}"
+    each_key = lambda kind, words: (  # noqa: E731  (threefry.py's vectorised loops over one key's counters)
+        f"{{ const uint32_t *pj_k = (const uint32_t *){keys.ptr}; for (intptr_t {i} = 0; {i} < {n_keys}; {i}++) "
+        f"pj_hash_{kind}(pj_k[2 * {i}], pj_k[2 * {i} + 1], (uint32_t *){out.ptr} + {words} * {i} * {count}, {count}); }}")
     if name == "random_split":  # impls: threefry_split, partitionable
-        step.append(f"{head}((uint32_t *){out.ptr})[2 * ({at})] = x0; ((uint32_t *){out.ptr})[2 * ({at}) + 1] = x1; }} }}")
+        step.append(each_key("pairs", 2))
         return [out]
     if name == "random_bits":  # impls: threefry_random_bits, partitionable
         width = params["bit_width"]
@@ -117,7 +120,7 @@ def key_lines(src: _Source, name: str, params: dict, ins: list, out_avals: list,
         if out.dtype.kind != "u" or out.dtype.itemsize * 8 != width:
             raise _Unsupported(f"random_bits of {width} bits as {out.dtype}")
         value = "((uint64_t)x0 << 32) | x1" if width == 64 else f"({ctype})(x0 ^ x1)"
-        step.append(f"{head}(({ctype} *){out.ptr})[{at}] = {value}; }} }}")
+        step.append(each_key("xor", 1) if width == 32 else f"{head}(({ctype} *){out.ptr})[{at}] = {value}; }} }}")
         return [out]
     raise _Unsupported(name)
 

@@ -40,7 +40,21 @@ static inline void pj_hash(uint32_t k0, uint32_t k1, uint32_t *restrict p0, uint
     PJ_ROUNDS_B x0 += k1; x1 += k2 + 4u;
     PJ_ROUNDS_A x0 += k2; x1 += k0 + 5u;
     *p0 = x0; *p1 = x1;
-}"""
+}
+/* The hashes of counters (0, j), j < count, under one key, as random_split
+   (both words) and 32-bit random_bits (their xor) lay them out: loops GCC
+   vectorises at -O3, whatever the rest of the source is built at. */
+#pragma GCC push_options
+#pragma GCC optimize ("O3", "tree-vectorize")
+static void pj_hash_pairs(uint32_t k0, uint32_t k1, uint32_t *out, intptr_t count) {
+    for (intptr_t j = 0; j < count; j++) {
+        uint32_t x0 = 0, x1 = (uint32_t)j; pj_hash(k0, k1, &x0, &x1); out[2 * j] = x0; out[2 * j + 1] = x1;
+    }
+}
+static void pj_hash_xor(uint32_t k0, uint32_t k1, uint32_t *out, intptr_t count) {
+    for (intptr_t j = 0; j < count; j++) { uint32_t x0 = 0, x1 = (uint32_t)j; pj_hash(k0, k1, &x0, &x1); out[j] = x0 ^ x1; }
+}
+#pragma GCC pop_options"""
 
 _HASH_SOURCE = "#include <stdint.h>" + HASH_FUNCTION + r"""
 void pyjax_threefry_scalar_keys(uint32_t k0, uint32_t k1, uint32_t *restrict x0, uint32_t *restrict x1, intptr_t n) {
