@@ -148,7 +148,9 @@ def test_an_fma_with_nan_operands_gives_the_impls_nan(monkeypatch):
 # values of 4 bytes computed by the program (its scratch), became masked
 # vector loads that reused the first row's mask for every later row, so
 # rows 1-3 read zeros (or leftovers) in place of the chosen values. The
-# element loops now read every operand before choosing.
+# element loops now read every operand before choosing. (Sources are no
+# longer built at -O3, which miscompiled another way, but no element loop
+# relies on that.)
 _SELECTS = {
     "int32": lambda c, x, y: jnp.where(c > 0, x + 1, y - 1),
     "float32": lambda c, x, y: jnp.where(c > 0, x.astype(jnp.float32), y.astype(jnp.float32)),
@@ -158,7 +160,7 @@ _SELECTS = {
 @pytest.mark.parametrize("op", sorted(_SELECTS))
 def test_selects_built_at_O3_are_the_impls(op, monkeypatch):
     monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
-    monkeypatch.setattr(native_build, "_O3_MAX_LINES", 1 << 20)  # this program's source at -O3, whatever the default
+    monkeypatch.setattr(native_build, "opt_level", lambda source, straight_line=False: "-O3")
     fn = _SELECTS[op]
     f = lambda c, x, y: (fn(c, x, y), x - 1)
     rng = np.random.default_rng(5)
@@ -166,7 +168,6 @@ def test_selects_built_at_O3_are_the_impls(op, monkeypatch):
     x, y = (rng.integers(-2**31, 2**31 - 1, (4, 8), dtype=np.int32) | 1 for _ in range(2))
     _, tier = _tier(f, c, x, y)
     assert tier.live, tier.failure
-    assert native_build.opt_level(tier.source, straight_line=True) == "-O3"
     for _ in range(4):
         c = rng.integers(-40, 40, (4, 8), dtype=np.int32)
         want = _python(f, c, x, y)

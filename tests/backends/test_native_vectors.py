@@ -197,6 +197,30 @@ def test_a_compiler_refusing_march_native_builds_without_it(tmp_path, eager_tier
     assert all(np.asarray(a).tobytes() == np.asarray(b).tobytes() for a, b in zip(got, want, strict=True))
 
 
+def test_a_compiler_refusing_the_vector_cost_model_builds_without_it(tmp_path, eager_tier, monkeypatch):
+    # Short sources ask GCC for its dynamic vector cost model; a compiler
+    # that does not know the flag builds them without it, and remembers.
+    real = native.compiler()
+    wrapper = tmp_path / "cc"
+    wrapper.write_text("#!/bin/sh\n"
+                       "for arg in \"$@\"; do case \"$arg\" in -fvect-cost-model=*) "
+                       "echo \"cc: error: unknown argument: '$arg'\" >&2; exit 1;; esac; done\n"
+                       f"exec {real} \"$@\"\n")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("CC", str(wrapper))
+    monkeypatch.setattr(native_build, "_vector_refused", set())
+    monkeypatch.setattr(native_build, "_built", {})
+    xs = jnp.asarray(rng.standard_normal((12, 64)).astype(np.float32))
+    held = natives()  # alive: an id alone could be reused by a new object
+    before = {id(o) for o in held}
+    jf = pyjax.jit(lambda xs: rows_body(xs, xs * 3.0))
+    jf(xs)  # the checked call
+    made = [o for o in natives() if id(o) not in before]
+    assert made and all(m.state == native_tiering.LIVE for m in made), [m.failure for m in made]
+    assert "-fvect-cost-model=dynamic" in native_build.opt_level(made[0].source)
+    assert native_build._vector_refused == {str(wrapper)}
+
+
 def test_a_row_written_in_place_over_its_operand_keeps_numpys_bits_with_nans(eager_tier, monkeypatch):
     # The row loop writes its output into the matmul's dead buffer, and the
     # last op reads that very row: a vector pass meeting a NaN must not have

@@ -38,10 +38,15 @@ _built: dict = {}  # source digest -> the loaded library
 # target (then the vector paths defer to NumPy's kernels).
 _ARCH_FLAGS = ("-march=native",)
 _arch_refused: set = set()  # compilers that refused it
-# -O3 for programs is off: with it, random programs' outputs differed from
-# the Python code's in some runs and not others (tests/backends/test_native_fuzz.py;
-# the tier check caught it and dropped the tier), cause not found yet.
-_O3_MAX_LINES = 0
+# A short source is built at -O2 with GCC's dynamic vector cost model: its
+# own element loops (selects, a max's zero fix-up) are vectorised as at -O3
+# (a select-heavy 64x256 program: 90 -> 15 us), without -O3's other passes:
+# GCC 12.2 at -O3 miscompiled generated sources (docs/performance.md: a
+# float64 -> float32 -> float64 round trip copied without its rounding).
+# A compiler that does not know the flag builds without it.
+_VECTOR_MAX_LINES = 400
+_VECTOR_FLAGS = ("-fvect-cost-model=dynamic",)
+_vector_refused: set = set()  # compilers that refused them
 _O2_MAX_LINES = 1500
 # A compiler running longer than this is killed with its whole process
 # group, and the tier stays Python.
@@ -243,7 +248,6 @@ def _build(source: str, straight_line: bool = False, opt: str | None = None) -> 
         cc = compiler_command()
         if cc is None:
             raise RuntimeError("no C compiler")
-        name = " ".join(cc)
         c_path, so_path = _build_path(f"loop_{digest}", ".c"), _build_path(f"loop_{digest}", ".so")
         with open(c_path, "w") as f:
             f.write(source)
@@ -253,21 +257,11 @@ def _build(source: str, straight_line: bool = False, opt: str | None = None) -> 
         # and -O0 a straight-line program (run once a call, not once a
         # step) in half that again, for ~6% more time a call (an unrolled
         # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0). A short
-        # source gets -O3, which vectorises the per-element loops the source
-        # writes itself (selects, a max's zero fixup), in about the same
-        # build time: a max's derivative over 128 x 512 went 89 -> 56 us.
+        # source is vectorised (`_VECTOR_MAX_LINES`).
         # (Flags in $CC come first: ours, after them, win.)
-        opt = opt or opt_level(source, straight_line)
-        base = [*cc, opt, "-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
-        done = None
-        if name not in _arch_refused:
-            cmd = [*cc, opt, *_ARCH_FLAGS, *base[len(cc) + 1:]]
-            done = (cmd, *_run_compiler(cmd))
-            if done[1] and "march" in done[2]:
-                _arch_refused.add(name)
-                done = None
-        if done is None:
-            done = (base, *_run_compiler(base))
+        flags = (opt or opt_level(source, straight_line)).split()
+        rest = ["-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
+        done = _compile(cc, flags, rest)
         _remove(c_path)  # (the library stays: it is loaded from there)
         if done[1]:
             raise RuntimeError(f"{' '.join(done[0])} failed: {done[2].strip()[:500]}")
@@ -278,10 +272,29 @@ def _build(source: str, straight_line: bool = False, opt: str | None = None) -> 
 
 
 def opt_level(source: str, straight_line: bool = False) -> str:
-    """The optimisation flag `source` is built at (see `_build`)."""
+    """The optimisation flags `source` is built with (see `_build`)."""
     lines = source.count("\n")
-    return ("-O3" if lines < _O3_MAX_LINES else "-O2" if lines < _O2_MAX_LINES
-            else "-O0" if straight_line else "-O1")
+    if lines < _VECTOR_MAX_LINES:
+        return " ".join(("-O2", *_VECTOR_FLAGS))
+    return "-O2" if lines < _O2_MAX_LINES else "-O0" if straight_line else "-O1"
+
+
+def _compile(cc: list, flags: list, rest: list) -> tuple:
+    """(command, exit status, stderr) of the build with `flags` and this
+    machine's instructions; a tuning flag the compiler refuses is left out,
+    of this build and of its later ones."""
+    name = " ".join(cc)
+    while True:
+        use = [f for f in flags if f not in _VECTOR_FLAGS or name not in _vector_refused]
+        tuned = name not in _arch_refused
+        cmd = [*cc, *use, *(_ARCH_FLAGS if tuned else ()), *rest]
+        code, err = _run_compiler(cmd)
+        if code and tuned and "march" in err:
+            _arch_refused.add(name)
+        elif code and "vect-cost-model" in err and any(f in _VECTOR_FLAGS for f in use):
+            _vector_refused.add(name)
+        else:
+            return cmd, code, err
 
 
 def _remove(path: str) -> None:
