@@ -167,6 +167,32 @@ def test_sums_leaving_one_element_per_row_keep_add_reduce(monkeypatch):
     assert got.tobytes() == np.add.reduce(x, axis=0).tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32, np.uint8])
+@pytest.mark.parametrize("layout", ["full", "mask_broadcast", "case_broadcast", "both_broadcast"])
+def test_select_n_blend_is_np_where(dtype, layout, monkeypatch):
+    # select_n's bitwise blend, the mask made on a broadcast operand's own
+    # rows (attention's causal mask over batch and heads): np.where's bits.
+    from pyjax._src.backends.numpy.impls import standard as standard_impl
+    from pyjax._src.lax import elementwise as ew
+    shape = (3, 4, 24, 24)
+    which = rng.random(shape) < 0.4
+    a = (rng.standard_normal(shape) * 100).astype(dtype)
+    b = (rng.standard_normal(shape) * 100).astype(dtype)
+    if np.issubdtype(dtype, np.floating):
+        a.flat[:6] = [np.nan, -0.0, 0.0, np.inf, -np.inf, -np.nan]
+        b.flat[3:9] = [np.nan, -0.0, 0.0, np.inf, -np.inf, -0.0]
+    if layout in ("mask_broadcast", "both_broadcast"):
+        which = np.broadcast_to(np.tril(np.ones(shape[2:], bool)), shape)
+    if layout in ("case_broadcast", "both_broadcast"):
+        b = np.broadcast_to(np.asarray(-1e4 if np.issubdtype(dtype, np.floating) else 7, dtype), shape)
+    taken = []
+    real = standard_impl._blend
+    monkeypatch.setattr(standard_impl, "_blend", lambda *args: taken.append(1) or real(*args))
+    got = standard_impl.IMPLS[ew.select_n_p](which, b, a)
+    assert taken
+    assert got.dtype == dtype and got.tobytes() == np.where(which, a, b).tobytes()
+
+
 def _with_and_without_rows(f, args, monkeypatch):
     # The row paths against the general one (every axis indexed).
     with_rows = np.asarray(pyjax.jit(f)(*args))

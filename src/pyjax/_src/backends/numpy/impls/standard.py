@@ -745,9 +745,25 @@ def _select_n_fast(which, *cases):
                 out *= a_bits ^ b_bits
                 out ^= b_bits
                 return out.view(a.dtype)
-            mask = np.negative(which.astype(bits))
-            return ((a.view(bits) & mask) | (b.view(bits) & ~mask)).view(a.dtype)
+            if a.shape == b.shape == which.shape:
+                return _blend(which, a, b, bits)
     return _select_n(which, *cases)
+
+
+def _compact(x: np.ndarray) -> np.ndarray:
+    # A broadcast view's one row along each axis it repeats (stride 0).
+    return x[tuple(slice(0, 1) if stride == 0 and n > 1 else slice(None) for stride, n in zip(x.strides, x.shape))]
+
+
+def _blend(which, a, b, bits):
+    """b ^ ((a ^ b) & -which) on the bit patterns: three passes over the
+    output, the mask made on the operands' own rows where they are
+    broadcast views (a causal mask repeated over batch and heads)."""
+    mask = np.negative(_compact(which).astype(bits))
+    a_bits, b_bits = _compact(a).view(bits), _compact(b).view(bits)
+    out = np.bitwise_xor(a_bits, b_bits)
+    out = np.bitwise_and(out, mask, out=out if out.shape == which.shape else None)
+    return np.bitwise_xor(out, b_bits, out=out).view(a.dtype)
 
 
 IMPLS[ew.select_n_p] = _select_n_fast
