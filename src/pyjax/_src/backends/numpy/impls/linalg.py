@@ -59,6 +59,8 @@ def _map_matrices(fn: Callable, operands: Sequence[np.ndarray], ranks: Sequence[
     """
     first = operands[0]
     batch = first.shape[:first.ndim - ranks[0]]
+    if not batch:
+        return _one_matrix(fn, operands, out_cores, out_dtypes)
     count = int(np.prod(batch, dtype=np.int64))
     flat = [o.reshape((count,) + o.shape[o.ndim - r:]) for o, r in zip(operands, ranks, strict=True)]
     outs = [np.empty(batch + tuple(core), dtype) for core, dtype in zip(out_cores, out_dtypes, strict=True)]
@@ -67,6 +69,21 @@ def _map_matrices(fn: Callable, operands: Sequence[np.ndarray], ranks: Sequence[
         results = fn(*(f[i] for f in flat))
         for out, result in zip(flat_outs, results, strict=True):
             out[i] = result
+    return outs
+
+
+def _one_matrix(fn: Callable, operands: Sequence[np.ndarray], out_cores: Sequence[tuple],
+                out_dtypes: Sequence) -> list:
+    # No batch (a dispatch-bound program's usual case): the results as the
+    # batch loop would store them (C order, the output dtypes), without its
+    # allocations and copies where a result already is that.
+    outs = []
+    for result, core, dtype in zip(fn(*operands), out_cores, out_dtypes, strict=True):
+        out = np.ascontiguousarray(result, dtype=dtype)
+        if out.shape != tuple(core) or (out is result and any(out is o or np.may_share_memory(out, o) for o in operands)):
+            out = np.empty(core, dtype)
+            out[...] = result
+        outs.append(out)
     return outs
 
 
@@ -446,7 +463,7 @@ def _triangular_solve(a, b, *, left_side: bool, lower: bool, transpose_a: bool, 
         if conjugate_a:  # trsm has no "conjugate without transpose": conjugate A up front
             a = np.conj(a)
     batch = a.shape[:-2]
-    b = np.broadcast_to(b, batch + b.shape[-2:]) if b.ndim - 2 == len(batch) else b
+    b = np.broadcast_to(b, batch + b.shape[-2:]) if batch and b.ndim - 2 == len(batch) else b
 
     def one(matrix, rhs):
         return (trsm(1.0, matrix, rhs, side=0 if left_side else 1, lower=int(lower), trans_a=trans,

@@ -1,0 +1,64 @@
+"""The linalg impls on one matrix (impls/linalg.py `_one_matrix`): the
+LAPACK/BLAS results as the batch loop stores them (C order, fresh, the same
+bits as the same matrix in a batch of one), without its allocations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pyjax._src.backends.numpy.impls import linalg as linalg_impl
+
+rng = np.random.default_rng(11)
+
+
+def _spd(n, dtype):
+    a = rng.standard_normal((n, n)).astype(dtype)
+    return (a @ a.T + n * np.eye(n, dtype=dtype)).astype(dtype)
+
+
+CASES = {
+    "cholesky": lambda x, dt: [linalg_impl._cholesky(x)],
+    "trsm_left": lambda x, dt: [linalg_impl._triangular_solve(
+        np.tril(x), np.ones(x.shape[:-1] + (3,), dt), left_side=True, lower=True, transpose_a=False,
+        conjugate_a=False, unit_diagonal=False)],
+    "trsm_right_t": lambda x, dt: [linalg_impl._triangular_solve(
+        np.triu(x), np.ones(x.shape[:-2] + (2, x.shape[-1]), dt), left_side=False, lower=False, transpose_a=True,
+        conjugate_a=False, unit_diagonal=True)],
+    "eigh": lambda x, dt: linalg_impl._eigh(x, lower=True, sort_eigenvalues=True, subset_by_index=None,
+                                            algorithm=None),
+    "lu": lambda x, dt: linalg_impl._lu(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_matrix_has_the_batch_loops_bits(name, dtype, monkeypatch):
+    x = _spd(6, dtype)
+    taken = []
+    real = linalg_impl._one_matrix
+    monkeypatch.setattr(linalg_impl, "_one_matrix", lambda *a: taken.append(1) or real(*a))
+    one = CASES[name](x, dtype)
+    assert taken
+    batched = CASES[name](x[None], dtype)
+    for a, b in zip(one, batched, strict=True):
+        a = np.asarray(a)
+        assert a.flags.c_contiguous and a.dtype == b.dtype and a.shape == b.shape[1:]
+        assert a.tobytes() == b[0].tobytes()
+
+
+def test_one_matrix_never_returns_an_operand():
+    # An empty matrix's Cholesky factor is the matrix itself in `one`.
+    x = np.zeros((0, 0), np.float32)
+    out = linalg_impl._cholesky(x)
+    assert out.shape == (0, 0) and out is not x
+    calls = []
+
+    def echo(a, b):
+        calls.append(1)
+        return a, b[:, ::-1]
+
+    a, b = np.ones((3, 3)), np.arange(6.0).reshape(3, 2)
+    outs = linalg_impl._map_matrices(echo, [a, b], [2, 2], [(3, 3), (3, 2)], [np.float64, np.float64])
+    assert calls and not any(np.may_share_memory(o, x) for o in outs for x in (a, b))
+    assert outs[0].tobytes() == a.tobytes() and outs[1].tobytes() == np.ascontiguousarray(b[:, ::-1]).tobytes()
