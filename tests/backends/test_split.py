@@ -4,6 +4,7 @@ products large enough."""
 
 import numpy as np
 import pytest
+import threadpoolctl
 
 import pyjax
 import pyjax.numpy as jnp
@@ -30,6 +31,9 @@ def two_workers(monkeypatch):
     ((128, 784), (512, 784), True),    # a transposed operand (a view)
     ((3, 100, 400), (3, 400, 120), False),  # batch split
     ((1, 300, 300), (1, 300, 300), False),  # batch of one: rows split
+    ((128, 784), (784, 512), False),   # more columns than rows: columns split
+    ((128, 512), (513, 512), True),    # columns split, transposed operand, uneven blocks
+    ((1, 64, 400), (1, 400, 400), False),  # batch of one, columns split
 ])
 def test_split_is_bitwise_np_matmul(two_workers, shape_a, shape_b, transpose_b):
     rng = np.random.default_rng(0)
@@ -42,6 +46,60 @@ def test_split_is_bitwise_np_matmul(two_workers, shape_a, shape_b, transpose_b):
     out = split_lib.matmul(a, b)
     assert two_workers == [True, True]  # two blocks, each written into the output
     np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.complex128])
+def test_split_of_random_products_is_bitwise_np_matmul(monkeypatch, dtype):
+    # (Not float64: OpenBLAS's dgemm computes each block's first panel in
+    # another order, and most of these products differ in a few last bits.)
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    rng = np.random.default_rng(7)
+    differ = []
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):  # as inside pyjax's computations (blas.py)
+        for _ in range(12):
+            m, k, n = (int(v) for v in rng.integers([200, 1, 200], [520, 700, 1300]))
+            a, b = rng.standard_normal((m, k)), rng.standard_normal((n, k) if rng.random() < 0.5 else (k, n))
+            a, b = a.astype(dtype), (b.T if b.shape[0] == n else b).astype(dtype)
+            if not np.array_equal(split_lib.matmul(a, b), np.matmul(a, b)):
+                differ.append((m, k, n))
+    assert differ == []
+
+
+@pytest.mark.parametrize("shape_a,shape_b,blocks", [
+    ((128, 784), (784, 512), [((128, 784), (784, 256))] * 2),  # the MLP's forward product: columns
+    ((512, 128), (128, 512), [((256, 128), (128, 512))] * 2),  # square output: rows
+    ((784, 128), (128, 512), [((392, 128), (128, 512))] * 2),  # more rows: rows
+])
+def test_split_cuts_the_wider_side(monkeypatch, shape_a, shape_b, blocks):
+    # Each block copies the operand it does not cut whole: that must be the smaller one.
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    seen = []
+    real = np.matmul
+
+    def recording(x, y, **kwargs):
+        seen.append((x.shape, y.shape))
+        return real(x, y, **kwargs)
+
+    monkeypatch.setattr(split_lib.np, "matmul", recording)
+    a = np.ones(shape_a, np.float32)
+    split_lib.matmul(a, np.ones(shape_b, np.float32))
+    assert seen == blocks
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_no_block_falls_to_the_small_matrix_kernels(monkeypatch, workers):
+    # OpenBLAS sums products of at most 1M multiply-adds in another order:
+    # a block that small, of a product that is not, would change bits.
+    monkeypatch.setitem(split_lib._state, "workers", workers)
+    monkeypatch.setattr(split_lib, "MIN_FLOPS", 1)
+    rng = np.random.default_rng(3)
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        for rows, k, cols in [(64, 100, 200), (96, 120, 100), (200, 40, 160), (40, 64, 500), (300, 30, 130)]:
+            a = rng.standard_normal((rows, k)).astype(np.float32)
+            b = rng.standard_normal((k, cols)).astype(np.float32)
+            np.testing.assert_array_equal(split_lib.matmul(a, b), np.matmul(a, b), err_msg=str((rows, k, cols)))
+    assert split_lib._blocks(64, 100 * 200, 2) == 1 and split_lib._blocks(600, 30 * 130, 3) == 2
+    assert split_lib._blocks(10, 10, 3) == 3  # the whole is small: so are its blocks
 
 
 def test_small_products_are_not_split(two_workers):
@@ -193,3 +251,37 @@ def test_memory_bound_ufuncs_split_only_when_large(monkeypatch):
     assert split_lib.elementwise_worth_splitting(np.exp, (1024, 512))       # compute-bound, 512K elements
     assert not split_lib.elementwise_worth_splitting(np.add, (1024, 512))   # memory-bound: not yet
     assert split_lib.elementwise_worth_splitting(np.add, (2048, 1024))      # memory-bound, 2M elements
+
+
+def test_a_call_the_pool_has_not_started_runs_on_the_calling_thread(monkeypatch):
+    # On a busy machine the pool's thread may not get a core for a long time:
+    # the calling thread, once free, takes the calls not yet started.
+    import threading
+    import time
+
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    monkeypatch.setitem(split_lib._state, "pool", None)  # a fresh pool of one thread
+    pool = split_lib._pool()
+    release = threading.Event()
+    pool.submit(release.wait, 5.0)  # the pool's one thread is busy
+    ran_on = {}
+    start = time.perf_counter()
+    try:
+        split_lib.run_all([lambda: ran_on.setdefault("first", threading.get_ident()),
+                           lambda: ran_on.setdefault("second", threading.get_ident())])
+    finally:
+        release.set()
+        pool.shutdown(wait=True)
+    assert ran_on == {"first": threading.get_ident(), "second": threading.get_ident()}
+    assert time.perf_counter() - start < 4.0
+
+
+def test_errors_of_calls_run_either_way_are_raised(monkeypatch):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+
+    def fail():
+        raise ZeroDivisionError("block")
+
+    for calls in ([lambda: None, fail], [fail, lambda: None]):
+        with pytest.raises(ZeroDivisionError, match="block"):
+            split_lib.run_all(calls)

@@ -8,8 +8,12 @@ writing its block of one preallocated output (NumPy releases the GIL inside
 BLAS). A waiting thread blocks rather than spins, so on a busy machine the
 split costs about one thread hand-off, and on an idle one it uses every
 core. Each output element comes from the same BLAS kernel over the same
-contraction as without the split, so results are bitwise the same (checked
-in tests/backends/test_split.py).
+contraction as without the split, so float32 and complex results are
+bitwise the same (checked in tests/backends/test_split.py), provided no
+block is small enough for OpenBLAS's small-matrix kernels (another order of
+summation; `_SMALL_MNK`). Float64 is not: OpenBLAS's dgemm computes the
+first panel of each block in another order, and a split changed the last
+bit of a few rows in most random products, wherever the cut (docs/performance.md).
 
 Large elementwise ufunc calls in compiled code are split the same way, by
 blocks of the output's leading axis (`SplitUfunc`): XLA runs such loops on
@@ -77,7 +81,8 @@ def worth_splitting(rows: int, contract: int, cols: int, batch: int = 1) -> bool
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """`np.matmul(a, b)` for 2-D operands, or 3-D ones with equal batch
-    sizes, split across the pool when large enough."""
+    sizes, split across the pool when large enough: by batch entries, else
+    by rows, or by columns when those outnumber the rows."""
     batched = a.ndim == 3
     if a.ndim != b.ndim or a.ndim not in (2, 3) or (batched and a.shape[0] != b.shape[0]):
         return np.matmul(a, b)  # broadcast batches and vectors: one call
@@ -86,23 +91,59 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if not worth_splitting(rows, contract, b.shape[-1], batch):
         return np.matmul(a, b)
     workers = num_workers()
-    out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (rows, b.shape[-1]), np.result_type(a, b))
-    if batched and batch >= workers:
-        blocks = [(a[i:j], b[i:j], out[i:j]) for i, j in ranges(batch)]
+    cols = b.shape[-1]
+    if batched and batch >= workers:  # (whole products: any cut is exact)
+        cut = ranges(batch)
     else:
-        blocks = [(a[..., i:j, :], b, out[..., i:j, :]) for i, j in ranges(rows)]
+        # Every block packs the whole operand it does not cut (OpenBLAS copies
+        # its panels before the kernel): cut the wider side, so that the copy
+        # each block repeats is the smaller operand's.
+        size = max(rows, cols)
+        cut = _ranges(size, _blocks(size, rows * cols * contract // size, workers))
+        if len(cut) < 2:
+            return np.matmul(a, b)
+    out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (rows, cols), np.result_type(a, b))
+    if batched and batch >= workers:
+        blocks = [(a[i:j], b[i:j], out[i:j]) for i, j in cut]
+    elif rows >= cols:
+        blocks = [(a[..., i:j, :], b, out[..., i:j, :]) for i, j in cut]
+    else:
+        blocks = [(a, b[..., i:j], out[..., i:j]) for i, j in cut]
     _run_blocks(np.matmul, blocks)
     return out
 
 
+# OpenBLAS (SkylakeX) multiplies products of at most this many multiply-adds
+# (M*N*K) with its small-matrix kernels, which sum in another order.
+_SMALL_MNK = 1_000_000
+
+
+def _blocks(size: int, per_line: int, workers: int) -> int:
+    # How many blocks to cut `size` lines of `per_line` multiply-adds each
+    # into: at most `workers`, each above _SMALL_MNK when the whole product is.
+    if size * per_line <= _SMALL_MNK:
+        return workers  # (small whole: its blocks take the same kernels)
+    count = workers
+    while count > 1 and size // count * per_line <= _SMALL_MNK:
+        count -= 1
+    return count
+
+
 def run_all(calls: list) -> None:
     # Every call at once: the first on the calling thread, the others on the
-    # pool; returns when all are done (re-raising the first error).
+    # pool; returns when all are done (re-raising the first error). A call
+    # the pool has not started when the calling thread is free runs there:
+    # on a busy machine the pool's thread may wait long for a core, and
+    # waiting for it cost more than the split saved. (A call's bits do not
+    # depend on its thread: both compute in the flushed mode, fpenv.py.)
     pool = _pool()
     pending = [pool.submit(call) for call in calls[1:]]
     calls[0]()
-    for future in pending:
-        future.result()
+    for call, future in zip(calls[1:], pending, strict=True):
+        if future.cancel():
+            call()
+        else:
+            future.result()
 
 
 def _run_blocks(fn, blocks: list) -> None:
