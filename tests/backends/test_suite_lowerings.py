@@ -193,6 +193,27 @@ def test_select_n_blend_is_np_where(dtype, layout, monkeypatch):
     assert got.dtype == dtype and got.tobytes() == np.where(which, a, b).tobytes()
 
 
+@pytest.mark.parametrize("transform", ["rfft", "irfft", "fft2"])
+def test_large_ffts_on_every_core_have_one_cores_bits(transform, monkeypatch):
+    from pyjax._src.backends.numpy.impls import fft as fft_impl
+    from pyjax._src.backends.numpy.parallel import split as split_lib
+    x = arr(8, 128, 64)
+    f = {"rfft": lambda x: jnp.fft.rfft(x.reshape(8, -1)),
+         "irfft": lambda x: jnp.fft.irfft(jnp.fft.rfft(x.reshape(8, -1)) * 2.0),
+         "fft2": lambda x: jnp.fft.fft2(x)}[transform]
+    used = []
+    real = fft_impl._workers
+    monkeypatch.setattr(fft_impl, "_workers", lambda x: used.append(real(x)) or used[-1])
+    monkeypatch.setattr(fft_impl, "MIN_SPLIT_ELEMENTS", 1 << 10)
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    pyjax.clear_caches()
+    spread = np.asarray(pyjax.jit(f)(x))
+    assert used and all(n == 2 for n in used)
+    monkeypatch.setitem(split_lib._state, "workers", 1)
+    pyjax.clear_caches()
+    assert np.asarray(pyjax.jit(f)(x)).tobytes() == spread.tobytes()
+
+
 def _with_and_without_rows(f, args, monkeypatch):
     # The row paths against the general one (every axis indexed).
     with_rows = np.asarray(pyjax.jit(f)(*args))

@@ -5,16 +5,22 @@ in single precision, 5-7x faster than numpy.fft's float32 transforms (see
 docs/performance.md); the result is cast to the dtype the abstract
 evaluation promised (an RFFT of float32 is complex64, an IRFFT of complex64
 is float32). It is imported at the first transform: importing it costs
-~0.25 s, which `import pyjax` does not pay.
+~0.25 s, which `import pyjax` does not pay. A large transform runs on the
+split pool's number of cores (scipy.fft's `workers`: each 1-D transform on
+one thread, so the same bits), as XLA runs its FFTs on every core.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from pyjax._src.backends.numpy.parallel import split as split_lib
 from pyjax._src.lax import fft as fft_lax
 
 IMPLS: dict = {}
+# Transforms of fewer elements run on one thread: a hand-off costs more than
+# the share a second core would take (an FFT does ~5 log2(n) flops an element).
+MIN_SPLIT_ELEMENTS = 1 << 17
 
 _NAMES = {fft_lax.FftType.FFT: "fftn", fft_lax.FftType.IFFT: "ifftn", fft_lax.FftType.RFFT: "rfftn",
           fft_lax.FftType.IRFFT: "irfftn"}
@@ -56,10 +62,14 @@ def _fft(x, *, fft_type, fft_lengths: tuple) -> np.ndarray:
             raise ValueError("IRFFT requires innermost dimension to be compatible with fft_length[-1]/2+1. "
                              f"Got: {x.shape[-1]} but fft_length is {fft_lengths[-1]}.")
         # `s` gives the real output lengths; the last input axis holds n // 2 + 1 terms.
-        out = _transform(fft_type)(x, s=fft_lengths, axes=axes)
+        out = _transform(fft_type)(x, s=fft_lengths, axes=axes, workers=_workers(x))
     else:
-        out = _transform(fft_type)(x, axes=axes)
+        out = _transform(fft_type)(x, axes=axes, workers=_workers(x))
     return out.astype(dtype, copy=False)
+
+
+def _workers(x: np.ndarray) -> int:
+    return split_lib.num_workers() if x.size >= MIN_SPLIT_ELEMENTS else 1
 
 
 IMPLS[fft_lax.fft_p] = _fft
