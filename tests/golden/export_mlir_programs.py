@@ -19,6 +19,14 @@ def programs(jax, jnp, export) -> dict:
         return jax.ShapeDtypeStruct(shape, dtype)
 
     @jax.jit
+    def sinh_twice(x):
+        return jnp.sinh(x) * 2
+
+    @jax.jit
+    def sinh_cosh(x):
+        return jnp.sinh(x) * 3 + jnp.cosh(x)
+
+    @jax.jit
     def inner_pair(x):
         return x * 2, x + 1
 
@@ -133,13 +141,22 @@ def programs(jax, jnp, export) -> dict:
         "slice_to_min": (lambda x: x[:3], [b4]),
         "slice_negative_start": (lambda x: x[-5:], [b4]),
         "slice_start_min": (lambda x: x[2:] * 2.0, [b4]),
+        # CHLO ops: stablehlo.composite calls of their expansion (@chlo.<op>.impl, one per op, after its caller)
+        "composite_sinh": (lambda x: jnp.sinh(x), [spec((3, 4))]),
+        "composite_each_op": (lambda x: [f(x) for f in (jax.lax.sinh, jax.lax.cosh, jax.lax.asin, jax.lax.acos,
+                                                        jax.lax.asinh, jax.lax.acosh, jax.lax.atanh, jax.lax.erf,
+                                                        jax.lax.atan)], [spec((3,))]),
+        "composite_top_k": (lambda x: jax.lax.top_k(x, 2), [spec((3, 4))]),
+        "composite_top_k_int": (lambda x: jax.lax.top_k((x * 100).astype(jnp.int32), 3)[1], [spec((5,))]),
+        "composite_in_nested_jits": (lambda x: jnp.cosh(x) + sinh_twice(x) + sinh_cosh(x) + jnp.sinh(x), [spec((3,))]),
+        "composite_float64": (lambda x: jnp.sinh(x) + jnp.asinh(x) * jnp.atanh(x), [spec((3,), jnp.float64)]),
     }
     return out
 
 
 # Recorded again with jax_enable_x64 (dimension variables are then int64).
 X64 = ("elementwise", "reshape_flat", "dim_as_value_mul", "arange", "dim_expr_input", "two_vars_broadcast", "cumsum",
-       "tile", "take_rows", "take_columns")
+       "tile", "take_rows", "take_columns", "composite_float64")
 
 
 def lowered(jax, jnp, np) -> dict:

@@ -35,6 +35,7 @@ def wire_export() -> None:
 def lower_exported(exp) -> str:
     """The module text of the `Exported` `exp`."""
     from pyjax._src.backends.stablehlo import _sanitize, install, lower_entry
+    from pyjax._src.backends.stablehlo.composites import to_composites
     from pyjax._src.interpreters.dce import dce_jaxpr
 
     install()
@@ -59,6 +60,7 @@ def lower_exported(exp) -> str:
         with dynamic.dim_env(dynamic.DimEnv(names, wrapped.args[:len(names)], dtype, mod)):
             lower_entry(mod, wrapped, jaxpr, exp.out_tree, donated, n_dim_args=len(names))
         _lower_main(exp, mod, main, wrapped, names, dtype)
+    to_composites(module)
     for func in module.funcs:
         _hoist_constants(func.body)
         _remove_dead_ops(func.body)

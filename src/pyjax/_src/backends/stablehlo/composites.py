@@ -1,0 +1,253 @@
+"""CHLO ops as JAX's exported module holds them.
+
+`jit(f).lower()` prints `chlo.sinh`, `chlo.top_k`, ...; the text of
+`Exported.mlir_module()` is what MLIR's portable-artifact round trip leaves:
+some CHLO ops become a `stablehlo.composite "chlo.<op>"` whose
+`decomposition` is a private function `@chlo.<op>.impl` holding CHLO's own
+expansion (sinh, cosh, asin, acos, asinh, acosh, atanh, erf, top_k), and
+`chlo.atan` is expanded in place (`atan2(x, 1)`). The round trip visits the
+functions last to first, each one's ops in order; every composite gets its
+own function (named with one counter of its own: `@chlo.sinh.impl`,
+`@chlo.sinh.impl_0`), put right after the function that calls it.
+
+Each expansion emits its constants (splats of the operand's shape) first,
+in the order the round trip's folder leaves them, then its ops. Not
+reproduced (their chlo op is kept): the other CHLO ops (erfc, erf_inv,
+lgamma, digamma, bessel_i1e, next_after, polygamma, zeta, which JAX's round
+trip expands in place at length), erf of other types than float32, dtypes
+other than float32/float64 and symbolic shapes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pyjax._src.backends.stablehlo.builder import Builder, print_constant, print_generic, print_same_type
+from pyjax._src.backends.stablehlo.ir import Block, Module, Op, TensorType, _symbol
+
+
+def _consts(b: Builder, t: TensorType, *values) -> list:
+    return [b.constant(np.full(t.shape, v, t.dtype)) for v in values]
+
+
+def _cmp(b: Builder, direction: str, x, y):
+    # (CHLO's expansions give no comparison type: none is printed)
+    return b.emit1("stablehlo.compare", [x, y], [TensorType(x.shape, np.bool_)], _print_untyped_compare,
+                   direction=direction)
+
+
+def _print_untyped_compare(op, p, indent, in_func):
+    from pyjax._src.backends.stablehlo.builder import _types_sig
+
+    return f"stablehlo.compare {op.attrs['direction']}, {p.vs(op.operands)} : {_types_sig(op.operands, op.results)}"
+
+
+def _ew(b: Builder, name: str, *args):
+    return b.elementwise("stablehlo." + name, list(args))
+
+
+def _sinh(b, x, t):
+    one, half = _consts(b, t, 1.0, 0.5)
+    log_half = _ew(b, "log", half)
+    large = _ew(b, "subtract", _ew(b, "exponential", _ew(b, "add", x, log_half)),
+                _ew(b, "exponential", _ew(b, "subtract", log_half, x)))
+    m = _ew(b, "exponential_minus_one", x)
+    small = _ew(b, "multiply", half, _ew(b, "add", m, _ew(b, "divide", m, _ew(b, "add", m, one))))
+    return [b.select(_cmp(b, "LT", _ew(b, "abs", x), one), small, large)]
+
+
+def _cosh(b, x, t):
+    (half,) = _consts(b, t, 0.5)
+    log_half = _ew(b, "log", half)
+    return [_ew(b, "add", _ew(b, "exponential", _ew(b, "add", x, log_half)),
+                _ew(b, "exponential", _ew(b, "subtract", log_half, x)))]
+
+
+def _root_one_minus_square(b, x, one):
+    return _ew(b, "sqrt", _ew(b, "multiply", _ew(b, "subtract", one, x), _ew(b, "add", one, x)))
+
+
+def _asin(b, x, t):
+    (one,) = _consts(b, t, 1.0)
+    half_angle = _ew(b, "atan2", x, _ew(b, "add", one, _root_one_minus_square(b, x, one)))
+    return [_ew(b, "add", half_angle, half_angle)]
+
+
+def _acos(b, x, t):
+    (one,) = _consts(b, t, 1.0)
+    return [_ew(b, "atan2", _root_one_minus_square(b, x, one), x)]
+
+
+def _atanh(b, x, t):
+    half, nan, one = _consts(b, t, 0.5, np.nan, 1.0)
+    outside = _cmp(b, "GT", _ew(b, "abs", x), one)
+    diff = _ew(b, "subtract", _ew(b, "log_plus_one", x), _ew(b, "log_plus_one", _ew(b, "negate", x)))
+    return [b.select(outside, nan, _ew(b, "multiply", diff, half))]
+
+
+def _asinh(b, x, t):
+    one, two, big = _consts(b, t, 1.0, 2.0, np.finfo(t.dtype).max)
+    sign, ax = _ew(b, "sign", x), _ew(b, "abs", x)
+    large = _cmp(b, "GE", ax, _ew(b, "sqrt", big))
+    log_large = _ew(b, "add", _ew(b, "log", two), _ew(b, "log", ax))
+    sq = _ew(b, "multiply", ax, ax)
+    ratio = _ew(b, "divide", sq, _ew(b, "add", one, _ew(b, "sqrt", _ew(b, "add", one, sq))))
+    small = _ew(b, "log_plus_one", _ew(b, "add", ax, ratio))
+    return [_ew(b, "multiply", sign, b.select(large, log_large, small))]
+
+
+def _acosh(b, x, t):
+    one, big, two = _consts(b, t, 1.0, np.finfo(t.dtype).max, 2.0)
+    large = _cmp(b, "GE", x, _ew(b, "divide", big, two))
+    log_large = _ew(b, "add", _ew(b, "log", two), _ew(b, "log", x))
+    below = _ew(b, "sqrt", _ew(b, "subtract", x, one))
+    above = _ew(b, "sqrt", _ew(b, "add", x, one))
+    small = _ew(b, "log_plus_one", _ew(b, "multiply", below, _ew(b, "add", above, below)))
+    return [b.select(large, log_large, small)]
+
+
+# erf on float32: a rational approximation on x clamped to [-4, 4].
+_ERF_ALPHA = ("-2.72614237E-10", "2.77068146E-8", "-2.10102394E-6", "-5.69250624E-5", "-7.34990637E-4",
+              "-2.954600e-03", "-0.0160960332")
+_ERF_BETA = ("-1.45660715E-5", "-2.13374049E-4", "-0.00168282702", "-0.00737332925", "-0.0142647391")
+
+
+def _horner(b, coeffs, sq):
+    acc = _ew(b, "multiply", coeffs[0], sq)
+    for k, c in enumerate(coeffs[1:]):
+        acc = _ew(b, "add", acc, c)
+        if k < len(coeffs) - 2:
+            acc = _ew(b, "multiply", acc, sq)
+    return acc
+
+
+def _clamp(b, lo, x, hi):
+    return b.emit1("stablehlo.clamp", [lo, x, hi], [x.type], print_same_type)
+
+
+def _erf(b, x, t):
+    values = (1.0, -1.0) + tuple(np.float32(v) for v in reversed(_ERF_BETA)) + \
+        tuple(np.float32(v) for v in reversed(_ERF_ALPHA)) + (-4.0, 4.0)
+    consts = _consts(b, t, *values)
+    one, minus_one, beta, alpha, lo, hi = consts[0], consts[1], consts[2:7], consts[7:14], consts[14], consts[15]
+    clamped = _clamp(b, lo, x, hi)
+    sq = _ew(b, "multiply", clamped, clamped)
+    p = _horner(b, alpha[::-1], sq)
+    q = _horner(b, beta[::-1], sq)
+    return [_clamp(b, minus_one, _ew(b, "divide", _ew(b, "multiply", clamped, p), q), one)]
+
+
+def _top_k(b, x, t, k):
+    from pyjax._src.backends.stablehlo.rules.reductions import region_return
+
+    last = len(t.shape) - 1
+    index = TensorType(t.shape, np.int32)
+    iota = b.iota(t.shape, np.int32, last)
+    scalars = [TensorType((), t.dtype)] * 2 + [TensorType((), np.int32)] * 2
+    block = Block(scalars)
+    cb = Builder(block)
+    if np.dtype(t.dtype).kind == "f":
+        region_return(cb, [cb.compare("GT", block.args[0], block.args[1], "TOTALORDER")])
+    else:
+        region_return(cb, [_cmp(cb, "GT", block.args[0], block.args[1])])
+    values, indices = b.emit("stablehlo.sort", [x, iota], [t, index], print_generic, regions=[block],
+                             props=f"dimension = {last} : i64, is_stable = true")
+    limit = list(t.shape[:-1]) + [k]
+    return [b.slice(values, [0] * len(limit), limit), b.slice(indices, [0] * len(limit), limit)]
+
+
+_EXPANSIONS = {"chlo.sinh": _sinh, "chlo.cosh": _cosh, "chlo.asin": _asin, "chlo.acos": _acos,
+               "chlo.atanh": _atanh, "chlo.asinh": _asinh, "chlo.acosh": _acosh, "chlo.erf": _erf}
+
+
+def _supported(op) -> bool:
+    t = op.operands[0].type
+    if not isinstance(t, TensorType) or any(not isinstance(d, int) for d in t.shape):
+        return False
+    dtype = np.dtype(t.dtype)
+    if op.name == "chlo.top_k":
+        return dtype.kind in "fiu"
+    if op.name == "chlo.erf":
+        return dtype == np.float32
+    return (op.name in _EXPANSIONS or op.name == "chlo.atan") and dtype in (np.float32, np.float64)
+
+
+def _print_composite(op, p, indent, in_func):
+    attrs = op.attrs["composite_attributes"]
+    head = f"composite_attributes = {{{attrs}}}, " if attrs else ""
+    outs = [str(r.type) for r in op.results]
+    res = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
+    return (f'stablehlo.composite "{op.attrs["composite"]}" {p.vs(op.operands)} {{{head}decomposition = '
+            f"{_symbol(op.attrs['decomposition'])}, version = 1 : i32}} : ({op.operands[0].type}) -> {res}")
+
+
+class _Symbols:
+    # The round trip's symbol table: names unique in the module, one counter.
+    def __init__(self, module: Module):
+        self.names = {f.name for f in module.funcs}
+        self.counter = 0
+
+    def unique(self, name: str) -> str:
+        candidate = name
+        while candidate in self.names:
+            candidate = f"{name}_{self.counter}"
+            self.counter += 1
+        self.names.add(candidate)
+        return candidate
+
+
+def to_composites(module: Module) -> None:
+    """Rewrites the module's CHLO ops as JAX's exported module holds them
+    (see the module docstring)."""
+    symbols = _Symbols(module)
+    for func in list(reversed(module.funcs)):
+        made = []
+        _rewrite_block(func.body, module, symbols, made)
+        at = module.funcs.index(func) + 1
+        for impl in made:  # (each put right after the caller: the last made comes first)
+            module.funcs.insert(at, impl)
+
+
+def _rewrite_block(block: Block, module: Module, symbols: _Symbols, made: list) -> None:
+    for op in list(block.ops):
+        for region in op.regions:
+            _rewrite_block(region, module, symbols, made)
+        if not op.name.startswith("chlo.") or not _supported(op):
+            continue
+        if op.name == "chlo.atan":  # (expanded in place: atan2(x, 1))
+            t = op.operands[0].type
+            one = Op("stablehlo.constant", [], [t], print_constant, hint="cst", value=_splat_text(t, 1.0))
+            block.ops.insert(block.ops.index(op), one)
+            op.name, op.operands, op.printer = "stablehlo.atan2", [op.operands[0], one.results[0]], print_same_type
+            continue
+        made.append(_decomposition(op, module, symbols))
+
+
+def _splat_text(t: TensorType, v) -> str:
+    from pyjax._src.backends.stablehlo.ir import dense_attr
+
+    return dense_attr(np.full(t.shape, v, t.dtype))
+
+
+def _decomposition(op, module: Module, symbols: _Symbols):
+    from pyjax._src.backends.stablehlo.ir import Func
+
+    t = op.operands[0].type
+    name = symbols.unique(f"{op.name}.impl")
+    impl = Func(name, [t])
+    b = Builder(impl.body)
+    (x,) = impl.args
+    if op.name == "chlo.top_k":
+        outs = _top_k(b, x, t, op.attrs["k"])
+        attrs = f"is_stable = true, k = {op.attrs['k']} : i64"
+    else:
+        outs = _EXPANSIONS[op.name](b, x, t)
+        attrs = ""
+    impl.result_types, impl.result_attrs = [o.type for o in outs], [None] * len(outs)
+    b.ret(outs)
+    composite = op.name
+    op.name, op.printer = "stablehlo.composite", _print_composite
+    op.attrs = {"composite": composite, "decomposition": name, "composite_attributes": attrs}
+    for r in op.results:
+        r.hint = None
+    return impl
