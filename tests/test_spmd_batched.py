@@ -122,8 +122,11 @@ def _run_golden(name):
         sys.path.remove(str(GOLDEN))
     program = next(p for p in programs_spmd_batched.PROGRAMS if p.name == name)
     expected = json.loads((GOLDEN / "spmd_batched.json").read_text())["programs"][name]
+    # (An unbatched counter broadcast by vmap outside the loop is replicated
+    # in JAX too: every device holds its (8,).)
+    rows = () if "unbatched_counter" in name else ((8,),)
     actual = _per_device(lambda: programs_core.run_program(program, jax, jnp, lax),
-                         forbidden=((8, 16), (8,), (2, 4, 16), (16, 16), (8, 4)))
+                         forbidden=((8, 16), (2, 4, 16), (16, 16), (8, 4)) + rows)
     return actual, expected
 
 

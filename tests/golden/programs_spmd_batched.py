@@ -90,3 +90,27 @@ program("cond_vmap_lanes_over_both_axes", "value",
         "result = jax.jit(jax.vmap(pick_each))(put(A[:, 0], ('x', 'y')))\n")
 program("cond_vmap_lanes_types", "text", "result = types(jax.jit(jax.vmap(pick_each))(put(A[:, 0], 'x')))\n")
 program("error_cond_vmap_rows_split_inside", "error", "result = jax.jit(jax.vmap(pick))(put(A, 'x', 'y'))\n")
+# A constant carry forced batched over the mesh axes: JAX 0.11 refuses it
+# (the constant's type names no mesh).
+program("error_while_vmap_constant_counter", "error", """
+def f(v):
+  return lax.while_loop(lambda c: c[1].sum() < 30.0, lambda c: (c[0] + 1, c[1] * 1.5 + 0.25), (0, v))
+result = jax.jit(jax.vmap(f))(put(A, 'x', 'y'))
+""")
+program("error_scan_vmap_constant_carry", "error",
+        "result = jax.vmap(lambda v: lax.scan(lambda c, x: (c + x, None), 0., v))(put(B, ('x', 'y'), None))\n")
+program("error_fori_vmap_batched_bound", "error", """
+result = jax.vmap(lambda v, n: lax.fori_loop(0, n, lambda i, c: c * 1.1, v))(put(A, 'x', 'y'), put(np.arange(8, dtype=np.int32), 'x'))
+""")
+# An unbatched carry of an eager loop comes out on the mesh, so vmap's
+# broadcast places it over the batch's axes.
+program("while_vmap_unbatched_counter_eager_types", "text", """
+def f(v):
+  return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 1.5), (0, v))
+result = types(jax.vmap(f)(put(A, 'x', 'y')))
+""")
+program("while_vmap_unbatched_counter_jit_types", "text", """
+def f(v):
+  return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 1.5), (0, v))
+result = types(jax.jit(jax.vmap(f))(put(A, 'x', 'y')))
+""")

@@ -645,8 +645,10 @@ def _placement(out: ShardedArray, aval: ShapedArray, mesh: Mesh, auto: bool, fir
     # aval names the mesh, no axis); laid out as the first placed operand of
     # its rank it takes that operand's spec (JAX 0.11 reuses the sharding),
     # else its spec is printed without trailing Nones.
-    if not auto:
-        return aval, NamedSharding(mesh, out.sharding.spec)
+    if not auto:  # (a result typed on no mesh, from a constant, lives replicated on it: typed so, as in JAX)
+        sharding = NamedSharding(mesh, out.sharding.spec)
+        return (aval if aval.sharding is not None else aval.update(sharding=aval_sharding(sharding, aval.ndim))), \
+            sharding
     spec = _stripped(out.sharding.spec)
     if first is not None and first.ndim == aval.ndim and \
             _layout(first._sharding.spec, aval.ndim) == _layout(spec, aval.ndim):

@@ -108,9 +108,14 @@ def _mapped_aval(aval, d: int, axis_data: AxisData):
     # The batched aval: the batch dimension is split over the Explicit mesh
     # axes the vmap's inputs are (if any).
     shape = (*aval.shape[:d], axis_data.size, *aval.shape[d:])
-    if aval.sharding is None:
-        return aval.update(shape=shape)
     ema = axis_data.explicit_mesh_axis
+    if aval.sharding is None:
+        if ema is not None:  # (a value on no mesh, e.g. a constant carry, batched over mesh axes: JAX's error)
+            entries = [None] * len(aval.shape)
+            entries.insert(d, ema[0] if len(ema) == 1 else tuple(ema))
+            spec = "P(" + ", ".join(map(repr, entries)) + ("," if len(entries) == 1 else "") + ")"
+            raise ValueError(f"Resource axis: {ema[0]} of {spec} is not found in mesh: ().")
+        return aval.update(shape=shape)
     spec = list(aval.sharding.spec)
     spec.insert(d, None if ema is None else (ema[0] if len(ema) == 1 else ema))
     return aval.update(shape=shape, sharding=type(aval.sharding)(aval.sharding.mesh, type(aval.sharding.spec)(*spec)))

@@ -76,10 +76,11 @@ def spmd_name_for(spmd_axis_name: Any, ema: tuple | None) -> Any:
 def with_batch_axis(x, axis: int, ema: tuple | None):
     """The aval sharding of `x` broadcast to a new batch dimension at `axis`
     split over `ema` (None: no typing to do)."""
-    mesh = get_abstract_mesh()
+    aval = core.get_aval(x)
+    # (the value's own mesh, as JAX's broadcast reads it; else the context's)
+    mesh = aval.sharding.mesh if getattr(aval, "sharding", None) is not None else get_abstract_mesh()
     if ema is None or mesh.empty:
         return None
-    aval = core.get_aval(x)
     entries = list(aval.sharding.spec) if aval.sharding is not None else [None] * aval.ndim
     entries.insert(axis, ema[0] if len(ema) == 1 else ema)
     return abstract_sharding(mesh, tuple(entries))
