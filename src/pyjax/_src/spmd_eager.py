@@ -403,10 +403,12 @@ def _xla_reshape_spec(old: tuple, spec: tuple, new: tuple, sizes: dict) -> list 
     # a dimension split only in part ends the run's contiguous part); then
     # handed out over the new dimensions, major first, each taking axes
     # while they divide it; an axis that does not divide drops the rest.
+    from pyjax._src.lax.spmd_rules import reshape_groups
+
     if 0 in old or 0 in new:
         return None
     out: list = [None] * len(new)
-    for gi, gj in _runs(old, new):
+    for gi, gj in reshape_groups(old, new):
         pool = []
         for i in gi:
             names = _names(spec[i])
@@ -422,29 +424,6 @@ def _xla_reshape_spec(old: tuple, spec: tuple, new: tuple, sizes: dict) -> list 
             if size > 1:
                 break
     return out
-
-
-def _runs(old: tuple, new: tuple) -> list:
-    # The dimensions of `old` and `new` in runs of equal products (trailing
-    # size-1 dimensions join the last run).
-    runs, i, j = [], 0, 0
-    while i < len(old) and j < len(new):
-        gi, gj, p, q = [i], [j], old[i], new[j]
-        i, j = i + 1, j + 1
-        while p != q:
-            if p < q:
-                gi.append(i)
-                p *= old[i]
-                i += 1
-            else:
-                gj.append(j)
-                q *= new[j]
-                j += 1
-        runs.append((gi, gj))
-    if runs:
-        runs[-1][0].extend(range(i, len(old)))
-        runs[-1][1].extend(range(j, len(new)))
-    return runs
 
 
 def _along_split_axis(primitive, args, params, avals, twin):

@@ -137,7 +137,7 @@ def squeeze_rule(ctx: Context, eqn: JaxprEqn, args):
     return _local_then(ctx, eqn, args, want, spec_of(eqn.outvars[0].aval))
 
 
-def _reshape_groups(old, new):
+def reshape_groups(old, new) -> list:
     # Dimensions of `old` and `new` grouped into runs of equal products.
     groups, i, j = [], 0, 0
     while i < len(old) and j < len(new):
@@ -196,7 +196,7 @@ def reshape_rule(ctx: Context, eqn: JaxprEqn, args):
         return sp.replicated_rule(ctx, eqn, args)
     out_spec = spec_of(out)
     want = [_EMPTY] * len(op.shape)
-    for gi, gj in _reshape_groups(op.shape, out.shape):
+    for gi, gj in reshape_groups(op.shape, out.shape):
         names = _run_names(ctx, [out.shape[j] for j in gj], [out_spec[j] for j in gj])
         spread = None if names is None else _spread(ctx, [op.shape[i] for i in gi], names)
         if spread is None:
