@@ -137,8 +137,9 @@ def squeeze_rule(ctx: Context, eqn: JaxprEqn, args):
     return _local_then(ctx, eqn, args, want, spec_of(eqn.outvars[0].aval))
 
 
-def reshape_groups(old, new) -> list:
-    # Dimensions of `old` and `new` grouped into runs of equal products.
+def reshape_groups(old: tuple, new: tuple) -> list:
+    """The dimensions of shapes `old` and `new` as (old dims, new dims) runs
+    of equal products (trailing size-1 dimensions join the last run)."""
     groups, i, j = [], 0, 0
     while i < len(old) and j < len(new):
         gi, gj, p, q = [i], [j], old[i], new[j]
