@@ -62,3 +62,32 @@ def test_one_matrix_never_returns_an_operand():
     outs = linalg_impl._map_matrices(echo, [a, b], [2, 2], [(3, 3), (3, 2)], [np.float64, np.float64])
     assert calls and not any(np.may_share_memory(o, x) for o in outs for x in (a, b))
     assert outs[0].tobytes() == a.tobytes() and outs[1].tobytes() == np.ascontiguousarray(b[:, ::-1]).tobytes()
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+@pytest.mark.parametrize("left_side,lower,transpose_a,unit", [
+    (True, True, False, False), (True, False, True, True), (False, True, False, False), (False, False, True, False)])
+def test_split_float32_solve_has_the_whole_bits(workers, left_side, lower, transpose_a, unit, monkeypatch):
+    # Blocks of right-hand sides on the split pool against one trsm call.
+    from pyjax._src.backends.numpy.parallel import split as split_lib
+
+    n, free = 150, 301
+    a = _spd(n, np.float32)
+    a = np.tril(a) if lower else np.triu(a)
+    b = rng.standard_normal((n, free) if left_side else (free, n)).astype(np.float32)
+
+    def solve():
+        return linalg_impl._triangular_solve(a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
+                                             conjugate_a=False, unit_diagonal=unit)
+
+    calls = []
+    real_run_all = split_lib.run_all
+    monkeypatch.setattr(split_lib, "run_all", lambda fns: (calls.append(len(fns)), real_run_all(fns)))
+    monkeypatch.setitem(split_lib._state, "workers", workers)
+    monkeypatch.setattr(split_lib, "MIN_FLOPS", 1)
+    split = solve()
+    assert calls == [workers]
+    monkeypatch.setitem(split_lib._state, "workers", 1)
+    whole = solve()
+    assert calls == [workers]
+    assert split.flags.c_contiguous and split.tobytes() == whole.tobytes()

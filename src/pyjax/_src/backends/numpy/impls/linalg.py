@@ -23,6 +23,7 @@ import numpy as np
 from pyjax._src.lax import linalg as linalg_lax
 from pyjax._src.backends.numpy.impls.lazy_scipy import blas, lapack
 from pyjax._src.backends.numpy.impls.lazy_scipy import linalg as scipy_linalg
+from pyjax._src.backends.numpy.parallel import split as split_lib
 
 IMPLS: dict = {}
 
@@ -469,7 +470,36 @@ def _triangular_solve(a, b, *, left_side: bool, lower: bool, transpose_a: bool, 
         return (trsm(1.0, matrix, rhs, side=0 if left_side else 1, lower=int(lower), trans_a=trans,
                      diag=int(unit_diagonal)),)
 
+    if not batch and b.dtype == np.float32:
+        split = _split_solve(one, a, b, left_side)
+        if split is not None:
+            return split.astype(dtype, copy=False)
     return _map_matrices(one, [a, b], [2, 2], [b.shape[-2:]], [b.dtype])[0].astype(dtype, copy=False)
+
+
+def _split_solve(one: Callable, a: np.ndarray, b: np.ndarray, left_side: bool) -> np.ndarray | None:
+    """A large float32 solve on every core (split.py's pool), or None: the
+    right-hand sides are independent (columns of b for a left-side solve,
+    rows for a right-side one), and each block's result is bitwise its part
+    of the whole solve's (OpenBLAS's strsm: the same kernels over the same
+    triangle; float64's dtrsm is not, as dgemm is not)."""
+    n, free = a.shape[-1], b.shape[1 if left_side else 0]
+    workers = split_lib.num_workers()
+    if not split_lib.worth_splitting(free, n, n) or free < workers * _MIN_SPLIT_RHS:
+        return None
+    out = np.empty(b.shape, b.dtype)
+
+    def block(i: int, j: int) -> None:
+        if left_side:
+            out[:, i:j] = one(a, b[:, i:j])[0]
+        else:
+            out[i:j] = one(a, b[i:j])[0]
+
+    split_lib.run_all([partial(block, i, j) for i, j in split_lib.ranges(free)])
+    return out
+
+
+_MIN_SPLIT_RHS = 64  # right-hand sides a block solves at the least
 
 
 IMPLS[linalg_lax.triangular_solve_p] = _triangular_solve
