@@ -150,6 +150,11 @@ def programs(jax, jnp, export) -> dict:
         "composite_top_k_int": (lambda x: jax.lax.top_k((x * 100).astype(jnp.int32), 3)[1], [spec((5,))]),
         "composite_in_nested_jits": (lambda x: jnp.cosh(x) + sinh_twice(x) + sinh_cosh(x) + jnp.sinh(x), [spec((3,))]),
         "composite_float64": (lambda x: jnp.sinh(x) + jnp.asinh(x) * jnp.atanh(x), [spec((3,), jnp.float64)]),
+        # expanded in place (their constants hoisted after the function's own)
+        "erf_inv_in_place": (lambda x: jax.lax.erf_inv(x), [spec((3,))]),
+        "atan_in_place": (lambda x: jax.lax.atan(x), [spec((2, 3))]),
+        "chlo_mixed": (lambda x: jax.lax.erf_inv(x * 0.5) + jax.lax.atan(x) * 2.0 + jnp.sinh(x), [spec((3,))]),
+        "erfinv_scalar": (lambda x: jax.scipy.special.erfinv(x), [spec(())]),
     }
     return out
 

@@ -5,25 +5,25 @@
 some CHLO ops become a `stablehlo.composite "chlo.<op>"` whose
 `decomposition` is a private function `@chlo.<op>.impl` holding CHLO's own
 expansion (sinh, cosh, asin, acos, asinh, acosh, atanh, erf, top_k), and
-`chlo.atan` is expanded in place (`atan2(x, 1)`). The round trip visits the
+`chlo.atan` (`atan2(x, 1)`) and `chlo.erf_inv` are expanded in place. The round trip visits the
 functions last to first, each one's ops in order; every composite gets its
 own function (named with one counter of its own: `@chlo.sinh.impl`,
 `@chlo.sinh.impl_0`), put right after the function that calls it.
 
 Each expansion emits its constants (splats of the operand's shape) first,
 in the order the round trip's folder leaves them, then its ops. Not
-reproduced (their chlo op is kept): the other CHLO ops (erfc, erf_inv,
-lgamma, digamma, bessel_i1e, next_after, polygamma, zeta, which JAX's round
-trip expands in place at length), erf of other types than float32, dtypes
-other than float32/float64 and symbolic shapes.
+reproduced (their chlo op is kept): the other CHLO ops (erfc, lgamma,
+digamma, bessel_i1e, next_after, polygamma, zeta, which JAX's round trip
+expands in place at length), erf and erf_inv of other types than float32,
+dtypes other than float32/float64 and symbolic shapes.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src.backends.stablehlo.builder import Builder, print_constant, print_generic, print_same_type
-from pyjax._src.backends.stablehlo.ir import Block, Module, Op, TensorType, _symbol
+from pyjax._src.backends.stablehlo.builder import Builder, print_generic, print_same_type
+from pyjax._src.backends.stablehlo.ir import Block, Module, TensorType, _symbol
 
 
 def _consts(b: Builder, t: TensorType, *values) -> list:
@@ -156,6 +156,41 @@ def _top_k(b, x, t, k):
     return [b.slice(values, [0] * len(limit), limit), b.slice(indices, [0] * len(limit), limit)]
 
 
+def _atan(b, x, t):
+    (one,) = _consts(b, t, 1.0)
+    return _ew(b, "atan2", x, one)
+
+
+# erf_inv on float32 (Giles' approximation): a polynomial in w = -log1p(-x*x),
+# with the coefficients (one pair per degree) chosen by w < 5.
+_ERF_INV_COEFFS = (("2.81022636E-8", "-2.00214257E-4"), ("3.43273939E-7", "1.00950558E-4"),
+                   ("-3.5233877E-6", "0.00134934322"), ("-4.39150654E-6", "-0.00367342844"),
+                   ("2.1858087E-4", "0.00573950773"), ("-0.00125372503", "-0.0076224613"),
+                   ("-0.00417768164", "0.00943887047"), ("0.246640727", "1.00167406"),
+                   ("1.50140941", "2.83297682"))
+
+
+def _erf_inv(b, x, t):
+    w = _ew(b, "negate", _ew(b, "log_plus_one", _ew(b, "multiply", x, _ew(b, "negate", x))))
+    small = _cmp(b, "LT", w, *_consts(b, t, 5.0))
+    shifted_small = _ew(b, "subtract", w, *_consts(b, t, 2.5))
+    shifted_large = _ew(b, "subtract", _ew(b, "sqrt", w), *_consts(b, t, 3.0))
+    w = b.select(small, shifted_small, shifted_large)
+
+    def coefficient(pair):
+        return b.select(small, *_consts(b, t, *(np.float32(v) for v in pair)))
+
+    p = coefficient(_ERF_INV_COEFFS[0])
+    for pair in _ERF_INV_COEFFS[1:]:
+        c = coefficient(pair)
+        p = _ew(b, "add", c, _ew(b, "multiply", p, w))
+    result = _ew(b, "multiply", p, x)
+    at_one = _cmp(b, "EQ", _ew(b, "abs", x), *_consts(b, t, 1.0))
+    return b.select(at_one, _ew(b, "multiply", x, *_consts(b, t, np.inf)), result)
+
+
+_IN_PLACE = {"chlo.atan": _atan, "chlo.erf_inv": _erf_inv}
+
 _EXPANSIONS = {"chlo.sinh": _sinh, "chlo.cosh": _cosh, "chlo.asin": _asin, "chlo.acos": _acos,
                "chlo.atanh": _atanh, "chlo.asinh": _asinh, "chlo.acosh": _acosh, "chlo.erf": _erf}
 
@@ -167,9 +202,9 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
-    if op.name == "chlo.erf":
+    if op.name in ("chlo.erf", "chlo.erf_inv"):
         return dtype == np.float32
-    return (op.name in _EXPANSIONS or op.name == "chlo.atan") and dtype in (np.float32, np.float64)
+    return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
 
 def _print_composite(op, p, indent, in_func):
@@ -214,19 +249,24 @@ def _rewrite_block(block: Block, module: Module, symbols: _Symbols, made: list) 
             _rewrite_block(region, module, symbols, made)
         if not op.name.startswith("chlo.") or not _supported(op):
             continue
-        if op.name == "chlo.atan":  # (expanded in place: atan2(x, 1))
-            t = op.operands[0].type
-            one = Op("stablehlo.constant", [], [t], print_constant, hint="cst", value=_splat_text(t, 1.0))
-            block.ops.insert(block.ops.index(op), one)
-            op.name, op.operands, op.printer = "stablehlo.atan2", [op.operands[0], one.results[0]], print_same_type
+        if op.name in _IN_PLACE:
+            _expand_in_place(block, op, _IN_PLACE[op.name])
             continue
         made.append(_decomposition(op, module, symbols))
 
 
-def _splat_text(t: TensorType, v) -> str:
-    from pyjax._src.backends.stablehlo.ir import dense_attr
-
-    return dense_attr(np.full(t.shape, v, t.dtype))
+def _expand_in_place(block: Block, op, expand) -> None:
+    # The expansion's ops go before `op`, which becomes the last of them
+    # (its result keeps its uses); constants are made where they are used.
+    scratch = Block()
+    t = op.operands[0].type
+    expand(Builder(scratch), op.operands[0], t)
+    *ops, last = scratch.ops
+    for made in ops:
+        made.attrs["late"] = True
+    at = block.ops.index(op)
+    block.ops[at:at] = ops
+    op.name, op.operands, op.printer, op.attrs = last.name, last.operands, last.printer, last.attrs
 
 
 def _decomposition(op, module: Module, symbols: _Symbols):

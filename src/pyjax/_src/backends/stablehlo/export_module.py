@@ -198,14 +198,16 @@ def _hoist_constants(block) -> None:
     they are not isolated from the function), a constant equal to one seen
     before is replaced by it; a new one stays where it is if it is first in
     the body or right after a constant the folder kept, and otherwise moves
-    to the top of the body."""
+    to the top of the body. The ops of a CHLO op expanded in place (marked
+    `late`, composites.py) are made by the rewriter after that walk: their
+    constants come second, and the first walk does not see them."""
     owned: dict = {}
     kept_ids: set = set()
     replace: dict = {}
 
-    def walk(b):
+    def walk(b, late: bool):
         for op in list(b.ops):
-            if op.name == "stablehlo.constant":
+            if op.name == "stablehlo.constant" and op.attrs.get("late", False) == late:
                 key = (op.attrs["value"], str(op.results[0].type))
                 if key in owned:
                     replace[id(op.results[0])] = owned[key].results[0]
@@ -214,16 +216,19 @@ def _hoist_constants(block) -> None:
                 owned[key] = op
                 kept_ids.add(id(op))
                 if b is block:
-                    at = b.ops.index(op)
-                    if at == 0 or id(b.ops[at - 1]) in kept_ids:
+                    at = b.ops.index(op) - 1
+                    while at >= 0 and not late and b.ops[at].attrs.get("late"):
+                        at -= 1
+                    if at < 0 or id(b.ops[at]) in kept_ids:
                         continue
                 b.ops.remove(op)
                 block.ops.insert(0, op)
                 continue
             for region in op.regions:
-                walk(region)
+                walk(region, late)
 
-    walk(block)
+    walk(block, False)
+    walk(block, True)
     if replace:
         _replace_uses(block, replace)
 
