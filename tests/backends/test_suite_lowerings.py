@@ -214,6 +214,21 @@ def test_large_ffts_on_every_core_have_one_cores_bits(transform, monkeypatch):
     assert np.asarray(pyjax.jit(f)(x)).tobytes() == spread.tobytes()
 
 
+@pytest.mark.parametrize("dtype,fill", [(np.float32, 0), (np.float32, -np.inf), (np.int8, 3), (np.bool_, True)])
+@pytest.mark.parametrize("padding", [((0, 0), (1, 1), (2, 0), (0, 3)), ((1, 2), (0, 0), (0, 0), (1, 1))])
+def test_padding_without_holes_fills_only_the_borders(dtype, fill, padding, monkeypatch):
+    # (np.full of the whole result, then the copy: two passes; now one)
+    x = (rng.standard_normal((3, 4, 5, 2)) * 5).astype(dtype)
+    fulls = []
+    real_full = conv_impl.np.full
+    monkeypatch.setattr(conv_impl.np, "full", lambda *a, **k: fulls.append(1) or real_full(*a, **k))
+    got = conv_impl.dilate_and_pad(x, (1, 1, 1, 1), padding, fill)
+    monkeypatch.undo()
+    assert not fulls
+    want = np.pad(x, padding, constant_values=np.asarray(fill).astype(dtype))
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
 def _with_and_without_rows(f, args, monkeypatch):
     # The row paths against the general one (every axis indexed).
     with_rows = np.asarray(pyjax.jit(f)(*args))

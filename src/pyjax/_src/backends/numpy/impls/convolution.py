@@ -45,6 +45,14 @@ def dilate_and_pad(x: np.ndarray, dilation: Sequence[int], padding: Sequence[tup
         return x
     dilated = [0 if d == 0 else (d - 1) * r + 1 for d, r in zip(x.shape, dilation, strict=True)]
     final = [d + lo + hi for d, (lo, hi) in zip(dilated, padding, strict=True)]
+    if all(r == 1 for r in dilation) and all(lo >= 0 and hi >= 0 for lo, hi in padding) and x.size:
+        # No holes: fill only the borders around the copy (one pass, not two).
+        out = np.empty(final, dtype=x.dtype)
+        out[tuple(slice(lo, lo + d) for d, (lo, _) in zip(x.shape, padding, strict=True))] = x
+        for axis, (lo, hi) in enumerate(padding):
+            out[(slice(None),) * axis + (slice(0, lo),)] = fill
+            out[(slice(None),) * axis + (slice(final[axis] - hi, final[axis]),)] = fill
+        return out
     out = np.full(final, fill, dtype=x.dtype)
     source, target = [], []
     for size, r, (lo, _), length in zip(x.shape, dilation, padding, final, strict=True):
