@@ -2,6 +2,8 @@
 same as one np.matmul, used by the impl and by compiled code, and only for
 products large enough."""
 
+import functools
+
 import numpy as np
 import pytest
 import threadpoolctl
@@ -285,3 +287,29 @@ def test_errors_of_calls_run_either_way_are_raised(monkeypatch):
     for calls in ([lambda: None, fail], [fail, lambda: None]):
         with pytest.raises(ZeroDivisionError, match="block"):
             split_lib.run_all(calls)
+
+
+def test_a_call_taken_back_from_the_pool_leaves_nothing_alive_there(monkeypatch):
+    # The cancelled work item waits in the pool's queue until a worker is
+    # free; it must not keep the block's arrays alive until then.
+    import gc
+    import threading
+    import weakref
+
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    monkeypatch.setitem(split_lib._state, "pool", None)
+    pool = split_lib._pool()
+    release = threading.Event()
+    pool.submit(release.wait, 5.0)
+    block = np.ones(1000, np.float32)
+    alive = weakref.ref(block)
+    try:
+        calls = [lambda: None, functools.partial(np.sin, block, out=block)]
+        del block
+        split_lib.run_all(calls)
+        del calls
+        gc.collect()
+        assert alive() is None
+    finally:
+        release.set()
+        pool.shutdown(wait=True)

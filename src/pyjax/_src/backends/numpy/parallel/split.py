@@ -137,13 +137,28 @@ def run_all(calls: list) -> None:
     # waiting for it cost more than the split saved. (A call's bits do not
     # depend on its thread: both compute in the flushed mode, fpenv.py.)
     pool = _pool()
-    pending = [pool.submit(call) for call in calls[1:]]
+    claims = [_Claim(call) for call in calls[1:]]
+    pending = [pool.submit(claim) for claim in claims]
     calls[0]()
-    for call, future in zip(calls[1:], pending, strict=True):
+    for claim, future in zip(claims, pending, strict=True):
         if future.cancel():
-            call()
+            claim()  # (the pool's queue keeps the emptied claim, not the call's buffers)
         else:
             future.result()
+
+
+class _Claim:
+    # A call that runs once, on whichever thread claims it first, and then
+    # holds nothing: a cancelled work item stays in the pool's queue until a
+    # worker takes it, and must not keep its block's arrays alive meanwhile.
+    __slots__ = ("call",)
+
+    def __init__(self, call):
+        self.call = call
+
+    def __call__(self):
+        call, self.call = self.call, None
+        call()
 
 
 def _run_blocks(fn, blocks: list) -> None:
