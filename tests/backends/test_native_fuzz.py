@@ -41,10 +41,19 @@ def test_the_fuzzer_waits_for_every_build(monkeypatch):
     # and the same seed drew other programs. It waits for every build.
     monkeypatch.setattr(native_settings, "_FIRST_CALL_WAIT_S", 0.0)  # every build "too slow"
     ops = set(fuzz_native._ops())
-    report = fuzz_native.fuzz(cases=12, seed=3, per_batch=12, input_sets=2, exclude=frozenset(ops - {"add", "sub"}))
+    report = fuzz_native.fuzz(cases=12, seed=3, per_batch=12, input_sets=2, exclude=frozenset(ops - {"add", "max"}))
     assert report.batches and report.live_batches == report.batches, report.summary()
     assert not report.unsupported and not report.failures, (report.unsupported, report.failures)
     assert native_settings._FIRST_CALL_WAIT_S == 0.0  # (restored)
+
+
+def test_the_fuzzers_probe_finds_float32_products(monkeypatch):
+    # Its probe followed an op with an add: a product then fused into one
+    # multiply-add, a program too short for a tier, so float32 `mul` and
+    # `square` were never drawn.
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
+    ops = {name: op for name, op in fuzz_native._ops().items() if name in ("mul", "square", "max", "add", "sub")}
+    assert sorted(fuzz_native._supported(ops, np.float32, False)) == ["add", "max", "mul", "square", "sub"]
 
 
 def _tier(f, *args):
