@@ -155,6 +155,9 @@ def programs(jax, jnp, export) -> dict:
         "atan_in_place": (lambda x: jax.lax.atan(x), [spec((2, 3))]),
         "chlo_mixed": (lambda x: jax.lax.erf_inv(x * 0.5) + jax.lax.atan(x) * 2.0 + jnp.sinh(x), [spec((3,))]),
         "erfinv_scalar": (lambda x: jax.scipy.special.erfinv(x), [spec(())]),
+        "erfc_in_place": (lambda x: jax.lax.erfc(x * 0.5) + 1.0, [spec((2, 2))]),
+        "lgamma_in_place": (lambda x: jax.lax.lgamma(x), [spec((3,))]),
+        "lgamma_twice": (lambda x: jax.scipy.special.gammaln(x) * 0.5 + jax.lax.lgamma(x + 2.0), [spec((2, 3))]),
     }
     return out
 

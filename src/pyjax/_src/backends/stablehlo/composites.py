@@ -5,17 +5,18 @@
 some CHLO ops become a `stablehlo.composite "chlo.<op>"` whose
 `decomposition` is a private function `@chlo.<op>.impl` holding CHLO's own
 expansion (sinh, cosh, asin, acos, asinh, acosh, atanh, erf, top_k), and
-`chlo.atan` (`atan2(x, 1)`) and `chlo.erf_inv` are expanded in place. The round trip visits the
+`chlo.atan` (`atan2(x, 1)`), `chlo.erf_inv`, `chlo.erfc` and `chlo.lgamma`
+are expanded in place. The round trip visits the
 functions last to first, each one's ops in order; every composite gets its
 own function (named with one counter of its own: `@chlo.sinh.impl`,
 `@chlo.sinh.impl_0`), put right after the function that calls it.
 
 Each expansion emits its constants (splats of the operand's shape) first,
 in the order the round trip's folder leaves them, then its ops. Not
-reproduced (their chlo op is kept): the other CHLO ops (erfc, lgamma,
-digamma, bessel_i1e, next_after, polygamma, zeta, which JAX's round trip
-expands in place at length), erf and erf_inv of other types than float32,
-dtypes other than float32/float64 and symbolic shapes.
+reproduced (their chlo op is kept): the other CHLO ops (digamma,
+bessel_i1e, next_after, polygamma, zeta, which JAX's round trip expands in
+place at length), erf, erf_inv, erfc and lgamma of other types than
+float32, dtypes other than float32/float64 and symbolic shapes.
 """
 
 from __future__ import annotations
@@ -189,7 +190,82 @@ def _erf_inv(b, x, t):
     return b.select(at_one, _ew(b, "multiply", x, *_consts(b, t, np.inf)), result)
 
 
-_IN_PLACE = {"chlo.atan": _atan, "chlo.erf_inv": _erf_inv}
+def _horner_at_use(b, t, coeffs, z):
+    # A polynomial in z, each coefficient's constant made where it is first used.
+    (c,) = _consts(b, t, np.float32(coeffs[0]))
+    acc = _ew(b, "multiply", c, z)
+    for k, v in enumerate(coeffs[1:]):
+        acc = _ew(b, "add", acc, *_consts(b, t, np.float32(v)))
+        if k < len(coeffs) - 2:
+            acc = _ew(b, "multiply", acc, z)
+    return acc
+
+
+# erfc on float32: erf's polynomial below |x| < 1, else exp(-x^2)/|x| times a
+# rational function of 1/x^2 (one of two by |x| < 2), reflected for x < 0.
+_ERFC_P = ("2.326820e-02", "-0.138703942", "0.368742466", "-0.582473278", "0.621000468", "-0.494451523",
+           "3.404880e-01", "-0.274112701", "0.563825965")
+_ERFC_Q = ("-10.477664", "1.297720e+01", "-7.49551868", "2.92101908", "-1.01526523", "0.42184633",
+           "-0.282076746", "0.564189494")
+_ERF_SMALL = ("7.85386146E-5", "-8.0101937E-4", "0.00518832775", "-0.0268538129", "0.112835854", "-0.37612626",
+              "1.12837911")
+
+
+def _erfc(b, x, t):
+    sq = _ew(b, "multiply", x, x)
+    neg_sq = _ew(b, "negate", sq)
+    ax = _ew(b, "abs", x)
+    (one,) = _consts(b, t, 1.0)
+    z = _ew(b, "divide", one, sq)
+    scale = _ew(b, "multiply", _ew(b, "exponential", neg_sq), _ew(b, "divide", one, ax))
+    (two,) = _consts(b, t, 2.0)
+    near = _cmp(b, "LT", ax, two)
+    p = _horner_at_use(b, t, _ERFC_P, z)
+    q = _horner_at_use(b, t, _ERFC_Q, z)
+    tail = _ew(b, "multiply", scale, b.select(near, p, q))
+    underflow = _cmp(b, "LT", neg_sq, *_consts(b, t, np.float32("-88.7228394")))
+    (zero,) = _consts(b, t, 0.0)
+    tail = b.select(underflow, zero, tail)
+    tail = b.select(_cmp(b, "LT", x, zero), _ew(b, "subtract", two, tail), tail)
+    sq2 = _ew(b, "multiply", x, x)
+    small = _ew(b, "subtract", one, _ew(b, "multiply", x, _horner_at_use(b, t, _ERF_SMALL, sq2)))
+    return b.select(_cmp(b, "LT", _ew(b, "abs", x), one), small, tail)
+
+
+# lgamma on float32: Lanczos' approximation (g = 7), reflected for x < 1/2.
+_LANCZOS = ("676.520386", "-1259.13916", "771.323425", "-176.615036", "12.5073433", "-0.138571098",
+            "9.98436917E-6", "1.50563267E-7")
+
+
+def _lgamma(b, x, t):
+    def c(v):
+        return _consts(b, t, np.float32(v))[0]
+
+    reflect = _cmp(b, "LT", x, c(0.5))
+    z = b.select(reflect, _ew(b, "negate", x), _ew(b, "subtract", x, c(1.0)))
+    acc = c(1.0)
+    for i, coeff in enumerate(_LANCZOS):
+        k = c(coeff)  # (each coefficient made before its index)
+        acc = _ew(b, "add", acc, _ew(b, "divide", k, _ew(b, "add", z, c(i + 1))))
+    g = c(7.5)
+    tz = _ew(b, "add", g, z)
+    log_t = _ew(b, "add", c("2.01490307"), _ew(b, "log_plus_one", _ew(b, "divide", z, g)))
+    ratio = _ew(b, "divide", tz, log_t)
+    tail = _ew(b, "multiply", _ew(b, "subtract", _ew(b, "add", z, c(0.5)), ratio), log_t)
+    log_acc = _ew(b, "log", acc)
+    result = _ew(b, "add", _ew(b, "add", c("0.918938517"), tail), log_acc)
+    ax = _ew(b, "abs", x)
+    frac = _ew(b, "subtract", ax, _ew(b, "floor", ax))
+    frac = b.select(_cmp(b, "LT", c(0.5), frac), _ew(b, "subtract", c(1.0), frac), frac)
+    log_sin = _ew(b, "log", _ew(b, "sine", _ew(b, "multiply", c(np.pi), frac)))
+    reflected = _ew(b, "subtract", _ew(b, "subtract", c("1.14472985"), log_sin), result)
+    finite = b.emit1("stablehlo.is_finite", [log_sin], [TensorType(t.shape, np.bool_)], print_same_type)
+    result = b.select(reflect, b.select(finite, reflected, _ew(b, "negate", log_sin)), result)
+    inf = c(np.inf)
+    return b.select(_cmp(b, "EQ", _ew(b, "abs", x), inf), inf, result)
+
+
+_IN_PLACE = {"chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma}
 
 _EXPANSIONS = {"chlo.sinh": _sinh, "chlo.cosh": _cosh, "chlo.asin": _asin, "chlo.acos": _acos,
                "chlo.atanh": _atanh, "chlo.asinh": _asinh, "chlo.acosh": _acosh, "chlo.erf": _erf}
@@ -202,7 +278,7 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
-    if op.name in ("chlo.erf", "chlo.erf_inv"):
+    if op.name in ("chlo.erf", "chlo.erf_inv", "chlo.erfc", "chlo.lgamma"):
         return dtype == np.float32
     return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
