@@ -70,6 +70,13 @@ AUTO_CASES = {
     "add_rows_keeps_spec": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P('x', None))) + 1",
     "matmul_keeps_lhs_spec": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P('x', None))) @ "
                              "jax.device_put(np.ones((16, 4), np.float32), NS(mesh, P('y')))",
+    "outer_product": "v[:, None] * v[None, :]",
+    "pad_split_dim": "jnp.pad(x, ((1, 1), (0, 0)))",
+    "lax_slice_split_dim": "lax.slice(x, (2, 0), (6, 16))",
+    "lax_slice_prefix": "lax.slice(x, (0, 0), (4, 16))",
+    "lax_slice_cols": "lax.slice(x, (0, 0), (8, 8))",
+    "lax_slice_strided_whole": "lax.slice(x, (0, 0), (8, 16), (2, 1))",
+    "pad_cols_divisible": "lax.pad(x, 0., ((0, 0, 0), (0, 2, 0)))",
     "add_conflicting": "x + jax.device_put(np.ones((16, 8), np.float32), NS(mesh, P('x', 'y'))).T",
     "jit_scalar": "jax.jit(lambda a, s: jnp.where(a > s, a * s, y) + jnp.floor_divide(a, 3.0))(x, 2.5)",
     "cumsum_split_axis": "jnp.cumsum(x, 0)",

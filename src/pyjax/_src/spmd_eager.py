@@ -279,7 +279,7 @@ def run_placed(primitive, args, params) -> Any:
         real = _real(mesh, [x for x in args if not _is_scalar(x)], [x.aval for x in args if not _is_scalar(x)])
         as_called = _equation(primitive, args, params)
         real = real and (*real, as_called)
-        fun = (auto and (_xla_reshape(primitive, args, params, avals, twin)
+        fun = (auto and (_xla_first(primitive, args, params, avals, twin)
                          or _control_again(primitive, args, params, twin))) or as_called
         program = _build(fun, avals, mesh, auto, primitive.multiple_results, primitive.name, real)
         if program is None and auto:  # (where the Explicit rule objects, XLA's choice for some)
@@ -361,8 +361,10 @@ def _auto_choice(primitive, args, params, avals, twin):
         return _equation(primitive, args, dict(params, out_sharding=out))
     if primitive.elementwise and len(avals) > 1:
         ranked = [a for a in avals if a.ndim and a.sharding is not None]
-        if not ranked or any(a.shape != ranked[0].shape for a in ranked):
+        if not ranked or any(a.ndim != ranked[0].ndim for a in ranked):
             return None
+        if any(a.shape != ranked[0].shape for a in ranked):
+            return _broadcast_choice(primitive, args, params, ranked, twin)
         target = max(ranked, key=lambda a: sum(len(_names(e)) for e in a.sharding.spec)).sharding
         wanted = _padded(target.spec, ranked[0].ndim)
         for a in ranked:  # (layouts that conflict rather than refine: XLA replicates)
@@ -376,7 +378,67 @@ def _auto_choice(primitive, args, params, avals, twin):
                     and not _is_scalar(x) and x.aval.ndim else x for x in ins]
 
         return _equation(primitive, args, params, moved)
-    return _along_split_axis(primitive, args, params, avals, twin)
+    return _along_split_axis(primitive, args, params, avals, twin) or \
+        _gathered_dims(primitive, args, params, avals, twin, slicing_only=False)
+
+
+def _broadcast_choice(primitive, args, params, ranked, twin):
+    # Operands broadcasting against each other (`v[:, None] * v[None, :]`):
+    # XLA lays them all out as the first one, on the dimensions it spans.
+    from pyjax._src.sharding.api import reshard
+
+    shape = tuple(max(a.shape[d] for a in ranked) for d in range(ranked[0].ndim))
+    lead = _padded(ranked[0].sharding.spec, len(shape))
+    target = [e if ranked[0].shape[d] == n else None for d, (e, n) in enumerate(zip(lead, shape))]
+
+    def moved(ins):
+        out = []
+        for x in ins:
+            aval = getattr(x, "aval", None)
+            if _is_scalar(x) or aval is None or not aval.ndim:
+                out.append(x)
+                continue
+            want = PartitionSpec(*(t if aval.shape[d] == n else None for d, (t, n) in enumerate(zip(target, shape))))
+            out.append(x if aval.sharding is not None and _layout(aval.sharding.spec, aval.ndim) ==
+                       _layout(want, aval.ndim) else reshard(x, NamedSharding(twin, want)))
+        return out
+
+    return _equation(primitive, args, params, moved)
+
+
+def _gathered_dims(primitive, args, params, avals, twin, slicing_only: bool = True):
+    # A slice cutting split dimensions (taken before the twin's rule, which
+    # would keep them split), or a pad of split dimensions the twin's rule
+    # refuses: XLA gathers those dimensions and keeps the others' layout (a
+    # strided slice of a whole dimension stays split).
+    from pyjax._src.lax import shapes, slicing
+    from pyjax._src.sharding.api import reshard
+
+    if not avals or avals[0] is None or avals[0].sharding is None:
+        return None
+    shape = avals[0].shape
+    if primitive is shapes.slice_p:
+        dims = {d for d, (lo, hi) in enumerate(zip(params["start_indices"], params["limit_indices"]))
+                if (lo, hi) != (0, shape[d])}
+    elif primitive is slicing.pad_p and not slicing_only:
+        dims = {d for d, cfg in enumerate(params["padding_config"]) if tuple(cfg) != (0, 0, 0)}
+    else:
+        return None
+    spec = _padded(avals[0].sharding.spec, len(shape))
+    if not any(spec[d] is not None for d in dims):
+        return None
+    whole = NamedSharding(twin, PartitionSpec(*(None if d in dims else e for d, e in enumerate(spec))))
+
+    def gathered(ins):
+        return [reshard(ins[0], whole), *ins[1:]]
+
+    return _equation(primitive, args, params, gathered)
+
+
+def _xla_first(primitive, args, params, avals, twin):
+    """Where XLA's placement on Auto axes differs from the Explicit twin's
+    type rule although that rule accepts the operation: a reshape, a slice."""
+    return _xla_reshape(primitive, args, params, avals, twin) or _gathered_dims(primitive, args, params, avals, twin)
 
 
 def _xla_reshape(primitive, args, params, avals, twin):
@@ -504,8 +566,8 @@ def _inlined(jaxpr, consts, args, twin=None) -> list:
             outs = _inlined(body, body.consts, ins, twin)
         elif twin is not None and p in (control := _control_flow()):
             outs = control[p](eqn.params, ins, twin)
-        elif twin is not None and (fun := _xla_reshape(p, ins, eqn.params, [getattr(x, "aval", None) for x in ins],
-                                                       twin)) is not None:
+        elif twin is not None and (fun := _xla_first(p, ins, eqn.params, [getattr(x, "aval", None) for x in ins],
+                                                     twin)) is not None:
             outs = fun(*ins)
         else:
             try:
