@@ -157,6 +157,7 @@ def programs(jax, jnp, export) -> dict:
         "erfinv_scalar": (lambda x: jax.scipy.special.erfinv(x), [spec(())]),
         "erfc_in_place": (lambda x: jax.lax.erfc(x * 0.5) + 1.0, [spec((2, 2))]),
         "lgamma_in_place": (lambda x: jax.lax.lgamma(x), [spec((3,))]),
+        "digamma_in_place": (lambda x: jax.lax.digamma(x * 2.0) - 1.0, [spec((2, 2))]),
         "lgamma_twice": (lambda x: jax.scipy.special.gammaln(x) * 0.5 + jax.lax.lgamma(x + 2.0), [spec((2, 3))]),
     }
     return out

@@ -5,17 +5,17 @@
 some CHLO ops become a `stablehlo.composite "chlo.<op>"` whose
 `decomposition` is a private function `@chlo.<op>.impl` holding CHLO's own
 expansion (sinh, cosh, asin, acos, asinh, acosh, atanh, erf, top_k), and
-`chlo.atan` (`atan2(x, 1)`), `chlo.erf_inv`, `chlo.erfc` and `chlo.lgamma`
-are expanded in place. The round trip visits the
+`chlo.atan` (`atan2(x, 1)`), `chlo.erf_inv`, `chlo.erfc`, `chlo.lgamma` and
+`chlo.digamma` are expanded in place. The round trip visits the
 functions last to first, each one's ops in order; every composite gets its
 own function (named with one counter of its own: `@chlo.sinh.impl`,
 `@chlo.sinh.impl_0`), put right after the function that calls it.
 
 Each expansion emits its constants (splats of the operand's shape) first,
 in the order the round trip's folder leaves them, then its ops. Not
-reproduced (their chlo op is kept): the other CHLO ops (digamma,
-bessel_i1e, next_after, polygamma, zeta, which JAX's round trip expands in
-place at length), erf, erf_inv, erfc and lgamma of other types than
+reproduced (their chlo op is kept): the other CHLO ops (bessel_i1e,
+next_after, polygamma, zeta, which JAX's round trip expands in place at
+length), erf, erf_inv, erfc, lgamma and digamma of other types than
 float32, dtypes other than float32/float64 and symbolic shapes.
 """
 
@@ -265,7 +265,38 @@ def _lgamma(b, x, t):
     return b.select(_cmp(b, "EQ", _ew(b, "abs", x), inf), inf, result)
 
 
-_IN_PLACE = {"chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma}
+def _digamma(b, x, t):
+    # The derivative of lgamma's Lanczos form, reflected (pi cot(pi x)) for
+    # x < 1/2; NaN at the non-positive integers.
+    def c(v):
+        return _consts(b, t, np.float32(v))[0]
+
+    reflect = _cmp(b, "LT", x, c(0.5))
+    z = b.select(reflect, _ew(b, "negate", x), _ew(b, "subtract", x, c(1.0)))
+    num, denom = c(0.0), c(1.0)
+    for i, coeff in enumerate(_LANCZOS):
+        k = c(coeff)
+        zi = _ew(b, "add", z, c(i + 1))
+        num = _ew(b, "subtract", num, _ew(b, "divide", k, _ew(b, "multiply", zi, zi)))
+        denom = _ew(b, "add", denom, _ew(b, "divide", k, zi))
+    g = c(7.5)
+    tz = _ew(b, "add", g, z)
+    log_t = _ew(b, "add", c("2.01490307"), _ew(b, "log_plus_one", _ew(b, "divide", z, g)))
+    ratio = _ew(b, "divide", num, denom)
+    shift = _ew(b, "divide", c(7.5 - 0.5), tz)
+    result = _ew(b, "subtract", _ew(b, "add", log_t, ratio), shift)
+    pi = c(np.pi)
+    angle = _ew(b, "multiply", pi, _ew(b, "add", x, _ew(b, "abs", _ew(b, "floor", _ew(b, "add", x, c(0.5))))))
+    cos, sin = _ew(b, "cosine", angle), _ew(b, "sine", angle)
+    cot = _ew(b, "divide", _ew(b, "multiply", pi, cos), sin)
+    result = b.select(reflect, _ew(b, "subtract", result, cot), result)
+    pole = b.elementwise("stablehlo.and", [_cmp(b, "LE", x, c(0.0)), _cmp(b, "EQ", x, _ew(b, "floor", x))],
+                         TensorType(t.shape, np.bool_))
+    return b.select(pole, c(np.nan), result)
+
+
+_IN_PLACE = {"chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma,
+             "chlo.digamma": _digamma}
 
 _EXPANSIONS = {"chlo.sinh": _sinh, "chlo.cosh": _cosh, "chlo.asin": _asin, "chlo.acos": _acos,
                "chlo.atanh": _atanh, "chlo.asinh": _asinh, "chlo.acosh": _acosh, "chlo.erf": _erf}
@@ -278,7 +309,7 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
-    if op.name in ("chlo.erf", "chlo.erf_inv", "chlo.erfc", "chlo.lgamma"):
+    if op.name in ("chlo.erf", "chlo.erf_inv", "chlo.erfc", "chlo.lgamma", "chlo.digamma"):
         return dtype == np.float32
     return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
