@@ -5,8 +5,8 @@
 some CHLO ops become a `stablehlo.composite "chlo.<op>"` whose
 `decomposition` is a private function `@chlo.<op>.impl` holding CHLO's own
 expansion (sinh, cosh, asin, acos, asinh, acosh, atanh, erf, top_k), and
-`chlo.atan` (`atan2(x, 1)`), `chlo.erf_inv`, `chlo.erfc`, `chlo.lgamma` and
-`chlo.digamma` are expanded in place. The round trip visits the
+`chlo.atan` (`atan2(x, 1)`), `chlo.next_after`, `chlo.erf_inv`, `chlo.erfc`,
+`chlo.lgamma` and `chlo.digamma` are expanded in place. The round trip visits the
 functions last to first, each one's ops in order; every composite gets its
 own function (named with one counter of its own: `@chlo.sinh.impl`,
 `@chlo.sinh.impl_0`), put right after the function that calls it.
@@ -14,8 +14,7 @@ own function (named with one counter of its own: `@chlo.sinh.impl`,
 Each expansion emits its constants (splats of the operand's shape) first,
 in the order the round trip's folder leaves them, then its ops. Not
 reproduced (their chlo op is kept): the other CHLO ops (bessel_i1e,
-next_after, polygamma, zeta, which JAX's round trip expands in place at
-length), erf, erf_inv, erfc, lgamma and digamma of other types than
+polygamma, zeta, which JAX's round trip expands in place at length), erf, erf_inv, erfc, lgamma and digamma of other types than
 float32, dtypes other than float32/float64 and symbolic shapes.
 """
 
@@ -23,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src.backends.stablehlo.builder import Builder, print_generic, print_same_type
+from pyjax._src.backends.stablehlo.builder import Builder, print_functional, print_generic, print_same_type
 from pyjax._src.backends.stablehlo.ir import Block, Module, TensorType, _symbol
 
 
@@ -295,7 +294,38 @@ def _digamma(b, x, t):
     return b.select(pole, c(np.nan), result)
 
 
-_IN_PLACE = {"chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma,
+def _next_after(b, x, y, t):
+    # On the bit patterns: one step towards y (the smallest subnormal with
+    # y's sign from zero); NaN when either is NaN, y when they are equal.
+    ints = np.dtype(f"int{8 * np.dtype(t.dtype).itemsize}")
+    it = TensorType(t.shape, ints)
+    info = np.iinfo(ints)
+
+    def c(v):
+        return b.constant(np.full(t.shape, v, ints))
+
+    def bits(v):
+        return b.emit1("stablehlo.bitcast_convert", [v], [it if v.dtype != ints else t], print_functional)
+
+    xi, yi = bits(x), bits(y)
+    nan = b.elementwise("stablehlo.or", [_cmp(b, "NE", x, x), _cmp(b, "NE", y, y)])
+    nan_bits = bits(*_consts(b, t, np.nan))
+    sign_mask, abs_mask = c(info.min), c(info.max)
+    ax, ay = _ew(b, "and", xi, abs_mask), _ew(b, "and", yi, abs_mask)
+    equal = _cmp(b, "EQ", x, y)
+    zero = c(0)
+    x_zero, y_zero = _cmp(b, "EQ", ax, zero), _cmp(b, "EQ", ay, zero)
+    sx, sy = _ew(b, "and", xi, sign_mask), _ew(b, "and", yi, sign_mask)
+    one = c(1)
+    from_zero = _ew(b, "or", sy, one)
+    signs_differ = _cmp(b, "NE", sx, sy)
+    away = b.elementwise("stablehlo.or", [_cmp(b, "GT", ax, ay), signs_differ])
+    step = _ew(b, "add", xi, b.select(away, c(-1), one))
+    out = b.select(nan, nan_bits, b.select(equal, yi, b.select(x_zero, b.select(y_zero, yi, from_zero), step)))
+    return bits(out)
+
+
+_IN_PLACE = {"chlo.next_after": _next_after, "chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma,
              "chlo.digamma": _digamma}
 
 _EXPANSIONS = {"chlo.sinh": _sinh, "chlo.cosh": _cosh, "chlo.asin": _asin, "chlo.acos": _acos,
@@ -367,7 +397,7 @@ def _expand_in_place(block: Block, op, expand) -> None:
     # (its result keeps its uses); constants are made where they are used.
     scratch = Block()
     t = op.operands[0].type
-    expand(Builder(scratch), op.operands[0], t)
+    expand(Builder(scratch), *op.operands, t)
     *ops, last = scratch.ops
     for made in ops:
         made.attrs["late"] = True
