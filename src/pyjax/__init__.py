@@ -80,10 +80,10 @@ enable_checks = _config_module.enable_checks
 explain_cache_misses = _config_module.explain_cache_misses
 default_prng_impl = _config_module.default_prng_impl
 
-from pyjax import dtypes, errors, lax, nn, numpy, random, scipy, tree, tree_util  # noqa: E402
-from pyjax import ad_checkpoint, debug  # noqa: E402
-from pyjax import image, ops, stages, typing  # noqa: E402
-from pyjax import core, custom_derivatives, interpreters  # noqa: E402  (the extension API; docs/extending.md)
+from pyjax import dtypes, errors, lax, numpy, random, tree, tree_util  # noqa: E402
+from pyjax import ad_checkpoint  # noqa: E402
+from pyjax import ops, stages, typing  # noqa: E402
+from pyjax import core, custom_derivatives  # noqa: E402  (the extension API; docs/extending.md)
 from pyjax._src.api_context import ensure_compile_time_eval, named_call, named_scope  # noqa: E402
 from pyjax._src.lax.callbacks import pure_callback  # noqa: E402
 from pyjax._src.lax.identity import device_put  # noqa: E402
@@ -101,7 +101,6 @@ from pyjax._src.sharding.api import reshard  # noqa: E402
 from pyjax._src.shard_map import shard_map, smap  # noqa: E402  (issue 22; docs/shard_map.md)
 from pyjax._src.pmap import pmap  # noqa: E402  (issue 22; docs/shard_map.md)
 from pyjax._src import spmd_eager as _spmd_eager  # noqa: E402,F401  (eager ops on placed Arrays run per device)
-from pyjax import experimental  # noqa: E402  (its shard_map)
 from pyjax._src.effects import effects_barrier  # noqa: E402  (issue 24; docs/debugging.md)
 from pyjax._src.sharding.sharded_array import (  # noqa: E402
     Shard, make_array_from_callback, make_array_from_single_device_arrays,
@@ -210,9 +209,9 @@ from pyjax.ref import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402
 from pyjax._src.ref_types import ds  # noqa: E402
 
 # Submodules imported by their first attribute read (`pyjax.export`,
-# `pyjax.profiler`), not by `import pyjax`: nothing else needs them, and they
+# `pyjax.nn`, ...), not by `import pyjax`: nothing else needs them, and they
 # are a share of the import's time (docs/performance.md).
-_LAZY_SUBMODULES = frozenset({"export", "profiler"})
+_LAZY_SUBMODULES = frozenset({"debug", "experimental", "export", "image", "interpreters", "nn", "profiler", "scipy"})
 
 
 def __getattr__(name: str):
