@@ -55,6 +55,8 @@ CASES = {
     "expand": "x[None]",
     "broadcast_v": "jnp.broadcast_to(v, (8, 16))",
     "tanh_v": "jnp.tanh(v)",
+    "index_rows_whole_dim": "i[2:6]",
+    "index_row_whole_dim": "i[3]",
 }
 
 # On Auto axes only (the Explicit rules refuse them): XLA's propagation decides.
@@ -77,6 +79,11 @@ AUTO_CASES = {
     "lax_slice_cols": "lax.slice(x, (0, 0), (8, 8))",
     "lax_slice_strided_whole": "lax.slice(x, (0, 0), (8, 16), (2, 1))",
     "pad_cols_divisible": "lax.pad(x, 0., ((0, 0, 0), (0, 2, 0)))",
+    "index_rows_split_dim": "x[2:6]",
+    "index_row_split_dim": "x[3]",
+    "index_cols_split_dim": "x[:, 4:12]",
+    "take_rows_split_dim": "x[jnp.array([1, 5])]",
+    "take_rows_whole_dim": "jax.jit(lambda a, k: a[k] * 2)(i, jnp.array([1, 5, 2]))",
     "add_conflicting": "x + jax.device_put(np.ones((16, 8), np.float32), NS(mesh, P('x', 'y'))).T",
     "jit_scalar": "jax.jit(lambda a, s: jnp.where(a > s, a * s, y) + jnp.floor_divide(a, 3.0))(x, 2.5)",
     "cumsum_split_axis": "jnp.cumsum(x, 0)",
@@ -134,6 +141,8 @@ MIXED_CASES = {
     "sum_rows_cols_auto": "i.sum(0)",
     "where_refining": "jnp.where(x > 3, x, y)",
     "reshape_split_major": "x.reshape(8, 4, 4)",
+    "take_rows_whole_dim": "jax.jit(lambda a, k: a[k] * 2)(i, jnp.array([1, 5, 2]))",
+    "index_cols_auto_dim": "x[:, 4:12]",
     "rank1_both_axes_add": "jax.device_put(np.arange(8., dtype=np.float32), NS(mesh, P(('x', 'y')))) + 1",
     "rank1_both_axes_sum": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P(('x', 'y'),))).sum(1)",
     "rank2_both_axes_transpose": "jax.device_put(np.ones((8, 16), np.float32), NS(mesh, P(('x', 'y'),))).T",
@@ -148,6 +157,10 @@ result = placement({expr})
     _program(f"mixed_{name}_value", "value", PRELUDE + MIXED_PRELUDE + f"""
 mesh, x, y, v, i = mixed_arrays()
 result = {expr}
+""")
+_program("mixed_error_index_explicit_dim", "error", PRELUDE + MIXED_PRELUDE + """
+mesh, x, y, v, i = mixed_arrays()
+result = x[2:6]
 """)
 _program("mixed_error_cumsum_explicit_axis", "error", PRELUDE + MIXED_PRELUDE + """
 mesh, x, y, v, i = mixed_arrays()

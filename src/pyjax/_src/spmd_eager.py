@@ -379,7 +379,25 @@ def _auto_choice(primitive, args, params, avals, twin):
 
         return _equation(primitive, args, params, moved)
     return _along_split_axis(primitive, args, params, avals, twin) or \
-        _gathered_dims(primitive, args, params, avals, twin, slicing_only=False)
+        _gathered_dims(primitive, args, params, avals, twin, slicing_only=False) or \
+        _gather_choice(primitive, args, params, avals, twin)
+
+
+def _gather_choice(primitive, args, params, avals, twin):
+    # A gather (jnp indexing) of an operand split where it indexes: XLA
+    # gathers the indexed dimensions and keeps the others' layout.
+    from pyjax._src.lax.gather_scatter import gather_p
+    from pyjax._src.lax.spmd_rules import gather_passthrough_dims
+    from pyjax._src.sharding.api import reshard
+
+    if primitive is not gather_p or avals[0].sharding is None or params["dimension_numbers"].operand_batching_dims:
+        return None
+    keep = gather_passthrough_dims(avals[0].shape, params["dimension_numbers"], params["slice_sizes"])
+    spec = _padded(avals[0].sharding.spec, avals[0].ndim)
+    if all(e is None or d in keep for d, e in enumerate(spec)):
+        return None
+    whole = NamedSharding(twin, PartitionSpec(*(e if d in keep else None for d, e in enumerate(spec))))
+    return _equation(primitive, args, params, lambda ins: [reshard(ins[0], whole), *ins[1:]])
 
 
 def _broadcast_choice(primitive, args, params, ranked, twin):

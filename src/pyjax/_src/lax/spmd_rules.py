@@ -14,8 +14,8 @@ from __future__ import annotations
 from pyjax._src.interpreters import spmd_partition as sp
 from pyjax._src.interpreters.spmd_partition import Context, bind, spec_of
 from pyjax._src.jaxpr import JaxprEqn
-from pyjax._src.lax import (dot, elementwise, parallel, parallel_comm, reductions, shapes, slicing, sorting, stack,
-                            windowed)
+from pyjax._src.lax import (dot, elementwise, gather_scatter, parallel, parallel_comm, reductions, shapes, slicing,
+                            sorting, stack, windowed)
 
 _EMPTY = ()
 
@@ -255,6 +255,35 @@ def pad_rule(ctx: Context, eqn: JaxprEqn, args):
     return [ctx.reshard(outs[0], want, spec_of(eqn.outvars[0].aval))]
 
 
+def gather_passthrough_dims(operand_shape, dimension_numbers, slice_sizes) -> set:
+    """The operand dimensions a gather takes whole (full-size windows, not
+    indexed, not collapsed, not batched): they may stay split."""
+    dn = dimension_numbers
+    return {d for d, n in enumerate(operand_shape)
+            if d not in dn.start_index_map and d not in dn.collapsed_slice_dims
+            and d not in dn.operand_batching_dims and slice_sizes[d] == n}
+
+
+def gather_rule(ctx: Context, eqn: JaxprEqn, args):
+    """A gather on blocks: the dimensions it takes whole stay split (each
+    device's window its block), the indexed ones are gathered, the indices
+    replicated; the result laid out as its type says."""
+    operand, out = eqn.invars[0].aval, eqn.outvars[0].aval
+    dn, sizes = eqn.params["dimension_numbers"], eqn.params["slice_sizes"]
+    if dn.operand_batching_dims:
+        return sp.replicated_rule(ctx, eqn, args)
+    keep = gather_passthrough_dims(operand.shape, dn, sizes)
+    want = tuple(s if d in keep else _EMPTY for d, s in enumerate(spec_of(operand)))
+    local = [()] * out.ndim
+    windows = [d for d in range(operand.ndim) if d not in dn.collapsed_slice_dims]
+    for o, d in zip(dn.offset_dims, windows):
+        local[o] = want[d]
+    x = ctx.reshard(args[0], spec_of(operand), want)
+    indices = ctx.reshard(args[1], spec_of(eqn.invars[1].aval), tuple(_EMPTY for _ in eqn.invars[1].aval.shape))
+    (y,) = bind(eqn, [x, indices], slice_sizes=tuple(n // ctx.count(want[d]) for d, n in enumerate(sizes)))
+    return [ctx.reshard(y, tuple(local), spec_of(out))]
+
+
 def stack_rule(ctx: Context, eqn: JaxprEqn, args):
     """Operands laid out as the result without the new axis, stacked on
     blocks (the new axis whole, then split as the result's type says)."""
@@ -293,6 +322,7 @@ def _install() -> None:
     reg(shapes.concatenate_p, _whole_dims_rule(lambda e: {e.params["dimension"]}))
     reg(slicing.pad_p, pad_rule)
     reg(stack.stack_p, stack_rule)
+    reg(gather_scatter.gather_p, gather_rule)
     reg(stack.unstack_p, unstack_rule)
     reg(sorting.sort_p, _whole_dims_rule(lambda e: {e.params["dimension"]}))
     for p in (windowed.cumsum_p, windowed.cumprod_p, windowed.cummax_p, windowed.cummin_p, windowed.cumlogsumexp_p):
