@@ -58,7 +58,7 @@ LAYERS = [
               "distributed",
               "shape_poly", "shape_poly_parse", "dim_as_value", "primal_tangent_dtype"]),
     ("interpreters", ["interpreters", "dispatch", "cache_miss"]),
-    ("library", ["lax", "jit", "donation", "stages", "stage_types", "remat", "ad_checkpoint", "custom_derivatives", "custom_vjp",
+    ("library", ["lax", "jit", "jit_ad", "donation", "stages", "stage_types", "remat", "ad_checkpoint", "custom_derivatives", "custom_vjp",
                  "api", "api_ad", "api_jac", "sharding.api", "grad_sentinels", "xla_metadata", "remat_opt",
                  "closed_call", "custom_remat"]),
     ("user libraries", None),  # numpy, nn, scipy, random, debugging, ops, ...

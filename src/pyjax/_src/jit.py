@@ -21,7 +21,6 @@ import numpy as np
 
 from pyjax._src import cache_miss, config, core, dispatch, donation, dtypes, errors, monitoring, rules
 from pyjax._src.distributed import gather_value
-from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.array import Array, guard_forwarded
 from pyjax._src.avals import ShapeDtypeStruct, ShapedArray
 from pyjax._src.ref_types import AbstractRef
@@ -30,10 +29,8 @@ from pyjax._src.cache_key import typed_key
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching, key_reuse
 from pyjax._src.interpreters.dce import call_dce_rule
-from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import call_partial_eval_custom_rule
 from pyjax._src.interpreters.staging import DebugInfo, format_source_info, func_src_info, staging_caches, trace_to_jaxpr
-from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jaxpr import Jaxpr, body_effects, eval_jaxpr
 from pyjax._src.sharding import jit_params, placed_call, spmd_data
 from pyjax._src.sharding.mesh import get_mesh
@@ -777,10 +774,6 @@ def jit(fun: Callable = _NOT_GIVEN, /, *, static_argnums=None, static_argnames=N
 # the JVP; the resulting equations are staged or run by the enclosing trace.)
 
 
-def _placed(in_shardings, out_shardings) -> dict:
-    return {} if in_shardings is None else {"in_shardings": in_shardings, "out_shardings": out_shardings}
-
-
 def _jit_dce(eqn, used_outputs: list):
     new = call_dce_rule(eqn, used_outputs)
     if "in_shardings" not in eqn.params:
@@ -812,83 +805,5 @@ def _mesh_param() -> dict:
     return {} if mesh.empty else {"ctx_mesh": mesh}
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inline, in_shardings=None,
-             out_shardings=None, **mesh):
-    # One jit equation whose body is the JVP of the original body.
-    nonzeros = [type(t) is not Zero for t in tangents]
-    body, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
-    nonzero_tangents = [t for t in tangents if type(t) is not Zero]
-    placement = jit_params.jvp_params(_placed(in_shardings, out_shardings), nonzeros, out_nonzeros)
-    outs = jit_p.bind(*primals, *nonzero_tangents, jaxpr=body, name=name,
-                      donated_invars=(False,) * len(body.invars), keep_unused=keep_unused, inline=inline, **mesh,
-                      **placement)
-    n_out = len(jaxpr.outvars)
-    primal_outs, it = outs[:n_out], iter(outs[n_out:])
-    tangent_outs = [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(jaxpr.out_avals, out_nonzeros, strict=True)]
-    return primal_outs, tangent_outs
-
-
-def _jit_partial_eval(trace, args, params):
-    # Known inputs run the known part of the body now (as a jit equation of
-    # the enclosing trace); the unknown part is recorded as a second jit
-    # equation taking the residuals first.
-    from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
-
-    unknowns = [trace.is_unknown(x) for x in args]
-    known_jaxpr, unknown_jaxpr, out_unknowns, sources = partial_eval_jaxpr(params["jaxpr"], unknowns)
-    known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
-    common = dict(name=params["name"], keep_unused=params["keep_unused"], inline=params["inline"])
-    if "ctx_mesh" in params:
-        common["ctx_mesh"] = params["ctx_mesh"]
-    n_known = sum(not u for u in out_unknowns)
-    known_placed, unknown_placed = jit_params.partial_eval_params(params, unknowns, out_unknowns,
-                                                                  len(known_jaxpr.outvars), len(sources))
-    with core.set_current_trace(trace.parent):
-        known_outs = jit_p.bind(*known_args, jaxpr=known_jaxpr, donated_invars=(False,) * len(known_args), **common,
-                                **known_placed)
-    computed = known_outs[n_known:]
-    residuals = [known_args[i] if kind == "in" else computed[i] for kind, i in sources]
-    unknown_args = residuals + [x for x, u in zip(args, unknowns, strict=True) if u]
-    unknown_outs = trace.record(jit_p, unknown_args, dict(jaxpr=unknown_jaxpr, donated_invars=(False,) * len(unknown_args),
-                                                          **common, **unknown_placed))
-    known_it, unknown_it = iter(known_outs[:n_known]), iter(unknown_outs)
-    return [next(unknown_it) if u else next(known_it) for u in out_unknowns]
-
-
-def _jit_transpose(cts, *args, jaxpr, name, donated_invars, keep_unused, inline, in_shardings=None,
-                   out_shardings=None, **mesh):
-    # One jit equation whose body is the transposed body: (residuals, nonzero
-    # cotangents) -> cotangents of the linear inputs.
-    undefined = [is_undefined_primal(x) for x in args]
-    residuals = [x for x, u in zip(args, undefined, strict=True) if not u]
-    nonzero_cts = [ct for ct in cts if type(ct) is not Zero]
-    body, _ = transpose_jaxpr(jaxpr, [x.aval if u else None for x, u in zip(args, undefined, strict=True)],
-                              [core.get_aval(r) for r in residuals], [type(ct) is not Zero for ct in cts],
-                              [core.get_aval(ct) for ct in nonzero_cts])
-    operands = residuals + nonzero_cts
-    placement = jit_params.transpose_params(_placed(in_shardings, out_shardings), undefined,
-                                            [type(ct) is not Zero for ct in cts])
-    outs = iter(jit_p.bind(*operands, jaxpr=body, name=name, donated_invars=(False,) * len(operands),
-                           keep_unused=keep_unused, inline=inline, **mesh, **placement))
-    return [next(outs) if u else None for u in undefined]
-
-
-jit_p.def_jvp(_jit_jvp)
-jit_p.partial_eval = _jit_partial_eval
-jit_p.def_transpose(_jit_transpose)
-
-
-# ---------------------------------------------------------------------------
-# vmap of a jit call: one jit equation whose body is the batched body.
-
-
-def _jit_batch(axis_data, args, dims, *, jaxpr, **params):
-    # Also runs with no operand batched when the body holds a collective over
-    # the vmapped name (BatchTrace.process_primitive checks the params).
-    body, out_dims = batching.batch_jaxpr_axes(jaxpr, axis_data, dims)
-    params.update(jit_params.batch_params(params, dims, out_dims, axis_data.spmd_name))
-    outs = jit_p.bind(*args, jaxpr=body, **params)
-    return outs, out_dims
-
-
-jit_p.def_batch(_jit_batch)
+# The autodiff and batching rules of the jit primitive.
+from pyjax._src import jit_ad  # noqa: E402,F401

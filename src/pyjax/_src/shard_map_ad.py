@@ -14,9 +14,8 @@ import math
 import numpy as np
 
 from pyjax._src import core
-from pyjax._src.ad_util import Zero, instantiate, tangent_aval
+from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.interpreters.batching import batch_jaxpr_axes, not_mapped
-from pyjax._src.interpreters.dce import dce_jaxpr
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.partial_eval import (PartialEvalTrace, linearize_flat, linearizing, partial_eval_jaxpr,
                                                  residual_toposort_order)
@@ -39,7 +38,6 @@ def _jvp(primals, tangents, **params):
     nonzeros = [type(t) is not Zero for t in tangents]
     with _context(params):
         body, out_nonzeros = jvp_jaxpr(params["jaxpr"], nonzeros)
-    _remember_jvp(body, params["jaxpr"], nonzeros, out_nonzeros)
     in_specs = params["in_specs"] + tuple(s for s, nz in zip(params["in_specs"], nonzeros) if nz)
     out_specs = params["out_specs"] + tuple(s for s, nz in zip(params["out_specs"], out_nonzeros) if nz)
     outs = shard_map_p.bind(*primals, *(t for t in tangents if type(t) is not Zero),
@@ -50,38 +48,7 @@ def _jvp(primals, tangents, **params):
     return outs[:n], [next(it) if nz else Zero(tangent_aval(a)) for a, nz in zip(out_avals, out_nonzeros)]
 
 
-# The JVP bodies `_jvp` made, with the body and nonzero tangents each came
-# from (a few recent ones: a jit's JVP jaxpr is split soon after it is made).
-_JVPS: dict = {}
-
-
-def _remember_jvp(jvp_body, body, nonzeros, out_nonzeros) -> None:
-    if len(_JVPS) >= 64:
-        del _JVPS[next(iter(_JVPS))]
-    _JVPS[id(jvp_body)] = (jvp_body, body, tuple(nonzeros), tuple(out_nonzeros))
-
-
-def _linearized_jvp(trace, args, params):
-    """A JVP shard_map split under linearize (in a jit's JVP being split):
-    JAX never forms it, linearizing the shard_map's own body directly (so a
-    scan inside splits by its linearize rule). Done here too when the
-    primals are known and the tangents unknown; None otherwise."""
-    entry = _JVPS.get(id(params["jaxpr"]))
-    if entry is None or entry[0] is not params["jaxpr"]:
-        return None
-    _, body, nonzeros, out_nonzeros = entry
-    primals, tangents = args[:len(nonzeros)], args[len(nonzeros):]
-    if any(trace.is_unknown(p) for p in primals) or not all(trace.is_unknown(t) for t in tangents):
-        return None
-    it = iter(tangents)
-    full = [next(it) if nz else Zero(tangent_aval(core.get_aval(p))) for p, nz in zip(primals, nonzeros)]
-    original = dict(params, jaxpr=body, in_specs=params["in_specs"][:len(nonzeros)],
-                    out_specs=params["out_specs"][:len(out_nonzeros)])
-    primal_outs, tangent_outs = _linearize(trace, primals, full, original, pruned=True)
-    return list(primal_outs) + [instantiate(t) for t, nz in zip(tangent_outs, out_nonzeros) if nz]
-
-
-def _linearize(trace, primals, tangents, params, pruned: bool = False):
+def _linearize(trace, primals, tangents, params):
     """JAX's direct linearization of a shard_map: the body is linearized as
     it is traced (a scan inside splits as under linearize), into a known
     shard_map returning the residuals first, then the primal outputs, bound
@@ -100,8 +67,6 @@ def _linearize(trace, primals, tangents, params, pruned: bool = False):
 
     with _context(params):
         known, _ = trace_to_jaxpr(forward, body.in_avals, body.debug_info)
-        if pruned:  # (in a jit: JAX's DCE of its primal jaxpr applies the DCE rules inside)
-            known, _ = dce_jaxpr(known, prune_bodies=True)
         tangent = _tangent_body(found["linear"], found["sources"])
     sources = [s for s in found["sources"] if s is not None]
     n_res = sum(kind == "out" for kind, _ in sources)
@@ -178,10 +143,6 @@ def _partial_eval(trace, args, params):
     direct linearization returns them; otherwise (remat's recomputation)
     the known outputs do, as JAX's standalone split."""
     res_first = linearizing()
-    if res_first:
-        outs = _linearized_jvp(trace, args, params)
-        if outs is not None:
-            return outs
     unknowns = [trace.is_unknown(x) for x in args]
     with _context(params):
         known, unknown, out_unknowns, sources = partial_eval_jaxpr(params["jaxpr"], unknowns)

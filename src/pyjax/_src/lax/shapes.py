@@ -355,6 +355,12 @@ def _zeros_like_shaped_array(aval: ShapedArray):
         trace = core.current_trace()
         if type(trace) is DynamicJaxprTrace:  # (staged: a literal partial evaluation knows to be a zero)
             return DynamicJaxprTracer(trace, aval, Literal(scalar, aval, zero=True))
+        from pyjax._src.interpreters.partial_eval import PartialEvalTrace
+
+        if isinstance(trace, PartialEvalTrace) and type(trace.parent) is DynamicJaxprTrace:
+            # Linearizing a staged computation: a JVP rule's zero is known, so a
+            # tangent equation reads it as a residual (JAX's fallback linearize).
+            return DynamicJaxprTracer(trace.parent, aval, Literal(scalar, aval, zero=True))
         return scalar
     return broadcast_in_dim(scalar, aval.shape, ())
 

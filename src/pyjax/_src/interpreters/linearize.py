@@ -1,0 +1,51 @@
+"""Direct linearization of a closed jaxpr (JAX's `ad.linearize_jaxpr`).
+
+The body is re-run under linearize (the JVP trace over partial evaluation,
+inside a fresh staging trace for the primal side), so each equation splits
+by its own rule: a scan or cond inside is split by its linearize rule,
+rather than its JVP being formed first and then partially evaluated by the
+generic rule (which gives other residuals and other ft_in/ft_out). jit
+(jit_ad.py) splits itself this way, as JAX's jit linearize rule does.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from pyjax._src.interpreters.dce import dce_jaxpr
+from pyjax._src.interpreters.partial_eval import linearize_flat
+from pyjax._src.interpreters.staging import trace_to_jaxpr
+from pyjax._src.jaxpr import Jaxpr, eval_jaxpr
+
+
+def linearize_jaxpr_direct(jaxpr: Jaxpr, nonzeros: Sequence[bool]):
+    """Splits `jaxpr` by linearizing it as it is traced.
+
+    Returns (primal_jaxpr, num_res_out, out_nonzeros, fwds, tangent_jaxpr):
+    primal_jaxpr maps the primals to the primal outputs followed by the
+    computed residuals (dead code removed with the primitives' DCE rules,
+    its consts kept); tangent_jaxpr maps (residuals, nonzero tangents) to
+    the nonzero output tangents. `fwds` has one entry per residual: None
+    for a computed one (in order), else its index in (jaxpr.consts,
+    primals): a residual that is one of those is passed as it is.
+    """
+    found: dict = {}
+
+    def forward(*xs):
+        outs, linear, out_nz = linearize_flat(lambda *a: eval_jaxpr(jaxpr, jaxpr.consts, *a), list(xs),
+                                              nonzeros=list(nonzeros))
+        linear, _ = dce_jaxpr(linear, prune_bodies=True)  # (a residual only a dead tangent read goes)
+        index = {id(x): i for i, x in enumerate([*jaxpr.consts, *xs])}
+        fwds = [index.get(id(c)) for c in linear.consts]
+        # (the tangent jaxpr holds no tracer of this trace: its residuals are inputs)
+        found.update(tangent=linear.replace(constvars=[], consts=[], invars=[*linear.constvars, *linear.invars]),
+                     out_nz=out_nz, fwds=fwds)
+        return list(outs) + [c for c, f in zip(linear.consts, fwds, strict=True) if f is None]
+
+    primal, _ = trace_to_jaxpr(forward, jaxpr.in_avals, jaxpr.debug_info)
+    primal, _ = dce_jaxpr(primal, prune_bodies=True)
+    fwds = found["fwds"]
+    return primal, sum(f is None for f in fwds), list(found["out_nz"]), fwds, found["tangent"]
+
+
+__all__ = ["linearize_jaxpr_direct"]
