@@ -88,6 +88,8 @@ def test_convolution_split_across_cores_has_the_whole_bits(workers, monkeypatch)
     (("NHWC", "HWIO", "NHWC"), (5, 13, 11, 6), (3, 2, 6, 7), (2, 3), (1, 1), "VALID"),
     (("NHWC", "HWIO", "NHWC"), (4, 12, 12, 3), (3, 3, 3, 5), (1, 1), (2, 1), ((2, 1), (0, 3))),
     (("NCHW", "OIHW", "NCHW"), (5, 6, 12, 10), (7, 6, 3, 3), (2, 1), (1, 1), "SAME"),
+    (("NHWC", "HWIO", "NHWC"), (5, 12, 10, 1), (3, 3, 1, 7), (1, 1), (1, 1), "SAME"),  # Q^T copied
+    (("NHWC", "HWIO", "NHWC"), (5, 13, 11, 2), (3, 2, 2, 7), (2, 1), (1, 2), "VALID"),
 ])
 def test_kernel_gradients_with_batch_minor_patches(dn, lhs_shape, rhs_shape, strides, dilation, padding,
                                                    monkeypatch):
@@ -106,6 +108,9 @@ def test_kernel_gradients_with_batch_minor_patches(dn, lhs_shape, rhs_shape, str
     pyjax.clear_caches()
     fast = np.asarray(pyjax.jit(pyjax.grad(f, argnums=1))(x, w))
     assert taken
+    monkeypatch.setattr(conv_impl, "_SHORT_RUN_BYTES", -1)  # Q itself, whatever the batch
+    pyjax.clear_caches()
+    np.testing.assert_allclose(np.asarray(pyjax.jit(pyjax.grad(f, argnums=1))(x, w)), fast, rtol=2e-5, atol=2e-5)
     monkeypatch.setattr(conv_impl, "_batch_minor", lambda spec: False)
     pyjax.clear_caches()
     general = np.asarray(pyjax.jit(pyjax.grad(f, argnums=1))(x, w))

@@ -132,6 +132,12 @@ def _conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation, rh
     return np.transpose(result, order).astype(out_dtype, copy=False)
 
 
+# Up to this many bytes of batch rows per position (one or two float32
+# channels), the batch-minor patch matrix is copied transposed: its runs
+# would be a few elements long (docs/performance.md).
+_SHORT_RUN_BYTES = 8
+
+
 def _batch_minor(lhs_spec) -> bool:
     """Whether the lhs holds its features before its batch (`_conv_batch_minor`)."""
     return lhs_spec[1] < lhs_spec[0]
@@ -162,9 +168,19 @@ def _conv_batch_minor(lhs, rhs, dimension_numbers, window_strides, padding, lhs_
         result = np.zeros((*out_space, b, o), np.result_type(x.dtype, kernel.dtype))
     else:
         view = view[(slice(None), *(slice(0, k) for k in ks))]
-        q = view.transpose(0, *range(1, 1 + spatial), *range(2 + spatial, 2 + 2 * spatial), 1 + spatial)
-        q = q.reshape(f * math.prod(ks), math.prod(out_space) * b)
-        result = split_lib.matmul(q.T, kernel.reshape(-1, o)).reshape(*out_space, b, o)
+        if b * x.itemsize <= _SHORT_RUN_BYTES:
+            # A few batch rows (a first layer's one input channel): runs of
+            # adjacent positions' rows would be a few floats long; Q^T is
+            # copied instead, one output position at a time, in runs along
+            # the kernel's last axis, and multiplied as it is.
+            qt = np.empty((*out_space, b, f, *ks), view.dtype)
+            for position in np.ndindex(*out_space):
+                qt[position] = np.moveaxis(view[(Ellipsis, *position)], -1, 0)
+            patches = qt.reshape(math.prod(out_space) * b, f * math.prod(ks))
+        else:
+            q = view.transpose(0, *range(1, 1 + spatial), *range(2 + spatial, 2 + 2 * spatial), 1 + spatial)
+            patches = q.reshape(f * math.prod(ks), math.prod(out_space) * b).T
+        result = split_lib.matmul(patches, kernel.reshape(-1, o)).reshape(*out_space, b, o)
     # result is (p..., B, O): logical batch is axis `spatial`, features
     # `spatial + 1`, spatial dim i axis i; out_spec's inverse places them.
     axis_of = (spatial, spatial + 1, *range(spatial))
