@@ -108,6 +108,8 @@ def simplify(jaxpr: Jaxpr, *, fused: bool = True) -> Jaxpr:
         eqns = _contract_multiply_adds(eqns, jaxpr.outvars)
         eqns = _small_reductions(eqns, jaxpr.outvars)
     eqns = _tiny_dots(eqns)
+    if fused:
+        eqns = _common_subexpressions(eqns, jaxpr.outvars)
     if len(eqns) == len(jaxpr.eqns) and all(e is o for e, o in zip(eqns, jaxpr.eqns)):
         return jaxpr
     return jaxpr.replace(eqns=eqns)
@@ -582,3 +584,46 @@ def _tiny_dot(eqn: JaxprEqn) -> JaxprEqn | None:
         return None
     params = {"dimension_numbers": ((lc, rc), ((), ()))}
     return JaxprEqn(tiny_dot_p, [lhs, rhs], eqn.outvars, params, eqn.effects, eqn.source_info)
+
+
+# --- common subexpressions ------------------------------------------------------
+#
+# XLA's CSE: an equation equal to an earlier one (primitive, params, operands)
+# is computed once. Autodiff repeats masks (iota, compare) and solves; run
+# last, after the rewrites above, so that every value keeps its bits. An
+# equation with effects, a copy, or one writing a program output (outputs
+# must stay distinct buffers) is kept.
+_NOT_MERGED = frozenset({"copy", "copy_p", "device_put"})
+
+
+def _common_subexpressions(eqns: list, outvars: list) -> list:
+    outputs = {v for v in outvars if type(v) is Var}
+    seen: dict = {}
+    env: dict = {}
+    kept = []
+    for eqn in eqns:
+        invars = [env.get(v, v) if type(v) is Var else v for v in eqn.invars]
+        if any(a is not b for a, b in zip(invars, eqn.invars)):
+            eqn = eqn.replace(invars=invars)
+        key = _cse_key(eqn)
+        first = seen.get(key) if key is not None else None
+        if first is not None and not any(v in outputs for v in eqn.outvars):
+            env.update((v, w) for v, w in zip(eqn.outvars, first.outvars) if type(v) is Var)
+            continue
+        if key is not None:
+            seen[key] = eqn
+        kept.append(eqn)
+    return kept
+
+
+def _cse_key(eqn: JaxprEqn):
+    if eqn.effects or eqn.primitive.name in _NOT_MERGED or any(type(v) is not Var for v in eqn.outvars):
+        return None
+    operands = tuple(v if type(v) is Var else (type(v.val), repr(v.val), v.aval) for v in eqn.invars)
+    try:
+        key = (eqn.primitive, operands, tuple(sorted(eqn.params.items())))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
