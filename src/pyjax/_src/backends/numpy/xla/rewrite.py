@@ -617,7 +617,8 @@ def _common_subexpressions(eqns: list, outvars: list) -> list:
 
 
 def _cse_key(eqn: JaxprEqn):
-    if eqn.effects or eqn.primitive.name in _NOT_MERGED or any(type(v) is not Var for v in eqn.outvars):
+    if (eqn.effects or eqn.primitive.name in _NOT_MERGED or any(type(v) is not Var for v in eqn.outvars)
+            or any(type(v) is not Var and np.ndim(v.val) for v in eqn.invars)):  # (keyed by repr: scalars only)
         return None
     operands = tuple(v if type(v) is Var else (type(v.val), repr(v.val), v.aval) for v in eqn.invars)
     try:
