@@ -160,6 +160,7 @@ def programs(jax, jnp, export) -> dict:
         "digamma_in_place": (lambda x: jax.lax.digamma(x * 2.0) - 1.0, [spec((2, 2))]),
         "nextafter_in_place": (lambda x, y: jnp.nextafter(x, 1.0) * y, [spec((2, 2)), spec((2, 2))]),
         "nextafter_float64": (lambda x, y: jax.lax.nextafter(x, y), [spec((3,), jnp.float64), spec((3,), jnp.float64)]),
+        "bessel_i1e_in_place": (lambda x: jax.lax.bessel_i1e(x * 2.0) - 1.0, [spec((2, 2))]),
         "lgamma_twice": (lambda x: jax.scipy.special.gammaln(x) * 0.5 + jax.lax.lgamma(x + 2.0), [spec((2, 3))]),
     }
     return out

@@ -4,18 +4,20 @@
 `Exported.mlir_module()` is what MLIR's portable-artifact round trip leaves:
 some CHLO ops become a `stablehlo.composite "chlo.<op>"` whose
 `decomposition` is a private function `@chlo.<op>.impl` holding CHLO's own
-expansion (sinh, cosh, asin, acos, asinh, acosh, atanh, erf, top_k), and
-`chlo.atan` (`atan2(x, 1)`), `chlo.next_after`, `chlo.erf_inv`, `chlo.erfc`,
-`chlo.lgamma` and `chlo.digamma` are expanded in place. The round trip visits the
-functions last to first, each one's ops in order; every composite gets its
-own function (named with one counter of its own: `@chlo.sinh.impl`,
-`@chlo.sinh.impl_0`), put right after the function that calls it.
+expansion (sinh, cosh, asin, acos, asinh, acosh, atanh, erf, top_k); atan
+(`atan2(x, 1)`), next_after, erf_inv, erfc, lgamma, digamma and bessel_i1e
+are expanded in place. The round trip visits the functions last to first,
+each one's ops in order; every composite gets its own function (named with
+one counter of its own: `@chlo.sinh.impl`, `@chlo.sinh.impl_0`), put right
+after the function that calls it.
 
-Each expansion emits its constants (splats of the operand's shape) first,
-in the order the round trip's folder leaves them, then its ops. Not
-reproduced (their chlo op is kept): the other CHLO ops (bessel_i1e,
-polygamma, zeta, which JAX's round trip expands in place at length), erf, erf_inv, erfc, lgamma and digamma of other types than
-float32, dtypes other than float32/float64 and symbolic shapes.
+A composite's expansion emits its constants (splats of the operand's shape)
+first, in the order the round trip's folder leaves them, then its ops; an
+in-place one makes each constant where CHLO makes it (the folder hoists
+them after the function's own). Not reproduced (their chlo op is kept):
+polygamma and zeta (which JAX's round trip expands in place at length),
+erf, erf_inv, erfc, lgamma, digamma and bessel_i1e of other types than
+float32, dtypes other than float32/float64, and symbolic shapes.
 """
 
 from __future__ import annotations
@@ -325,7 +327,38 @@ def _next_after(b, x, y, t):
     return bits(out)
 
 
-_IN_PLACE = {"chlo.next_after": _next_after, "chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma,
+# bessel_i1e on float32 (Cephes): Chebyshev series in |x|/2 - 2 up to 8, in
+# 32/|x| - 2 above.
+_I1E_A = ("9.38153732E-9", "-4.44505908E-8", "2.00329481E-7", "-8.568720e-07", "3.47025139E-6", "-1.32731639E-5",
+          "4.78156508E-5", "-1.61760821E-4", "5.122860e-04", "-0.00151357241", "0.0041564228", "-0.0105640851",
+          "0.0247264486", "-0.0529459827", "0.102643661", "-0.176416516", "0.252587199")
+_I1E_B = ("-3.83538046E-9", "-2.63146891E-8", "-2.51223611E-7", "-3.88256467E-6", "-1.10588939E-4",
+          "-0.00976109784", "0.778576254")
+
+
+def _bessel_i1e(b, x, t):
+    def c(v):
+        return _consts(b, t, np.float32(v))[0]
+
+    def chebyshev(z, coeffs, half):
+        # Clenshaw's recurrence: b0 = z*b1 - b2 + c; the series is (b0 - b2) / 2.
+        zero = c(0.0)
+        b0, b1, b2 = zero, zero, zero
+        for v in coeffs:
+            b2, b1 = b1, b0
+            b0 = _ew(b, "add", _ew(b, "subtract", _ew(b, "multiply", z, b1), b2), c(v))
+        return _ew(b, "multiply", _ew(b, "subtract", b0, b2), half)
+
+    ax = _ew(b, "abs", x)
+    half, two, thirty_two, eight = c(0.5), c(2.0), c(32.0), c(8.0)
+    small = _ew(b, "multiply", ax, chebyshev(_ew(b, "subtract", _ew(b, "multiply", half, ax), two), _I1E_A, half))
+    large = chebyshev(_ew(b, "subtract", _ew(b, "divide", thirty_two, ax), two), _I1E_B, half)
+    large = _ew(b, "divide", large, _ew(b, "sqrt", ax))
+    result = b.select(_cmp(b, "LE", ax, eight), small, large)
+    return _ew(b, "multiply", _ew(b, "sign", x), result)
+
+
+_IN_PLACE = {"chlo.bessel_i1e": _bessel_i1e, "chlo.next_after": _next_after, "chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma,
              "chlo.digamma": _digamma}
 
 _EXPANSIONS = {"chlo.sinh": _sinh, "chlo.cosh": _cosh, "chlo.asin": _asin, "chlo.acos": _acos,
@@ -339,7 +372,7 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
-    if op.name in ("chlo.erf", "chlo.erf_inv", "chlo.erfc", "chlo.lgamma", "chlo.digamma"):
+    if op.name in ("chlo.erf", "chlo.erf_inv", "chlo.erfc", "chlo.lgamma", "chlo.digamma", "chlo.bessel_i1e"):
         return dtype == np.float32
     return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
