@@ -16,8 +16,7 @@ first, in the order the round trip's folder leaves them, then its ops; an
 in-place one makes each constant where CHLO makes it (the folder hoists
 them after the function's own). Not reproduced (their chlo op is kept):
 polygamma and zeta (which JAX's round trip expands in place at length),
-erf, erf_inv, erfc, lgamma, digamma and bessel_i1e of other types than
-float32, dtypes other than float32/float64, and symbolic shapes.
+erf, erf_inv, erfc and bessel_i1e of other types than float32, dtypes other than float32/float64, and symbolic shapes.
 """
 
 from __future__ import annotations
@@ -234,32 +233,42 @@ def _erfc(b, x, t):
 
 
 # lgamma on float32: Lanczos' approximation (g = 7), reflected for x < 1/2.
-_LANCZOS = ("676.520386", "-1259.13916", "771.323425", "-176.615036", "12.5073433", "-0.138571098",
-            "9.98436917E-6", "1.50563267E-7")
+_LANCZOS = (676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
+            -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7)
+_LANCZOS_BASE = 0.99999999999980993
+_LOG_LANCZOS_G_HALF = 2.0149030205422647  # log(7.5 + 0.5)
+_LOG_ROOT_TWO_PI = 0.91893853320467266
+_LOG_PI = 1.1447298858494002
+
+
+def _typed(b, t):
+    # A constant maker in the operand's type (CHLO's double constants, rounded).
+    def c(v):
+        return _consts(b, t, np.asarray(float(v)).astype(t.dtype))[0]
+
+    return c
 
 
 def _lgamma(b, x, t):
-    def c(v):
-        return _consts(b, t, np.float32(v))[0]
-
+    c = _typed(b, t)
     reflect = _cmp(b, "LT", x, c(0.5))
     z = b.select(reflect, _ew(b, "negate", x), _ew(b, "subtract", x, c(1.0)))
-    acc = c(1.0)
+    acc = c(_LANCZOS_BASE)
     for i, coeff in enumerate(_LANCZOS):
         k = c(coeff)  # (each coefficient made before its index)
         acc = _ew(b, "add", acc, _ew(b, "divide", k, _ew(b, "add", z, c(i + 1))))
     g = c(7.5)
     tz = _ew(b, "add", g, z)
-    log_t = _ew(b, "add", c("2.01490307"), _ew(b, "log_plus_one", _ew(b, "divide", z, g)))
+    log_t = _ew(b, "add", c(_LOG_LANCZOS_G_HALF), _ew(b, "log_plus_one", _ew(b, "divide", z, g)))
     ratio = _ew(b, "divide", tz, log_t)
     tail = _ew(b, "multiply", _ew(b, "subtract", _ew(b, "add", z, c(0.5)), ratio), log_t)
     log_acc = _ew(b, "log", acc)
-    result = _ew(b, "add", _ew(b, "add", c("0.918938517"), tail), log_acc)
+    result = _ew(b, "add", _ew(b, "add", c(_LOG_ROOT_TWO_PI), tail), log_acc)
     ax = _ew(b, "abs", x)
     frac = _ew(b, "subtract", ax, _ew(b, "floor", ax))
     frac = b.select(_cmp(b, "LT", c(0.5), frac), _ew(b, "subtract", c(1.0), frac), frac)
     log_sin = _ew(b, "log", _ew(b, "sine", _ew(b, "multiply", c(np.pi), frac)))
-    reflected = _ew(b, "subtract", _ew(b, "subtract", c("1.14472985"), log_sin), result)
+    reflected = _ew(b, "subtract", _ew(b, "subtract", c(_LOG_PI), log_sin), result)
     finite = b.emit1("stablehlo.is_finite", [log_sin], [TensorType(t.shape, np.bool_)], print_same_type)
     result = b.select(reflect, b.select(finite, reflected, _ew(b, "negate", log_sin)), result)
     inf = c(np.inf)
@@ -269,12 +278,10 @@ def _lgamma(b, x, t):
 def _digamma(b, x, t):
     # The derivative of lgamma's Lanczos form, reflected (pi cot(pi x)) for
     # x < 1/2; NaN at the non-positive integers.
-    def c(v):
-        return _consts(b, t, np.float32(v))[0]
-
+    c = _typed(b, t)
     reflect = _cmp(b, "LT", x, c(0.5))
     z = b.select(reflect, _ew(b, "negate", x), _ew(b, "subtract", x, c(1.0)))
-    num, denom = c(0.0), c(1.0)
+    num, denom = c(0.0), c(_LANCZOS_BASE)
     for i, coeff in enumerate(_LANCZOS):
         k = c(coeff)
         zi = _ew(b, "add", z, c(i + 1))
@@ -282,7 +289,7 @@ def _digamma(b, x, t):
         denom = _ew(b, "add", denom, _ew(b, "divide", k, zi))
     g = c(7.5)
     tz = _ew(b, "add", g, z)
-    log_t = _ew(b, "add", c("2.01490307"), _ew(b, "log_plus_one", _ew(b, "divide", z, g)))
+    log_t = _ew(b, "add", c(_LOG_LANCZOS_G_HALF), _ew(b, "log_plus_one", _ew(b, "divide", z, g)))
     ratio = _ew(b, "divide", num, denom)
     shift = _ew(b, "divide", c(7.5 - 0.5), tz)
     result = _ew(b, "subtract", _ew(b, "add", log_t, ratio), shift)
@@ -372,7 +379,7 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
-    if op.name in ("chlo.erf", "chlo.erf_inv", "chlo.erfc", "chlo.lgamma", "chlo.digamma", "chlo.bessel_i1e"):
+    if op.name in ("chlo.erf", "chlo.erf_inv", "chlo.erfc", "chlo.bessel_i1e"):
         return dtype == np.float32
     return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
