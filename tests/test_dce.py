@@ -66,12 +66,25 @@ def test_keep_unused_keeps_the_calls_operands():
 
 def test_a_primitive_without_a_rule_is_kept_whole():
     def f(x):
-        return jax.lax.cond(x > 0, lambda v: (v * 4.0, v * 2.0), lambda v: (v * 5.0, v * 3.0), x)[0]
+        return jax.lax.while_loop(lambda c: c[0] < 3.0, lambda c: (c[0] + 1.0, c[1] * 2.0), (x, x))[0]
 
     jaxpr = jax.make_jaxpr(f)(1.0).jaxpr
     pruned, _ = dce_jaxpr(jaxpr, None, prune_invars=True, prune_bodies=True)
+    loop = next(e for e in pruned.eqns if e.primitive.name == "while")
+    assert len(loop.outvars) == 2
+
+
+def test_cond_rule_prunes_outputs_branches_and_operands():
+    # JAX's cond DCE rule: unused outputs go, with each branch's dead
+    # equations and the operands no branch reads (the index stays).
+    def f(x, y):
+        return jax.lax.cond(x > 0, lambda v, w: (v * 4.0, w * 2.0), lambda v, w: (v * 5.0, w * 3.0), x, y)[0]
+
+    jaxpr = jax.make_jaxpr(f)(1.0, 2.0).jaxpr
+    pruned, _ = dce_jaxpr(jaxpr, None, prune_invars=True, prune_bodies=True)
     cond = next(e for e in pruned.eqns if e.primitive.name == "cond")
-    assert len(cond.outvars) == 2
+    assert len(cond.outvars) == 1 and len(cond.invars) == 2
+    assert all(len(b.eqns) == 1 and len(b.invars) == 1 for b in cond.params["branches"])
 
 
 def test_remat_grad_prunes_nested_call_bodies():

@@ -275,6 +275,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
 def _linearize_flat(fun: Callable, primals: Sequence, has_aux: bool):
     """Shared by linearize and vjp: (outs, linear jaxpr, nonzero, out_tree,
     in_tree, aux)."""
+    from pyjax._src.interpreters.dce import dce_jaxpr
     from pyjax._src.interpreters.partial_eval import linearize_flat
 
     flat_primals, in_tree = tree_flatten(primals)
@@ -286,6 +287,8 @@ def _linearize_flat(fun: Callable, primals: Sequence, has_aux: bool):
     store: list = []
     flat = (_flatten_fun_aux if has_aux else _flatten_fun)(fun, in_tree, store)
     outs, linear, nonzero = linearize_flat(flat, flat_primals)
+    # JAX DCEs the linear jaxpr with the primitives' rules (unused residuals go).
+    linear, _ = dce_jaxpr(linear, prune_bodies=True)
     out_tree, aux = store[0] if has_aux else (store[0], None)
     return outs, linear, nonzero, out_tree, in_tree, aux
 

@@ -500,3 +500,21 @@ def _cond_batch(axis_data, args, dims, *, branches):
 
 
 cond_p.def_batch(_cond_batch)
+
+
+def _cond_dce(eqn, used_outputs: list):
+    """Drops the cond's unused outputs, the dead equations of every branch
+    and the operands no branch reads any more (the index stays), as JAX's
+    rule does (a branch's zero-filled residuals that nobody returns go)."""
+    from pyjax._src.interpreters.dce import dce_jaxpr
+
+    branches = eqn.params["branches"]
+    pruned = [dce_jaxpr(b, used_outputs, prune_bodies=True) for b in branches]
+    used_inputs = [any(u) for u in zip(*(u for _, u in pruned))]
+    new = tuple(b.replace(invars=[v for v, u in zip(b.invars, used_inputs, strict=True) if u]) for b, _ in pruned)
+    return eqn.replace(invars=[eqn.invars[0], *(v for v, u in zip(eqn.invars[1:], used_inputs, strict=True) if u)],
+                       outvars=[v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u],
+                       params=dict(eqn.params, branches=new))
+
+
+cond_p.dce_rule = _cond_dce
