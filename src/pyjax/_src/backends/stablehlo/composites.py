@@ -16,7 +16,7 @@ first, in the order the round trip's folder leaves them, then its ops; an
 in-place one makes each constant where CHLO makes it (the folder hoists
 them after the function's own). Not reproduced (their chlo op is kept):
 polygamma and zeta (which JAX's round trip expands in place at length),
-erf, erf_inv, erfc and bessel_i1e of other types than float32, dtypes other than float32/float64, and symbolic shapes.
+erf_inv and bessel_i1e of other types than float32, dtypes other than float32/float64, and symbolic shapes.
 """
 
 from __future__ import annotations
@@ -127,6 +127,8 @@ def _clamp(b, lo, x, hi):
 
 
 def _erf(b, x, t):
+    if np.dtype(t.dtype) == np.float64:
+        return _erf64(b, x, t)
     values = (1.0, -1.0) + tuple(np.float32(v) for v in reversed(_ERF_BETA)) + \
         tuple(np.float32(v) for v in reversed(_ERF_ALPHA)) + (-4.0, 4.0)
     consts = _consts(b, t, *values)
@@ -192,10 +194,10 @@ def _erf_inv(b, x, t):
 
 def _horner_at_use(b, t, coeffs, z):
     # A polynomial in z, each coefficient's constant made where it is first used.
-    (c,) = _consts(b, t, np.float32(coeffs[0]))
+    (c,) = _consts(b, t, np.asarray(float(coeffs[0])).astype(t.dtype))
     acc = _ew(b, "multiply", c, z)
     for k, v in enumerate(coeffs[1:]):
-        acc = _ew(b, "add", acc, *_consts(b, t, np.float32(v)))
+        acc = _ew(b, "add", acc, *_consts(b, t, np.asarray(float(v)).astype(t.dtype)))
         if k < len(coeffs) - 2:
             acc = _ew(b, "multiply", acc, z)
     return acc
@@ -211,7 +213,62 @@ _ERF_SMALL = ("7.85386146E-5", "-8.0101937E-4", "0.00518832775", "-0.0268538129"
               "1.12837911")
 
 
+# erfc on float64 (Cephes): P/Q below |x| < 8, R/S above, both times exp(-x^2);
+# 1 - x T(x^2)/U(x^2) below |x| < 1.
+_ERFC64_P = (2.4619698147353052E-10, 0.56418956483106886, 7.4632105644226989, 48.637197098568137,
+             196.5208329560771, 526.44519499547732, 934.52852717195765, 1027.5518868951572, 557.53533536939938)
+_ERFC64_Q = (1.0, 13.228195115474499, 86.707214088598973, 354.93777888781989, 975.70850174320549,
+             1823.9091668790973, 2246.3376081871097, 1656.6630919416134, 557.53534081772773)
+_ERFC64_R = (0.56418958354775506, 1.275366707599781, 5.0190504225118051, 6.160210979930536, 7.4097426995044895,
+             2.9788666537210022)
+_ERFC64_S = (1.0, 2.2605286322011726, 9.3960352493800147, 12.048953980809666, 17.081445074756591,
+             9.6089680906328585, 3.3690764510008151)
+_ERF64_T = (9.6049737398705161, 90.026019720384269, 2232.0053459468431, 7003.3251411280507, 55592.301301039493)
+_ERF64_U = (1.0, 33.561714164750313, 521.35794978015269, 4594.3238297098014, 22629.000061389095,
+            49267.394260863592)
+
+
+def _erf64_ratio(b, x, t):
+    sq = _ew(b, "multiply", x, x)
+    return _ew(b, "divide", _ew(b, "multiply", x, _horner_at_use(b, t, _ERF64_T, sq)),
+               _horner_at_use(b, t, _ERF64_U, sq))
+
+
+def _erfc64_tail(b, x, t):
+    c = _typed(b, t)
+    neg_sq = _ew(b, "negate", _ew(b, "multiply", x, x))
+    e = _ew(b, "exponential", neg_sq)
+    ax = _ew(b, "abs", x)
+    near = _ew(b, "divide", _ew(b, "multiply", e, _horner_at_use(b, t, _ERFC64_P, ax)),
+               _horner_at_use(b, t, _ERFC64_Q, ax))
+    far = _ew(b, "divide", _ew(b, "multiply", e, _horner_at_use(b, t, _ERFC64_R, ax)),
+              _horner_at_use(b, t, _ERFC64_S, ax))
+    tail = b.select(_cmp(b, "LT", ax, c(8.0)), near, far)
+    underflow = _cmp(b, "LT", neg_sq, c(-709.78271289338397))
+    zero = c(0.0)
+    tail = b.select(underflow, zero, tail)
+    return b.select(_cmp(b, "LT", x, zero), _ew(b, "subtract", c(2.0), tail), tail)
+
+
+def _erfc64(b, x, t):
+    tail = _erfc64_tail(b, x, t)
+    erf = _erf64_ratio(b, x, t)
+    (one,) = _consts(b, t, 1.0)
+    small = _ew(b, "subtract", one, erf)
+    return b.select(_cmp(b, "LT", _ew(b, "abs", x), one), small, tail)
+
+
+def _erf64(b, x, t):
+    erf = _erf64_ratio(b, x, t)
+    tail = _erfc64_tail(b, x, t)
+    (one,) = _consts(b, t, 1.0)
+    large = _ew(b, "subtract", one, tail)
+    return [b.select(_cmp(b, "LT", _ew(b, "abs", x), one), erf, large)]
+
+
 def _erfc(b, x, t):
+    if np.dtype(t.dtype) == np.float64:
+        return _erfc64(b, x, t)
     sq = _ew(b, "multiply", x, x)
     neg_sq = _ew(b, "negate", sq)
     ax = _ew(b, "abs", x)
@@ -379,7 +436,7 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
-    if op.name in ("chlo.erf", "chlo.erf_inv", "chlo.erfc", "chlo.bessel_i1e"):
+    if op.name in ("chlo.erf_inv", "chlo.bessel_i1e"):
         return dtype == np.float32
     return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
