@@ -20,6 +20,7 @@ LAZY = {
     "pyjax.image": "pyjax.image.resize(jnp.ones((2, 2)), (4, 4), 'linear')",
     "pyjax.interpreters": "pyjax.interpreters.ad",
     "pyjax.experimental": "pyjax.experimental.shard_map",
+    "opt_einsum": "jnp.einsum('ij,jk->ik', jnp.ones((2, 3)), jnp.ones((3, 2)), optimize=False)",
 }
 
 

@@ -11,10 +11,10 @@ result share; a transpose puts the result's axes in order.
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 
 import numpy as np
-import opt_einsum
 
 from pyjax._src import dtypes
 from pyjax._src.lax import dot as lax_dot
@@ -29,18 +29,27 @@ from pyjax._src.numpy.util import (
 )
 
 
-class _Unoptimized(opt_einsum.paths.PathOptimizer):
-    """Contracts the operands left to right (optimize=False)."""
+def _opt_einsum():
+    import opt_einsum  # (by the first einsum, not by `import pyjax`: a share of its time)
+    return opt_einsum
 
-    def __call__(self, inputs, *args, **kwargs):
-        return [(0, 1)] * (len(inputs) - 1)
+
+@functools.cache
+def _unoptimized():
+    class _Unoptimized(_opt_einsum().paths.PathOptimizer):
+        """Contracts the operands left to right (optimize=False)."""
+
+        def __call__(self, inputs, *args, **kwargs):
+            return [(0, 1)] * (len(inputs) - 1)
+
+    return _Unoptimized
 
 
 def _path_type(optimize):
     if optimize is True:
         return "optimal"
     if optimize is False:
-        return _Unoptimized()
+        return _unoptimized()()
     return optimize
 
 
@@ -79,8 +88,8 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None, 
             shaped = _Shaped(op)
             originals[id(shaped)] = op
             stand_ins.append(shaped)
-    contract_operands, contractions = opt_einsum.contract_path(*stand_ins, einsum_call=True, use_blas=True,
-                                                                optimize=_path_type(optimize))
+    contract_operands, contractions = _opt_einsum().contract_path(*stand_ins, einsum_call=True, use_blas=True,
+                                                                   optimize=_path_type(optimize))
     contract_operands = [originals[id(o)] for o in contract_operands]
     contractions = tuple((a, frozenset(b), c) for a, b, c, *_ in contractions)
     arrays = list(ensure_arraylike("einsum", *contract_operands)) if len(contract_operands) != 1 \
@@ -103,7 +112,7 @@ def einsum_path(subscripts, /, *operands, optimize="auto"):
     (path, printable description)."""
     optimize = _path_type(optimize) if isinstance(optimize, bool) else optimize
     shaped = [op if isinstance(op, (str, list, tuple)) else _Shaped(op) for op in operands]
-    return opt_einsum.contract_path(subscripts, *shaped, optimize=optimize)
+    return _opt_einsum().contract_path(subscripts, *shaped, optimize=optimize)
 
 
 def _removechars(s: str, chars: str) -> str:
