@@ -164,6 +164,7 @@ def programs(jax, jnp, export) -> dict:
         "lgamma_digamma_float64": (lambda x: jax.lax.lgamma(x) * 0.5 + jax.lax.digamma(x + 1.0),
                                    [spec((3,), jnp.float64)]),
         "erf_erfc_float64": (lambda x: jax.lax.erf(x) + jax.lax.erfc(x * 0.5), [spec((3,), jnp.float64)]),
+        "bessel_i1e_float64": (lambda x: jax.lax.bessel_i1e(x * 0.5) + 1.0, [spec((3,), jnp.float64)]),
         "lgamma_twice": (lambda x: jax.scipy.special.gammaln(x) * 0.5 + jax.lax.lgamma(x + 2.0), [spec((2, 3))]),
     }
     return out
@@ -172,7 +173,8 @@ def programs(jax, jnp, export) -> dict:
 # Recorded again with jax_enable_x64 (dimension variables are then int64).
 X64 = ("elementwise", "reshape_flat", "dim_as_value_mul", "arange", "dim_expr_input", "two_vars_broadcast", "cumsum",
        "tile", "take_rows", "take_columns", "composite_float64",
-       "nextafter_float64", "lgamma_digamma_float64", "erf_erfc_float64")
+       "nextafter_float64", "lgamma_digamma_float64", "erf_erfc_float64",
+       "bessel_i1e_float64")
 
 
 def lowered(jax, jnp, np) -> dict:

@@ -16,7 +16,7 @@ first, in the order the round trip's folder leaves them, then its ops; an
 in-place one makes each constant where CHLO makes it (the folder hoists
 them after the function's own). Not reproduced (their chlo op is kept):
 polygamma and zeta (which JAX's round trip expands in place at length),
-erf_inv and bessel_i1e of other types than float32, dtypes other than float32/float64, and symbolic shapes.
+erf_inv of other types than float32, dtypes other than float32/float64, and symbolic shapes.
 """
 
 from __future__ import annotations
@@ -391,18 +391,29 @@ def _next_after(b, x, y, t):
     return bits(out)
 
 
-# bessel_i1e on float32 (Cephes): Chebyshev series in |x|/2 - 2 up to 8, in
-# 32/|x| - 2 above.
-_I1E_A = ("9.38153732E-9", "-4.44505908E-8", "2.00329481E-7", "-8.568720e-07", "3.47025139E-6", "-1.32731639E-5",
-          "4.78156508E-5", "-1.61760821E-4", "5.122860e-04", "-0.00151357241", "0.0041564228", "-0.0105640851",
-          "0.0247264486", "-0.0529459827", "0.102643661", "-0.176416516", "0.252587199")
-_I1E_B = ("-3.83538046E-9", "-2.63146891E-8", "-2.51223611E-7", "-3.88256467E-6", "-1.10588939E-4",
-          "-0.00976109784", "0.778576254")
+# bessel_i1e (Cephes): Chebyshev series in |x|/2 - 2 up to 8, in 32/|x| - 2
+# above; float32 takes the last 17 and 7 terms.
+_I1E_A = (2.7779141127610464E-18, -2.111421214358166E-17, 1.5536319577362005E-16, -1.1055969477353862E-15,
+          7.6006842947354077E-15, -5.0421855047279118E-14, 3.2237933659455748E-13, -1.9839743977649436E-12,
+          1.1736186298890901E-11, -6.6634897235020271E-11, 3.6255902815521172E-10, -1.8872497517228294E-9,
+          9.3815373864957726E-9, -4.4450591287963281E-8, 2.0032947535521353E-7, -8.5687202646954547E-7,
+          3.4702513081376785E-6, -1.3273163656039436E-5, 4.7815651075500542E-5, -1.6176081582589674E-4,
+          5.1228595616857576E-4, -0.0015135724506312532, 0.0041564229443128882, -0.010564084894626197,
+          0.024726449030626516, -0.052945981208094989, 0.10264365868984709, -0.17641651835783406,
+          0.25258718644363365)
+_I1E_B = (7.5172963108421052E-18, 4.4143483230717077E-18, -4.6503053684893586E-17, -3.2095259219934238E-17,
+          2.9626289976459501E-16, 3.3082023109209285E-16, -1.8803547755107825E-15, -3.8144030724370075E-15,
+          1.0420276984128802E-14, 4.272440016711951E-14, -2.1015418427726643E-14, -4.0835511110921974E-13,
+          -7.1985517762459084E-13, 2.0356285441470896E-12, 1.4125807436613782E-11, 3.2526035830154884E-11,
+          -1.8974958123505413E-11, -5.5897434621965838E-10, -3.835380385964237E-9, -2.6314688468895196E-8,
+          -2.5122362378702088E-7, -3.8825648088776906E-6, -1.1058893876262371E-4, -0.0097610974913614687,
+          0.7785762350182801)
 
 
 def _bessel_i1e(b, x, t):
-    def c(v):
-        return _consts(b, t, np.float32(v))[0]
+    c = _typed(b, t)
+    wide = np.dtype(t.dtype) == np.float64
+    a_terms, b_terms = (_I1E_A, _I1E_B) if wide else (_I1E_A[-17:], _I1E_B[-7:])
 
     def chebyshev(z, coeffs, half):
         # Clenshaw's recurrence: b0 = z*b1 - b2 + c; the series is (b0 - b2) / 2.
@@ -415,8 +426,8 @@ def _bessel_i1e(b, x, t):
 
     ax = _ew(b, "abs", x)
     half, two, thirty_two, eight = c(0.5), c(2.0), c(32.0), c(8.0)
-    small = _ew(b, "multiply", ax, chebyshev(_ew(b, "subtract", _ew(b, "multiply", half, ax), two), _I1E_A, half))
-    large = chebyshev(_ew(b, "subtract", _ew(b, "divide", thirty_two, ax), two), _I1E_B, half)
+    small = _ew(b, "multiply", ax, chebyshev(_ew(b, "subtract", _ew(b, "multiply", half, ax), two), a_terms, half))
+    large = chebyshev(_ew(b, "subtract", _ew(b, "divide", thirty_two, ax), two), b_terms, half)
     large = _ew(b, "divide", large, _ew(b, "sqrt", ax))
     result = b.select(_cmp(b, "LE", ax, eight), small, large)
     return _ew(b, "multiply", _ew(b, "sign", x), result)
@@ -436,7 +447,7 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
-    if op.name in ("chlo.erf_inv", "chlo.bessel_i1e"):
+    if op.name == "chlo.erf_inv":
         return dtype == np.float32
     return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
