@@ -33,8 +33,10 @@ def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, keep_unused, inl
     trace = core.current_trace()
     if isinstance(trace, PartialEvalTrace) and not any(trace.is_unknown(p) for p in primals):
         common = dict(name=name, keep_unused=keep_unused, inline=inline, **mesh)
-        return _jit_linearize(trace, primals, tangents, jaxpr, donated_invars, common,
+        outs = _jit_linearize(trace, primals, tangents, jaxpr, donated_invars, common,
                               _placed(in_shardings, out_shardings))
+        if outs is not None:
+            return outs
     nonzeros = [type(t) is not Zero for t in tangents]
     body, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     nonzero_tangents = [t for t in tangents if type(t) is not Zero]
@@ -56,11 +58,15 @@ def _jit_linearize(trace, primals, tangents, jaxpr, donated_invars, common, plac
     """JAX's jit linearize rule: a known jit of the directly linearized body
     (primal outputs, then computed residuals; an output that is an input,
     or a residual that is an output, is not returned twice) bound now, and a
-    tangent jit of (residuals, nonzero tangents) recorded into `trace`."""
+    tangent jit of (residuals, nonzero tangents) recorded into `trace`.
+    None where the body cannot be split so (the JVP jit is split instead)."""
     from pyjax._src.lax.control_flow.common import jaxpr_forwarding
 
     nzs = [type(t) is not Zero for t in tangents]
-    primal_jaxpr, num_res, nzs_out, fwds, tangent_jaxpr = linearize_jaxpr_direct(jaxpr, nzs)
+    split = linearize_jaxpr_direct(jaxpr, nzs)
+    if split is None:
+        return None
+    primal_jaxpr, num_res, nzs_out, fwds, tangent_jaxpr = split
     n_out = len(jaxpr.outvars)
     outs_placed = placed.get("out_shardings", (UNSPECIFIED,) * n_out)
     out_placed = (*outs_placed, *(UNSPECIFIED,) * num_res)

@@ -12,10 +12,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from pyjax._src import core
 from pyjax._src.interpreters.dce import dce_jaxpr
 from pyjax._src.interpreters.partial_eval import linearize_flat
-from pyjax._src.interpreters.staging import trace_to_jaxpr
+from pyjax._src.interpreters.staging import DynamicJaxprTracer, trace_to_jaxpr
 from pyjax._src.jaxpr import Jaxpr, eval_jaxpr
+
+
+class _UnknownPrimal(Exception):
+    pass
 
 
 def linearize_jaxpr_direct(jaxpr: Jaxpr, nonzeros: Sequence[bool]):
@@ -27,13 +32,18 @@ def linearize_jaxpr_direct(jaxpr: Jaxpr, nonzeros: Sequence[bool]):
     its consts kept); tangent_jaxpr maps (residuals, nonzero tangents) to
     the nonzero output tangents. `fwds` has one entry per residual: None
     for a computed one (in order), else its index in (jaxpr.consts,
-    primals): a residual that is one of those is passed as it is.
+    primals): a residual that is one of those is passed as it is. None
+    when some primal output is not known after the split (pyjax's remat
+    stages a scan whole): the caller then splits the JVP jaxpr instead.
     """
     found: dict = {}
 
     def forward(*xs):
         outs, linear, out_nz = linearize_flat(lambda *a: eval_jaxpr(jaxpr, jaxpr.consts, *a), list(xs),
                                               nonzeros=list(nonzeros))
+        here = core.current_trace()
+        if any(type(o) is DynamicJaxprTracer and o._trace is not here for o in outs):
+            raise _UnknownPrimal  # (a primal output the split left unknown: a remat of a scan)
         linear, _ = dce_jaxpr(linear, prune_bodies=True)  # (a residual only a dead tangent read goes)
         index = {id(x): i for i, x in enumerate([*jaxpr.consts, *xs])}
         fwds = [index.get(id(c)) for c in linear.consts]
@@ -42,7 +52,10 @@ def linearize_jaxpr_direct(jaxpr: Jaxpr, nonzeros: Sequence[bool]):
                      out_nz=out_nz, fwds=fwds)
         return list(outs) + [c for c, f in zip(linear.consts, fwds, strict=True) if f is None]
 
-    primal, _ = trace_to_jaxpr(forward, jaxpr.in_avals, jaxpr.debug_info)
+    try:
+        primal, _ = trace_to_jaxpr(forward, jaxpr.in_avals, jaxpr.debug_info)
+    except _UnknownPrimal:
+        return None
     primal, _ = dce_jaxpr(primal, prune_bodies=True)
     fwds = found["fwds"]
     return primal, sum(f is None for f in fwds), list(found["out_nz"]), fwds, found["tangent"]
