@@ -15,8 +15,7 @@ A composite's expansion emits its constants (splats of the operand's shape)
 first, in the order the round trip's folder leaves them, then its ops; an
 in-place one makes each constant where CHLO makes it (the folder hoists
 them after the function's own). Not reproduced (their chlo op is kept):
-polygamma and zeta (which JAX's round trip expands in place at length),
-erf_inv of other types than float32, dtypes other than float32/float64, and symbolic shapes.
+polygamma and zeta (which JAX's round trip expands in place at length), dtypes other than float32/float64, and symbolic shapes.
 """
 
 from __future__ import annotations
@@ -173,7 +172,57 @@ _ERF_INV_COEFFS = (("2.81022636E-8", "-2.00214257E-4"), ("3.43273939E-7", "1.009
                    ("1.50140941", "2.83297682"))
 
 
+# erf_inv on float64 (Giles): three polynomials in w (shifted by 3.125 below
+# 6.25, of sqrt(w) less 3.25 below 16, less 5 above), Horner steps taken
+# together while all three have terms.
+_ERF_INV64 = (
+    (-3.6444120640178197E-21, -1.6850591381820166E-19, 1.28584807152564E-18, 1.1157877678025181E-17,
+     -1.3331716628546209E-16, 2.0972767875968562E-17, 6.6376381343583238E-15, -4.0545662729752069E-14,
+     -8.1519341976054721E-14, 2.6335093153082323E-12, -1.2975133253453532E-11, -5.4154120542946279E-11,
+     1.0512122733215323E-9, -4.1126339803469837E-9, -2.9070369957882005E-8, 4.2347877827932404E-7,
+     -1.3654692000834679E-6, -1.3882523362786469E-5, 1.8673420803405714E-4, -7.4070253416626698E-4,
+     -0.0060336708714301491, 0.24015818242558962, 1.6536545626831027),
+    (2.2137376921775787E-9, 9.075656193888539E-8, -2.7517406297064545E-7, 1.8239629214389228E-8,
+     1.5027403968909828E-6, -4.013867526981546E-6, 2.9234449089955446E-6, 1.2475304481671779E-5,
+     -4.7318229009055734E-5, 6.8284851459573175E-5, 2.4031110387097894E-5, -3.5503752036284748E-4,
+     9.5328937973738049E-4, -0.0016882755560235047, 0.0024914420961078508, -0.0037512085075692412,
+     0.0053709145535900636, 1.0052589676941592, 3.0838856104922208),
+    (-2.7109920616438573E-11, -2.5556418169965252E-10, 1.5076572693500548E-9, -3.789465440126737E-9,
+     7.6157012080783394E-9, -1.496002662714924E-8, 2.9147953450901081E-8, -6.7711997758452339E-8,
+     2.2900482228026655E-7, -9.9298272942317003E-7, 4.5260625972231537E-6, -1.9681778105531671E-5,
+     7.5995277030017761E-5, -2.1503011930044477E-4, -1.3871931833623122E-4, 1.0103004648645344,
+     4.8499064014085844))
+
+
+def _erf_inv64(b, x, t):
+    c = _typed(b, t)
+    w = _ew(b, "negate", _ew(b, "log_plus_one", _ew(b, "multiply", x, _ew(b, "negate", x))))
+    lt_625, lt_16 = _cmp(b, "LT", w, c(6.25)), _cmp(b, "LT", w, c(16.0))
+    root = _ew(b, "sqrt", w)
+    shifted = _ew(b, "subtract", w, c(3.125))
+    w = b.select(lt_625, shifted, _ew(b, "subtract", root, b.select(lt_16, c(3.25), c(5.0))))
+    first, second, third = _ERF_INV64
+
+    def coefficient(i):
+        return b.select(lt_16, b.select(lt_625, c(first[i]), c(second[i])), c(third[i]))
+
+    p = coefficient(0)
+    for i in range(1, len(first)):
+        if i < len(third):
+            p = _ew(b, "add", coefficient(i), _ew(b, "multiply", p, w))
+        elif i < len(second):  # (the third polynomial is done: lanes past 16 keep theirs)
+            step = _ew(b, "add", b.select(lt_625, c(first[i]), c(second[i])), _ew(b, "multiply", p, w))
+            p = b.select(lt_16, step, p)
+        else:
+            p = b.select(lt_625, _ew(b, "add", c(first[i]), _ew(b, "multiply", p, w)), p)
+    result = _ew(b, "multiply", p, x)
+    at_one = _cmp(b, "EQ", _ew(b, "abs", x), c(1.0))
+    return b.select(at_one, _ew(b, "multiply", x, c(np.inf)), result)
+
+
 def _erf_inv(b, x, t):
+    if np.dtype(t.dtype) == np.float64:
+        return _erf_inv64(b, x, t)
     w = _ew(b, "negate", _ew(b, "log_plus_one", _ew(b, "multiply", x, _ew(b, "negate", x))))
     small = _cmp(b, "LT", w, *_consts(b, t, 5.0))
     shifted_small = _ew(b, "subtract", w, *_consts(b, t, 2.5))
@@ -447,8 +496,6 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
-    if op.name == "chlo.erf_inv":
-        return dtype == np.float32
     return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
 
