@@ -197,3 +197,157 @@ result = repr(jax.value_and_grad(lambda x: 2.0)(1.0))
 program("text_grad_identity_is_array", "text", """
 result = repr(jax.grad(lambda x: x)(1.0))
 """)
+
+
+# --- a jit under grad/linearize/vjp: JAX's jit linearize rule linearizes the
+# body directly (a scan/cond inside splits by its own linearize rule; the
+# known jit returns the primal outputs then the residuals), and a NumPy
+# constant the body closes over is a residual passed in from outside
+JIT_SCAN = """
+def f(x):
+  def body(c, a):
+    return c * jnp.sin(a) + 1.0, c * a
+  c, ys = lax.scan(body, 1.0, x)
+  return c + ys.sum()
+"""
+program("grad_jit_scan", "jaxpr", JIT_SCAN + """
+result = jax.make_jaxpr(jax.grad(jax.jit(f)))(jnp.arange(3.0))
+""")
+program("grad_jit_scan_value", "value", JIT_SCAN + """
+result = jax.grad(jax.jit(f))(jnp.arange(3.0))
+""")
+program("value_and_grad_jit_scan", "jaxpr", JIT_SCAN + """
+result = jax.make_jaxpr(jax.value_and_grad(jax.jit(f)))(jnp.arange(3.0))
+""")
+program("linearize_jit_scan", "jaxpr", JIT_SCAN + """
+result = jax.make_jaxpr(lambda x: jax.linearize(jax.jit(f), x))(jnp.arange(3.0))
+""")
+program("linearize_jit_scan_applied", "jaxpr", JIT_SCAN + """
+result = jax.make_jaxpr(lambda x, t: jax.linearize(jax.jit(f), x)[1](t))(jnp.arange(3.0), jnp.ones(3))
+""")
+program("linearize_scan_applied", "jaxpr", JIT_SCAN + """
+result = jax.make_jaxpr(lambda x, t: jax.linearize(f, x)[1](t))(jnp.arange(3.0), jnp.ones(3))
+""")
+program("vjp_jit_scan", "jaxpr", JIT_SCAN + """
+result = jax.make_jaxpr(lambda x: jax.vjp(jax.jit(f), x)[1](1.0))(jnp.arange(3.0))
+""")
+program("jvp_jit_scan", "jaxpr", JIT_SCAN + """
+result = jax.make_jaxpr(lambda x, t: jax.jvp(jax.jit(f), (x,), (t,)))(jnp.arange(3.0), jnp.ones(3))
+""")
+program("grad_nested_jit_scan", "jaxpr", JIT_SCAN + """
+h = jax.jit(lambda x: jax.jit(f)(x) * 2.0)
+result = jax.make_jaxpr(jax.grad(h))(jnp.arange(3.0))
+""")
+program("hessian_jit_scan", "jaxpr", JIT_SCAN + """
+result = jax.make_jaxpr(jax.hessian(jax.jit(f)))(jnp.arange(3.0))
+""")
+JIT_SCAN_CONSTS = """
+def f(x, w):
+  c, ys = lax.scan(lambda c, a: (c * w + a, c * c), 0.0, x)
+  return c + ys.sum()
+"""
+program("grad_jit_scan_consts", "jaxpr", JIT_SCAN_CONSTS + """
+result = jax.make_jaxpr(jax.grad(jax.jit(f), argnums=(0, 1)))(jnp.arange(3.0), 2.0)
+""")
+program("grad_jit_scan_consts_value", "value", JIT_SCAN_CONSTS + """
+result = jnp.concatenate([g.reshape(-1) for g in jax.grad(jax.jit(f), argnums=(0, 1))(jnp.arange(3.0), 2.0)])
+""")
+JIT_CONST = """
+xs = jnp.arange(3.0)
+g = jax.jit(lambda u: jnp.sin(u * xs) * 2)
+"""
+program("grad_jit_closes_over_constant", "jaxpr", JIT_CONST + """
+result = jax.make_jaxpr(jax.grad(lambda a: g(a).sum()))(jnp.ones(3))
+""")
+program("grad_jit_closes_over_constant_value", "value", JIT_CONST + """
+result = jax.grad(lambda a: (g(a) * a).sum())(jnp.ones(3))
+""")
+program("linearize_jit_closes_over_constant", "jaxpr", JIT_CONST + """
+result = jax.make_jaxpr(lambda a: jax.linearize(g, a))(jnp.ones(3))
+""")
+program("vjp_jit_closes_over_constant", "jaxpr", JIT_CONST + """
+result = jax.make_jaxpr(lambda a: jax.vjp(g, a)[1](jnp.ones(3)))(jnp.ones(3))
+""")
+program("jvp_jit_closes_over_constant", "jaxpr", JIT_CONST + """
+result = jax.make_jaxpr(lambda a: jax.jvp(g, (a,), (a,)))(jnp.ones(3))
+""")
+program("grad_jit_closes_over_numpy_array", "jaxpr", """
+w = np.array([1., 2., 3.], np.float32)
+result = jax.make_jaxpr(jax.grad(lambda a: jax.jit(lambda u: (jnp.cos(u) * w).sum())(a)))(jnp.ones(3))
+""")
+JIT_COND = """
+def f(x):
+  return lax.cond(x.sum() > 0, lambda v: jnp.sin(v) * v, lambda v: jnp.cos(v), x).sum()
+"""
+program("grad_jit_cond", "jaxpr", JIT_COND + """
+result = jax.make_jaxpr(jax.grad(jax.jit(f)))(jnp.ones(3))
+""")
+program("grad_jit_cond_value", "value", JIT_COND + """
+result = jax.grad(jax.jit(f))(jnp.ones(3))
+""")
+program("linearize_jit_cond_applied", "jaxpr", JIT_COND + """
+result = jax.make_jaxpr(lambda x, t: jax.linearize(jax.jit(f), x)[1](t))(jnp.ones(3), jnp.ones(3))
+""")
+JIT_FORI = """
+def f(x):
+  return lax.fori_loop(0, 3, lambda i, c: c * c * x, x).sum()
+"""
+program("grad_jit_fori_loop", "jaxpr", JIT_FORI + """
+result = jax.make_jaxpr(jax.grad(jax.jit(f)))(jnp.ones(2))
+""")
+program("grad_jit_fori_loop_value", "value", JIT_FORI + """
+result = jax.grad(jax.jit(f))(jnp.array([0.5, 0.75]))
+""")
+JIT_WHILE = """
+def f(x):
+  return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * c[1] * 0.5), (0, x))[1]
+"""
+program("jvp_jit_while_loop", "jaxpr", JIT_WHILE + """
+result = jax.make_jaxpr(lambda x: jax.jvp(jax.jit(f), (x,), (x,)))(1.0)
+""")
+program("linearize_jit_while_loop_applied", "jaxpr", JIT_WHILE + """
+result = jax.make_jaxpr(lambda x, t: jax.linearize(jax.jit(f), x)[1](t))(1.0, 2.0)
+""")
+program("linearize_jit_while_loop_value", "value", JIT_WHILE + """
+result = jax.linearize(jax.jit(f), 1.5)[1](2.0)
+""")
+program("grad_jit_while_loop_error", "error", JIT_WHILE + """
+result = jax.grad(jax.jit(f))(1.0)
+""")
+program("grad_jit_while_loop_constant_carry", "jaxpr", """
+def f(x):
+  n = lax.while_loop(lambda c: c < 3, lambda c: c + 1, 0)
+  return jnp.sin(x) * n
+result = jax.make_jaxpr(jax.grad(jax.jit(f)))(1.0)
+""")
+program("grad_jit_forwards_an_input", "jaxpr", """
+f = jax.jit(lambda x, y: (x, jnp.sin(x) * y, y))
+result = jax.make_jaxpr(jax.grad(lambda x, y: sum(o.sum() for o in f(x, y)), argnums=(0, 1)))(jnp.ones(2), jnp.ones(2))
+""")
+program("grad_jit_residual_is_an_output", "jaxpr", """
+f = jax.jit(lambda x: jnp.exp(x))
+result = jax.make_jaxpr(jax.grad(lambda x: f(x).sum()))(jnp.ones(2))
+""")
+program("grad_jit_one_argnum", "jaxpr", """
+f = jax.jit(lambda x, y: jnp.sin(x) * jnp.cos(y))
+result = jax.make_jaxpr(jax.grad(lambda x, y: f(x, y).sum(), argnums=1))(jnp.ones(2), jnp.ones(2))
+""")
+program("grad_jit_int_argument", "jaxpr", """
+f = jax.jit(lambda x, n: jnp.sin(x) * n)
+result = jax.make_jaxpr(jax.grad(f))(1.0, 3)
+""")
+program("grad_jit_pad_zero_residual", "jaxpr", """
+result = jax.make_jaxpr(jax.grad(jax.jit(lambda v: jnp.pad(v, (1, 2)).sum())))(jnp.ones(3))
+""")
+program("grad_jit_donated", "jaxpr", """
+f = jax.jit(lambda x: jnp.sin(x) * x, donate_argnums=0)
+result = jax.make_jaxpr(jax.grad(lambda x: f(x).sum()))(jnp.ones(2))
+""")
+program("grad_jit_custom_jvp_inside", "jaxpr", """
+f = jax.jit(lambda x: jax.nn.relu(x) * jnp.sin(x))
+result = jax.make_jaxpr(jax.grad(lambda x: f(x).sum()))(jnp.ones(2))
+""")
+program("grad_jit_stop_gradient_inside", "jaxpr", """
+f = jax.jit(lambda x: jnp.sin(x) * lax.stop_gradient(jnp.cos(x)))
+result = jax.make_jaxpr(jax.grad(lambda x: f(x).sum()))(jnp.ones(2))
+""")
