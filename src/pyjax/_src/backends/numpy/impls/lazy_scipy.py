@@ -27,7 +27,10 @@ class LazyModule:
         if module is None:
             module = self._module = importlib.import_module(self._name)
             for hook in after_import:
-                hook()
+                try:
+                    hook()
+                except Exception:  # noqa: BLE001  (a hook tunes speed: its failure must not fail the call)
+                    pass
         return getattr(module, attr)
 
     def __repr__(self) -> str:
