@@ -5,8 +5,8 @@
 some CHLO ops become a `stablehlo.composite "chlo.<op>"` whose
 `decomposition` is a private function `@chlo.<op>.impl` holding CHLO's own
 expansion (sinh, cosh, asin, acos, asinh, acosh, atanh, erf, top_k); atan
-(`atan2(x, 1)`), next_after, erf_inv, erfc, lgamma, digamma and bessel_i1e
-are expanded in place. The round trip visits the functions last to first,
+(`atan2(x, 1)`), next_after, erf_inv, erfc, lgamma, digamma, bessel_i1e and
+zeta are expanded in place. The round trip visits the functions last to first,
 each one's ops in order; every composite gets its own function (named with
 one counter of its own: `@chlo.sinh.impl`, `@chlo.sinh.impl_0`), put right
 after the function that calls it.
@@ -15,7 +15,8 @@ A composite's expansion emits its constants (splats of the operand's shape)
 first, in the order the round trip's folder leaves them, then its ops; an
 in-place one makes each constant where CHLO makes it (the folder hoists
 them after the function's own). Not reproduced (their chlo op is kept):
-polygamma and zeta (which JAX's round trip expands in place at length), dtypes other than float32/float64, and symbolic shapes.
+polygamma and float64 zeta (which JAX's round trip expands in place at
+length), dtypes other than float32/float64, and symbolic shapes.
 """
 
 from __future__ import annotations
@@ -482,7 +483,54 @@ def _bessel_i1e(b, x, t):
     return _ew(b, "multiply", _ew(b, "sign", x), result)
 
 
-_IN_PLACE = {"chlo.bessel_i1e": _bessel_i1e, "chlo.next_after": _next_after, "chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma,
+# zeta(x, q) on float32 (Euler-Maclaurin): ten terms of the sum, then the
+# tail's series in 1/w^2 (Bernoulli numbers over factorials), nested.
+_ZETA_A = ("-1.39544646E-19", "5.50900303E-18", "-2.17486866E-16", "8.58606213E-15", "-3.3896803E-13",
+           "1.33825364E-11", "-5.28419031E-10", "2.08767563E-8", "-8.26719599E-7", "3.30687835E-5",
+           "-0.00138888892")
+
+
+def _zeta(b, x, q, t):
+    def c(v):
+        return _consts(b, t, np.float32(v))[0]
+
+    zero, one = c(0.0), c(1.0)  # (made first, before any op)
+    minus_x = _ew(b, "negate", x)
+    acc = _ew(b, "power", q, minus_x)
+    a = q
+    for _ in range(9):
+        a = _ew(b, "add", a, one)
+        acc = _ew(b, "add", acc, _ew(b, "power", a, minus_x))
+    w = _ew(b, "add", a, one)
+    last = _ew(b, "power", w, minus_x)
+    integral = _ew(b, "divide", _ew(b, "multiply", last, w), _ew(b, "subtract", x, one))
+    inv_sq = _ew(b, "divide", one, _ew(b, "multiply", w, w))
+    series = zero
+    for k, coeff in enumerate(_ZETA_A):
+        hi, lo = 2 * (len(_ZETA_A) - k), 2 * (len(_ZETA_A) - k) - 1
+        pair = _ew(b, "multiply", _ew(b, "add", x, c(hi)), _ew(b, "add", x, c(lo)))
+        series = _ew(b, "multiply", pair, _ew(b, "multiply", inv_sq, _ew(b, "add", series, c(coeff))))
+    half = c(0.5)
+    ratio = _ew(b, "divide", x, w)
+    series = _ew(b, "add", half, _ew(b, "multiply", ratio, _ew(b, "add", c("0.0833333358"), series)))
+    tail = _ew(b, "multiply", last, series)
+    total = _ew(b, "add", _ew(b, "add", acc, integral), tail)
+    tiny = c(np.finfo(np.float32).smallest_subnormal)
+    total = b.select(_cmp(b, "LT", _ew(b, "abs", last), _ew(b, "multiply", _ew(b, "abs", acc), tiny)), acc, total)
+    nan = c(np.nan)
+    total = b.select(_cmp(b, "LT", x, one), nan, total)
+    q_nonpositive = _cmp(b, "LE", q, zero)
+    x_fractional = _cmp(b, "NE", x, _ew(b, "floor", x))
+    total = b.select(_ew(b, "and", q_nonpositive, x_fractional), nan, total)
+    q_pole = _ew(b, "and", q_nonpositive, _cmp(b, "EQ", q, _ew(b, "floor", q)))
+    x_even = _ew(b, "and", _cmp(b, "EQ", x, _ew(b, "floor", x)),
+                 _cmp(b, "EQ", _ew(b, "remainder", x, c(2.0)), zero))
+    inf = c(np.inf)
+    total = b.select(q_pole, b.select(x_even, inf, nan), total)
+    return b.select(_cmp(b, "EQ", x, one), inf, total)
+
+
+_IN_PLACE = {"chlo.zeta": _zeta, "chlo.bessel_i1e": _bessel_i1e, "chlo.next_after": _next_after, "chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma,
              "chlo.digamma": _digamma}
 
 _EXPANSIONS = {"chlo.sinh": _sinh, "chlo.cosh": _cosh, "chlo.asin": _asin, "chlo.acos": _acos,
@@ -496,6 +544,8 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
+    if op.name == "chlo.zeta":
+        return dtype == np.float32
     return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
 
