@@ -127,7 +127,7 @@ def _bound_windows(starts: list, index_map, shape, window, clamp: bool, batch_sh
         if not clamp:
             ok = (starts[d] >= 0) & (starts[d] <= upper)
             in_bounds = ok if in_bounds is None else in_bounds & ok
-        starts[d] = np.clip(starts[d], 0, max(upper, 0))
+        starts[d] = np.minimum(np.maximum(starts[d], 0), max(upper, 0))  # (np.clip's wrapper: ~4x the cost)
     if in_bounds is None:
         return np.ones(batch_shape, bool)
     return np.broadcast_to(in_bounds, batch_shape)
