@@ -24,7 +24,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided
 
 from pyjax._src import dtypes
 from pyjax._src.backends.numpy.parallel import split as split_lib
@@ -50,8 +50,10 @@ def dilate_and_pad(x: np.ndarray, dilation: Sequence[int], padding: Sequence[tup
         out = np.empty(final, dtype=x.dtype)
         out[tuple(slice(lo, lo + d) for d, (lo, _) in zip(x.shape, padding, strict=True))] = x
         for axis, (lo, hi) in enumerate(padding):
-            out[(slice(None),) * axis + (slice(0, lo),)] = fill
-            out[(slice(None),) * axis + (slice(final[axis] - hi, final[axis]),)] = fill
+            if lo:
+                out[(slice(None),) * axis + (slice(0, lo),)] = fill
+            if hi:
+                out[(slice(None),) * axis + (slice(final[axis] - hi, final[axis]),)] = fill
         return out
     out = np.full(final, fill, dtype=x.dtype)
     source, target = [], []
@@ -75,12 +77,14 @@ def window_view(x: np.ndarray, axes: Sequence[int], window: Sequence[int], strid
     effective = [(w - 1) * r + 1 for w, r in zip(window, window_dilation, strict=True)]
     if any(x.shape[a] < e for a, e in zip(axes, effective, strict=True)):
         return None
-    view = sliding_window_view(x, effective, axis=tuple(axes))
-    index = [slice(None)] * x.ndim
-    for a, s in zip(axes, strides, strict=True):
-        index[a] = slice(None, None, s)
-    index += [slice(None, None, r) for r in window_dilation]
-    return view[tuple(index)]
+    # (as_strided directly: sliding_window_view then a strided slice made the
+    # same view with several times the Python work, per convolution call)
+    shape, steps = list(x.shape), list(x.strides)
+    for a, e, s in zip(axes, effective, strides, strict=True):
+        shape[a], steps[a] = (x.shape[a] - e) // s + 1, x.strides[a] * s
+    shape += window
+    steps += [x.strides[a] * r for a, r in zip(axes, window_dilation, strict=True)]
+    return as_strided(x, tuple(shape), tuple(steps), writeable=False)
 
 
 # ---------------------------------------------------------------------------
@@ -116,10 +120,8 @@ def _conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation, rh
     x = np.transpose(lhs, (lhs_spec[0], *lhs_spec[2:], lhs_spec[1])).astype(compute, copy=False)
     kernel = np.transpose(rhs, rhs_spec).astype(compute, copy=False)
     x = dilate_and_pad(x, (1, *lhs_dilation, 1), ((0, 0), *padding, (0, 0)), 0)
-    out_shape = conv_lax.conv_output_shape(
-        lhs.shape, rhs.shape, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
-        rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers, batch_group_count=batch_group_count,
-    )
+    out_shape = _output_shape(lhs.shape, rhs.shape, tuple(window_strides), tuple(map(tuple, padding)),
+                              tuple(lhs_dilation), tuple(rhs_dilation), dimension_numbers, batch_group_count)
     axes = tuple(range(1, 1 + spatial))
     windows = window_view(x, axes, kernel.shape[2:], window_strides, rhs_dilation)
     if windows is None or math.prod(out_shape) == 0:
@@ -171,12 +173,10 @@ def _conv_batch_minor(lhs, rhs, dimension_numbers, window_strides, padding, lhs_
         if b * x.itemsize <= _SHORT_RUN_BYTES:
             # A few batch rows (a first layer's one input channel): runs of
             # adjacent positions' rows would be a few floats long; Q^T is
-            # copied instead, one output position at a time, in runs along
-            # the kernel's last axis, and multiplied as it is.
-            qt = np.empty((*out_space, b, f, *ks), view.dtype)
-            for position in np.ndindex(*out_space):
-                qt[position] = np.moveaxis(view[(Ellipsis, *position)], -1, 0)
-            patches = qt.reshape(math.prod(out_space) * b, f * math.prod(ks))
+            # copied instead, in runs along the kernel's last axis, and
+            # multiplied as it is.
+            order = (*range(2 + spatial, 2 + 2 * spatial), 1 + spatial, 0, *range(1, 1 + spatial))
+            patches = view.transpose(order).reshape(math.prod(out_space) * b, f * math.prod(ks))
         else:
             q = view.transpose(0, *range(1, 1 + spatial), *range(2 + spatial, 2 + 2 * spatial), 1 + spatial)
             patches = q.reshape(f * math.prod(ks), math.prod(out_space) * b).T
@@ -185,6 +185,15 @@ def _conv_batch_minor(lhs, rhs, dimension_numbers, window_strides, padding, lhs_
     # `spatial + 1`, spatial dim i axis i; out_spec's inverse places them.
     axis_of = (spatial, spatial + 1, *range(spatial))
     return np.transpose(result, tuple(axis_of[i] for i in np.argsort(out_spec)))
+
+
+@functools.lru_cache(maxsize=512)
+def _output_shape(lhs_shape, rhs_shape, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+                  batch_group_count) -> tuple:
+    # (per call it was a good part of a small convolution's Python work)
+    return tuple(conv_lax.conv_output_shape(
+        lhs_shape, rhs_shape, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers, batch_group_count=batch_group_count))
 
 
 # The im2col patches are copied and multiplied a block of rows at a time, each
