@@ -91,3 +91,13 @@ def test_split_float32_solve_has_the_whole_bits(workers, left_side, lower, trans
     whole = solve()
     assert calls == [workers]
     assert split.flags.c_contiguous and split.tobytes() == whole.tobytes()
+
+
+def test_one_matrix_outputs_are_distinct_buffers():
+    def twice(a):
+        fresh = a + 1.0
+        return fresh, fresh
+
+    outs = linalg_impl._map_matrices(twice, [np.ones((3, 3))], [2], [(3, 3), (3, 3)], [np.float64, np.float64])
+    assert not np.may_share_memory(outs[0], outs[1])
+    assert outs[0].tobytes() == outs[1].tobytes() == np.full((3, 3), 2.0).tobytes()

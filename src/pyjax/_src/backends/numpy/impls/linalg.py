@@ -81,7 +81,8 @@ def _one_matrix(fn: Callable, operands: Sequence[np.ndarray], out_cores: Sequenc
     outs = []
     for result, core, dtype in zip(fn(*operands), out_cores, out_dtypes, strict=True):
         out = np.ascontiguousarray(result, dtype=dtype)
-        if out.shape != tuple(core) or (out is result and any(out is o or np.may_share_memory(out, o) for o in operands)):
+        if out.shape != tuple(core) or (out is result and any(out is o or np.may_share_memory(out, o)
+                                                             for o in (*operands, *outs))):
             out = np.empty(core, dtype)
             out[...] = result
         outs.append(out)
