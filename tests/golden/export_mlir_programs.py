@@ -167,6 +167,7 @@ def programs(jax, jnp, export) -> dict:
         "bessel_i1e_float64": (lambda x: jax.lax.bessel_i1e(x * 0.5) + 1.0, [spec((3,), jnp.float64)]),
         "erf_inv_float64": (lambda x: jax.lax.erf_inv(x * 0.5) + 1.0, [spec((3,), jnp.float64)]),
         "zeta_in_place": (lambda x, q: jax.lax.zeta(x * 2.0, q) + 1.0, [spec((3,)), spec((3,))]),
+        "polygamma_in_place": (lambda n, x: jax.lax.polygamma(n, x * 2.0) + 1.0, [spec((3,)), spec((3,))]),
         "lgamma_twice": (lambda x: jax.scipy.special.gammaln(x) * 0.5 + jax.lax.lgamma(x + 2.0), [spec((2, 3))]),
     }
     return out

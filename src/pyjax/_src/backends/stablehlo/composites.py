@@ -5,17 +5,17 @@
 some CHLO ops become a `stablehlo.composite "chlo.<op>"` whose
 `decomposition` is a private function `@chlo.<op>.impl` holding CHLO's own
 expansion (sinh, cosh, asin, acos, asinh, acosh, atanh, erf, top_k); atan
-(`atan2(x, 1)`), next_after, erf_inv, erfc, lgamma, digamma, bessel_i1e and
-zeta are expanded in place. The round trip visits the functions last to first,
-each one's ops in order; every composite gets its own function (named with
-one counter of its own: `@chlo.sinh.impl`, `@chlo.sinh.impl_0`), put right
-after the function that calls it.
+(`atan2(x, 1)`), next_after, erf_inv, erfc, lgamma, digamma, bessel_i1e,
+zeta and polygamma are expanded in place. The round trip visits the
+functions last to first, each one's ops in order; every composite gets its
+own function (named with one counter of its own: `@chlo.sinh.impl`,
+`@chlo.sinh.impl_0`), put right after the function that calls it.
 
 A composite's expansion emits its constants (splats of the operand's shape)
 first, in the order the round trip's folder leaves them, then its ops; an
 in-place one makes each constant where CHLO makes it (the folder hoists
 them after the function's own). Not reproduced (their chlo op is kept):
-polygamma and float64 zeta (which JAX's round trip expands in place at
+float64 zeta and polygamma (which JAX's round trip expands in place at
 length), dtypes other than float32/float64, and symbolic shapes.
 """
 
@@ -530,7 +530,25 @@ def _zeta(b, x, q, t):
     return b.select(_cmp(b, "EQ", x, one), inf, total)
 
 
-_IN_PLACE = {"chlo.zeta": _zeta, "chlo.bessel_i1e": _bessel_i1e, "chlo.next_after": _next_after, "chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma,
+def _polygamma(b, n, x, t):
+    # (-1)^(n+1) n! zeta(n + 1, x), digamma at n = 0, NaN unless n is a
+    # non-negative integer.
+    def c(v):
+        return _consts(b, t, np.float32(v))[0]
+
+    one, two = c(1.0), c(2.0)  # (made first, before any op)
+    sign = _ew(b, "subtract", _ew(b, "multiply", two, _ew(b, "remainder", n, two)), one)
+    n1 = _ew(b, "add", n, one)
+    factorial = _ew(b, "exponential", _lgamma(b, n1, t))
+    zeta = _zeta(b, n1, x, t)
+    result = _ew(b, "multiply", _ew(b, "multiply", sign, factorial), zeta)
+    is_zero = _cmp(b, "EQ", n, c(0.0))
+    result = b.select(is_zero, _digamma(b, x, t), result)
+    bad = b.elementwise("stablehlo.or", [_cmp(b, "NE", n, _ew(b, "floor", n)), _cmp(b, "LT", n, c(0.0))])
+    return b.select(bad, c(np.nan), result)
+
+
+_IN_PLACE = {"chlo.polygamma": _polygamma, "chlo.zeta": _zeta, "chlo.bessel_i1e": _bessel_i1e, "chlo.next_after": _next_after, "chlo.atan": _atan, "chlo.erf_inv": _erf_inv, "chlo.erfc": _erfc, "chlo.lgamma": _lgamma,
              "chlo.digamma": _digamma}
 
 _EXPANSIONS = {"chlo.sinh": _sinh, "chlo.cosh": _cosh, "chlo.asin": _asin, "chlo.acos": _acos,
@@ -544,7 +562,7 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
-    if op.name == "chlo.zeta":
+    if op.name in ("chlo.zeta", "chlo.polygamma"):
         return dtype == np.float32
     return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
