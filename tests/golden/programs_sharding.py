@@ -1171,3 +1171,18 @@ with jax.sharding.set_mesh(auto):
   lines.append(str(jax.jit(lambda t: (t * 2).sum(1))(a).sharding))
 result = "\\n".join(lines)
 """)
+
+
+# --- a placed jit under grad: JAX's jit linearize rule keeps the placement
+# of the known outputs (residuals unspecified; an output that is an input is
+# forwarded only where its placement is free), and the same jit linearized
+# twice holds one known body (printed once, with `let`)
+program("jit_placed_grad_called_twice", "jaxpr", """
+f = jax.jit(lambda v, w: (jnp.sin(v) * w, v), in_shardings=(NS(auto, P('x')), NS(auto, P())),
+            out_shardings=(NS(auto, P('x')), None))
+result = jax.make_jaxpr(jax.grad(lambda a, b: f(a, b)[0].sum() + f(a, b)[1].sum(), argnums=(0, 1)))(jnp.ones(8), jnp.ones(8))
+""")
+program("jit_placed_grad_forwarded_output", "jaxpr", """
+f = jax.jit(lambda v: (v, jnp.exp(v)), out_shardings=(NS(auto, P('x')), NS(auto, P('x'))))
+result = jax.make_jaxpr(jax.grad(lambda a: f(a)[0].sum() + f(a)[1].sum()))(jnp.ones(8))
+""")

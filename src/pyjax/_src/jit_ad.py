@@ -11,16 +11,20 @@ jit of the JVP body.
 
 from __future__ import annotations
 
-from pyjax._src import core
+import collections
+
+from pyjax._src import config, core
 from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import jvp_jaxpr
 from pyjax._src.interpreters.linearize import linearize_jaxpr_direct
 from pyjax._src.interpreters.partial_eval import PartialEvalTrace
+from pyjax._src.interpreters.staging import register_staging_cache
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
 from pyjax._src.jit import jit_p
 from pyjax._src.sharding import jit_params
 from pyjax._src.sharding.jit_params import UNSPECIFIED
+from pyjax._src.sharding.mesh import get_mesh
 
 
 def _placed(in_shardings, out_shardings) -> dict:
@@ -60,30 +64,15 @@ def _jit_linearize(trace, primals, tangents, jaxpr, donated_invars, common, plac
     or a residual that is an output, is not returned twice) bound now, and a
     tangent jit of (residuals, nonzero tangents) recorded into `trace`.
     None where the body cannot be split so (the JVP jit is split instead)."""
-    from pyjax._src.lax.control_flow.common import jaxpr_forwarding
-
     nzs = [type(t) is not Zero for t in tangents]
-    split = linearize_jaxpr_direct(jaxpr, nzs)
-    if split is None:
-        return None
-    primal_jaxpr, num_res, nzs_out, fwds, tangent_jaxpr = split
     n_out = len(jaxpr.outvars)
     outs_placed = placed.get("out_shardings", (UNSPECIFIED,) * n_out)
-    out_placed = (*outs_placed, *(UNSPECIFIED,) * num_res)
-    # Input-to-output forwarding (of the outputs whose placement is free).
-    in_fwd = [f if s is UNSPECIFIED else None for f, s in zip(jaxpr_forwarding(primal_jaxpr)[:n_out], outs_placed)]
-    in_fwd += [None] * num_res
-    keep = [f is None for f in in_fwd]
-    primal_jaxpr = primal_jaxpr.replace(outvars=list(_pick(primal_jaxpr.outvars, keep)))
-    out_placed = _pick(out_placed, keep)
-    # Output-to-output forwarding: a residual that is a (kept) primal output.
-    n_kept = len(primal_jaxpr.outvars) - num_res
-    out_vars, res_vars = primal_jaxpr.outvars[:n_kept], primal_jaxpr.outvars[n_kept:]
-    index = {id(v): i for i, v in enumerate(out_vars)}
-    out_fwd = [None] * n_kept + [index.get(id(v)) for v in res_vars]
-    keep = [f is None for f in out_fwd]
-    primal_jaxpr = primal_jaxpr.replace(outvars=list(_pick(primal_jaxpr.outvars, keep)))
-    out_placed = _pick(out_placed, keep)
+    split = _split(jaxpr, nzs, [s is UNSPECIFIED for s in outs_placed])
+    if split is None:
+        return None
+    primal_jaxpr, in_fwd, out_fwd, fwds, nzs_out, tangent_jaxpr = split
+    out_placed = _pick(_pick((*outs_placed, *(UNSPECIFIED,) * (len(in_fwd) - n_out)), [f is None for f in in_fwd]),
+                       [f is None for f in out_fwd])
     known_placed = {} if not placed else {"in_shardings": placed["in_shardings"], "out_shardings": out_placed}
     with core.set_current_trace(trace.parent):
         known = jit_p.bind(*primals, jaxpr=primal_jaxpr, donated_invars=donated_invars, **common, **known_placed)
@@ -104,6 +93,46 @@ def _jit_linearize(trace, primals, tangents, jaxpr, donated_invars, common, plac
                                                        **common, **tangent_placed)))
     return primal_outs, [next(tangent_outs) if nz else Zero(tangent_aval(a))
                          for a, nz in zip(jaxpr.out_avals, nzs_out, strict=True)]
+
+
+# The splits made, per body and options (JAX caches its linearization per
+# jaxpr: one jit linearized twice holds one known body, which the printer
+# then shares with a `let`). A few recent ones, each holding its body.
+_SPLITS: collections.OrderedDict = register_staging_cache(collections.OrderedDict())
+
+
+def _split(jaxpr, nzs, free_outs):
+    key = (id(jaxpr), tuple(nzs), tuple(free_outs), config.trace_context_id(), get_mesh())
+    entry = _SPLITS.get(key)
+    if entry is None or entry[0] is not jaxpr:
+        entry = (jaxpr, _split_uncached(jaxpr, nzs, free_outs))
+        _SPLITS[key] = entry
+        if len(_SPLITS) > 128:
+            _SPLITS.popitem(last=False)
+    return entry[1]
+
+
+def _split_uncached(jaxpr, nzs, free_outs):
+    # (primal jaxpr, in_fwd, out_fwd, fwds, nonzero output tangents, tangent
+    # jaxpr), the primal jaxpr's forwarded outputs pruned; None: no split.
+    from pyjax._src.lax.control_flow.common import jaxpr_forwarding
+
+    split = linearize_jaxpr_direct(jaxpr, nzs)
+    if split is None:
+        return None
+    primal_jaxpr, num_res, nzs_out, fwds, tangent_jaxpr = split
+    n_out = len(jaxpr.outvars)
+    # Input-to-output forwarding (of the outputs whose placement is free).
+    in_fwd = [f if free else None for f, free in zip(jaxpr_forwarding(primal_jaxpr)[:n_out], free_outs)]
+    in_fwd += [None] * num_res
+    primal_jaxpr = primal_jaxpr.replace(outvars=list(_pick(primal_jaxpr.outvars, [f is None for f in in_fwd])))
+    # Output-to-output forwarding: a residual that is a (kept) primal output.
+    n_kept = len(primal_jaxpr.outvars) - num_res
+    out_vars, res_vars = primal_jaxpr.outvars[:n_kept], primal_jaxpr.outvars[n_kept:]
+    index = {id(v): i for i, v in enumerate(out_vars)}
+    out_fwd = [None] * n_kept + [index.get(id(v)) for v in res_vars]
+    primal_jaxpr = primal_jaxpr.replace(outvars=list(_pick(primal_jaxpr.outvars, [f is None for f in out_fwd])))
+    return primal_jaxpr, in_fwd, out_fwd, fwds, nzs_out, tangent_jaxpr
 
 
 def _jit_partial_eval(trace, args, params):
