@@ -168,6 +168,8 @@ def programs(jax, jnp, export) -> dict:
         "erf_inv_float64": (lambda x: jax.lax.erf_inv(x * 0.5) + 1.0, [spec((3,), jnp.float64)]),
         "zeta_in_place": (lambda x, q: jax.lax.zeta(x * 2.0, q) + 1.0, [spec((3,)), spec((3,))]),
         "polygamma_in_place": (lambda n, x: jax.lax.polygamma(n, x * 2.0) + 1.0, [spec((3,)), spec((3,))]),
+        "zeta_polygamma_float64": (lambda n, x: jax.lax.polygamma(n, x) + jax.lax.zeta(n + 2.0, x),
+                                   [spec((3,), jnp.float64), spec((3,), jnp.float64)]),
         "lgamma_twice": (lambda x: jax.scipy.special.gammaln(x) * 0.5 + jax.lax.lgamma(x + 2.0), [spec((2, 3))]),
     }
     return out
@@ -177,7 +179,7 @@ def programs(jax, jnp, export) -> dict:
 X64 = ("elementwise", "reshape_flat", "dim_as_value_mul", "arange", "dim_expr_input", "two_vars_broadcast", "cumsum",
        "tile", "take_rows", "take_columns", "composite_float64",
        "nextafter_float64", "lgamma_digamma_float64", "erf_erfc_float64",
-       "bessel_i1e_float64", "erf_inv_float64")
+       "bessel_i1e_float64", "erf_inv_float64", "zeta_polygamma_float64")
 
 
 def lowered(jax, jnp, np) -> dict:

@@ -15,8 +15,7 @@ A composite's expansion emits its constants (splats of the operand's shape)
 first, in the order the round trip's folder leaves them, then its ops; an
 in-place one makes each constant where CHLO makes it (the folder hoists
 them after the function's own). Not reproduced (their chlo op is kept):
-float64 zeta and polygamma (which JAX's round trip expands in place at
-length), dtypes other than float32/float64, and symbolic shapes.
+dtypes other than float32/float64, and symbolic shapes.
 """
 
 from __future__ import annotations
@@ -485,14 +484,13 @@ def _bessel_i1e(b, x, t):
 
 # zeta(x, q) on float32 (Euler-Maclaurin): ten terms of the sum, then the
 # tail's series in 1/w^2 (Bernoulli numbers over factorials), nested.
-_ZETA_A = ("-1.39544646E-19", "5.50900303E-18", "-2.17486866E-16", "8.58606213E-15", "-3.3896803E-13",
-           "1.33825364E-11", "-5.28419031E-10", "2.08767563E-8", "-8.26719599E-7", "3.30687835E-5",
-           "-0.00138888892")
+_ZETA_A = (-1.3954464685812522E-19, 5.5090028283602295E-18, -2.1748686985580617E-16, 8.5860620562778452E-15,
+           -3.3896802963225832E-13, 1.3382536530684679E-11, -5.2841901386874932E-10, 2.08767569878681E-8,
+           -8.2671957671957675E-7, 3.3068783068783071E-5, -0.0013888888888888889)
 
 
 def _zeta(b, x, q, t):
-    def c(v):
-        return _consts(b, t, np.float32(v))[0]
+    c = _typed(b, t)
 
     zero, one = c(0.0), c(1.0)  # (made first, before any op)
     minus_x = _ew(b, "negate", x)
@@ -512,10 +510,10 @@ def _zeta(b, x, q, t):
         series = _ew(b, "multiply", pair, _ew(b, "multiply", inv_sq, _ew(b, "add", series, c(coeff))))
     half = c(0.5)
     ratio = _ew(b, "divide", x, w)
-    series = _ew(b, "add", half, _ew(b, "multiply", ratio, _ew(b, "add", c("0.0833333358"), series)))
+    series = _ew(b, "add", half, _ew(b, "multiply", ratio, _ew(b, "add", c(0.083333333333333329), series)))
     tail = _ew(b, "multiply", last, series)
     total = _ew(b, "add", _ew(b, "add", acc, integral), tail)
-    tiny = c(np.finfo(np.float32).smallest_subnormal)
+    tiny = c(np.finfo(t.dtype).smallest_subnormal)
     total = b.select(_cmp(b, "LT", _ew(b, "abs", last), _ew(b, "multiply", _ew(b, "abs", acc), tiny)), acc, total)
     nan = c(np.nan)
     total = b.select(_cmp(b, "LT", x, one), nan, total)
@@ -533,8 +531,7 @@ def _zeta(b, x, q, t):
 def _polygamma(b, n, x, t):
     # (-1)^(n+1) n! zeta(n + 1, x), digamma at n = 0, NaN unless n is a
     # non-negative integer.
-    def c(v):
-        return _consts(b, t, np.float32(v))[0]
+    c = _typed(b, t)
 
     one, two = c(1.0), c(2.0)  # (made first, before any op)
     sign = _ew(b, "subtract", _ew(b, "multiply", two, _ew(b, "remainder", n, two)), one)
@@ -562,8 +559,6 @@ def _supported(op) -> bool:
     dtype = np.dtype(t.dtype)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu"
-    if op.name in ("chlo.zeta", "chlo.polygamma"):
-        return dtype == np.float32
     return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
 
 
