@@ -180,7 +180,9 @@ def _conv_batch_minor(lhs, rhs, dimension_numbers, window_strides, padding, lhs_
         else:
             q = view.transpose(0, *range(1, 1 + spatial), *range(2 + spatial, 2 + 2 * spatial), 1 + spatial)
             patches = q.reshape(f * math.prod(ks), math.prod(out_space) * b).T
-        result = split_lib.matmul(patches, kernel.reshape(-1, o)).reshape(*out_space, b, o)
+        weights = kernel.reshape(-1, o)
+        product = split_lib.matmul if _split(*patches.shape, o) else np.matmul
+        result = product(patches, weights).reshape(*out_space, b, o)
     # result is (p..., B, O): logical batch is axis `spatial`, features
     # `spatial + 1`, spatial dim i axis i; out_spec's inverse places them.
     axis_of = (spatial, spatial + 1, *range(spatial))
@@ -202,6 +204,17 @@ def _output_shape(lhs_shape, rhs_shape, window_strides, padding, lhs_dilation, r
 # A convolution big enough for split.py's threshold runs its blocks on every
 # core, each core a contiguous run of them.
 _BLOCK_BYTES = 1 << 20
+# A convolution is split across the cores from this many flops on, well above
+# split.py's threshold for one matmul: on the loaded 2-core machine splitting
+# the ResNet block's 38 MFLOP convolutions slowed its step, the large CNN's
+# 600 MFLOP ones did not (docs/performance.md).
+SPLIT_MIN_FLOPS = 1 << 28
+
+
+def _split(rows: int, k: int, cols: int, groups: int = 1) -> bool:
+    return 2 * rows * k * cols * groups >= SPLIT_MIN_FLOPS and split_lib.worth_splitting(rows, k, cols, groups)
+
+
 # Rows are independent in a matmul, but OpenBLAS multiplies products of up to
 # 1M multiply-adds (M*N*K) with its small-matrix kernels, which sum in
 # another order: blocks at least this large keep the whole product's bits.
@@ -247,7 +260,7 @@ def _grouped_matmul(windows: np.ndarray, kernel: np.ndarray, feature_groups: int
                 np.matmul(patches, weights, out=out[:, first:first + size])
 
         cores = min(split_lib.num_workers(), len(blocks))
-        if cores > 1 and split_lib.worth_splitting(rows, k, og, groups):
+        if cores > 1 and _split(rows, k, og, groups):
             split_lib.run_all([functools.partial(run, blocks[i:j]) for i, j in _even_ranges(len(blocks), cores)])
         else:
             run(blocks)
@@ -264,7 +277,7 @@ def _blocks(nb: int, out_space: Sequence[int], k: int, og: int, groups: int, ite
     rows = nb * math.prod(out_space)
     count = 1 if kernel_bytes > _BLOCK_BYTES // 4 else -(-rows * groups * k * itemsize // _BLOCK_BYTES)
     cores = split_lib.num_workers()
-    if cores > 1 and split_lib.worth_splitting(rows, k, og, groups):
+    if cores > 1 and _split(rows, k, og, groups):
         count = cores * -(-count // cores)
     count = min(count, rows * k * og // _MIN_BLOCK_MACS)
     while count > 1:
