@@ -7,8 +7,9 @@ traced inside a shard_map body (where the mesh axes are named axes), binds
 each equation's per-shard form and keeps every value laid out as its type
 says. Where the types demand communication the rule inserts the collective:
 a contraction or reduction over a sharded dimension is local and then
-psum/pmax/pmin'ed, a change of placement gathers and slices. A primitive
-with no rule is computed on gathered (replicated) operands and its result
+psum/pmax/pmin'ed, a change of placement slices, moves axes between
+dimensions by all_to_all and gathers only what it must. A primitive with no
+rule is computed on gathered (replicated) operands and its result
 sliced back: correct, and as slow as it sounds.
 
 This module knows no library: the collectives (`OPS`) and the per-primitive
@@ -23,12 +24,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from pyjax._src.interpreters import spmd_reshard
 from pyjax._src.jaxpr import Jaxpr, JaxprEqn, Literal
 
 Spec = tuple  # one tuple of mesh-axis names per dimension, major first
 
 # Collectives and helpers the rules bind, registered by lax/spmd_rules.py:
 # all_gather(x, names, dim), psum/pmax/pmin(x, names), psum_scatter(x, name, dim),
+# all_to_all(x, names, split_dim, concat_dim) (tiled),
 # axis_index(names) (the devices' row-major index over `names`),
 # slice_in_dim(x, start, size, dim).
 OPS: dict[str, Callable] = {}
@@ -78,22 +81,23 @@ class Context:
         return tuple(d // self.count(s) for d, s in zip(shape, spec))
 
     def reshard(self, x, src: Spec, dst: Spec):
-        """`x` (laid out as `src`) laid out as `dst`: the axes of a dimension
-        after those it keeps (the leading axes both name) are gathered, then
-        the new ones sliced out locally."""
-        src, dst = list(src), list(dst)
+        """`x` (laid out as `src`) laid out as `dst`, by the moves whose
+        largest block is smallest (spmd_reshard.plan): new axes sliced out
+        locally, an axis changing dimensions moved by `all_to_all` (each
+        device sends every peer the block that peer will own), and only
+        the axes a dimension must drop for good all-gathered."""
+        src, dst = tuple(map(tuple, src)), tuple(map(tuple, dst))
         if src == dst:
             return x
-        for d, (s, t) in enumerate(zip(src, dst)):
-            keep = 0
-            while keep < min(len(s), len(t)) and s[keep] == t[keep]:
-                keep += 1
-            if keep < len(s):  # (a refinement of s needs no gather; dropping minor axes gathers only those)
-                x = OPS["all_gather"](x, tuple(s[keep:]), d)
-                src[d] = tuple(s[:keep])
-        for d, (s, t) in enumerate(zip(src, dst)):
-            if tuple(s) != tuple(t):
-                x = self.slice_names(x, d, tuple(t[len(s):]))
+        shape = tuple(n * self.count(s) for n, s in zip(x.shape, src))
+        sizes = tuple(sorted((n, self.axis_sizes[n]) for s in src + dst for n in s))
+        for step in spmd_reshard.plan(src, dst, shape, sizes):
+            if step[0] == "slice":
+                x = self.slice_names(x, step[1], step[2])
+            elif step[0] == "all_to_all":
+                x = OPS["all_to_all"](x, step[3], step[2], step[1])
+            else:
+                x = OPS["all_gather"](x, step[2], step[1])
         return x
 
     def slice_names(self, x, dim: int, names: tuple):

@@ -33,6 +33,7 @@ sp.OPS.update(
     psum=_psum,
     pmax=lambda x, names: parallel.pmax(x, names),
     pmin=lambda x, names: parallel.pmin(x, names),
+    all_to_all=lambda x, names, split, concat: parallel_comm.all_to_all(x, names, split, concat, tiled=True),
     psum_scatter=lambda x, name, dim: parallel_comm.psum_scatter(x, name, scatter_dimension=dim, tiled=True),
     axis_index=lambda names: parallel.axis_index(names),
     slice_in_dim=lambda x, start, size, dim: slicing.dynamic_slice_in_dim(x, start, size, dim),

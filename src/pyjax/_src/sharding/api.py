@@ -142,10 +142,27 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
                 continue
             if isinstance(target, NamedSharding):
                 target.check_compatible_aval(aval.shape)
-            outs.append(sharded_array.place(np.asarray(x), _retyped(aval, None), target))
+            moved = _reshard_per_device(x, dst, target)
+            outs.append(sharded_array.place(np.asarray(x), _retyped(aval, None), target) if moved is None else moved)
             continue
         outs.append(reshard_p.bind(x, dst_sharding=dst))
     return tree_unflatten(treedef, outs)
+
+
+def _reshard_per_device(x, dst, target):
+    # A placed Array moved within its own Explicit mesh: per device, as JAX's
+    # compiled reshard moves it (all_to_all, slices; spmd_eager.py), each
+    # device never holding more than its blocks; None where it cannot go so.
+    old = getattr(x, "_sharding", None)
+    if (type(x) is not sharded_array.ShardedArray or not isinstance(old, NamedSharding)
+            or not isinstance(target, NamedSharding) or old.mesh != target.mesh
+            or old.memory_kind != target.memory_kind
+            or any(t is not AxisType.Explicit for t in target.mesh.axis_types)):
+        return None
+    out = dispatch.PLACED_EAGER[0](reshard_p, (x,), {"dst_sharding": dst})
+    if type(out) is not sharded_array.ShardedArray or not out._sharding.is_equivalent_to(target, x.aval.ndim):
+        return None
+    return sharded_array.ShardedArray(out._shards, out.aval, target)  # (the sharding as the caller wrote it)
 
 
 # ---------------------------------------------------------------------------
