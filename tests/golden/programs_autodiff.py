@@ -351,3 +351,20 @@ program("grad_jit_stop_gradient_inside", "jaxpr", """
 f = jax.jit(lambda x: jnp.sin(x) * lax.stop_gradient(jnp.cos(x)))
 result = jax.make_jaxpr(jax.grad(lambda x: f(x).sum()))(jnp.ones(2))
 """)
+NESTED_SCAN = """
+def f(x):
+  def outer(c, a):
+    d, _ = lax.scan(lambda d, b: (d * b, None), c, a)
+    return d, d
+  c, ys = lax.scan(outer, 1.0, x)
+  return c + ys.sum()
+"""
+program("grad_nested_scan", "jaxpr", NESTED_SCAN + """
+result = jax.make_jaxpr(jax.grad(f))(jnp.ones((2, 3)))
+""")
+program("grad_jit_nested_scan", "jaxpr", NESTED_SCAN + """
+result = jax.make_jaxpr(jax.grad(jax.jit(f)))(jnp.ones((2, 3)))
+""")
+program("grad_nested_scan_value", "value", NESTED_SCAN + """
+result = jax.grad(f)(jnp.array([[1.0, 0.5, 2.0], [0.25, 3.0, 1.5]]))
+""")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from pyjax._src import core
+from pyjax._src.ad_util import Zero, instantiate as instantiate_zeros, tangent_aval
 from pyjax._src.interpreters.dce import dce_jaxpr
 from pyjax._src.interpreters.partial_eval import linearize_flat
 from pyjax._src.interpreters.staging import DynamicJaxprTracer, trace_to_jaxpr
@@ -23,7 +24,8 @@ class _UnknownPrimal(Exception):
     pass
 
 
-def linearize_jaxpr_direct(jaxpr: Jaxpr, nonzeros: Sequence[bool]):
+def linearize_jaxpr_direct(jaxpr: Jaxpr, nonzeros: Sequence[bool], instantiate: Sequence[bool] | None = None,
+                           allow_fwds: Sequence[bool] | None = None):
     """Splits `jaxpr` by linearizing it as it is traced.
 
     Returns (primal_jaxpr, num_res_out, out_nonzeros, fwds, tangent_jaxpr):
@@ -35,6 +37,9 @@ def linearize_jaxpr_direct(jaxpr: Jaxpr, nonzeros: Sequence[bool]):
     primals): a residual that is one of those is passed as it is. None
     when some primal output is not known after the split (pyjax's remat
     stages a scan whole): the caller then splits the JVP jaxpr instead.
+    `instantiate` flags outputs whose (zero) tangent the tangent jaxpr makes
+    anyway; `allow_fwds` (per primal, with no consts) the inputs a residual
+    may be forwarded from (the control-flow rules' conventions).
     """
     found: dict = {}
 
@@ -45,7 +50,8 @@ def linearize_jaxpr_direct(jaxpr: Jaxpr, nonzeros: Sequence[bool]):
         if any(type(o) is DynamicJaxprTracer and o._trace is not here for o in outs):
             raise _UnknownPrimal  # (a primal output the split left unknown: a remat of a scan)
         linear, _ = dce_jaxpr(linear, prune_bodies=True)  # (a residual only a dead tangent read goes)
-        index = {id(x): i for i, x in enumerate([*jaxpr.consts, *xs])}
+        allowed = [True] * len(jaxpr.consts) + (list(allow_fwds) if allow_fwds is not None else [True] * len(xs))
+        index = {id(x): i for i, (x, a) in enumerate(zip([*jaxpr.consts, *xs], allowed, strict=True)) if a}
         fwds = [index.get(id(c)) for c in linear.consts]
         # (the tangent jaxpr holds no tracer of this trace: its residuals are inputs)
         found.update(tangent=linear.replace(constvars=[], consts=[], invars=[*linear.constvars, *linear.invars]),
@@ -57,8 +63,22 @@ def linearize_jaxpr_direct(jaxpr: Jaxpr, nonzeros: Sequence[bool]):
     except _UnknownPrimal:
         return None
     primal, _ = dce_jaxpr(primal, prune_bodies=True)
-    fwds = found["fwds"]
-    return primal, sum(f is None for f in fwds), list(found["out_nz"]), fwds, found["tangent"]
+    fwds, out_nz, tangent = found["fwds"], list(found["out_nz"]), found["tangent"]
+    if instantiate is not None and any(i and not nz for i, nz in zip(instantiate, out_nz, strict=True)):
+        tangent, out_nz = _instantiated(tangent, jaxpr.out_avals, out_nz, instantiate)
+    return primal, sum(f is None for f in fwds), out_nz, fwds, tangent
+
+
+def _instantiated(tangent: Jaxpr, out_avals, out_nz: list, instantiate) -> tuple[Jaxpr, list]:
+    # Zero tangents asked for are made by the tangent jaxpr itself, after its equations.
+    want = [a or b for a, b in zip(out_nz, instantiate, strict=True)]
+
+    def tangent_fun(*args):
+        outs = iter(eval_jaxpr(tangent, tangent.consts, *args))
+        return [next(outs) if nz else instantiate_zeros(Zero(tangent_aval(a)))
+                for a, nz, w in zip(out_avals, out_nz, want, strict=True) if w]
+
+    return trace_to_jaxpr(tangent_fun, [v.aval for v in tangent.invars], tangent.debug_info)[0], want
 
 
 __all__ = ["linearize_jaxpr_direct"]

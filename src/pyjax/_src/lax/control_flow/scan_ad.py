@@ -33,6 +33,7 @@ from pyjax._src.interpreters.transpose import (
     is_undefined_primal,
 )
 from pyjax._src.interpreters.dce import dce_jaxpr
+from pyjax._src.interpreters.linearize import linearize_jaxpr_direct
 from pyjax._src.interpreters.partial_eval import linearize_jaxpr, partial_eval_jaxpr_nounits
 from pyjax._src.jaxpr import Jaxpr, Var, eval_jaxpr
 from pyjax._src.lax import sharding_rules
@@ -85,6 +86,12 @@ def _known_hoisting(jaxpr_known: Jaxpr, known_consts: list, num_res: int):
     return staged, new_consts, which_hoisted, list(hoisted_vals)
 
 
+def _linearize_body(jaxpr, nzs, instantiate, allow_fwds):
+    # JAX linearizes the body directly (a scan inside splits by its own rule).
+    split = None if jaxpr.consts else linearize_jaxpr_direct(jaxpr, nzs, instantiate, allow_fwds)
+    return split if split is not None else linearize_jaxpr(jaxpr, nzs, instantiate, allow_fwds)
+
+
 def scan_linearize(trace, primals, tangents, nzs, *, reverse, length, jaxpr, ft_in, ft_out, unroll):
     """JAX's direct linearization of a scan, run by the JVP rule when the
     JVP is being partially evaluated: the primal scan is evaluated now (by
@@ -98,7 +105,7 @@ def scan_linearize(trace, primals, tangents, nzs, *, reverse, length, jaxpr, ft_
     carry_nz = init_nz
     for _ in range(1 + num_carry):
         nzs = const_nz + carry_nz + xs_nz
-        primal_jaxpr, num_res_out, nzs_out, in_fwd_res, tangent_jaxpr = linearize_jaxpr(
+        primal_jaxpr, num_res_out, nzs_out, in_fwd_res, tangent_jaxpr = _linearize_body(
             jaxpr, nzs, carry_nz + [False] * num_ys, allow_fwds)
         carry_nz_out = nzs_out[:num_carry]
         if carry_nz_out == carry_nz:
