@@ -18,18 +18,7 @@ import case_set  # noqa: E402
 CASES = case_set.load("custom_remat")
 
 
-@pytest.fixture(scope="module")
-def namespace():
-    return case_set.pyjax_namespace(CASES)
-
-
-def test_recording_is_current():
-    case_set.assert_recording_is_current(CASES)
-
-
-@pytest.mark.parametrize("name", sorted(CASES.CASES))
-def test_case_matches_jax(namespace, name):
-    case_set.assert_case_matches(CASES, namespace, name)
+namespace, test_recording_is_current, test_case_matches_jax = case_set.standard_tests(CASES)
 
 
 import pyjax as jax  # noqa: E402

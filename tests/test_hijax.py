@@ -9,8 +9,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
 
 import case_set  # noqa: E402
@@ -18,15 +16,4 @@ import case_set  # noqa: E402
 CASES = case_set.load("hijax")
 
 
-@pytest.fixture(scope="module")
-def namespace():
-    return case_set.pyjax_namespace(CASES)
-
-
-def test_recording_is_current():
-    case_set.assert_recording_is_current(CASES)
-
-
-@pytest.mark.parametrize("name", sorted(CASES.CASES))
-def test_case_matches_jax(namespace, name):
-    case_set.assert_case_matches(CASES, namespace, name)
+namespace, test_recording_is_current, test_case_matches_jax = case_set.standard_tests(CASES)

@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
 
 import case_set  # noqa: E402
@@ -21,18 +19,7 @@ import case_set  # noqa: E402
 CASES = case_set.load("jit_donation")
 
 
-@pytest.fixture(scope="module")
-def namespace():
-    return case_set.pyjax_namespace(CASES)
-
-
-def test_recording_is_current():
-    case_set.assert_recording_is_current(CASES)
-
-
-@pytest.mark.parametrize("name", sorted(CASES.CASES))
-def test_case_matches_jax(namespace, name):
-    case_set.assert_case_matches(CASES, namespace, name)
+namespace, test_recording_is_current, test_case_matches_jax = case_set.standard_tests(CASES)
 
 
 from pyjax._src import donation  # noqa: E402

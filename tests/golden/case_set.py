@@ -48,3 +48,23 @@ def assert_case_matches(case_set: SimpleNamespace, namespace: dict, case: str) -
         assert (got.get("error"), got.get("message")) == (want["error"], want["message"]), got
     else:
         assert got.get("text") == want["text"], got
+
+
+def standard_tests(case_set: SimpleNamespace):
+    """What every case-set test module runs, for it to bind at module level:
+    ``namespace, test_recording_is_current, test_case_matches_jax =
+    case_set.standard_tests(CASES)`` (a module-scoped fixture and two tests)."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def namespace():
+        return pyjax_namespace(case_set)
+
+    def test_recording_is_current():
+        assert_recording_is_current(case_set)
+
+    @pytest.mark.parametrize("name", sorted(case_set.CASES))
+    def test_case_matches_jax(namespace, name):
+        assert_case_matches(case_set, namespace, name)
+
+    return namespace, test_recording_is_current, test_case_matches_jax
