@@ -368,3 +368,23 @@ result = jax.make_jaxpr(jax.grad(jax.jit(f)))(jnp.ones((2, 3)))
 program("grad_nested_scan_value", "value", NESTED_SCAN + """
 result = jax.grad(f)(jnp.array([[1.0, 0.5, 2.0], [0.25, 3.0, 1.5]]))
 """)
+SCAN_IN_COND = """
+def f(x):
+  def br(v):
+    c, _ = lax.scan(lambda c, a: (c * a, None), 1.0, v)
+    return c
+  return lax.cond(x.sum() > 0, br, lambda v: v.sum(), x)
+"""
+program("grad_scan_in_cond", "jaxpr", SCAN_IN_COND + """
+result = jax.make_jaxpr(jax.grad(f))(jnp.ones(3))
+""")
+program("grad_jit_scan_in_cond", "jaxpr", SCAN_IN_COND + """
+result = jax.make_jaxpr(jax.grad(jax.jit(f)))(jnp.ones(3))
+""")
+program("grad_scan_in_cond_value", "value", SCAN_IN_COND + """
+result = jax.grad(f)(jnp.array([0.5, 2.0, 3.0]))
+""")
+program("grad_jit_in_cond", "jaxpr", """
+g = jax.jit(lambda u: jnp.sin(u) * u)
+result = jax.make_jaxpr(jax.grad(lambda x: lax.cond(x > 0, g, jnp.cos, x)))(1.0)
+""")

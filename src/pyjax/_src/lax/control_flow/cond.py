@@ -34,6 +34,7 @@ from pyjax._src.ad_util import Zero, tangent_aval
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import jvp_jaxpr
+from pyjax._src.interpreters.linearize import linearize_jaxpr_direct
 from pyjax._src.interpreters.partial_eval import PartialEvalTrace, linearize_jaxpr, partial_eval_jaxpr_nounits
 from pyjax._src.interpreters.staging import func_src_info
 from pyjax._src.interpreters.transpose import is_undefined_primal, transpose_jaxpr
@@ -395,16 +396,22 @@ def _split_cond(trace, args, unknowns, splits, out_uks):
     return common.merge_lists(out_uks, outs, staged_outs)
 
 
+def _linearize_branch(jaxpr, nzs, instantiate, allow_fwds):
+    # JAX linearizes each branch directly (a scan inside splits by its own rule).
+    split = None if jaxpr.consts else linearize_jaxpr_direct(jaxpr, nzs, instantiate, allow_fwds)
+    return split if split is not None else linearize_jaxpr(jaxpr, nzs, instantiate, allow_fwds)
+
+
 def _cond_linearize(trace, primals, tangents, branches, nzs):
     # A primal cond (evaluated now, by the enclosing trace) returning the
     # residuals of every branch, and a tangent cond staged into `trace`.
     index, ops = primals[0], primals[1:]
     no_fwd = [False] * len(nzs)
-    nzs_out = [any(nz) for nz in zip(*(linearize_jaxpr(j, nzs, False, no_fwd)[2] for j in branches),
-                                     strict=True)]
+    nzs_out = [any(nz) for nz in zip(*(_linearize_branch(j, nzs, [False] * len(j.outvars), no_fwd)[2]
+                                       for j in branches), strict=True)]
     splits = []
     for j in branches:
-        primal, num_res, _, _, tangent = linearize_jaxpr(j, nzs, nzs_out, no_fwd)
+        primal, num_res, _, _, tangent = _linearize_branch(j, nzs, nzs_out, no_fwd)
         res_avals = primal.out_avals[len(primal.out_avals) - num_res:]
         splits.append((primal, tangent, res_avals))
     all_res, indices = _merge_branch_residuals([s[2] for s in splits])
