@@ -268,20 +268,32 @@ def gather_passthrough_dims(operand_shape, dimension_numbers, slice_sizes) -> se
 def gather_rule(ctx: Context, eqn: JaxprEqn, args):
     """A gather on blocks: the dimensions it takes whole stay split (each
     device's window its block), the indexed ones are gathered, the indices
-    replicated; the result laid out as its type says."""
+    replicated but for their batching dimensions, which stay split as the
+    operand's (each device gathers within its own batch rows; a vmapped
+    `x[i]`); the result laid out as its type says."""
     operand, out = eqn.invars[0].aval, eqn.outvars[0].aval
     dn, sizes = eqn.params["dimension_numbers"], eqn.params["slice_sizes"]
-    if dn.operand_batching_dims:
-        return sp.replicated_rule(ctx, eqn, args)
     keep = gather_passthrough_dims(operand.shape, dn, sizes)
-    want = tuple(s if d in keep else _EMPTY for d, s in enumerate(spec_of(operand)))
+    op_spec, want = spec_of(operand), [_EMPTY] * operand.ndim
+    for d in keep:
+        want[d] = op_spec[d]
+    used = {n for s in want for n in s}
+    idx_want = [_EMPTY] * eqn.invars[1].aval.ndim
+    for d, k in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+        if op_spec[d] and not used & set(op_spec[d]):
+            want[d] = idx_want[k] = op_spec[d]
+            used |= set(op_spec[d])
     local = [()] * out.ndim
-    windows = [d for d in range(operand.ndim) if d not in dn.collapsed_slice_dims]
+    windows = [d for d in range(operand.ndim) if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
     for o, d in zip(dn.offset_dims, windows):
         local[o] = want[d]
-    x = ctx.reshard(args[0], spec_of(operand), want)
-    indices = ctx.reshard(args[1], spec_of(eqn.invars[1].aval), tuple(_EMPTY for _ in eqn.invars[1].aval.shape))
-    (y,) = bind(eqn, [x, indices], slice_sizes=tuple(n // ctx.count(want[d]) for d, n in enumerate(sizes)))
+    # the result's other dimensions are the indices' but the last (the index vector), in order
+    for o, entry in zip([o for o in range(out.ndim) if o not in dn.offset_dims], idx_want[:-1]):
+        local[o] = entry
+    x = ctx.reshard(args[0], op_spec, tuple(want))
+    indices = ctx.reshard(args[1], spec_of(eqn.invars[1].aval), tuple(idx_want))
+    local_sizes = tuple(n // ctx.count(want[d]) if d in keep else n for d, n in enumerate(sizes))
+    (y,) = bind(eqn, [x, indices], slice_sizes=local_sizes)
     return [ctx.reshard(y, tuple(local), spec_of(out))]
 
 
