@@ -114,6 +114,18 @@ def test_eager_reshard_of_a_placed_array_moves_axes_per_device():
     assert largest <= 16
 
 
+def test_device_put_of_a_placed_array_to_another_layout_moves_axes_per_device():
+    # jax.device_put(x, NamedSharding(mesh, P('y', 'x'))) of a P('x', 'y')
+    # Array: the shards exchanged (the global value was assembled before).
+    mesh = jax.make_mesh(*MESH_2D, axis_types=(AxisType.Explicit,) * 2)
+    value = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+    a = jax.device_put(value, NamedSharding(mesh, P("x", "y")))
+    out, largest = _watched(lambda v: jax.device_put(v, NamedSharding(mesh, P("y", "x"))), a)
+    np.testing.assert_array_equal(np.asarray(out), value)
+    assert out.sharding.spec == P("y", "x") and out.aval.str_short() == "f32[8@y,16@x]"
+    assert largest <= 16
+
+
 def _random_spec(rng, names, rank):
     dims = [[] for _ in range(rank)]
     for n in names:

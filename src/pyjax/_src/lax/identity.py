@@ -192,6 +192,12 @@ def _eager_put(leaf, dst):
         dst = here.with_memory_kind(kind)
     sharding = named.SingleDeviceSharding(dst) if isinstance(dst, devices_mod.Device) else dst
     aval = x.aval
+    if isinstance(x, sharded_array.ShardedArray) and isinstance(sharding, named.NamedSharding) \
+            and not x.sharding.is_equivalent_to(sharding, aval.ndim):
+        from pyjax._src.sharding import api  # (api imports lax)
+        moved = api._reshard_per_device(x, api._reshard_destination(sharding, aval.ndim)[0], sharding)
+        if moved is not None:  # (within its own Explicit mesh: per device, all_to_alls and slices)
+            return moved
     # (an Array spanning processes: every process runs this put, so each gathers the whole value first)
     value = np.asarray(x) if x.is_fully_addressable or x.is_fully_replicated else distributed.gather_value(x)
     return sharded_array.place(value, ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding)
