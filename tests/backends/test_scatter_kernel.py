@@ -111,3 +111,43 @@ def test_gather_in_bounds_fills_nothing(monkeypatch):
     assert wheres
     assert got[1:].tobytes() == filled[1:].tobytes() and not filled[0].any()
     assert got.tobytes() == x[inside].tobytes()
+
+
+@pytest.mark.parametrize("mode", ["clip", "drop", "fill", None])
+def test_point_gather_and_scatter_add(mode, monkeypatch):
+    # One element per index (jnp.diag and its gradient): the starts index
+    # the operand directly, no per-axis index arrays laid out (no
+    # np.reshape / np.expand_dims); NumPy's values, bounds by mode.
+    x = _values((7, 9), np.float32)
+    i = rng.integers(-2, 11, (3, 5)).astype(np.int32)
+    j = rng.integers(0, 9, (3, 5)).astype(np.int32)
+    u = _values((3, 5), np.float32)
+    get_mode = "fill" if mode == "drop" else mode
+    gather = pyjax.make_jaxpr(lambda x, i, j: x.at[i, j].get(mode=get_mode, fill_value=-1.0))(x, i, j)
+    scatter = pyjax.make_jaxpr(lambda x, i, j, u: x.at[i, j].add(u, mode="drop" if mode == "fill" else mode))(x, i, j, u)
+    (g,) = [e for e in gather.eqns if e.primitive.name == "gather"]
+    (s,) = [e for e in scatter.eqns if e.primitive.name == "scatter-add"]
+    idx = np.stack([i, j], -1)
+    layouts = []
+
+    def spied(name):
+        real = getattr(np, name)
+        monkeypatch.setattr(np, name, lambda *a, **k: layouts.append(name) or real(*a, **k))
+
+    spied("reshape")  # (the general gather lays each start out with it)
+    got = slicing_impl._gather(x, idx, **g.params)
+    monkeypatch.undo()
+    spied("expand_dims")  # (the general scatter's targets)
+    added = slicing_impl.IMPLS[s.primitive](x, idx, u, **s.params)
+    monkeypatch.undo()
+    assert not layouts
+    inside = (i >= 0) & (i < 7)
+    ic = np.clip(i, 0, 6)
+    want = x[ic, j]
+    if get_mode == "fill":
+        want = np.where(inside, want, np.float32(-1.0))
+    assert got.tobytes() == want.tobytes()
+    want_added = x.copy()
+    keep = np.ones_like(inside) if mode == "clip" else inside
+    np.add.at(want_added, (ic[keep], j[keep]), u[keep])
+    assert added.tobytes() == want_added.tobytes()

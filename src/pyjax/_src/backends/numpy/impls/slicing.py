@@ -171,6 +171,11 @@ def _gather(operand, indices, *, dimension_numbers, slice_sizes, unique_indices,
         # them; the same elements as indexing every axis, far fewer indices.
         taken = np.take(x, starts[row_axis], axis=row_axis)
         window = np.moveaxis(taken, tuple(range(row_axis, row_axis + nb)), tuple(range(nb)))
+    elif not kept and x.ndim and all(slice_sizes[d] == 1 for d in range(x.ndim)):
+        # One element per index (a diagonal): the starts index every axis.
+        window = x[tuple(starts)]
+        if np.shape(window) != batch_shape:  # (no start varies over the batch)
+            window = np.broadcast_to(window, batch_shape)
     elif any(slice_sizes[d] == 0 for d in dropped):
         # A batching axis with an empty window: nothing to read.
         window = np.zeros(batch_shape + tuple(slice_sizes[d] for d in kept), x.dtype)
@@ -233,6 +238,12 @@ def _scatter_targets(x: np.ndarray, indices, updates: np.ndarray, dnums, mode):
     # Lay each start out in the updates' axes: batch axes where updates has
     # its scatter axes, size 1 at its window axes.
     window_axes = tuple(dnums.update_window_dims)
+    if not window_axes:  # one element per index (a diagonal's gradient): the starts are the targets
+        targets = [np.broadcast_to(start, batch_shape).reshape(-1) for start in starts]
+        if in_bounds.all():
+            return tuple(targets), updates.reshape(-1)
+        keep = in_bounds.reshape(-1)
+        return tuple(t[keep] for t in targets), updates.reshape(-1)[keep]
     targets = []
     for d in range(x.ndim):
         position = np.expand_dims(np.broadcast_to(starts[d], batch_shape), window_axes)
