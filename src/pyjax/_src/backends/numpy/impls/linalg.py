@@ -457,7 +457,10 @@ def _triangular_solve(a, b, *, left_side: bool, lower: bool, transpose_a: bool, 
                       unit_diagonal: bool) -> np.ndarray:
     (a, b), dtype = _prepare(a, b)
     # BLAS trsm, as JAX's CPU lowering: no singularity check (a zero pivot gives inf/nan).
-    trsm = blas.get_blas_funcs("trsm", (a, b))
+    key = (a.dtype.char, b.dtype.char)
+    trsm = _TRSM.get(key)
+    if trsm is None:
+        trsm = _TRSM[key] = blas.get_blas_funcs("trsm", (a, b))
     if transpose_a:
         trans = 2 if conjugate_a else 1
     else:
@@ -471,7 +474,7 @@ def _triangular_solve(a, b, *, left_side: bool, lower: bool, transpose_a: bool, 
         return (trsm(1.0, matrix, rhs, side=0 if left_side else 1, lower=int(lower), trans_a=trans,
                      diag=int(unit_diagonal)),)
 
-    if not batch and b.dtype == np.float32:
+    if not batch and b.dtype == np.float32 and 2 * b.size * a.shape[-1] >= split_lib.MIN_FLOPS:
         split = _split_solve(one, a, b, left_side)
         if split is not None:
             return split.astype(dtype, copy=False)
@@ -501,6 +504,7 @@ def _split_solve(one: Callable, a: np.ndarray, b: np.ndarray, left_side: bool) -
 
 
 _MIN_SPLIT_RHS = 64  # right-hand sides a block solves at the least
+_TRSM: dict = {}  # (a's, b's dtype char) -> SciPy's trsm (its lookup costs more than a small solve's rest)
 
 
 IMPLS[linalg_lax.triangular_solve_p] = _triangular_solve
