@@ -99,10 +99,15 @@ def _nan_where_failed(failed: np.ndarray, *arrays: np.ndarray) -> None:
 # Cholesky
 
 
+_POTRF: dict = {}  # dtype char -> SciPy's potrf (looked up once)
+
+
 def _cholesky(x) -> np.ndarray:
     (x,), dtype = _prepare(x)
     n = x.shape[-1]
-    potrf = lapack.get_lapack_funcs("potrf", (x,))
+    potrf = _POTRF.get(x.dtype.char)
+    if potrf is None:
+        potrf = _POTRF[x.dtype.char] = lapack.get_lapack_funcs("potrf", (x,))
 
     def one(matrix):
         if n == 0:
