@@ -1,11 +1,15 @@
-"""Batched gathers run per device (issue 22; lax/spmd_rules.py gather_rule).
+"""Batched gathers and scatters run per device (issue 22; lax/spmd_rules.py
+gather_rule, scatter_rule).
 
 A vmapped indexing `vmap(lambda r, k: r[k])` is a gather with batching
 dimensions (operand_batching_dims / start_indices_batching_dims), which
 JAX 0.11 types with the batch dimension split as the operands' (they must
 be split alike). It used the fallback: the operand and the indices
 all-gathered on every device, the gather computed at global size, the
-result sliced back. Now each device gathers within its own batch rows.
+result sliced back. Now each device gathers within its own batch rows
+(and a vmapped `.at[k].add/set/max` scatters within them; JAX 0.11 types
+an unbatched scatter on split operands with the operand resharded to
+replicated first, so only batched ones stay split).
 The runtime's per-device buffers are watched: none may be larger than the
 largest block of the operands and the result (before: the whole operand).
 """
@@ -77,3 +81,16 @@ def test_the_per_device_program_holds_no_gather_of_the_operand():
     f = jax.jit(jax.vmap(lambda r, k: r[k]))
     text = f.lower(_put(X, "x", None, "y"), _put(I, "x", None)).compile().as_text()
     assert "all_gather" not in text and "gather[" in text
+
+
+@pytest.mark.parametrize("op", ["add", "set", "max", "multiply"])
+def test_vmapped_scatter_updates_each_devices_rows(op):
+    f = jax.jit(jax.vmap(lambda r, k: getattr(r.at[k], op)(3.0)))
+    xs = X[:, :, 0]
+    x, i = _put(xs, "x", None), _put(I, "x", None)
+    expected = xs.copy()
+    for b in range(8):
+        for k in I[b]:
+            expected[b, k] = {"add": expected[b, k] + 3, "set": 3.0, "max": max(expected[b, k], 3.0),
+                              "multiply": expected[b, k] * 3}[op]
+    _check(f, (x, i), expected, P("x", None))

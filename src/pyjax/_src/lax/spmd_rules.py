@@ -297,6 +297,35 @@ def gather_rule(ctx: Context, eqn: JaxprEqn, args):
     return [ctx.reshard(y, tuple(local), spec_of(out))]
 
 
+def scatter_rule(ctx: Context, eqn: JaxprEqn, args):
+    """A scatter on blocks, as gather_rule: the operand dimensions its
+    windows cover whole (not indexed) stay split, the updates' window
+    dimensions alike, batching dimensions split as the operand's (the
+    indices' and updates' paired dimensions alike); the indexed dimensions
+    gathered, the indices replicated otherwise."""
+    operand, indices, updates = (v.aval for v in eqn.invars)
+    dn = eqn.params["dimension_numbers"]
+    op_spec, want = spec_of(operand), [_EMPTY] * operand.ndim
+    windows = [d for d in range(operand.ndim) if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+    window_of = dict(zip(windows, dn.update_window_dims))
+    upd_want, idx_want = [_EMPTY] * updates.ndim, [_EMPTY] * indices.ndim
+    for d, u in window_of.items():
+        if d not in dn.scatter_dims_to_operand_dims and updates.shape[u] == operand.shape[d]:
+            want[d] = upd_want[u] = op_spec[d]
+    used = {n for s in want for n in s}
+    for d, k in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
+        if op_spec[d] and not used & set(op_spec[d]):
+            want[d] = idx_want[k] = op_spec[d]
+            used |= set(op_spec[d])
+    # the updates' other dimensions are the indices' but the last (the index vector), in order
+    for u, entry in zip([u for u in range(updates.ndim) if u not in dn.update_window_dims], idx_want[:-1]):
+        upd_want[u] = entry
+    fixed = [ctx.reshard(x, spec_of(v.aval), tuple(w))
+             for x, v, w in zip(args, eqn.invars, (want, idx_want, upd_want), strict=True)]
+    (y,) = bind(eqn, fixed)
+    return [ctx.reshard(y, tuple(want), spec_of(eqn.outvars[0].aval))]
+
+
 def stack_rule(ctx: Context, eqn: JaxprEqn, args):
     """Operands laid out as the result without the new axis, stacked on
     blocks (the new axis whole, then split as the result's type says)."""
@@ -336,6 +365,9 @@ def _install() -> None:
     reg(slicing.pad_p, pad_rule)
     reg(stack.stack_p, stack_rule)
     reg(gather_scatter.gather_p, gather_rule)
+    for p in (gather_scatter.scatter_p, gather_scatter.scatter_add_p, gather_scatter.scatter_sub_p,
+              gather_scatter.scatter_mul_p, gather_scatter.scatter_min_p, gather_scatter.scatter_max_p):
+        reg(p, scatter_rule)
     reg(stack.unstack_p, unstack_rule)
     reg(sorting.sort_p, _whole_dims_rule(lambda e: {e.params["dimension"]}))
     for p in (windowed.cumsum_p, windowed.cumprod_p, windowed.cummax_p, windowed.cummin_p, windowed.cumlogsumexp_p):
