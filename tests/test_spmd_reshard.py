@@ -184,3 +184,30 @@ def test_plan_respects_divisibility():
                 cur[move[2]] += list(move[3])
             assert 4 % int(np.prod([dict(SIZES)[n] for n in cur[0]])) == 0
         assert tuple(map(tuple, cur)) == dst
+
+
+SCATTERED = [  # (lhs, rhs, out_sharding, the reduce_scatters' axes): contractions summed straight into blocks
+    (P(None, ("x", "y")), P(("x", "y"), None), P(("x", "y"), None), [("x", "y")]),
+    (P(None, ("x", "y")), P(("x", "y"), None), P(("y", "x"), None), [("y", "x")]),
+    (P("y", "x"), P("x", None), P(("y", "x"), None), [("x",)]),
+]
+
+
+@pytest.mark.parametrize("lhs,rhs,out,axes", SCATTERED, ids=[str(c[2]) for c in SCATTERED])
+def test_a_contraction_summed_over_several_axes_is_scattered_not_psummed(lhs, rhs, out, axes):
+    # Context.reduce_partial: a dimension whose new axes are all summed ones
+    # gets a psum_scatter over them (each device keeps its block of the sum);
+    # before, only a dimension split over exactly one summed axis did, the
+    # rest a full psum (every device holding the whole partial sum) and a slice.
+    from pyjax import lax
+    mesh = jax.make_mesh(*MESH_2D, axis_types=(AxisType.Explicit,) * 2)
+    rng = np.random.RandomState(0)
+    a_, b_ = rng.randn(16, 32).astype(np.float32), rng.randn(32, 8).astype(np.float32)
+    a, b = jax.device_put(a_, NamedSharding(mesh, lhs)), jax.device_put(b_, NamedSharding(mesh, rhs))
+    f = jax.jit(lambda p, q: lax.dot_general(p, q, (((1,), (0,)), ((), ())), out_sharding=NamedSharding(mesh, out)))
+    got, _ = _watched(f, a, b)
+    np.testing.assert_allclose(np.asarray(got), a_ @ b_, rtol=1e-5, atol=1e-5)
+    assert got.sharding.spec == out
+    text = _text(f, a, b)
+    assert "psum[" not in text
+    assert [line.strip() for line in text.splitlines() if "axis_name=" in line] == [f"axis_name={n}" for n in axes]

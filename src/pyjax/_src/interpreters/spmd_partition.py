@@ -107,15 +107,18 @@ class Context:
 
     def reduce_partial(self, x, partial: Sequence[str], src: Spec, dst: Spec, kind: str = "sum"):
         """`x` holds partial results over the axes `partial` (laid out as
-        `src`): combined (a sum scattered straight into a dimension `dst`
-        splits over that axis alone), then laid out as `dst`."""
+        `src`): combined (a sum scattered straight into a dimension whose
+        new axes in `dst` are all summed ones: `psum_scatter` over them,
+        each device keeping only its block), then laid out as `dst`."""
         src, partial = list(src), [n for n in partial]
         if kind == "sum":
             for d, (s, t) in enumerate(zip(src, dst)):
-                if not s and len(t) == 1 and t[0] in partial:
-                    x = OPS["psum_scatter"](x, t[0], d)
+                s, t = tuple(s), tuple(t)
+                new = t[len(s):]
+                if new and t[:len(s)] == s and all(n in partial for n in new):
+                    x = OPS["psum_scatter"](x, new if len(new) > 1 else new[0], d)
                     src[d] = t
-                    partial.remove(t[0])
+                    partial = [n for n in partial if n not in new]
         if partial:
             x = OPS["p" + kind](x, tuple(partial))
         return self.reshard(x, tuple(src), dst)
