@@ -126,6 +126,22 @@ def test_device_put_of_a_placed_array_to_another_layout_moves_axes_per_device():
     assert largest <= 16
 
 
+@pytest.mark.parametrize("kinds", [(AxisType.Auto, AxisType.Auto), (AxisType.Explicit, AxisType.Auto)],
+                         ids=["auto", "mixed"])
+def test_device_put_on_a_mesh_with_auto_axes_moves_axes_on_its_explicit_twin(kinds):
+    # The types do not name Auto axes; the shards move on the Explicit twin
+    # (the same devices), the result placed and typed as before.
+    mesh = jax.make_mesh(*MESH_2D, axis_types=kinds)
+    value = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+    a = jax.device_put(value, NamedSharding(mesh, P("x", "y")))
+    out, largest = _watched(lambda v: jax.device_put(v, NamedSharding(mesh, P("y", "x"))), a)
+    assert out.sharding == NamedSharding(mesh, P("y", "x"))
+    assert out.aval.str_short() == ("f32[8,16]" if kinds[0] is AxisType.Auto else "f32[8,16@x]")
+    for shard in out.addressable_shards:
+        np.testing.assert_array_equal(shard.data, value[shard.index])
+    assert largest <= 16
+
+
 def _random_spec(rng, names, rank):
     dims = [[] for _ in range(rank)]
     for n in names:

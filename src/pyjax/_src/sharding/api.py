@@ -150,19 +150,33 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
 
 
 def _reshard_per_device(x, dst, target):
-    # A placed Array moved within its own Explicit mesh: per device, as JAX's
-    # compiled reshard moves it (all_to_all, slices; spmd_eager.py), each
-    # device never holding more than its blocks; None where it cannot go so.
+    # A placed Array moved within its own mesh: per device, as JAX's compiled
+    # reshard moves it (all_to_alls, slices; spmd_eager.py), no device
+    # holding more than its blocks; None where it cannot go so. A mesh with
+    # Auto axes moves it on its Explicit twin (the same devices), where the
+    # types name every axis, and types the result as placing it would.
     old = getattr(x, "_sharding", None)
     if (type(x) is not sharded_array.ShardedArray or not isinstance(old, NamedSharding)
-            or not isinstance(target, NamedSharding) or old.mesh != target.mesh
-            or old.memory_kind != target.memory_kind
-            or any(t is not AxisType.Explicit for t in target.mesh.axis_types)):
+            or not isinstance(target, NamedSharding) or old.mesh != target.mesh or not isinstance(old.mesh, Mesh)
+            or old.memory_kind != target.memory_kind):
         return None
-    out = dispatch.PLACED_EAGER[0](reshard_p, (x,), {"dst_sharding": dst})
-    if type(out) is not sharded_array.ShardedArray or not out._sharding.is_equivalent_to(target, x.aval.ndim):
+    mesh, ndim = target.mesh, x.aval.ndim
+    if all(t is AxisType.Explicit for t in mesh.axis_types):
+        out = dispatch.PLACED_EAGER[0](reshard_p, (x,), {"dst_sharding": dst})
+        want, aval = target, None
+    else:
+        twin = Mesh(mesh.devices, mesh.axis_names, (AxisType.Explicit,) * len(mesh.axis_names))
+        typed = lambda spec: abstract_sharding(twin.abstract_mesh, explicit_spec(twin.abstract_mesh, spec, ndim))  # noqa: E731
+        on_twin = sharded_array.ShardedArray(x._shards, x.aval.update(sharding=typed(old.spec)),
+                                             NamedSharding(twin, old.spec, memory_kind=old.memory_kind))
+        out = dispatch.PLACED_EAGER[0](reshard_p, (on_twin,), {"dst_sharding": typed(target.spec)})
+        want = NamedSharding(twin, target.spec, memory_kind=target.memory_kind)
+        aval = x.aval.update(sharding=sharded_array.aval_sharding(target, ndim))  # (as sharded_array.place types it)
+        if aval.sharding is None and x.aval.sharding is not None:
+            aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type, None, aval.memory_space)
+    if type(out) is not sharded_array.ShardedArray or not out._sharding.is_equivalent_to(want, ndim):
         return None
-    return sharded_array.ShardedArray(out._shards, out.aval, target)  # (the sharding as the caller wrote it)
+    return sharded_array.ShardedArray(out._shards, out.aval if aval is None else aval, target)
 
 
 # ---------------------------------------------------------------------------
