@@ -230,7 +230,7 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
 
     body_types = [aval_type(v.aval) for v in jaxpr.outvars]
     b = ctx.b
-    unroll = length if unroll is True else max(int(unroll), 1)
+    unroll = (length or 1) if unroll is True else max(int(unroll), 1)
     trips, rem = divmod(length, unroll)
     if unroll != 1 and trips == 1 and rem == 0:
         trips, rem = 0, length
@@ -250,7 +250,8 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
 
     xss, yss, xs_rem, ys_empty = _scan_blocks(b, xs, y_avals, length, trips, unroll, rem, reverse)
     consts_in = consts
-    ys_out = [] if trips or unroll == 1 else ys_empty
+    # No trips (a zero-length scan): the outputs are the empty ones made above.
+    ys_out = [] if trips else (yss if unroll == 1 else ys_empty)
     if trips:
         i0 = b.constant(np.zeros((), np.int32))
         n_body = len(xss) + len(consts)

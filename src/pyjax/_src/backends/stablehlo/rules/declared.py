@@ -22,9 +22,8 @@ _REASONS = {
         "ragged_all_to_all", "all_gather_invariant"),
     "JAX's series expansion of this special function is not reproduced yet": (
         "bessel_i0e", "igamma", "igamma_grad_a", "igammac", "regularized_incomplete_beta", "random_gamma_grad"),
-    "appears only in linear jaxprs before transposition, never lowered": ("custom_lin",),
     "not lowered yet": ("approx_top_k", "fft", "select_and_gather_add", "random_gamma", "cumlogsumexp", "reduce",
-                        "custom_vmap_call", "custom_linear_solve", "linear_call", "mulhi", "empty2", "name"),
+                        "custom_vmap_call", "custom_linear_solve", "linear_call", "mulhi", "empty2"),
     "token type (`!stablehlo.token`): not produced yet": ("after_all", "create_token"),
     "Pallas kernels: run by the NumPy backend's interpreter (JAX lowers them to Mosaic/Triton or, in interpret "
     "mode, to a while loop); not lowered yet": ("pallas_call", "program_id", "num_programs", "multiple_of",
@@ -51,6 +50,16 @@ def register(prims: dict) -> None:
     for name in ("psend", "precv"):
         if name in prims:
             register_lowering(prims[name], _gpu_only(name))
+    if "custom_lin" in prims:  # JAX's rule raises its jvp-of-custom_vjp error (custom_derivatives.py)
+        register_lowering(prims["custom_lin"], _custom_lin)
+    if "name" in prims:  # checkpoint_name: the identity (ad_checkpoint.py's rule)
+        register_lowering(prims["name"], lambda ctx, x, **params: [x])
+
+
+def _custom_lin(ctx, *args, **params):
+    from pyjax._src.custom_vjp import _JVP_ERROR
+
+    raise TypeError(_JVP_ERROR)
 
 
 def _gpu_only(name: str):

@@ -1,0 +1,53 @@
+"""Lowering bugs found by running the suite under `PYJAX_BACKEND=iree`
+(docs/iree.md, "Running the suite on IREE"): a zero-length scan lost its
+stacked outputs, `checkpoint_name` had no rule, and forward mode of a
+custom_vjp under jit raised the lowering's "not found" error instead of
+JAX's TypeError. The module text is checked on any install; running it on
+IREE needs the `[iree]` extra."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src.backends import iree as iree_backend
+
+needs_iree = pytest.mark.skipif(not iree_backend.available(), reason="IREE is not installed (pip install -e '.[iree]')")
+
+
+def _zero_length_scan(c, xs):
+    return lax.scan(lambda c, x: (c + x, c), c, xs)
+
+
+@pytest.mark.parametrize("unroll", [1, 2, True])
+def test_zero_length_scan_lowers_with_its_empty_outputs(unroll):
+    f = lambda c, xs: lax.scan(lambda c, x: (c + x, c), c, xs, unroll=unroll)
+    text = pyjax.jit(f).lower(jnp.float32(3.0), np.zeros((0,), np.float32)).as_text()
+    assert "tensor<0xf32>" in text.split("func.func public @main", 1)[1].split("{", 1)[0]
+
+
+def test_checkpoint_name_lowers_as_the_identity():
+    f = lambda x: pyjax.ad_checkpoint.checkpoint_name(jnp.sin(x), "a") * 2.0
+    text = pyjax.jit(f).lower(np.ones(3, np.float32)).as_text()
+    assert "stablehlo.sine" in text
+
+
+def test_jvp_of_custom_vjp_under_jit_lowering_raises_jax_type_error():
+    @pyjax.custom_vjp
+    def f(x):
+        return x * 2.0
+
+    f.defvjp(lambda x: (x * 2.0, None), lambda r, g: (g * 2.0,))
+    with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a custom_vjp function"):
+        pyjax.jit(lambda x: pyjax.jvp(f, (x,), (x,))).lower(1.0).as_text()
+
+
+@needs_iree
+def test_zero_length_scan_and_checkpoint_name_run_on_iree():
+    c, ys = pyjax.jit(_zero_length_scan, backend="iree")(jnp.float32(3.0), np.zeros((0,), np.float32))
+    assert float(c) == 3.0 and ys.shape == (0,) and ys.dtype == np.float32
+    g = pyjax.jit(lambda x: pyjax.ad_checkpoint.checkpoint_name(x * 3.0, "a"), backend="iree")
+    np.testing.assert_allclose(np.asarray(g(np.ones(2, np.float32))), [3.0, 3.0])
