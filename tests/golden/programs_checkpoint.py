@@ -211,3 +211,48 @@ program("grad_prevent_cse_tuple", "jaxpr", """
 f = jax.checkpoint(lambda x, y: jnp.sin(x) * y, prevent_cse=(False, True))
 result = jax.make_jaxpr(jax.grad(f))(0.5, 2.0)
 """)
+# A scan inside a checkpoint under grad: scan's partial_eval_custom rule
+# splits it into a known closed_call and a staged scan.
+_SCAN_F = """
+def f(x):
+  def body(c, a):
+    return jnp.sin(c) * a, c * a
+  return jax.lax.scan(body, 1.0, x)[0]
+"""
+program("grad_checkpoint_scan", "jaxpr", _SCAN_F + """
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f)))(jnp.arange(3.0))
+""")
+program("grad_jit_checkpoint_scan", "jaxpr", _SCAN_F + """
+result = jax.make_jaxpr(jax.grad(jax.jit(jax.checkpoint(f))))(jnp.arange(3.0))
+""")
+program("grad_checkpoint_scan_nothing_saveable", "jaxpr", _SCAN_F + """
+policy = jax.checkpoint_policies.nothing_saveable
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f, policy=policy)))(jnp.arange(3.0))
+""")
+program("grad_checkpoint_scan_everything_saveable", "jaxpr", _SCAN_F + """
+policy = jax.checkpoint_policies.everything_saveable
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f, policy=policy)))(jnp.arange(3.0))
+""")
+program("grad_checkpoint_scan_const_everything_saveable", "jaxpr", """
+def f(x, y):
+  def body(c, a):
+    return jnp.sin(c) * a * y, c * a
+  return jax.lax.scan(body, 1.0, x)[0]
+policy = jax.checkpoint_policies.everything_saveable
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f, policy=policy), argnums=(0, 1)))(jnp.arange(3.0), 2.0)
+""")
+program("grad_checkpoint_scan_ys", "jaxpr", """
+def f(x):
+  def body(c, a):
+    return jnp.sin(c) * a, c * a
+  return jax.lax.scan(body, 1.0, x)[1].sum()
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f)))(jnp.arange(3.0))
+""")
+program("grad_checkpoint_fori_loop", "jaxpr", """
+def f(x):
+  return jax.lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * x, x)
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f)))(2.0)
+""")
+program("grad_checkpoint_scan_value", "value", _SCAN_F + """
+result = jax.grad(jax.checkpoint(f))(jnp.arange(3.0))
+""")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters.batching import batch_flat
+from pyjax._src.interpreters.dce import dce_jaxpr
 from pyjax._src.interpreters.jvp import jvp_flat
 from pyjax._src.interpreters.transpose import backward_pass
 from pyjax._src.jaxpr import body_effects, eval_jaxpr
@@ -38,5 +39,17 @@ def _batch(axis_data, args, dims, *, call_jaxpr):
 
 
 closed_call_p.def_batch(_batch)
+
+
+def _dce(eqn, used_outputs: list):
+    # The body is pruned to the used outputs (as JAX's closed_call rule does;
+    # remat's known part of a scan is such a call).
+    body, used_inputs = dce_jaxpr(eqn.params["call_jaxpr"], used_outputs, prune_invars=True, prune_bodies=True)
+    return eqn.replace(invars=[v for v, u in zip(eqn.invars, used_inputs, strict=True) if u],
+                       outvars=[v for v, u in zip(eqn.outvars, used_outputs, strict=True) if u],
+                       params=dict(eqn.params, call_jaxpr=body))
+
+
+closed_call_p.dce_rule = _dce
 
 __all__ = ["closed_call_p"]

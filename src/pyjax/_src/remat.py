@@ -229,6 +229,10 @@ def _remat_partial_eval(trace, args, params):
             p for p, used in zip(prevent_cse, in_used_staged, strict=True) if used)
     unknown_outs = []
     if staged.outvars:
+        # JAX linearizes a remat by its JVP and partial evaluation, then DCEs
+        # that tangent jaxpr: the staged body is pruned once more (a scan's
+        # flattree params show it).
+        staged, _ = dce_jaxpr(staged, [True] * len(staged.outvars), prune_bodies=True)
         new_params = dict(params, jaxpr=staged, differentiated=True, prevent_cse=prevent_cse)
         unknown_outs = trace.record(remat_p, [*residuals, *staged_args], new_params)
     known_it, unknown_it = iter(out_knowns), iter(unknown_outs)

@@ -346,7 +346,8 @@ def linearize_jaxpr(jaxpr: Jaxpr, nonzeros: Sequence[bool], instantiate: bool | 
 
 
 def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns: Sequence[bool], in_inst: Sequence[bool],
-                              saveable: Callable) -> tuple[Jaxpr, Jaxpr, list, list, int]:
+                              saveable: Callable, ensure_out_unknowns: Sequence[bool] | None = None,
+                              ensure_out_inst: Sequence[bool] | None = None) -> tuple[Jaxpr, Jaxpr, list, list, int]:
     """Splits `jaxpr` into a known and a staged jaxpr, asking
     `saveable(primitive, *in_avals, **params) -> bool` which known values
     may be kept as residuals (an effectful equation's always are).
@@ -357,6 +358,8 @@ def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns: Sequence[bool], in_inst
     equation whose outputs may not be saved is in both: run now, and
     recomputed by the staged jaxpr. `inst` says a value is available in the
     staged jaxpr; a known, not instantiated value it needs becomes a residual.
+    `ensure_out_unknowns`/`ensure_out_inst` force outputs unknown/staged (a
+    loop's carries must be split alike on the way in and out).
     """
     env: dict = {}
     residuals: dict = {}  # an ordered set
@@ -403,6 +406,13 @@ def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns: Sequence[bool], in_inst
     outs = [read(v) for v in jaxpr.outvars]
     out_unknowns = [u for u, _ in outs]
     out_inst = [i for _, i in outs]
+    if ensure_out_inst is not None:
+        for x, inst, ensure in zip(jaxpr.outvars, out_inst, ensure_out_inst, strict=True):
+            if ensure:
+                instantiated(inst, x)
+        out_inst = [a or b for a, b in zip(out_inst, ensure_out_inst, strict=True)]
+    if ensure_out_unknowns is not None:
+        out_unknowns = [a or b for a, b in zip(out_unknowns, ensure_out_unknowns, strict=True)]
     residual_vars = list(residuals)
     known = jaxpr.replace(
         invars=[v for v, u in zip(jaxpr.invars, in_unknowns, strict=True) if not u],
