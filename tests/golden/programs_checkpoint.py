@@ -256,3 +256,29 @@ result = jax.make_jaxpr(jax.grad(jax.checkpoint(f)))(2.0)
 program("grad_checkpoint_scan_value", "value", _SCAN_F + """
 result = jax.grad(jax.checkpoint(f))(jnp.arange(3.0))
 """)
+# A cond inside a checkpoint under grad: cond's partial_eval_custom rule
+# splits it into a known cond returning residuals and a staged cond.
+program("grad_checkpoint_cond", "jaxpr", """
+def f(x):
+  return jax.lax.cond(x > 0, jnp.sin, jnp.cos, x)
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f)))(2.0)
+""")
+_COND_F = """
+def f(x, y):
+  return jax.lax.cond(x > 0, lambda a, b: jnp.sin(a) * b, lambda a, b: jnp.cos(jnp.exp(a)) + b, x, y)
+policy = jax.checkpoint_policies.everything_saveable
+"""
+program("grad_checkpoint_cond_everything_saveable", "jaxpr", _COND_F + """
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f, policy=policy)))(2.0, 3.0)
+""")
+program("grad_jit_checkpoint_cond_everything_saveable", "jaxpr", _COND_F + """
+result = jax.make_jaxpr(jax.grad(jax.jit(jax.checkpoint(f, policy=policy)), argnums=(0, 1)))(2.0, 3.0)
+""")
+program("grad_checkpoint_scan_of_cond", "jaxpr", """
+def f(x):
+  def body(c, a):
+    return jax.lax.cond(a > 1, jnp.sin, jnp.cos, c) * a, c
+  return jax.lax.scan(body, 1.0, x)[0]
+policy = jax.checkpoint_policies.everything_saveable
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f, policy=policy)))(jnp.arange(3.0))
+""")

@@ -8,6 +8,7 @@ and the backends run them as loops over compiled bodies.
 """
 
 from pyjax._src.lax.control_flow import scan_ad as _scan_ad  # noqa: F401 (reverse-mode rules of scan)
+from pyjax._src.lax.control_flow import cond_remat as _cond_remat  # noqa: F401 (remat's split of cond)
 from pyjax._src.lax.control_flow import scan_remat as _scan_remat  # noqa: F401 (remat's split of scan)
 from pyjax._src.lax.control_flow.associative_scan import associative_scan
 from pyjax._src.lax.control_flow.cond import cond, cond_p, switch
