@@ -44,7 +44,7 @@ KNOWN_DIFFERENCES = {
     "max_pool_grad": "ties",
 }
 # program -> the primitive the IREE backend must name (pyjax lowers it for some parameters only).
-UNSUPPORTED = {"random_normal_legacy": "random_bits"}
+UNSUPPORTED: dict[str, str] = {}
 # Inputs the recorded program only lowers and never runs: run ones that terminate.
 INPUTS = {"while_batched_pred": ("jnp.arange(5.0", "1 + jnp.arange(5.0")}
 

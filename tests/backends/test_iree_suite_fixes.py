@@ -51,3 +51,23 @@ def test_zero_length_scan_and_checkpoint_name_run_on_iree():
     assert float(c) == 3.0 and ys.shape == (0,) and ys.dtype == np.float32
     g = pyjax.jit(lambda x: pyjax.ad_checkpoint.checkpoint_name(x * 3.0, "a"), backend="iree")
     np.testing.assert_allclose(np.asarray(g(np.ones(2, np.float32))), [3.0, 3.0])
+
+
+def test_random_bits_of_several_axes_and_random_seed_lower():
+    from pyjax import random
+
+    text = pyjax.jit(lambda s: random.normal(random.key(s), (2, 3))).lower(5).as_text()
+    assert "stablehlo.iota dim = 1 : tensor<2x3xui64>" in text
+
+
+@needs_iree
+def test_random_draws_of_several_axes_and_seeding_run_on_iree():
+    from pyjax import random
+
+    k = random.key(1)
+    for shape in [(), (2, 3), (2, 0, 4)]:
+        got = pyjax.jit(lambda k: random.normal(k, shape), backend="iree")(k)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(random.normal(k, shape)))
+    for seed in [0, 7, -1, 2**31 - 1]:
+        got = pyjax.jit(lambda s: random.key_data(random.key(s)), backend="iree")(seed)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(random.key_data(random.key(seed))))

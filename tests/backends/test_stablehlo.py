@@ -30,7 +30,6 @@ PROGRAMS = {p.name: p for p in stablehlo_programs.PROGRAMS}
 # Recorded programs whose text pyjax does not reproduce yet, with why.
 KNOWN_GAPS = {
     "dense_constants": "pyjax's jaxpr promotes a captured NumPy int32 constant eagerly (JAX stages a convert_element_type of the constvar)",
-    "random_normal_legacy": "random_bits of a 2-D shape (JAX's iota_2x32_shape over several axes) is not lowered yet",
 }
 
 

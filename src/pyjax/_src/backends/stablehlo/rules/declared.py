@@ -39,8 +39,6 @@ _REASONS = {
                     "xla_metadata_value"),
     "custom_partitioning: a custom call holding the user's partitioner callbacks, not produced": (
         "custom_partitioning",),
-    "threefry key seeding/cloning: not lowered yet": (
-                        "random_clone", "random_seed"),
 }
 
 

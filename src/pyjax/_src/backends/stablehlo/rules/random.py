@@ -3,7 +3,7 @@ the u64[2] state XLA's generator takes, and the new state viewed back.
 The threefry primitives lower as JAX's CPU lowering does: `threefry2x32`
 a private `@threefry2x32` (five trips of a `@closed_call` doing four rounds
 and a key injection), `random_split` and `random_fold_in` private
-`@_threefry_split` / `@_threefry_fold_in`, `random_bits` (32-bit, one axis)
+`@_threefry_split` / `@_threefry_fold_in`, `random_bits` (32-bit)
 in place; key arrays are their key data."""
 
 from __future__ import annotations
@@ -40,7 +40,34 @@ def _identity(ctx, x, **params):
     return [x]  # a key array is its key data in the module
 
 
+def _random_seed(ctx, seeds, *, impl):
+    """Threefry keys from integer seeds, as JAX's threefry_seed: (the seed's
+    high word, its low word); a seed narrower than 64 bits has a zero high
+    word (XLA's logical shift by its width gives 0)."""
+    from pyjax._src.backends.stablehlo.builder import print_with_attr
+    from pyjax._src.backends.stablehlo.ir import TensorType as T
+    from pyjax._src.random import threefry
+
+    if impl is not threefry.threefry_prng_impl:
+        raise LoweringError("random_seed is lowered for threefry keys only")
+    b = ctx.b
+    shape = tuple(seeds.shape)
+    if np.dtype(seeds.dtype).itemsize == 8:
+        thirty_two = b.broadcast_to(b.constant(np.array(32, seeds.dtype)), shape)
+        high = b.convert(b.elementwise("stablehlo.shift_right_logical", [seeds, thirty_two]), _U32)
+    else:
+        high = b.broadcast_to(b.constant(np.zeros((), _U32)), shape)
+    low = b.convert(seeds, _U32)
+    cols = [b.reshape(v, shape + (1,)) for v in (high, low)]
+    return [b.emit1("stablehlo.concatenate", cols, [T(shape + (2,), _U32)], print_with_attr,
+                    text=f"dim = {len(shape)}")]
+
+
 def register(prims: dict) -> None:
+    if "random_seed" in prims:
+        register_lowering(prims["random_seed"], _random_seed)
+    if "random_clone" in prims:  # JAX's rule: the identity
+        register_lowering(prims["random_clone"], _identity)
     register_lowering(prims["random_wrap"], _identity)
     register_lowering(prims["random_unwrap"], _identity)
     register_lowering(prims["threefry2x32"], _threefry2x32_rule)
@@ -133,23 +160,33 @@ def _key_words(b, key):
     return [b.reshape(b.slice(key, [k], [k + 1]), ()) for k in range(2)]
 
 
-def _counts(b, n):
-    """iota over n as two 32-bit words (hi, lo), as JAX's iota_2x32_shape."""
-    it = b.iota((n,), np.uint64, 0)
-    scaled = b.elementwise("stablehlo.multiply", [b.broadcast_to(b.constant(np.array(1, np.uint64)), (n,)), it])
+def _counts(b, shape):
+    """iota over `shape` (an int: one axis) as two 32-bit words (hi, lo), as
+    JAX's iota_2x32_shape: each axis's iota times its row-major stride, summed."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if not shape:  # JAX's iota_2x32_shape of () is two zero constants
+        zero = b.constant(np.zeros((), _U32))
+        return zero, zero
+    iotas = [b.iota(shape, np.uint64, d) for d in range(len(shape))]
+    strides = [int(np.prod(shape[d + 1:], dtype=np.int64)) for d in range(len(shape))]
+    counts = None
+    for it, stride in zip(iotas, strides):
+        term = b.elementwise("stablehlo.multiply",
+                             [b.broadcast_to(b.constant(np.array(stride, np.uint64)), shape), it])
+        counts = term if counts is None else b.elementwise("stablehlo.add", [counts, term])
     shifted = b.elementwise("stablehlo.shift_right_logical",
-                            [scaled, b.broadcast_to(b.constant(np.array(32, np.uint64)), (n,))])
-    lo = b.convert(scaled, _U32)
+                            [counts, b.broadcast_to(b.constant(np.array(32, np.uint64)), shape)])
+    lo = b.convert(counts, _U32)
     hi = b.convert(shifted, _U32)
     return hi, lo
 
 
 def _random_bits(ctx, key, *, bit_width, shape):
-    if bit_width != 32 or len(shape) != 1 or key.shape != (2,):
-        raise LoweringError("random_bits is lowered for 32-bit draws of one axis from one key only")
+    if bit_width != 32 or key.shape != (2,):
+        raise LoweringError("random_bits is lowered for 32-bit draws from one key only")
     b = ctx.b
     k0, k1 = _key_words(b, key)
-    hi, lo = _counts(b, shape[0])
+    hi, lo = _counts(b, shape)
     a, c = threefry2x32(ctx, k0, k1, hi, lo)
     return [b.elementwise("stablehlo.xor", [a, c])]
 
