@@ -282,3 +282,17 @@ def f(x):
 policy = jax.checkpoint_policies.everything_saveable
 result = jax.make_jaxpr(jax.grad(jax.checkpoint(f, policy=policy)))(jnp.arange(3.0))
 """)
+# A while inside a checkpoint under grad: its known carries run in a loop of
+# their own and the staged part recomputes the whole loop.
+_WHILE_F = """
+def f(x, n):
+  y = jax.lax.fori_loop(0, n, lambda i, c: c * jax.lax.stop_gradient(x) + 1.0, 0.5)
+  return jnp.sin(x) * y
+"""
+program("grad_checkpoint_while_everything_saveable", "jaxpr", _WHILE_F + """
+policy = jax.checkpoint_policies.everything_saveable
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f, policy=policy)))(2.0, 3)
+""")
+program("grad_checkpoint_while", "jaxpr", _WHILE_F + """
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f)))(2.0, 3)
+""")

@@ -31,7 +31,7 @@ from pyjax._src.ad_util import instantiate as instantiate_zeros
 from pyjax._src.core import Primitive
 from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.jvp import jvp_jaxpr
-from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr_nounits
+from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr_custom, partial_eval_jaxpr_nounits
 from pyjax._src.interpreters import key_reuse as _key_reuse
 from pyjax._src.jaxpr import Var, body_effects
 from pyjax._src.lax import batching_util
@@ -310,6 +310,44 @@ def _while_partial_eval(trace, args, params):
 
 
 while_p.partial_eval = _while_partial_eval
+
+
+def _nothing_saveable(*_, **__) -> bool:
+    return False
+
+
+def _while_partial_eval_custom(saveable, unks_in: list, inst_in: list, eqn):
+    """remat's split of a while (JAX's rule): the known carries (to a
+    fixpoint) run in a loop of their own; the staged equation is the whole
+    loop (no residuals can be saved per step), so what it computes is
+    recomputed rather than saved."""
+    params = eqn.params
+    cond_nconsts, body_nconsts = params["cond_nconsts"], params["body_nconsts"]
+    cond_uk, body_uk, carry_uk = common.split_list(unks_in, [cond_nconsts, body_nconsts])
+    for _ in range(1 + len(carry_uk)):
+        n = len(body_uk) + len(carry_uk)
+        body_known, _, carry_out_uk, _, _ = partial_eval_jaxpr_custom(
+            params["body_jaxpr"], body_uk + carry_uk, [True] * n, _nothing_saveable,
+            ensure_out_unknowns=carry_uk, ensure_out_inst=[True] * len(carry_uk))
+        if carry_out_uk == carry_uk:
+            break
+        carry_uk = [a or b for a, b in zip(carry_uk, carry_out_uk, strict=True)]
+    new_inst = [x for x, inst in zip(eqn.invars, inst_in, strict=True) if type(x) is Var and not inst]
+    cond_known, _, (cond_out_uk,), _, _ = partial_eval_jaxpr_custom(
+        params["cond_jaxpr"], cond_uk + carry_uk, [True] * (len(cond_uk) + len(carry_uk)), _nothing_saveable,
+        ensure_out_unknowns=[False], ensure_out_inst=[True])
+    all_true = [True] * len(carry_uk)
+    if cond_out_uk:
+        return None, eqn, all_true, all_true, new_inst
+    unks_in = cond_uk + body_uk + carry_uk
+    known = eqn.replace(invars=[x for x, u in zip(eqn.invars, unks_in, strict=True) if not u],
+                        outvars=[v for v, u in zip(eqn.outvars, carry_uk, strict=True) if not u],
+                        params=dict(params, cond_jaxpr=cond_known, body_jaxpr=body_known,
+                                    cond_nconsts=cond_uk.count(False), body_nconsts=body_uk.count(False)))
+    return known, eqn, carry_uk, all_true, new_inst
+
+
+while_p.partial_eval_custom = _while_partial_eval_custom
 
 
 def _while_transpose_error(*args, **params):
