@@ -22,6 +22,7 @@ from pyjax._src.interpreters import spmd_partition, staging
 from pyjax._src.jaxpr import Jaxpr
 from pyjax._src.lax import spmd_rules  # (importing it registers lax's partition rules)
 from pyjax._src.lax import spmd_control_rules  # noqa: F401  (and those of scan, while and cond)
+from pyjax._src.lax import spmd_local_rules  # noqa: F401  (and of conv, windows, fft, linalg)
 from pyjax._src.shard_map import run_eagerly, shard_map
 from pyjax._src.sharding import api as sharding_api
 from pyjax._src.sharding.devices import devices

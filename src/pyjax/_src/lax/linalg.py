@@ -100,6 +100,7 @@ def _linalg_primitive(name: str, accepted: Sequence, ranks: Sequence[int], shape
 
     primitive.def_abstract_eval(abstract_eval)
     primitive.def_sharding_rule(sharding_rules.linalg_rule(name, ranks))
+    primitive.core_ranks = tuple(ranks)  # (read by spmd_local_rules: the dims a device needs whole)
     return primitive
 
 

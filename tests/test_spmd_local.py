@@ -1,0 +1,167 @@
+"""Convolutions, pooling and their gradients, FFTs, batched linear algebra,
+cumulative ops and sorts run per device (issue 22; lax/spmd_local_rules.py).
+
+Each used the fallback (operands all-gathered, the primitive computed whole
+on every device, the result sliced back). Now the dimensions the primitive
+treats independently (a convolution's batch and output features, the
+dimensions a window leaves alone, an FFT's or a factorization's batch) stay
+split and each device computes its own block; a kernel gradient contracts
+the batch locally, then psums. Values equal the unsharded computation, the
+result types are JAX 0.11's, and no per-device buffer is larger than the
+largest block of the arguments and the result (the fallback's gathered
+operand would be).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyjax as jax
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src import spmd_jit
+from pyjax._src.backends.numpy.impls import spmd
+from pyjax.sharding import AxisType, NamedSharding, PartitionSpec as P
+
+
+@pytest.fixture(autouse=True)
+def strict():
+    spmd_jit.STRICT[0] = True
+    yield
+    spmd_jit.STRICT[0] = False
+
+
+RNG = np.random.RandomState(0)
+X = RNG.randn(8, 4, 6, 6).astype(np.float32)
+X8 = RNG.randn(8, 4, 8, 8).astype(np.float32)
+W = RNG.randn(4, 4, 3, 3).astype(np.float32)
+A = RNG.randn(8, 4, 4, 4).astype(np.float32)
+SPD = A @ A.transpose(0, 1, 3, 2) + 4 * np.eye(4, dtype=np.float32)
+
+
+def _mesh():
+    return jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+
+
+def _put(value, *spec):
+    return jax.device_put(value, NamedSharding(_mesh(), P(*spec)))
+
+
+def _largest_block(*arrays) -> int:
+    return max(int(np.prod(s.data.shape)) for a in arrays for s in a.addressable_shards)
+
+
+def _check(fn, args, specs, bound=None, post=np.asarray):
+    """`fn` jitted on the placed `args`: per device, within the block bound,
+    placed as `specs` and equal to `fn` on the global values."""
+    seen: list = []
+    with spmd.watch_buffers(lambda device, buffer: seen.append(np.size(buffer))):
+        out = jax.jit(fn)(*args)
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    expected = fn(*[np.asarray(a) for a in args])
+    expected = expected if isinstance(expected, (tuple, list)) else [expected]
+    for o, e, spec in zip(outs, expected, specs, strict=True):
+        np.testing.assert_allclose(post(np.asarray(o)), np.asarray(e), rtol=2e-5, atol=2e-5)
+        assert o.sharding.spec == spec
+    assert seen, "the program did not run per device"
+    bound = bound or _largest_block(*args, *outs)
+    assert max(seen) <= bound, (max(seen), bound)
+
+
+def _conv(x, w, **kw):
+    return lax.conv_general_dilated(x, w, (1, 1), "SAME", **kw)
+
+
+def _loss(w, x):
+    return jnp.sum(jnp.tanh(_conv(x, w)) ** 2)
+
+
+def test_conv_on_a_split_batch():
+    _check(_conv, (_put(X, "x"), _put(W)), [P("x", None, None, None)])
+
+
+def test_conv_with_split_output_features():
+    out = NamedSharding(_mesh(), P("x", "y"))
+    _check(lambda x, w: _conv(x, w, out_sharding=out), (_put(X, "x"), _put(W, "y")), [P("x", "y", None, None)])
+
+
+def test_conv_nhwc_batch_split_over_both_axes():
+    x = np.ascontiguousarray(X.transpose(0, 2, 3, 1))
+    w = np.ascontiguousarray(W.transpose(2, 3, 1, 0))
+
+    def f(x, w):
+        return lax.conv_general_dilated(x, w, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    _check(f, (_put(x, ("x", "y")), _put(w)), [P(("x", "y"), None, None, None)])
+
+
+def test_grad_of_a_batch_sharded_cnn_loss():
+    # the kernel gradient contracts over the batch: a local conv, then a psum
+    _check(jax.grad(_loss), (_put(W), _put(X, "x")), [P(None, None, None, None)])
+    _check(jax.grad(_loss, 1), (_put(W), _put(X, "x")), [P("x", None, None, None)])
+
+
+def test_the_kernel_gradient_holds_a_psum_and_no_all_gather():
+    text = jax.jit(jax.grad(_loss)).lower(_put(W), _put(X, "x")).compile().as_text()
+    assert "psum" in text and "all_gather" not in text
+
+
+def _max_pool(x):
+    return lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+
+def _sum_pool(x):
+    return lax.reduce_window(x, 0.0, lax.add, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+
+
+@pytest.mark.parametrize("pool", [_max_pool, _sum_pool], ids=["max", "sum"])
+def test_pooling_and_its_gradient(pool):
+    x = _put(X, "x", "y")
+    _check(pool, (x,), [P("x", "y", None, None)])
+    # (the sum's transpose pads each device's (2, 2, 3, 3) cotangent block to (2, 2, 7, 7) first)
+    _check(jax.grad(lambda x: jnp.sum(pool(x) ** 2)), (x,), [P("x", "y", None, None)], bound=2 * 2 * 7 * 7)
+
+
+def test_pooling_across_a_split_dimension_gathers_it():
+    # a window over dimension 2, split over y: that dimension is gathered, x stays split
+    x = _put(X8, "x", None, "y")
+    _check(_max_pool, (x,), [P("x", None, "y", None)], bound=2 * 4 * 8 * 8)
+
+
+@pytest.mark.parametrize("fn", [jnp.fft.fft, jnp.fft.rfft2, jnp.fft.ifft2], ids=["fft", "rfft2", "ifft2"])
+def test_fft_over_whole_trailing_axes(fn):
+    _check(fn, (_put(X, "x", "y"),), [P("x", "y", None, None)])
+
+
+@pytest.mark.parametrize("name", ["cholesky", "eigh", "qr", "svd", "lu", "triangular_solve"])
+def test_batched_linalg(name):
+    fns = {
+        # (the primitive itself: lax.linalg.cholesky's tril mask is a replicated broadcast on every device)
+        "cholesky": (lambda a: np.linalg.cholesky(a) if isinstance(a, np.ndarray) else lax.linalg.cholesky_p.bind(a),
+                     SPD),
+        "eigh": (lambda a: jnp.linalg.eigh(a)[0], SPD),
+        "qr": (lambda a: jnp.abs(jnp.linalg.qr(a)[1]), A),
+        "svd": (lambda a: jnp.linalg.svd(a, compute_uv=False), A),
+        "lu": (lambda a: lax.linalg.lu(a)[0], SPD),
+        "triangular_solve": (lambda a: lax.linalg.triangular_solve(a, a, left_side=True, lower=True),
+                             np.tril(SPD)),
+    }
+    fn, value = fns[name]
+    arg = _put(value, "x", "y")
+    out = jax.jit(fn)(arg)
+    # (the primitive leaves the upper triangle as it finds it)
+    post = np.tril if name == "cholesky" else np.asarray
+    _check(fn, (arg,), [P("x", "y", *(None,) * (out.ndim - 2))], post=post)
+
+
+def test_triangular_solve_keeps_the_right_hand_sides_split():
+    f = lambda a, b: lax.linalg.triangular_solve(a, b, left_side=True, lower=True)  # noqa: E731
+    _check(f, (_put(SPD, "x"), _put(A, "x", None, None, "y")), [P("x", None, None, "y")])
+
+
+@pytest.mark.parametrize("fn", [lambda a: jnp.cumsum(a, axis=2), lambda a: lax.cummax(a, axis=3),
+                                lambda a: jnp.sort(a, axis=3), lambda a: jnp.argsort(a, axis=2)],
+                         ids=["cumsum", "cummax", "sort", "argsort"])
+def test_cumulative_ops_and_sorts_along_whole_axes(fn):
+    _check(fn, (_put(X, "x", "y"),), [P("x", "y", None, None)])
