@@ -165,3 +165,28 @@ def test_triangular_solve_keeps_the_right_hand_sides_split():
                          ids=["cumsum", "cummax", "sort", "argsort"])
 def test_cumulative_ops_and_sorts_along_whole_axes(fn):
     _check(fn, (_put(X, "x", "y"),), [P("x", "y", None, None)])
+
+
+def _depthwise(x, w, **kw):
+    return lax.conv_general_dilated(x, w, (1, 1), "SAME", feature_group_count=4, **kw)
+
+
+def test_depthwise_conv_and_its_kernel_gradient_on_a_split_batch():
+    w = RNG.randn(4, 1, 3, 3).astype(np.float32)
+    _check(_depthwise, (_put(X, "x"), _put(w)), [P("x", None, None, None)])
+    loss = lambda w, x: jnp.sum(_depthwise(x, w) ** 2)  # noqa: E731
+    _check(jax.grad(loss), (_put(w), _put(X, "x")), [P(None, None, None, None)])
+
+
+def test_depthwise_conv_with_split_channels_takes_each_devices_groups():
+    w = RNG.randn(4, 1, 3, 3).astype(np.float32)
+    out = NamedSharding(_mesh(), P("x", "y"))
+    _check(lambda x, w: _depthwise(x, w, out_sharding=out), (_put(X, "x", "y"), _put(w, "y")),
+           [P("x", "y", None, None)])
+
+
+def test_the_max_pool_jvp_selects_per_device():
+    # jvp of a max pool is select_and_gather_add
+    f = lambda x, t: jax.jvp(_max_pool, (x,), (t,))[1]  # noqa: E731
+    t = RNG.randn(*X.shape).astype(np.float32)
+    _check(f, (_put(X, "x", "y"), _put(t, "x", "y")), [P("x", "y", None, None)])

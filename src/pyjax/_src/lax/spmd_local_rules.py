@@ -32,27 +32,34 @@ def conv_rule(ctx: Context, eqn: JaxprEqn, args):
     split (each device convolves its own images with its own filters); input
     features split alike on both sides contract locally, then psum (the
     kernel gradient, which reads the batch as features); spatial dimensions
-    are gathered. Grouped convolutions keep the grouped dimensions whole."""
+    are gathered. A feature-grouped convolution (depthwise) whose input and
+    output features are split alike keeps them split, each device taking
+    its own groups; other grouped dimensions are gathered."""
     p = eqn.params
     dn = p["dimension_numbers"]
     lhs, rhs = eqn.invars
     ls, rs = spec_of(lhs.aval), spec_of(rhs.aval)
     lt, rt = [_EMPTY] * len(ls), [_EMPTY] * len(rs)
     (lb, lf), (ro, ri), (ob, of) = dn.lhs_spec[:2], dn.rhs_spec[:2], dn.out_spec[:2]
-    grouped = p["feature_group_count"] > 1 or p["batch_group_count"] > 1
-    if p["batch_group_count"] == 1:
+    groups, batch_groups = p["feature_group_count"], p["batch_group_count"]
+    updates = {}
+    if batch_groups == 1:
         lt[lb] = ls[lb]
-    if not grouped and ls[lf] == rs[ri]:
-        lt[lf] = rt[ri] = ls[lf]
+    if groups == 1 and ls[lf] == rs[ri]:
+        lt[lf] = rt[ri] = ls[lf]  # a contraction split alike: local, then psum
+    elif groups > 1 and ls[lf] and ls[lf] == rs[ro] and groups % ctx.count(ls[lf]) == 0:
+        lt[lf] = rt[ro] = ls[lf]  # each device convolves its own groups
+        updates["feature_group_count"] = groups // ctx.count(ls[lf])
     used = {n for s in lt for n in s}
-    if not grouped and not used & set(rs[ro]):
+    if groups == 1 and batch_groups == 1 and not used & set(rs[ro]):
         rt[ro] = rs[ro]
     x = ctx.reshard(args[0], ls, tuple(lt))
     y = ctx.reshard(args[1], rs, tuple(rt))
-    (out,) = bind(eqn, [x, y])
+    (out,) = bind(eqn, [x, y], **updates)
     result = [_EMPTY] * len(eqn.outvars[0].aval.shape)
     result[ob], result[of] = lt[lb], rt[ro]
-    return [ctx.reduce_partial(out, list(lt[lf]), tuple(result), spec_of(eqn.outvars[0].aval))]
+    partial = list(lt[lf]) if groups == 1 else []
+    return [ctx.reduce_partial(out, partial, tuple(result), spec_of(eqn.outvars[0].aval))]
 
 
 # -- windowed reductions and their gradients ----------------------------------------
