@@ -86,7 +86,19 @@ _FOUND_BY_CHECKS = {
 WARNINGS_AS_ERRORS = (r"error::RuntimeWarning:pyjax(\.|$)",)
 
 
+def _iree_run() -> bool:
+    """The suite runs against the IREE backend (`PYJAX_BACKEND=iree`, or
+    `JAX_PLATFORMS` naming iree first; docs/iree.md)."""
+    if os.environ.get("PYJAX_BACKEND", "").strip().lower() == "iree":
+        return True
+    return os.environ.get("JAX_PLATFORMS", "").split(",")[0].strip().lower() == "iree"
+
+
 def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "numpy_backend(reason): checks NumPy-backend-only behaviour (generated Python, native tiers, "
+                   "bit-exact XLA arithmetic, a primitive the IREE backend declares it cannot run); skipped, with "
+                   "the reason, only when the suite runs under PYJAX_BACKEND=iree (docs/iree.md)")
     if os.environ.get("PYJAX_WARNINGS_AS_ERRORS", "") not in ("", "0"):
         for line in WARNINGS_AS_ERRORS:
             config.addinivalue_line("filterwarnings", line)
@@ -95,6 +107,12 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     from pyjax._src import config as config_lib
 
+    if _iree_run():
+        for item in items:
+            marker = item.get_closest_marker("numpy_backend")
+            if marker is not None:
+                why = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "NumPy-backend behaviour")
+                item.add_marker(pytest.mark.skip(reason=f"NumPy backend only (PYJAX_BACKEND=iree): {why}"))
     if not config_lib.enable_checks.value:
         return
     for item in items:

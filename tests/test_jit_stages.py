@@ -39,6 +39,7 @@ def test_trace_lower_compile():
         compiled(jnp.ones(4), 2.0)
 
 
+@pytest.mark.numpy_backend("the jax_log_compiles messages name the NumPy backend's stages")
 def test_log_compiles_reports_the_three_stages(caplog):
     with caplog.at_level(logging.WARNING), jax.log_compiles(True):
         jax.jit(lambda x: x + 1.0)(jnp.ones(2))

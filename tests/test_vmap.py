@@ -203,6 +203,7 @@ def test_vmap_of_jit_collectives_values():
     check_close(inner_only, np.broadcast_to(xs.sum(0), xs.shape))
 
 
+@pytest.mark.numpy_backend("a psum inside jit: collectives are declared, not lowered, for IREE")
 def test_vmap_of_jit_collective_under_grad_and_jit():
     xs = jnp.asarray(rng.standard_normal((3, 2)).astype(np.float32))
     f = jax.jit(lambda v: jnp.sum(jnp.sin(v) * lax.psum(v, "i")))

@@ -71,3 +71,32 @@ def test_random_draws_of_several_axes_and_seeding_run_on_iree():
     for seed in [0, 7, -1, 2**31 - 1]:
         got = pyjax.jit(lambda s: random.key_data(random.key(s)), backend="iree")(seed)
         np.testing.assert_array_equal(np.asarray(got), np.asarray(random.key_data(random.key(seed))))
+
+
+def test_select_of_booleans_prints_both_types():
+    f = lambda p, a, b: lax.select(p, a, b)
+    bools = np.array([True, False, True])
+    text = pyjax.jit(f).lower(bools, bools, ~bools).as_text()
+    assert "stablehlo.select %arg0, %arg1, %arg2 : tensor<3xi1>, tensor<3xi1>" in text
+
+
+@needs_iree
+def test_select_of_booleans_runs_on_iree():
+    p, a = np.array([True, False, True]), np.array([True, True, False])
+    got = pyjax.jit(lambda p, a, b: lax.select(p, a, b), backend="iree")(p, a, ~a)
+    np.testing.assert_array_equal(np.asarray(got), np.where(p, a, ~a))
+
+
+def test_splits_of_different_sizes_in_one_module_get_their_own_functions():
+    from pyjax import random
+
+    def f(k):
+        a, b = random.split(k)
+        return random.key_data(random.split(a, 3)), random.key_data(random.split(b))
+
+    k = random.key(0)
+    text = pyjax.jit(f).lower(k).as_text()
+    assert "-> tensor<3x2xui32>" in text and "-> tensor<2x2xui32>" in text
+    if iree_backend.available():
+        for got, want in zip(pyjax.jit(f, backend="iree")(k), f(k)):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

@@ -66,6 +66,11 @@ ACTIVATIONS = {
 # Smooth away from the kinks the sample avoids.
 DIFFERENTIABLE = sorted(set(ACTIVATIONS) - {"identity"})
 
+
+def _f64_params(names):
+    # mish's float64 tanh does not compile for IREE (docs/iree.md, "Other limits").
+    return [pytest.param(n, marks=pytest.mark.numpy_backend("float64 tanh: IREE's CPU executables cannot link libm (undefined symbol: tanh)")) if n == "mish" else n for n in names]
+
 SAMPLE = np.array([-7.5, -3.2, -1.3, -0.7, -0.2, 0.3, 0.9, 1.6, 2.9, 5.5, 8.25], np.float32)
 
 
@@ -79,7 +84,7 @@ def test_activation_matches_oracle(name, dtype):
     check_close(out, expected, rtol=TOL[dtype], atol=TOL[dtype])
 
 
-@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("name", _f64_params(sorted(ACTIVATIONS)))
 def test_activation_float64(name):
     fn, oracle = ACTIVATIONS[name]
     with pyjax.enable_x64(True):
@@ -96,7 +101,7 @@ def test_activation_jit_and_vmap(name):
     check_close(pyjax.vmap(fn)(x), eager)
 
 
-@pytest.mark.parametrize("name", DIFFERENTIABLE)
+@pytest.mark.parametrize("name", _f64_params(DIFFERENTIABLE))
 def test_activation_gradients(name):
     fn, _ = ACTIVATIONS[name]
     with pyjax.enable_x64(True):
@@ -269,6 +274,7 @@ def test_standardize_given_statistics_and_where():
             np.testing.assert_allclose(np.asarray(masked)[i][where[i]], expected, rtol=2e-5, atol=2e-5)
 
 
+@pytest.mark.numpy_backend("asserts JAX 0.11.0's recorded float32 bits (XLA's division by a constant)")
 def test_standardize_fast_variance_clipped_at_zero():
     # A constant row has variance 0; cancellation must not make it negative
     # (rsqrt of a negative would be nan). The mean is sum * (1/5) under
@@ -332,6 +338,7 @@ def test_logmeanexp(axis):
             np.testing.assert_allclose(out[i], np.log(np.mean(np.exp(X[i][where[i]].astype(np.float64)))), rtol=1e-5)
 
 
+@pytest.mark.numpy_backend("IREE's float64 log/expm1 are accurate to about 1e-12 relative; the test asks 1e-13")
 def test_log1mexp():
     x = np.array([1e-6, 1e-3, 0.3, np.log(2.0), 2.0, 30.0])
     with pyjax.enable_x64(True):

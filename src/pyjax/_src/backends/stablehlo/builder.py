@@ -82,9 +82,10 @@ def print_call(op, p, indent, in_func):
 
 
 def print_select(op, p, indent, in_func):
+    # StableHLO's form is always `pred type, result type` (a select of
+    # booleans too: one type does not parse).
     pred, on_true = op.operands[0].type, op.results[0].type
-    ty = str(on_true) if pred == on_true else f"{pred}, {on_true}"
-    return f"stablehlo.select {p.vs(op.operands)} : {ty}"
+    return f"stablehlo.select {p.vs(op.operands)} : {pred}, {on_true}"
 
 
 def print_compare(op, p, indent, in_func):

@@ -82,11 +82,12 @@ def register(prims: dict) -> None:
 _U32 = np.uint32
 
 
-def _private(ctx, name, args, body):
-    """A private function `name` made once per operand types, then called."""
+def _private(ctx, name, args, body, params=()):
+    """A private function `name` made once per operand types and `params`
+    (what else fixes its result types: a split's shape), then called."""
     from pyjax._src.backends.stablehlo.lowering import dim_operands, private_func
 
-    key = ("threefry", name, tuple(a.type for a in args))
+    key = ("threefry", name, tuple(a.type for a in args), params)
     cache = ctx.mod.func_cache
     hit = cache.get(key)
     if hit is None:
@@ -208,7 +209,7 @@ def _split_body(c, args):
 def _random_split(ctx, key, *, shape):
     if len(shape) != 1 or key.shape != (2,):
         raise LoweringError("random_split is lowered for one key split along one axis only")
-    return _private(ctx, "_threefry_split", [key], _split_body)
+    return _private(ctx, "_threefry_split", [key], _split_body, tuple(shape))
 
 
 def _fold_in_body(c, args):
