@@ -100,3 +100,27 @@ def test_splits_of_different_sizes_in_one_module_get_their_own_functions():
     if iree_backend.available():
         for got, want in zip(pyjax.jit(f, backend="iree")(k), f(k)):
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
+def test_random_bits_of_every_width_match_the_numpy_backend(dtype):
+    from pyjax import random
+
+    k = random.key(4)
+    f = lambda k: random.bits(k, (3, 2), dtype)
+    assert "stablehlo.xor" in pyjax.jit(f).lower(k).as_text()
+    if iree_backend.available():
+        np.testing.assert_array_equal(np.asarray(pyjax.jit(f, backend="iree")(k)), np.asarray(f(k)))
+
+
+@needs_iree
+def test_random_bits_of_64_bits_and_half_precision_draws_run_on_iree():
+    from pyjax import random
+
+    k = random.key(4)
+    for dtype in (jnp.float16, jnp.bfloat16):
+        f = lambda k: random.uniform(k, (5,), dtype)
+        np.testing.assert_array_equal(np.asarray(pyjax.jit(f, backend="iree")(k)), np.asarray(f(k)))
+    with pyjax.enable_x64(True):
+        f = lambda k: random.bits(k, (4,), np.uint64)
+        np.testing.assert_array_equal(np.asarray(pyjax.jit(f, backend="iree")(k)), np.asarray(f(k)))

@@ -183,13 +183,23 @@ def _counts(b, shape):
 
 
 def _random_bits(ctx, key, *, bit_width, shape):
-    if bit_width != 32 or key.shape != (2,):
-        raise LoweringError("random_bits is lowered for 32-bit draws from one key only")
+    """JAX's partitionable threefry bits: the two words of each count's
+    hash xored (32 bits), converted to 8 or 16 bits (the low bits, as
+    XLA's convert), or joined high << 32 | low (64 bits)."""
+    from pyjax._src import config
+
+    if bit_width not in (8, 16, 32, 64) or key.shape != (2,) or not config.threefry_partitionable.value:
+        raise LoweringError("random_bits is lowered for one threefry key with jax_threefry_partitionable on only")
     b = ctx.b
     k0, k1 = _key_words(b, key)
     hi, lo = _counts(b, shape)
     a, c = threefry2x32(ctx, k0, k1, hi, lo)
-    return [b.elementwise("stablehlo.xor", [a, c])]
+    if bit_width == 64:
+        wide = [b.convert(v, np.uint64) for v in (a, c)]
+        thirty_two = b.broadcast_to(b.constant(np.array(32, np.uint64)), tuple(wide[0].shape))
+        return [b.elementwise("stablehlo.or", [b.elementwise("stablehlo.shift_left", [wide[0], thirty_two]), wide[1]])]
+    bits = b.elementwise("stablehlo.xor", [a, c])
+    return [bits if bit_width == 32 else b.convert(bits, np.dtype(f"uint{bit_width}"))]
 
 
 def _split_body(c, args):
