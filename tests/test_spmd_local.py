@@ -190,3 +190,28 @@ def test_the_max_pool_jvp_selects_per_device():
     f = lambda x, t: jax.jvp(_max_pool, (x,), (t,))[1]  # noqa: E731
     t = RNG.randn(*X.shape).astype(np.float32)
     _check(f, (_put(X, "x", "y"), _put(t, "x", "y")), [P("x", "y", None, None)])
+
+
+def test_a_generic_reduce_window_and_an_eager_conv():
+    prod_pool = lambda x: lax.reduce_window(x, 1.0, lax.mul, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")  # noqa: E731
+    _check(prod_pool, (_put(X, "x", "y"),), [P("x", "y", None, None)])
+    seen: list = []
+    with spmd.watch_buffers(lambda device, buffer: seen.append(np.size(buffer))):
+        out = _conv(_put(X, "x"), _put(W))
+    assert out.sharding.spec == P("x", None, None, None) and seen and max(seen) <= 2 * 4 * 6 * 6
+
+
+B = RNG.randint(0, 4, size=(8, 16)).astype(np.int32)
+
+
+@pytest.mark.parametrize("fn", [lambda a: jnp.prod(a.astype(np.float32) * 0.5 + 0.8, axis=1),
+                                lambda a: jnp.prod(a.astype(np.float32) * 0.5 + 0.8),
+                                lambda a: jnp.all(a > 0, axis=0), lambda a: jnp.any(a > 2, axis=1),
+                                lambda a: lax.reduce_xor(a, (0, 1)), lambda a: lax.reduce_or(a, (1,))],
+                         ids=["prod_rows", "prod_all", "all", "any", "xor", "or"])
+def test_reductions_without_a_collective_gather_only_partials(fn):
+    # the gathered partials: one result block per device along the reduced axes (at most 4 x 8
+    # for a reduction over the rows split 4 ways); the fallback gathers all 128 elements
+    x = _put(B, "x", "y")
+    out = jax.jit(fn)(x)
+    _check(fn, (x,), [out.sharding.spec], bound=32)

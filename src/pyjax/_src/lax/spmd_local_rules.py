@@ -10,7 +10,7 @@ from __future__ import annotations
 from pyjax._src.interpreters import spmd_partition as sp
 from pyjax._src.interpreters.spmd_partition import Context, bind, spec_of
 from pyjax._src.jaxpr import JaxprEqn
-from pyjax._src.lax import convolution, fft, linalg, windowed
+from pyjax._src.lax import convolution, fft, linalg, reductions, shapes, windowed
 
 _EMPTY = ()
 
@@ -87,6 +87,24 @@ def window_rule(ctx: Context, eqn: JaxprEqn, args):
     return _relaid(ctx, eqn, args, wants, [want] * len(eqn.outvars))
 
 
+# -- reductions without a collective -------------------------------------------------
+
+
+def gathered_partials_rule(ctx: Context, eqn: JaxprEqn, args):
+    """reduce_prod/and/or/xor, which have no psum-like collective: each
+    device reduces its block, the partial results (one per device along the
+    reduced axes, result-sized) are all-gathered on a new leading axis and
+    reduced once more."""
+    axes, src = eqn.params["axes"], spec_of(eqn.invars[0].aval)
+    (out,) = bind(eqn, args)
+    names = tuple(n for d in axes for n in src[d])
+    if names:
+        stacked = sp.OPS["all_gather"](shapes.expand_dims(out, (0,)), names, 0)
+        (out,) = bind(eqn, [stacked], axes=(0,))
+    kept = tuple(s for d, s in enumerate(src) if d not in axes)
+    return [ctx.reshard(out, kept, spec_of(eqn.outvars[0].aval))]
+
+
 # -- FFT and batched linear algebra --------------------------------------------------
 
 
@@ -129,6 +147,8 @@ def _install() -> None:
               windowed.reduce_window_p, windowed.select_and_gather_add_p, windowed.select_and_scatter_add_p):
         reg(p, window_rule)
     reg(fft.fft_p, fft_rule)
+    for p in (reductions.reduce_prod_p, reductions.reduce_and_p, reductions.reduce_or_p, reductions.reduce_xor_p):
+        reg(p, gathered_partials_rule)
     for name in dir(linalg):
         p = getattr(linalg, name)
         if hasattr(p, "core_ranks") and p is not linalg.triangular_solve_p:
