@@ -296,3 +296,24 @@ result = jax.make_jaxpr(jax.grad(jax.checkpoint(f, policy=policy)))(2.0, 3)
 program("grad_checkpoint_while", "jaxpr", _WHILE_F + """
 result = jax.make_jaxpr(jax.grad(jax.checkpoint(f)))(2.0, 3)
 """)
+program("grad_checkpoint_jit_scan", "jaxpr", _SCAN_F + """
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(jax.jit(f))))(jnp.arange(3.0))
+""")
+program("grad_checkpoint_jit_scan_ys", "jaxpr", """
+def f(x):
+  def body(c, a):
+    return jnp.sin(c) * a, c * a
+  return jax.lax.scan(body, 1.0, x)[1].sum()
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(jax.jit(f))))(jnp.arange(3.0))
+""")
+program("vmap_grad_checkpoint_scan", "jaxpr", _SCAN_F + """
+result = jax.make_jaxpr(jax.vmap(jax.grad(jax.checkpoint(f))))(jnp.ones((2, 3)))
+""")
+program("grad_checkpoint_scan_dots_saveable", "jaxpr", """
+def f(x, w):
+  def body(c, a):
+    return jnp.tanh(c @ w) * a, jnp.sum(c) * a
+  return jax.lax.scan(body, jnp.ones(2), x)[0].sum()
+policy = jax.checkpoint_policies.dots_saveable
+result = jax.make_jaxpr(jax.grad(jax.checkpoint(f, policy=policy), argnums=(0, 1)))(jnp.arange(3.0), jnp.eye(2))
+""")

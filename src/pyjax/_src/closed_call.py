@@ -10,7 +10,7 @@ JVP, transpose and batching rules transform the body in line.
 from __future__ import annotations
 
 from pyjax._src.core import Primitive
-from pyjax._src.interpreters.batching import batch_flat
+from pyjax._src.interpreters import batching
 from pyjax._src.interpreters.dce import dce_jaxpr
 from pyjax._src.interpreters.jvp import jvp_flat
 from pyjax._src.interpreters.transpose import backward_pass
@@ -27,15 +27,18 @@ def _body(call_jaxpr):
     return lambda *args: eval_jaxpr(call_jaxpr, call_jaxpr.consts, *args)
 
 
-closed_call_p.def_abstract_eval(lambda *avals, call_jaxpr: list(call_jaxpr.out_avals))
-closed_call_p.def_impl(lambda *args, call_jaxpr: eval_jaxpr(call_jaxpr, call_jaxpr.consts, *args))
-closed_call_p.def_jvp(lambda primals, tangents, *, call_jaxpr: jvp_flat(_body(call_jaxpr), primals, tangents))
-closed_call_p.def_transpose(lambda cts, *args, call_jaxpr: backward_pass(call_jaxpr, call_jaxpr.consts, cts, args))
+# (`name`, which batching adds as JAX's does, changes nothing.)
+closed_call_p.def_abstract_eval(lambda *avals, call_jaxpr, **_: list(call_jaxpr.out_avals))
+closed_call_p.def_impl(lambda *args, call_jaxpr, **_: eval_jaxpr(call_jaxpr, call_jaxpr.consts, *args))
+closed_call_p.def_jvp(lambda primals, tangents, *, call_jaxpr, **_: jvp_flat(_body(call_jaxpr), primals, tangents))
+closed_call_p.def_transpose(lambda cts, *args, call_jaxpr, **_: backward_pass(call_jaxpr, call_jaxpr.consts, cts, args))
 
 
-def _batch(axis_data, args, dims, *, call_jaxpr):
-    infos = batch_flat(_body(call_jaxpr), args, dims, axis_data, push_axis_env=False)
-    return [v for v, _ in infos], [d for _, d in infos]
+def _batch(axis_data, args, dims, *, call_jaxpr, name="eval_jaxpr"):
+    # A closed_call of the batched body, named as JAX's batching names it
+    # (after the function it wraps, JAX's eval_jaxpr).
+    body, out_dims = batching.batch_jaxpr_axes(call_jaxpr, axis_data, dims)
+    return closed_call_p.bind(*args, call_jaxpr=body, name=name), out_dims
 
 
 closed_call_p.def_batch(_batch)

@@ -142,7 +142,9 @@ def _jit_partial_eval(trace, args, params):
     from pyjax._src.interpreters.partial_eval import partial_eval_jaxpr
 
     unknowns = [trace.is_unknown(x) for x in args]
-    known_jaxpr, unknown_jaxpr, out_unknowns, sources = partial_eval_jaxpr(params["jaxpr"], unknowns)
+    # (JAX splits it with its JaxprTrace: autodiff's scalar zeros stay literals, not residuals.)
+    known_jaxpr, unknown_jaxpr, out_unknowns, sources = partial_eval_jaxpr(params["jaxpr"], unknowns,
+                                                                           zeros_known=False)
     known_args = [x for x, u in zip(args, unknowns, strict=True) if not u]
     common = dict(name=params["name"], keep_unused=params["keep_unused"], inline=params["inline"])
     if "ctx_mesh" in params:

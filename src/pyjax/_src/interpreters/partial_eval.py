@@ -147,7 +147,7 @@ def _zeros_known(jaxpr: Jaxpr, known_trace) -> Jaxpr:
     return jaxpr.replace(constvars=constvars, consts=consts, eqns=eqns)
 
 
-def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns: Sequence[bool]):
+def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns: Sequence[bool], zeros_known: bool = True):
     """Splits a closed jaxpr by which inputs are unknown.
 
     Returns (known_jaxpr, unknown_jaxpr, out_unknowns, residual_sources):
@@ -156,6 +156,8 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns: Sequence[bool]):
     the unknown outputs. residual_sources says, for each residual, either
     ("out", k) — the k-th extra output of known_jaxpr — or ("in", i) — the
     i-th known input itself, forwarded rather than recomputed.
+    `zeros_known=False` keeps autodiff's scalar zeros literals (as JAX's
+    JaxprTrace does, splitting a jit) rather than known values.
     """
     known_trace = DynamicJaxprTrace(jaxpr.debug_info)
     pe_trace = PartialEvalTrace(known_trace)
@@ -168,7 +170,8 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns: Sequence[bool]):
             known_inputs.append(tracer)
             args.append(tracer)
     try:
-        jaxpr = _zeros_known(jaxpr, known_trace)
+        if zeros_known:
+            jaxpr = _zeros_known(jaxpr, known_trace)
         with core.set_current_trace(pe_trace):
             outs = eval_jaxpr(jaxpr, jaxpr.consts, *args)
         out_unknowns = [pe_trace.is_unknown(o) for o in outs]
