@@ -1,10 +1,12 @@
 """`closed_call`: a call of a closed jaxpr (JAX's `core.closed_call_p`).
 
-pyjax stages calls as `jit` equations and never makes this one itself; it
-exists for libraries that build such equations or look for them
+pyjax stages calls as `jit` equations and makes this one only where JAX
+does (remat's known part of a scan, remat_opt); it also serves libraries
+that build such equations or look for them
 (`eqn.primitive is closed_call_p`, then `eqn.params["call_jaxpr"]`). It is
-defined through the extension API: its impl evaluates the body, and its
-JVP, transpose and batching rules transform the body in line.
+defined through the extension API: its impl evaluates the body, its JVP
+and transpose rules transform the body in line, and batching gives a
+`closed_call` of the batched body (as JAX's does).
 """
 
 from __future__ import annotations
