@@ -13,6 +13,22 @@ from pyjax import random
 
 K = random.key(11)
 
+# Under PYJAX_BACKEND=iree (tests/conftest.py's numpy_backend marker): what the
+# IREE backend declares it cannot run, or arithmetic it does not match bit for bit.
+_GAMMA = "random_gamma is declared, not lowered, for IREE"
+_IREE_ONLY_NUMPY = {
+    **dict.fromkeys(("ball", "beta", "chisquare", "dirichlet", "f", "gamma", "generalized_normal", "loggamma", "t"),
+                    _GAMMA),
+    "multivariate_normal": "cholesky (LAPACK) is declared, not lowered, for IREE",
+    "orthogonal": "qr (LAPACK) is declared, not lowered, for IREE",
+    "truncated_normal": "IREE's erf_inv differs from XLA's in the last bits",
+}
+
+
+def _params(names):
+    return [pytest.param(n, marks=pytest.mark.numpy_backend(_IREE_ONLY_NUMPY[n])) if n in _IREE_ONLY_NUMPY else n
+            for n in names]
+
 SAMPLERS = {
     "uniform": lambda k: random.uniform(k, (4,), minval=-1.0, maxval=2.0),
     "normal": lambda k: random.normal(k, (4,)),
@@ -55,7 +71,7 @@ SAMPLERS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(SAMPLERS))
+@pytest.mark.parametrize("name", _params(sorted(SAMPLERS)))
 def test_jit_equals_eager(name):
     sampler = SAMPLERS[name]
     eager = np.asarray(sampler(K))
@@ -66,7 +82,7 @@ def test_jit_equals_eager(name):
 
 # (Samplers built on uniform floats need bitcast_convert_type's batching rule,
 # and permutation/choice sort's, which lax does not have yet.)
-@pytest.mark.parametrize("name", ["gamma", "randint"])
+@pytest.mark.parametrize("name", _params(["gamma", "randint"]))
 def test_vmap_over_keys_equals_loop(name):
     sampler = SAMPLERS[name]
     keys = random.split(random.key(3), 3)
@@ -83,6 +99,7 @@ def test_same_key_same_values_different_keys_differ():
     assert not np.array_equal(random.normal(k1, (16,)), random.normal(k2, (16,)))
 
 
+@pytest.mark.numpy_backend(_GAMMA)
 def test_large_draws_have_the_right_moments():
     n = 200_000
     u = np.asarray(random.uniform(random.key(1), (n,)))
@@ -115,6 +132,7 @@ def test_truncated_normal_stays_inside_open_interval():
     assert np.all(x > 0.5) and np.all(x < np.float32(0.5000001))
 
 
+@pytest.mark.numpy_backend(_GAMMA)
 def test_gamma_derivative_is_the_implicit_one():
     # JAX differentiates gamma samples implicitly through the CDF,
     # d sample / d a = -(dF/da) / (dF/dx) at the sample: check that identity
@@ -141,6 +159,7 @@ def test_gamma_jaxpr_is_one_primitive():
     assert "random_gamma[log_space=False]" in text and "while" not in text
 
 
+@pytest.mark.numpy_backend(_GAMMA)
 def test_samplers_accept_raw_keys():
     raw = random.PRNGKey(4)
     typed = random.wrap_key_data(raw)
