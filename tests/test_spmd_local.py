@@ -215,3 +215,19 @@ def test_reductions_without_a_collective_gather_only_partials(fn):
     x = _put(B, "x", "y")
     out = jax.jit(fn)(x)
     _check(fn, (x,), [out.sharding.spec], bound=32)
+
+
+T = RNG.randn(8, 16, 4).astype(np.float32)
+
+
+@pytest.mark.parametrize("fn, spec, out_specs", [
+    (lambda p: lax.top_k(p, 3), ("x", "y"), [P("x", "y", None)] * 2),
+    (lambda p: jnp.tile(p, (1, 2, 1)), ("x", None, "y"), [P("x", None, "y")]),
+    (lambda p: lax.dynamic_slice_in_dim(p, 2, 4, 1), ("x", None, "y"), [P("x", None, "y")]),
+    (lambda p: lax.dynamic_slice(p, (jnp.int32(5), jnp.int32(3), jnp.int32(1)), (8, 6, 4)), ("x", None, "y"),
+     [P("x", None, "y")]),
+    (lambda p: lax.dynamic_update_slice_in_dim(p, p[:, :2] * 2, 3, 1), ("x", None, "y"), [P("x", None, "y")]),
+], ids=["top_k", "tile", "dynamic_slice", "dynamic_slice_clamped", "dynamic_update_slice"])
+def test_slices_tiles_and_top_k_along_whole_dims(fn, spec, out_specs):
+    # a dimension taken whole stays split (its start clamps to 0 on a block as on the whole value)
+    _check(fn, (_put(T, *spec),), out_specs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pyjax._src.interpreters import spmd_partition as sp
 from pyjax._src.interpreters.spmd_partition import Context, bind, spec_of
 from pyjax._src.jaxpr import JaxprEqn
-from pyjax._src.lax import convolution, fft, linalg, reductions, shapes, windowed
+from pyjax._src.lax import convolution, fft, linalg, reductions, shapes, slicing, sorting, stack, windowed
 
 _EMPTY = ()
 
@@ -105,6 +105,47 @@ def gathered_partials_rule(ctx: Context, eqn: JaxprEqn, args):
     return [ctx.reshard(out, kept, spec_of(eqn.outvars[0].aval))]
 
 
+# -- slices, tiles and top_k along whole dimensions ---------------------------------
+
+
+def _kept_where(spec, keep) -> tuple:
+    return tuple(s if keep(d) else _EMPTY for d, s in enumerate(spec))
+
+
+def top_k_rule(ctx: Context, eqn: JaxprEqn, args):
+    """Each device takes the top k of its own rows: the axis read across whole."""
+    spec = spec_of(eqn.outvars[0].aval)
+    axis = eqn.params["axis"] % len(spec)
+    want = _kept_where(spec, lambda d: d != axis)
+    return _relaid(ctx, eqn, args, [want], [want] * len(eqn.outvars))
+
+
+def tile_rule(ctx: Context, eqn: JaxprEqn, args):
+    """Dimensions repeated once stay split; the tiled ones are gathered."""
+    reps = eqn.params["reps"]
+    want = _kept_where(spec_of(eqn.outvars[0].aval), lambda d: reps[d] == 1)
+    return _relaid(ctx, eqn, args, [want], [want])
+
+
+def dynamic_slice_rule(ctx: Context, eqn: JaxprEqn, args):
+    """Dimensions taken whole stay split (their start clamps to 0 on every
+    block as on the whole), the sliced ones are gathered; scalar starts as they are."""
+    op = eqn.invars[0].aval
+    sizes = eqn.params["slice_sizes"]
+    want = _kept_where(spec_of(eqn.outvars[0].aval), lambda d: sizes[d] == op.shape[d])
+    x = ctx.reshard(args[0], spec_of(op), want)
+    (y,) = bind(eqn, [x, *args[1:]], slice_sizes=ctx.local_shape(sizes, want))
+    return [ctx.reshard(y, want, spec_of(eqn.outvars[0].aval))]
+
+
+def dynamic_update_slice_rule(ctx: Context, eqn: JaxprEqn, args):
+    """Dimensions the update covers whole stay split (the update split
+    alike), the others are gathered; scalar starts as they are."""
+    op, upd = eqn.invars[0].aval, eqn.invars[1].aval
+    want = _kept_where(spec_of(eqn.outvars[0].aval), lambda d: upd.shape[d] == op.shape[d])
+    return _relaid(ctx, eqn, args, [want, want] + [None] * (len(args) - 2), [want])
+
+
 # -- FFT and batched linear algebra --------------------------------------------------
 
 
@@ -147,6 +188,10 @@ def _install() -> None:
               windowed.reduce_window_p, windowed.select_and_gather_add_p, windowed.select_and_scatter_add_p):
         reg(p, window_rule)
     reg(fft.fft_p, fft_rule)
+    reg(sorting.top_k_p, top_k_rule)
+    reg(stack.tile_p, tile_rule)
+    reg(slicing.dynamic_slice_p, dynamic_slice_rule)
+    reg(slicing.dynamic_update_slice_p, dynamic_update_slice_rule)
     for p in (reductions.reduce_prod_p, reductions.reduce_and_p, reductions.reduce_or_p, reductions.reduce_xor_p):
         reg(p, gathered_partials_rule)
     for name in dir(linalg):
