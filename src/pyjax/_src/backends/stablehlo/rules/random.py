@@ -52,11 +52,9 @@ def _random_seed(ctx, seeds, *, impl):
         raise LoweringError("random_seed is lowered for threefry keys only")
     b = ctx.b
     shape = tuple(seeds.shape)
-    if np.dtype(seeds.dtype).itemsize == 8:
-        thirty_two = b.broadcast_to(b.constant(np.array(32, seeds.dtype)), shape)
-        high = b.convert(b.elementwise("stablehlo.shift_right_logical", [seeds, thirty_two]), _U32)
-    else:
-        high = b.broadcast_to(b.constant(np.zeros((), _U32)), shape)
+    # JAX's form for every width (a logical shift by the width gives 0).
+    thirty_two = b.broadcast_to(b.constant(np.array(32, seeds.dtype)), shape)
+    high = b.convert(b.elementwise("stablehlo.shift_right_logical", [seeds, thirty_two]), _U32)
     low = b.convert(seeds, _U32)
     cols = [b.reshape(v, shape + (1,)) for v in (high, low)]
     return [b.emit1("stablehlo.concatenate", cols, [T(shape + (2,), _U32)], print_with_attr,
