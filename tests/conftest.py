@@ -10,6 +10,11 @@ In that mode the tests that read the plain mode's own machinery (eager plans,
 generated source line by line, the option's default) are skipped, and the
 findings not yet fixed are expected failures, each with what was found.
 
+Under `PYJAX_BACKEND=iree` (every jitted call on the IREE backend,
+docs/iree.md "Running the suite on IREE"), tests marked
+`@pytest.mark.numpy_backend("reason")` are skipped with the reason; in any
+other run the marker does nothing.
+
 `PYJAX_WARNINGS_AS_ERRORS=1` turns every RuntimeWarning (NumPy's "invalid
 value encountered ...", ComplexWarning, ...) raised from pyjax's own modules
 or from the code pyjax compiles into an error: JAX is silent where pyjax
