@@ -84,3 +84,15 @@ def test_effects_are_not_merged():
 
     pyjax.jit(f)(jnp.float32(1.0)).block_until_ready()
     assert len(seen) == 2
+
+
+def test_a_stateful_generator_draws_anew():
+    # rng_uniform is XLA's stateful generator (declared `stateful`): two equal
+    # draws are two draws, directly or inside equal calls.
+    from pyjax import lax
+
+    draw = pyjax.jit(lambda: lax.rng_uniform(0.0, 1.0, (16,)))
+    outs = pyjax.jit(lambda: (lax.rng_uniform(0.0, 1.0, (16,)) * 2, lax.rng_uniform(0.0, 1.0, (16,)) * 2,
+                              draw() * 2, draw() * 2))()
+    values = [np.asarray(v).tobytes() for v in outs]
+    assert len(set(values)) == 4

@@ -102,7 +102,7 @@ def set_current_trace(trace: Trace | None):
 
 # The properties a primitive declares (Primitive.declare), and XLA's cost classes.
 PROPERTIES = ("elementwise", "broadcasting", "fusible", "cost", "reduction", "body_params", "call_body",
-              "effects_of", "key_reuse", "sharding_reason", "abstract_eval_reads_context")
+              "effects_of", "key_reuse", "sharding_reason", "abstract_eval_reads_context", "stateful")
 COSTS = (None, "cheap", "expensive")
 
 
@@ -154,6 +154,9 @@ class Primitive:
         self.sharding_reason: str | None = None
         # True where the abstract eval reads context beyond (avals, params).
         self.abstract_eval_reads_context: bool = False
+        # True where a result is not a function of (operands, params) alone
+        # (XLA's stateful generator): two equal equations are never merged.
+        self.stateful: bool = False
         self.jvp: Callable | Sentinel | None = None
         self.transpose: Callable | Sentinel | None = None
         self.batch: Callable | Sentinel | None = None

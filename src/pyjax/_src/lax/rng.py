@@ -126,7 +126,8 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm: RandomAlgorithm = 
 # rng_uniform: XLA's stateful RNG op (no derivative or batching rules in JAX)
 
 rng_uniform_p = Primitive("rng_uniform")
-rng_uniform_p.declare(sharding_reason="scalar bounds: the result is unplaced (XLA's stateful generator)")
+rng_uniform_p.declare(stateful=True,
+                      sharding_reason="scalar bounds: the result is unplaced (XLA's stateful generator)")
 rng_uniform_p.def_jvp(unimplemented(""))
 rng_uniform_p.def_batch(unimplemented(""))
 

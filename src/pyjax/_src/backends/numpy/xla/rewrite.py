@@ -591,8 +591,9 @@ def _tiny_dot(eqn: JaxprEqn) -> JaxprEqn | None:
 # XLA's CSE: an equation equal to an earlier one (primitive, params, operands)
 # is computed once. Autodiff repeats masks (iota, compare) and solves; run
 # last, after the rewrites above, so that every value keeps its bits. An
-# equation with effects, a copy, or one writing a program output (outputs
-# must stay distinct buffers) is kept.
+# equation with effects, a copy, a stateful primitive's (each draws anew), one
+# holding a body (which may hold such a primitive), or one writing a program
+# output (outputs must stay distinct buffers) is kept.
 _NOT_MERGED = frozenset({"copy", "copy_p", "device_put"})
 
 
@@ -617,7 +618,9 @@ def _common_subexpressions(eqns: list, outvars: list) -> list:
 
 
 def _cse_key(eqn: JaxprEqn):
-    if (eqn.effects or eqn.primitive.name in _NOT_MERGED or any(type(v) is not Var for v in eqn.outvars)
+    prim = eqn.primitive
+    if (eqn.effects or getattr(prim, "stateful", False) or getattr(prim, "body_params", ()) or prim.name in _NOT_MERGED
+            or any(type(v) is not Var for v in eqn.outvars)
             or any(type(v) is not Var and np.ndim(v.val) for v in eqn.invars)):  # (keyed by repr: scalars only)
         return None
     operands = tuple(v if type(v) is Var else (type(v.val), repr(v.val), v.aval) for v in eqn.invars)
