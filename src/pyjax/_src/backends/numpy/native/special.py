@@ -104,7 +104,7 @@ def _vector_source() -> str:
     fma = "pj_fma32_v"
     return f"""\
 #pragma GCC push_options
-#pragma GCC optimize ("O3", "tree-vectorize", "no-trapping-math")
+#pragma GCC optimize ("O2", "tree-vectorize", "vect-cost-model=dynamic", "no-trapping-math")
 static inline float {fma}(float a, float b, float c) {{ return (float)((double)a * (double)b + (double)c); }}
 static inline float pj_flush32_v(float x) {{ return fabsf(x) < {_f(m._MIN_NORMAL)}f ? copysignf(0.0f, x) : x; }}
 static inline float pj_log_f32_v(float v) {{

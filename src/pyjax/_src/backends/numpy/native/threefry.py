@@ -43,9 +43,10 @@ static inline void pj_hash(uint32_t k0, uint32_t k1, uint32_t *restrict p0, uint
 }
 /* The hashes of counters (0, j), j < count, under one key, as random_split
    (both words) and 32-bit random_bits (their xor) lay them out: loops GCC
-   vectorises at -O3, whatever the rest of the source is built at. */
+   vectorises (the vetted -O2 with the dynamic cost model: docs/performance.md
+   on GCC 12's -O3), whatever the rest of the source is built at. */
 #pragma GCC push_options
-#pragma GCC optimize ("O3", "tree-vectorize")
+#pragma GCC optimize ("O2", "tree-vectorize", "vect-cost-model=dynamic")
 static void pj_hash_pairs(uint32_t k0, uint32_t k1, uint32_t *out, intptr_t count) {
     for (intptr_t j = 0; j < count; j++) {
         uint32_t x0 = 0, x1 = (uint32_t)j; pj_hash(k0, k1, &x0, &x1); out[2 * j] = x0; out[2 * j + 1] = x1;
