@@ -204,11 +204,19 @@ def spans_processes() -> bool:
     return _state.comm is not None and _state.comm.Get_size() > 1
 
 
+_ABORT_GRACE_SECONDS = 0.5
+
+
 def abort(message: str) -> None:
     """Prints `message` and ends every process of the launch."""
     sys.stderr.write(message + "\n")
     sys.stderr.flush()
     sys.stdout.flush()
+    # MPI_Abort makes the launcher kill every process, its forwarding proxies
+    # included; a proxy killed before it has read this process's pipes drops
+    # the message (MPICH's Hydra did, about one launch in six). A short pause
+    # lets the output reach the launcher first.
+    time.sleep(_ABORT_GRACE_SECONDS)
     _state.comm.Abort(1)
 
 
