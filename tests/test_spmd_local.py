@@ -123,10 +123,64 @@ def test_pooling_and_its_gradient(pool):
     _check(jax.grad(lambda x: jnp.sum(pool(x) ** 2)), (x,), [P("x", "y", None, None)], bound=2 * 2 * 7 * 7)
 
 
-def test_pooling_across_a_split_dimension_gathers_it():
-    # a window over dimension 2, split over y: that dimension is gathered, x stays split
+def test_pooling_whose_windows_line_up_with_the_blocks_stays_split():
+    # 2x2 windows of stride 2 over dimension 2 split over y in blocks of 4: no window crosses a block edge
     x = _put(X8, "x", None, "y")
-    _check(_max_pool, (x,), [P("x", None, "y", None)], bound=2 * 4 * 8 * 8)
+    _check(_max_pool, (x,), [P("x", None, "y", None)], bound=2 * 4 * 4 * 8)
+
+
+# -- halo exchange: a window across a split spatial dimension ---------------------
+
+XS = RNG.randn(8, 4, 16, 8).astype(np.float32)
+_SPATIAL = P(None, None, "x", "y")
+
+
+def _haloed_bound(left_right: int) -> int:
+    # a device's (8, 4, 4, 4) block grown by the halos on both spatial dimensions
+    return 8 * 4 * (4 + left_right) * (4 + left_right)
+
+
+@pytest.mark.parametrize("k,stride,dilation,padding", [
+    (3, 1, 1, "SAME"), (3, 2, 1, "SAME"), (5, 1, 1, "SAME"), (2, 1, 1, "SAME"), (3, 1, 1, "SAME_LOWER"),
+    (3, 1, 2, "SAME"), (2, 2, 1, "VALID"), (3, 1, 1, ((1, 1), (0, 2)))])
+def test_conv_over_split_spatial_dimensions_exchanges_halos(k, stride, dilation, padding):
+    # each device convolves its block with its neighbours' edges (ppermutes), never the gathered image
+    w = RNG.randn(4, 4, k, k).astype(np.float32)
+    f = lambda x, w: lax.conv_general_dilated(x, w, (stride, stride), padding,  # noqa: E731
+                                              rhs_dilation=(dilation, dilation))
+    _check(f, (_put(XS, *_SPATIAL), _put(w)), [_SPATIAL], bound=_haloed_bound((k - 1) * dilation))
+
+
+def test_the_halo_exchange_is_two_ppermutes_and_no_all_gather():
+    f = jax.jit(lambda x, w: _conv(x, w))
+    text = f.lower(_put(XS, None, None, "x"), _put(W)).compile().as_text()
+    assert text.count("ppermute") == 2 and "all_gather" not in text, text
+
+
+@pytest.mark.parametrize("pool", [
+    lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 1, 1), "SAME"),
+    lambda x: lax.reduce_window(x, jnp.inf, lax.min, (1, 1, 3, 3), (1, 1, 1, 1), "SAME"),
+    lambda x: lax.reduce_window(x, 0.0, lax.add, (1, 1, 3, 3), (1, 1, 2, 2), "SAME")], ids=["max", "min", "sum"])
+def test_overlapping_pooling_over_split_spatial_dimensions_exchanges_halos(pool):
+    # the devices at the ends fill their outer halo with the window's identity (-inf for max), as the padding is
+    _check(pool, (_put(XS, *_SPATIAL),), [_SPATIAL], bound=_haloed_bound(2))
+
+
+def test_the_input_gradient_of_a_spatially_split_conv_exchanges_halos():
+    loss = lambda x, w: jnp.sum(jnp.tanh(_conv(x, w)) ** 2)  # noqa: E731
+    _check(jax.grad(loss), (_put(XS, *_SPATIAL), _put(W)), [_SPATIAL], bound=_haloed_bound(2))
+    # the kernel gradient contracts the split spatial dimensions: still correct (it gathers them)
+    _check(jax.grad(loss, 1), (_put(XS, *_SPATIAL), _put(W)), [P(None, None, None, None)], bound=XS.size)
+
+
+def test_windows_that_do_not_line_up_with_the_blocks_gather():
+    # a VALID 3-window over 16 gives 14 results, which 4 devices cannot share: JAX's type error
+    with pytest.raises(Exception, match="not divisible by mesh axes"):
+        jax.jit(lambda x: lax.conv_general_dilated(x, W, (1, 1), "VALID"))(_put(XS, *_SPATIAL))
+    # the max-pool gradient of overlapping windows scatters across block edges: gathered, and right
+    grad = jax.grad(lambda x: jnp.sum(lax.reduce_window(x, -jnp.inf, lax.max, (1, 1, 3, 3), (1, 1, 1, 1),
+                                                        "SAME") ** 2))
+    _check(grad, (_put(XS, *_SPATIAL),), [_SPATIAL], bound=XS.size)
 
 
 @pytest.mark.parametrize("fn", [jnp.fft.fft, jnp.fft.rfft2, jnp.fft.ifft2], ids=["fft", "rfft2", "ifft2"])

@@ -33,6 +33,7 @@ Spec = tuple  # one tuple of mesh-axis names per dimension, major first
 # all_gather(x, names, dim), psum/pmax/pmin(x, names), psum_scatter(x, name, dim),
 # all_to_all(x, names, split_dim, concat_dim) (tiled),
 # axis_index(names) (the devices' row-major index over `names`),
+# ppermute(x, names, perm) (zeros where no device sends),
 # slice_in_dim(x, start, size, dim).
 OPS: dict[str, Callable] = {}
 

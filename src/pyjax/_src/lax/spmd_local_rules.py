@@ -7,10 +7,13 @@ its own block; the dimensions a primitive reads across are gathered first
 
 from __future__ import annotations
 
+import numpy as np
+
 from pyjax._src.interpreters import spmd_partition as sp
 from pyjax._src.interpreters.spmd_partition import Context, bind, spec_of
 from pyjax._src.jaxpr import JaxprEqn
-from pyjax._src.lax import convolution, fft, linalg, reductions, shapes, slicing, sorting, stack, windowed
+from pyjax._src.lax import (convenience, convolution, elementwise, fft, linalg, reductions, shapes, slicing, sorting,
+                          stack, windowed)
 
 _EMPTY = ()
 
@@ -22,6 +25,52 @@ def _relaid(ctx: Context, eqn: JaxprEqn, args, wants, result_specs):
              for v, x, w in zip(eqn.invars, args, wants, strict=True)]
     outs = bind(eqn, fixed)
     return [ctx.reshard(y, tuple(s), spec_of(v.aval)) for v, y, s in zip(eqn.outvars, outs, result_specs, strict=True)]
+
+
+# -- halo exchange ------------------------------------------------------------------
+
+
+def _halo_sizes(ctx: Context, names, block: int, window: int, stride: int, low: int, out_size: int):
+    """(left, right): how many elements of its neighbours' blocks a device
+    needs to compute its own block of a stride-`stride` window of extent
+    `window` over a dimension split over `names` in blocks of `block`,
+    padded by `low` in front and giving `out_size` results; None where the
+    devices' windows do not line up with their blocks (the dimension is then
+    gathered). `right` is negative where a device reads less than its block."""
+    count = ctx.count(names)
+    if out_size % count or (out_size // count) * stride != block:
+        return None
+    right = window - stride - low
+    if not 0 <= low <= block or right > block:
+        return None
+    return low, right
+
+
+def _filled_at(x, names, index: int, fill):
+    # (ppermute gives zeros to the device nobody sends to: right for a zero pad only)
+    if fill == 0:
+        return x
+    at_end = elementwise.eq(sp.OPS["axis_index"](names), np.int32(index))
+    return elementwise.select_n(at_end, x, convenience.full_like(x, fill))
+
+
+def _with_halo(ctx: Context, x, dim: int, names, left: int, right: int, fill=0):
+    """A device's block along `dim` with `left` elements of the previous
+    device's block in front and `right` of the next one's behind (`fill`
+    beyond the ends of the dimension; a negative `right` drops that many
+    of its own): two ppermutes, never a gather."""
+    count, size = ctx.count(names), x.shape[dim]
+    parts = []
+    if left:
+        sent = slicing.slice_in_dim(x, size - left, size, axis=dim)
+        got = sp.OPS["ppermute"](sent, names, [(i, i + 1) for i in range(count - 1)])
+        parts.append(_filled_at(got, names, 0, fill))
+    parts.append(x if right >= 0 else slicing.slice_in_dim(x, 0, size + right, axis=dim))
+    if right > 0:
+        sent = slicing.slice_in_dim(x, 0, right, axis=dim)
+        got = sp.OPS["ppermute"](sent, names, [(i + 1, i) for i in range(count - 1)])
+        parts.append(_filled_at(got, names, count - 1, fill))
+    return parts[0] if len(parts) == 1 else shapes.concatenate(parts, dim)
 
 
 # -- convolution -------------------------------------------------------------------
@@ -53,13 +102,50 @@ def conv_rule(ctx: Context, eqn: JaxprEqn, args):
     used = {n for s in lt for n in s}
     if groups == 1 and batch_groups == 1 and not used & set(rs[ro]):
         rt[ro] = rs[ro]
+    halos = _conv_halos(ctx, eqn, ls, used | set(rt[ro]))
+    for d, names, _ in halos:
+        lt[d] = names
     x = ctx.reshard(args[0], ls, tuple(lt))
     y = ctx.reshard(args[1], rs, tuple(rt))
+    if halos:
+        padding = list(p["padding"])
+        for d, names, (left, right) in halos:
+            i = dn.lhs_spec.index(d) - 2
+            x = _with_halo(ctx, x, d, names, left, right)
+            padding[i] = (0, 0)
+        updates["padding"] = tuple(padding)
     (out,) = bind(eqn, [x, y], **updates)
     result = [_EMPTY] * len(eqn.outvars[0].aval.shape)
     result[ob], result[of] = lt[lb], rt[ro]
+    for d, names, _ in halos:
+        result[dn.out_spec[dn.lhs_spec.index(d)]] = names
     partial = list(lt[lf]) if groups == 1 else []
     return [ctx.reduce_partial(out, partial, tuple(result), spec_of(eqn.outvars[0].aval))]
+
+
+def _conv_halos(ctx: Context, eqn: JaxprEqn, ls, taken: set) -> list:
+    """(lhs dimension, names, (left, right)) for each split spatial dimension
+    of the lhs that stays split: each device convolves its block with its
+    neighbours' edges (a halo exchange), the kernel whole. Only an undilated
+    lhs whose result blocks line up with the input blocks (a 'SAME'-style
+    padding, stride dividing the block) qualifies; others are gathered."""
+    p, dn = eqn.params, eqn.params["dimension_numbers"]
+    if p["batch_group_count"] != 1:
+        return []
+    lhs, rhs = eqn.invars[0].aval, eqn.invars[1].aval
+    out = eqn.outvars[0].aval
+    halos = []
+    for i, d in enumerate(dn.lhs_spec[2:]):
+        names = ls[d]
+        if not names or taken & set(names) or p["lhs_dilation"][i] != 1:
+            continue
+        extent = (rhs.shape[dn.rhs_spec[2 + i]] - 1) * p["rhs_dilation"][i] + 1
+        sizes = _halo_sizes(ctx, names, lhs.shape[d] // ctx.count(names), extent, p["window_strides"][i],
+                            p["padding"][i][0], out.shape[dn.out_spec[2 + i]])
+        if sizes is not None:
+            halos.append((d, names, sizes))
+            taken = taken | set(names)
+    return halos
 
 
 # -- windowed reductions and their gradients ----------------------------------------
@@ -74,17 +160,56 @@ def _window_local_dims(params, ndim: int) -> set:
             and (params.get("base_dilation") or ones)[d] == 1 and (params.get("window_dilation") or ones)[d] == 1}
 
 
+_MONOIDS = {windowed.reduce_window_sum_p: lambda dtype: 0, windowed.reduce_window_max_p: windowed.max_identity,
+            windowed.reduce_window_min_p: windowed.min_identity}
+
+
+def _window_halos(ctx: Context, eqn: JaxprEqn, spec, local: set) -> list:
+    """(dimension, names, (left, right)) for each split dimension a window
+    spans whose result blocks line up with the operand blocks. A sum, max
+    or min window takes its neighbours' edges (a halo exchange); the other
+    windowed primitives only windows that never cross a block edge."""
+    p, ndim = eqn.params, len(spec)
+    operand = eqn.invars[-1].aval if eqn.primitive is windowed.select_and_scatter_add_p else eqn.invars[0].aval
+    pooled = eqn.invars[0].aval if eqn.primitive is windowed.select_and_scatter_add_p else eqn.outvars[0].aval
+    ones = (1,) * ndim
+    halos, taken = [], {n for d in local for n in spec[d]}
+    for d, names in enumerate(spec):
+        if d in local or not names or taken & set(names) or (p.get("base_dilation") or ones)[d] != 1:
+            continue
+        extent = (p["window_dimensions"][d] - 1) * (p.get("window_dilation") or ones)[d] + 1
+        sizes = _halo_sizes(ctx, names, operand.shape[d] // ctx.count(names), extent, p["window_strides"][d],
+                            p["padding"][d][0], pooled.shape[d])
+        if sizes is not None and (eqn.primitive in _MONOIDS or sizes == (0, 0)):
+            halos.append((d, names, sizes))
+            taken |= set(names)
+    return halos
+
+
 def window_rule(ctx: Context, eqn: JaxprEqn, args):
     """Windowed reductions (pooling), select_and_gather_add and
     select_and_scatter_add (their gradients): the dimensions the window
     leaves alone (size 1, stride 1, no padding or dilation) stay split as
-    the result's type says, the others are gathered. The array operands and
-    the results share one layout; scalar init values stay as they are."""
+    the result's type says, and so do those whose windows line up with the
+    blocks (a sum/max/min window reading its neighbours' edges); the others
+    are gathered. The array operands and the results share one layout;
+    scalar init values stay as they are."""
     out = eqn.outvars[0].aval
     local = _window_local_dims(eqn.params, len(out.shape))
+    halos = _window_halos(ctx, eqn, spec_of(out), local)
+    local |= {d for d, _, _ in halos}
     want = tuple(s if d in local else _EMPTY for d, s in enumerate(spec_of(out)))
     wants = [want if len(v.aval.shape) == len(want) else None for v in eqn.invars]
-    return _relaid(ctx, eqn, args, wants, [want] * len(eqn.outvars))
+    if not halos:
+        return _relaid(ctx, eqn, args, wants, [want] * len(eqn.outvars))
+    fixed = [x if w is None else ctx.reshard(x, spec_of(v.aval), w) for v, x, w in zip(eqn.invars, args, wants)]
+    padding = list(eqn.params["padding"])
+    for d, names, (left, right) in halos:
+        if left or right:
+            fixed[0] = _with_halo(ctx, fixed[0], d, names, left, right, _MONOIDS[eqn.primitive](out.dtype))
+        padding[d] = (0, 0)
+    outs = bind(eqn, fixed, padding=tuple(padding))
+    return [ctx.reshard(y, want, spec_of(v.aval)) for v, y in zip(eqn.outvars, outs)]
 
 
 # -- reductions without a collective -------------------------------------------------

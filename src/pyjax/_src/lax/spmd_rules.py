@@ -36,6 +36,7 @@ sp.OPS.update(
     all_to_all=lambda x, names, split, concat: parallel_comm.all_to_all(x, names, split, concat, tiled=True),
     psum_scatter=lambda x, name, dim: parallel_comm.psum_scatter(x, name, scatter_dimension=dim, tiled=True),
     axis_index=lambda names: parallel.axis_index(names),
+    ppermute=lambda x, names, perm: parallel_comm.ppermute(x, names, perm),
     slice_in_dim=lambda x, start, size, dim: slicing.dynamic_slice_in_dim(x, start, size, dim),
 )
 
