@@ -39,7 +39,6 @@ NOT_DIFFERENTIABLE = Sentinel("NOT_DIFFERENTIABLE")
 SHARDING_OF_CALL = "a call: its body's equations are typed by their own rules"
 SHARDING_OF_REF = "a mutable reference, not an array value: the ref's type carries the placement"
 SHARDING_OF_COLLECTIVE = "a collective over named (vmap/shard_map) axes: placement is per-device there"
-SHARDING_OF_KEYS = "acts on PRNG key arrays (keys are made replicated on the mesh in context, samples resharded)"
 SHARDING_OF_SPARSE = "a sparse format's buffers: results unplaced, as jax.experimental.sparse types them"
 
 

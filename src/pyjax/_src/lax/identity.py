@@ -199,7 +199,8 @@ def _eager_put(leaf, dst):
         if moved is not None:  # (within its own Explicit mesh: per device, all_to_alls and slices)
             return moved
     # (an Array spanning processes: every process runs this put, so each gathers the whole value first)
-    value = np.asarray(x) if x.is_fully_addressable or x.is_fully_replicated else distributed.gather_value(x)
+    value = sharded_array.host_buffer(x) if x.is_fully_addressable or x.is_fully_replicated \
+        else distributed.gather_value(x)
     return sharded_array.place(value, ShapedArray(aval.shape, aval.dtype, aval.weak_type), sharding)
 
 

@@ -22,6 +22,7 @@ from pyjax._src.numpy.util import is_arraylike
 from pyjax._src.random import prng
 from pyjax._src.random import threefry as _threefry  # noqa: F401  (registers threefry2x32)
 from pyjax._src.random import rbg as _rbg  # noqa: F401  (registers rbg and unsafe_rbg)
+from pyjax._src.random import placement as _placement  # noqa: F401  (the key primitives' sharding rules)
 
 PRNGImpl = prng.PRNGImpl
 

@@ -35,7 +35,7 @@ from pyjax._src.lax import batching_util
 from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import special as lax_special
 from pyjax._src.lax.elementwise import broadcasting_shape
-from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR, SHARDING_OF_KEYS
+from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR
 
 Shape = tuple
 
@@ -213,7 +213,7 @@ def check_prng_key_data(impl: PRNGImpl, key_data) -> None:
 
 
 def _key_primitive(name: str, *, batch: str | None = "vectorized") -> Primitive:
-    primitive = Primitive(name).declare(sharding_reason=SHARDING_OF_KEYS)
+    primitive = Primitive(name)  # (sharding and partition rules: random/placement.py)
     primitive.def_jvp(NOT_DIFFERENTIABLE)  # keys and bits carry no tangents
     primitive.def_transpose(NOT_LINEAR)
     if batch == "vectorized":
@@ -370,7 +370,6 @@ random_clone_p.def_abstract_eval(lambda keys_aval: keys_aval)
 
 random_gamma_p = Primitive("random_gamma")
 random_gamma_p.declare(key_reuse=_key_reuse.KeyReuseSignature(_key_reuse.Sink(0)))
-random_gamma_p.declare(sharding_reason=SHARDING_OF_KEYS)
 random_gamma_p.def_transpose(NOT_LINEAR)
 
 

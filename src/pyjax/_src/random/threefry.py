@@ -37,7 +37,7 @@ from pyjax._src.lax import batching_util
 from pyjax._src.lax import shapes as lax_shapes
 from pyjax._src.lax.elementwise import broadcasting_shape
 from pyjax._src.random import prng
-from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR, SHARDING_OF_KEYS
+from pyjax._src.rules import NOT_DIFFERENTIABLE, NOT_LINEAR
 
 _U32 = np.dtype(np.uint32)
 
@@ -140,7 +140,6 @@ def set_range_runner(runner) -> None:
 
 
 threefry2x32_p = Primitive("threefry2x32", multiple_results=True)
-threefry2x32_p.declare(sharding_reason=SHARDING_OF_KEYS)
 threefry2x32_p.def_jvp(NOT_DIFFERENTIABLE)  # integer in, integer out
 threefry2x32_p.def_transpose(NOT_LINEAR)
 

@@ -143,7 +143,8 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
             if isinstance(target, NamedSharding):
                 target.check_compatible_aval(aval.shape)
             moved = _reshard_per_device(x, dst, target)
-            outs.append(sharded_array.place(np.asarray(x), _retyped(aval, None), target) if moved is None else moved)
+            outs.append(sharded_array.place(sharded_array.host_buffer(x), _retyped(aval, None), target) if moved is None
+                        else moved)
             continue
         outs.append(reshard_p.bind(x, dst_sharding=dst))
     return tree_unflatten(treedef, outs)
@@ -249,7 +250,7 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
                 not isinstance(sharding.mesh, Mesh):
             outs.append(out)
         else:
-            outs.append(sharded_array.place(np.asarray(out), _retyped(aval, None), sharding))
+            outs.append(sharded_array.place(sharded_array.host_buffer(out), _retyped(aval, None), sharding))
     return tree_unflatten(treedef, outs)
 
 

@@ -157,6 +157,15 @@ def _rebuild(value, aval, sharding):
     return place(value, aval, sharding)
 
 
+def host_buffer(x: Any) -> np.ndarray:
+    """The global NumPy buffer of an Array (assembled from its shards): its
+    value, or for an extended dtype (key arrays, which refuse NumPy
+    conversion) the buffer of whole elements that `place` splits."""
+    if isinstance(getattr(getattr(x, "aval", None), "dtype", None), dtypes.ExtendedDType):
+        return x._value
+    return np.asarray(x)
+
+
 def place(value: Any, aval: ShapedArray, sharding: Sharding) -> Array:
     """`value` (a global NumPy buffer of `aval`'s type) split over `sharding`'s
     devices: each device gets its own copy of its slice."""
@@ -421,7 +430,7 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
         if x is None:
             raise ValueError(f"No single device array was given for device {device!r} of the sharding "
                              f"{sharding}; each device's shard must live on that device.")
-        buffer = x._shards[0] if isinstance(x, ShardedArray) and len(x._shards) == 1 else np.asarray(x)
+        buffer = x._shards[0] if isinstance(x, ShardedArray) and len(x._shards) == 1 else host_buffer(x)
         expected = _slice_shape(indices[device], shape)
         if buffer.shape != expected:
             raise ValueError(f"Expected shard shape {expected} doesn't match the single device array shape "
