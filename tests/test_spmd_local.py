@@ -166,11 +166,14 @@ def test_overlapping_pooling_over_split_spatial_dimensions_exchanges_halos(pool)
     _check(pool, (_put(XS, *_SPATIAL),), [_SPATIAL], bound=_haloed_bound(2))
 
 
-def test_the_input_gradient_of_a_spatially_split_conv_exchanges_halos():
-    loss = lambda x, w: jnp.sum(jnp.tanh(_conv(x, w)) ** 2)  # noqa: E731
+@pytest.mark.parametrize("padding", ["SAME", ((1, 1), (0, 2))])
+def test_both_gradients_of_a_spatially_split_conv_exchange_halos(padding):
+    loss = lambda x, w: jnp.sum(jnp.tanh(lax.conv_general_dilated(x, w, (1, 1), padding)) ** 2)  # noqa: E731
     _check(jax.grad(loss), (_put(XS, *_SPATIAL), _put(W)), [_SPATIAL], bound=_haloed_bound(2))
-    # the kernel gradient contracts the split spatial dimensions: still correct (it gathers them)
-    _check(jax.grad(loss, 1), (_put(XS, *_SPATIAL), _put(W)), [P(None, None, None, None)], bound=XS.size)
+    # the kernel gradient sums over the positions: each device its own (haloed) ones, then a psum
+    _check(jax.grad(loss, 1), (_put(XS, *_SPATIAL), _put(W)), [P(None, None, None, None)], bound=_haloed_bound(2))
+    text = jax.jit(jax.grad(loss, 1)).lower(_put(XS, *_SPATIAL), _put(W)).compile().as_text()
+    assert "psum" in text and "ppermute" in text and "all_gather" not in text
 
 
 def test_windows_that_do_not_line_up_with_the_blocks_gather():

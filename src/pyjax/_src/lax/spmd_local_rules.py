@@ -80,10 +80,12 @@ def conv_rule(ctx: Context, eqn: JaxprEqn, args):
     """The lhs's batch dimension and the kernel's output features stay
     split (each device convolves its own images with its own filters); input
     features split alike on both sides contract locally, then psum (the
-    kernel gradient, which reads the batch as features); spatial dimensions
-    are gathered. A feature-grouped convolution (depthwise) whose input and
-    output features are split alike keeps them split, each device taking
-    its own groups; other grouped dimensions are gathered."""
+    kernel gradient, which reads the batch as features). A split spatial
+    dimension stays split where the blocks line up, by a halo exchange
+    (`_conv_halos`); other spatial dimensions are gathered. A
+    feature-grouped convolution (depthwise) whose input and output features
+    are split alike keeps them split, each device taking its own groups;
+    other grouped dimensions are gathered."""
     p = eqn.params
     dn = p["dimension_numbers"]
     lhs, rhs = eqn.invars
@@ -102,33 +104,39 @@ def conv_rule(ctx: Context, eqn: JaxprEqn, args):
     used = {n for s in lt for n in s}
     if groups == 1 and batch_groups == 1 and not used & set(rs[ro]):
         rt[ro] = rs[ro]
-    halos = _conv_halos(ctx, eqn, ls, used | set(rt[ro]))
-    for d, names, _ in halos:
-        lt[d] = names
+    halos = _conv_halos(ctx, eqn, ls, rs, used | set(rt[ro]))
+    result = [_EMPTY] * len(eqn.outvars[0].aval.shape)
+    partial = list(lt[lf]) if groups == 1 else []
+    for i, names, _, contracted in halos:
+        lt[dn.lhs_spec[2 + i]] = names
+        if contracted:
+            rt[dn.rhs_spec[2 + i]] = names
+            partial += names
+        else:
+            result[dn.out_spec[2 + i]] = names
     x = ctx.reshard(args[0], ls, tuple(lt))
     y = ctx.reshard(args[1], rs, tuple(rt))
     if halos:
         padding = list(p["padding"])
-        for d, names, (left, right) in halos:
-            i = dn.lhs_spec.index(d) - 2
-            x = _with_halo(ctx, x, d, names, left, right)
+        for i, names, (left, right), _ in halos:
+            x = _with_halo(ctx, x, dn.lhs_spec[2 + i], names, left, right)
             padding[i] = (0, 0)
         updates["padding"] = tuple(padding)
     (out,) = bind(eqn, [x, y], **updates)
-    result = [_EMPTY] * len(eqn.outvars[0].aval.shape)
     result[ob], result[of] = lt[lb], rt[ro]
-    for d, names, _ in halos:
-        result[dn.out_spec[dn.lhs_spec.index(d)]] = names
-    partial = list(lt[lf]) if groups == 1 else []
     return [ctx.reduce_partial(out, partial, tuple(result), spec_of(eqn.outvars[0].aval))]
 
 
-def _conv_halos(ctx: Context, eqn: JaxprEqn, ls, taken: set) -> list:
-    """(lhs dimension, names, (left, right)) for each split spatial dimension
-    of the lhs that stays split: each device convolves its block with its
-    neighbours' edges (a halo exchange), the kernel whole. Only an undilated
-    lhs whose result blocks line up with the input blocks (a 'SAME'-style
-    padding, stride dividing the block) qualifies; others are gathered."""
+def _conv_halos(ctx: Context, eqn: JaxprEqn, ls, rs, taken: set) -> list:
+    """(spatial index, names, (left, right), contracted) for each split
+    spatial dimension of the lhs that stays split: each device convolves its
+    block and its neighbours' edges (a halo exchange) with the kernel. In a
+    convolution the kernel is whole and each device computes its block of
+    the result, where the result blocks line up with the input blocks (a
+    'SAME'-style padding, a stride dividing the block). In a kernel
+    gradient the "kernel" is the result's cotangent, split alike: each
+    device sums over its own positions (`contracted`: then a psum). Only an
+    undilated lhs qualifies; other split spatial dimensions are gathered."""
     p, dn = eqn.params, eqn.params["dimension_numbers"]
     if p["batch_group_count"] != 1:
         return []
@@ -139,11 +147,18 @@ def _conv_halos(ctx: Context, eqn: JaxprEqn, ls, taken: set) -> list:
         names = ls[d]
         if not names or taken & set(names) or p["lhs_dilation"][i] != 1:
             continue
-        extent = (rhs.shape[dn.rhs_spec[2 + i]] - 1) * p["rhs_dilation"][i] + 1
-        sizes = _halo_sizes(ctx, names, lhs.shape[d] // ctx.count(names), extent, p["window_strides"][i],
-                            p["padding"][i][0], out.shape[dn.out_spec[2 + i]])
+        block = lhs.shape[d] // ctx.count(names)
+        kernel, result, low = rhs.shape[dn.rhs_spec[2 + i]], out.shape[dn.out_spec[2 + i]], p["padding"][i][0]
+        contracted = rs[dn.rhs_spec[2 + i]] == names
+        if contracted:  # the windows are the result's positions, the kernel's the strided ones
+            if p["window_strides"][i] != 1:
+                continue
+            sizes = _halo_sizes(ctx, names, block, result, p["rhs_dilation"][i], low, kernel)
+        else:
+            extent = (kernel - 1) * p["rhs_dilation"][i] + 1
+            sizes = _halo_sizes(ctx, names, block, extent, p["window_strides"][i], low, result)
         if sizes is not None:
-            halos.append((d, names, sizes))
+            halos.append((i, names, sizes, contracted))
             taken = taken | set(names)
     return halos
 
