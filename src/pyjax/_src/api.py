@@ -127,7 +127,18 @@ def block_until_ready(x: Any) -> Any:
 
 def device_get(x: Any) -> Any:
     """Copies every array in a pytree to a NumPy array on the host."""
-    return tree_map(lambda leaf: np.asarray(leaf) if hasattr(leaf, "__array__") else leaf, x)
+    return tree_map(_device_get, x)
+
+
+def _device_get(leaf: Any) -> Any:
+    from pyjax._src import dtypes
+    from pyjax._src.sharding.sharded_array import host_buffer
+
+    aval = getattr(leaf, "aval", None)
+    if isinstance(leaf, Array) and isinstance(getattr(aval, "dtype", None), dtypes.ExtendedDType):
+        # (no NumPy form: a key array comes back whole, unplaced, as JAX's does)
+        return Array(host_buffer(leaf), ShapedArray(aval.shape, aval.dtype, aval.weak_type))
+    return np.asarray(leaf) if hasattr(leaf, "__array__") else leaf
 
 
 # ---------------------------------------------------------------------------

@@ -754,8 +754,9 @@ def rewriting_take(x, idx, *, indices_are_sorted=False, unique_indices=False, mo
 
 
 def _is_sharded(x) -> bool:
+    # (JAX asks whether x is its ArrayImpl: a key array, a PRNGKeyArray there, never is, so it takes slices)
     sharding = getattr(x, "sharding", None) if type(x) is not Array and isinstance(x, Array) else None
-    return sharding is not None and len(sharding.device_set) > 1
+    return sharding is not None and len(sharding.device_set) > 1 and not isinstance(x.dtype, dtypes.ExtendedDType)
 
 
 def _has_partial_slices(parsed, shape) -> bool:

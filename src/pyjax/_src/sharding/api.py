@@ -392,6 +392,14 @@ class PlacedJit:
         for i, (leaf, s) in enumerate(zip(tree_flatten(dyn_args)[0], entries)):
             if not isinstance(s, Sharding) or not hasattr(leaf, "shape"):
                 continue
+            name = names[i] if i < len(names) else f"flat_args[{i}]"
+            check = getattr(s, "check_compatible_aval", None)
+            try:
+                if check is not None:
+                    check(tuple(leaf.shape))
+            except ValueError as e:
+                raise ValueError(f"One of pjit arguments with pytree key path {name} is incompatible with its "
+                                 f"sharding annotation {s}: {e}") from None
             try:
                 s.shard_shape(tuple(leaf.shape))  # (a ShapeDtypeStruct too: np.shape would not read it)
             except IndivisibleError as e:
@@ -399,7 +407,6 @@ class PlacedJit:
                 # it names none)
                 where = _where() if isinstance(core.current_trace(), dispatch.EvalTrace) else ""
                 print(where)
-                name = names[i] if i < len(names) else f"flat_args[{i}]"
                 raise IndivisibleError(f"One of pjit arguments with pytree key path {name} was given the "
                                        f"sharding {e}. This error occurs at source:  {where}") from None
 

@@ -42,8 +42,21 @@ class Shard:
 
     def __repr__(self) -> str:
         data = self._data
-        shown = np.asarray(data) if data is not None else None
+        shown = data if data is None or _extended(data) else np.asarray(data)
         return f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, data={shown})"
+
+
+def _extended(x: Any) -> bool:
+    # An Array of an extended dtype (keys): no NumPy form, whole elements per buffer entry.
+    return isinstance(getattr(getattr(x, "aval", None), "dtype", None), dtypes.ExtendedDType)
+
+
+def _physical_index(index: tuple, dtype) -> tuple:
+    # A key array's shard index spans its key data's trailing dimensions too, as JAX's does.
+    if not isinstance(dtype, dtypes.ExtendedDType):
+        return index
+    trailing = len(dtype._rules.physical_element_aval(dtype).shape)
+    return tuple(index) + (slice(None),) * trailing
 
 
 def _kind_of(sharding: Sharding) -> str | None:
@@ -112,7 +125,8 @@ class ShardedArray(Array):
             raise RuntimeError(f"Array has been deleted with shape={self.aval.strip_weak_type()}.")
         indices = self._sharding.devices_indices_map(self.aval.shape)
         replicas = self._sharding._replica_ids(self.aval.shape)
-        return [Shard(d, indices[d], replicas[d], self._shard_array(d, b))
+        dtype = self.aval.dtype
+        return [Shard(d, _physical_index(indices[d], dtype), replicas[d], self._shard_array(d, b))
                 for d, b in zip(self._sharding._device_assignment, self._shards) if b is not None]
 
     @property
@@ -122,7 +136,8 @@ class ShardedArray(Array):
             raise RuntimeError(f"Array has been deleted with shape={self.aval.strip_weak_type()}.")
         indices = self._sharding.devices_indices_map(self.aval.shape)
         replicas = self._sharding._replica_ids(self.aval.shape)
-        return [Shard(d, indices[d], replicas[d], None if b is None else self._shard_array(d, b))
+        return [Shard(d, _physical_index(indices[d], self.aval.dtype), replicas[d],
+                      None if b is None else self._shard_array(d, b))
                 for d, b in zip(self._sharding._device_assignment, self._shards)]
 
     def addressable_data(self, index: int) -> Array:
@@ -161,9 +176,7 @@ def host_buffer(x: Any) -> np.ndarray:
     """The global NumPy buffer of an Array (assembled from its shards): its
     value, or for an extended dtype (key arrays, which refuse NumPy
     conversion) the buffer of whole elements that `place` splits."""
-    if isinstance(getattr(getattr(x, "aval", None), "dtype", None), dtypes.ExtendedDType):
-        return x._value
-    return np.asarray(x)
+    return x._value if _extended(x) else np.asarray(x)
 
 
 def place(value: Any, aval: ShapedArray, sharding: Sharding) -> Array:
@@ -375,22 +388,26 @@ def make_array_from_callback(shape: Sequence[int], sharding: Sharding,
 
         sharding = resolve(sharding, name="make_array_from_callback")
     indices = sharding.devices_indices_map(shape)
-    shards, seen_dtype = [], None
+    shards, seen_dtype, key_dtype = [], None, None
     me = devices_mod.process_index()
     for device in sharding._device_assignment:
         if device.process_index != me:  # (called for this process's devices only, as in JAX)
             shards.append(None)
             continue
-        part = np.asarray(data_callback(indices[device]))
-        if dtype is not None:
-            part = part.astype(dtype)
-        part = part.astype(dtypes.canonicalize_dtype(part.dtype))
+        raw = data_callback(indices[device])
+        if _extended(raw):  # (keys: their buffer, typed by the key dtype)
+            part, key_dtype = host_buffer(raw), raw.dtype
+        else:
+            part = np.asarray(raw)
+            if dtype is not None:
+                part = part.astype(dtype)
+            part = part.astype(dtypes.canonicalize_dtype(part.dtype))
         expected = _slice_shape(indices[device], shape)
         if part.shape != expected:
             raise ValueError(f"Expected shard shape {expected} doesn't match the single device array shape "
                              f"{part.shape}. Shape of Array is {ShapedArray(shape, part.dtype).str_short(False)} "
                              f"with sharding {sharding}")
-        seen_dtype = part.dtype
+        seen_dtype = part.dtype if key_dtype is None else key_dtype
         shards.append(np.array(part, copy=True, order="C"))
     dtype = seen_dtype if seen_dtype is not None else np.dtype(dtype or np.float32)
     aval = ShapedArray(shape, dtype)
@@ -436,7 +453,7 @@ def make_array_from_single_device_arrays(shape: Sequence[int], sharding: Shardin
             raise ValueError(f"Expected shard shape {expected} doesn't match the single device array shape "
                              f"{buffer.shape}. Shape of Array is "
                              f"{ShapedArray(shape, buffer.dtype).str_short(False)} with sharding {sharding}")
-        dtype_seen = buffer.dtype
+        dtype_seen = x.dtype if _extended(x) else buffer.dtype
         shards.append(buffer)
     aval = ShapedArray(shape, dtype_seen if dtype is None else np.dtype(dtype))
     typed = aval.update(sharding=aval_sharding(sharding, len(shape)),
