@@ -99,6 +99,10 @@ class _Blas:
                 continue
             if all(hasattr(lib, n) for n in names.values()):
                 cls.fns = {f: ctypes.cast(getattr(lib, n), ctypes.c_void_p).value for f, n in names.items()}
+                # (the dot of two vectors, NumPy's `dotfunc`: optional)
+                for f in ("sdot", "ddot"):
+                    if hasattr(lib, f"{prefix}cblas_{f}{suffix}"):
+                        cls.fns[f] = ctypes.cast(getattr(lib, f"{prefix}cblas_{f}{suffix}"), ctypes.c_void_p).value
                 cls.int64 = int64
                 return True
         return False

@@ -16,6 +16,8 @@ from pyjax._src.backends.numpy.native.csource import (
     _ufunc_lines,
 )
 from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
+from pyjax._src.backends.numpy.native.lapack import LAPACK_OPS
+from pyjax._src.backends.numpy.native.points import POINT_OPS, iota_lines
 from pyjax._src.backends.numpy.native.keys import (
     KEY_OPS, SHIFTS, check_key_eqn, key_lines, key_view_params, physical, shift_lines,
 )
@@ -209,6 +211,8 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
         raise _Unsupported(f"{name}: not the default impl")
     if name in KEY_OPS:
         return key_lines(src, name, params, ins, out_avals, step)
+    if name in _OWN_OUTPUTS:  # (each places its outputs itself)
+        return _OWN_OUTPUTS[name](src, eqn, ins, out_avals, step)
     placed = _placement(src, name, params, ins, out_avals, impl, step)
     if placed is not None:
         return placed
@@ -291,6 +295,9 @@ def _emit(src: _Source, eqn, ins: list, impls: dict, step: list, into: _View | N
     return [out]
 
 
+_OWN_OUTPUTS = {**LAPACK_OPS, **POINT_OPS}
+
+
 def _placement(src: _Source, name: str, params: dict, ins: list, out_avals: list, impl, step: list) -> list | None:
     """The outputs of equations that only place values (a reshape of a
     strided view, an iota, a pad), or None for any other."""
@@ -300,6 +307,9 @@ def _placement(src: _Source, name: str, params: dict, ins: list, out_avals: list
     if name == "iota":
         # No operands: the impl's values, once, as a constant of the source.
         value = np.asarray(impl(**params))
+        filled = iota_lines(src, value, params["dimension"], step) if value.nbytes > MAX_CONST_BYTES else None
+        if filled is not None and value.dtype == out_avals[0].dtype:
+            return [filled]
         if value.nbytes > MAX_CONST_BYTES or value.dtype != out_avals[0].dtype:
             raise _Unsupported("iota")
         return [_View(src.literal(value, value.dtype), value.shape, _c_strides(value.shape, value.itemsize),

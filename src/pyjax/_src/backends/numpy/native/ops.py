@@ -19,6 +19,7 @@ from pyjax._src.backends.numpy.native.csource import (
 )
 from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
 from pyjax._src.backends.numpy.native.keys import bitcast_view, unstack_views
+from pyjax._src.backends.numpy.native.level1 import outer_lines, rank_one_dot_lines
 
 def _single_row_scatter(params, ins) -> bool:
     # scatter (replace) of one whole row at one index into the leading axis.
@@ -232,6 +233,8 @@ def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
     # and its syrk case (a matrix times its own transpose) are left out.
     (lc, rc), (lb, _) = eqn.params["dimension_numbers"]
     lhs, rhs = ins
+    if not lc and not lb and len(lhs.shape) <= 2 and len(rhs.shape) <= 2:
+        return outer_lines(src, lhs, rhs, out)  # the impl's np.multiply.outer (level1.py)
     if lb or len(lc) != 1 or len(lhs.shape) > 2 or len(rhs.shape) > 2:
         return _batched_dot_lines(src, eqn, ins, out)
     dtype = out.dtype
@@ -239,10 +242,10 @@ def _dot_lines(src: _Source, eqn, ins: list, out: _View) -> list[str]:
             or eqn.params.get("preferred_element_type") not in (None, dtype)
             or len(lc) != 1 or len(lhs.shape) not in (1, 2) or len(rhs.shape) not in (1, 2)):
         raise _Unsupported("dot_general")
-    if any(d < 2 for d in (*lhs.shape, *rhs.shape)):
-        raise _Unsupported("dot_general with a dimension of 1")
     a = _transposed(lhs) if lc[0] != len(lhs.shape) - 1 else lhs
     b = _transposed(rhs) if rc[0] != 0 else rhs
+    if any(d < 2 for d in (*lhs.shape, *rhs.shape)) or len(a.shape) == len(b.shape) == 1:
+        return rank_one_dot_lines(src, a, b, out)  # NumPy's paths for vectors (level1.py)
     lines: list[str] = []
     t = "s" if dtype == np.float32 else "d"
     isz = dtype.itemsize

@@ -17,7 +17,9 @@ from pyjax._src.backends.numpy.native.build import _headers, available
 from pyjax._src.backends.numpy.native.csource import _Unsupported
 from pyjax._src.backends.numpy.native.emit import _check_values, _program_source, _scan_source, _while_source
 from pyjax._src.backends.numpy.native.keys import KEY_OPS, SHIFTS
+from pyjax._src.backends.numpy.native.lapack import LAPACK_OPS
 from pyjax._src.backends.numpy.native.loop import NativeLoop
+from pyjax._src.backends.numpy.native.points import POINT_OPS
 from pyjax._src.backends.numpy.native.ops import _VIEWS
 from pyjax._src.backends.numpy.native.settings import MAX_CONST_BYTES, MIN_CTYPES_PROGRAM_EQNS, MIN_PROGRAM_EQNS
 
@@ -130,7 +132,7 @@ def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dic
 # build thread); anything else keeps the Python code without a tier.
 _NATIVE_NAMES = frozenset({"dot_general", "fma", "row_dot", "max", "min", "clamp", "select_n", "integer_pow", "convert_element_type", "sign",
                            "dynamic_slice", "dynamic_update_slice", "concatenate", "stack", "scatter", "erf_inv", "iota", "pad",
-                           *_VIEWS, *_IMPL_UFUNCS, *KEY_OPS, *SHIFTS})
+                           *_VIEWS, *_IMPL_UFUNCS, *KEY_OPS, *SHIFTS, *LAPACK_OPS, *POINT_OPS})
 
 
 def _plain(*var_lists) -> bool:
