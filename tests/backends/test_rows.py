@@ -192,3 +192,45 @@ def test_vector_runs_outside_tiled_blocks_keep_their_python_code():
     f = lambda a: (0.5 * (a + 2.0 / a)) * 3.0 - 1.0
     text = pyjax.jit(f).lower(arr(1 << 17)).as_text("python")
     assert "_native_rows" not in text
+
+
+def relu_net_grad(x, w):
+    def loss(x, w):
+        h = jnp.maximum(x, 0.0)
+        return jnp.sum(jnp.maximum(h @ w + x, 0.0) * x)
+    return pyjax.grad(loss, argnums=(0, 1))(x, w)
+
+
+def test_short_rows_without_row_values_run_in_chunks(monkeypatch):
+    # NHWC activations of 16 and of 8 features: a max's derivative over them
+    # is elementwise, so its rows are chunks of whole rows (2048 and 1792
+    # elements: one kernel call a chunk, not one a row of 8 or 16).
+    x, w = arr(8, 32, 32, 16), arr(16, 16, scale=0.3)
+    text = pyjax.jit(relu_net_grad).lower(x, w).as_text("python")
+    assert text.count("row-wise equations over 64 rows") == 2
+    _, _, made = run_both(relu_net_grad, x, w, monkeypatch=monkeypatch)
+    assert len(made) == 2 and all(n.live for n in made)
+    f = lambda s: jnp.where(s > 0, s * 2.0, s / 3.0) + jnp.where(s == 0, 0.5, 1.0)
+    x = arr(8, 28, 28, 8)  # rows of 8 were too short for a region at all
+    assert "row-wise equations over 28 rows" in pyjax.jit(f).lower(x).as_text("python")
+    _, _, made = run_both(f, x, monkeypatch=monkeypatch)
+    assert made and all(n.live for n in made)
+
+
+def test_broadcast_scalars_are_neither_inputs_nor_outputs_of_row_loops():
+    # The derivative's ones and zeros: native code would copy a broadcast
+    # input whole and store a broadcast output whole. A region makes those
+    # it reads, and those read after it are written after it (views).
+    import re
+
+    x, w = arr(8, 32, 32, 16), arr(16, 16, scale=0.3)
+    text = pyjax.jit(relu_net_grad).lower(x, w).as_text("python")
+    runs = re.findall(r"(_nrr\d+) = _native_rows\d+\.run\((.*)\)", text)
+    assert len(runs) == 2
+    (first, first_args), (second, second_args) = runs
+    assert first_args.split(", ") == ["a"]  # x alone
+    assert len(second_args.split(", ")) == 2 + 3  # the product and x, then buffers for its three outputs
+    first_outs = re.search(rf"(.*) = {first}\n", text).group(1).strip().rstrip(",").split(", ")
+    assert len(first_outs) == 2  # the max and its derivative, not a broadcast one
+    between = text.split(f"{second} = ")[0].rsplit(".check(", 1)[1]
+    assert "_broadcast_in_dim" in between  # the one read later, as a view after the region

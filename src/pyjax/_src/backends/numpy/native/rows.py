@@ -44,6 +44,9 @@ from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 
 MIN_ELEMENTS = 1 << 16
 MIN_ROW = 16
+# A run without row values (elementwise, over rows shorter than a chunk) is
+# cut into chunks from this many elements on.
+MIN_FLAT_ELEMENTS = 1 << 12
 _MIN_EQNS = 3
 _MIN_PASSES = 6  # (a run without a reduction)
 
@@ -59,8 +62,13 @@ class RowRegion:
     rows: `jaxpr` is the run itself (inputs `invars`, the values later
     equations read as outputs), `native` its native tier."""
 
-    def __init__(self, start: int, stop: int, jaxpr: Jaxpr, rows: int, native: native_lib.NativeLoop):
+    def __init__(self, start: int, stop: int, jaxpr: Jaxpr, rows: int, native: native_lib.NativeLoop,
+                 after: tuple = ()):
         self.start, self.stop, self.jaxpr, self.rows, self.native = start, stop, jaxpr, rows, native
+        # Broadcasts of scalars in the run that later equations read: written
+        # after the region as views, not stored by it (`_spread_scalars`).
+        self.after = after
+        self.steps = rows
 
 
 class RowsTier:
@@ -84,13 +92,26 @@ class RowsTier:
             region = row_regions.get(item)
             if region is not None and untiled.issuperset(range(item, region.stop)):
                 planned.append((self, region))
+                planned.extend(region.after)
                 skip_to = region.stop
                 continue
             planned.append(item)
-        return planned
+        return _drop_unread_spreads(jaxpr, planned, self)
 
     def emit(self, builder, region: RowRegion, env: dict) -> None:
         emit(builder, region, env)
+
+
+def _drop_unread_spreads(jaxpr: Jaxpr, planned: list, tier: RowsTier) -> list:
+    # A scalar broadcast a region leaves to be written after it may be read
+    # only by later regions, which make their own: unread, it is not written.
+    if any(type(item) is not int and item[0] is not tier for item in planned):
+        return planned  # (another tier's regions: their reads are their own)
+    after = {i for item in planned if type(item) is not int for i in item[1].after}
+    read = {v for item in planned if item not in after
+            for v in (jaxpr.eqns[item].invars if type(item) is int else item[1].jaxpr.invars)}
+    read.update(jaxpr.outvars)
+    return [item for item in planned if item not in after or jaxpr.eqns[item].outvars[0] in read]
 
 
 def plan(jaxpr: Jaxpr, impls: dict, in_block: bool = False) -> dict[int, RowRegion]:
@@ -99,9 +120,10 @@ def plan(jaxpr: Jaxpr, impls: dict, in_block: bool = False) -> dict[int, RowRegi
     if not native_lib.available():
         return {}
     last_read = functools.cache(lambda: tile_lib.last_uses(jaxpr))  # only once a run is found
+    spreads = functools.cache(lambda: _scalar_spreads(jaxpr))
     regions, i = {}, 0
     while i < len(jaxpr.eqns):
-        region, stop = _grow(jaxpr, i, last_read, impls, in_block)
+        region, stop = _grow(jaxpr, i, last_read, spreads, impls, in_block)
         if region is not None:
             regions[i] = region
         i = max(stop, i + 1)
@@ -117,7 +139,8 @@ def _anchor_shape(eqn: JaxprEqn) -> tuple | None:
     return None
 
 
-def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], impls: dict, in_block: bool) -> tuple:
+def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Callable[[], dict], impls: dict,
+          in_block: bool) -> tuple:
     """(the region starting at equation `start`, or None; where to look
     next). A run that does not qualify is skipped whole: any run starting
     inside it ends where it ends, with fewer equations and reductions."""
@@ -136,8 +159,11 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], impls: dict, 
         *outer, length = shape
     rows = math.prod(outer)
     elements = rows * length
-    if (length < MIN_ROW or rows < 2 or elements < MIN_ELEMENTS
-            or (not in_block and elements >= split_lib.MIN_ELEMENTS)):
+    # Short rows are cut into chunks when the run turns out to have no row
+    # values (below): the checks for them come after growing.
+    short = len(shape) > 1 and length < _CHUNK_RANGE[0]
+    if (rows < 2 or elements < (MIN_FLAT_ELEMENTS if short else MIN_ELEMENTS)
+            or (not short and length < MIN_ROW) or (not in_block and elements >= split_lib.MIN_ELEMENTS)):
         return None, start + 1
     kinds = ({tuple(shape): _ROW, (): _SCALAR} if len(shape) == 1 else
              {tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR})
@@ -152,11 +178,26 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], impls: dict, 
         stop += 1
     if stop - start < _MIN_EQNS or not (in_block or _worth_fusing(jaxpr.eqns[start:stop])):
         return None, stop
-    eqns = jaxpr.eqns[start:stop]
+    steps = rows
+    eqns, after = _spread_scalars(jaxpr, start, stop, defined, kinds, spreads(), last_read())
     inputs = list(dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined))
+    if short:
+        # A run of short rows (a CNN's NHWC activations, rows of 8-64
+        # features) costs a kernel call per row and equation; elementwise
+        # alone, its rows need not be rows: chunks of whole rows go through
+        # each kernel in one call (the same elements, in the same order).
+        used = {*defined.values(), *(kinds[tuple(v.aval.shape)] for v in inputs)}
+        chunk = _chunk(elements) if used <= {_ROW, _SCALAR} else None
+        if chunk is None:
+            if length < MIN_ROW or elements < MIN_ELEMENTS:
+                return None, stop
+        else:
+            steps, length, rows = rows, chunk, elements // chunk
     # Scalars first: they are the row loop's constants, the others its xs.
     inputs.sort(key=lambda v: kinds[tuple(v.aval.shape)] != _SCALAR)
-    outputs = [v for e in eqns for v in e.outvars if type(v) is not DropVar and last_read().get(v, -1) >= stop]
+    spread = {jaxpr.eqns[i].outvars[0] for i in after}
+    outputs = [v for e in jaxpr.eqns[start:stop] for v in e.outvars
+               if type(v) is not DropVar and v not in spread and last_read().get(v, -1) >= stop]
     if not outputs:
         return None, stop
     region = Jaxpr([], inputs, outputs, eqns)
@@ -165,7 +206,35 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], impls: dict, 
     native = native_lib.native_rows(body, consts, rows, region, impls)
     if native is None:
         return None, stop
-    return RowRegion(start, stop, region, rows, native), stop
+    region = RowRegion(start, stop, region, rows, native, after)
+    region.steps = steps  # (what tiers up is the work: the array's own rows, chunked or not)
+    return region, stop
+
+
+def _scalar_spreads(jaxpr: Jaxpr) -> dict:
+    """Index of each equation that broadcasts a scalar (a literal or a 0-d
+    value) to an array, by its result."""
+    return {eqn.outvars[0]: i for i, eqn in enumerate(jaxpr.eqns)
+            if eqn.primitive.name == "broadcast_in_dim" and not eqn.invars[0].aval.shape
+            and type(eqn.outvars[0]) is not DropVar}
+
+
+def _spread_scalars(jaxpr: Jaxpr, start: int, stop: int, defined: dict, kinds: dict, spreads: dict,
+                    last_read: dict) -> tuple:
+    """(the region's equations, the indices of its scalar broadcasts read
+    after it). A broadcast scalar (a max's derivative's ones and zeros) is
+    a view to NumPy but a full array to native code, which copies its
+    inputs contiguous and stores its outputs: the region computes the
+    broadcasts it reads itself (one made before it is made again inside),
+    and those read after it are written after it, as views."""
+    eqns = list(jaxpr.eqns[start:stop])
+    inputs = dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined)
+    again = [jaxpr.eqns[spreads[v]] for v in inputs
+             if spreads.get(v, stop) < start and kinds.get(tuple(v.aval.shape)) == _ROW]
+    for eqn in again:
+        defined[eqn.outvars[0]] = _ROW
+    after = tuple(spreads[v] for v in defined if start <= spreads.get(v, -1) < stop and last_read.get(v, -1) >= stop)
+    return again + eqns, after
 
 
 def _worth_fusing(eqns: list) -> bool:
@@ -269,7 +338,7 @@ def emit(builder, region: RowRegion, env: dict) -> None:
         # Once live, the loop writes its first output into a dead input
         # (attention's scores: no fresh 4 MB, and its page faults, a call).
         buffers = [out_buffer, *["None"] * (len(out_names) - 1)] if out_buffer else []
-        return with_native_tier(native_name, f"r{n}", str(region.rows), lines, in_names, out_names, buffers)
+        return with_native_tier(native_name, f"r{n}", str(region.steps), lines, in_names, out_names, buffers)
 
     outs = builder.statement(render, ins, [v.aval for v in region.jaxpr.outvars], writes_input=True)
     for var, value in zip(region.jaxpr.outvars, outs, strict=True):
