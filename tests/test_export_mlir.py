@@ -244,7 +244,8 @@ IREE_REJECTS = {"reshape_flat": "dynamic_reshape", "reshape_split": "dynamic_res
                 "cumsum_static_axis": "incorrect number of dynamic sizes", "take_columns": "dynamic_gather",
                 "take_flat": "dynamic_reshape", "tile": "dynamic_reshape", "tile_both_axes": "dynamic_reshape",
                 "min_dim_slices": "dynamic_gather", "slice_negative_start": "dynamic_gather",
-                "slice_start_min": "dynamic_gather", "slice_to_min": "dynamic_gather"}
+                "slice_start_min": "dynamic_gather", "slice_to_min": "dynamic_gather",
+                "spec_min_constant": "dynamic_gather"}
 
 
 @pytest.mark.skipif(_iree() is None, reason="IREE is not installed (pip install -e '.[iree]')")

@@ -121,4 +121,54 @@ def cases(jax, jnp, np, export) -> dict:
         jax.ShapeDtypeStruct(export.symbolic_shape("b, a*b"), jnp.float32))
     out["export_unsolvable_max"] = lambda: export.export(jax.jit(jnp.sin))(
         jax.ShapeDtypeStruct(export.symbolic_shape("max(b, 2), 3"), jnp.float32))
+    out.update(_factor_spec_cases(jax, jnp, np, export))
+    return out
+
+
+def _factor_spec_cases(jax, jnp, np, export) -> dict:
+    """Argument specifications holding a max/min/floordiv/mod factor: the
+    variables are solved from the other dimensions and the factor checked
+    when the function is called."""
+    out: dict = {}
+    vec = lambda d: jax.ShapeDtypeStruct((d,), jnp.float32)  # noqa: E731
+    ones = lambda n: np.ones((n,), np.float32)  # noqa: E731
+
+    def exported(spec, fun=lambda *xs: sum(x.sum() for x in xs)):
+        return export.export(jax.jit(fun))(*[vec(d) for d in export.symbolic_shape(spec)])
+
+    def call(spec, *sizes, fun=lambda *xs: sum(x.sum() for x in xs)):
+        return lambda: exported(spec, fun).call(*[ones(n) for n in sizes])
+
+    out["spec_factor_avals"] = lambda: (lambda e: (e.in_avals, e.out_avals))(
+        exported("a, b, max(a, b)", lambda x, y, z: z * 2.0))
+    out["spec_factor_max_ok"] = call("a, b, max(a, b)", 2, 3, 3)
+    out["spec_factor_max_ok_first"] = call("a, b, max(a, b)", 5, 3, 5)
+    out["spec_factor_max_mismatch"] = call("a, b, max(a, b)", 2, 3, 4)
+    out["spec_factor_max_zero"] = call("a, b, max(a, b)", 0, 3, 3)
+    out["spec_factor_max_result_shape"] = lambda: exported("a, b, max(a, b)", lambda x, y, z: z * 2.0).call(
+        ones(4), ones(2), ones(4)).shape
+    out["spec_factor_min_constant_ok"] = call("b, min(b, 3)", 5, 3)
+    out["spec_factor_min_constant_small"] = call("b, min(b, 3)", 2, 2)
+    out["spec_factor_min_constant_mismatch"] = call("b, min(b, 3)", 5, 5)
+    out["spec_factor_expr_ok"] = call("a, b, 2*max(a, b) + 1", 2, 3, 7)
+    out["spec_factor_expr_mismatch"] = call("a, b, 2*max(a, b) + 1", 2, 3, 6)
+    out["spec_factor_product_mismatch"] = call("a, b, a*min(a, b)", 3, 2, 9)
+    out["spec_factor_floordiv_ok"] = call("b, floordiv(b, 2)", 5, 2)
+    out["spec_factor_floordiv_mismatch"] = call("b, floordiv(b, 2)", 5, 3)
+    out["spec_factor_mod_mismatch"] = call("b, mod(b, 3) + b", 5, 5)
+    out["spec_factor_first"] = call("max(a, b), a, b", 3, 2, 3)
+    out["spec_factor_first_mismatch"] = call("max(a, b), a, b", 2, 2, 3)
+    out["spec_factor_jit_of_call"] = lambda: jax.jit(exported("a, b, max(a, b)").call)(ones(2), ones(3), ones(3))
+
+    # symbolic constraints: checked at the call after the variables, with their own message
+    def constrained(constraints, *sizes):
+        dims = export.symbolic_shape("a, b", constraints=constraints)
+        exp = export.export(jax.jit(lambda x, y: x.sum() + y.sum()))(*[vec(d) for d in dims])
+        return lambda: exp.call(*[ones(n) for n in sizes])
+
+    out["spec_constraint_ok"] = constrained(["a >= b + 1"], 4, 3)
+    out["spec_constraint_violated"] = constrained(["a >= b + 1"], 2, 3)
+    out["spec_constraint_constant_violated"] = constrained(["a >= 4"], 2, 3)
+    out["spec_constraint_second_violated"] = constrained(["a >= b", "b >= 3"], 2, 2)
+    out["spec_constraint_le"] = constrained(["a <= b"], 2, 3)
     return out

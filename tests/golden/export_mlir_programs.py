@@ -138,6 +138,19 @@ def programs(jax, jnp, export) -> dict:
         "max_dim_value": (lambda x: x * jax.core.max_dim(x.shape[0], 5), [b4]),
         "max_dim_arith": (lambda x, y: jnp.zeros((2 * jax.core.max_dim(x.shape[0], y.shape[0] - 1) + 1, 2)),
                           [ab_b4, a4]),
+        # argument specifications with a factor: solved from the other dimensions, checked in @main
+        "spec_max_factor": (lambda x, y, z: x.sum() + y.sum() + z.sum(), [spec((d,)) for d in
+                                                                      export.symbolic_shape("a, b, max(a, b)")]),
+        "spec_max_factor_body": (lambda x, y, z: z * 2.0 + jnp.max(x),
+                                 [spec((d,)) for d in export.symbolic_shape("a, b, max(a, b)")]),
+        "spec_min_constant": (lambda x, y: x[:y.shape[0]] + y, [spec((d,)) for d in
+                                                                export.symbolic_shape("b, min(b, 3)")]),
+        "spec_factor_expr": (lambda x, y, z: z.sum() * 2.0, [spec((d, 2)) for d in
+                                                             export.symbolic_shape("a, b, 2*max(a, b - 1) + 1")]),
+        "spec_floordiv_mod": (lambda x, y, z: y.sum() + z.sum(), [spec((d,)) for d in
+                                                                  export.symbolic_shape("b, floordiv(b, 2), mod(b, 3) + b")]),
+        "spec_constraints": (lambda x, y: x.sum() + y.sum(), [spec((d,)) for d in
+                                                               export.symbolic_shape("a, b", constraints=["a + b >= 4", "b >= 2"])]),
         "slice_to_min": (lambda x: x[:3], [b4]),
         "slice_negative_start": (lambda x: x[-5:], [b4]),
         "slice_start_min": (lambda x: x[2:] * 2.0, [b4]),

@@ -275,70 +275,28 @@ def _check_types(exp: Exported, flat) -> None:
 
 def solve_dimension_vars(exp: Exported, shapes: Sequence[tuple]) -> dict[str, int]:
     """The dimension variables' values from the actual shapes, checked as
-    JAX's shape assertions check them (with their messages)."""
-    env: dict[str, int] = {}
-    found: list[str] = []
-    specs = ",".join(f"{_arg_name(i, exp)}.shape = {_spec_str(a.shape)}"
-                     for i, a in enumerate(exp.in_avals) if is_polymorphic_shape(a.shape))
-    pending = [(i, j, d, s[j]) for i, (a, s) in enumerate(zip(exp.in_avals, shapes))
-               for j, d in enumerate(a.shape) if type(d) is DimExpr]
-    # Bind a variable from a dimension `k*v + c` of one unknown variable, until none is left.
-    progress = True
-    while progress:
-        progress = False
-        for i, j, d, actual in pending:
-            unknown = d.get_vars() - env.keys()
-            if len(unknown) != 1:
-                continue
-            v, = unknown
-            value = _solve_linear(d, v, env, actual)
-            if value is None:
-                continue
-            env[v] = value
-            where = f"{_arg_name(i, exp)}.shape[{j}]"
-            found.append(f"'{v}' = {value} from specification '{d}' for dimension {where} (= {actual}), ")
-            progress = True
+    JAX's shape assertions check them: the exported module's assertions
+    (export/solve.py) evaluated in order, the first failing one raising its
+    message (the scope's constraints last)."""
+    import operator
 
-    def fail(detail: str):
-        raise ValueError(f"Input shapes do not match the polymorphic shapes specification. {detail} Using the "
-                         f"following polymorphic shapes specifications: {specs}. Obtained dimension variables: "
-                         f"{''.join(found)}. Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
-                         "#shape-assertion-errors for more details.")
+    from pyjax._src.export.solve import dimension_equations, solve, unsolvable_error
 
-    for v in sorted(env):
-        if env[v] < 1:
-            fail(f"Expected value >= 1 for dimension variable '{v}'.")
-    for i, j, d, actual in pending:
-        if d.get_vars() - env.keys():
-            fail(f"Cannot solve for values of dimension variables {sorted(d.get_vars() - env.keys())}.")
-        if d.evaluate(env) != actual:
-            fail(f"Found inconsistency between dimension size {_arg_name(i, exp)}.shape[{j}] (= {actual}) and "
-                 f"the specification '{d}' (= {d.evaluate(env)}).")
-    _check_constraints(exp, env, fail)
+    eqns, specs = dimension_equations(exp.in_avals, lambda i: _arg_name(i, exp))
+    solution, constraints, pending = solve(eqns, specs)
+    if pending:
+        raise unsolvable_error(solution, pending, specs)
+    sizes = {f"{_arg_name(i, exp)}.shape[{j}]": s[j] for i, (a, s) in enumerate(zip(exp.in_avals, shapes))
+             for j, d in enumerate(a.shape) if type(d) is DimExpr}
+
+    def value(e):
+        return e.evaluate(sizes) if type(e) is DimExpr else e
+
+    for cmp, left, right, pieces in constraints:
+        if not {"EQ": operator.eq, "GE": operator.ge}[cmp](value(left), value(right)):
+            raise ValueError("".join(p if isinstance(p, str) else str(value(p)) for p in pieces))
+    env = {v: value(e) for v, e in solution.items()}
     return env
-
-
-def _solve_linear(d: DimExpr, v: str, env: dict, actual: int) -> int | None:
-    # d = k*v + rest with rest known: v = (actual - rest) / k.
-    k, rest = 0, 0
-    for t, c in d.terms:
-        names = [f for f, _ in t]
-        if t == ((("var", v), 1),):
-            k += c
-        elif any(shape_poly._factor_vars(f) & {v} for f in names):
-            return None
-        else:
-            rest += DimExpr((((t, c),)), d.scope).evaluate(env) if t else c
-    if k == 0 or (actual - rest) % k:
-        return None
-    return (actual - rest) // k
-
-
-def _check_constraints(exp: Exported, env: dict, fail) -> None:
-    scope = _scope_of(exp.in_avals)
-    for text, diff in (scope._constraints if scope is not None else ()):
-        if (diff.evaluate(env) if type(diff) is DimExpr else diff) < 0:
-            fail(f"Using the symbolic constraint {text}.")
 
 
 # -- evaluation with the dimension variables bound --------------------------------------------------------

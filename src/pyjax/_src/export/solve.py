@@ -53,12 +53,10 @@ def solve(eqns, specs: str):
     tail = f" Using the following polymorphic shapes specifications: {specs}."
 
     def value_of(term):
-        out = 1
-        for f, e in term:
-            if f[0] != "var" or f[1] not in env:
-                return None
-            out = out * env[f[1]] ** e
-        return out
+        try:
+            return _term_value(term, env)
+        except KeyError:  # (a variable of the term is not solved yet)
+            return None
 
     def process(where, d) -> bool:
         size = DimExpr.from_var(where, scope)
@@ -95,6 +93,12 @@ def solve(eqns, specs: str):
         if len(left) == len(pending):
             break
         pending = left
+    if not pending and eqns:  # the scope's symbolic constraints, `diff >= 0` each, checked last
+        for text, diff in eqns[0][1].scope._constraints:
+            value = _expr_value(diff, env)
+            constraints.append(("GE", value, 0, [
+                f"Input shapes do not match the symbolic shape constraint {text}. Expected '{diff}' to be greater "
+                "or equal to 0, but found ", value, ". " + tail, *found, _TRAILER]))
     return env, constraints, pending
 
 
@@ -102,10 +106,42 @@ def _substitute(d, env):
     # `d` with each variable replaced by its solution (an expression over the sizes)
     total = 0
     for term, k in d.terms:
-        value = 1
-        for f, e in term:
-            if f[0] != "var" or f[1] not in env:
-                raise NotImplementedError(f"pyjax cannot check the specification '{d}' against the solved variables")
-            value = value * env[f[1]] ** e
-        total = total + value * k
+        total = total + _term_value(term, env) * k
+    return total
+
+
+def _term_value(term, env):
+    """The value of a term (a product of factors) with each variable replaced
+    by its solution; KeyError when one is not solved yet. A `max`/`min`
+    factor stays a factor of its operands' values, never decided from
+    bounds: JAX evaluates it as `lax.max` of the traced values, so the
+    module computes it (and a mismatching call fails its assertion)."""
+    out = 1
+    for f, e in term:
+        out = out * _factor_value(f, env) ** e
+    return out
+
+
+def _factor_value(f, env):
+    from pyjax._src.shape_poly import DimExpr
+
+    if f[0] == "var":
+        return env[f[1]]
+    x, y = (_expr_value(o, env) for o in f[1:])
+    if f[0] in ("floordiv", "mod"):
+        q, r = divmod(x, y)
+        return q if f[0] == "floordiv" else r
+    if not isinstance(x, DimExpr) and not isinstance(y, DimExpr):
+        return max(x, y) if f[0] == "max" else min(x, y)
+    return DimExpr.from_operation(f[0], x, y, (x if isinstance(x, DimExpr) else y).scope)
+
+
+def _expr_value(d, env):
+    from pyjax._src.shape_poly import DimExpr
+
+    if not isinstance(d, DimExpr):
+        return d
+    total = 0
+    for term, k in d.terms:
+        total = total + _term_value(term, env) * k
     return total

@@ -143,14 +143,17 @@ def _divmod(b, x, y):
         return divmod(x, y)
     if env.mod is None:
         raise NotImplementedError("a floordiv/mod dimension is lowered outside an exported module")
-    xs = [_strong(b, v, env.dtype) for v in (x, y)]
+    # (a constant is a strong dimension constant; a weak value goes in as it is, and the jitted
+    # function's promotion converts it when the other operand is strong, as JAX's trace does)
+    xs = [b.constant(np.asarray(v, env.dtype)) if isinstance(v, int) else v[0] for v in (x, y)]
+    avals = [ShapedArray((), env.dtype, weak_type=not isinstance(v, int) and v[1]) for v in (x, y)]
     aval = ShapedArray((), env.dtype)
-    traced, _ = trace_to_jaxpr(lambda p, q: list(divmod(p, q)), [aval, aval])
+    traced, _ = trace_to_jaxpr(lambda p, q: list(divmod(p, q)), avals)
     (eqn,) = traced.eqns  # the `jit` of jnp.divmod
     symbol = lower_to_func(env.mod, eqn.params["jaxpr"], eqn.params["name"])
     dims = [] if env.mod.global_constant_args else [env.values[n] for n in env.names]
     q, r = b.call(symbol, dims + xs, [aval_type(aval)] * 2)
-    return (q, False), (r, False)
+    return (q, False), (r, False)  # (the jitted function's results are strong)
 
 
 def _partial(b, d):
