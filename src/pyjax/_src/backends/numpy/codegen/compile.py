@@ -52,6 +52,7 @@ from pyjax._src import dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import tiers as tiers_lib
+from pyjax._src.backends.numpy.codegen.columns import column_ufunc
 from pyjax._src.backends.numpy.codegen.eager import fill_eager_program
 from pyjax._src.backends.numpy.codegen.kernels import IDENTITIES, backend_impl, ufunc_of
 from pyjax._src.dispatch import check_outputs
@@ -463,9 +464,14 @@ class ProgramBuilder:
                 self.instrs.append(_Instr(None, list(ins), outs, render=operator))
                 return outs
             split = self.tiers.split.ufunc(ufunc, out_avals[0].shape, out_avals[0].dtype) if self.tiers.split else None
+            column = None if split is not None else column_ufunc(ufunc, tuple(v.aval.shape for v in ins),
+                                                                 tuple(out_avals[0].shape))
             if split is not None:
                 # A large elementwise op runs by blocks on every core (parallel/split.py).
                 fn = self._function(split, "split_" + ufunc.__name__)
+            elif column is not None:
+                # Short rows and one row broadcast along them: by wide rows (columns.py).
+                fn = self._function(column, column.__name__)
             else:
                 fn = self._function(ufunc, "np_" + ufunc.__name__)
             self.instrs.append(_Instr(fn, ins, outs, ufunc=ufunc))
