@@ -313,3 +313,51 @@ def test_a_call_taken_back_from_the_pool_leaves_nothing_alive_there(monkeypatch)
     finally:
         release.set()
         pool.shutdown(wait=True)
+
+
+@pytest.fixture
+def fresh_pacing(monkeypatch):
+    pacing = split_lib._Pacing()
+    monkeypatch.setattr(split_lib, "_pacing", pacing)
+    return pacing
+
+
+def test_splits_that_do_not_pay_run_serially_for_a_while(monkeypatch, fresh_pacing):
+    # A machine whose second core is busy: the calling thread keeps waiting
+    # about as long as its own call took (or runs the other call itself).
+    import threading
+    import time
+
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    for _ in range(10):
+        fresh_pacing.record(1e-3, 1.2e-3)
+    assert fresh_pacing.serial()
+    threads = []
+    split_lib.run_all([lambda: threads.append(threading.get_ident())] * 3)
+    assert threads == [threading.get_ident()] * 3  # all on the calling thread, in order
+    # After the pause, splits are tried again; a second failure pauses longer.
+    monkeypatch.setattr(fresh_pacing, "until", time.perf_counter() - 1.0)
+    assert not fresh_pacing.serial()
+    first = fresh_pacing.backoff
+    for _ in range(10):
+        fresh_pacing.record(1e-3, 1.5e-3)
+    assert fresh_pacing.serial() and fresh_pacing.backoff == 2 * first
+
+
+def test_splits_that_pay_keep_splitting(fresh_pacing):
+    for _ in range(50):
+        fresh_pacing.record(1e-3, 0.1e-3)
+    fresh_pacing.record(10e-6, 1.0)  # (too short a call to judge by)
+    assert not fresh_pacing.serial()
+
+
+def test_serial_blocks_are_bitwise_the_split(monkeypatch, fresh_pacing):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((300, 400)).astype(np.float64)
+    b = rng.standard_normal((400, 300)).astype(np.float64)
+    split = split_lib.matmul(a, b)
+    for _ in range(10):
+        fresh_pacing.record(1e-3, 2e-3)
+    assert fresh_pacing.serial()
+    assert split_lib.matmul(a, b).tobytes() == split.tobytes()  # (float64 blocks differ from one whole product)

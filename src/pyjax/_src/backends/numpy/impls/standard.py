@@ -683,12 +683,69 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
     rhs_free_shape = [rhs.shape[d] for d in rhs_free]
     contract = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
     batch = int(np.prod(batch_shape, dtype=np.int64))
-    a = np.transpose(lhs, [*lb, *lhs_free, *lc]).reshape(batch, -1 if lhs_free_shape else 1, contract) if lhs.size else np.zeros((batch, int(np.prod(lhs_free_shape, dtype=np.int64)), contract), lhs.dtype)
-    b = np.transpose(rhs, [*rb, *rc, *rhs_free]).reshape(batch, contract, -1 if rhs_free_shape else 1) if rhs.size else np.zeros((batch, contract, int(np.prod(rhs_free_shape, dtype=np.int64))), rhs.dtype)
+    views = _matrix_views(lhs, rhs, lhs_free, rhs_free, lc, rc, lb, rb, batch_shape, contract) if contract > 1 else None
+    if views is not None:
+        a, b = views
+    else:
+        a = np.transpose(lhs, [*lb, *lhs_free, *lc]).reshape(batch, -1 if lhs_free_shape else 1, contract) if lhs.size else np.zeros((batch, int(np.prod(lhs_free_shape, dtype=np.int64)), contract), lhs.dtype)
+        b = np.transpose(rhs, [*rb, *rc, *rhs_free]).reshape(batch, contract, -1 if rhs_free_shape else 1) if rhs.size else np.zeros((batch, contract, int(np.prod(rhs_free_shape, dtype=np.int64))), rhs.dtype)
     # Nothing to sum (e.g. vmap's per-example outer products): a broadcast
     # multiply is exact and several times faster than a K=1 batched matmul.
     out = split_lib.fresh_product(a, b) if contract == 1 else split_lib.matmul(a, b)
     return out.reshape(batch_shape + lhs_free_shape + rhs_free_shape).astype(out_dtype, copy=False)
+
+
+def _matrix_views(lhs, rhs, lhs_free, rhs_free, lc, rc, lb, rb, batch_shape, contract):
+    """The operands of a batched product as (batch, M, K) and (batch, K, N)
+    arrays for np.matmul: as the general path makes them (a view where the
+    batch axes merge, else a contiguous copy), except that an operand whose
+    batch axes do not merge (attention's heads: strided slices of one
+    projection) stays a view with its batch axes apart, (*batch, M, K),
+    where BLAS can read its matrices in place and the product's bits stay
+    those of the copy: the copy's orientation with a longer leading
+    dimension (OpenBLAS packs its panels from either), or the other one
+    when the product is past the small-matrix kernels (`split.SMALL_MNK`),
+    which sum in another order for transposed operands. None where no
+    operand is such a view (the general path)."""
+    if not lhs.size or not rhs.size or len(batch_shape) < 2:
+        return None
+    rows = math.prod(lhs.shape[d] for d in lhs_free)
+    cols = math.prod(rhs.shape[d] for d in rhs_free)
+    batch = math.prod(batch_shape)
+    large = rows * cols * contract > split_lib.SMALL_MNK
+    lhs_t, rhs_t = np.transpose(lhs, [*lb, *lhs_free, *lc]), np.transpose(rhs, [*rb, *rc, *rhs_free])
+    a, a_apart = _matrix_view(lhs_t, batch, batch_shape, rows, contract, large)
+    b, b_apart = _matrix_view(rhs_t, batch, batch_shape, contract, cols, large)
+    if not (a_apart or b_apart) or (a_apart and b_apart and _address(a) == _address(b)):
+        return None  # (one address: NumPy would multiply a matrix by its own transpose with syrk)
+    a = a if a is not None else lhs_t.reshape(batch, rows, contract)
+    b = b if b is not None else rhs_t.reshape(batch, contract, cols)
+    return a.reshape(*batch_shape, rows, contract), b.reshape(*batch_shape, contract, cols)
+
+
+def _address(x) -> int:
+    return x.__array_interface__["data"][0]
+
+
+def _matrix_view(t, batch, batch_shape, rows, cols, large):
+    # (view, apart): `t` as (batch, rows, cols) where that is a view (as the
+    # general path reshapes it), else as (*batch_shape, rows, cols) where that
+    # is one BLAS reads in place (apart), else (None, False): a copy.
+    try:
+        return t.reshape((batch, rows, cols), copy=False), False
+    except ValueError:
+        pass
+    try:
+        view = t.reshape((*batch_shape, rows, cols), copy=False)
+    except ValueError:
+        return None, False
+    size = view.itemsize
+    row_stride, col_stride = view.strides[-2:]
+    if rows > 1 and cols > 1 and (
+            (col_stride == size and row_stride % size == 0 and row_stride >= cols * size)
+            or (large and row_stride == size and col_stride % size == 0 and col_stride >= rows * size)):
+        return view, True
+    return None, False
 
 
 # Every branch returns a new array (a matmul's or a product's result, maybe

@@ -28,6 +28,7 @@ import functools
 import math
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -80,20 +81,20 @@ def worth_splitting(rows: int, contract: int, cols: int, batch: int = 1) -> bool
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`np.matmul(a, b)` for 2-D operands, or 3-D ones with equal batch
-    sizes, split across the pool when large enough: by batch entries, else
-    by rows, or by columns when those outnumber the rows."""
-    batched = a.ndim == 3
-    if a.ndim != b.ndim or a.ndim not in (2, 3) or (batched and a.shape[0] != b.shape[0]):
+    """`np.matmul(a, b)` for 2-D operands, or N-d ones with equal batch
+    axes, split across the pool when large enough: by entries of the first
+    batch axis, else by rows, or by columns when those outnumber the rows."""
+    batched = a.ndim > 2
+    if a.ndim != b.ndim or a.ndim < 2 or a.shape[:-2] != b.shape[:-2]:
         return np.matmul(a, b)  # broadcast batches and vectors: one call
-    batch = a.shape[0] if batched else 1
+    batch = math.prod(a.shape[:-2])
     rows, contract = a.shape[-2], a.shape[-1]
     if not worth_splitting(rows, contract, b.shape[-1], batch):
         return np.matmul(a, b)
     workers = num_workers()
     cols = b.shape[-1]
-    if batched and batch >= workers:  # (whole products: any cut is exact)
-        cut = ranges(batch)
+    if batched and a.shape[0] >= workers:  # (whole products: any cut is exact)
+        cut = ranges(a.shape[0])
     else:
         # Every block packs the whole operand it does not cut (OpenBLAS copies
         # its panels before the kernel): cut the wider side, so that the copy
@@ -103,7 +104,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if len(cut) < 2:
             return np.matmul(a, b)
     out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (rows, cols), np.result_type(a, b))
-    if batched and batch >= workers:
+    if batched and a.shape[0] >= workers:
         blocks = [(a[i:j], b[i:j], out[i:j]) for i, j in cut]
     elif rows >= cols:
         blocks = [(a[..., i:j, :], b, out[..., i:j, :]) for i, j in cut]
@@ -116,6 +117,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # OpenBLAS (SkylakeX) multiplies products of at most this many multiply-adds
 # (M*N*K) with its small-matrix kernels, which sum in another order.
 _SMALL_MNK = 1_000_000
+SMALL_MNK = _SMALL_MNK  # (read by the dot_general impl: transposed operands' bits)
 
 
 def _blocks(size: int, per_line: int, workers: int) -> int:
@@ -136,15 +138,70 @@ def run_all(calls: list) -> None:
     # on a busy machine the pool's thread may wait long for a core, and
     # waiting for it cost more than the split saved. (A call's bits do not
     # depend on its thread: both compute in the flushed mode, fpenv.py.)
+    # While recent splits have not paid (`_Pacing`), the calls run one after
+    # the other on the calling thread: the same blocks, so the same bits.
+    if len(calls) < 2 or _pacing.serial():
+        for call in calls:
+            call()
+        return
     pool = _pool()
     claims = [_Claim(call) for call in calls[1:]]
     pending = [pool.submit(claim) for claim in claims]
+    start = time.perf_counter()
     calls[0]()
+    own = time.perf_counter() - start
     for claim, future in zip(claims, pending, strict=True):
         if future.cancel():
             claim()  # (the pool's queue keeps the emptied claim, not the call's buffers)
         else:
             future.result()
+    _pacing.record(own, time.perf_counter() - start - own)
+
+
+class _Pacing:
+    """Whether splitting pays on this machine now. A split's calls take
+    about as long as each other, so with a free core for the pool the
+    calling thread is done with the others about when it is done with its
+    own. On a machine whose cores are busy with other work, it waits for a
+    pool thread that has no core, or runs the calls itself after its own
+    (the time a split costs more than running whole: docs/performance.md).
+    `record` keeps a running mean of that extra time relative to the
+    calling thread's own call; above `LIMIT`, splits run serially for
+    `BACKOFF_S` seconds (doubled, up to `MAX_BACKOFF_S`, while the splits
+    after a pause still do not pay), then are tried again."""
+
+    LIMIT = 0.75
+    BACKOFF_S = 0.25
+    MAX_BACKOFF_S = 4.0
+    MIN_OWN_S = 50e-6  # (shorter calls measure the hand-off, not the cores)
+    WEIGHT = 0.25
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        self.mean, self.until, self.backoff, self.probing = 0.0, 0.0, self.BACKOFF_S, False
+
+    def serial(self) -> bool:
+        if not self.until:
+            return False
+        if time.perf_counter() < self.until:
+            return True
+        self.until, self.mean, self.probing = 0.0, 0.0, True
+        return False
+
+    def record(self, own: float, extra: float) -> None:
+        if own < self.MIN_OWN_S or self.until:  # (or a split that began before a pause)
+            return
+        self.mean += self.WEIGHT * (extra / own - self.mean)
+        if self.mean > self.LIMIT:
+            self.backoff = min(2 * self.backoff, self.MAX_BACKOFF_S) if self.probing else self.BACKOFF_S
+            self.until, self.probing = time.perf_counter() + self.backoff, False
+        elif self.probing and self.mean < self.LIMIT / 2:
+            self.probing = False
+
+
+_pacing = _Pacing()
 
 
 class _Claim:
