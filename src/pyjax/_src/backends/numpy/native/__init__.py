@@ -68,10 +68,15 @@ one, else a copy), small iotas (constants of the source), sums, products, maxima
 the leading axis or every axis, the views above (and `rev`),
 `dynamic_slice`, `dynamic_update_slice`, `concatenate`, the one-row scatter
 of `x.at[i].set(v)`, `select_n` with a boolean predicate, conversions,
-`sign`, `max`, `min`, `clamp` and `fma`, `cond`/`switch` over such
+`sign`, `max`, `min`, `clamp` and `fma`, real `cholesky` and
+`triangular_solve` (SciPy's LAPACK/BLAS routines through their
+cython_lapack/cython_blas pointers, lapack.py), one-element gathers and
+scatter-adds (points.py), the dot of two vectors and a column times a row
+(level1.py), `cond`/`switch` over such
 branches, and jit/remat/custom_jvp/custom_vjp calls of these, written in
 line: an RNN, LSTM or GRU cell, an ODE step, a small network's whole
-training step. Anything else (gathers, general scatters, sorts, random
+training step, a Gaussian process's likelihood and gradient. Anything else
+(other gathers, general scatters, sorts, random
 bits, callbacks, values over 64 KB) keeps the Python code, as does a call
 whose inputs do not have the expected dtypes and shapes.
 
@@ -91,6 +96,9 @@ The package, by job:
     threefry.py   threefry2x32 in C, tiering like the rest
     scatter.py    scatter-add's sums in C (the kernel impls/slicing.py calls), tiering likewise
     rows.py       row regions: runs of row-wise equations as native row loops
+    lapack.py     cholesky and triangular_solve: SciPy's potrf/trsm by pointer
+    points.py     one-element gathers and scatter-adds, large integer iotas
+    level1.py     ndarray.dot's vector paths (sdot, a column times a row), outer products
 """
 
 from __future__ import annotations
