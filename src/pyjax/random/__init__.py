@@ -85,10 +85,10 @@ __all__ = [
 
 
 def _place_samplers() -> None:
-    # out_sharding= places a sample (jax.sharding's wrapper around each sampler).
+    # out_sharding= places a sample (random/sampler_sharding.py's wrapper around each sampler).
     import inspect
 
-    from pyjax._src.sharding.api import sampler_with_out_sharding
+    from pyjax._src.random.sampler_sharding import sampler_with_out_sharding
 
     names = globals()
     for name in __all__:

@@ -117,6 +117,9 @@ def _mapped_aval(aval, d: int, axis_data: AxisData):
             raise ValueError(f"Resource axis: {ema[0]} of {spec} is not found in mesh: ().")
         return aval.update(shape=shape)
     spec = list(aval.sharding.spec)
+    types = aval.sharding.mesh._name_to_type
+    if ema is not None and any(getattr(types.get(a), "name", None) != "Explicit" for a in ema):
+        ema = None  # (a value on a mesh where those axes are Auto, inside auto_axes: not in its type)
     spec.insert(d, None if ema is None else (ema[0] if len(ema) == 1 else ema))
     return aval.update(shape=shape, sharding=type(aval.sharding)(aval.sharding.mesh, type(aval.sharding.spec)(*spec)))
 

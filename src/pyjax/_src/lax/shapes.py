@@ -127,8 +127,8 @@ def reshape(operand, new_sizes: Sequence[int], dimensions: Sequence[int] | None 
     new_sizes = canonicalize_shape(new_sizes, "reshape new_sizes", negative="{name} must all be positive, got {shape}.")
     dims = None if dimensions is None or tuple(dimensions) == tuple(range(len(np.shape(operand) if getattr(operand, "aval", None) is None else operand.aval.shape))) else tuple(dimensions)
     aval = getattr(operand, "aval", None)
-    if aval is not None and aval.shape == new_sizes and dims is None:
-        return operand
+    if aval is not None and aval.shape and aval.shape == new_sizes and dims is None:
+        return operand  # (not a scalar: JAX binds a reshape of one to () whenever asked)
     if out_sharding is not None:
         out_sharding = sharding_rules.canonicalize_sharding(out_sharding, "reshape", len(new_sizes))
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=out_sharding)
@@ -459,7 +459,10 @@ def _reshape_batch(axis_data, args, dims, *, new_sizes, dimensions, sharding):
     operand = _batching_util.moveaxis(operand, d, 0)
     if dimensions is not None:
         operand = transpose(operand, (0,) + tuple(np.add(1, dimensions)))
-    return reshape_p.bind(operand, new_sizes=(axis_data.size,) + tuple(new_sizes), dimensions=None, sharding=sharding), 0
+    new = (axis_data.size,) + tuple(new_sizes)
+    if sharding is None and core.get_aval(operand).shape == new:
+        return operand, 0  # (JAX's batched reshape goes through lax.reshape, which drops it)
+    return reshape_p.bind(operand, new_sizes=new, dimensions=None, sharding=sharding), 0
 
 
 def _transpose_batch(axis_data, args, dims, *, permutation):

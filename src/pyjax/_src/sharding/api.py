@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-import numpy as np
 
 from pyjax._src import core, dispatch
 from pyjax._src.ad_util import Zero, instantiate
@@ -71,9 +70,14 @@ def _reshard_batch(axis_data, args, dims, *, dst_sharding):
     (x,), (d,) = args, dims
     if d is None or dst_sharding is None:
         return reshard_p.bind(x, dst_sharding=dst_sharding), d
+    # The batch dimension keeps the mesh axes vmap maps over (JAX's get_sharding_for_vmap),
+    # in the type where they are Explicit on the destination's mesh.
+    mesh, ema = dst_sharding.mesh, axis_data.explicit_mesh_axis
     entries = list(dst_sharding.spec)
-    entries.insert(d, None)
-    return reshard_p.bind(x, dst_sharding=abstract_sharding(dst_sharding.mesh, tuple(entries))), d
+    known = bool(ema) and all(a in mesh._name_to_type for a in ema)
+    entries.insert(d, (ema[0] if len(ema) == 1 else tuple(ema)) if known else None)
+    return reshard_p.bind(x, dst_sharding=abstract_sharding(mesh, explicit_spec(mesh, PartitionSpec(*entries),
+                                                                                len(entries)))), d
 
 
 reshard_p.def_batch(_reshard_batch)
@@ -264,8 +268,9 @@ def _axes_tuple(axes, mesh: AbstractMesh, kind: AxisType) -> tuple:
     return (axes,) if isinstance(axes, str) else tuple(axes)
 
 
-def _drop_axes(x, axes: tuple):
-    # Reshard `x` so that none of its dimensions is split over `axes`.
+def _drop_axes(x, axes: tuple, mesh=None):
+    # Reshard `x` so that none of its dimensions is split over `axes` (onto
+    # `mesh`, where those axes are Auto, if given: auto_axes's arguments).
     aval = core.get_aval(x)
     sharding = aval.sharding
     if sharding is None:
@@ -277,7 +282,10 @@ def _drop_axes(x, axes: tuple):
             entries.append(kept if len(kept) > 1 else (kept[0] if kept else None))
         else:
             entries.append(None if e in axes else e)
-    return reshard_p.bind(x, dst_sharding=abstract_sharding(sharding.mesh, tuple(entries)))
+    if mesh is None or isinstance(core.current_trace(), dispatch.EvalTrace):  # (eager: placed as the Array's mesh types it)
+        return reshard_p.bind(x, dst_sharding=abstract_sharding(sharding.mesh, tuple(entries)))
+    spec = explicit_spec(mesh, PartitionSpec(*entries), len(entries))
+    return reshard_p.bind(x, dst_sharding=abstract_sharding(mesh, spec))
 
 
 def auto_axes(f: Callable | None = None, /, *, axes: str | tuple | None = None, out_sharding: Any = None):
@@ -294,7 +302,7 @@ def auto_axes(f: Callable | None = None, /, *, axes: str | tuple | None = None, 
             raise ValueError("auto_axes requires a mesh in context: use jax.set_mesh(mesh).")
         names = _axes_tuple(axes, mesh, AxisType.Auto)
         inner = mesh.update_axis_types({n: AxisType.Auto for n in names})
-        args, kwargs = tree_map(lambda x: _drop_axes(as_array(x), names), (args, kwargs))
+        args, kwargs = tree_map(lambda x: _drop_axes(as_array(x), names, inner), (args, kwargs))
         with use_abstract_mesh(inner):
             out = f(*args, **kwargs)
         if out_sharding is None:
@@ -393,13 +401,10 @@ class PlacedJit:
             if not isinstance(s, Sharding) or not hasattr(leaf, "shape"):
                 continue
             name = names[i] if i < len(names) else f"flat_args[{i}]"
-            check = getattr(s, "check_compatible_aval", None)
-            try:
-                if check is not None:
-                    check(tuple(leaf.shape))
-            except ValueError as e:
+            if isinstance(s, NamedSharding) and len(s.spec) > len(leaf.shape):
                 raise ValueError(f"One of pjit arguments with pytree key path {name} is incompatible with its "
-                                 f"sharding annotation {s}: {e}") from None
+                                 f"sharding annotation {s}: Sharding {s} is only valid for values of rank at least "
+                                 f"{len(s.spec)}, but was applied to a value of rank {len(leaf.shape)}.")
             try:
                 s.shard_shape(tuple(leaf.shape))  # (a ShapeDtypeStruct too: np.shape would not read it)
             except IndivisibleError as e:
@@ -469,35 +474,6 @@ def _resolved(s, what: str = "in_shardings"):
 
     entry = jit_params._entry(s, what)
     return None if entry is jit_params.UNSPECIFIED else entry
-
-
-# ---------------------------------------------------------------------------
-# out_sharding= on jax.random's samplers
-
-
-def sampler_with_out_sharding(fn: Callable) -> Callable:
-    """`fn` (a jax.random sampler taking ``out_sharding=``) whose result is
-    placed as asked: as in JAX, the key is first made replicated on the mesh
-    in context, the sample drawn, and the result resharded."""
-    import inspect
-
-    signature = inspect.signature(fn)
-
-    @functools.wraps(fn)
-    def sampler(*args, **kwargs):
-        out_sharding = kwargs.pop("out_sharding", None)
-        if out_sharding is None:
-            return fn(*args, **kwargs)
-        bound = signature.bind(*args, **kwargs)
-        key = bound.arguments.get("key")
-        if key is not None and isinstance(core.get_aval(key), ShapedArray) and \
-                not isinstance(core.current_trace(), dispatch.EvalTrace):
-            mesh = get_abstract_mesh()
-            if not mesh.empty:
-                bound.arguments["key"] = reshard_p.bind(key, dst_sharding=abstract_sharding(mesh, (None,) * key.ndim))
-        return reshard(fn(*bound.args, **bound.kwargs), out_sharding)
-
-    return sampler
 
 
 def _retyped_outputs(jaxpr: Any, flat_args: Any, mesh: Mesh):
