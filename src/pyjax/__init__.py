@@ -13,11 +13,13 @@ __version__ = "0.1.0"
 __version_info__ = (0, 11, 0)
 
 from pyjax._src import config as _config_module
-from pyjax._src.backends import numpy as _numpy_backend
+from pyjax._src import backends as _backends
 from pyjax._src.dispatch import sync_checks as _sync_checks
 from pyjax._src.numpy import array_methods as _array_methods
 
-_numpy_backend.install()  # the default backend, wired into the layers that must not import it
+# The default backend, NumPy: its table and compiler wired in here, its
+# modules loaded by the first computation (pyjax._src.backends).
+_backends.wire_numpy()
 from pyjax._src import stages as _stages  # noqa: E402
 from pyjax._src.export import mlir_text as _mlir_text  # noqa: E402
 
@@ -46,13 +48,6 @@ from pyjax._src import debug_nans as _debug_nans  # noqa: E402
 
 _debug_nans.sync()  # JAX_DEBUG_NANS=1 / JAX_DEBUG_INFS=1: the float-checking eval trace from the start
 _array_methods.install()
-# Placement primitives are identities on the one host's buffers (the
-# placement itself is the Array's: sharded_array.place).
-from pyjax._src.backends.numpy.impls import IMPLS as _numpy_impls_table  # noqa: E402
-from pyjax._src.sharding import api as _sharding_api  # noqa: E402
-
-_numpy_impls_table[_sharding_api.reshard_p] = lambda x, **_: x
-_numpy_impls_table[_sharding_api.sharding_constraint_p] = lambda x, **_: x
 
 from pyjax._src.api import (
     ShapeDtypeStruct, block_until_ready, device_get, eval_shape, grad, jvp, linearize, make_jaxpr, typeof,

@@ -63,6 +63,27 @@ def set_fp_mode(mode) -> None:
     fp_mode = mode
 
 
+# Loads the default backend, which fills the eval trace's table, sets the
+# floating-point mode and registers its tiers: called by the first eager call
+# that finds no impl (backends.wire_numpy sets it; None once loaded).
+_backend_loader: list = [None]
+
+
+def set_backend_loader(load) -> None:
+    """Installs `load()`, called once when an impl is first missing."""
+    _backend_loader[0] = load
+
+
+def load_backend() -> bool:
+    """Loads the default backend if it is not yet; whether it was called."""
+    load = _backend_loader[0]
+    if load is None:
+        return False
+    load()  # (a second thread waits in the import until the first has loaded it)
+    _backend_loader[0] = None
+    return True
+
+
 def constant_on_context_mesh(x: Any) -> Any:
     """An eager Array made from a host value, under `set_mesh` typed on its
     mesh and placed replicated (``P()``), as JAX puts constants there."""
@@ -83,6 +104,14 @@ class EvalTrace(core.Trace):
         self.impls = impls
         for primitive, impl in _pending_impls.items():  # (def_impl before any backend was installed)
             impls.setdefault(primitive, _impl_on_buffers(primitive, impl))
+
+    def impl_of(self, primitive):
+        """The table's impl of `primitive` (None: it has none), the default
+        backend loaded first when it is not yet."""
+        impl = self.impls.get(primitive)
+        if impl is None and load_backend():
+            impl = self.impls.get(primitive)
+        return impl
 
     # Eager plans. A call on one or two Arrays is keyed by the operands' avals
     # and the param values in `primitive.eager_plans`; the plan holds the
@@ -173,7 +202,7 @@ class EvalTrace(core.Trace):
         (NumPy call, out aval, whether the call returns that dtype). Abstract
         evaluation runs here, so a bad call raises its error exactly as the
         slow path."""
-        impl = self.impls.get(primitive)
+        impl = self.impl_of(primitive)
         if impl is None or eager_mesh[0] is not None:
             # (no impl: the general path names it first, as JAX's eager bind;
             # under set_mesh, the general path types the result on the mesh)
@@ -249,7 +278,7 @@ class EvalTrace(core.Trace):
         return self._run_plain(primitive, avals, values, params)
 
     def _run_plain(self, primitive, avals, values, params):
-        impl = self.impls.get(primitive)
+        impl = self.impl_of(primitive)
         if impl is None:  # (before abstract evaluation: JAX's eager bind calls the impl first)
             raise missing_rule_error("impl", primitive.name)
         out_aval = primitive.out_avals(avals, params)
@@ -346,7 +375,7 @@ class CheckingEvalTrace(EvalTrace):
         return self._run_plain(primitive, avals, values, params)
 
     def _run_plain(self, primitive, avals, values, params):
-        impl = self.impls.get(primitive)
+        impl = self.impl_of(primitive)
         if impl is None:  # (before abstract evaluation: JAX's eager bind calls the impl first)
             raise missing_rule_error("impl", primitive.name)
         out_aval = primitive.out_avals(avals, params)

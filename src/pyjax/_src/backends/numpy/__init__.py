@@ -12,9 +12,13 @@
     fpenv.py   XLA:CPU's floating-point environment around each computation
     memory.py  allocations a computation may not make
 
-`install()` is the one entry point: pyjax's top level calls it once, and it
-wires the backend into the layers that must not import it (the eval trace's
-table, jit's compiler, the floating-point mode) and registers the tiers.
+`install()` is the one entry point, run once by importing this package:
+it fills the eval trace's table (pyjax._src.backends.NUMPY_IMPLS), wires
+the backend into the layers that must not import it (the floating-point
+mode, BLAS's threads, the random hash) and registers the tiers. `import
+pyjax` does not import it: the first eager call that finds no impl, the
+first compilation or any import of one of its modules does
+(pyjax._src.backends).
 """
 
 from __future__ import annotations
@@ -33,12 +37,28 @@ def compile_jaxpr(jaxpr, fused: bool = True):
     return compile_lib.compile_jaxpr(rewrite.simplify(memory.check_jaxpr(jaxpr), fused=fused), IMPLS)
 
 
+_installed: list = [False]
+
+
 def install() -> None:
-    """Makes this the backend pyjax runs on: called once, by `import pyjax`."""
+    """Makes this the backend pyjax runs on: run once, by importing this package."""
+    if _installed[0]:
+        return
+    _installed[0] = True
     # (Imported here: the backend's modules import lax, which pyjax's top
     # level imports first; nothing below pyjax imports this package.)
-    from pyjax._src import core, dispatch
-    from pyjax._src import jit as jit_lib
+    from pyjax._src import backends, core, dispatch
+    from pyjax._src.backends.numpy import fpenv
+
+    dispatch.set_fp_mode(fpenv)  # XLA:CPU's denormal mode around each computation (first: a second thread may compute)
+    early = dict(backends.NUMPY_IMPLS)  # def_impl's entries made before the backend loaded
+    _wire()
+    _table_entries(backends.NUMPY_IMPLS, early, dispatch)
+    core.clear_eager_plans()
+    dispatch.set_backend_loader(None)  # (loaded: a missing impl is missing)
+
+
+def _wire() -> None:
     from pyjax._src.backends.numpy import fpenv, memory, tiers
     from pyjax._src.backends.numpy.codegen import compile as compile_lib
     from pyjax._src.backends.numpy.codegen import control_flow, kernels
@@ -48,6 +68,7 @@ def install() -> None:
     from pyjax._src.backends.numpy.native import rows, scatter as native_scatter, threefry as native_threefry
     from pyjax._src.backends.numpy.parallel import blas, split, tile
     from pyjax._src.random import threefry
+    from pyjax._src.sharding import api as sharding_api
 
     # BLAS's threads inside pyjax's computations only; the split pool when BLAS runs one.
     limit, controls = blas.configured_limit(), blas.thread_controls()
@@ -61,13 +82,16 @@ def install() -> None:
         split.configure(limit if controls else None)
 
     lazy_scipy.after_import.append(more_blas)
-    dispatch.set_fp_mode(fpenv)  # XLA:CPU's denormal mode around each computation
     memory.keep_freed_memory()  # freed arrays reused, not page-faulted in again
 
     # The table: semantics, then control flow's eager impls (they compile their bodies).
     IMPLS.update(control_flow.IMPLS)
     kernels.register_backend_impls(IMPLS)
     compile_lib.EMITTERS.update(control_flow.EMITTERS)
+    # Placement primitives are identities on the one host's buffers (the
+    # placement itself is the Array's: sharded_array.place).
+    IMPLS[sharding_api.reshard_p] = lambda x, **_: x
+    IMPLS[sharding_api.sharding_constraint_p] = lambda x, **_: x
 
     # The tiers, in the order the code generator asks the region tiers.
     tiers.register(split=split.SplitTier())
@@ -80,5 +104,17 @@ def install() -> None:
     # scatter-add's sums in C once built (np.add.at until then).
     slicing.set_add_kernel(native_scatter.rows_add)
 
-    core.set_default_trace(dispatch.EvalTrace(IMPLS))
-    jit_lib.set_compiler(compile_jaxpr)
+
+def _table_entries(table: dict, early: dict, dispatch) -> None:
+    # An impl def_impl'd after `import pyjax` made the eval trace replaces
+    # the backend's own, as it would have with the backend loaded; one made
+    # before (the trace took it with setdefault) does not.
+    for primitive, impl in early.items():
+        pending = dispatch._pending_impls.get(primitive)
+        if pending is not None and getattr(impl, "user_impl", None) is pending:
+            table.setdefault(primitive, impl)
+        else:
+            table[primitive] = impl
+
+
+install()

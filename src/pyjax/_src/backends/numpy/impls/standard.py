@@ -28,8 +28,9 @@ from pyjax._src.lax import elementwise as ew
 from pyjax._src.lax import reductions as red
 from pyjax._src.lax import shapes as sh
 from pyjax._src.backends.numpy.impls import lazy_scipy
+from pyjax._src.backends import NUMPY_IMPLS
 
-IMPLS: dict = {}
+IMPLS: dict = NUMPY_IMPLS  # the eval trace's table since `import pyjax`, filled here (pyjax._src.backends)
 
 
 def _identity(x):
