@@ -62,10 +62,10 @@ def _find(name: str, dtype: np.dtype) -> tuple[int, str] | None:
         capsule = module.__pyx_capi__[prefix + name]
     except (ImportError, AttributeError, KeyError):
         return None
-    get_name = ctypes.pythonapi.PyCapsule_GetName
-    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    get_pointer.restype, get_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    # (private prototypes: the shared ctypes.pythonapi attributes keep theirs)
+    get_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(("PyCapsule_GetName", ctypes.pythonapi))
+    get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", ctypes.pythonapi))
     signature = get_name(capsule)
     expected, typedef = _SIGNATURES[name]
     kind = "lapack" if name == "potrf" else "blas"
