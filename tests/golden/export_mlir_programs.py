@@ -147,10 +147,11 @@ def programs(jax, jnp, export) -> dict:
                                                                 export.symbolic_shape("b, min(b, 3)")]),
         "spec_factor_expr": (lambda x, y, z: z.sum() * 2.0, [spec((d, 2)) for d in
                                                              export.symbolic_shape("a, b, 2*max(a, b - 1) + 1")]),
-        "spec_floordiv_mod": (lambda x, y, z: y.sum() + z.sum(), [spec((d,)) for d in
-                                                                  export.symbolic_shape("b, floordiv(b, 2), mod(b, 3) + b")]),
-        "spec_constraints": (lambda x, y: x.sum() + y.sum(), [spec((d,)) for d in
-                                                               export.symbolic_shape("a, b", constraints=["a + b >= 4", "b >= 2"])]),
+        "spec_floordiv_mod": (lambda x, y, z: y.sum() + z.sum(),
+                              [spec((d,)) for d in export.symbolic_shape("b, floordiv(b, 2), mod(b, 3) + b")]),
+        "spec_constraints": (lambda x, y: x.sum() + y.sum(),
+                             [spec((d,)) for d in export.symbolic_shape("a, b", constraints=["a + b >= 4",
+                                                                                             "b >= 2"])]),
         "slice_to_min": (lambda x: x[:3], [b4]),
         "slice_negative_start": (lambda x: x[-5:], [b4]),
         "slice_start_min": (lambda x: x[2:] * 2.0, [b4]),
@@ -184,6 +185,32 @@ def programs(jax, jnp, export) -> dict:
         "zeta_polygamma_float64": (lambda n, x: jax.lax.polygamma(n, x) + jax.lax.zeta(n + 2.0, x),
                                    [spec((3,), jnp.float64), spec((3,), jnp.float64)]),
         "lgamma_twice": (lambda x: jax.scipy.special.gammaln(x) * 0.5 + jax.lax.lgamma(x + 2.0), [spec((2, 3))]),
+        # on symbolic shapes: each constant CHLO makes is a scalar broadcast to the operand's dimension sizes
+        "composite_sinh_symbolic": (lambda x: jnp.sinh(x) * 2.0, [b4]),
+        "composite_each_op_symbolic": (lambda x: [f(x) for f in (jax.lax.sinh, jax.lax.cosh, jax.lax.asin,
+                                                                 jax.lax.acos, jax.lax.asinh, jax.lax.acosh,
+                                                                 jax.lax.atanh, jax.lax.erf)], [b4]),
+        "composite_vector_symbolic": (lambda x: jnp.cosh(jnp.sum(x, axis=1)) + jax.lax.erf(jnp.max(x, axis=1)), [b4]),
+        # narrow floats: sinh, cosh, erf and the in-place expansions computed in float32 between converts;
+        # asin, acos, asinh, acosh, atanh, atan in the operand's own type
+        "composite_each_op_bfloat16": (lambda x: [f(x) for f in (jax.lax.sinh, jax.lax.cosh, jax.lax.asin,
+                                                                 jax.lax.acos, jax.lax.asinh, jax.lax.acosh,
+                                                                 jax.lax.atanh, jax.lax.erf, jax.lax.atan)],
+                                       [spec((3,), jnp.bfloat16)]),
+        "composite_each_op_float16": (lambda x: [f(x) for f in (jax.lax.sinh, jax.lax.asinh, jax.lax.erf)],
+                                      [spec((2, 2), jnp.float16)]),
+        "in_place_bfloat16": (lambda x: [f(x) for f in (jax.lax.erf_inv, jax.lax.erfc, jax.lax.lgamma,
+                                                        jax.lax.digamma, jax.lax.bessel_i1e)],
+                              [spec((3,), jnp.bfloat16)]),
+        "in_place_float16": (lambda x: jax.lax.lgamma(x) + jax.lax.erf_inv(x * 0.5), [spec((2, 2), jnp.float16)]),
+        "zeta_polygamma_bfloat16": (lambda n, x: jax.lax.polygamma(n, x) + jax.lax.zeta(n + 2.0, x),
+                                    [spec((3,), jnp.bfloat16), spec((3,), jnp.bfloat16)]),
+        "float8_ops": (lambda x: [f(x) for f in (jax.lax.sinh, jax.lax.asinh, jax.lax.atan, jax.lax.lgamma,
+                                                 jax.lax.erf_inv, jax.lax.sin)], [spec((4,), jnp.float8_e4m3fn)]),
+        "float8_e5m2_ops": (lambda x: [jax.lax.cosh(x), jax.lax.digamma(x), x * 2], [spec((4,), jnp.float8_e5m2)]),
+        "top_k_bfloat16": (lambda x: jax.lax.top_k(x, 2), [spec((3, 4), jnp.bfloat16)]),
+        "composite_bfloat16_symbolic": (lambda x: jnp.sinh(x) + jnp.acosh(x) * jax.lax.erf(x),
+                                        [spec("b, 4", jnp.bfloat16)]),
     }
     return out
 

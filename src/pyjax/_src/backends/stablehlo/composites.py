@@ -11,11 +11,16 @@ functions last to first, each one's ops in order; every composite gets its
 own function (named with one counter of its own: `@chlo.sinh.impl`,
 `@chlo.sinh.impl_0`), put right after the function that calls it.
 
-A composite's expansion emits its constants (splats of the operand's shape)
-first, in the order the round trip's folder leaves them, then its ops; an
-in-place one makes each constant where CHLO makes it (the folder hoists
-them after the function's own). Not reproduced (their chlo op is kept):
-dtypes other than float32/float64, and symbolic shapes.
+Every expansion makes each constant where CHLO makes it (`_like`: a splat
+of the operand's shape, or on symbolic shapes a scalar broadcast to the
+sizes `get_dimension_size` reads); the folder model of export_module then
+hoists them as the round trip does (an in-place one's after the
+function's own). Narrow floats (bfloat16, float16, float8s) are expanded
+in float32 between two converts, except asin, acos, asinh, acosh, atanh,
+atan and next_after, which CHLO expands in the operand's own type.
+Not reproduced (their chlo op is kept): the in-place expansions and top_k
+on symbolic shapes, float64 erf on symbolic shapes, and erf, erfc and
+bessel_i1e on float8 (JAX's lowering refuses those).
 """
 
 from __future__ import annotations
@@ -24,6 +29,12 @@ import numpy as np
 
 from pyjax._src.backends.stablehlo.builder import Builder, print_functional, print_generic, print_same_type
 from pyjax._src.backends.stablehlo.ir import Block, Module, TensorType, _symbol
+
+
+def _finfo(dtype):
+    from pyjax._src import dtypes
+
+    return dtypes.finfo(dtype)  # (ml_dtypes' finfo: NumPy's refuses bfloat16 and the float8s)
 
 
 def _consts(b: Builder, t: TensorType, *values) -> list:
@@ -46,19 +57,42 @@ def _ew(b: Builder, name: str, *args):
     return b.elementwise("stablehlo." + name, list(args))
 
 
+def _like(b: Builder, x, t: TensorType, value):
+    """CHLO's `getConstantLike(value, x)`, made where the expansion makes it:
+    a splat constant, or on a shape with symbolic dimensions a scalar
+    constant broadcast to `x`'s shape read with `get_dimension_size`."""
+    if all(isinstance(d, int) for d in t.shape):
+        return b.constant(np.full(t.shape, value, t.dtype))
+    from pyjax._src.backends.stablehlo import dynamic
+    from pyjax._src.backends.stablehlo.builder import _types_sig
+    from pyjax._src.backends.stablehlo.export_module import _print_dim_size
+
+    scalar = b.constant(np.asarray(value, t.dtype))
+    parts = []
+    for i in range(len(t.shape)):
+        size = b.emit1("stablehlo.get_dimension_size", [x], [TensorType((), np.int32)], _print_dim_size, dim=i)
+        parts.append(b.reshape(size, (1,)))
+    target = dynamic.concatenate(b, parts, 0)  # (of one piece too, as CHLO's shape computation leaves it)
+
+    def printer(op, p, indent, in_func):
+        sig = _types_sig(op.operands, op.results)
+        return f"stablehlo.dynamic_broadcast_in_dim {p.vs(op.operands)}, dims = [] : {sig}"
+
+    return b.emit1("stablehlo.dynamic_broadcast_in_dim", [scalar, target], [TensorType(t.shape, t.dtype)], printer)
+
+
 def _sinh(b, x, t):
-    one, half = _consts(b, t, 1.0, 0.5)
-    log_half = _ew(b, "log", half)
+    log_half = _ew(b, "log", _like(b, x, t, 0.5))
     large = _ew(b, "subtract", _ew(b, "exponential", _ew(b, "add", x, log_half)),
                 _ew(b, "exponential", _ew(b, "subtract", log_half, x)))
     m = _ew(b, "exponential_minus_one", x)
+    one, half = _like(b, x, t, 1.0), _like(b, x, t, 0.5)
     small = _ew(b, "multiply", half, _ew(b, "add", m, _ew(b, "divide", m, _ew(b, "add", m, one))))
     return [b.select(_cmp(b, "LT", _ew(b, "abs", x), one), small, large)]
 
 
 def _cosh(b, x, t):
-    (half,) = _consts(b, t, 0.5)
-    log_half = _ew(b, "log", half)
+    log_half = _ew(b, "log", _like(b, x, t, 0.5))
     return [_ew(b, "add", _ew(b, "exponential", _ew(b, "add", x, log_half)),
                 _ew(b, "exponential", _ew(b, "subtract", log_half, x)))]
 
@@ -68,38 +102,39 @@ def _root_one_minus_square(b, x, one):
 
 
 def _asin(b, x, t):
-    (one,) = _consts(b, t, 1.0)
+    one = _like(b, x, t, 1.0)
     half_angle = _ew(b, "atan2", x, _ew(b, "add", one, _root_one_minus_square(b, x, one)))
     return [_ew(b, "add", half_angle, half_angle)]
 
 
 def _acos(b, x, t):
-    (one,) = _consts(b, t, 1.0)
-    return [_ew(b, "atan2", _root_one_minus_square(b, x, one), x)]
+    return [_ew(b, "atan2", _root_one_minus_square(b, x, _like(b, x, t, 1.0)), x)]
 
 
 def _atanh(b, x, t):
-    half, nan, one = _consts(b, t, 0.5, np.nan, 1.0)
-    outside = _cmp(b, "GT", _ew(b, "abs", x), one)
+    ax = _ew(b, "abs", x)
+    outside = _cmp(b, "GT", ax, _like(b, x, t, 1.0))
+    nan = _like(b, x, t, np.nan)
     diff = _ew(b, "subtract", _ew(b, "log_plus_one", x), _ew(b, "log_plus_one", _ew(b, "negate", x)))
-    return [b.select(outside, nan, _ew(b, "multiply", diff, half))]
+    return [b.select(outside, nan, _ew(b, "multiply", diff, _like(b, x, t, 0.5)))]
 
 
 def _asinh(b, x, t):
-    one, two, big = _consts(b, t, 1.0, 2.0, np.finfo(t.dtype).max)
     sign, ax = _ew(b, "sign", x), _ew(b, "abs", x)
-    large = _cmp(b, "GE", ax, _ew(b, "sqrt", big))
-    log_large = _ew(b, "add", _ew(b, "log", two), _ew(b, "log", ax))
+    large = _cmp(b, "GE", ax, _ew(b, "sqrt", _like(b, x, t, _finfo(t.dtype).max)))
+    log_large = _ew(b, "add", _ew(b, "log", _like(b, x, t, 2.0)), _ew(b, "log", ax))
     sq = _ew(b, "multiply", ax, ax)
+    one = _like(b, x, t, 1.0)
     ratio = _ew(b, "divide", sq, _ew(b, "add", one, _ew(b, "sqrt", _ew(b, "add", one, sq))))
     small = _ew(b, "log_plus_one", _ew(b, "add", ax, ratio))
     return [_ew(b, "multiply", sign, b.select(large, log_large, small))]
 
 
 def _acosh(b, x, t):
-    one, big, two = _consts(b, t, 1.0, np.finfo(t.dtype).max, 2.0)
+    big, two = _like(b, x, t, _finfo(t.dtype).max), _like(b, x, t, 2.0)
     large = _cmp(b, "GE", x, _ew(b, "divide", big, two))
     log_large = _ew(b, "add", _ew(b, "log", two), _ew(b, "log", x))
+    one = _like(b, x, t, 1.0)
     below = _ew(b, "sqrt", _ew(b, "subtract", x, one))
     above = _ew(b, "sqrt", _ew(b, "add", x, one))
     small = _ew(b, "log_plus_one", _ew(b, "multiply", below, _ew(b, "add", above, below)))
@@ -112,10 +147,11 @@ _ERF_ALPHA = ("-2.72614237E-10", "2.77068146E-8", "-2.10102394E-6", "-5.69250624
 _ERF_BETA = ("-1.45660715E-5", "-2.13374049E-4", "-0.00168282702", "-0.00737332925", "-0.0142647391")
 
 
-def _horner(b, coeffs, sq):
-    acc = _ew(b, "multiply", coeffs[0], sq)
+def _horner(b, coeffs, sq, make=lambda c: c):
+    # (`make` turns a coefficient into its constant, made right before its use, as CHLO makes it)
+    acc = _ew(b, "multiply", make(coeffs[0]), sq)
     for k, c in enumerate(coeffs[1:]):
-        acc = _ew(b, "add", acc, c)
+        acc = _ew(b, "add", acc, make(c))
         if k < len(coeffs) - 2:
             acc = _ew(b, "multiply", acc, sq)
     return acc
@@ -128,15 +164,15 @@ def _clamp(b, lo, x, hi):
 def _erf(b, x, t):
     if np.dtype(t.dtype) == np.float64:
         return _erf64(b, x, t)
-    values = (1.0, -1.0) + tuple(np.float32(v) for v in reversed(_ERF_BETA)) + \
-        tuple(np.float32(v) for v in reversed(_ERF_ALPHA)) + (-4.0, 4.0)
-    consts = _consts(b, t, *values)
-    one, minus_one, beta, alpha, lo, hi = consts[0], consts[1], consts[2:7], consts[7:14], consts[14], consts[15]
-    clamped = _clamp(b, lo, x, hi)
+    def like(v, y=x):
+        return _like(b, y, t, np.float32(v))
+
+    clamped = _clamp(b, like(-4.0), x, like(4.0))
     sq = _ew(b, "multiply", clamped, clamped)
-    p = _horner(b, alpha[::-1], sq)
-    q = _horner(b, beta[::-1], sq)
-    return [_clamp(b, minus_one, _ew(b, "divide", _ew(b, "multiply", clamped, p), q), one)]
+    p = _horner(b, _ERF_ALPHA, sq, lambda v: like(v, sq))
+    q = _horner(b, _ERF_BETA, sq, lambda v: like(v, sq))
+    ratio = _ew(b, "divide", _ew(b, "multiply", clamped, p), q)
+    return [_clamp(b, like(-1.0, clamped), ratio, like(1.0, clamped))]
 
 
 def _top_k(b, x, t, k):
@@ -148,7 +184,7 @@ def _top_k(b, x, t, k):
     scalars = [TensorType((), t.dtype)] * 2 + [TensorType((), np.int32)] * 2
     block = Block(scalars)
     cb = Builder(block)
-    if np.dtype(t.dtype).kind == "f":
+    if np.dtype(t.dtype).kind == "f" or _narrow_float(np.dtype(t.dtype)):
         region_return(cb, [cb.compare("GT", block.args[0], block.args[1], "TOTALORDER")])
     else:
         region_return(cb, [_cmp(cb, "GT", block.args[0], block.args[1])])
@@ -552,14 +588,47 @@ _EXPANSIONS = {"chlo.sinh": _sinh, "chlo.cosh": _cosh, "chlo.asin": _asin, "chlo
                "chlo.atanh": _atanh, "chlo.asinh": _asinh, "chlo.acosh": _acosh, "chlo.erf": _erf}
 
 
+_WIDE = (np.float32, np.float64)
+# (CHLO expands these in the operand's own type, narrow floats too; the others in float32)
+_ANY_FLOAT = frozenset({"chlo.atan", "chlo.next_after", "chlo.asin", "chlo.acos", "chlo.asinh", "chlo.acosh",
+                        "chlo.atanh"})
+
+
 def _supported(op) -> bool:
     t = op.operands[0].type
-    if not isinstance(t, TensorType) or any(not isinstance(d, int) for d in t.shape):
+    if not isinstance(t, TensorType):
         return False
     dtype = np.dtype(t.dtype)
+    if any(not isinstance(d, int) for d in t.shape) and (op.name not in _EXPANSIONS or dtype == np.float64
+                                                          and op.name == "chlo.erf"):
+        return False  # (on symbolic shapes: the expansions written with CHLO's constant points)
     if op.name == "chlo.top_k":
-        return dtype.kind in "fiu"
-    return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and dtype in (np.float32, np.float64)
+        return dtype.kind in "fiu" or _narrow_float(dtype)
+    if op.name in _NO_FLOAT8 and dtype.itemsize == 1:
+        return False  # (JAX's lowering fails on these: "failed to legalize operation 'chlo.erf'")
+    return (op.name in _EXPANSIONS or op.name in _IN_PLACE) and (dtype in _WIDE or _narrow_float(dtype))
+
+
+_NO_FLOAT8 = frozenset({"chlo.erf", "chlo.erfc", "chlo.bessel_i1e"})
+
+
+def _narrow_float(dtype) -> bool:
+    from pyjax._src import dtypes
+
+    return dtype not in _WIDE and dtypes.issubdtype(dtype, np.floating) and dtype.itemsize <= 2
+
+
+def _expand(b: Builder, name: str, expand, operands, t: TensorType):
+    """The expansion of `name` on `operands` of type `t`; a narrow float
+    (bfloat16, float16, float8s) is computed in float32 between two converts,
+    as CHLO's expansions upcast it."""
+    dtype = np.dtype(t.dtype)
+    if dtype in _WIDE or name in _ANY_FLOAT:
+        return expand(b, *operands, t)
+    out = expand(b, *[b.convert(x, np.float32) for x in operands], TensorType(t.shape, np.float32))
+    if isinstance(out, list):
+        return [b.convert(o, dtype) for o in out]
+    return b.convert(out, dtype)
 
 
 def _print_composite(op, p, indent, in_func):
@@ -615,7 +684,7 @@ def _expand_in_place(block: Block, op, expand) -> None:
     # (its result keeps its uses); constants are made where they are used.
     scratch = Block()
     t = op.operands[0].type
-    expand(Builder(scratch), *op.operands, t)
+    _expand(Builder(scratch), op.name, expand, op.operands, t)
     *ops, last = scratch.ops
     for made in ops:
         made.attrs["late"] = True
@@ -636,7 +705,7 @@ def _decomposition(op, module: Module, symbols: _Symbols):
         outs = _top_k(b, x, t, op.attrs["k"])
         attrs = f"is_stable = true, k = {op.attrs['k']} : i64"
     else:
-        outs = _EXPANSIONS[op.name](b, x, t)
+        outs = _expand(b, op.name, _EXPANSIONS[op.name], [x], t)
         attrs = ""
     impl.result_types, impl.result_attrs = [o.type for o in outs], [None] * len(outs)
     b.ret(outs)

@@ -39,17 +39,20 @@ def element_type(dtype) -> str:
         return f"ui{dtype.itemsize * 8}"
     if dtype.kind == "c":
         return f"complex<f{dtype.itemsize * 4}>"
-    if dtype.kind == "f":
-        return f"f{dtype.itemsize * 8}"
     name = dtype.name
-    special = {"bfloat16": "bf16", "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2",
-               "float8_e4m3b11fnuz": "f8E4M3B11FNUZ", "float8_e4m3fnuz": "f8E4M3FNUZ",
-               "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3": "f8E4M3", "float8_e3m4": "f8E3M4",
-               "float8_e8m0fnu": "f8E8M0FNU", "float4_e2m1fn": "f4E2M1FN", "int4": "i4", "uint4": "ui4",
-               "int2": "i2", "uint2": "ui2"}
-    if name in special:
-        return special[name]
+    # (by name first: ml_dtypes gives some narrow types, float8_e5m2 among them, NumPy's kind "f")
+    if dtype.kind == "f" and name not in _SPECIAL:
+        return f"f{dtype.itemsize * 8}"
+    if name in _SPECIAL:
+        return _SPECIAL[name]
     raise NotImplementedError(f"StableHLO has no element type for dtype {dtype}")
+
+
+_SPECIAL = {"bfloat16": "bf16", "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2",
+            "float8_e4m3b11fnuz": "f8E4M3B11FNUZ", "float8_e4m3fnuz": "f8E4M3FNUZ",
+            "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e4m3": "f8E4M3", "float8_e3m4": "f8E3M4",
+            "float8_e8m0fnu": "f8E8M0FNU", "float4_e2m1fn": "f4E2M1FN", "int4": "i4", "uint4": "ui4",
+            "int2": "i2", "uint2": "ui2"}
 
 
 def tensor_type(shape: Sequence[int], dtype) -> str:
