@@ -49,29 +49,33 @@ def install() -> None:
     # level imports first; nothing below pyjax imports this package.)
     from pyjax._src import backends, core, dispatch
     from pyjax._src.backends.numpy import fpenv
+    from pyjax._src.backends.numpy.parallel import blas, tile  # noqa: F401  (reads PYJAX_TILE_MIN_ELEMENTS)
 
+    # A bad setting raises here, at the first computation, before anything is wired.
+    limit = blas.configured_limit()
     dispatch.set_fp_mode(fpenv)  # XLA:CPU's denormal mode around each computation (first: a second thread may compute)
     early = dict(backends.NUMPY_IMPLS)  # def_impl's entries made before the backend loaded
-    _wire()
+    _wire(limit)
     _table_entries(backends.NUMPY_IMPLS, early, dispatch)
     core.clear_eager_plans()
     dispatch.set_backend_loader(None)  # (loaded: a missing impl is missing)
 
 
-def _wire() -> None:
+def _wire(limit: int | None) -> None:
     from pyjax._src.backends.numpy import fpenv, memory, tiers
     from pyjax._src.backends.numpy.codegen import compile as compile_lib
     from pyjax._src.backends.numpy.codegen import control_flow, kernels
     from pyjax._src.backends.numpy.impls import IMPLS, lazy_scipy
     from pyjax._src.backends.numpy import native
-    from pyjax._src.backends.numpy.impls import slicing
+    from pyjax._src.backends.numpy.impls import convolution, slicing
+    from pyjax._src.backends.numpy.native import im2col as native_im2col
     from pyjax._src.backends.numpy.native import rows, scatter as native_scatter, threefry as native_threefry
     from pyjax._src.backends.numpy.parallel import blas, split, tile
     from pyjax._src.random import threefry
     from pyjax._src.sharding import api as sharding_api
 
     # BLAS's threads inside pyjax's computations only; the split pool when BLAS runs one.
-    limit, controls = blas.configured_limit(), blas.thread_controls()
+    controls = blas.thread_controls()
     fpenv.use_blas(limit, controls)
     split.configure(limit if controls else None)
 
@@ -103,6 +107,8 @@ def _wire() -> None:
     threefry.set_hash_kernel(native_threefry.native_hash)
     # scatter-add's sums in C once built (np.add.at until then).
     slicing.set_add_kernel(native_scatter.rows_add)
+    # a convolution's patch matrix in C once built (NumPy's copy until then).
+    convolution.set_patch_kernel(native_im2col.im2col)
 
 
 def _table_entries(table: dict, early: dict, dispatch) -> None:
