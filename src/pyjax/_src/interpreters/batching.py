@@ -104,13 +104,22 @@ def _unbatched_aval(aval, batch_dim):
     return out
 
 
+def _auto_in_context(axes) -> bool:
+    # Inside auto_axes the mapped mesh axes are Auto: nothing to type, nothing to refuse.
+    from pyjax._src.sharding.mesh import get_abstract_mesh
+
+    types = get_abstract_mesh()._name_to_type
+    return all(getattr(types.get(a), "name", "Explicit") != "Explicit" for a in axes)
+
+
 def _mapped_aval(aval, d: int, axis_data: AxisData):
     # The batched aval: the batch dimension is split over the Explicit mesh
     # axes the vmap's inputs are (if any).
     shape = (*aval.shape[:d], axis_data.size, *aval.shape[d:])
     ema = axis_data.explicit_mesh_axis
     if aval.sharding is None:
-        if ema is not None:  # (a value on no mesh, e.g. a constant carry, batched over mesh axes: JAX's error)
+        if ema is not None and not _auto_in_context(ema):
+            # (a value on no mesh, e.g. a constant carry, batched over mesh axes: JAX's error)
             entries = [None] * len(aval.shape)
             entries.insert(d, ema[0] if len(ema) == 1 else tuple(ema))
             spec = "P(" + ", ".join(map(repr, entries)) + ("," if len(entries) == 1 else "") + ")"

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-
 from pyjax._src import core, dispatch
 from pyjax._src.ad_util import Zero, instantiate
 from pyjax._src.avals import ShapedArray
