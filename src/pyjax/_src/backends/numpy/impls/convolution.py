@@ -119,14 +119,21 @@ def _conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation, rh
     # im2col copy reads them contiguously.
     x = np.transpose(lhs, (lhs_spec[0], *lhs_spec[2:], lhs_spec[1])).astype(compute, copy=False)
     kernel = np.transpose(rhs, rhs_spec).astype(compute, copy=False)
-    x = dilate_and_pad(x, (1, *lhs_dilation, 1), ((0, 0), *padding, (0, 0)), 0)
     out_shape = _output_shape(lhs.shape, rhs.shape, tuple(window_strides), tuple(map(tuple, padding)),
                               tuple(lhs_dilation), tuple(rhs_dilation), dimension_numbers, batch_group_count)
-    axes = tuple(range(1, 1 + spatial))
-    windows = window_view(x, axes, kernel.shape[2:], window_strides, rhs_dilation)
-    if windows is None or math.prod(out_shape) == 0:
+    if math.prod(out_shape) == 0:
         return np.zeros(out_shape, out_dtype)
-    result = _grouped_matmul(windows, kernel, feature_group_count, batch_group_count)
+    result = None
+    if feature_group_count == batch_group_count == 1 and _native_geometry(x, lhs_dilation, padding):
+        out_space = tuple(out_shape[i] for i in out_spec[2:])
+        geometry = (kernel.shape[2:], out_space, tuple(window_strides), tuple(rhs_dilation), tuple(map(tuple, padding)))
+        result = _native_conv(x, kernel, geometry)
+    if result is None:
+        x = dilate_and_pad(x, (1, *lhs_dilation, 1), ((0, 0), *padding, (0, 0)), 0)
+        windows = window_view(x, tuple(range(1, 1 + spatial)), kernel.shape[2:], window_strides, rhs_dilation)
+        if windows is None:
+            return np.zeros(out_shape, out_dtype)
+        result = _grouped_matmul(windows, kernel, feature_group_count, batch_group_count)
     # result is (N, spatial..., O); the logical (N, O, spatial...) order is
     # `feature_last`, and out_spec's inverse places it.
     feature_last = (0, spatial + 1, *range(1, spatial + 1))
@@ -157,20 +164,27 @@ def _conv_batch_minor(lhs, rhs, dimension_numbers, window_strides, padding, lhs_
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     spatial = lhs.ndim - 2
     x = np.transpose(lhs, (lhs_spec[1], *lhs_spec[2:], lhs_spec[0]))
-    x = dilate_and_pad(x, (1, *lhs_dilation, 1), ((0, 0), *padding, (0, 0)), 0)
     kernel = np.transpose(rhs, (rhs_spec[1], *rhs_spec[2:], rhs_spec[0]))  # (I, k..., O)
     f, b, o = x.shape[0], x.shape[-1], kernel.shape[-1]
     ks = kernel.shape[1:-1]
+    dims = [((d - 1) * r + 1 if d else 0) + lo + hi for d, r, (lo, hi) in zip(x.shape[1:-1], lhs_dilation, padding)]
     out_space = tuple(max(0, (d - (k - 1) * r - 1) // s + 1)
-                      for d, k, r, s in zip(x.shape[1:-1], ks, rhs_dilation, window_strides, strict=True))
-    # Windows over the output positions, one per kernel tap: (F, k..., B, p...).
-    view = window_view(x, range(1, 1 + spatial), out_space, rhs_dilation, window_strides) \
-        if math.prod(out_space) else None
-    if view is None:
-        result = np.zeros((*out_space, b, o), np.result_type(x.dtype, kernel.dtype))
-    else:
-        view = view[(slice(None), *(slice(0, k) for k in ks))]
-        if b * x.itemsize <= _SHORT_RUN_BYTES:
+                      for d, k, r, s in zip(dims, ks, rhs_dilation, window_strides, strict=True))
+    patches = None
+    if math.prod(out_space) and b * x.itemsize > _SHORT_RUN_BYTES and _native_geometry(x, lhs_dilation, padding):
+        # Q is the patch matrix of x with the output's positions as its kernel.
+        geometry = (out_space, ks, tuple(rhs_dilation), tuple(window_strides), tuple(map(tuple, padding)))
+        patches = _native_patches(x, geometry)
+    if patches is not None:
+        patches = patches.T
+    elif math.prod(out_space):
+        x = dilate_and_pad(x, (1, *lhs_dilation, 1), ((0, 0), *padding, (0, 0)), 0)
+        # Windows over the output positions, one per kernel tap: (F, k..., B, p...).
+        view = window_view(x, range(1, 1 + spatial), out_space, rhs_dilation, window_strides)
+        view = view[(slice(None), *(slice(0, k) for k in ks))] if view is not None else None
+        if view is None:
+            pass
+        elif b * x.itemsize <= _SHORT_RUN_BYTES:
             # A few batch rows (a first layer's one input channel): runs of
             # adjacent positions' rows would be a few floats long; Q^T is
             # copied instead, in runs along the kernel's last axis, and
@@ -180,6 +194,9 @@ def _conv_batch_minor(lhs, rhs, dimension_numbers, window_strides, padding, lhs_
         else:
             q = view.transpose(0, *range(1, 1 + spatial), *range(2 + spatial, 2 + 2 * spatial), 1 + spatial)
             patches = q.reshape(f * math.prod(ks), math.prod(out_space) * b).T
+    if patches is None:
+        result = np.zeros((*out_space, b, o), np.result_type(x.dtype, kernel.dtype))
+    else:
         weights = kernel.reshape(-1, o)
         product = split_lib.matmul if _split(*patches.shape, o) else np.matmul
         result = product(patches, weights).reshape(*out_space, b, o)
@@ -219,6 +236,65 @@ def _split(rows: int, k: int, cols: int, groups: int = 1) -> bool:
 # 1M multiply-adds (M*N*K) with its small-matrix kernels, which sum in
 # another order: blocks at least this large keep the whole product's bits.
 _MIN_BLOCK_MACS = 1 << 20
+
+
+# native/im2col.py's kernel, once install() sets it (the NumPy copy until it is built).
+_patch_kernel: list = [None]
+
+
+def set_patch_kernel(kernel) -> None:
+    _patch_kernel[0] = kernel
+
+
+def _native_geometry(x: np.ndarray, lhs_dilation, padding) -> bool:
+    """Whether native/im2col.py can make `x`'s patches: a C-contiguous NHWC
+    input of two spatial axes, without holes or negative padding."""
+    return (x.ndim == 4 and x.flags.c_contiguous and all(d == 1 for d in lhs_dilation)
+            and all(lo >= 0 and hi >= 0 for lo, hi in padding) and x.dtype.kind in "fc")
+
+
+def _native_patches(x: np.ndarray, geometry: tuple) -> np.ndarray | None:
+    """The whole patch matrix of `x` by native/im2col.py, or None."""
+    kernel_fn = _patch_kernel[0]
+    rows = x.shape[0] * math.prod(geometry[1])
+    k = math.prod(geometry[0]) * x.shape[-1]
+    if kernel_fn is None or not kernel_fn.ready(rows * k * x.itemsize):
+        return None
+    patches = np.empty((rows, k), x.dtype)
+    return patches if kernel_fn(x, patches, 0, rows, geometry) else None
+
+
+def _native_conv(x: np.ndarray, kernel: np.ndarray, geometry: tuple) -> np.ndarray | None:
+    """`_grouped_matmul` of one group with its patches made by native/im2col.py
+    from the unpadded input, a block at a time in the same blocks (so the
+    same products: the same bits); None when the kernel is not ready."""
+    n, c, o = x.shape[0], x.shape[-1], kernel.shape[0]
+    ks, out_space = geometry[0], geometry[1]
+    taps = math.prod(ks)
+    rows, k = n * math.prod(out_space), taps * c
+    kernel_fn = _patch_kernel[0]
+    if kernel_fn is None or not kernel_fn.ready(rows * k * x.itemsize):
+        return None
+    weights = kernel.reshape(o, c, taps).transpose(2, 1, 0).reshape(taps * c, o)
+    blocks = _blocks(n, out_space, k, o, 1, x.itemsize, weights.nbytes)
+    out = np.empty((rows, o), np.result_type(x.dtype, weights.dtype))
+    done = []
+
+    def run(part):
+        patches = np.empty((max(size for _, _, size in part), k), x.dtype)
+        for _, first, size in part:
+            if not kernel_fn(x, patches, first, first + size, geometry):
+                return
+            np.matmul(patches[:size], weights, out=out[first:first + size])
+        done.append(len(part))
+
+    cores = min(split_lib.num_workers(), len(blocks))
+    parts = [blocks[i:j] for i, j in _even_ranges(len(blocks), cores)] if cores > 1 and _split(rows, k, o) else [blocks]
+    if len(parts) > 1:
+        split_lib.run_all([functools.partial(run, part) for part in parts])
+    else:
+        run(blocks)
+    return out.reshape(n, *out_space, o) if sum(done) == len(blocks) else None
 
 
 def _grouped_matmul(windows: np.ndarray, kernel: np.ndarray, feature_groups: int, batch_groups: int) -> np.ndarray:
