@@ -40,8 +40,6 @@ pytestmark = pytest.mark.skipif(not iree_backend.available(),
 KNOWN_DIFFERENCES = {
     # CHLO's digamma expansion in IREE returns -inf at 0 where XLA (and the NumPy backend) return nan.
     "lgamma_digamma": "digamma(0)",
-    # IREE's select_and_scatter picks the last of equal window elements, XLA the first (GE selects the first).
-    "max_pool_grad": "ties",
 }
 # program -> the primitive the IREE backend must name (pyjax lowers it for some parameters only).
 UNSUPPORTED: dict[str, str] = {}

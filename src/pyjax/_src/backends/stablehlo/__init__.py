@@ -76,14 +76,17 @@ def result_names(out_tree) -> list[str]:
 
 
 def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[bool] = (),
-                          keep_unused: bool = False, host_callbacks: bool = True) -> Module:
+                          keep_unused: bool = False, host_callbacks: bool = True,
+                          select_and_scatter_op: bool = True) -> Module:
     """The StableHLO module of a jitted function's jaxpr: `@main` (public,
     with `jax.result_info` per output and `tf.aliasing_output` /
     `jax.buffer_donor` on donated inputs) and the private functions it calls.
     Without `keep_unused`, unused inputs and dead equations are removed
     first, as JAX does before lowering. Host callbacks lower to JAX's
     Python-callback custom calls unless `host_callbacks` is False (IREE
-    cannot run them: the lowering then names the primitive)."""
+    cannot run them: the lowering then names the primitive). Without
+    `select_and_scatter_op`, select_and_scatter_add is spelled out in
+    slices, selects and pads (rules/windows.py: for IREE)."""
     install()
     from pyjax._src.interpreters.dce import dce_jaxpr
 
@@ -93,7 +96,9 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
         donated = [d for d, u in zip(donated, used) if u]
     module = Module(_sanitize(f"jit({name})"))
     main = module.add_func("main", [aval_type(a) for a in jaxpr.in_avals], public=True)
-    lower_entry(ModuleContext(module, host_callbacks), main, jaxpr, out_tree, donated)
+    mod = ModuleContext(module, host_callbacks)
+    mod.select_and_scatter_op = select_and_scatter_op
+    lower_entry(mod, main, jaxpr, out_tree, donated)
     return module
 
 

@@ -82,6 +82,8 @@ class ModuleContext:
         self.host_callbacks = host_callbacks  # whether host callbacks may lower (not for IREE)
         self.callback_index = 0  # each host callback's index in the module, in lowering order
         self.global_constant_args = False  # (functions called by export's @main: arguments jax.global_constant = "")
+        # False for IREE 3.13, whose `select_and_scatter` rejects overlapping windows and breaks ties unlike XLA
+        self.select_and_scatter_op = True
 
 
 def ordered_effects(effects) -> list:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pyjax._src.backends.stablehlo.builder import Builder, print_generic
+from pyjax._src.backends.stablehlo.builder import Builder, print_generic, print_with_attr
 from pyjax._src.backends.stablehlo.ir import Block, TensorType, dense_attr, i64_array, int_list
 from pyjax._src.backends.stablehlo.lowering import lower_jaxpr, register_lowering
 from pyjax._src.backends.stablehlo.rules.reductions import identity, reduce_window, region_return
@@ -88,11 +88,13 @@ def _select_and_scatter_add(ctx, source, operand, *, select_prim, window_dimensi
     hi = [p[1] for p in padding]
     padded_shape = [d + l + h for d, l, h in zip(operand.shape, lo, hi)]
     text = f"low = {int_list(lo)}, high = {int_list(hi)}, interior = {int_list([0] * len(lo))}"
-    from pyjax._src.backends.stablehlo.builder import print_with_attr
-
     padded = b.emit1("stablehlo.pad", [operand, init], [TensorType(padded_shape, operand.dtype)], print_with_attr,
                      text=text)
     zero = b.constant(np.zeros((), operand.dtype))
+    if not ctx.mod.select_and_scatter_op:
+        out = _unrolled_select_and_scatter(b, padded, source, zero, select_prim.name.upper(), window_dimensions,
+                                           window_strides)
+        return [b.slice(out, lo, [l + d for l, d in zip(lo, operand.shape)])]
     scalar = TensorType((), operand.dtype)
     select = Block([scalar, scalar])
     sb = Builder(select)
@@ -106,6 +108,36 @@ def _select_and_scatter_add(ctx, source, operand, *, select_prim, window_dimensi
     out = b.emit1("stablehlo.select_and_scatter", [padded, source, zero], [padded.type], print_generic,
                   regions=[select, scatter], props=props)
     return [b.slice(out, lo, [l + d for l, d in zip(lo, operand.shape)])]
+
+
+def _unrolled_select_and_scatter(b, padded, source, zero, direction, window, strides):
+    """`select_and_scatter` (add) from slices, selects and pads, one window
+    position at a time in the row-major order XLA visits them. IREE 3.13
+    legalizes the op only when no two windows overlap, and then sends a tie
+    to the last equal element where XLA picks the first."""
+    import itertools
+
+    out_shape = list(source.shape)
+    span = [(o - 1) * s + 1 for o, s in zip(out_shape, strides)]
+    offsets = list(itertools.product(*(range(w) for w in window)))
+    best = idx = None
+    for k, start in enumerate(offsets):
+        cand = b.slice(padded, start, [a + n for a, n in zip(start, span)], strides)
+        if best is None:
+            best, idx = cand, b.broadcast_to(b.constant(np.int32(0)), out_shape)
+            continue
+        keep = b.compare(direction, best, cand)  # (the select region: True keeps the current choice)
+        best = b.select(keep, best, cand)
+        idx = b.select(keep, idx, b.broadcast_to(b.constant(np.int32(k)), out_shape))
+    result = b.broadcast_to(zero, padded.shape)
+    for k, start in enumerate(offsets):
+        chosen = b.compare("EQ", idx, b.broadcast_to(b.constant(np.int32(k)), out_shape))
+        part = b.select(chosen, source, b.broadcast_to(zero, out_shape))
+        hi = [p - a - n for p, a, n in zip(padded.shape, start, span)]
+        text = f"low = {int_list(list(start))}, high = {int_list(hi)}, interior = {int_list([s - 1 for s in strides])}"
+        spread = b.emit1("stablehlo.pad", [part, zero], [padded.type], print_with_attr, text=text)
+        result = b.elementwise("stablehlo.add", [result, spread])
+    return result
 
 
 def register(prims: dict) -> None:
