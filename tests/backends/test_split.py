@@ -319,6 +319,7 @@ def test_a_call_taken_back_from_the_pool_leaves_nothing_alive_there(monkeypatch)
 def fresh_pacing(monkeypatch):
     pacing = split_lib._Pacing()
     monkeypatch.setattr(split_lib, "_pacing", pacing)
+    monkeypatch.setattr(split_lib.os, "getloadavg", lambda: (0.5, 0.5, 0.5))  # an idle machine
     return pacing
 
 
@@ -361,3 +362,14 @@ def test_serial_blocks_are_bitwise_the_split(monkeypatch, fresh_pacing):
         fresh_pacing.record(1e-3, 2e-3)
     assert fresh_pacing.serial()
     assert split_lib.matmul(a, b).tobytes() == split.tobytes()  # (float64 blocks differ from one whole product)
+
+
+def test_no_splits_while_the_load_average_is_past_the_cores(monkeypatch, fresh_pacing):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    assert not fresh_pacing.serial()
+    monkeypatch.setattr(split_lib.os, "getloadavg", lambda: (6.0, 6.0, 6.0))
+    monkeypatch.setattr(fresh_pacing, "load_read", -1e9)  # (read at most once a second)
+    assert fresh_pacing.serial()
+    monkeypatch.setattr(split_lib.os, "getloadavg", lambda: (2.2, 3.0, 3.0))  # this process's two threads
+    monkeypatch.setattr(fresh_pacing, "load_read", -1e9)
+    assert not fresh_pacing.serial()

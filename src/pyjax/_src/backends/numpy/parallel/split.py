@@ -159,33 +159,44 @@ def run_all(calls: list) -> None:
 
 
 class _Pacing:
-    """Whether splitting pays on this machine now. A split's calls take
+    """Whether splitting pays on this machine now. Two signs that it does
+    not, both of a machine whose cores are busy with other work: the load
+    average is past the cores (more threads want a core than there are,
+    and a split's blocks then wait for one: measured, blocks run serially
+    beat splits there), or recent splits did not pay. A split's calls take
     about as long as each other, so with a free core for the pool the
     calling thread is done with the others about when it is done with its
-    own. On a machine whose cores are busy with other work, it waits for a
-    pool thread that has no core, or runs the calls itself after its own
-    (the time a split costs more than running whole: docs/performance.md).
-    `record` keeps a running mean of that extra time relative to the
-    calling thread's own call; above `LIMIT`, splits run serially for
-    `BACKOFF_S` seconds (doubled, up to `MAX_BACKOFF_S`, while the splits
-    after a pause still do not pay), then are tried again."""
+    own; on a busy machine it waits for a pool thread that has no core, or
+    runs the calls itself after its own. `record` keeps a running mean of
+    that extra time relative to the calling thread's own call; above
+    `LIMIT`, splits run serially for `BACKOFF_S` seconds (doubled, up to
+    `MAX_BACKOFF_S`, while the splits after a pause still do not pay), then
+    are tried again (docs/performance.md)."""
 
     LIMIT = 0.75
     BACKOFF_S = 0.25
     MAX_BACKOFF_S = 4.0
     MIN_OWN_S = 50e-6  # (shorter calls measure the hand-off, not the cores)
     WEIGHT = 0.25
+    LOAD_MARGIN = 0.5  # (the load average above the cores at which splits stop)
+    LOAD_EVERY_S = 1.0
 
     def __init__(self):
         self.reset()
 
     def reset(self) -> None:
         self.mean, self.until, self.backoff, self.probing = 0.0, 0.0, self.BACKOFF_S, False
+        self.load_read, self.loaded = -math.inf, False
 
     def serial(self) -> bool:
+        now = time.perf_counter()
+        if now - self.load_read > self.LOAD_EVERY_S:
+            self.load_read, self.loaded = now, _loaded(self.LOAD_MARGIN)
+        if self.loaded:
+            return True
         if not self.until:
             return False
-        if time.perf_counter() < self.until:
+        if now < self.until:
             return True
         self.until, self.mean, self.probing = 0.0, 0.0, True
         return False
@@ -199,6 +210,16 @@ class _Pacing:
             self.until, self.probing = time.perf_counter() + self.backoff, False
         elif self.probing and self.mean < self.LIMIT / 2:
             self.probing = False
+
+
+def _loaded(margin: float) -> bool:
+    # The 1-minute load average past this process's cores (this process's
+    # own threads count in it: a split's two threads on two cores are 2).
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # (no load average on this platform)
+        return False
+    return load > _state["workers"] + margin
 
 
 _pacing = _Pacing()
