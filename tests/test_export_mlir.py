@@ -276,4 +276,6 @@ def test_iree_runs_the_module_at_several_sizes(name):
         want = jax.tree_util.tree_leaves(exported.call(*args))
         assert len(got) == len(want)
         for g, w in zip(got, want):
-            np.testing.assert_allclose(g, np.asarray(w), rtol=1e-5, atol=1e-5)
+            # (16-bit floats to 1e-2, as the parity test: IREE may keep a product in float32 between two ops)
+            tol = 1e-2 if np.dtype(g.dtype).itemsize <= 2 and g.dtype.kind not in "iub" else 1e-5
+            np.testing.assert_allclose(g, np.asarray(w), rtol=tol, atol=tol)

@@ -211,6 +211,13 @@ def programs(jax, jnp, export) -> dict:
         "top_k_bfloat16": (lambda x: jax.lax.top_k(x, 2), [spec((3, 4), jnp.bfloat16)]),
         "composite_bfloat16_symbolic": (lambda x: jnp.sinh(x) + jnp.acosh(x) * jax.lax.erf(x),
                                         [spec("b, 4", jnp.bfloat16)]),
+        # in place and top_k on symbolic shapes (top_k's shapes are i64 tensors, its slices real_dynamic_slice)
+        "in_place_symbolic": (lambda x: [jax.lax.erf_inv(x * 0.5), jax.lax.atan(x), jnp.nextafter(x, 1.0)], [b4]),
+        "lgamma_digamma_symbolic": (lambda x: jax.lax.lgamma(x) + jax.lax.digamma(x + 1.0), [b4]),
+        "in_place_bfloat16_symbolic": (lambda x: jax.lax.lgamma(x) * jax.lax.erf_inv(x),
+                                       [spec("b, 4", jnp.bfloat16)]),
+        "top_k_symbolic": (lambda x: jax.lax.top_k(x, 2), [b4]),
+        "top_k_symbolic_3d": (lambda x: jax.lax.top_k(x, 3)[1], [spec("b, 2, 5", jnp.bfloat16)]),
     }
     return out
 
@@ -219,7 +226,8 @@ def programs(jax, jnp, export) -> dict:
 X64 = ("elementwise", "reshape_flat", "dim_as_value_mul", "arange", "dim_expr_input", "two_vars_broadcast", "cumsum",
        "tile", "take_rows", "take_columns", "composite_float64",
        "nextafter_float64", "lgamma_digamma_float64", "erf_erfc_float64",
-       "bessel_i1e_float64", "erf_inv_float64", "zeta_polygamma_float64")
+       "bessel_i1e_float64", "erf_inv_float64", "zeta_polygamma_float64", "composite_sinh_symbolic",
+       "lgamma_digamma_symbolic", "top_k_symbolic")
 
 
 def lowered(jax, jnp, np) -> dict:

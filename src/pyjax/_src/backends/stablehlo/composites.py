@@ -18,9 +18,9 @@ hoists them as the round trip does (an in-place one's after the
 function's own). Narrow floats (bfloat16, float16, float8s) are expanded
 in float32 between two converts, except asin, acos, asinh, acosh, atanh,
 atan and next_after, which CHLO expands in the operand's own type.
-Not reproduced (their chlo op is kept): the in-place expansions and top_k
-on symbolic shapes, float64 erf on symbolic shapes, and erf, erfc and
-bessel_i1e on float8 (JAX's lowering refuses those).
+Not reproduced (their chlo op is kept): erfc, bessel_i1e, zeta and
+polygamma on symbolic shapes, float64 erf and erf_inv on symbolic shapes,
+and erf, erfc and bessel_i1e on float8 (JAX's lowering refuses those).
 """
 
 from __future__ import annotations
@@ -37,8 +37,13 @@ def _finfo(dtype):
     return dtypes.finfo(dtype)  # (ml_dtypes' finfo: NumPy's refuses bfloat16 and the float8s)
 
 
+# The operand an in-place expansion's constants are shaped like (CHLO's
+# `getConstantLike(value, operand)`): the expansion's first operand.
+_LIKE: list = []
+
+
 def _consts(b: Builder, t: TensorType, *values) -> list:
-    return [b.constant(np.full(t.shape, v, t.dtype)) for v in values]
+    return [_like(b, _LIKE[-1] if _LIKE else None, t, v) for v in values]
 
 
 def _cmp(b: Builder, direction: str, x, y):
@@ -194,6 +199,45 @@ def _top_k(b, x, t, k):
     return [b.slice(values, [0] * len(limit), limit), b.slice(indices, [0] * len(limit), limit)]
 
 
+def _top_k_dynamic(b, x, t, k):
+    # CHLO's top_k on a symbolic shape: the operand's shape and the slices'
+    # limit (the shape with k last) as i64 tensors, a dynamic_iota, the
+    # sort, and two real_dynamic_slices from 0 by 1.
+    from pyjax._src.backends.stablehlo import dynamic
+    from pyjax._src.backends.stablehlo.builder import _types_sig, print_functional
+    from pyjax._src.backends.stablehlo.export_module import _print_dim_size
+    from pyjax._src.backends.stablehlo.rules.reductions import region_return
+
+    def piece(i, d):
+        if isinstance(d, int):
+            return b.reshape(b.constant(np.asarray(d, np.int64)), (1,))
+        size = b.emit1("stablehlo.get_dimension_size", [x], [TensorType((), np.int32)], _print_dim_size, dim=i)
+        return b.reshape(b.convert(size, np.int64), (1,))
+
+    rank, last = len(t.shape), len(t.shape) - 1
+    pieces = [piece(i, d) for i, d in enumerate(t.shape)]
+    shape = dynamic.concatenate(b, pieces, 0)
+    limit = dynamic.concatenate(b, pieces[:-1] + [piece(last, k)], 0)
+    index = TensorType(t.shape, np.int32)
+
+    def print_iota(op, p, indent, in_func):
+        return f"stablehlo.dynamic_iota {p.v(op.operands[0])}, dim = {last} : {_types_sig(op.operands, op.results)}"
+
+    iota = b.emit1("stablehlo.dynamic_iota", [shape], [index], print_iota)
+    block = Block([TensorType((), t.dtype)] * 2 + [TensorType((), np.int32)] * 2)
+    cb = Builder(block)
+    if np.dtype(t.dtype).kind == "f" or _narrow_float(np.dtype(t.dtype)):
+        region_return(cb, [cb.compare("GT", block.args[0], block.args[1], "TOTALORDER")])
+    else:
+        region_return(cb, [_cmp(cb, "GT", block.args[0], block.args[1])])
+    values, indices = b.emit("stablehlo.sort", [x, iota], [t, index], print_generic, regions=[block],
+                             props=f"dimension = {last} : i64, is_stable = true")
+    start, stride = b.constant(np.zeros(rank, np.int64)), b.constant(np.ones(rank, np.int64))
+    out = list(t.shape[:-1]) + [k]
+    return [b.emit1("stablehlo.real_dynamic_slice", [v, start, limit, stride], [TensorType(out, v.dtype)],
+                    print_functional) for v in (values, indices)]
+
+
 def _atan(b, x, t):
     (one,) = _consts(b, t, 1.0)
     return _ew(b, "atan2", x, one)
@@ -278,11 +322,10 @@ def _erf_inv(b, x, t):
 
 
 def _horner_at_use(b, t, coeffs, z):
-    # A polynomial in z, each coefficient's constant made where it is first used.
-    (c,) = _consts(b, t, np.asarray(float(coeffs[0])).astype(t.dtype))
-    acc = _ew(b, "multiply", c, z)
+    # A polynomial in z, each coefficient's constant made where it is first used (shaped like z).
+    acc = _ew(b, "multiply", _like(b, z, t, np.asarray(float(coeffs[0])).astype(t.dtype)), z)
     for k, v in enumerate(coeffs[1:]):
-        acc = _ew(b, "add", acc, *_consts(b, t, np.asarray(float(v)).astype(t.dtype)))
+        acc = _ew(b, "add", acc, _like(b, z, t, np.asarray(float(v)).astype(t.dtype)))
         if k < len(coeffs) - 2:
             acc = _ew(b, "multiply", acc, z)
     return acc
@@ -393,8 +436,11 @@ def _typed(b, t):
 
 def _lgamma(b, x, t):
     c = _typed(b, t)
-    reflect = _cmp(b, "LT", x, c(0.5))
-    z = b.select(reflect, _ew(b, "negate", x), _ew(b, "subtract", x, c(1.0)))
+    half = c(0.5)  # (half and one made once and used again, as CHLO does)
+    reflect = _cmp(b, "LT", x, half)
+    minus_x = _ew(b, "negate", x)
+    one = c(1.0)
+    z = b.select(reflect, minus_x, _ew(b, "subtract", x, one))
     acc = c(_LANCZOS_BASE)
     for i, coeff in enumerate(_LANCZOS):
         k = c(coeff)  # (each coefficient made before its index)
@@ -403,18 +449,19 @@ def _lgamma(b, x, t):
     tz = _ew(b, "add", g, z)
     log_t = _ew(b, "add", c(_LOG_LANCZOS_G_HALF), _ew(b, "log_plus_one", _ew(b, "divide", z, g)))
     ratio = _ew(b, "divide", tz, log_t)
-    tail = _ew(b, "multiply", _ew(b, "subtract", _ew(b, "add", z, c(0.5)), ratio), log_t)
+    tail = _ew(b, "multiply", _ew(b, "subtract", _ew(b, "add", z, half), ratio), log_t)
     log_acc = _ew(b, "log", acc)
     result = _ew(b, "add", _ew(b, "add", c(_LOG_ROOT_TWO_PI), tail), log_acc)
     ax = _ew(b, "abs", x)
     frac = _ew(b, "subtract", ax, _ew(b, "floor", ax))
-    frac = b.select(_cmp(b, "LT", c(0.5), frac), _ew(b, "subtract", c(1.0), frac), frac)
+    frac = b.select(_cmp(b, "LT", half, frac), _ew(b, "subtract", one, frac), frac)
     log_sin = _ew(b, "log", _ew(b, "sine", _ew(b, "multiply", c(np.pi), frac)))
     reflected = _ew(b, "subtract", _ew(b, "subtract", c(_LOG_PI), log_sin), result)
     finite = b.emit1("stablehlo.is_finite", [log_sin], [TensorType(t.shape, np.bool_)], print_same_type)
     result = b.select(reflect, b.select(finite, reflected, _ew(b, "negate", log_sin)), result)
-    inf = c(np.inf)
-    return b.select(_cmp(b, "EQ", _ew(b, "abs", x), inf), inf, result)
+    ax = _ew(b, "abs", x)
+    infinite = _cmp(b, "EQ", ax, _like(b, ax, t, np.inf))
+    return b.select(infinite, c(np.inf), result)
 
 
 def _digamma(b, x, t):
@@ -423,7 +470,8 @@ def _digamma(b, x, t):
     c = _typed(b, t)
     reflect = _cmp(b, "LT", x, c(0.5))
     z = b.select(reflect, _ew(b, "negate", x), _ew(b, "subtract", x, c(1.0)))
-    num, denom = c(0.0), c(_LANCZOS_BASE)
+    zero = c(0.0)
+    num, denom = zero, c(_LANCZOS_BASE)
     for i, coeff in enumerate(_LANCZOS):
         k = c(coeff)
         zi = _ew(b, "add", z, c(i + 1))
@@ -435,12 +483,13 @@ def _digamma(b, x, t):
     ratio = _ew(b, "divide", num, denom)
     shift = _ew(b, "divide", c(7.5 - 0.5), tz)
     result = _ew(b, "subtract", _ew(b, "add", log_t, ratio), shift)
+    shifted = _ew(b, "add", x, _ew(b, "abs", _ew(b, "floor", _ew(b, "add", x, c(0.5)))))
     pi = c(np.pi)
-    angle = _ew(b, "multiply", pi, _ew(b, "add", x, _ew(b, "abs", _ew(b, "floor", _ew(b, "add", x, c(0.5))))))
+    angle = _ew(b, "multiply", pi, shifted)
     cos, sin = _ew(b, "cosine", angle), _ew(b, "sine", angle)
     cot = _ew(b, "divide", _ew(b, "multiply", pi, cos), sin)
     result = b.select(reflect, _ew(b, "subtract", result, cot), result)
-    pole = b.elementwise("stablehlo.and", [_cmp(b, "LE", x, c(0.0)), _cmp(b, "EQ", x, _ew(b, "floor", x))],
+    pole = b.elementwise("stablehlo.and", [_cmp(b, "LE", x, zero), _cmp(b, "EQ", x, _ew(b, "floor", x))],
                          TensorType(t.shape, np.bool_))
     return b.select(pole, c(np.nan), result)
 
@@ -452,13 +501,14 @@ def _next_after(b, x, y, t):
     it = TensorType(t.shape, ints)
     info = np.iinfo(ints)
 
-    def c(v):
-        return b.constant(np.full(t.shape, v, ints))
-
     def bits(v):
         return b.emit1("stablehlo.bitcast_convert", [v], [it if v.dtype != ints else t], print_functional)
 
     xi, yi = bits(x), bits(y)
+
+    def c(v):  # (shaped like x's bits)
+        return _like(b, xi, it, np.asarray(v, ints))
+
     nan = b.elementwise("stablehlo.or", [_cmp(b, "NE", x, x), _cmp(b, "NE", y, y)])
     nan_bits = bits(*_consts(b, t, np.nan))
     sign_mask, abs_mask = c(info.min), c(info.max)
@@ -599,8 +649,8 @@ def _supported(op) -> bool:
     if not isinstance(t, TensorType):
         return False
     dtype = np.dtype(t.dtype)
-    if any(not isinstance(d, int) for d in t.shape) and (op.name not in _EXPANSIONS or dtype == np.float64
-                                                          and op.name == "chlo.erf"):
+    if any(not isinstance(d, int) for d in t.shape) and (op.name in _NOT_SYMBOLIC or dtype == np.float64
+                                                          and op.name in ("chlo.erf", "chlo.erf_inv")):
         return False  # (on symbolic shapes: the expansions written with CHLO's constant points)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu" or _narrow_float(dtype)
@@ -610,6 +660,8 @@ def _supported(op) -> bool:
 
 
 _NO_FLOAT8 = frozenset({"chlo.erf", "chlo.erfc", "chlo.bessel_i1e"})
+# (not yet written with CHLO's constant points: kept as chlo ops on symbolic shapes)
+_NOT_SYMBOLIC = frozenset({"chlo.erfc", "chlo.bessel_i1e", "chlo.zeta", "chlo.polygamma"})
 
 
 def _narrow_float(dtype) -> bool:
@@ -624,8 +676,17 @@ def _expand(b: Builder, name: str, expand, operands, t: TensorType):
     as CHLO's expansions upcast it."""
     dtype = np.dtype(t.dtype)
     if dtype in _WIDE or name in _ANY_FLOAT:
-        return expand(b, *operands, t)
-    out = expand(b, *[b.convert(x, np.float32) for x in operands], TensorType(t.shape, np.float32))
+        _LIKE.append(operands[0])
+        try:
+            return expand(b, *operands, t)
+        finally:
+            _LIKE.pop()
+    wide = [b.convert(x, np.float32) for x in operands]
+    _LIKE.append(wide[0])
+    try:
+        out = expand(b, *wide, TensorType(t.shape, np.float32))
+    finally:
+        _LIKE.pop()
     if isinstance(out, list):
         return [b.convert(o, dtype) for o in out]
     return b.convert(out, dtype)
@@ -702,7 +763,8 @@ def _decomposition(op, module: Module, symbols: _Symbols):
     b = Builder(impl.body)
     (x,) = impl.args
     if op.name == "chlo.top_k":
-        outs = _top_k(b, x, t, op.attrs["k"])
+        symbolic = any(not isinstance(d, int) for d in t.shape)
+        outs = (_top_k_dynamic if symbolic else _top_k)(b, x, t, op.attrs["k"])
         attrs = f"is_stable = true, k = {op.attrs['k']} : i64"
     else:
         outs = _expand(b, op.name, _EXPANSIONS[op.name], [x], t)
