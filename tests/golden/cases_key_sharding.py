@@ -113,6 +113,14 @@ CASES = {
     "concat_stack_where": "on(mesh, lambda: (jax.typeof(jnp.concatenate([k, k])), jax.typeof(jnp.stack([k, k])), "
                           "jax.typeof(jnp.where(jax.device_put(jnp.arange(8) > 3, P('x')), k, k)), jax.typeof(k == k)))",
     "grid_T_reshape": "on(mesh2, lambda: (jax.typeof(kk.T), jax.typeof(kk.reshape(8))))",
+    "truncated_normal_scalar_jaxpr": "on(mesh, lambda: jax.make_jaxpr(lambda q: jax.random.truncated_normal(q, -1.0, "
+                                     "1.0))(jax.random.key(0)))",
+    "bernoulli_vmap_jaxpr": "on(mesh, lambda: jax.make_jaxpr(jax.vmap(lambda q: jax.random.bernoulli(q)))(k))",
+    "gamma_scalar_vmap_jaxpr": "on(mesh, lambda: jax.make_jaxpr(jax.vmap(lambda q: jax.random.gamma(q, 2.0)))(k))",
+    "exponential_vmap_jaxpr": "on(mesh, lambda: jax.make_jaxpr(jax.vmap(jax.random.exponential))(k))",
+    "bits_scalar_vmap_jaxpr": "on(mesh, lambda: jax.make_jaxpr(jax.vmap(jax.random.bits))(k))",
+    "normal_out_sharding_jaxpr": "on(mesh, lambda: jax.make_jaxpr(lambda q: jax.random.normal(q, (8,), "
+                                 "out_sharding=P('x')))(jax.random.key(0)))",
     # types and values of the samples
     "uniform_eager_type": "on(mesh, lambda: jax.typeof(unif(k)))",
     "uniform_jit_type": "on(mesh, lambda: jax.typeof(jax.jit(unif)(k)))",
@@ -127,6 +135,9 @@ CASES = {
     "fold_in_values": "on(mesh, lambda: (jax.typeof(jax.jit(fold)(k, d8)), data(jax.jit(fold)(k, d8))))",
     "seed_values": "on(mesh, lambda: (jax.typeof(jax.jit(jax.vmap(jax.random.key))(d8)), "
                    "data(jax.jit(jax.vmap(jax.random.key))(d8))))",
+    "sampler_values": "on(mesh, lambda: [values(jax.vmap(f)(k)) == values(jax.vmap(f)(keys)) for f in ("
+                      "jax.random.exponential, jax.random.gumbel, lambda q: jax.random.bernoulli(q, 0.3), "
+                      "lambda q: jax.random.gamma(q, 2.0), lambda q: jax.random.truncated_normal(q, -1.0, 1.0, (2,)))])",
     "raw_uniform_values": "on(mesh, lambda: values(jax.jit(unif)(r)) == values(unif(raw)))",
     "grid_normal_values": "on(mesh2, lambda: (jax.typeof(jax.jit(jax.vmap(jax.vmap(lambda q: jax.random.normal(q, (2,)))))(kk)), "
                           "values(jax.jit(jax.vmap(jax.vmap(lambda q: jax.random.normal(q, (2,)))))(kk))[3]))",

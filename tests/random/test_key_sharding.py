@@ -97,3 +97,22 @@ def test_gamma_over_split_keys_per_device(mesh, strict):
         out = jax.jit(draw)(jax.device_put(keys, P("x")), jax.device_put(alphas, P("x")))
     assert str(jax.typeof(out)) == "float32[8@x,2]"
     np.testing.assert_allclose(np.asarray(out), np.asarray(draw(keys, alphas)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("impl", ["rbg", "unsafe_rbg"])
+def test_rbg_bits_over_split_keys_equal_the_unsharded_draw(mesh, strict, impl):
+    # rbg's batched draw reads the whole batch of keys: per device it must not draw from its own keys alone.
+    keys = jax.random.split(jax.random.key(0, impl=impl), 8)
+    sample = jax.vmap(lambda q: jax.random.bernoulli(q, 0.3, (16,)))
+    with jax.sharding.set_mesh(mesh):
+        out = jax.jit(sample)(jax.device_put(keys, P("x")))
+    assert str(jax.typeof(out)) == "bool[8@x,16]"
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(sample(keys)))
+
+
+def test_inner_sampler_calls_place_as_jax(mesh):
+    # truncated_normal draws through the public uniform, whose scalar draw under an
+    # all-Explicit mesh runs in auto_axes (JAX's reshards of the key and the bounds).
+    with jax.sharding.set_mesh(mesh):
+        text = str(jax.make_jaxpr(lambda q: jax.random.truncated_normal(q, -1.0, 1.0))(jax.random.key(0)))
+    assert "key<fry>[] = reshard" in text and text.count("reshard") == 4

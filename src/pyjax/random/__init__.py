@@ -90,7 +90,10 @@ def _place_samplers() -> None:
 
     from pyjax._src.random.sampler_sharding import sampler_with_out_sharding
 
+    import sys
+
     names = globals()
+    wrapped = {}
     for name in __all__:
         fn = names.get(name)
         if callable(fn) and not isinstance(fn, type):
@@ -99,7 +102,14 @@ def _place_samplers() -> None:
             except (TypeError, ValueError):
                 continue
             if "out_sharding" in params:
-                names[name] = sampler_with_out_sharding(fn)
+                names[name] = wrapped[id(fn)] = sampler_with_out_sharding(fn)
+    # The samplers call each other (truncated_normal draws with uniform) as
+    # JAX's call its public, placing ones: the modules' own names are wrapped too.
+    for module_name, module in list(sys.modules.items()):
+        if module_name.startswith("pyjax._src.random.") and module is not None:
+            for attr, value in list(vars(module).items()):
+                if id(value) in wrapped and callable(value):
+                    setattr(module, attr, wrapped[id(value)])
 
 
 _place_samplers()

@@ -16,7 +16,8 @@ primitives map key for key, so their types follow JAX 0.11's rules:
 
 Each key's result depends on that key alone, so per device (sharded jit,
 docs/spmd.md) every primitive runs on its own shard of the keys: the same
-bits as the unsharded computation, with no communication.
+bits as the unsharded computation, with no communication; except the rbg
+PRNGs' bits, which depend on the whole batch of keys (gathered first).
 """
 
 from __future__ import annotations
@@ -97,6 +98,19 @@ def _local_rule(ctx, eqn, args):
     return sp.bind(eqn, args)
 
 
+# PRNGs whose bits for a batch of keys depend on the whole batch (rbg's
+# batched rng_bit_generator draws from the first key, as JAX's does): their
+# keys are gathered before drawing, so every device draws what the
+# unsharded program would and keeps its part.
+_BATCH_DEPENDENT_BITS = frozenset({"rbg", "unsafe_rbg"})
+
+
+def _bits_rule(ctx, eqn, args):
+    if eqn.invars[0].aval.dtype._impl.name in _BATCH_DEPENDENT_BITS:
+        return sp.replicated_rule(ctx, eqn, args)
+    return sp.bind(eqn, args)
+
+
 def _elementwise_rule(ctx, eqn, args):
     # Broadcasting operands laid out as the result, as lax's elementwise ops.
     out_aval = eqn.outvars[0].aval
@@ -120,9 +134,9 @@ def _gamma_partition(ctx, eqn, args):
     return sp.bind(eqn, [ctx.reshard(key, sp.spec_of(kv.aval), want), a])
 
 
-for _p in (prng.random_seed_p, prng.random_clone_p, prng.random_split_p, prng.random_bits_p,
-           prng.random_wrap_p, prng.random_unwrap_p):
+for _p in (prng.random_seed_p, prng.random_clone_p, prng.random_split_p, prng.random_wrap_p, prng.random_unwrap_p):
     sp.register_rule(_p, _local_rule)
+sp.register_rule(prng.random_bits_p, _bits_rule)
 sp.register_rule(prng.random_fold_in_p, _elementwise_rule)
 sp.register_rule(threefry.threefry2x32_p, _elementwise_rule)
 sp.register_rule(prng.random_gamma_p, _gamma_partition)
