@@ -81,4 +81,15 @@ CASES: dict[str, str] = {
     "key_jnp_add": "jnp.add(key, 1)",
     "key_sub_traced": "jax.jit(lambda k: k - 1)(key)",
     "key_matmul": "key @ key",
+    # found by differential fuzzing against JAX 0.11.0 (a weak -1 beside a
+    # uint32 goes straight to float, not through uint32; flip of a scalar)
+    "inexact_weak_int_beside_uint32": "np.round(np.asarray(jnp.logaddexp(jnp.subtract(jnp.asarray(True), 2), "
+                                      "jnp.arange(3, dtype=jnp.uint32))), 4).tolist()",
+    "inexact_weak_int_beside_uint32_jit": "np.round(np.asarray(jax.jit(jnp.arctan2)(jnp.int32(-3) + 0, "
+                                          "jnp.arange(3, dtype=jnp.uint32) + 1)), 4).tolist()",
+    "inexact_mixed_ints_jaxpr": "jax.make_jaxpr(jnp.arctan2)(np.int8(1), np.int16(2))",
+    "inexact_int_and_python_jaxpr": "jax.make_jaxpr(jnp.hypot)(np.uint8(1), -2)",
+    "flip_scalar_axis": "jnp.flip(jnp.float32(1), -1)",
+    "flip_scalar_axis_tuple": "jnp.flip(jnp.float32(1), (0,))",
+    "flip_scalar_no_axis": "jnp.flip(jnp.float32(1))",
 }

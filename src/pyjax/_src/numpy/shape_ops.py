@@ -333,7 +333,10 @@ def _flip(m, axis=None):
     ndim = aval_of(m).ndim
     if axis is None:
         return lax_shapes.rev(m, list(range(ndim)))
-    return lax_shapes.rev(m, [canonicalize_axis(ax, ndim) for ax in ensure_index_tuple(axis)])
+    axes = ensure_index_tuple(axis)
+    if ndim == 0 and axes:  # (no axis 0 or -1 of a scalar to reverse, as in JAX)
+        raise ValueError(f"axis {axes[0]} is out of bounds for array of dimension 0")
+    return lax_shapes.rev(m, [canonicalize_axis(ax, ndim) for ax in axes])
 
 
 def fliplr(m):

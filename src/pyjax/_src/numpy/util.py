@@ -57,22 +57,27 @@ def aval_of(x):
     return core.concrete_aval(x)
 
 
-def promote_dtypes(fun_name: str, *args):
-    """Converts `args` to their common JAX dtype (weak types respected)."""
+def promote_dtypes(fun_name: str, *args, inexact: bool = False):
+    """Converts `args` to their common JAX dtype (weak types respected);
+    `inexact`: to that dtype's floating counterpart, each argument converted
+    once, straight to it (a weak -1 beside a uint32 becomes -1.0, not
+    4294967295.0)."""
     if len(args) == 2:
-        a, b = aval_of(args[0]), aval_of(args[1])
+        avals = a, b = aval_of(args[0]), aval_of(args[1])
         try:
             dtype, weak = dtypes.binary_promote(a.dtype, a.weak_type, b.dtype, b.weak_type)
         except ValueError:
             _refuse_extended(fun_name, (a, b))
             raise
-        return [_cast(args[0], a, dtype, weak), _cast(args[1], b, dtype, weak)]
-    avals = [aval_of(x) for x in args]
-    try:
-        dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
-    except ValueError:
-        _refuse_extended(fun_name, avals)
-        raise
+    else:
+        avals = [aval_of(x) for x in args]
+        try:
+            dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+        except ValueError:
+            _refuse_extended(fun_name, avals)
+            raise
+    if inexact and not dtypes.issubdtype(dtype, np.inexact):
+        dtype = dtypes.to_inexact_dtype(dtype)
     return [_cast(x, a, dtype, weak) for x, a in zip(args, avals, strict=True)]
 
 
@@ -162,12 +167,7 @@ def promote_args(fun_name: str, *args):
 def promote_args_inexact(fun_name: str, *args):
     """Promotes to a common dtype, then to floating point if integer/bool."""
     check_arraylike(fun_name, *args)
-    args = promote_dtypes(fun_name, *args)
-    aval = aval_of(args[0])
-    if not np.issubdtype(aval.dtype, np.inexact) and not dtypes.issubdtype(aval.dtype, np.inexact):
-        target = dtypes.to_inexact_dtype(aval.dtype)
-        args = [_cast(x, aval_of(x), target, aval.weak_type) for x in args]
-    return promote_shapes(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes(fun_name, *args, inexact=True))
 
 
 def ensure_array(x, dtype=None):
