@@ -121,6 +121,8 @@ CASES = {
     "bits_scalar_vmap_jaxpr": "on(mesh, lambda: jax.make_jaxpr(jax.vmap(jax.random.bits))(k))",
     "normal_out_sharding_jaxpr": "on(mesh, lambda: jax.make_jaxpr(lambda q: jax.random.normal(q, (8,), "
                                  "out_sharding=P('x')))(jax.random.key(0)))",
+    "permutation_vmap_jaxpr": "on(mesh, lambda: jax.make_jaxpr(jax.vmap(lambda q: jax.random.permutation(q, 5)))(k))",
+    "permutation_values": "on(mesh, lambda: values(jax.jit(jax.vmap(lambda q: jax.random.permutation(q, 5)))(k)))",
     # types and values of the samples
     "uniform_eager_type": "on(mesh, lambda: jax.typeof(unif(k)))",
     "uniform_jit_type": "on(mesh, lambda: jax.typeof(jax.jit(unif)(k)))",

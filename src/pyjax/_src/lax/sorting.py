@@ -406,9 +406,10 @@ def _sort_batch(axis_data, args, dims, *, dimension, is_stable, num_keys):
     aligned = []
     for x, d in zip(args, dims, strict=True):
         if d is not_mapped:
-            # x: (n...) -> the prototype's shape, batch axis at bdim
-            example_axes = [a for a in range(len(shape)) if a != bdim]
-            aligned.append(_shapes.broadcast_in_dim(x, shape, example_axes))
+            # x: (n...) -> the prototype's shape and placement, batch axis at bdim (as JAX's rule)
+            example_axes = tuple(np.delete(np.arange(len(shape)), bdim))
+            sharding = _core.get_aval(prototype).sharding
+            aligned.append(_shapes.broadcast_in_dim(x, shape, example_axes, out_sharding=sharding))
         else:
             aligned.append(_batching_util.moveaxis(x, d, bdim))
     outs = sort_p.bind(*aligned, dimension=dimension + (bdim <= dimension), is_stable=is_stable,
