@@ -58,6 +58,14 @@ def _on_values() -> bool:
     return isinstance(trace, dispatch.EvalTrace)
 
 
+def _empty_shape(shape) -> bool:
+    # JAX's `not shape` on the canonical shape (a bad one is left to the sampler's own error).
+    try:
+        return shape is None or len(tuple(shape)) == 0
+    except TypeError:
+        return False
+
+
 def _all_explicit(mesh) -> bool:
     return not mesh.empty and all(t is AxisType.Explicit for t in mesh.axis_types)
 
@@ -98,17 +106,15 @@ def sampler_with_out_sharding(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def sampler(*args, **kwargs):
         out_sharding = kwargs.pop("out_sharding", None)
-        eager = isinstance(core.current_trace(), dispatch.EvalTrace)
         if out_sharding is None and (not implied or _on_values()):
             return fn(*args, **kwargs)
+        eager = isinstance(core.current_trace(), dispatch.EvalTrace)
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         if out_sharding is None:
             from pyjax._src.sharding.partition_spec import PartitionSpec
 
-            mesh = get_abstract_mesh()
-            shape = bound.arguments.get("shape", signature.parameters["shape"].default)
-            if shape or not _all_explicit(mesh):
+            if not (_empty_shape(bound.arguments.get("shape")) and _all_explicit(get_abstract_mesh())):
                 return fn(*args, **kwargs)
             out_sharding = PartitionSpec()
         key = bound.arguments.get("key")
