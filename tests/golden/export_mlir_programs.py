@@ -217,6 +217,10 @@ def programs(jax, jnp, export) -> dict:
         "in_place_bfloat16_symbolic": (lambda x: jax.lax.lgamma(x) * jax.lax.erf_inv(x),
                                        [spec("b, 4", jnp.bfloat16)]),
         "top_k_symbolic": (lambda x: jax.lax.top_k(x, 2), [b4]),
+        "erfc_bessel_symbolic": (lambda x: jax.lax.erfc(x) + jax.lax.bessel_i1e(x * 2.0), [b4]),
+        "zeta_polygamma_symbolic": (lambda n, x: jax.lax.polygamma(n, x) + jax.lax.zeta(n + 2.0, x), [b4, b4]),
+        "zeta_polygamma_float16_symbolic": (lambda n, x: jax.lax.polygamma(n, x) * jax.lax.zeta(n, x + 1.0),
+                                            [spec(ab_b4.shape, jnp.float16), spec(ab_b4.shape, jnp.float16)]),
         "top_k_symbolic_3d": (lambda x: jax.lax.top_k(x, 3)[1], [spec("b, 2, 5", jnp.bfloat16)]),
     }
     return out
@@ -227,7 +231,7 @@ X64 = ("elementwise", "reshape_flat", "dim_as_value_mul", "arange", "dim_expr_in
        "tile", "take_rows", "take_columns", "composite_float64",
        "nextafter_float64", "lgamma_digamma_float64", "erf_erfc_float64",
        "bessel_i1e_float64", "erf_inv_float64", "zeta_polygamma_float64", "composite_sinh_symbolic",
-       "lgamma_digamma_symbolic", "top_k_symbolic")
+       "lgamma_digamma_symbolic", "top_k_symbolic", "zeta_polygamma_symbolic")
 
 
 def lowered(jax, jnp, np) -> dict:

@@ -18,9 +18,9 @@ hoists them as the round trip does (an in-place one's after the
 function's own). Narrow floats (bfloat16, float16, float8s) are expanded
 in float32 between two converts, except asin, acos, asinh, acosh, atanh,
 atan and next_after, which CHLO expands in the operand's own type.
-Not reproduced (their chlo op is kept): erfc, bessel_i1e, zeta and
-polygamma on symbolic shapes, float64 erf and erf_inv on symbolic shapes,
-and erf, erfc and bessel_i1e on float8 (JAX's lowering refuses those).
+Not reproduced (their chlo op is kept): float64 erf, erfc and erf_inv on
+symbolic shapes, and erf, erfc and bessel_i1e on float8 (JAX's lowering
+refuses those).
 """
 
 from __future__ import annotations
@@ -412,6 +412,7 @@ def _erfc(b, x, t):
     (zero,) = _consts(b, t, 0.0)
     tail = b.select(underflow, zero, tail)
     tail = b.select(_cmp(b, "LT", x, zero), _ew(b, "subtract", two, tail), tail)
+    (one,) = _consts(b, t, 1.0)  # (CHLO makes the small branch's own)
     sq2 = _ew(b, "multiply", x, x)
     small = _ew(b, "subtract", one, _ew(b, "multiply", x, _horner_at_use(b, t, _ERF_SMALL, sq2)))
     return b.select(_cmp(b, "LT", _ew(b, "abs", x), one), small, tail)
@@ -550,19 +551,22 @@ def _bessel_i1e(b, x, t):
     wide = np.dtype(t.dtype) == np.float64
     a_terms, b_terms = (_I1E_A, _I1E_B) if wide else (_I1E_A[-17:], _I1E_B[-7:])
 
-    def chebyshev(z, coeffs, half):
+    def chebyshev(z, coeffs):
         # Clenshaw's recurrence: b0 = z*b1 - b2 + c; the series is (b0 - b2) / 2.
-        zero = c(0.0)
-        b0, b1, b2 = zero, zero, zero
+        def like_z(v):  # (CHLO shapes the recurrence's constants like z)
+            return _like(b, z, t, np.asarray(float(v)).astype(t.dtype))
+
+        b0 = like_z(0.0)
+        b1 = like_z(0.0)
         for v in coeffs:
             b2, b1 = b1, b0
-            b0 = _ew(b, "add", _ew(b, "subtract", _ew(b, "multiply", z, b1), b2), c(v))
-        return _ew(b, "multiply", _ew(b, "subtract", b0, b2), half)
+            b0 = _ew(b, "add", _ew(b, "subtract", _ew(b, "multiply", z, b1), b2), like_z(v))
+        return _ew(b, "multiply", _ew(b, "subtract", b0, b2), like_z(0.5))
 
     ax = _ew(b, "abs", x)
     half, two, thirty_two, eight = c(0.5), c(2.0), c(32.0), c(8.0)
-    small = _ew(b, "multiply", ax, chebyshev(_ew(b, "subtract", _ew(b, "multiply", half, ax), two), a_terms, half))
-    large = chebyshev(_ew(b, "subtract", _ew(b, "divide", thirty_two, ax), two), b_terms, half)
+    small = _ew(b, "multiply", ax, chebyshev(_ew(b, "subtract", _ew(b, "multiply", half, ax), two), a_terms))
+    large = chebyshev(_ew(b, "subtract", _ew(b, "divide", thirty_two, ax), two), b_terms)
     large = _ew(b, "divide", large, _ew(b, "sqrt", ax))
     result = b.select(_cmp(b, "LE", ax, eight), small, large)
     return _ew(b, "multiply", _ew(b, "sign", x), result)
@@ -576,7 +580,8 @@ _ZETA_A = (-1.3954464685812522E-19, 5.5090028283602295E-18, -2.1748686985580617E
 
 
 def _zeta(b, x, q, t):
-    c = _typed(b, t)
+    def c(v):  # (CHLO shapes zeta's constants like q)
+        return _like(b, q, t, np.asarray(float(v)).astype(t.dtype))
 
     zero, one = c(0.0), c(1.0)  # (made first, before any op)
     minus_x = _ew(b, "negate", x)
@@ -587,47 +592,68 @@ def _zeta(b, x, q, t):
         acc = _ew(b, "add", acc, _ew(b, "power", a, minus_x))
     w = _ew(b, "add", a, one)
     last = _ew(b, "power", w, minus_x)
-    integral = _ew(b, "divide", _ew(b, "multiply", last, w), _ew(b, "subtract", x, one))
+    def cx(v):  # (these like x)
+        return _like(b, x, t, np.asarray(float(v)).astype(t.dtype))
+
+    one_again = cx(1.0)  # (CHLO makes another)
+    integral = _ew(b, "divide", _ew(b, "multiply", last, w), _ew(b, "subtract", x, one_again))
     inv_sq = _ew(b, "divide", one, _ew(b, "multiply", w, w))
     series = zero
     for k, coeff in enumerate(_ZETA_A):
         hi, lo = 2 * (len(_ZETA_A) - k), 2 * (len(_ZETA_A) - k) - 1
-        pair = _ew(b, "multiply", _ew(b, "add", x, c(hi)), _ew(b, "add", x, c(lo)))
-        series = _ew(b, "multiply", pair, _ew(b, "multiply", inv_sq, _ew(b, "add", series, c(coeff))))
-    half = c(0.5)
+        pair = _ew(b, "multiply", _ew(b, "add", x, cx(hi)), _ew(b, "add", x, cx(lo)))
+        coeff_w = _like(b, w, t, np.asarray(float(coeff)).astype(t.dtype))
+        series = _ew(b, "multiply", pair, _ew(b, "multiply", inv_sq, _ew(b, "add", series, coeff_w)))
+    def like(y, v):  # (shaped like y, as CHLO makes it)
+        return _like(b, y, t, np.asarray(float(v)).astype(t.dtype))
+
+    half = like(last, 0.5)
     ratio = _ew(b, "divide", x, w)
-    series = _ew(b, "add", half, _ew(b, "multiply", ratio, _ew(b, "add", c(0.083333333333333329), series)))
+    series = _ew(b, "add", half, _ew(b, "multiply", ratio, _ew(b, "add", like(w, 0.083333333333333329), series)))
     tail = _ew(b, "multiply", last, series)
     total = _ew(b, "add", _ew(b, "add", acc, integral), tail)
-    tiny = c(np.finfo(t.dtype).smallest_subnormal)
-    total = b.select(_cmp(b, "LT", _ew(b, "abs", last), _ew(b, "multiply", _ew(b, "abs", acc), tiny)), acc, total)
-    nan = c(np.nan)
-    total = b.select(_cmp(b, "LT", x, one), nan, total)
+    small_last, abs_acc = _ew(b, "abs", last), _ew(b, "abs", acc)
+    tiny = like(w, _finfo(t.dtype).smallest_subnormal)
+    total = b.select(_cmp(b, "LT", small_last, _ew(b, "multiply", abs_acc, tiny)), acc, total)
+    nan = cx(np.nan)
+    total = b.select(_cmp(b, "LT", x, one_again), nan, total)
     q_nonpositive = _cmp(b, "LE", q, zero)
     x_fractional = _cmp(b, "NE", x, _ew(b, "floor", x))
     total = b.select(_ew(b, "and", q_nonpositive, x_fractional), nan, total)
+    inf = cx(np.inf)
     q_pole = _ew(b, "and", q_nonpositive, _cmp(b, "EQ", q, _ew(b, "floor", q)))
-    x_even = _ew(b, "and", _cmp(b, "EQ", x, _ew(b, "floor", x)),
-                 _cmp(b, "EQ", _ew(b, "remainder", x, c(2.0)), zero))
-    inf = c(np.inf)
+    two = cx(2.0)
+    x_integral = _cmp(b, "EQ", x, _ew(b, "floor", x))
+    x_even = _ew(b, "and", x_integral, _cmp(b, "EQ", _ew(b, "remainder", x, two), zero))
     total = b.select(q_pole, b.select(x_even, inf, nan), total)
     return b.select(_cmp(b, "EQ", x, one), inf, total)
+
+
+def _nested(like, expand, *args):
+    # An expansion inside another: its constants are shaped like its own first operand.
+    _LIKE.append(like)
+    try:
+        return expand(*args)
+    finally:
+        _LIKE.pop()
 
 
 def _polygamma(b, n, x, t):
     # (-1)^(n+1) n! zeta(n + 1, x), digamma at n = 0, NaN unless n is a
     # non-negative integer.
-    c = _typed(b, t)
+    def c(v):  # (CHLO shapes polygamma's own constants like x)
+        return _like(b, x, t, np.asarray(float(v)).astype(t.dtype))
 
     one, two = c(1.0), c(2.0)  # (made first, before any op)
     sign = _ew(b, "subtract", _ew(b, "multiply", two, _ew(b, "remainder", n, two)), one)
     n1 = _ew(b, "add", n, one)
-    factorial = _ew(b, "exponential", _lgamma(b, n1, t))
+    factorial = _ew(b, "exponential", _nested(n1, _lgamma, b, n1, t))
     zeta = _zeta(b, n1, x, t)
     result = _ew(b, "multiply", _ew(b, "multiply", sign, factorial), zeta)
-    is_zero = _cmp(b, "EQ", n, c(0.0))
-    result = b.select(is_zero, _digamma(b, x, t), result)
-    bad = b.elementwise("stablehlo.or", [_cmp(b, "NE", n, _ew(b, "floor", n)), _cmp(b, "LT", n, c(0.0))])
+    zero = c(0.0)
+    is_zero = _cmp(b, "EQ", n, zero)
+    result = b.select(is_zero, _nested(x, _digamma, b, x, t), result)
+    bad = b.elementwise("stablehlo.or", [_cmp(b, "NE", n, _ew(b, "floor", n)), _cmp(b, "LT", n, zero)])
     return b.select(bad, c(np.nan), result)
 
 
@@ -649,8 +675,7 @@ def _supported(op) -> bool:
     if not isinstance(t, TensorType):
         return False
     dtype = np.dtype(t.dtype)
-    if any(not isinstance(d, int) for d in t.shape) and (op.name in _NOT_SYMBOLIC or dtype == np.float64
-                                                          and op.name in ("chlo.erf", "chlo.erf_inv")):
+    if any(not isinstance(d, int) for d in t.shape) and dtype == np.float64 and op.name in _NOT_SYMBOLIC_64:
         return False  # (on symbolic shapes: the expansions written with CHLO's constant points)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu" or _narrow_float(dtype)
@@ -660,8 +685,8 @@ def _supported(op) -> bool:
 
 
 _NO_FLOAT8 = frozenset({"chlo.erf", "chlo.erfc", "chlo.bessel_i1e"})
-# (not yet written with CHLO's constant points: kept as chlo ops on symbolic shapes)
-_NOT_SYMBOLIC = frozenset({"chlo.erfc", "chlo.bessel_i1e", "chlo.zeta", "chlo.polygamma"})
+# (float64 expansions not yet written with CHLO's constant points: kept as chlo ops on symbolic shapes)
+_NOT_SYMBOLIC_64 = frozenset({"chlo.erf", "chlo.erf_inv", "chlo.erfc"})
 
 
 def _narrow_float(dtype) -> bool:
