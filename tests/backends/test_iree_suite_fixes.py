@@ -149,3 +149,46 @@ def test_the_iree_lowering_spells_out_select_and_scatter():
     text, _ = module_text(closed.jaxpr, "pool")
     assert "select_and_scatter" not in text and "stablehlo.pad" in text
     assert "stablehlo.select_and_scatter" in pyjax.jit(pyjax.grad(loss)).lower(np.ones((5, 7), np.float32)).as_text()
+
+
+@needs_iree
+def test_a_closed_over_mutable_array_is_refused_by_name():
+    r = pyjax.new_ref(jnp.zeros(3))
+    f = pyjax.jit(lambda x: (r.__setitem__(..., r[...] + x), r[...] * 2)[1], backend="iree")
+    with pytest.raises(iree_backend.IreeUnsupportedError, match="closes over a mutable array reference"):
+        f(1.0)
+    np.testing.assert_array_equal(np.asarray(r[...]), np.zeros(3))
+
+
+@needs_iree
+def test_modules_compile_without_const_eval_and_fold_constants_at_load():
+    from pyjax._src.backends.iree import runtime
+
+    # (const-eval compiles and runs a second program inside each compile: docs/iree.md "Compile time")
+    assert "--iree-opt-const-eval=false" in runtime.target().flags
+    table = np.linspace(0.0, 1.0, 12, dtype=np.float32).reshape(3, 4)
+    f = pyjax.jit(lambda x: x @ jnp.exp(jnp.asarray(table)).T + jnp.sin(jnp.arange(3.0)), backend="iree")
+    x = np.ones((2, 4), np.float32)
+    np.testing.assert_allclose(np.asarray(f(x)), x @ np.exp(table).T + np.sin(np.arange(3.0)), rtol=1e-6)
+
+
+def _diagonal_solve(A, b):
+    # (a solve without LAPACK: IREE cannot run jnp.linalg.solve's lu)
+    return lax.custom_linear_solve(lambda x: A @ x, b, lambda mv, r: r / jnp.diag(A), symmetric=True)
+
+
+def test_custom_linear_solve_lowers_its_solve_in_line():
+    args = np.eye(2, dtype=np.float32), np.ones(2, np.float32)
+    text = pyjax.jit(_diagonal_solve).lower(*args).as_text()
+    direct = pyjax.jit(lambda A, b: b / jnp.diag(A)).lower(*args).as_text()
+    assert text.split("{", 1)[1] == direct.split("{", 1)[1]  # (all but the module's name)
+
+
+@needs_iree
+def test_custom_linear_solve_and_its_gradients_run_on_iree():
+    A = np.diag([4.0, 2.0, 5.0]).astype(np.float32)
+    b = np.array([1.0, 2.0, 3.0], np.float32)
+    for fn in (_diagonal_solve, pyjax.grad(lambda A, b: _diagonal_solve(A, b).sum(), argnums=(0, 1))):
+        got, want = pyjax.jit(fn, backend="iree")(A, b), pyjax.jit(fn, backend="cpu")(A, b)
+        for g, w in zip(pyjax.tree_util.tree_leaves(got), pyjax.tree_util.tree_leaves(want)):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)

@@ -48,13 +48,14 @@ def module_text(jaxpr, name: str, out_tree=None, keep_unused: bool = False) -> t
     from pyjax._src.backends.stablehlo import lower_jaxpr_to_module
     from pyjax._src.interpreters.dce import dce_jaxpr
 
+    _refuse_closed_over_refs(jaxpr, name)
     if keep_unused:
         kept = [True] * len(jaxpr.invars)
     else:
         jaxpr, kept = dce_jaxpr(jaxpr, prune_invars=True, prune_bodies=True)
     try:
         text = str(lower_jaxpr_to_module(jaxpr, name, out_tree, keep_unused=True, host_callbacks=False,
-                                         select_and_scatter_op=False))
+                                         select_and_scatter_op=False, threefry_barrier=True))
     except LoweringError as e:
         raise IreeUnsupportedError(
             f"jit({name}) cannot run on the IREE backend: primitive '{_primitive_named(str(e))}' has no "
@@ -62,6 +63,18 @@ def module_text(jaxpr, name: str, out_tree=None, keep_unused: bool = False) -> t
             "jax.jit(f, backend='cpu')."
         ) from None
     return _strip_shardy(text), kept
+
+
+def _refuse_closed_over_refs(jaxpr, name: str) -> None:
+    # JAX passes a closed-over mutable array to @main and writes it back; this lowering
+    # does not yet, and would otherwise fail inside NumPy's conversion of the reference.
+    from pyjax._src.ref_types import AbstractRef
+
+    if any(isinstance(v.aval, AbstractRef) for v in jaxpr.constvars):
+        raise IreeUnsupportedError(
+            f"jit({name}) cannot run on the IREE backend: it closes over a mutable array reference "
+            "(jax.new_ref, a stateful generator's counter), which the StableHLO lowering cannot pass to @main "
+            "yet. Run this function on the NumPy backend: jax.jit(f, backend='cpu').")
 
 
 def _primitive_named(message: str) -> str:

@@ -37,7 +37,10 @@ class Target:
 
 # f64 stays f64 (jax_enable_x64): IREE's input pipeline may demote it otherwise.
 # Data tiling packs matmul operands into the target's tile layout (docs/iree.md: measured).
-_COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false", "--iree-opt-data-tiling=true")
+# No const-eval: it compiles and runs a second program inside every compile to fold
+# constant expressions, which the hoisted initializers compute once at load anyway
+# (docs/iree.md, "Compile time").
+_COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false", "--iree-opt-data-tiling=true", "--iree-opt-const-eval=false")
 
 
 def _user_flags() -> tuple[str, ...]:

@@ -39,6 +39,13 @@ def _custom_remat(ctx, *args, jaxpr, **params):
     return inline_jaxpr(ctx, jaxpr, args)
 
 
+def _linear_solve(ctx, *args, const_lengths, jaxprs):
+    # custom_linear_solve: its solve jaxpr in line on (solve's constants, b), as JAX lowers its impl
+    start = const_lengths.matvec + const_lengths.vecmat  # (grouped: matvec, vecmat, solve, transpose_solve)
+    solve_consts = list(args[start:start + const_lengths.solve])
+    return inline_jaxpr(ctx, jaxprs.solve, solve_consts + list(args[sum(const_lengths):]))
+
+
 def _identity(ctx, x, **params):
     # key-reuse markers: JAX lowers them to their operand
     return [x]
@@ -49,6 +56,8 @@ def register(prims: dict) -> None:
         if name in prims:
             register_lowering(prims[name], _identity)
     register_lowering(prims["jit"], _jit)
+    if "custom_linear_solve" in prims:
+        register_lowering(prims["custom_linear_solve"], _linear_solve)
     register_lowering(prims["custom_jvp_call"], _inline_call)
     register_lowering(prims["custom_vjp_call"], _inline_call)
     register_lowering(prims["remat2"], _remat)

@@ -23,7 +23,7 @@ _REASONS = {
     "JAX's series expansion of this special function is not reproduced yet": (
         "bessel_i0e", "igamma", "igamma_grad_a", "igammac", "regularized_incomplete_beta", "random_gamma_grad"),
     "not lowered yet": ("approx_top_k", "fft", "select_and_gather_add", "random_gamma", "cumlogsumexp", "reduce",
-                        "custom_vmap_call", "custom_linear_solve", "linear_call", "mulhi", "empty2"),
+                        "custom_vmap_call", "linear_call", "mulhi", "empty2"),
     "token type (`!stablehlo.token`): not produced yet": ("after_all", "create_token"),
     "Pallas kernels: run by the NumPy backend's interpreter (JAX lowers them to Mosaic/Triton or, in interpret "
     "mode, to a while loop); not lowered yet": ("pallas_call", "program_id", "num_programs", "multiple_of",
