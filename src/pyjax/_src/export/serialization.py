@@ -303,10 +303,10 @@ def _dec_tree(doc) -> Any:
 
 
 def _primitives() -> dict:
-    from pyjax._src import backends, closed_call  # noqa: F401  (closed_call_p, which custom calls are stored as)
+    from pyjax._src import closed_call, dispatch  # noqa: F401  (closed_call_p, which custom calls are stored as)
     from pyjax._src.core import _all_primitives
 
-    backends.load_numpy()  # (its families import the rarely used primitives' modules: Pallas, checkify, ...)
+    dispatch.load_backend()  # (the default backend's families import rarely used primitives' modules: Pallas, ...)
 
     table: dict = {}
     for p in _all_primitives:
