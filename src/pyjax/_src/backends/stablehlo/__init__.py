@@ -77,7 +77,7 @@ def result_names(out_tree) -> list[str]:
 
 def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[bool] = (),
                           keep_unused: bool = False, host_callbacks: bool = True,
-                          select_and_scatter_op: bool = True) -> Module:
+                          select_and_scatter_op: bool = True, threefry_barrier: bool = False) -> Module:
     """The StableHLO module of a jitted function's jaxpr: `@main` (public,
     with `jax.result_info` per output and `tf.aliasing_output` /
     `jax.buffer_donor` on donated inputs) and the private functions it calls.
@@ -86,7 +86,9 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     Python-callback custom calls unless `host_callbacks` is False (IREE
     cannot run them: the lowering then names the primitive). Without
     `select_and_scatter_op`, select_and_scatter_add is spelled out in
-    slices, selects and pads (rules/windows.py: for IREE)."""
+    slices, selects and pads (rules/windows.py: for IREE). With
+    `threefry_barrier`, threefry's arguments pass an optimization_barrier
+    (rules/random.py: for IREE)."""
     install()
     from pyjax._src.interpreters.dce import dce_jaxpr
 
@@ -98,6 +100,7 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     main = module.add_func("main", [aval_type(a) for a in jaxpr.in_avals], public=True)
     mod = ModuleContext(module, host_callbacks)
     mod.select_and_scatter_op = select_and_scatter_op
+    mod.threefry_barrier = threefry_barrier
     lower_entry(mod, main, jaxpr, out_tree, donated)
     return module
 

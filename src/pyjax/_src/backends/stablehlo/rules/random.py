@@ -127,6 +127,13 @@ def _threefry_body(c, args):
 
     b = c.b
     k0, k1, x0, x1 = args
+    if getattr(c.mod, "threefry_barrier", False):
+        # (for IREE 3.13: a key word it can fold to a constant, a seed's high word 0 or
+        # the xor of two equal words, makes its runtime fail in copy_buffer; a barrier
+        # on the arguments hides them from its folder; docs/iree.md)
+        from pyjax._src.backends.stablehlo.rules.elementwise import _optimization_barrier
+
+        k0, k1, x0, x1 = _optimization_barrier(c, k0, k1, x0, x1)
     r0 = b.constant(np.array([13, 15, 26, 6], _U32))
     r1 = b.constant(np.array([17, 29, 16, 24], _U32))
     k2 = b.elementwise("stablehlo.xor", [b.elementwise("stablehlo.xor", [k0, k1]), b.constant(np.array(0x1BD11BDA, _U32))])
