@@ -48,3 +48,43 @@ def test_threefry_barrier_is_only_in_the_module_iree_compiles():
     jaxpr = pyjax.make_jaxpr(fun)(np.uint32(3)).jaxpr
     iree_text = str(lower_jaxpr_to_module(jaxpr, "f", threefry_barrier=True))
     assert "stablehlo.optimization_barrier %arg0, %arg1, %arg2, %arg3" in iree_text
+
+
+def _ties():
+    keys = np.array([[1, 0], [0, 1], [1, 0], [0, 1], [1, 1]], np.int32)
+    values = np.arange(10, dtype=np.float32).reshape(5, 2)
+    floats = np.array([3., 1., 3., 1., 2., 3., 1.] * 3, np.float32)
+    return keys, values, floats
+
+
+@pytest.mark.parametrize("name", ["sort_key_val_axis0", "sort_two_operands", "argsort_stable", "two_keys"])
+def test_stable_sort_keeps_equal_keys_in_order(name):
+    # (IREE 3.13's stablehlo.sort with is_stable = true permuted the values of equal keys)
+    from pyjax import lax
+    import pyjax.numpy as jnp
+
+    keys, values, floats = _ties()
+    fun, args = {
+        "sort_key_val_axis0": (lambda k, v: lax.sort_key_val(k, v, dimension=0)[1], (keys, values)),
+        "sort_two_operands": (lambda x: lax.sort((x, jnp.arange(x.size, dtype=jnp.int32)), num_keys=1)[1],
+                              (floats,)),
+        "argsort_stable": (lambda x: jnp.argsort(x, stable=True), (floats,)),
+        "two_keys": (lambda x: lax.sort(((x > 1.5).astype(jnp.int32), x * 0, jnp.arange(x.size, dtype=jnp.int32)),
+                                        num_keys=2)[2], (floats,)),
+    }[name]
+    want = np.asarray(pyjax.jit(fun)(*args))
+    got = np.asarray(_on_iree(fun, *args))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_sort_tie_break_is_only_in_the_module_iree_compiles():
+    from pyjax import lax
+    from pyjax._src.backends.stablehlo import lower_jaxpr_to_module
+
+    keys, values, _ = _ties()
+    fun = lambda k, v: lax.sort_key_val(k, v, dimension=0)  # noqa: E731
+    assert "stablehlo.iota" not in pyjax.jit(fun).lower(keys, values).as_text()  # (JAX's text)
+    jaxpr = pyjax.make_jaxpr(fun)(keys, values).jaxpr
+    text = str(lower_jaxpr_to_module(jaxpr, "f", stable_sort_iota=True))
+    assert "stablehlo.iota dim = 0 : tensor<5x2xi32>" in text
+    assert "(tensor<5x2xi32>, tensor<5x2xi32>, tensor<5x2xf32>)" in text  # (keys, positions, values)

@@ -77,7 +77,8 @@ def result_names(out_tree) -> list[str]:
 
 def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[bool] = (),
                           keep_unused: bool = False, host_callbacks: bool = True,
-                          select_and_scatter_op: bool = True, threefry_barrier: bool = False) -> Module:
+                          select_and_scatter_op: bool = True, threefry_barrier: bool = False,
+                          stable_sort_iota: bool = False) -> Module:
     """The StableHLO module of a jitted function's jaxpr: `@main` (public,
     with `jax.result_info` per output and `tf.aliasing_output` /
     `jax.buffer_donor` on donated inputs) and the private functions it calls.
@@ -88,7 +89,8 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     `select_and_scatter_op`, select_and_scatter_add is spelled out in
     slices, selects and pads (rules/windows.py: for IREE). With
     `threefry_barrier`, threefry's arguments pass an optimization_barrier
-    (rules/random.py: for IREE)."""
+    (rules/random.py: for IREE); with `stable_sort_iota`, a stable sort
+    breaks ties with an iota key (rules/sorting.py: for IREE)."""
     install()
     from pyjax._src.interpreters.dce import dce_jaxpr
 
@@ -101,6 +103,7 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     mod = ModuleContext(module, host_callbacks)
     mod.select_and_scatter_op = select_and_scatter_op
     mod.threefry_barrier = threefry_barrier
+    mod.stable_sort_iota = stable_sort_iota
     lower_entry(mod, main, jaxpr, out_tree, donated)
     return module
 

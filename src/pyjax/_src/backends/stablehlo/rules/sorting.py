@@ -55,8 +55,16 @@ def comparator(operand_types, num_keys: int) -> Block:
 
 def _sort(ctx, *operands, dimension, is_stable, num_keys):
     props = f"dimension = {dimension} : i64, is_stable = {'true' if is_stable else 'false'}"
-    return ctx.b.emit("stablehlo.sort", list(operands), [o.type for o in operands], print_generic,
+    operands = list(operands)
+    tie_break = is_stable and getattr(ctx.mod, "stable_sort_iota", False)
+    if tie_break:
+        # (for IREE 3.13, whose stable sort permutes equal keys: the positions, an iota
+        # along the dimension, as the last key; its result is dropped; docs/iree.md)
+        operands.insert(num_keys, ctx.b.iota(operands[0].shape, np.int32, dimension))
+        num_keys += 1
+    outs = ctx.b.emit("stablehlo.sort", operands, [o.type for o in operands], print_generic,
                       regions=[comparator([o.type for o in operands], num_keys)], props=props)
+    return outs[:num_keys - 1] + outs[num_keys:] if tie_break else outs
 
 
 def _print_top_k(op, p, indent, in_func):
