@@ -115,6 +115,12 @@ CASES = {
     "grid_T_reshape": "on(mesh2, lambda: (jax.typeof(kk.T), jax.typeof(kk.reshape(8))))",
     "truncated_normal_scalar_jaxpr": "on(mesh, lambda: jax.make_jaxpr(lambda q: jax.random.truncated_normal(q, -1.0, "
                                      "1.0))(jax.random.key(0)))",
+    "truncated_normal_vmap_jaxpr": "on(mesh, lambda: jax.make_jaxpr(jax.vmap(lambda q: jax.random.truncated_normal(q, "
+                                   "-1.0, 1.0)))(k))",
+    "truncated_normal_vmap_values": "on(mesh, lambda: values(jax.jit(jax.vmap(lambda q: jax.random.truncated_normal(q, "
+                                    "-1.0, 1.0)))(k)) == values(jax.vmap(lambda q: jax.random.truncated_normal(q, -1.0, "
+                                    "1.0))(keys)))",
+    "scalar_ops_typed": "on(mesh, lambda: jax.make_jaxpr(lambda a: (a * 2.0, jnp.sin(a) + 1.0))(jax.device_put(jnp.float32(1), P())))",
     "bernoulli_vmap_jaxpr": "on(mesh, lambda: jax.make_jaxpr(jax.vmap(lambda q: jax.random.bernoulli(q)))(k))",
     "gamma_scalar_vmap_jaxpr": "on(mesh, lambda: jax.make_jaxpr(jax.vmap(lambda q: jax.random.gamma(q, 2.0)))(k))",
     "exponential_vmap_jaxpr": "on(mesh, lambda: jax.make_jaxpr(jax.vmap(jax.random.exponential))(k))",

@@ -132,14 +132,14 @@ def broadcasting_rule(name: str):
     dimensions agree on their sharding, a size-1 unsharded one yields."""
 
     def rule(out, *avals, **params):
-        mesh = common_mesh(avals, lambda a, b: f"Mesh for all inputs should be equal. Got one mesh: {a} and "
-                                               f"another mesh: {b}", ValueError)
-        mesh = context_mesh(mesh)
+        named = common_mesh(avals, lambda a, b: f"Mesh for all inputs should be equal. Got one mesh: {a} and "
+                                                f"another mesh: {b}", ValueError)
+        mesh = context_mesh(named)
         if mesh is None or not isinstance(out, ShapedArray):
             return out
         ranked = [a for a in avals if a.shape]
-        if not ranked:
-            return out
+        if not ranked:  # scalars: on an operand's mesh, replicated (JAX's P() there)
+            return with_spec(out, named, ()) if named is not None and not out.shape else out
         if len({len(a.shape) for a in ranked}) != 1:
             return out  # (the abstract eval has raised already for mismatched ranks)
         specs = [spec_of(a) for a in ranked]
