@@ -8,7 +8,7 @@ NOT_DIFFERENTIABLE, unimplemented: a declared, known gap) or `-` (a silent
 hole). The `sharding` column is the rule that computes the output's
 placement under Explicit mesh axes (`Primitive.def_sharding_rule`), or
 `declared` where the primitive has a declared reason to have none
-(`sharding_reasons()` lists them: calls, refs, collectives, key arrays...). The totals are the project's version of the registry counts JAX
+(`sharding_reasons()` lists them: calls, refs, collectives, key-reuse markers...). The totals are the project's version of the registry counts JAX
 reports for itself. The last column is the StableHLO lowering table
 (backends/stablehlo): `rule`, or `declared` where the primitive has a
 declared reason it is not lowered (`lowering_reasons()` lists them).
