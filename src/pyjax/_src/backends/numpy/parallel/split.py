@@ -28,7 +28,6 @@ import functools
 import math
 import os
 import threading
-import time
 
 import numpy as np
 
@@ -138,91 +137,15 @@ def run_all(calls: list) -> None:
     # on a busy machine the pool's thread may wait long for a core, and
     # waiting for it cost more than the split saved. (A call's bits do not
     # depend on its thread: both compute in the flushed mode, fpenv.py.)
-    # While recent splits have not paid (`_Pacing`), the calls run one after
-    # the other on the calling thread: the same blocks, so the same bits.
-    if len(calls) < 2 or _pacing.serial():
-        for call in calls:
-            call()
-        return
     pool = _pool()
     claims = [_Claim(call) for call in calls[1:]]
     pending = [pool.submit(claim) for claim in claims]
-    start = time.perf_counter()
     calls[0]()
-    own = time.perf_counter() - start
     for claim, future in zip(claims, pending, strict=True):
         if future.cancel():
             claim()  # (the pool's queue keeps the emptied claim, not the call's buffers)
         else:
             future.result()
-    _pacing.record(own, time.perf_counter() - start - own)
-
-
-class _Pacing:
-    """Whether splitting pays on this machine now. Two signs that it does
-    not, both of a machine whose cores are busy with other work: the load
-    average is past the cores (more threads want a core than there are,
-    and a split's blocks then wait for one: measured, blocks run serially
-    beat splits there), or recent splits did not pay. A split's calls take
-    about as long as each other, so with a free core for the pool the
-    calling thread is done with the others about when it is done with its
-    own; on a busy machine it waits for a pool thread that has no core, or
-    runs the calls itself after its own. `record` keeps a running mean of
-    that extra time relative to the calling thread's own call; above
-    `LIMIT`, splits run serially for `BACKOFF_S` seconds (doubled, up to
-    `MAX_BACKOFF_S`, while the splits after a pause still do not pay), then
-    are tried again (docs/performance.md)."""
-
-    LIMIT = 0.75
-    BACKOFF_S = 0.25
-    MAX_BACKOFF_S = 4.0
-    MIN_OWN_S = 50e-6  # (shorter calls measure the hand-off, not the cores)
-    WEIGHT = 0.25
-    LOAD_MARGIN = 0.5  # (the load average above the cores at which splits stop)
-    LOAD_EVERY_S = 1.0
-
-    def __init__(self):
-        self.reset()
-
-    def reset(self) -> None:
-        self.mean, self.until, self.backoff, self.probing = 0.0, 0.0, self.BACKOFF_S, False
-        self.load_read, self.loaded = -math.inf, False
-
-    def serial(self) -> bool:
-        now = time.perf_counter()
-        if now - self.load_read > self.LOAD_EVERY_S:
-            self.load_read, self.loaded = now, _loaded(self.LOAD_MARGIN)
-        if self.loaded:
-            return True
-        if not self.until:
-            return False
-        if now < self.until:
-            return True
-        self.until, self.mean, self.probing = 0.0, 0.0, True
-        return False
-
-    def record(self, own: float, extra: float) -> None:
-        if own < self.MIN_OWN_S or self.until:  # (or a split that began before a pause)
-            return
-        self.mean += self.WEIGHT * (extra / own - self.mean)
-        if self.mean > self.LIMIT:
-            self.backoff = min(2 * self.backoff, self.MAX_BACKOFF_S) if self.probing else self.BACKOFF_S
-            self.until, self.probing = time.perf_counter() + self.backoff, False
-        elif self.probing and self.mean < self.LIMIT / 2:
-            self.probing = False
-
-
-def _loaded(margin: float) -> bool:
-    # The 1-minute load average past this process's cores (this process's
-    # own threads count in it: a split's two threads on two cores are 2).
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # (no load average on this platform)
-        return False
-    return load > _state["workers"] + margin
-
-
-_pacing = _Pacing()
 
 
 class _Claim:
