@@ -45,6 +45,8 @@ def _none_tangent_jvp(p, t):
 key = jax.random.key(0)
 keys = jax.random.split(key)
 m = jnp.arange(6.0).reshape(2, 3)
+mask = jnp.array([True, False, False])
+special = jnp.array([1.0, -np.inf, np.nan], jnp.float32)
 '''
 
 CASES: dict[str, str] = {
@@ -92,4 +94,24 @@ CASES: dict[str, str] = {
     "flip_scalar_axis": "jnp.flip(jnp.float32(1), -1)",
     "flip_scalar_axis_tuple": "jnp.flip(jnp.float32(1), (0,))",
     "flip_scalar_no_axis": "jnp.flip(jnp.float32(1))",
+    # XLA's simplifier makes convert(mask) * a a select: a masked-out inf/nan gives 0
+    "mask_times_inf_eager": "(mask * special).tolist()",
+    "mask_times_inf_jit": "jax.jit(lambda m, x: m * x)(mask, special).tolist()",
+    "inf_times_mask_jit": "jax.jit(lambda m, x: x * m)(mask, special).tolist()",
+    "mask_astype_times_inf_jit": "jax.jit(lambda m, x: m.astype(jnp.float32) * x)(mask, special).tolist()",
+    "mask_lax_mul_jit": "jax.jit(lambda m, x: jax.lax.mul(jax.lax.convert_element_type(m, jnp.float32), x))(mask, special).tolist()",
+    "mask_lax_mul_eager": "jax.lax.mul(jax.lax.convert_element_type(mask, jnp.float32), special).tolist()",
+    "mask_times_python_inf": "(mask * float('inf')).tolist()",
+    "mask_over_zero_eager": "(mask / 0).tolist()",
+    "mask_over_zero_jit": "jax.jit(lambda m: m / 0)(mask).tolist()",
+    "mask_over_zero_scalar_jit": "jax.jit(lambda m, z: m / z)(mask, jnp.float32(0)).tolist()",
+    "mask_over_zeros_array": "jax.jit(lambda m, z: m / z)(mask, jnp.zeros(3)).tolist()",
+    "masked_sum_of_log": "float(jax.jit(lambda m, p: jnp.sum(m * jnp.log(p)))(mask, jnp.array([0.5, 0.0, 0.0])))",
+    "mask_times_inf_float16": "jax.jit(lambda m, x: m * x.astype(jnp.float16))(mask, special).tolist()",
+    "mask_times_inf_bfloat16": "str(jax.jit(lambda m, x: m * x.astype(jnp.bfloat16))(mask, special))",
+    "mask_times_inf_complex": "jax.jit(lambda m, x: m * x.astype(jnp.complex64))(mask, special).tolist()",
+    "int_mask_times_inf": "jax.jit(lambda m, x: m.astype(jnp.int32) * x)(mask, special).tolist()",
+    "broadcast_mask_times_inf": "jax.jit(lambda m, x: m[:, None] * x[None, :])(mask, special).tolist()",
+    "where_mask_times_inf": "jax.jit(lambda m, x: jnp.where(m, 1.0, 0.0) * x)(mask, special).tolist()",
+    "mask_jaxpr": "jax.make_jaxpr(lambda m, x: m * x)(mask, special)",
 }

@@ -183,12 +183,41 @@ def _promote_and_bind(x, y, name: str, promote, primitive, bool_primitive, slow)
         x = x.__jax_array__()
     if getattr(y, "aval", None) is None and hasattr(y, "__jax_array__"):
         y = y.__jax_array__()
+    if primitive in _MASKING and active_trace() is None and _masks(x, y, primitive):
+        return _compiled(x, y, name, promote, primitive)
     x, y = promote(name, x, y)
     if slow is not None:
         return slow(x, y)
     if bool_primitive is not None and aval_of(x).dtype == np.bool_:
         return bool_primitive.bind(x, y)
     return primitive.bind(x, y)
+
+
+# A boolean times (or over) a float: jax.numpy's function is one XLA
+# computation, whose simplifier makes `convert(mask) * a` a select (a masked
+# inf or nan gives 0). Eagerly too, the pair runs as that computation.
+_MASKING = (lax_ew.mul_p, lax_ew.div_p)
+_masked_calls: dict = {}
+
+
+def _masks(x, y, primitive) -> bool:
+    # (true_divide's result is floating whatever its operands)
+    if not any(np.result_type(getattr(getattr(v, "aval", None), "dtype", None) or v) == np.bool_ for v in (x, y)):
+        return False
+    return primitive is lax_ew.div_p or dtypes.result_type(x, y).kind in "fc"
+
+
+def _compiled(x, y, name: str, promote, primitive):
+    call = _masked_calls.get((name, primitive))
+    if call is None:
+        from pyjax._src.jit import jit
+
+        def body(x, y):
+            x, y = promote(name, x, y)
+            return primitive.bind(x, y)
+
+        call = _masked_calls[(name, primitive)] = jit(_named(body, name, ""))
+    return call(x, y)
 
 
 def _named(fn, name: str, doc: str, **attributes):

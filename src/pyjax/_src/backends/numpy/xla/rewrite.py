@@ -32,6 +32,13 @@ backend makes them on the jaxpr:
   with a fused multiply-add, in index order (`_small_reductions`,
   `_tiny_dots`; the shapes are the ones measured against JAX 0.11.0).
 
+- `mul(convert(p), a)` of a boolean `p` converted to the product's
+  float16/32/64 or complex type and shape becomes `select_n(p, 0, a)`:
+  XLA's algebraic simplifier does the same, so a masked-out inf or nan
+  gives 0 (`jnp.sum(mask * jnp.log(p))`); with the reciprocal above, so
+  does `mask / 0`. jax.numpy's eager `mask * a` runs that pair compiled
+  (numpy/ufuncs.py), as JAX's jitted `jnp.multiply` does.
+
 Rewrites recurse into `jit` bodies, which the compiler inlines, and into
 the bodies of `cond`, `while` and `scan`, which it compiles into the loop
 (a reverse-mode scan's body is where such transposed products appear).
@@ -104,6 +111,7 @@ def simplify(jaxpr: Jaxpr, *, fused: bool = True) -> Jaxpr:
             eqns.append(eqn)
         else:
             eqns.extend(reciprocal)
+    eqns = _masked_products(eqns)
     if fused:
         eqns = _contract_multiply_adds(eqns, jaxpr.outvars)
         eqns = _small_reductions(eqns, jaxpr.outvars)
@@ -143,6 +151,57 @@ def _reciprocal_division(eqn: JaxprEqn, producers: dict, constvars: set, fused: 
     inverse = _reciprocal_eqn(ew.div_p, y, out.dtype)
     product = JaxprEqn(ew.mul_p, [x, inverse.outvars[0]], eqn.outvars, {}, eqn.effects, eqn.source_info)
     return [inverse, product]
+
+
+def _masked_products(eqns: list) -> list:
+    """`mul(convert(p), a)` of a boolean `p` converted to the product's shape
+    and float/complex dtype becomes `select_n(p, 0, a)`, as XLA's algebraic
+    simplifier rewrites it: a masked-out element is 0 even where `a` is inf
+    or nan (`mask * log(p)`). bfloat16 products keep the multiply: XLA
+    computes them in float32 between converts, which hides the pattern."""
+    producers, out = {}, []
+    for eqn in eqns:
+        for v in eqn.outvars:
+            producers[v] = eqn
+        select = _masked_product(eqn, producers) if eqn.primitive is ew.mul_p else None
+        if select is None:
+            out.append(eqn)
+        else:
+            out.extend(select)
+    return out
+
+
+def _masked_product(eqn: JaxprEqn, producers: dict) -> list | None:
+    result = eqn.outvars[0].aval
+    if not isinstance(result.dtype, np.dtype) or result.dtype.kind not in "fc":
+        return None
+    for i, v in enumerate(eqn.invars):
+        producer = producers.get(v) if type(v) is not Literal else None
+        if (producer is None or producer.primitive is not ew.convert_element_type_p
+                or v.aval.shape != result.shape or type(producer.invars[0]) is Literal
+                or producer.invars[0].aval.dtype != np.bool_):
+            continue
+        mask, other = producer.invars[0], eqn.invars[1 - i]
+        zero = Literal(np.zeros((), result.dtype)[()], ShapedArray((), result.dtype))
+        zeros = _broadcast_eqn(zero, result)
+        eqns = [zeros]
+        other_aval = other.aval if type(other) is not Literal else ShapedArray((), result.dtype)
+        if other_aval.shape != result.shape:
+            eqns.append(_broadcast_eqn(other, result))
+            other = eqns[-1].outvars[0]
+        eqns.append(JaxprEqn(ew.select_n_p, [mask, zeros.outvars[0], other], eqn.outvars, {}, eqn.effects,
+                             eqn.source_info))
+        return eqns
+    return None
+
+
+def _broadcast_eqn(x, aval) -> JaxprEqn:
+    from pyjax._src.lax import shapes
+
+    ndim = len(getattr(x.aval, "shape", ())) if type(x) is not Literal else 0
+    dims = tuple(range(len(aval.shape) - ndim, len(aval.shape)))
+    return JaxprEqn(shapes.broadcast_in_dim_p, [x], [Var(ShapedArray(aval.shape, aval.dtype))],
+                    {"shape": tuple(aval.shape), "broadcast_dimensions": dims, "sharding": None})
 
 
 def _reciprocal_eqn(div_p, y, dtype) -> JaxprEqn:
