@@ -8,6 +8,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
+
 BACKEND = "pyjax._src.backends.numpy"
 
 
@@ -101,3 +103,20 @@ def test_deserialization_knows_the_primitives_of_the_backends_families():
             "names = serialization._primitives()\n"
             "print('pallas_call' in names, 'check' in names)\n")
     assert _run(code) == "True True"
+
+
+def test_a_placed_computation_first_runs_per_device():
+    # The per-device runtime is the backend's: an eager op on a placed Array
+    # (strict: no fallback to the assembled value) or a jitted shard_map as the
+    # process's first computation loads it, as across processes it must.
+    code = ("import numpy as np, pyjax as jax, pyjax.numpy as jnp\n"
+            "from pyjax import lax\n"
+            "from pyjax._src import shard_map, spmd_jit\n"
+            "from pyjax.sharding import NamedSharding, PartitionSpec as P\n"
+            "spmd_jit.STRICT[0] = True\n"
+            "jax.config.update('jax_num_cpu_devices', 8)\n"
+            "mesh = jax.make_mesh((8,), ('x',))\n"
+            "assert shard_map.shard_map_p.run_whole is shard_map.run_eagerly\n"
+            "g = jax.device_put(np.arange(16.0, dtype=np.float32), NamedSharding(mesh, P('x')))\n"
+            "print(float(np.asarray(jnp.sin(g)).sum().round(4)), jnp.sin(g).sharding.spec)\n")
+    assert _run(code) == f"{float(np.sin(np.arange(16.0, dtype=np.float32)).sum().round(4))} P('x',)"

@@ -107,7 +107,6 @@ def register_runtime(run: Callable) -> None:
     """Installs the backend's per-device runner of shard_map bodies (a jit
     whose program is one shard_map runs through it too: `run_whole`)."""
     _runtime[0] = run
-    shard_map_p.run_whole = run_eagerly
 
 
 # ---------------------------------------------------------------------------
@@ -578,12 +577,20 @@ def run_eagerly(flat: list, params: dict) -> list:
             return outs
     mesh = params["mesh"]
     per_device = spmd_data.device_buffers(flat, params["in_specs"], mesh)
+    if _runtime[0] is None:  # (the backend registers it as it loads, on first need)
+        from pyjax._src import dispatch
+
+        dispatch.load_backend()
     outs = _runtime[0](params["jaxpr"], mesh, per_device)
     avals, specs = params["jaxpr"].out_avals, params["out_specs"]
     if any(t == AxisType.Explicit for t in mesh.axis_types):  # (the result is placed as its type says: full rank)
         specs = [joined_spec(s, a, with_body_type=False) for s, a in zip(specs, avals)]
     outs = spmd_data.place_outputs(outs, avals, specs, mesh)
     return shard_map_partial.placed_as_typed(outs, avals, params["out_specs"], mesh) if partial else outs
+
+
+
+shard_map_p.run_whole = run_eagerly  # (a jit whose program is one shard_map runs it as this)
 
 
 def _install_data_collectives() -> None:
