@@ -114,4 +114,13 @@ CASES: dict[str, str] = {
     "broadcast_mask_times_inf": "jax.jit(lambda m, x: m[:, None] * x[None, :])(mask, special).tolist()",
     "where_mask_times_inf": "jax.jit(lambda m, x: jnp.where(m, 1.0, 0.0) * x)(mask, special).tolist()",
     "mask_jaxpr": "jax.make_jaxpr(lambda m, x: m * x)(mask, special)",
+    # the cumulative primitives refuse a negative axis, their JVPs (a parallel prefix) take it
+    "cummax_negative_axis": "jax.lax.cummax(m, axis=-1)",
+    "cummax_grad_negative_axis": "jax.grad(lambda x: jnp.sum(jax.lax.cummax(x, axis=-1)))(m[:, ::-1]).tolist()",
+    "cummin_grad_negative_axis_jaxpr": "jax.make_jaxpr(jax.grad(lambda x: jnp.sum(jax.lax.cummin(x, axis=-1))))(m)",
+    "cumprod_grad_negative_axis": "jax.grad(lambda x: jnp.sum(jax.lax.cumprod(x, axis=-2, reverse=True)))(m).tolist()",
+    "rev_duplicate_dimensions": "jax.lax.rev(m, (0, 0))",
+    "rev_dimension_past_ndim": "jax.lax.rev(m, (2,))",
+    "rev_negative_dimension": "jax.lax.rev(m, (-1,))",
+    "cummax_jvp_negative_axis": "jax.jvp(lambda x: jax.lax.cummax(x, axis=-1), (m,), (m,))[1].tolist()",
 }

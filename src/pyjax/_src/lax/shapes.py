@@ -273,8 +273,13 @@ rev_p = Primitive("rev").declare(fusible=True, cost="cheap")  # a layout op XLA 
 
 @rev_p.def_abstract_eval
 def _rev_abstract_eval(operand: ShapedArray, *, dimensions) -> ShapedArray:
-    if any(not 0 <= d < operand.ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
-        raise TypeError(f"rev dimensions must be unique and in range, got dimensions {dimensions} for operand ndim {operand.ndim}.")
+    if any(d < 0 for d in dimensions):
+        raise TypeError(f"rev dimensions must have every element be nonnegative, got {dimensions}.")
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    if dimensions and not max(dimensions) < operand.ndim:
+        raise TypeError(f"rev dimensions must all be less than operand ndim, got dimensions {dimensions} for "
+                        f"operand ndim {operand.ndim}.")
     return operand
 
 

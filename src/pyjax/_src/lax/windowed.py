@@ -507,6 +507,9 @@ def _associative_scan(combine: Callable, elems, axis: int, reverse: bool):
     scan those recursively, then fill in the remaining elements."""
     if reverse:
         elems = _shapes.rev(elems, (axis,))
+    ndim = core.get_aval(elems).ndim
+    if ndim:  # (a negative axis counts from the end, as in jax.lax.associative_scan, after its rev)
+        axis = axis % ndim
 
     def scan(x):
         n = core.get_aval(x).shape[axis]
