@@ -57,8 +57,10 @@ def instantiate(tangent):
 
 
 # Elementwise (an add of equal shapes): the backends' fused row loops and
-# tiled regions take it with the adds around it in a backward pass.
-add_any_p = Primitive("add_any").declare(elementwise=True)
+# tiled regions take it with the adds around it in a backward pass. Not
+# `fusible` in the XLA model of the NumPy backend's rewrites: whether XLA
+# contracts a multiply into it (it lowers to an add) is not yet checked.
+add_any_p = Primitive("add_any").declare(elementwise=True, fusible=False, cost="cheap")
 
 
 @add_any_p.def_abstract_eval
