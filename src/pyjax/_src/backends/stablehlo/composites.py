@@ -181,22 +181,27 @@ def _erf(b, x, t):
 
 
 def _top_k(b, x, t, k):
-    from pyjax._src.backends.stablehlo.rules.reductions import region_return
-
     last = len(t.shape) - 1
     index = TensorType(t.shape, np.int32)
     iota = b.iota(t.shape, np.int32, last)
-    scalars = [TensorType((), t.dtype)] * 2 + [TensorType((), np.int32)] * 2
-    block = Block(scalars)
+    values, indices = _sort_descending(b, x, iota, t, index, last)
+    limit = list(t.shape[:-1]) + [k]
+    return [b.slice(values, [0] * len(limit), limit), b.slice(indices, [0] * len(limit), limit)]
+
+
+def _sort_descending(b, x, iota, t, index, last: int):
+    # top_k's stable sort of (values, iota) along the last dimension, largest
+    # first (floats in total order, as CHLO compares them).
+    from pyjax._src.backends.stablehlo.rules.reductions import region_return
+
+    block = Block([TensorType((), t.dtype)] * 2 + [TensorType((), np.int32)] * 2)
     cb = Builder(block)
     if np.dtype(t.dtype).kind == "f" or _narrow_float(np.dtype(t.dtype)):
         region_return(cb, [cb.compare("GT", block.args[0], block.args[1], "TOTALORDER")])
     else:
         region_return(cb, [_cmp(cb, "GT", block.args[0], block.args[1])])
-    values, indices = b.emit("stablehlo.sort", [x, iota], [t, index], print_generic, regions=[block],
-                             props=f"dimension = {last} : i64, is_stable = true")
-    limit = list(t.shape[:-1]) + [k]
-    return [b.slice(values, [0] * len(limit), limit), b.slice(indices, [0] * len(limit), limit)]
+    return b.emit("stablehlo.sort", [x, iota], [t, index], print_generic, regions=[block],
+                  props=f"dimension = {last} : i64, is_stable = true")
 
 
 def _top_k_dynamic(b, x, t, k):
@@ -206,7 +211,6 @@ def _top_k_dynamic(b, x, t, k):
     from pyjax._src.backends.stablehlo import dynamic
     from pyjax._src.backends.stablehlo.builder import _types_sig, print_functional
     from pyjax._src.backends.stablehlo.export_module import _print_dim_size
-    from pyjax._src.backends.stablehlo.rules.reductions import region_return
 
     def piece(i, d):
         if isinstance(d, int):
@@ -224,14 +228,7 @@ def _top_k_dynamic(b, x, t, k):
         return f"stablehlo.dynamic_iota {p.v(op.operands[0])}, dim = {last} : {_types_sig(op.operands, op.results)}"
 
     iota = b.emit1("stablehlo.dynamic_iota", [shape], [index], print_iota)
-    block = Block([TensorType((), t.dtype)] * 2 + [TensorType((), np.int32)] * 2)
-    cb = Builder(block)
-    if np.dtype(t.dtype).kind == "f" or _narrow_float(np.dtype(t.dtype)):
-        region_return(cb, [cb.compare("GT", block.args[0], block.args[1], "TOTALORDER")])
-    else:
-        region_return(cb, [_cmp(cb, "GT", block.args[0], block.args[1])])
-    values, indices = b.emit("stablehlo.sort", [x, iota], [t, index], print_generic, regions=[block],
-                             props=f"dimension = {last} : i64, is_stable = true")
+    values, indices = _sort_descending(b, x, iota, t, index, last)
     start, stride = b.constant(np.zeros(rank, np.int64)), b.constant(np.ones(rank, np.int64))
     out = list(t.shape[:-1]) + [k]
     return [b.emit1("stablehlo.real_dynamic_slice", [v, start, limit, stride], [TensorType(out, v.dtype)],
