@@ -85,9 +85,25 @@ def config():
         with _lock:
             found = _state.get("config")
             if found is None:
-                found = _state["config"] = rt.Config(target().driver)
+                found = _state["config"] = _make_config(rt, target())
                 atexit.register(_release_buffers)
     return found
+
+
+class IreeDeviceError(RuntimeError):
+    """IREE's runtime has no device for the chosen driver."""
+
+
+def _make_config(rt, chosen: Target):
+    try:
+        return rt.Config(chosen.driver)
+    except (RuntimeError, ValueError) as e:
+        how = ("PYJAX_IREE_DRIVER=" + chosen.driver) if os.environ.get("PYJAX_IREE_DRIVER") else "found a GPU"
+        why = str(e.__cause__ or e).strip().rstrip(".")  # (IREE's own message is the cause's)
+        raise IreeDeviceError(
+            f"the IREE backend could not create a device for driver '{chosen.driver}' ({how}): {why}. "
+            "Unset PYJAX_IREE_DRIVER to use the host CPU ('local-task'), or name a driver this "
+            "machine has.") from None
 
 
 def _release_buffers() -> None:
