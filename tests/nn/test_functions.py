@@ -67,10 +67,6 @@ ACTIVATIONS = {
 DIFFERENTIABLE = sorted(set(ACTIVATIONS) - {"identity"})
 
 
-def _f64_params(names):
-    # mish's float64 tanh does not compile for IREE (docs/iree.md, "Other limits").
-    return [pytest.param(n, marks=pytest.mark.numpy_backend("float64 tanh: IREE's CPU executables cannot link libm (undefined symbol: tanh)")) if n == "mish" else n for n in names]
-
 SAMPLE = np.array([-7.5, -3.2, -1.3, -0.7, -0.2, 0.3, 0.9, 1.6, 2.9, 5.5, 8.25], np.float32)
 
 
@@ -84,7 +80,7 @@ def test_activation_matches_oracle(name, dtype):
     check_close(out, expected, rtol=TOL[dtype], atol=TOL[dtype])
 
 
-@pytest.mark.parametrize("name", _f64_params(sorted(ACTIVATIONS)))
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
 def test_activation_float64(name):
     fn, oracle = ACTIVATIONS[name]
     with pyjax.enable_x64(True):
@@ -101,7 +97,7 @@ def test_activation_jit_and_vmap(name):
     check_close(pyjax.vmap(fn)(x), eager)
 
 
-@pytest.mark.parametrize("name", _f64_params(DIFFERENTIABLE))
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
 def test_activation_gradients(name):
     fn, _ = ACTIVATIONS[name]
     with pyjax.enable_x64(True):

@@ -99,7 +99,7 @@ def _strip_shardy(text: str) -> str:
 def compile_module(text: str, name: str = "module") -> bytes:
     """The IREE bytecode of a StableHLO module for the process's target
     (from the per-process cache when the same text was compiled before)."""
-    target = runtime.target()
+    target = _for_module(runtime.target(), text)
     key = (text, target.backend, target.flags)
     vmfb = _vmfb_cache.get(key)
     if vmfb is not None:
@@ -123,6 +123,15 @@ def compile_module(text: str, name: str = "module") -> bytes:
         stats["compile_s"] += compile_s
     persistent.store(disk_key, vmfb, compile_s)
     return vmfb
+
+
+def _for_module(target, text: str):
+    """The target, with what this module needs of it: float64 code on the
+    host CPU is linked as a system library, because IREE's embedded
+    executables cannot link libm's float64 functions (`sin`, `exp`, ...)."""
+    if target.backend == "llvm-cpu" and "f64" in text:
+        return runtime.Target(target.driver, target.backend, target.flags + ("--iree-llvmcpu-link-embedded=false",))
+    return target
 
 
 _sessions: dict[tuple, object] = {}  # (target backend, flags) -> iree.compiler.api.Session
