@@ -222,6 +222,20 @@ def programs(jax, jnp, export) -> dict:
         "zeta_polygamma_float16_symbolic": (lambda n, x: jax.lax.polygamma(n, x) * jax.lax.zeta(n, x + 1.0),
                                             [spec(ab_b4.shape, jnp.float16), spec(ab_b4.shape, jnp.float16)]),
         "top_k_symbolic_3d": (lambda x: jax.lax.top_k(x, 3)[1], [spec("b, 2, 5", jnp.bfloat16)]),
+        # JAX's array programs of bessel_i0e, the igamma family and random_gamma_grad (series under `while`)
+        "bessel_i0e_static": (lambda x: jax.lax.bessel_i0e(x) * 2.0, [spec((2, 3))]),
+        "bessel_i0e_symbolic": (lambda x: jax.lax.bessel_i0e(x), [b4]),
+        "igamma_static": (lambda a, x: jax.lax.igamma(a, x), [spec((3,)), spec((3,))]),
+        "igamma_family_symbolic": (lambda a, x: [jax.lax.igamma(a, x), jax.lax.igammac(a, x),
+                                                 jax.lax.igamma_grad_a(a, x)], [b4, b4]),
+        "random_gamma_grad_symbolic": (lambda a, x: jax.lax.random_gamma_grad(a, x), [b4, b4]),
+        "igammac_bfloat16": (lambda a, x: jax.lax.igammac(a, x), [spec((3,), jnp.bfloat16), spec((3,), jnp.bfloat16)]),
+        "bessel_i0e_float64": (lambda x: jax.lax.bessel_i0e(x) + 1.0, [spec((3,), jnp.float64)]),
+        "igamma_grad_a_float64": (lambda a, x: jax.lax.igamma_grad_a(a, x),
+                                  [spec((3,), jnp.float64), spec((3,), jnp.float64)]),
+        # float64 erf, erfc, erf_inv on symbolic shapes (under x64: their float64 expansions)
+        "erf_family_float64_symbolic": (lambda x: [jax.lax.erf(x), jax.lax.erfc(x), jax.lax.erf_inv(x * 0.5)],
+                                        [spec("b, 4", jnp.float64)]),
     }
     return out
 
@@ -231,7 +245,9 @@ X64 = ("elementwise", "reshape_flat", "dim_as_value_mul", "arange", "dim_expr_in
        "tile", "take_rows", "take_columns", "composite_float64",
        "nextafter_float64", "lgamma_digamma_float64", "erf_erfc_float64",
        "bessel_i1e_float64", "erf_inv_float64", "zeta_polygamma_float64", "composite_sinh_symbolic",
-       "lgamma_digamma_symbolic", "top_k_symbolic", "zeta_polygamma_symbolic")
+       "lgamma_digamma_symbolic", "top_k_symbolic", "zeta_polygamma_symbolic", "bessel_i0e_symbolic",
+       "igamma_family_symbolic", "random_gamma_grad_symbolic", "bessel_i0e_float64", "igamma_grad_a_float64",
+       "erf_family_float64_symbolic")
 
 
 def lowered(jax, jnp, np) -> dict:

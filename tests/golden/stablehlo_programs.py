@@ -35,6 +35,7 @@ lowered("binary_int", "def f(x, y): return (x + y, x * y, x // y, x % y, x & y, 
 lowered("scalar_literals", "def f(x): return x * 2 + 1.5 - 0.1", V)
 lowered("float_constants", "def f(x): return [x * c for c in (3.14159265, 1e10, 1e-10, 123456.7, 1/3, 12345678.0, float('nan'), float('inf'), -float('inf'), -0.0, 2.5e-5, 1234.5678)]", V)
 lowered("integer_pow", "def f(x): return (x ** 2, x ** 3, lax.integer_pow(x, -2), jnp.square(x))", V)
+lowered("integer_pow_forms", "def f(x, s): return (lax.integer_pow(x, -1), lax.integer_pow(s, -1), lax.integer_pow(x, 5), lax.integer_pow(x, -3), lax.integer_pow(s, 7))", f"{V}, jnp.float32(1.5)")
 lowered("comparisons", "def f(x, y): return (x < y, x <= y, x == y, x != y, x > y, x >= y)", f"{V}, {V}[::-1]")
 lowered("comparisons_int", "def f(x, y): return (x < y, x == y, jnp.uint32(3) > y.astype(jnp.uint32))", f"{I}, {I}")
 lowered("select_where", "def f(x, y): return jnp.where(x > 2, x, y)", f"{V}, {V}")
@@ -46,6 +47,17 @@ lowered("complex_ops", "def f(x): z = lax.complex(x, x * 2); return (z * z, jnp.
 lowered("dense_constants", "c = np.array([[1.0, 2.5], [3.0, -4.0]], np.float32)\nk = np.arange(4, dtype=np.int32)\ndef f(x): return (x + c, x.sum() + k, jnp.array([True, False]), jnp.zeros((2, 3)), jnp.full((2,), 7, jnp.int8))", "jnp.ones((2, 2))")
 lowered("erf_family", "def f(x): return (lax.erf(x), lax.erfc(x), lax.erf_inv(x * 0.1))", V)
 lowered("lgamma_digamma", "def f(x): return (lax.lgamma(x), lax.digamma(x))", V)
+# JAX's array programs (lower_fun): Cephes' Chebyshev series; the igamma series and continued fraction
+A5 = "jnp.array([0.5, 1.0, 2.5, 4.0, 10.0], jnp.float32)"
+X5 = "jnp.array([0.1, 2.0, 1.0, 6.0, 12.0], jnp.float32)"
+lowered("bessel_i0e", "def f(x): return lax.bessel_i0e(x)", "jnp.linspace(-12.0, 12.0, 7, dtype=jnp.float32)")
+lowered("bessel_i0e_bfloat16", "def f(x): return lax.bessel_i0e(x)", "jnp.linspace(-12.0, 12.0, 7, dtype=jnp.bfloat16)")
+lowered("igamma_family", "def f(a, x): return (lax.igamma(a, x), lax.igammac(a, x), lax.igamma_grad_a(a, x))",
+        f"{A5}, {X5}")
+lowered("igamma_float16", "def f(a, x): return lax.igamma(a, x)", f"{A5}.astype(jnp.float16), {X5}.astype(jnp.float16)")
+lowered("random_gamma_grad", "def f(a, x): return lax.random_gamma_grad(a, x)", f"jnp.float32(2.5), {X5}")
+lowered("gammainc_grad", "def f(a, x): return jax.grad(lambda a, x: jax.scipy.special.gammainc(a, x).sum(), (0, 1))(a, x)",
+        f"{A5}, {X5}")
 lowered("nn_activations", "def f(x): return (jax.nn.relu(x), jax.nn.sigmoid(x), jax.nn.gelu(x, approximate=True), jax.nn.softplus(x))", V)
 lowered("softmax", "def f(x): return jax.nn.softmax(x, axis=-1)", X)
 lowered("logsumexp", "def f(x): return jax.nn.logsumexp(x, axis=1)", X)

@@ -260,3 +260,9 @@ random_gamma_grad_p.def_jvp(unimplemented("in JAX 0.11 it is a traced while_loop
 
 # (Batching: every primitive here is built by standard_unop or _naryop,
 # which register JAX's vectorized and broadcast batchers.)
+
+# JAX 0.11's `lax.random_gamma_grad` is the inner function of a decorator
+# without functools.wraps: `jit(lax.random_gamma_grad)` is named after it
+# (`module @jit_up_and_broadcast`).
+random_gamma_grad.__name__ = "up_and_broadcast"
+random_gamma_grad.__qualname__ = "_up_and_broadcast.<locals>.up_and_broadcast"

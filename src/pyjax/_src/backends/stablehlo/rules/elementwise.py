@@ -102,12 +102,16 @@ def _integer_pow(ctx, x, *, y):
     b = ctx.b
     if y == 0:
         return [b.broadcast_to(b.constant(1, x.dtype), x.shape)]
+    if y == 3:  # JAX's direct forms for 3 and -1; other powers by squaring with `acc * x`
+        return [b.elementwise("stablehlo.multiply", [b.elementwise("stablehlo.multiply", [x, x]), x])]
+    if y == -1:  # the 1 broadcast even to a scalar's own shape
+        return [b.elementwise("stablehlo.divide", [b.broadcast_in_dim(b.constant(1, x.dtype), x.shape, []), x])]
     reciprocal = y < 0
     y = -y if reciprocal else y
     acc = None
     while y > 0:
         if y & 1:
-            acc = x if acc is None else b.elementwise("stablehlo.multiply", [x, acc])
+            acc = x if acc is None else b.elementwise("stablehlo.multiply", [acc, x])
         y >>= 1
         if y > 0:
             x = b.elementwise("stablehlo.multiply", [x, x])
