@@ -18,9 +18,8 @@ hoists them as the round trip does (an in-place one's after the
 function's own). Narrow floats (bfloat16, float16, float8s) are expanded
 in float32 between two converts, except asin, acos, asinh, acosh, atanh,
 atan and next_after, which CHLO expands in the operand's own type.
-Not reproduced (their chlo op is kept): float64 erf, erfc and erf_inv on
-symbolic shapes, and erf, erfc and bessel_i1e on float8 (JAX's lowering
-refuses those).
+Not reproduced (their chlo op is kept): erf, erfc and bessel_i1e on
+float8 (JAX's lowering refuses those).
 """
 
 from __future__ import annotations
@@ -277,7 +276,10 @@ def _erf_inv64(b, x, t):
     lt_625, lt_16 = _cmp(b, "LT", w, c(6.25)), _cmp(b, "LT", w, c(16.0))
     root = _ew(b, "sqrt", w)
     shifted = _ew(b, "subtract", w, c(3.125))
-    w = b.select(lt_625, shifted, _ew(b, "subtract", root, b.select(lt_16, c(3.25), c(5.0))))
+    def like_w(v):  # (CHLO shapes these two like w)
+        return _like(b, w, t, np.asarray(v, t.dtype))
+
+    w = b.select(lt_625, shifted, _ew(b, "subtract", root, b.select(lt_16, like_w(3.25), like_w(5.0))))
     first, second, third = _ERF_INV64
 
     def coefficient(i):
@@ -377,16 +379,16 @@ def _erfc64_tail(b, x, t):
 
 def _erfc64(b, x, t):
     tail = _erfc64_tail(b, x, t)
+    (one,) = _consts(b, t, 1.0)  # (made before the ratio, as CHLO makes it)
     erf = _erf64_ratio(b, x, t)
-    (one,) = _consts(b, t, 1.0)
     small = _ew(b, "subtract", one, erf)
     return b.select(_cmp(b, "LT", _ew(b, "abs", x), one), small, tail)
 
 
 def _erf64(b, x, t):
     erf = _erf64_ratio(b, x, t)
+    (one,) = _consts(b, t, 1.0)  # (made before the tail, as CHLO makes it)
     tail = _erfc64_tail(b, x, t)
-    (one,) = _consts(b, t, 1.0)
     large = _ew(b, "subtract", one, tail)
     return [b.select(_cmp(b, "LT", _ew(b, "abs", x), one), erf, large)]
 
@@ -672,8 +674,6 @@ def _supported(op) -> bool:
     if not isinstance(t, TensorType):
         return False
     dtype = np.dtype(t.dtype)
-    if any(not isinstance(d, int) for d in t.shape) and dtype == np.float64 and op.name in _NOT_SYMBOLIC_64:
-        return False  # (on symbolic shapes: the expansions written with CHLO's constant points)
     if op.name == "chlo.top_k":
         return dtype.kind in "fiu" or _narrow_float(dtype)
     if op.name in _NO_FLOAT8 and dtype.itemsize == 1:
@@ -682,8 +682,6 @@ def _supported(op) -> bool:
 
 
 _NO_FLOAT8 = frozenset({"chlo.erf", "chlo.erfc", "chlo.bessel_i1e"})
-# (float64 expansions not yet written with CHLO's constant points: kept as chlo ops on symbolic shapes)
-_NOT_SYMBOLIC_64 = frozenset({"chlo.erf", "chlo.erf_inv", "chlo.erfc"})
 
 
 def _narrow_float(dtype) -> bool:
