@@ -289,3 +289,20 @@ def test_a_body_being_traced_types_nothing_another_thread_stages():
     finally:
         release.set()
         worker.join()
+
+
+@pytest.mark.parametrize("placed", ["host", "mixed", "placed"])
+def test_a_jitted_shard_map_places_its_results_as_out_specs_says(placed):
+    # JAX 0.11.0 (recorded): [P('x', 'y'), P()] for each of the three, jitted and eager. pyjax's jit
+    # of a lone shard_map on host arguments (all, or beside placed ones) returned the first replicated.
+    mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    f = jax.shard_map(lambda a, w: (a * w.sum(), lax.psum(a.sum(), "x")), mesh=mesh,
+                      in_specs=(P("x"), P(None, "y")), out_specs=(P("x", "y"), P()))
+    a, w = np.arange(32.0, dtype=np.float32).reshape(8, 4), np.ones((2, 4), np.float32)
+    if placed != "host":
+        a = jax.device_put(a, NamedSharding(mesh, P("x")))
+    if placed == "placed":
+        w = jax.device_put(w, NamedSharding(mesh, P(None, "y")))
+    for out in (jax.jit(f)(a, w), f(a, w)):
+        assert [o.sharding.spec for o in out] == [P("x", "y"), P()]
+        np.testing.assert_array_equal(np.asarray(out[0]), np.tile(np.asarray(a), (1, 2)) * 4)

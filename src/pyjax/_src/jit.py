@@ -614,7 +614,8 @@ class _CacheEntry:
             return key_reuse.run_entry_checked(self, flat_args, backend)
         if (backend is not None or _DEFAULT_PLATFORM[0] is not None) and (platform := platform_for(backend)) is not None:
             return run_on_platform(platform, self.on_platforms, self.jaxpr, self.name, self.out_tree, flat_args)
-        if self.whole is not None and FLOAT_CHECKS[0] is None and (args := spmd_data.whole_program_args(flat_args)):
+        if self.whole is not None and FLOAT_CHECKS[0] is None \
+                and (args := spmd_data.whole_program_args(flat_args, getattr(self.whole, "lone", False))):
             return self.whole(args)
         try:  # (an Array placed over several devices: run per device, spmd_eager.py)
             buffers = [x._value if type(x) is Array else placed_call.buffer(x, _to_numpy) for x in flat_args]
@@ -645,7 +646,12 @@ def _whole_program_call(jaxpr: Jaxpr):
     if run_whole is None or list(eqn.invars) != list(jaxpr.invars) or list(eqn.outvars) != list(jaxpr.outvars) \
             or len(set(jaxpr.outvars)) != len(jaxpr.outvars):
         return SPMD_PARTITIONED[0](jaxpr)  # (Explicit-sharded programs run per device: spmd_jit.py)
-    return lambda flat_args: run_whole(list(flat_args), eqn.params)
+
+    def whole(flat_args):
+        return run_whole(list(flat_args), eqn.params)
+
+    whole.lone = True  # (host arguments run per device too: spmd_data.whole_program_args)
+    return whole
 
 
 def _names_placement(avals) -> bool:

@@ -79,17 +79,20 @@ def _layout(mesh, spec: PartitionSpec, shape: tuple) -> list:
     return found
 
 
-def whole_program_args(flat_args: Sequence[Any]) -> list | None:
-    """The arguments a whole-program call (jit of a lone shard_map) runs
-    on per device: placed Arrays as they are. Host values (NumPy, Python
-    scalars) take that path only with several processes, as buffers of their
-    canonical types (else they run on the global program, as before)."""
+def whole_program_args(flat_args: Sequence[Any], lone_shard_map: bool = False) -> list | None:
+    """The arguments a whole-program call runs on per device: placed Arrays
+    as they are, host values (NumPy, Python scalars) as buffers of their
+    canonical types. Host values go that way for a lone shard_map (run on
+    the global program, they left the results replicated where JAX places
+    them as out_specs says) and with several processes; else in one
+    process a mix of Arrays and host values runs per device through
+    spmd_eager.py, and host values alone on the global program."""
     from pyjax._src import core, dtypes
     from pyjax._src.array import Array
 
     if all(isinstance(x, Array) for x in flat_args):
         return list(flat_args)
-    if devices_mod.process_count() == 1:
+    if not lone_shard_map and devices_mod.process_count() == 1:
         return None
     return [x if isinstance(x, Array) else np.asarray(x, dtypes.canonicalize_dtype(core.concrete_aval(x).dtype))
             for x in flat_args]

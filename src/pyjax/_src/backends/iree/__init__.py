@@ -7,6 +7,8 @@
                  its `@main` on flat pyjax values
     array.py     IreeArray: a result whose buffer stays on the IREE device
                  until read on the host
+    spmd.py      programs holding shard_map: per device, each device's
+                 program between collectives compiled by IREE
 
 Selected by `jax.config.update('jax_platforms', 'iree')`, `JAX_PLATFORMS=iree`
 or `PYJAX_BACKEND=iree` in the environment (which only pyjax reads), or per
@@ -46,7 +48,10 @@ def compile_jaxpr(jaxpr, name: str, out_tree=None):
             f"jit({name}) was to run on the IREE backend, but IREE is not installed: "
             "pip install 'pyjax[iree]' (iree-base-compiler and iree-base-runtime)")
     from pyjax._src.backends.iree import compile as compile_lib
+    from pyjax._src.backends.iree import spmd
 
+    if spmd.holds_shard_map(jaxpr):  # (per device; IREE compiles each device's program between collectives)
+        return spmd.executable(jaxpr, name)
     return compile_lib.compile_jaxpr(jaxpr, name, out_tree)
 
 

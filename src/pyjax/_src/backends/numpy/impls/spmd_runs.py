@@ -25,18 +25,34 @@ what its impl computes: the same bits as interpreting the run
 
 from __future__ import annotations
 
-from typing import Callable
+import contextlib
+import contextvars
+from typing import Callable, Iterator
 
 import numpy as np
 
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.rules import missing_rule_error
 
-__all__ = ["COMPILE", "Run", "plan", "run"]
+__all__ = ["COMPILE", "Run", "compiled_by", "plan", "run"]
 
 # The backend's compiler of a per-device program, set by spmd.py:
 # jaxpr -> fn(*arrays) -> list of arrays. None: runs are interpreted.
 COMPILE: list = [None]
+# Another platform's compiler of runs (backends/iree), for the calls inside
+# `compiled_by`: its failures are raised, not interpreted around.
+_PLATFORM_COMPILE: contextvars.ContextVar = contextvars.ContextVar("spmd_run_compiler", default=None)
+
+
+@contextlib.contextmanager
+def compiled_by(compile_fn: Callable) -> Iterator[None]:
+    """Runs inside compile their per-device programs with `compile_fn`
+    (jaxpr -> fn(*arrays) -> list of arrays) instead of the backend's."""
+    token = _PLATFORM_COMPILE.set(compile_fn)
+    try:
+        yield
+    finally:
+        _PLATFORM_COMPILE.reset(token)
 
 
 class Run:
@@ -99,7 +115,7 @@ def run(step: Run, n: int, local: list, env: dict, impls: dict) -> bool:
     """Runs `step` on the devices `local` of `n`, reading and writing `env`
     (var -> one buffer per device; None in another process's slot). False
     (nothing run) where no compiler is installed."""
-    if COMPILE[0] is None:
+    if COMPILE[0] is None and _PLATFORM_COMPILE.get() is None:
         return False
     first = local[0]
     deferred: list = []
@@ -131,7 +147,9 @@ def _program(step: Run, deferred: list):
     """The compiled per-device program of the run's `deferred` equations,
     made on first use: (fn, input vars, output vars), or None where the
     backend cannot compile it."""
+    platform_compile = _PLATFORM_COMPILE.get()
     key = tuple(step.eqns.index(e) for e, _ in deferred) if len(deferred) < len(step.eqns) else ()
+    key = (platform_compile, key)
     if key in step.programs:
         return step.programs[key]
     made = {v for e, _ in deferred for v in e.outvars}
@@ -139,10 +157,14 @@ def _program(step: Run, deferred: list):
     for e, _ in deferred:
         inputs.extend(v for v in e.invars if type(v) is not Literal and v not in made and v not in inputs)
     outputs = [v for e, _ in deferred for v in e.outvars if v in step.live]
-    try:
-        fn = COMPILE[0](Jaxpr([], inputs, outputs, [e for e, _ in deferred], []))
-    except Exception:  # noqa: BLE001  (interpreted instead: the same results)
-        fn = None
+    program = Jaxpr([], inputs, outputs, [e for e, _ in deferred], [])
+    if platform_compile is not None:
+        fn = platform_compile(program)
+    else:
+        try:
+            fn = COMPILE[0](program)
+        except Exception:  # noqa: BLE001  (interpreted instead: the same results)
+            fn = None
     step.programs[key] = None if fn is None else (fn, inputs, outputs)
     return step.programs[key]
 
