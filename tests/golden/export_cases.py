@@ -18,6 +18,7 @@ def render(thunk) -> str:
     # Addresses, scope ids and this file's directory differ between runs and machines.
     text = re.sub(r" at 0x[0-9a-f]+", " at 0x...", text)
     text = re.sub(r"symbolic scope \d+", "symbolic scope <id>", text)
+    text = re.sub(r"scope \d+ created at", "scope <id> created at", text)
     return text.replace(__file__, "export_cases.py")
 
 
@@ -171,4 +172,45 @@ def _factor_spec_cases(jax, jnp, np, export) -> dict:
     out["spec_constraint_constant_violated"] = constrained(["a >= 4"], 2, 3)
     out["spec_constraint_second_violated"] = constrained(["a >= b", "b >= 3"], 2, 2)
     out["spec_constraint_le"] = constrained(["a <= b"], 2, 3)
+
+    # mixing symbolic scopes: JAX's ValueError names the operation and where each scope was made
+    def mixed(op, names=("a", "b")):
+        def thunk():
+            (p,), (q,) = export.symbolic_shape(names[0]), export.symbolic_shape(names[1])
+            return op(p, q)
+        return thunk
+
+    mixes = {"add": lambda p, q: p + q, "sub": lambda p, q: p - q, "add_int_first": lambda p, q: (1 + p) + q,
+             "mul": lambda p, q: p * q, "mul_poly": lambda p, q: (2 * p + 1) * q, "floordiv": lambda p, q: p // q,
+             "mod": lambda p, q: p % q, "max": lambda p, q: jax.core.max_dim(p, q),
+             "min": lambda p, q: jax.core.min_dim(p, q), "after_ints": lambda p, q: (p + 1) * 2 - 3 + q}
+    out.update({f"scope_mix_{k}": mixed(f) for k, f in mixes.items()})
+    out["scope_mix_same_name"] = mixed(lambda p, q: (p == q, p + q), ("a", "a"))
+
+    def export_mixed(how):
+        def thunk():
+            (p,), (q,) = export.symbolic_shape("a"), export.symbolic_shape("b")
+            f = jax.jit(lambda x, y=None: x.sum())
+            if how == "args":
+                return export.export(f)(vec(p), vec(q)).in_avals
+            if how == "one_shape":
+                return export.export(f)(jax.ShapeDtypeStruct((p, q), jnp.float32)).in_avals
+            if how == "kwargs":
+                return export.export(f)(vec(p), y={"k": vec(q)}).in_avals
+            # (an argument without a shape is passed over; a shared scope is no mixing)
+            (r,) = export.symbolic_shape("a + 1", scope=p.scope)
+            g = jax.jit(lambda x, n, z, y: x.sum())
+            return export.export(g)(vec(p), 3, vec(r), vec(q)).in_avals
+        return thunk
+
+    out.update({f"scope_mix_export_{k}": export_mixed(k) for k in ("args", "one_shape", "kwargs", "no_shape")})
+
+    def constrained_vs_default():
+        scope = export.SymbolicScope(["c >= 2"])
+        (c,), (d,) = export.symbolic_shape("c", scope=scope), export.symbolic_shape("d", scope=scope)
+        (e,) = export.symbolic_shape("e")
+        assert str((c + d, c >= 2, export.symbolic_shape("c + d", scope=scope))) == "(d + c, True, (d + c,))"
+        return c + e
+
+    out["scope_mix_constrained"] = constrained_vs_default
     return out

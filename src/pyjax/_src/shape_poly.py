@@ -191,7 +191,7 @@ class DimExpr:
     def __eq__(self, other):
         # Syntactic, as JAX's: __eq__ cannot raise (it is used by hashing).
         if isinstance(other, DimExpr):
-            return self.terms == other.terms
+            return self.scope is other.scope and self.terms == other.terms
         if isinstance(other, (int,)) or _is_int_like(other):
             return False  # a normalised expression is never a constant
         return NotImplemented
@@ -216,35 +216,37 @@ class DimExpr:
     __repr__ = __str__
 
     # -- arithmetic
-    def _other(self, other, op: str):
+    def _other(self, other, op: str | None):
+        # (`+`, `-`: _lin checks the scopes, "for linear combination"; JAX names
+        # `*` "mul" and `//`, `%` "floordiv")
         if isinstance(other, DimExpr):
-            if other.scope is not self.scope:
-                self.scope._check_same_scope(other, f"for {op}", other_descr="operand")
+            if op is not None and other.scope is not self.scope:
+                self.scope._check_same_scope(other, f"for operation {op}")
             return other
         if _is_int_like(other):
             return operator.index(other)
         return None
 
     def __add__(self, other):
-        o = self._other(other, "+")
+        o = self._other(other, None)
         if o is None:
             return self._array_op("__add__", other)
         return _lin(self, 1, o, 1, self.scope)
 
     def __radd__(self, other):
-        o = self._other(other, "+")
+        o = self._other(other, None)
         if o is None:
             return self._array_op("__radd__", other)
         return _lin(self, 1, o, 1, self.scope)
 
     def __sub__(self, other):
-        o = self._other(other, "-")
+        o = self._other(other, None)
         if o is None:
             return self._array_op("__sub__", other)
         return _lin(self, 1, o, -1, self.scope)
 
     def __rsub__(self, other):
-        o = self._other(other, "-")
+        o = self._other(other, None)
         if o is None:
             return self._array_op("__rsub__", other)
         return _lin(o, 1, self, -1, self.scope)
@@ -256,7 +258,7 @@ class DimExpr:
         return self
 
     def __mul__(self, other):
-        o = self._other(other, "*")
+        o = self._other(other, "mul")
         if o is None:
             return self._array_op("__mul__", other)
         if not isinstance(o, DimExpr):
@@ -269,7 +271,7 @@ class DimExpr:
         return DimExpr._normalize(coeffs, self.scope)
 
     def __rmul__(self, other):
-        if self._other(other, "*") is None:
+        if self._other(other, "mul") is None:
             return self._array_op("__rmul__", other)
         return self.__mul__(other)
 
@@ -297,25 +299,25 @@ class DimExpr:
         return result
 
     def __floordiv__(self, divisor):
-        o = self._other(divisor, "//")
+        o = self._other(divisor, "floordiv")
         if o is None:
             return self._array_op("__floordiv__", divisor)
         return _divmod(self, o, self.scope)[0]
 
     def __rfloordiv__(self, other):
-        o = self._other(other, "//")
+        o = self._other(other, "floordiv")
         if o is None:
             return self._array_op("__rfloordiv__", other)
         return _divmod(o, self, self.scope)[0]
 
     def __mod__(self, divisor):
-        o = self._other(divisor, "%")
+        o = self._other(divisor, "floordiv")
         if o is None:
             return self._array_op("__mod__", divisor)
         return _divmod(self, o, self.scope)[1]
 
     def __rmod__(self, other):
-        o = self._other(other, "%")
+        o = self._other(other, "floordiv")
         if o is None:
             return self._array_op("__rmod__", other)
         return _divmod(o, self, self.scope)[1]
@@ -324,7 +326,7 @@ class DimExpr:
         return self // divisor, self % divisor
 
     def __truediv__(self, divisor):
-        if self._other(divisor, "/") is None:
+        if self._other(divisor, "floordiv") is None:
             return self._array_op("__truediv__", divisor)
         # Exact division only (JAX's behaviour for `/` on dimensions).
         q, r = _divmod(self, divisor, self.scope)
@@ -453,6 +455,8 @@ def _as_coeffs(e) -> dict:
 
 def _lin(e1, k1, e2, k2, scope) -> DimSize:
     """e1 * k1 + e2 * k2, normalised."""
+    if isinstance(e1, DimExpr) and isinstance(e2, DimExpr) and e1.scope is not e2.scope:
+        e1.scope._check_same_scope(e2, when="for linear combination")
     coeffs: dict = {}
     for e, k in ((e1, k1), (e2, k2)):
         if k == 0:

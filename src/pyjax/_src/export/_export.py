@@ -135,6 +135,27 @@ class Exported:
 
 # -- export ------------------------------------------------------------------------------------------
 
+def _check_one_scope(fun_jit, arg_specs, kwarg_specs) -> None:
+    """JAX's check, before tracing, that every symbolic dimension of the
+    specifications comes from one SymbolicScope (the first one met)."""
+    from pyjax._src import shape_poly, tree_util
+    from pyjax._src.linear_util import fun_name
+
+    def where(path) -> str:
+        return ("args" if path[0] == tree_util.SequenceKey(0) else "kwargs") + tree_util.keystr(path[1:])
+
+    first = None
+    for path, spec in tree_util.tree_flatten_with_path((arg_specs, kwarg_specs))[0]:
+        for d in getattr(spec, "shape", ()):  # (a static argument may have no shape)
+            if not isinstance(d, shape_poly.DimExpr):
+                continue
+            if first is None:
+                first = (d.scope, path)
+                continue
+            first[0]._check_same_scope(d, when=f"when exporting {fun_name(fun_jit)}",
+                                       self_descr=f"current (from {where(first[1])}) ", other_descr=where(path))
+
+
 def export(fun_jit, *, platforms: Sequence[str] | None = None,
            disabled_checks: Sequence[DisabledSafetyCheck] = ()) -> Callable[..., Exported]:
     """Exports a `jit`-wrapped function: `export(jit(f))(*arg_specs)` -> `Exported`.
@@ -148,6 +169,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     plats = tuple(p.lower() for p in platforms) if platforms is not None else (default_export_platform(),)
 
     def do_export(*arg_specs, **kwarg_specs) -> Exported:
+        _check_one_scope(fun_jit, arg_specs, kwarg_specs)
         traced = fun_jit.trace(*arg_specs, **kwarg_specs)
         jaxpr = traced.jaxpr
         if _has_host_callback(jaxpr):  # (JAX refuses them when exporting: no callback survives serialization)
