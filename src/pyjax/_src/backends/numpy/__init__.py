@@ -68,6 +68,7 @@ def _wire(limit: int | None) -> None:
     from pyjax._src.backends.numpy.impls import IMPLS, lazy_scipy
     from pyjax._src.backends.numpy import native
     from pyjax._src.backends.numpy.impls import convolution, slicing
+    from pyjax._src.backends.numpy.native import directconv as native_directconv
     from pyjax._src.backends.numpy.native import im2col as native_im2col
     from pyjax._src.backends.numpy.native import rows, scatter as native_scatter, threefry as native_threefry
     from pyjax._src.backends.numpy.parallel import blas, split, tile
@@ -109,6 +110,8 @@ def _wire(limit: int | None) -> None:
     slicing.set_add_kernel(native_scatter.rows_add)
     # a convolution's patch matrix in C once built (NumPy's copy until then).
     convolution.set_patch_kernel(native_im2col.im2col)
+    # float32 convolutions straight from the input in C once built (the patches until then).
+    convolution.set_direct_kernel(native_directconv.direct_conv)
 
 
 def _table_entries(table: dict, early: dict, dispatch) -> None:

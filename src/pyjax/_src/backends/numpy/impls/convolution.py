@@ -246,6 +246,14 @@ def set_patch_kernel(kernel) -> None:
     _patch_kernel[0] = kernel
 
 
+# native/directconv.py's kernel, once install() sets it (the patch path until it is built).
+_direct_kernel: list = [None]
+
+
+def set_direct_kernel(kernel) -> None:
+    _direct_kernel[0] = kernel
+
+
 def _native_geometry(x: np.ndarray, lhs_dilation, padding) -> bool:
     """Whether native/im2col.py can make `x`'s patches: a C-contiguous NHWC
     input of two spatial axes, without holes or negative padding."""
@@ -265,17 +273,23 @@ def _native_patches(x: np.ndarray, geometry: tuple) -> np.ndarray | None:
 
 
 def _native_conv(x: np.ndarray, kernel: np.ndarray, geometry: tuple) -> np.ndarray | None:
-    """`_grouped_matmul` of one group with its patches made by native/im2col.py
-    from the unpadded input, a block at a time in the same blocks (so the
-    same products: the same bits); None when the kernel is not ready."""
+    """`_grouped_matmul` of one group by native/directconv.py, or with its
+    patches made by native/im2col.py from the unpadded input, a block at a
+    time in the same blocks (so the same products: the same bits); None
+    when neither kernel is ready."""
     n, c, o = x.shape[0], x.shape[-1], kernel.shape[0]
     ks, out_space = geometry[0], geometry[1]
     taps = math.prod(ks)
     rows, k = n * math.prod(out_space), taps * c
+    weights = kernel.reshape(o, c, taps).transpose(2, 1, 0).reshape(taps * c, o)
+    direct = _direct_kernel[0]
+    if direct is not None and x.dtype == weights.dtype == np.float32 and direct.ready(rows, k, o):
+        out = _direct_conv(direct, x, np.ascontiguousarray(weights), rows, geometry)
+        if out is not None:
+            return out.reshape(n, *out_space, o)
     kernel_fn = _patch_kernel[0]
     if kernel_fn is None or not kernel_fn.ready(rows * k * x.itemsize):
         return None
-    weights = kernel.reshape(o, c, taps).transpose(2, 1, 0).reshape(taps * c, o)
     blocks = _blocks(n, out_space, k, o, 1, x.itemsize, weights.nbytes)
     out = np.empty((rows, o), np.result_type(x.dtype, weights.dtype))
     done = []
@@ -295,6 +309,23 @@ def _native_conv(x: np.ndarray, kernel: np.ndarray, geometry: tuple) -> np.ndarr
     else:
         run(blocks)
     return out.reshape(n, *out_space, o) if sum(done) == len(blocks) else None
+
+
+def _direct_conv(direct, x: np.ndarray, weights: np.ndarray, rows: int, geometry: tuple) -> np.ndarray | None:
+    """The (rows, O) output by native/directconv.py (a contiguous run of
+    rows per core when the product is split, as `_native_conv`'s blocks)."""
+    out = np.empty((rows, weights.shape[1]), np.float32)
+    done = []
+
+    def run(lo, hi):
+        done.append(direct(x, weights, out[lo:hi], lo, hi, geometry))
+
+    cores = min(split_lib.num_workers(), rows // 8)
+    if cores > 1 and _split(rows, *weights.shape):
+        split_lib.run_all([functools.partial(run, lo, hi) for lo, hi in _even_ranges(rows, cores)])
+    else:
+        run(0, rows)
+    return out if all(done) else None
 
 
 def _grouped_matmul(windows: np.ndarray, kernel: np.ndarray, feature_groups: int, batch_groups: int) -> np.ndarray:

@@ -1,0 +1,259 @@
+"""A float32 convolution computed in C straight from the NHWC input: no
+patch matrix, the same bits as impls/convolution.py's patches @ weights.
+
+OpenBLAS's sgemm sums each element of a product whose contraction fits
+in one of its K blocks as one chain of fused multiply-adds from +0, in
+the order of the contraction (its small-matrix kernels do the same for
+the shapes `eligible` lets through; a product past its K block is summed
+in blocks, and a matrix-vector product another way). This kernel makes
+that chain for every output element, (kh, kw, c) in the patch matrix's
+column order, reading the input in place (zeros over the borders), with
+AVX-512 registers holding 12 x 32 or 16 x 16 outputs (docs/performance.md:
+the patch copy and sgemm's narrow-product rate were most of a ResNet
+block's step). So it gives the patch path's bits by construction; the
+build checks that against NumPy on random geometries and products (a BLAS
+that sums otherwise leaves the tier dead), and a live kernel is re-checked
+against the patch path on calls 2, 4, 8, ... Built in the background at
+the first eligible convolution (synchronously when
+PYJAX_NATIVE_LOOPS_AFTER=0); without AVX-512 or a C compiler, or with
+PYJAX_NATIVE_LOOPS=0, the patch path serves.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import numpy as np
+
+from pyjax._src.backends.numpy.native import settings
+from pyjax._src.backends.numpy.native.build import _build, available
+from pyjax._src.backends.numpy.native.im2col import numpy_im2col
+from pyjax._src.backends.numpy.native.tiering import COLD, Rechecks, Tiering
+
+__all__ = ["NativeDirectConv", "direct_conv", "eligible"]
+
+# The longest contraction (KH * KW * C) the kernel takes: within OpenBLAS's
+# single K block, where sgemm's sum is one chain (the build checks it).
+MAX_K = 384
+# Products of at most this many multiply-adds go to OpenBLAS's small-matrix
+# kernels, which sum as one chain only for some shapes (`eligible`).
+SMALL_MACS = 1 << 20
+
+_SOURCE = r"""#include <stdint.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+int pyjax_conv_width(void) { return 16; }
+static const float zeros[384];
+
+/* Output rows r .. r + m (m <= MR), columns ob .. ob + 16 * NV (masked past
+   O): each element a fused multiply-add chain from +0 over the patch's
+   columns (kh, kw, c) in order; taps over the border read zeros. */
+#define TILE(MR, NV)                                                                              \
+static void tile_##MR##_##NV(const float *restrict x, const float *restrict w, float *restrict out,   \
+                             int64_t r, int64_t m, int64_t ob, const int64_t *g) {                \
+    int64_t H = g[0], W = g[1], C = g[2], KH = g[3], KW = g[4], OH = g[5], OW = g[6];             \
+    int64_t sh = g[7], sw = g[8], dh = g[9], dw = g[10], ph = g[11], pw = g[12], O = g[13];       \
+    int64_t ih0[MR], iw0[MR]; const float *base[MR];                                              \
+    int64_t ow = r % OW, t = r / OW, oh = t % OH, n = t / OH;                                     \
+    int inside = 1;                                                                               \
+    for (int i = 0; i < MR; i++) {                                                                \
+        if (i < m) {                                                                              \
+            ih0[i] = oh * sh - ph; iw0[i] = ow * sw - pw;                                         \
+            base[i] = x + ((n * H + ih0[i]) * W + iw0[i]) * C;                                    \
+            inside &= ih0[i] >= 0 && ih0[i] + (KH - 1) * dh < H && iw0[i] >= 0                    \
+                      && iw0[i] + (KW - 1) * dw < W;                                              \
+            if (++ow == OW) { ow = 0; if (++oh == OH) { oh = 0; n++; } }                          \
+        } else { ih0[i] = -(KH * dh + H); iw0[i] = 0; base[i] = zeros; inside = 0; }              \
+    }                                                                                             \
+    __mmask16 mk[NV];                                                                             \
+    for (int v = 0; v < NV; v++) {                                                                \
+        int64_t left = O - ob - 16 * v;                                                           \
+        mk[v] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);   \
+    }                                                                                             \
+    __m512 acc[MR][NV];                                                                           \
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++)                                          \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();     \
+    const float *wk = w + ob;                                                                     \
+    for (int64_t kh = 0; kh < KH; kh++) {                                                         \
+        for (int64_t kw = 0; kw < KW; kw++) {                                                     \
+            const float *p[MR];                                                                   \
+            int64_t off = (kh * dh * W + kw * dw) * C;                                            \
+            if (inside) {                                                                         \
+                _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) p[i] = base[i] + off;       \
+            } else {                                                                              \
+                _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) {                            \
+                    int64_t ih = ih0[i] + kh * dh, iw = iw0[i] + kw * dw;                         \
+                    p[i] = (ih >= 0 && ih < H && iw >= 0 && iw < W) ? base[i] + off : zeros;      \
+                }                                                                                 \
+            }                                                                                     \
+            for (int64_t c = 0; c < C; c++, wk += O) {                                            \
+                __m512 b[NV];                                                                     \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                              \
+                    b[v] = _mm512_maskz_loadu_ps(mk[v], wk + 16 * v);                             \
+                _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) {                            \
+                    __m512 a = _mm512_set1_ps(p[i][c]);                                           \
+                    _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                          \
+                        acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);                          \
+                }                                                                                 \
+            }                                                                                     \
+        }                                                                                         \
+    }                                                                                             \
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) {                                        \
+        if (i >= m) break;                                                                        \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                      \
+            _mm512_mask_storeu_ps(out + i * O + ob + 16 * v, mk[v], acc[i][v]);                   \
+    }                                                                                             \
+}
+TILE(12, 2)
+TILE(16, 1)
+
+/* Rows [r0, r1) of the (N * OH * OW, O) output into out (its first row r0). */
+void pyjax_direct_conv(const float *restrict x, const float *restrict w, float *restrict out,
+                       int64_t r0, int64_t r1, const int64_t *g) {
+    int64_t O = g[13];
+    for (int64_t ob = 0; ob < O; ob += 32) {
+        if (O - ob > 16) {
+            for (int64_t r = r0; r < r1; r += 12)
+                tile_12_2(x, w, out + (r - r0) * O, r, r1 - r < 12 ? r1 - r : 12, ob, g);
+        } else {
+            for (int64_t r = r0; r < r1; r += 16)
+                tile_16_1(x, w, out + (r - r0) * O, r, r1 - r < 16 ? r1 - r : 16, ob, g);
+        }
+    }
+}
+#else
+int pyjax_conv_width(void) { return 0; }
+void pyjax_direct_conv(const float *x, const float *w, float *out, int64_t r0, int64_t r1, const int64_t *g) {}
+#endif
+"""
+
+
+def eligible(rows: int, k: int, o: int) -> bool:
+    """Whether the patch path's product (rows, k) @ (k, o) is summed by
+    OpenBLAS as the kernel sums it: one K block, not a matrix-vector
+    product, and past the small-matrix kernels unless those sum it as a
+    chain too (found by trying: 16 or 32 columns, or a short contraction)."""
+    return (rows >= 8 and 2 <= o and k <= MAX_K
+            and (rows * k * o > SMALL_MACS or o % 16 == 0 or k <= 32))
+
+
+class NativeDirectConv(Tiering):
+    """`kernel(x, weights, out, r0, r1, geometry)`: rows [r0, r1) of the
+    convolution of the C-contiguous float32 NHWC `x` with `weights` (the
+    patch path's (KH * KW * C, O) matrix, C-contiguous float32) into `out`
+    (C-contiguous, r1 - r0 rows of O); True when done, False when the patch
+    path must compute them. `geometry`: (kernel, out_space, strides,
+    dilation, padding), each per spatial axis (padding (low, high))."""
+
+    verified_by_build = True
+    thread_name = "pyjax-native-conv"
+
+    def __init__(self):
+        super().__init__("direct convolution")
+        self.fn = None
+        self._rechecks = Rechecks(calls=0)
+
+    def ready(self, rows: int, k: int, o: int) -> bool:
+        """Whether the kernel serves this product now (starting its build at the first one)."""
+        if not eligible(rows, k, o):
+            return False
+        if self.fn is None and self.state == COLD:
+            self.start(wait=settings.AFTER_STEPS == 0)
+        return self.fn is not None
+
+    def __call__(self, x: np.ndarray, weights: np.ndarray, out: np.ndarray, r0: int, r1: int,
+                 geometry: tuple) -> bool:
+        fn = self.fn
+        if fn is None:
+            return False
+        fn(x.ctypes.data, weights.ctypes.data, out.ctypes.data, r0, r1, _geometry(x.shape, weights.shape[1], geometry))
+        if self._rechecks.due():
+            want = np.matmul(numpy_im2col(x, *geometry), weights)[r0:r1]
+            if not same_bits(want, out[:r1 - r0]):
+                self.drop("its outputs differed from the patch path's on a re-check")
+                return False
+        return True
+
+    def prepare(self) -> str | None:
+        return None if available() else "native code is off or there is no C compiler"
+
+    def build(self) -> None:
+        lib = _build(_SOURCE, opt="-O2")
+        if lib.pyjax_conv_width() != 16:
+            raise RuntimeError("the compiler does not target AVX-512 here")
+        fn = lib.pyjax_direct_conv
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+                       ctypes.c_void_p]
+        fn.restype = None
+        why = _differs(fn)
+        if why:
+            raise RuntimeError(f"its outputs differ from the patch path's ({why})")
+        self.fn = fn
+
+    def dropped(self) -> None:
+        self.fn = None
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Bitwise equal, where a NaN matches any NaN (the payload BLAS keeps
+    among several NaN operands is its own)."""
+    if a.shape != b.shape:
+        return False
+    differ = a.view(np.uint32) != b.view(np.uint32)
+    return not np.any(differ & ~(np.isnan(a) & np.isnan(b)))
+
+
+def _geometry(shape: tuple, o: int, geometry: tuple) -> int:
+    """The address of the kernel's int64 geometry array (cached: an array a call would make)."""
+    return _geometry_array(shape, o, geometry)[1]
+
+
+@functools.lru_cache(maxsize=256)
+def _geometry_array(shape: tuple, o: int, geometry: tuple) -> tuple:
+    kernel, out_space, strides, dilation, padding = geometry
+    _, h, w, c = shape
+    g = np.array([h, w, c, *kernel, *out_space, *strides, *dilation, padding[0][0], padding[1][0], o], np.int64)
+    return g, g.ctypes.data  # (the array stays alive with its address)
+
+
+# (input shape, kernel, strides, dilation, padding, output features): borders,
+# strides, dilation, one and many channels, 16-wide tiles and 32-wide ones
+# with masked columns, the contraction's longest.
+_TEST_GEOMETRIES = [
+    ((2, 7, 6, 3), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), 40),
+    ((1, 9, 8, 1), (3, 2), (2, 1), (1, 2), ((2, 0), (0, 3)), 8),
+    ((3, 5, 5, 4), (2, 2), (2, 2), (1, 1), ((0, 0), (0, 0)), 16),
+    ((1, 6, 7, 2), (4, 3), (1, 3), (2, 1), ((3, 2), (1, 1)), 3),
+    ((2, 16, 16, 32), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), 32),
+    ((4, 9, 9, 42), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), 64),
+    ((8, 14, 14, 16), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), 8),
+    ((8, 12, 12, 1), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), 5),
+]
+
+
+def _differs(fn) -> str | None:
+    """Why the kernel's outputs differ from NumPy's patches @ weights on the
+    test geometries (None when they are all the same bits)."""
+    rng = np.random.default_rng(0)
+    for shape, kernel, strides, dilation, padding, o in _TEST_GEOMETRIES:
+        x = rng.standard_normal(shape).astype(np.float32)
+        x[0, 0] = 0.0  # (zero rows: the chain's signed zeros)
+        out_space = tuple((d + lo + hi - (k - 1) * r - 1) // s + 1 for d, k, r, s, (lo, hi)
+                          in zip(shape[1:3], kernel, dilation, strides, padding))
+        geometry = (kernel, out_space, strides, dilation, padding)
+        patches = numpy_im2col(x, *geometry)
+        weights = rng.standard_normal((patches.shape[1], o)).astype(np.float32)
+        if not eligible(patches.shape[0], patches.shape[1], o):
+            continue
+        want = np.matmul(patches, weights)
+        got = np.full_like(want, np.nan)
+        fn(x.ctypes.data, weights.ctypes.data, got.ctypes.data, 0, want.shape[0], _geometry(shape, o, geometry))
+        part = np.full_like(want[3:9], np.nan)
+        fn(x.ctypes.data, weights.ctypes.data, part.ctypes.data, 3, 9, _geometry(shape, o, geometry))
+        if not (same_bits(want, got) and same_bits(want[3:9], part)):
+            return f"input {shape}, kernel {kernel}, {o} features"
+    return None
+
+
+direct_conv = NativeDirectConv()
