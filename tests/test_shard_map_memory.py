@@ -8,6 +8,7 @@ The runtime's per-device buffers are observed through spmd.watch_buffers.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import pyjax as jax
 import pyjax.numpy as jnp
@@ -108,6 +109,7 @@ def test_data_by_model_step_holds_its_blocks_only():
     assert (48, 784) in shapes and (784, 128) in shapes and (128, 512) in shapes  # this device's blocks
 
 
+@pytest.mark.numpy_backend("spies on the NumPy backend's runtime equation by equation")
 def test_jit_of_a_shard_map_runs_on_the_shards(monkeypatch):
     # A jitted program that is one shard_map runs per device on the placed
     # arguments' own shards: the global array is never assembled, and a

@@ -14,6 +14,10 @@ from pyjax import lax
 from pyjax._src.backends.numpy.impls import spmd, spmd_runs
 from pyjax.sharding import AxisType, PartitionSpec as P
 
+# (On IREE the runs are IREE's modules, checked by tests/backends/test_iree_spmd.py; these check the
+# NumPy backend's compiled runs bit for bit against its interpreted impls.)
+pytestmark = pytest.mark.numpy_backend("the NumPy backend's compiled runs, bitwise against its impls")
+
 MESHES = [(1, 8), (2, 4), (4, 2), (8, 1)]
 
 
