@@ -4,6 +4,8 @@ the equation-by-equation program, and only where every equation keeps the
 leading axis."""
 
 import math
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -23,6 +25,7 @@ def tiling(monkeypatch):
     monkeypatch.setitem(split_lib._state, "workers", 2)
     monkeypatch.setattr(tile_lib, "MIN_ELEMENTS", 64)
     monkeypatch.setattr(tile_lib, "BLOCK_BYTES", 256)
+    monkeypatch.setattr(tile_lib, "PRODUCT_BLOCK_BYTES", 256)
 
 
 def _compile(fn, *args):
@@ -167,20 +170,79 @@ def test_small_programs_are_left_alone(monkeypatch):
 def test_blocks_never_split_again(tiling, monkeypatch):
     # Inside a block the split helpers see one worker (a pool thread waiting
     # on the pool would deadlock); outside, two.
-    seen = []
-    real = split_lib.matmul
+    seen, handoffs = [], []
+    real_compile, real_run_all = tile_lib.compile_region, split_lib.run_all
 
-    def spy(a, b):
-        seen.append(split_lib.num_workers())
-        return real(a, b)
+    def spy_compile(*args):
+        runner = real_compile(*args)
+        for n, (program, written) in runner.programs.items():
+            runner.programs[n] = (lambda *a, program=program: seen.append(split_lib.num_workers()) or program(*a),
+                                  written)
+        return runner
 
-    monkeypatch.setattr(split_lib, "matmul", spy)
+    monkeypatch.setattr(tile_lib, "compile_region", spy_compile)
+    monkeypatch.setattr(split_lib, "run_all", lambda calls: handoffs.append(len(calls)) or real_run_all(calls))
     rng = np.random.default_rng(5)
     q, k, v = (rng.standard_normal((4, 16, 8)).astype(np.float32) for _ in range(3))
     compiled, _ = _compile(_attention, q, k, v)
     compiled(q, k, v)
-    assert seen and set(seen) == {1}
+    assert len(seen) == 4 and set(seen) == {1}  # (one block a head)
+    assert handoffs == [2]  # the region's own: its blocks hand nothing off again
     assert split_lib.num_workers() == 2
+
+
+def _regions(monkeypatch):
+    # The runners compile_region makes, as they are made.
+    made = []
+    real = tile_lib.compile_region
+    monkeypatch.setattr(tile_lib, "compile_region", lambda *args: made.append(real(*args)) or made[-1])
+    return made
+
+
+def test_a_region_with_products_has_smaller_blocks(tiling, monkeypatch):
+    # Attention's blocks are one head (its 16x16 scores: 1 KB) under
+    # PRODUCT_BLOCK_BYTES; an elementwise region with rows as large keeps
+    # BLOCK_BYTES's blocks of four.
+    monkeypatch.setattr(tile_lib, "PRODUCT_BLOCK_BYTES", 1024)
+    monkeypatch.setattr(tile_lib, "BLOCK_BYTES", 4096)
+    made = _regions(monkeypatch)
+    rng = np.random.default_rng(6)
+    q, k, v = (rng.standard_normal((8, 16, 8)).astype(np.float32) for _ in range(3))
+    compiled, _ = _compile(_attention, q, k, v)
+    x = rng.standard_normal((8, 16, 16)).astype(np.float32)
+    elementwise, _ = _compile(lambda x: jnp.exp(x * 2.0) + x, x)
+    assert [r.blocks for r in made] == [[(i, i + 1) for i in range(8)], [(0, 4), (4, 8)]]
+    _assert_bitwise(compiled(q, k, v), _untiled(_attention, q, k, v))
+    _assert_bitwise(elementwise(x), _untiled(lambda x: jnp.exp(x * 2.0) + x, x))
+
+
+def test_a_core_left_waiting_takes_the_blocks_the_other_has_not_reached(tiling, monkeypatch):
+    # Blocks are claimed one at a time: while the pool's thread is held up
+    # (here: each of its blocks sleeps), the calling thread runs the rest,
+    # where a fixed half each would leave it waiting for four blocks.
+    made = _regions(monkeypatch)
+    rng = np.random.default_rng(7)
+    q, k, v = (rng.standard_normal((8, 16, 8)).astype(np.float32) for _ in range(3))
+    compiled, _ = _compile(_attention, q, k, v)
+    (runner,) = made
+    assert len(runner.blocks) == 8
+    caller, ran, pool_started = threading.get_ident(), [], threading.Event()
+
+    def slow_on_the_pool(program):
+        def run(*args):
+            ran.append(threading.get_ident() == caller)
+            if ran[-1]:
+                pool_started.wait(5)  # (the pool has a block in hand before the caller goes on)
+            else:
+                pool_started.set()
+                time.sleep(0.2)
+            return program(*args)
+        return run
+
+    runner.programs = {n: (slow_on_the_pool(p), w) for n, (p, w) in runner.programs.items()}
+    got = compiled(q, k, v)
+    assert len(ran) == 8 and sum(ran) >= 7
+    _assert_bitwise(got, _untiled(_attention, q, k, v))
 
 
 def test_looking_for_regions_is_linear_in_the_program(monkeypatch):

@@ -13,7 +13,7 @@ tier for its plan instead of importing it:
   region objects (parallel/tile.py: tiled regions on the cores;
   native/rows.py: row-wise runs as native row loops), and
   `emit(builder, region, env)` writes a region's code;
-- a *split* tier: `ufunc(ufunc, shape, dtype)` and `matmul(m, k, n)` ->
+- a *split* tier: `ufunc(ufunc, shape, dtype)` and `matmul(m, k, n, batch=1)` ->
   a callable running the operation across the cores, or None
   (parallel/split.py).
 
@@ -45,7 +45,7 @@ class RegionTier(Protocol):
 class SplitTier(Protocol):
     def ufunc(self, ufunc, shape: tuple, dtype) -> Callable | None: ...
 
-    def matmul(self, rows: int, contract: int, cols: int) -> Callable | None: ...
+    def matmul(self, rows: int, contract: int, cols: int, batch: int = 1) -> Callable | None: ...
 
 
 @dataclasses.dataclass(frozen=True)

@@ -52,6 +52,7 @@ from pyjax._src import dtypes
 from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import tiers as tiers_lib
+from pyjax._src.backends.numpy.codegen import dots
 from pyjax._src.backends.numpy.codegen.columns import column_ufunc
 from pyjax._src.backends.numpy.codegen.eager import fill_eager_program
 from pyjax._src.backends.numpy.codegen.kernels import IDENTITIES, backend_impl, ufunc_of
@@ -519,38 +520,13 @@ class ProgramBuilder:
         return outs
 
     def _direct_dot(self, eqn: JaxprEqn, ins: list[_Value]) -> list[_Value] | None:
-        """`ndarray.dot` for a matrix/vector product whose dtypes need no casts.
-
-        The impl reaches the same BLAS call through `np.matmul`, whose
-        dispatch costs ~0.5 us more per call (the method skips even
-        `np.dot`'s `__array_function__` dispatch; a 32x32 matvec costs
-        0.4 us in all): that matters in a loop body run thousands of times.
-        Results are bitwise those of the impl (tests/backends/test_numpy_loops.py)."""
-        (lc, rc), (lb, _) = eqn.params["dimension_numbers"]
-        lhs, rhs = (v.aval for v in ins)
-        out_aval = eqn.outvars[0].aval
-        if (
-            lb or len(lc) != 1 or lhs.ndim not in (1, 2) or rhs.ndim not in (1, 2)
-            or not lhs.dtype == rhs.dtype == out_aval.dtype or lhs.dtype not in _BLAS_DTYPES
-        ):
+        """A product as a direct BLAS call where its layout allows (dots.py):
+        bitwise the impl's, without its ~15 us of Python."""
+        render = dots.direct_dot(self, eqn, [v.aval for v in ins])
+        if render is None:
             return None
-        # Transposed views let BLAS read the operands in place, as the impl does.
-        lhs_t = lc[0] != lhs.ndim - 1
-        rhs_t = rc[0] != 0
+        out_aval = eqn.outvars[0].aval
         outs = [self.new_value(out_aval)]
-        # A product large enough is split across the cores (parallel/split.py);
-        # the shapes are static, so the choice is made here, once.
-        matmul = (self.tiers.split.matmul(lhs.shape[1 - lc[0]], lhs.shape[lc[0]], rhs.shape[1 - rc[0]])
-                  if lhs.ndim == rhs.ndim == 2 and self.tiers.split else None)
-        split = matmul is not None
-        split_fn = self._function(matmul, "split_matmul") if split else None
-
-        def render(in_names, out_names):
-            # Operands of rank >= 1 are ndarrays here (inputs, consts and
-            # results; only scalars are NumPy scalars or literals).
-            a, b = (f"{n}.T" if t else n for n, t in zip(in_names, (lhs_t, rhs_t), strict=True))
-            return [f"{out_names[0]} = {split_fn}({a}, {b})" if split else f"{out_names[0]} = {a}.dot({b})"]
-
         self.instrs.append(_Instr(None, list(ins), outs, render=render, fresh=bool(out_aval.shape)))
         return outs
 
@@ -679,9 +655,6 @@ def _compile_block(impls: dict, tiers: tiers_lib.Tiers, jaxpr: Jaxpr,
              f"    return [{', '.join(block.out_names)}]"]
     return builder.define("tiled_block", "\n".join(lines) + "\n"), block.written
 
-
-# dtypes ndarray.dot hands to BLAS exactly as np.matmul does.
-_BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
 def _identifier(hint: str) -> str:

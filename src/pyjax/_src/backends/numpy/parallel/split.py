@@ -299,6 +299,6 @@ class SplitTier:
         """A `SplitUfunc` for a large elementwise call, or None: the ufunc runs whole."""
         return SplitUfunc(ufunc, shape, dtype) if elementwise_worth_splitting(ufunc, shape) else None
 
-    def matmul(self, rows: int, contract: int, cols: int):
+    def matmul(self, rows: int, contract: int, cols: int, batch: int = 1):
         """`matmul` for a product large enough to split, or None: one BLAS call."""
-        return matmul if worth_splitting(rows, contract, cols) else None
+        return matmul if worth_splitting(rows, contract, cols, batch) else None

@@ -29,6 +29,7 @@ per-block code is compiled once per block size, at compile time.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import os
 import numpy as np
@@ -48,6 +49,14 @@ MIN_ELEMENTS = int(os.environ.get("PYJAX_TILE_MIN_ELEMENTS") or 1 << 20)
 # through the interpreter per equation, contended for by the other core;
 # the gain is the parallel run, not the cache.
 BLOCK_BYTES = 1 << 22
+# A region with a product (attention's heads) has few equations, each a
+# long native call (a BLAS product, a row loop), so a block's Python costs
+# little next to them: its blocks are cut smaller, to stay in a core's L2
+# cache from the product that writes them to the one that reads them
+# (OpenBLAS zeroes and writes its output, the row loop reads and rewrites
+# it, the next product packs it), and so that a core the other leaves
+# waiting (a busy machine) takes more of the blocks.
+PRODUCT_BLOCK_BYTES = 1 << 20
 
 # Which primitives act elementwise (every output element depends only on the
 # operands' element at its index; operands of the result's shape, or rank-0)
@@ -355,34 +364,33 @@ class TiledRegion:
         row_bytes = max(math.prod(v.aval.shape[1:]) * v.aval.dtype.itemsize
                         for e in region.eqns for v in (*e.invars, *e.outvars)
                         if type(v) is not Literal and v.aval.shape and v.aval.shape[0] == region.size)
-        rows = max(1, BLOCK_BYTES // max(row_bytes, 1))
-        # One contiguous range of rows per core, cut into blocks of `rows`.
-        self.work = []
-        index = 0
-        for lo, hi in split_lib.ranges(region.size):
-            blocks = []
-            for b in range(lo, hi, rows):
-                blocks.append((index, b, min(b + rows, hi)))
-                index += 1
-            self.work.append(blocks)
-        self.num_blocks = index
-        sizes = {hi - lo for blocks in self.work for _, lo, hi in blocks}
+        products = any(e.primitive.name == "dot_general" for e in region.eqns)
+        rows = max(1, (PRODUCT_BLOCK_BYTES if products else BLOCK_BYTES) // max(row_bytes, 1))
+        # One contiguous range of rows per core, cut into blocks (lo, hi) of
+        # `rows`; each core claims the next block when it is done with one.
+        ranges = split_lib.ranges(region.size)
+        self.blocks = [(b, min(b + rows, hi)) for lo, hi in ranges for b in range(lo, hi, rows)]
+        self.num_blocks = len(self.blocks)
+        self.workers = min(len(ranges), self.num_blocks)
+        sizes = {hi - lo for lo, hi in self.blocks}
         tiled_outputs = [role == _TILED for role in region.out_roles]
         self.programs = {n: compile_block(_block_jaxpr(region, n), tiled_outputs) for n in sizes}
 
     def __call__(self, *args):
         outs = [np.empty(shape, dtype) if role == _TILED else [None] * self.num_blocks
                 for shape, dtype, role in self.out_specs]
-        split_lib.run_all([functools.partial(self._run_blocks, blocks, args, outs) for blocks in self.work])
+        claim = itertools.count().__next__  # (atomic under the GIL: each block runs once)
+        split_lib.run_all([functools.partial(self._run_blocks, claim, args, outs)] * self.workers)
         for k, combine in enumerate(self.combine):
             if combine is not None:
                 outs[k] = combine(np.stack(outs[k]))
         return outs
 
-    def _run_blocks(self, blocks, args, outs):
-        tiled_in, specs = self.tiled_in, self.out_specs
+    def _run_blocks(self, claim, args, outs):
+        tiled_in, specs, blocks = self.tiled_in, self.out_specs, self.blocks
         with split_lib.unsplit():  # each block runs whole on its core
-            for index, lo, hi in blocks:
+            while (index := claim()) < len(blocks):
+                lo, hi = blocks[index]
                 program, written = self.programs[hi - lo]
                 block_args = [x[lo:hi] if t else x for x, t in zip(args, tiled_in, strict=True)]
                 targets = [out[lo:hi] if spec[2] == _TILED else None for out, spec in zip(outs, specs, strict=True)]

@@ -1,0 +1,75 @@
+"""Products the compiled code calls BLAS for directly, without the dot_general impl.
+
+The impl (impls/standard.py `_dot_general`) sorts out any dimension numbers
+in Python: ~15 us a call before BLAS starts, as much as a 64x64x64 product
+takes. For the common layouts the code generator (compile.py `_direct_dot`)
+writes the BLAS call itself, on the same operand views the impl would pass,
+so the results are bitwise the impl's:
+
+- a matrix/vector product (no batch axes): `a.dot(b)` on transposed views
+  where the contracting axes ask for them (`ndarray.dot` skips even
+  `np.matmul`'s dispatch, ~0.5 us: it matters in a loop body run thousands
+  of times), or `split.matmul` when the product is large enough to share;
+- a product of two rank-3 operands batched over their leading axes (vmapped
+  attention heads, per-head products inside a tiled block): `np.matmul` on
+  (batch, M, K) and (batch, K, N) views, or `split.matmul`, as the impl
+  calls it. Products with nothing to sum (K = 1: the impl multiplies) or an
+  empty axis keep the impl.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+# dtypes ndarray.dot and np.matmul hand to BLAS alike.
+BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
+def direct_dot(builder, eqn, in_avals: list) -> Callable | None:
+    """The render function (compile.py's `_Instr`) of `eqn`'s product as a
+    direct BLAS call, or None where the impl must run."""
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lhs, rhs = in_avals
+    out_aval = eqn.outvars[0].aval
+    if len(lc) != 1 or not lhs.dtype == rhs.dtype == out_aval.dtype or lhs.dtype not in BLAS_DTYPES:
+        return None
+    if not lb:
+        return _matrix_dot(builder, lhs, rhs, lc[0], rc[0]) if lhs.ndim in (1, 2) and rhs.ndim in (1, 2) else None
+    if tuple(lb) != (0,) or tuple(rb) != (0,) or lhs.ndim != 3 or rhs.ndim != 3:
+        return None
+    if 0 in lhs.shape or 0 in rhs.shape or lhs.shape[lc[0]] == 1:
+        return None
+    # The impl's views: (batch, M, K) and (batch, K, N), transposed in place
+    # where the contracting axis is elsewhere.
+    lhs_t, rhs_t = lc[0] != 2, rc[0] != 1
+    rows, contract, cols = lhs.shape[3 - lc[0]], lhs.shape[lc[0]], rhs.shape[3 - rc[0]]
+    split = builder.tiers.split.matmul(rows, contract, cols, lhs.shape[0]) if builder.tiers.split else None
+    fn = builder._function(split if split is not None else np.matmul, "split_matmul" if split else "np_matmul")
+
+    def render(in_names, out_names):
+        a, b = (f"{n}.transpose(0, 2, 1)" if t else n for n, t in zip(in_names, (lhs_t, rhs_t), strict=True))
+        return [f"{out_names[0]} = {fn}({a}, {b})"]
+
+    return render
+
+
+def _matrix_dot(builder, lhs, rhs, lc: int, rc: int) -> Callable:
+    # Transposed views let BLAS read the operands in place, as the impl does.
+    lhs_t = lc != lhs.ndim - 1
+    rhs_t = rc != 0
+    # A product large enough is split across the cores (parallel/split.py);
+    # the shapes are static, so the choice is made here, once.
+    matmul = (builder.tiers.split.matmul(lhs.shape[1 - lc], lhs.shape[lc], rhs.shape[1 - rc])
+              if lhs.ndim == rhs.ndim == 2 and builder.tiers.split else None)
+    split = matmul is not None
+    split_fn = builder._function(matmul, "split_matmul") if split else None
+
+    def render(in_names, out_names):
+        # Operands of rank >= 1 are ndarrays here (inputs, consts and
+        # results; only scalars are NumPy scalars or literals).
+        a, b = (f"{n}.T" if t else n for n, t in zip(in_names, (lhs_t, rhs_t), strict=True))
+        return [f"{out_names[0]} = {split_fn}({a}, {b})" if split else f"{out_names[0]} = {a}.dot({b})"]
+
+    return render

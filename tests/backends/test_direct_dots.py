@@ -1,0 +1,112 @@
+"""Batched products the compiled code hands to BLAS itself (codegen/dots.py):
+`np.matmul` (or split.matmul) on the views the dot_general impl would make,
+bitwise the impl's results, and the impl kept where its path differs."""
+
+import numpy as np
+import pytest
+
+import pyjax
+from pyjax._src.backends.numpy import tiers as tiers_lib
+from pyjax._src.backends.numpy.codegen.compile import compile_jaxpr
+from pyjax._src.backends.numpy.impls import IMPLS
+from pyjax._src.backends.numpy.parallel import split as split_lib
+from pyjax._src.lax import dot as dot_lax
+
+rng = np.random.default_rng(11)
+
+# (lhs shape, rhs shape, contracting dims): every placement of the
+# contracting axis behind a leading batch axis.
+LAYOUTS = [
+    ((3, 5, 7), (3, 7, 4), ((2,), (1,))),   # (B, M, K) @ (B, K, N)
+    ((3, 7, 5), (3, 7, 4), ((1,), (1,))),   # lhs (B, K, M)
+    ((3, 5, 7), (3, 4, 7), ((2,), (2,))),   # rhs (B, N, K): q @ k.T
+    ((3, 7, 5), (3, 4, 7), ((1,), (2,))),   # both transposed
+    ((2, 64, 96), (2, 96, 80), ((2,), (1,))),  # past OpenBLAS's small-matrix kernels
+]
+
+
+def _random(shape, dtype):
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def _jaxpr(lhs, rhs, contract, batch=((0,), (0,)), preferred=None):
+    return pyjax.make_jaxpr(lambda a, b: dot_lax.dot_general(a, b, (contract, batch),
+                                                             preferred_element_type=preferred))(lhs, rhs)
+
+
+def _impl(jaxpr, a, b):
+    return IMPLS[dot_lax.dot_general_p](a, b, **jaxpr.eqns[0].params)
+
+
+def _assert_bitwise(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("lhs_shape, rhs_shape, contract", LAYOUTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_batched_product_calls_matmul_and_is_bitwise_the_impl(lhs_shape, rhs_shape, contract, dtype):
+    jaxpr = _jaxpr(np.ones(lhs_shape, dtype), np.ones(rhs_shape, dtype), contract)
+    compiled = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers())
+    assert "_np_matmul" in compiled.source and "_dot_general" not in compiled.source, compiled.source
+    for _ in range(3):
+        a, b = _random(lhs_shape, dtype), _random(rhs_shape, dtype)
+        _assert_bitwise(compiled(a, b)[0], _impl(jaxpr, a, b))
+
+
+@pytest.mark.parametrize("lhs_shape, rhs_shape, contract", LAYOUTS[:4])
+def test_strided_operands_are_read_as_the_impl_reads_them(lhs_shape, rhs_shape, contract):
+    # Views of larger arrays (every other batch entry, a column window), as
+    # a tiled block's slices or a transpose's output arrive.
+    jaxpr = _jaxpr(np.ones(lhs_shape, np.float32), np.ones(rhs_shape, np.float32), contract)
+    compiled = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers())
+    big_a = _random((2 * lhs_shape[0], lhs_shape[1], lhs_shape[2] + 3), np.float32)
+    big_b = _random((rhs_shape[0], rhs_shape[2], rhs_shape[1]), np.float32)
+    a = big_a[::2, :, 1:1 + lhs_shape[2]]
+    b = big_b.transpose(0, 2, 1)
+    assert not a.flags.c_contiguous and not b.flags.c_contiguous
+    _assert_bitwise(compiled(a, b)[0], _impl(jaxpr, a, b))
+
+
+def test_a_large_batched_product_is_split_as_the_impl_splits_it(monkeypatch):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    lhs, rhs = _random((4, 128, 256), np.float32), _random((4, 256, 128), np.float32)
+    jaxpr = _jaxpr(lhs, rhs, ((2,), (1,)))
+    calls = []
+    real = split_lib._run_blocks
+    monkeypatch.setattr(split_lib, "_run_blocks", lambda fn, blocks: calls.append(len(blocks)) or real(fn, blocks))
+    compiled = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers(split=split_lib.SplitTier()))
+    assert "_split_matmul" in compiled.source, compiled.source
+    got = compiled(lhs, rhs)[0]
+    assert calls == [2]
+    _assert_bitwise(got, _impl(jaxpr, lhs, rhs))
+    # below the split's threshold: one np.matmul
+    small = _jaxpr(lhs[:, :8], rhs, ((2,), (1,)))
+    assert "_np_matmul" in compile_jaxpr(small, IMPLS, tiers=tiers_lib.Tiers(split=split_lib.SplitTier())).source
+
+
+@pytest.mark.parametrize("case", ["k1", "empty", "int", "preferred", "two_batch_axes", "batch_not_leading"])
+def test_products_the_impl_keeps(case):
+    # K = 1 (the impl multiplies: no BLAS sum and its zero signs), empty
+    # axes, integer and cast products, and other batch layouts stay the impl's.
+    f32 = np.float32
+    if case == "k1":
+        jaxpr = _jaxpr(np.ones((3, 5, 1), f32), np.ones((3, 1, 4), f32), ((2,), (1,)))
+    elif case == "empty":
+        jaxpr = _jaxpr(np.ones((3, 0, 4), f32), np.ones((3, 4, 2), f32), ((2,), (1,)))
+    elif case == "int":
+        jaxpr = _jaxpr(np.ones((3, 5, 4), np.int32), np.ones((3, 4, 2), np.int32), ((2,), (1,)))
+    elif case == "preferred":
+        jaxpr = _jaxpr(np.ones((3, 5, 4), np.float16), np.ones((3, 4, 2), np.float16), ((2,), (1,)),
+                       preferred=np.float32)
+    elif case == "two_batch_axes":
+        jaxpr = _jaxpr(np.ones((2, 3, 5, 4), f32), np.ones((2, 3, 4, 2), f32), ((3,), (2,)), ((0, 1), (0, 1)))
+    else:
+        jaxpr = _jaxpr(np.ones((5, 3, 4), f32), np.ones((3, 4, 2), f32), ((2,), (1,)), ((1,), (0,)))
+    source = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers()).source
+    assert "matmul" not in source and "_dot_general" in source, source
+
