@@ -246,6 +246,9 @@ def set_patch_kernel(kernel) -> None:
     _patch_kernel[0] = kernel
 
 
+# Below this many bytes of features a position, the direct kernel reads a
+# padded copy of the input: its per-tap border checks would cost more.
+_PAD_BELOW_BYTES = 128
 # native/directconv.py's kernel, once install() sets it (the patch path until it is built).
 _direct_kernel: list = [None]
 
@@ -316,6 +319,8 @@ def _direct_conv(direct, x: np.ndarray, weights: np.ndarray, rows: int, geometry
     rows per core when the product is split, as `_native_conv`'s blocks)."""
     out = np.empty((rows, weights.shape[1]), np.float32)
     done = []
+    if x.shape[-1] * x.itemsize < _PAD_BELOW_BYTES and any(lo or hi for lo, hi in geometry[4]):
+        x, geometry = direct.padded(x, geometry)
 
     def run(lo, hi):
         done.append(direct(x, weights, out[lo:hi], lo, hi, geometry))

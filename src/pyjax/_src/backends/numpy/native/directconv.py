@@ -41,21 +41,31 @@ MAX_K = 384
 SMALL_MACS = 1 << 20
 
 _SOURCE = r"""#include <stdint.h>
+#include <string.h>
 #if defined(__AVX512F__)
 #include <immintrin.h>
 int pyjax_conv_width(void) { return 16; }
 static const float zeros[384];
 
+/* One column of the patches (values `a(i)` of the MR rows) times a row of w. */
+#define STEP(MR, NV, a_i) {                                                                       \
+    __m512 b[NV];                                                                                 \
+    _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) b[v] = _mm512_maskz_loadu_ps(mk[v], wk + 16 * v); \
+    _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) {                                        \
+        __m512 a = _mm512_set1_ps(a_i);                                                           \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]); \
+    }                                                                                             \
+}
 /* Output rows r .. r + m (m <= MR), columns ob .. ob + 16 * NV (masked past
    O): each element a fused multiply-add chain from +0 over the patch's
    columns (kh, kw, c) in order; taps over the border read zeros. */
 #define TILE(MR, NV)                                                                              \
 static void tile_##MR##_##NV(const float *restrict x, const float *restrict w, float *restrict out,   \
-                             int64_t r, int64_t m, int64_t ob, const int64_t *g) {                \
+                             int64_t *pos, int64_t m, int64_t ob, const int64_t *g) {             \
     int64_t H = g[0], W = g[1], C = g[2], KH = g[3], KW = g[4], OH = g[5], OW = g[6];             \
     int64_t sh = g[7], sw = g[8], dh = g[9], dw = g[10], ph = g[11], pw = g[12], O = g[13];       \
     int64_t ih0[MR], iw0[MR]; const float *base[MR];                                              \
-    int64_t ow = r % OW, t = r / OW, oh = t % OH, n = t / OH;                                     \
+    int64_t n = pos[0], oh = pos[1], ow = pos[2];  /* (the tile's first row; advanced past it) */ \
     int inside = 1;                                                                               \
     for (int i = 0; i < MR; i++) {                                                                \
         if (i < m) {                                                                              \
@@ -64,8 +74,9 @@ static void tile_##MR##_##NV(const float *restrict x, const float *restrict w, f
             inside &= ih0[i] >= 0 && ih0[i] + (KH - 1) * dh < H && iw0[i] >= 0                    \
                       && iw0[i] + (KW - 1) * dw < W;                                              \
             if (++ow == OW) { ow = 0; if (++oh == OH) { oh = 0; n++; } }                          \
-        } else { ih0[i] = -(KH * dh + H); iw0[i] = 0; base[i] = zeros; inside = 0; }              \
+        } else { ih0[i] = ih0[0]; iw0[i] = iw0[0]; base[i] = base[0]; }  /* (not stored) */        \
     }                                                                                             \
+    pos[0] = n; pos[1] = oh; pos[2] = ow;                                                         \
     __mmask16 mk[NV];                                                                             \
     for (int v = 0; v < NV; v++) {                                                                \
         int64_t left = O - ob - 16 * v;                                                           \
@@ -77,25 +88,18 @@ static void tile_##MR##_##NV(const float *restrict x, const float *restrict w, f
     const float *wk = w + ob;                                                                     \
     for (int64_t kh = 0; kh < KH; kh++) {                                                         \
         for (int64_t kw = 0; kw < KW; kw++) {                                                     \
-            const float *p[MR];                                                                   \
             int64_t off = (kh * dh * W + kw * dw) * C;                                            \
-            if (inside) {                                                                         \
-                _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) p[i] = base[i] + off;       \
+            if (inside) {  /* (every row's pointer plus one offset: no array of pointers) */      \
+                for (int64_t c = off; c < off + C; c++, wk += O)                                  \
+                    STEP(MR, NV, base[i][c])                                                      \
             } else {                                                                              \
+                const float *p[MR];                                                               \
                 _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) {                            \
                     int64_t ih = ih0[i] + kh * dh, iw = iw0[i] + kw * dw;                         \
                     p[i] = (ih >= 0 && ih < H && iw >= 0 && iw < W) ? base[i] + off : zeros;      \
                 }                                                                                 \
-            }                                                                                     \
-            for (int64_t c = 0; c < C; c++, wk += O) {                                            \
-                __m512 b[NV];                                                                     \
-                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                              \
-                    b[v] = _mm512_maskz_loadu_ps(mk[v], wk + 16 * v);                             \
-                _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) {                            \
-                    __m512 a = _mm512_set1_ps(p[i][c]);                                           \
-                    _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                          \
-                        acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);                          \
-                }                                                                                 \
+                for (int64_t c = 0; c < C; c++, wk += O)                                          \
+                    STEP(MR, NV, p[i][c])                                                         \
             }                                                                                     \
         }                                                                                         \
     }                                                                                             \
@@ -111,14 +115,15 @@ TILE(16, 1)
 /* Rows [r0, r1) of the (N * OH * OW, O) output into out (its first row r0). */
 void pyjax_direct_conv(const float *restrict x, const float *restrict w, float *restrict out,
                        int64_t r0, int64_t r1, const int64_t *g) {
-    int64_t O = g[13];
+    int64_t O = g[13], OH = g[5], OW = g[6];
     for (int64_t ob = 0; ob < O; ob += 32) {
+        int64_t pos[3] = {r0 / OW / OH, r0 / OW % OH, r0 % OW};
         if (O - ob > 16) {
             for (int64_t r = r0; r < r1; r += 12)
-                tile_12_2(x, w, out + (r - r0) * O, r, r1 - r < 12 ? r1 - r : 12, ob, g);
+                tile_12_2(x, w, out + (r - r0) * O, pos, r1 - r < 12 ? r1 - r : 12, ob, g);
         } else {
             for (int64_t r = r0; r < r1; r += 16)
-                tile_16_1(x, w, out + (r - r0) * O, r, r1 - r < 16 ? r1 - r : 16, ob, g);
+                tile_16_1(x, w, out + (r - r0) * O, pos, r1 - r < 16 ? r1 - r : 16, ob, g);
         }
     }
 }
@@ -126,6 +131,23 @@ void pyjax_direct_conv(const float *restrict x, const float *restrict w, float *
 int pyjax_conv_width(void) { return 0; }
 void pyjax_direct_conv(const float *x, const float *w, float *out, int64_t r0, int64_t r1, const int64_t *g) {}
 #endif
+
+/* x (N, H, W, C) into out (N, H + t + b, W + l + r, C), zeros around it; cb: bytes a position. */
+void pyjax_pad_nhwc(const char *restrict x, char *restrict out, const int64_t *p) {
+    int64_t N = p[0], H = p[1], W = p[2], cb = p[3], t = p[4], b = p[5], l = p[6], r = p[7];
+    int64_t row = (W + l + r) * cb;
+    for (int64_t n = 0; n < N; n++) {
+        memset(out, 0, t * row);
+        out += t * row;
+        for (int64_t h = 0; h < H; h++, out += row, x += W * cb) {
+            memset(out, 0, l * cb);
+            memcpy(out + l * cb, x, W * cb);
+            memset(out + (l + W) * cb, 0, r * cb);
+        }
+        memset(out, 0, b * row);
+        out += b * row;
+    }
+}
 """
 
 
@@ -151,7 +173,7 @@ class NativeDirectConv(Tiering):
 
     def __init__(self):
         super().__init__("direct convolution")
-        self.fn = None
+        self.fn = self.pad_fn = None
         self._rechecks = Rechecks(calls=0)
 
     def ready(self, rows: int, k: int, o: int) -> bool:
@@ -175,6 +197,12 @@ class NativeDirectConv(Tiering):
                 return False
         return True
 
+    def padded(self, x: np.ndarray, geometry: tuple) -> tuple:
+        """`x` padded (zeros) so that every window lies inside, and the
+        geometry without padding: few features a position make the border
+        checks of each tap cost more than this copy (docs/performance.md)."""
+        return _padded(self.pad_fn, x, geometry)
+
     def prepare(self) -> str | None:
         return None if available() else "native code is off or there is no C compiler"
 
@@ -182,14 +210,15 @@ class NativeDirectConv(Tiering):
         lib = _build(_SOURCE, opt="-O2")
         if lib.pyjax_conv_width() != 16:
             raise RuntimeError("the compiler does not target AVX-512 here")
-        fn = lib.pyjax_direct_conv
+        fn, pad = lib.pyjax_direct_conv, lib.pyjax_pad_nhwc
         fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
                        ctypes.c_void_p]
-        fn.restype = None
-        why = _differs(fn)
+        pad.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        fn.restype = pad.restype = None
+        why = _differs(fn, pad)
         if why:
             raise RuntimeError(f"its outputs differ from the patch path's ({why})")
-        self.fn = fn
+        self.fn, self.pad_fn = fn, pad
 
     def dropped(self) -> None:
         self.fn = None
@@ -202,6 +231,19 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
         return False
     differ = a.view(np.uint32) != b.view(np.uint32)
     return not np.any(differ & ~(np.isnan(a) & np.isnan(b)))
+
+
+def _padded(pad_fn, x: np.ndarray, geometry: tuple) -> tuple:
+    kernel, out_space, strides, dilation, padding = geometry
+    n, h, w, c = x.shape
+    # (the high side as far as the last window reaches: more is never read, less crops)
+    high = [max(0, (o - 1) * s + (k - 1) * r + 1 - lo - d)
+            for o, s, k, r, (lo, _), d in zip(out_space, strides, kernel, dilation, padding, (h, w))]
+    (top, _), (left, _) = padding
+    out = np.empty((n, h + top + high[0], w + left + high[1], c), x.dtype)
+    sizes = np.array([n, h, w, c * x.itemsize, top, high[0], left, high[1]], np.int64)
+    pad_fn(x.ctypes.data, out.ctypes.data, sizes.ctypes.data)
+    return out, (kernel, out_space, strides, dilation, ((0, 0), (0, 0)))
 
 
 def _geometry(shape: tuple, o: int, geometry: tuple) -> int:
@@ -232,9 +274,10 @@ _TEST_GEOMETRIES = [
 ]
 
 
-def _differs(fn) -> str | None:
+def _differs(fn, pad_fn) -> str | None:
     """Why the kernel's outputs differ from NumPy's patches @ weights on the
-    test geometries (None when they are all the same bits)."""
+    test geometries, from the input and from its padded copy (None when
+    they are all the same bits)."""
     rng = np.random.default_rng(0)
     for shape, kernel, strides, dilation, padding, o in _TEST_GEOMETRIES:
         x = rng.standard_normal(shape).astype(np.float32)
@@ -251,7 +294,10 @@ def _differs(fn) -> str | None:
         fn(x.ctypes.data, weights.ctypes.data, got.ctypes.data, 0, want.shape[0], _geometry(shape, o, geometry))
         part = np.full_like(want[3:9], np.nan)
         fn(x.ctypes.data, weights.ctypes.data, part.ctypes.data, 3, 9, _geometry(shape, o, geometry))
-        if not (same_bits(want, got) and same_bits(want[3:9], part)):
+        xp, inside = _padded(pad_fn, x, geometry)
+        whole = np.full_like(want, np.nan)
+        fn(xp.ctypes.data, weights.ctypes.data, whole.ctypes.data, 0, want.shape[0], _geometry(xp.shape, o, inside))
+        if not (same_bits(want, got) and same_bits(want[3:9], part) and same_bits(want, whole)):
             return f"input {shape}, kernel {kernel}, {o} features"
     return None
 
