@@ -41,6 +41,9 @@ def calls(monkeypatch):
         def ready(self, *args):
             return real.ready(*args)
 
+        def padded(self, *args):
+            return real.padded(*args)
+
         def __call__(self, *args):
             counted.append(args[4] - args[3])
             return real(*args)
@@ -112,8 +115,8 @@ def test_a_kernel_that_differs_fails_its_build_check():
         real(x, w, out, r0, r1, g)
         np.frombuffer((ctypes.c_float * 1).from_address(out), np.float32)[0] += 1.0
 
-    assert direct_lib._differs(real) is None
-    assert "features" in direct_lib._differs(wrong)
+    assert direct_lib._differs(real, direct_lib.direct_conv.pad_fn) is None
+    assert "features" in direct_lib._differs(wrong, direct_lib.direct_conv.pad_fn)
 
 
 def test_a_kernel_that_differs_is_dropped_on_a_recheck(monkeypatch):
@@ -133,3 +136,17 @@ def test_a_kernel_that_differs_is_dropped_on_a_recheck(monkeypatch):
     out = np.empty((72, 16), np.float32)
     results = [tier(x, weights, out, 0, 72, geometry) for _ in range(3)]
     assert tier.dead and results[-1] is False and "differed" in tier.failure
+
+
+def test_the_padded_copy_gives_the_same_rows():
+    x = rng.standard_normal((2, 7, 9, 3)).astype(np.float32)
+    geometry = ((3, 2), (5, 4), (2, 2), (1, 2), ((2, 3), (1, 0)))
+    xp, inside = direct_lib.direct_conv.padded(x, geometry)
+    assert inside[4] == ((0, 0), (0, 0)) and xp.shape[1] >= 7 + 2 and xp.shape[2] >= 9 + 1
+    assert np.array_equal(xp[:, 2:9, 1:10], x) and not xp[:, :2].any() and not xp[:, :, :1].any()
+    weights = rng.standard_normal((18, 5)).astype(np.float32)
+    want = np.matmul(im2col_lib.numpy_im2col(x, *geometry), weights)
+    got, from_padded = np.empty_like(want), np.empty_like(want)
+    assert direct_lib.direct_conv(x, weights, got, 0, 40, geometry)
+    assert direct_lib.direct_conv(xp, weights, from_padded, 0, 40, inside)
+    assert got.tobytes() == want.tobytes() == from_padded.tobytes()
