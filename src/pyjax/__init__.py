@@ -44,24 +44,31 @@ from pyjax._src.backends import iree as _iree_backend  # noqa: E402
 
 _iree_backend.install()  # jit(backend='iree') / jax_platforms='iree' (IREE imported on first use)
 _sync_checks()  # JAX_ENABLE_CHECKS=1: the checking eval trace from the start
-from pyjax._src import debug_nans as _debug_nans  # noqa: E402
 
-_debug_nans.sync()  # JAX_DEBUG_NANS=1 / JAX_DEBUG_INFS=1: the float-checking eval trace from the start
+
+def _float_checks_changed() -> None:
+    # jax_debug_nans / jax_debug_infs: debug_nans.py (its checking eval trace
+    # and check of compiled outputs) loads when either is first turned on; it
+    # then follows every change itself (its sync is idempotent).
+    from pyjax._src import debug_nans
+    debug_nans.sync()
+
+
+_config_module.debug_nans.add_change_hook(_float_checks_changed)
+_config_module.debug_infs.add_change_hook(_float_checks_changed)
+if _config_module.debug_nans.value or _config_module.debug_infs.value:
+    _float_checks_changed()  # JAX_DEBUG_NANS=1 / JAX_DEBUG_INFS=1: the float-checking eval trace from the start
 _array_methods.install()
 
 from pyjax._src.api import (
     ShapeDtypeStruct, block_until_ready, device_get, eval_shape, grad, jvp, linearize, make_jaxpr, typeof,
     value_and_grad, vjp, vmap,
 )
-from pyjax._src.api_jac import closure_convert, hessian, jacfwd, jacobian, jacrev, linear_transpose
 from pyjax._src.jit import clear_caches
 from pyjax._src.array import Array
 from pyjax._src.config import checking_leaks, config
 from pyjax._src.config import disable_jit_context as disable_jit
-from pyjax._src.custom_derivatives import custom_jvp, custom_vjp
-from pyjax._src.custom_remat import custom_remat
-from pyjax._src.custom_gradient import custom_gradient
-from pyjax import custom_batching  # noqa: E402
+from pyjax._src.custom_derivatives import custom_jvp
 from pyjax._src.jit import jit
 
 enable_x64 = _config_module.enable_x64
@@ -75,16 +82,10 @@ enable_checks = _config_module.enable_checks
 explain_cache_misses = _config_module.explain_cache_misses
 default_prng_impl = _config_module.default_prng_impl
 
-from pyjax import dtypes, errors, lax, numpy, random, tree, tree_util  # noqa: E402
-from pyjax import ad_checkpoint  # noqa: E402
-from pyjax import ops, stages, typing  # noqa: E402
-from pyjax import core, custom_derivatives  # noqa: E402  (the extension API; docs/extending.md)
+from pyjax import dtypes, errors, lax, numpy, tree, tree_util  # noqa: E402
+from pyjax import stages, typing  # noqa: E402
 from pyjax._src.api_context import ensure_compile_time_eval, named_call, named_scope  # noqa: E402
-from pyjax._src.lax.callbacks import pure_callback  # noqa: E402
 from pyjax._src.lax.identity import device_put  # noqa: E402
-from pyjax._src.install import install_as_jax  # noqa: E402  (import jax -> pyjax; docs/ecosystem.md)
-from pyjax.ad_checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
-from pyjax._src.grad_sentinels import ad  # noqa: E402  (jax.ad: VJP with_refs sentinels)
 
 
 from pyjax import sharding  # noqa: E402
@@ -92,16 +93,13 @@ from pyjax._src.sharding.devices import Device  # noqa: E402
 from pyjax._src.sharding.mesh import make_mesh, set_mesh  # noqa: E402
 from pyjax._src.sharding.named import NamedSharding  # noqa: E402
 from pyjax._src.sharding.partition_spec import PartitionSpec as P  # noqa: E402
-from pyjax._src.sharding.api import reshard  # noqa: E402
-from pyjax._src.shard_map import shard_map, smap  # noqa: E402  (issue 22; docs/shard_map.md)
-from pyjax._src.pmap import pmap  # noqa: E402  (issue 22; docs/shard_map.md)
-from pyjax._src import spmd_eager as _spmd_eager  # noqa: E402,F401  (eager ops on placed Arrays run per device)
-from pyjax._src.effects import effects_barrier  # noqa: E402  (issue 24; docs/debugging.md)
+from pyjax._src import spmd_first_use as _spmd_first_use  # noqa: E402
+
+_spmd_first_use.install()  # sharded programs / placed Arrays load the per-device paths on first use
 from pyjax._src.sharding.sharded_array import (  # noqa: E402
     Shard, make_array_from_callback, make_array_from_single_device_arrays,
 )
 from pyjax._src.sharding import devices as _devices_module  # noqa: E402
-from pyjax._src.sharding.process_local import make_array_from_process_local_data  # noqa: E402
 from pyjax._src.sharding.named import MemorySpace as _MemorySpace  # noqa: E402
 import types as _types  # noqa: E402
 
@@ -196,25 +194,43 @@ from pyjax._src.config import (  # noqa: E402
     transfer_guard_device_to_host, transfer_guard_host_to_device,
 )
 from pyjax._src.dtypes import float0  # noqa: E402
-from pyjax._src.api_extras import Inline, fwd_and_bwd, print_environment_info  # noqa: E402
-from pyjax import dlpack, monitoring  # noqa: E402
+from pyjax import monitoring  # noqa: E402
 from pyjax import distributed  # noqa: E402  (several processes over MPI; docs/distributed.md)
-from pyjax import ref  # noqa: E402  (mutable array references; docs/refs.md)
-from pyjax.ref import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402
-from pyjax._src.ref_types import ds  # noqa: E402
+from pyjax._src.ref_types import Ref, ds  # noqa: E402  (mutable array references; docs/refs.md)
 
 # Submodules imported by their first attribute read (`pyjax.export`,
 # `pyjax.nn`, ...), not by `import pyjax`: nothing else needs them, and they
 # are a share of the import's time (docs/performance.md).
-_LAZY_SUBMODULES = frozenset({"debug", "experimental", "export", "image", "interpreters", "nn", "profiler", "scipy"})
+_LAZY_SUBMODULES = frozenset({"ad_checkpoint", "core", "custom_batching", "custom_derivatives", "debug", "dlpack",
+                              "experimental", "export", "image", "interpreters", "nn", "ops", "profiler", "random",
+                              "ref", "scipy"})
 
 
-def __getattr__(name: str):
-    if name in _LAZY_SUBMODULES:
-        import importlib
-        return importlib.import_module(f"pyjax.{name}")  # also binds it here: read once
-    raise AttributeError(f"module 'pyjax' has no attribute {name!r}")
+# Likewise the names of the SPMD transformations (issue 22; docs/shard_map.md):
+# shard_map's runtime, pmap, and the per-device paths of placed Arrays
+# (spmd_eager, spmd_jit: jit, stages and dispatch load them with the first
+# sharded program or placed operation) are not part of `import pyjax`.
+from pyjax._src.lazy_names import install as _install_lazy  # noqa: E402
 
+# And what is used by fewer programs than jit/grad/vmap and jax.numpy: the
+# Jacobians, the rarer custom-derivative forms, checkpointing, callbacks,
+# references, the extension API (jax.core, jax.custom_derivatives).
+from pyjax._src.lazy_names import names_from as _names_from  # noqa: E402
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY_SUBMODULES)
+_install_lazy(globals(), {
+    "shard_map": "pyjax._src.shard_map", "smap": "pyjax._src.shard_map", "pmap": "pyjax._src.pmap",
+    **{name: f"pyjax.{name}:" for name in _LAZY_SUBMODULES},
+    **_names_from("pyjax._src.api_jac", "closure_convert hessian jacfwd jacobian jacrev linear_transpose"),
+    "custom_vjp": "pyjax._src.custom_derivatives",
+    "custom_remat": "pyjax._src.custom_remat",
+    "custom_gradient": "pyjax._src.custom_gradient",
+    **_names_from("pyjax.ad_checkpoint", "checkpoint checkpoint_policies remat"),
+    "pure_callback": "pyjax._src.lax.callbacks",
+    "install_as_jax": "pyjax._src.install",
+    "ad": "pyjax._src.grad_sentinels",
+    "reshard": "pyjax._src.sharding.api",
+    "effects_barrier": "pyjax._src.effects",
+    "make_array_from_process_local_data": "pyjax._src.sharding.process_local",
+    **_names_from("pyjax._src.api_extras", "Inline fwd_and_bwd print_environment_info"),
+    **_names_from("pyjax.ref", "empty_ref free_ref freeze new_ref"),
+})

@@ -1,6 +1,5 @@
 """pyjax.sharding: meshes, partition specs and shardings (JAX 0.11's jax.sharding)."""
 
-from pyjax._src.sharding.api import auto_axes, explicit_axes, reshard
 from pyjax._src.sharding.mesh import (
     AbstractDevice, AbstractMesh, AxisType, Mesh, get_abstract_mesh, get_mesh, set_mesh, use_abstract_mesh,
 )
@@ -12,3 +11,8 @@ __all__ = [
     "SingleDeviceSharding", "UnreducedKind", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh",
     "make_single_device_sharding", "reshard", "set_mesh", "use_abstract_mesh",
 ]
+
+# The resharding API loads with its first use (pyjax._src.lazy_names).
+from pyjax._src.lazy_names import install as _install_lazy, names_from as _names_from  # noqa: E402
+
+_install_lazy(globals(), _names_from("pyjax._src.sharding.api", "auto_axes explicit_axes reshard"))

@@ -76,15 +76,6 @@ from pyjax._src.numpy.cumulative import (
     nancumprod,
     nancumsum,
 )
-from pyjax._src.numpy.einsum import einsum, einsum_path
-from pyjax._src.numpy.histogram import (
-    bincount,
-    histogram,
-    histogram2d,
-    histogram_bin_edges,
-    histogramdd,
-)
-from pyjax._src.numpy.index_tricks import c_, index_exp, mgrid, ogrid, r_, s_
 from pyjax._src.numpy.joining import (
     append,
     array_split,
@@ -123,51 +114,7 @@ from pyjax._src.numpy.matrices import (
     triu_indices_from,
     vander,
 )
-from pyjax._src.numpy.misc import (
-    apply_along_axis,
-    apply_over_axes,
-    array_equal,
-    array_equiv,
-    astype,
-    choose,
-    convolve,
-    corrcoef,
-    correlate,
-    cov,
-    diff,
-    ediff1d,
-    get_printoptions,
-    gradient,
-    interp,
-    isscalar,
-    iterable,
-    load,
-    ndim,
-    packbits,
-    piecewise,
-    printoptions,
-    select,
-    set_printoptions,
-    shape,
-    size,
-    trapezoid,
-    unpackbits,
-    unwrap,
-)
 from pyjax._src.numpy.nonzero import argwhere, compress, extract, flatnonzero, nonzero
-from pyjax._src.numpy.pad import pad
-from pyjax._src.numpy.polynomial import (
-    poly,
-    polyadd,
-    polyder,
-    polydiv,
-    polyfit,
-    polyint,
-    polymul,
-    polysub,
-    polyval,
-    roots,
-)
 from pyjax._src.numpy.reductions import (
     all,
     amax,
@@ -237,18 +184,6 @@ from pyjax._src.numpy.scalar_types import (
     uint32,
     uint64,
 )
-from pyjax._src.numpy.setops import (
-    intersect1d,
-    isin,
-    setdiff1d,
-    setxor1d,
-    union1d,
-    unique,
-    unique_all,
-    unique_counts,
-    unique_inverse,
-    unique_values,
-)
 from pyjax._src.numpy.shape_ops import (
     atleast_1d,
     atleast_2d,
@@ -271,24 +206,6 @@ from pyjax._src.numpy.shape_ops import (
     squeeze,
     swapaxes,
     transpose,
-)
-from pyjax._src.numpy.sorting import (
-    argpartition,
-    argsort,
-    digitize,
-    lexsort,
-    partition,
-    searchsorted,
-    sort,
-    sort_complex,
-)
-from pyjax._src.numpy.statistics import (
-    median,
-    nanmedian,
-    nanpercentile,
-    nanquantile,
-    percentile,
-    quantile,
 )
 from pyjax._src.numpy.take import (
     place,
@@ -423,15 +340,7 @@ from pyjax._src.numpy.ufuncs_extra import (
     spacing,
     trunc,
 )
-from pyjax._src.numpy.vectorize import vectorize
 from pyjax._src.numpy.where import where
-from pyjax._src.numpy.window_functions import (
-    bartlett,
-    blackman,
-    hamming,
-    hanning,
-    kaiser,
-)
 
 # jnp.add, jnp.multiply, ... are ufunc objects in JAX (with reduce, accumulate, ...).
 globals().update(_make_builtin_ufuncs())
@@ -453,4 +362,31 @@ integer = _np.integer
 signedinteger = _np.signedinteger
 unsignedinteger = _np.unsignedinteger
 
-from pyjax.numpy import fft, linalg
+# Less common functions: their modules load on first use (pyjax._src.lazy_names).
+from pyjax._src.lazy_names import install as _install_lazy, names_from as _names_from  # noqa: E402
+
+_install_lazy(globals(), {
+    **_names_from("pyjax._src.numpy.einsum", "einsum einsum_path"),
+    **_names_from("pyjax._src.numpy.histogram", (
+        "bincount histogram histogram2d histogram_bin_edges histogramdd")),
+    **_names_from("pyjax._src.numpy.index_tricks", "c_ index_exp mgrid ogrid r_ s_"),
+    **_names_from("pyjax._src.numpy.pad", "pad"),
+    **_names_from("pyjax._src.numpy.polynomial", (
+        "poly polyadd polyder polydiv polyfit polyint polymul polysub polyval roots")),
+    **_names_from("pyjax._src.numpy.setops", (
+        "intersect1d isin setdiff1d setxor1d union1d unique unique_all unique_counts unique_inverse "
+        "unique_values")),
+    **_names_from("pyjax._src.numpy.statistics", (
+        "median nanmedian nanpercentile nanquantile percentile quantile")),
+    **_names_from("pyjax._src.numpy.vectorize", "vectorize"),
+    **_names_from("pyjax._src.numpy.window_functions", "bartlett blackman hamming hanning kaiser"),
+    **_names_from("pyjax._src.numpy.misc", (
+        "apply_along_axis apply_over_axes array_equal array_equiv astype choose convolve corrcoef "
+        "correlate cov diff ediff1d get_printoptions gradient interp isscalar iterable load ndim "
+        "packbits piecewise printoptions select set_printoptions shape size trapezoid unpackbits "
+        "unwrap")),
+    **_names_from("pyjax._src.numpy.sorting", (
+        "argpartition argsort digitize lexsort partition searchsorted sort sort_complex")),
+    "fft": "pyjax.numpy.fft:",
+    "linalg": "pyjax.numpy.linalg:",
+})

@@ -11,16 +11,6 @@ give the same values as JAX 0.11 (threefry2x32, with
     Array([ 1.0040143, -0.9063372, -0.7481722], dtype=float32)
 """
 
-from pyjax._src.random.discrete import (
-    bernoulli,
-    categorical,
-    choice,
-    geometric,
-    gumbel,
-    permutation,
-    rademacher,
-    randint,
-)
 from pyjax._src.random.distributions import (
     cauchy,
     double_sided_maxwell,
@@ -37,17 +27,6 @@ from pyjax._src.random.distributions import (
     uniform,
     wald,
     weibull_min,
-)
-from pyjax._src.random.gamma import (
-    ball,
-    beta,
-    chisquare,
-    dirichlet,
-    f,
-    gamma,
-    generalized_normal,
-    loggamma,
-    t,
 )
 from pyjax._src.random.keys import (
     KeyDTypeLike,
@@ -66,9 +45,8 @@ from pyjax._src.random.keys import (
     split,
     wrap_key_data,
 )
-from pyjax._src.random.loops import binomial, multinomial, poisson
-from pyjax._src.random.multivariate import multivariate_normal, orthogonal
 from pyjax._src.random.prng import random_clone_p, random_gamma_p
+from pyjax._src.lazy_names import install as _install_lazy, names_from as _names_from
 from pyjax._src.random import key_reuse as _key_reuse  # noqa: F401  (jax_debug_key_reuse's eager checks)
 
 __all__ = [
@@ -84,33 +62,59 @@ __all__ = [
 ]
 
 
+# The less common samplers' modules load on first use (pyjax._src.lazy_names).
+_LAZY = {
+    **_names_from("pyjax._src.random.discrete",
+                  "bernoulli categorical choice geometric gumbel permutation rademacher randint"),
+    **_names_from("pyjax._src.random.gamma", "ball beta chisquare dirichlet f gamma generalized_normal loggamma t"),
+    **_names_from("pyjax._src.random.loops", "binomial multinomial poisson"),
+    **_names_from("pyjax._src.random.multivariate", "multivariate_normal orthogonal"),
+}
+_WRAPPERS: dict = {}  # id(a sampler) -> the sampler taking out_sharding= (kept alive with it)
+
+
 def _place_samplers() -> None:
-    # out_sharding= places a sample (random/sampler_sharding.py's wrapper around each sampler).
+    # out_sharding= places a sample (random/sampler_sharding.py's wrapper
+    # around each sampler): every public sampler loaded so far is wrapped,
+    # once, here and in the modules that define and call it.
     import inspect
+    import sys
 
     from pyjax._src.random.sampler_sharding import sampler_with_out_sharding
 
-    import sys
-
     names = globals()
-    wrapped = {}
+    done = {id(w) for w, _ in _WRAPPERS.values()}
     for name in __all__:
         fn = names.get(name)
-        if callable(fn) and not isinstance(fn, type):
+        if fn is None and name in _LAZY and _LAZY[name] in sys.modules:
+            fn = getattr(sys.modules[_LAZY[name]], name)
+        if fn is None or not callable(fn) or isinstance(fn, type):
+            continue
+        if id(fn) in done:
+            names[name] = fn
+            continue
+        if id(fn) not in _WRAPPERS:
             try:
                 params = inspect.signature(fn).parameters
             except (TypeError, ValueError):
                 continue
-            if "out_sharding" in params:
-                names[name] = wrapped[id(fn)] = sampler_with_out_sharding(fn)
+            if "out_sharding" not in params:
+                continue
+            _WRAPPERS[id(fn)] = (sampler_with_out_sharding(fn), fn)
+        names[name] = _WRAPPERS[id(fn)][0]
     # The samplers call each other (truncated_normal draws with uniform) as
     # JAX's call its public, placing ones: the modules' own names are wrapped too.
     for module_name, module in list(sys.modules.items()):
         if module_name.startswith("pyjax._src.random.") and module is not None:
             for attr, value in list(vars(module).items()):
-                if id(value) in wrapped and callable(value):
-                    setattr(module, attr, wrapped[id(value)])
+                if id(value) in _WRAPPERS and callable(value):
+                    setattr(module, attr, _WRAPPERS[id(value)][0])
+
+
+def _load_sampler(name: str, value):
+    _place_samplers()
+    return globals().get(name, value)
 
 
 _place_samplers()
-del _place_samplers
+_install_lazy(globals(), _LAZY, on_load=_load_sampler)

@@ -831,3 +831,6 @@ def _conv_general_dilated_batch(axis_data, args, dims, *, window_strides, paddin
 
 conv_general_dilated_p.def_batch(_conv_general_dilated_batch)
 conv_general_dilated_p.def_sharding_rule(sharding_rules.conv_rule)
+
+# Its autodiff rules, beside it (imported here so they exist whenever the primitive does).
+from pyjax._src.lax import convolution_ad  # noqa: E402,F401

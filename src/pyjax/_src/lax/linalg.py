@@ -729,3 +729,8 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
       X, with b's shape.
     """
     return tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=bool(perturb_singular))
+
+
+# The family's autodiff and batching rules, beside it (imported here so they
+# exist whenever the primitives do).
+from pyjax._src.lax import linalg_ad  # noqa: E402,F401

@@ -41,7 +41,6 @@ from pyjax._src.lax.parallel import (
 )
 from pyjax._src.lax.parallel_vma import pvary_p
 from pyjax._src.lax.slicing import _canonicalize_axis, dynamic_slice_in_dim
-from pyjax._src.lax.windowed import cumsum
 from pyjax._src.rules import SHARDING_OF_COLLECTIVE
 
 __all__ = ["all_gather_invariant_p", "ragged_all_to_all", "ragged_all_to_all_p"]
@@ -113,6 +112,7 @@ def _received_mask(ct, starts, sizes):
     marks = gs.scatter_add(marks, _scatter_positions(starts, n), shapes.full((k,), 1, i32), _POINTS, mode="fill")
     ends = _scatter_positions(ew.add(starts, sizes), n)
     marks = gs.scatter_add(marks, ends, shapes.full((k,), -1, i32), _POINTS, mode="fill")
+    from pyjax._src.lax.windowed import cumsum  # (the cumulative family loads with its first use)
     mask = cumsum(marks, 0)
     ndim = ct.aval.ndim
     mask = shapes.expand_dims(mask, tuple(range(1, ndim))) if ndim > 1 else mask

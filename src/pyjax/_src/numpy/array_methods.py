@@ -21,16 +21,33 @@ from pyjax._src.numpy import (
     indexing,
     joining,
     matrices,
-    misc,
     nonzero,
     reductions,
     shape_ops,
-    sorting,
     take,
     ufuncs,
     ufuncs_extra,
 )
 from pyjax._src.numpy.util import convert_element_type
+
+
+class _LazyMethod:
+    """A method whose jnp module loads at its first lookup (sorting, misc:
+    not part of `import pyjax`): the lookup puts the function itself on
+    Array and Tracer, so later lookups, and calls, are as for any method."""
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def __get__(self, obj, cls=None):
+        import importlib
+
+        fn = getattr(importlib.import_module(f"pyjax._src.numpy.{self.module}"), self.name)
+        for klass in (Array, core.Tracer):
+            if klass.__dict__.get(self.name) is self:
+                setattr(klass, self.name, fn)
+        get = getattr(type(fn), "__get__", None)  # (bound as a class attribute's lookup binds it)
+        return fn if get is None else get(fn, obj, cls)
 
 
 def _swap(fn):
@@ -172,10 +189,10 @@ _METHODS = {
     "any": reductions.any,
     "argmax": reductions.argmax,
     "argmin": reductions.argmin,
-    "argpartition": sorting.argpartition,
-    "argsort": sorting.argsort,
+    "argpartition": _LazyMethod("sorting", "argpartition"),
+    "argsort": _LazyMethod("sorting", "argsort"),
     "astype": _astype,
-    "choose": misc.choose,
+    "choose": _LazyMethod("misc", "choose"),
     "clip": _clip,
     "compress": nonzero.compress,
     "conj": _conj,
@@ -196,8 +213,8 @@ _METHODS = {
     "repeat": joining.repeat,
     "reshape": shape_ops.array_reshape,
     "round": _round,
-    "searchsorted": sorting.searchsorted,
-    "sort": sorting.sort,
+    "searchsorted": _LazyMethod("sorting", "searchsorted"),
+    "sort": _LazyMethod("sorting", "sort"),
     "squeeze": shape_ops.squeeze,
     "std": reductions.std,
     "sum": reductions.sum,

@@ -14,7 +14,6 @@ from pyjax._src import dtypes
 from pyjax._src.jit import jit
 from pyjax._src.lax import elementwise as lax_ew
 from pyjax._src.lax import shapes as lax_shapes
-from pyjax._src.lax import windowed as lax_windowed
 from pyjax._src import dispatch
 from pyjax._src.numpy.reductions import promote_integer_dtype
 from pyjax._src.numpy.util import (
@@ -26,6 +25,13 @@ from pyjax._src.numpy.util import (
     lax_convert,
 )
 from pyjax._src.numpy.where import _where
+
+
+def _lax_windowed():
+    # The cumulative primitives' family (with its convolution helpers) loads
+    # with the first cumulative reduction traced, not with `import pyjax`.
+    from pyjax._src.lax import windowed
+    return windowed
 
 
 def _cumulative_reduction(name, reduction, a, axis, dtype, out=None, fill_nan=False, fill_value=0,
@@ -69,33 +75,33 @@ def cumsum(a, axis=None, dtype=None, out=None):
       Array([[1, 3],
              [3, 7]], dtype=int32)
     """
-    return _cumulative_reduction("cumsum", lax_windowed.cumsum, a, axis, dtype, out)
+    return _cumulative_reduction("cumsum", _lax_windowed().cumsum, a, axis, dtype, out)
 
 
 @dispatch.fast_path
 @jit(static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along `axis` (of the flattened array when None)."""
-    return _cumulative_reduction("cumprod", lax_windowed.cumprod, a, axis, dtype, out)
+    return _cumulative_reduction("cumprod", _lax_windowed().cumprod, a, axis, dtype, out)
 
 
 @jit(static_argnames=("axis", "dtype"))
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along `axis`, treating NaNs as zero."""
-    return _cumulative_reduction("nancumsum", lax_windowed.cumsum, a, axis, dtype, out, fill_nan=True,
+    return _cumulative_reduction("nancumsum", _lax_windowed().cumsum, a, axis, dtype, out, fill_nan=True,
                                  fill_value=0)
 
 
 @jit(static_argnames=("axis", "dtype"))
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along `axis`, treating NaNs as one."""
-    return _cumulative_reduction("nancumprod", lax_windowed.cumprod, a, axis, dtype, out, fill_nan=True,
+    return _cumulative_reduction("nancumprod", _lax_windowed().cumprod, a, axis, dtype, out, fill_nan=True,
                                  fill_value=1)
 
 
 @jit(static_argnames=("axis", "dtype"))
 def _cumsum_with_promotion(a, axis=None, dtype=None, out=None):
-    return _cumulative_reduction("_cumsum_with_promotion", lax_windowed.cumsum, a, axis, dtype, out,
+    return _cumulative_reduction("_cumsum_with_promotion", _lax_windowed().cumsum, a, axis, dtype, out,
                                  promote_integers=True)
 
 
@@ -135,5 +141,5 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial: bool = Fals
     axis = _cumulative_axis(x, axis, "product")
     if dtype is not None:
         dtype = dtypes.check_and_canonicalize_user_dtype(dtype)
-    out = _cumulative_reduction("cumulative_prod", lax_windowed.cumprod, x, axis, dtype)
+    out = _cumulative_reduction("cumulative_prod", _lax_windowed().cumprod, x, axis, dtype)
     return _with_initial(out, x, axis, 1) if include_initial else out

@@ -15,7 +15,6 @@ from pyjax._src.lax import elementwise as lax
 from pyjax._src.lax import gather_scatter as lax_gather
 from pyjax._src.lax import reductions as lax_reductions
 from pyjax._src.lax import shapes as lax_shapes
-from pyjax._src.lax.windowed import cumsum as lax_cumsum
 from pyjax._src.numpy.creation import asarray
 from pyjax._src.numpy.ufuncs import maximum, minimum
 from pyjax._src.numpy.where import where
@@ -102,6 +101,7 @@ def take(a, indices, axis: int, unique_indices: bool = False):
 @jit(static_argnames=("axis",))
 def cumsum(a, axis: int = 0):
     """``jnp.cumsum`` along one axis."""
+    from pyjax._src.lax.windowed import cumsum as lax_cumsum  # (its family loads with its first use)
     return lax_cumsum(a, axis=axis)
 
 

@@ -96,7 +96,6 @@ def sampler_with_out_sharding(fn: Callable) -> Callable:
     """`fn` (a jax.random sampler taking ``out_sharding=``) placing its
     result as JAX does (the module docstring)."""
     from pyjax._src.random.keys import check_prng_key
-    from pyjax._src.sharding.api import reshard, reshard_p
     from pyjax._src.sharding.named import abstract_sharding
 
     signature = inspect.signature(fn)
@@ -117,6 +116,8 @@ def sampler_with_out_sharding(fn: Callable) -> Callable:
             if not (_empty_shape(bound.arguments.get("shape")) and _all_explicit(get_abstract_mesh())):
                 return fn(*args, **kwargs)
             out_sharding = PartitionSpec()
+        from pyjax._src.sharding.api import reshard, reshard_p  # (loaded by the first placed sample)
+
         key = bound.arguments.get("key")
         if name in _TRACED and not eager:
             bound.arguments["key"] = check_prng_key(name, key)[0]  # (typed before resharding, as JAX's)

@@ -14,8 +14,9 @@ call_p = _CallPrimitive("call")
 
 # Every `*_p` jax.lax has, then the rest from the modules that define them
 # (the linear-algebra, PRNG and call primitives jax.lax does not list).
-globals().update({name: value for name, value in vars(_lax).items()
-                  if name.endswith("_p") and isinstance(value, _core.Primitive)})
+# dir/getattr, not vars: jax.lax's less common families load on first read.
+globals().update({name: getattr(_lax, name) for name in dir(_lax)
+                  if name.endswith("_p") and isinstance(getattr(_lax, name), _core.Primitive)})
 from pyjax._src.ad_checkpoint import name_p  # noqa: E402
 from pyjax._src.custom_derivatives import custom_jvp_call_p  # noqa: E402
 from pyjax._src.custom_vjp import custom_lin_p, custom_vjp_call_p  # noqa: E402
