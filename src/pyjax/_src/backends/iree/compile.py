@@ -44,7 +44,9 @@ def module_text(jaxpr, name: str, out_tree=None, keep_unused: bool = False) -> t
 
     A key array's data crosses `@main` under JAX's `sdy.sharding_constraint`
     (an annotation with no effect on one device); IREE 3.13 has no Shardy
-    dialect, so it becomes a same-type reshape, which IREE folds away."""
+    dialect, so it becomes a same-type reshape, which IREE folds away. A
+    sharded program's mesh, shardings and constraints are left out
+    (`shardings=False`): one device needs none of them."""
     from pyjax._src.backends.stablehlo import lower_jaxpr_to_module
     from pyjax._src.interpreters.dce import dce_jaxpr
 
@@ -56,7 +58,7 @@ def module_text(jaxpr, name: str, out_tree=None, keep_unused: bool = False) -> t
     try:
         text = str(lower_jaxpr_to_module(jaxpr, name, out_tree, keep_unused=True, host_callbacks=False,
                                          select_and_scatter_op=False, threefry_barrier=True,
-                                         stable_sort_iota=True))
+                                         stable_sort_iota=True, shardings=False))
     except LoweringError as e:
         raise IreeUnsupportedError(
             f"jit({name}) cannot run on the IREE backend: primitive '{_primitive_named(str(e))}' has no "

@@ -24,6 +24,7 @@ from pyjax._src.backends.stablehlo.ir import TOKEN, Module, Value
 from pyjax._src.backends.stablehlo.lowering import (LOWERINGS, NOT_LOWERED, LoweringError, ModuleContext,
                                                     aval_type, lower_jaxpr, ordered_effects, register_lowering)
 from pyjax._src.backends.stablehlo.builder import Builder
+from pyjax._src.backends.stablehlo.sharding import annotate_entry, constrain
 
 __all__ = ["LOWERINGS", "NOT_LOWERED", "LoweringError", "install", "lower_jaxpr_to_module", "register_lowering",
            "wire"]
@@ -34,8 +35,13 @@ _installed_for = -1  # how many primitives existed when the rules were last regi
 def primitives_by_name() -> dict:
     """name -> Primitive for the primitives pyjax defines (the first made
     with each name: pyjax's own, made at import)."""
-    import pyjax  # noqa: F401  (every lax module imported)
+    import pyjax
+    import pyjax.lax
     from pyjax._src import core, dim_as_value, random  # noqa: F401
+
+    for namespace in (pyjax, pyjax.lax):  # (public names load their modules lazily: each defines its primitives)
+        for attr in dir(namespace):
+            getattr(namespace, attr, None)
 
     found: dict = {}
     for prim in core._all_primitives:
@@ -78,7 +84,7 @@ def result_names(out_tree) -> list[str]:
 def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[bool] = (),
                           keep_unused: bool = False, host_callbacks: bool = True,
                           select_and_scatter_op: bool = True, threefry_barrier: bool = False,
-                          stable_sort_iota: bool = False) -> Module:
+                          stable_sort_iota: bool = False, shardings: bool = True) -> Module:
     """The StableHLO module of a jitted function's jaxpr: `@main` (public,
     with `jax.result_info` per output and `tf.aliasing_output` /
     `jax.buffer_donor` on donated inputs) and the private functions it calls.
@@ -90,7 +96,8 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     slices, selects and pads (rules/windows.py: for IREE). With
     `threefry_barrier`, threefry's arguments pass an optimization_barrier
     (rules/random.py: for IREE); with `stable_sort_iota`, a stable sort
-    breaks ties with an iota key (rules/sorting.py: for IREE)."""
+    breaks ties with an iota key (rules/sorting.py: for IREE). Without
+    `shardings`, sharded types get no Shardy annotations (sharding.py: for IREE)."""
     install()
     from pyjax._src.interpreters.dce import dce_jaxpr
 
@@ -104,6 +111,7 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     mod.select_and_scatter_op = select_and_scatter_op
     mod.threefry_barrier = threefry_barrier
     mod.stable_sort_iota = stable_sort_iota
+    mod.shardings = shardings
     lower_entry(mod, main, jaxpr, out_tree, donated)
     return module
 
@@ -142,6 +150,7 @@ def lower_entry(mod: ModuleContext, main, jaxpr, out_tree, donated: Sequence[boo
     names = result_names(out_tree) if out_tree is not None else ["result"] * len(outs)
     main.result_attrs = ["jax.token = true"] * len(effects) + [f'jax.result_info = "{n}"' for n in names]
     b.ret([token_env[e] for e in effects] + outs)
+    annotate_entry(mod, main, jaxpr.in_avals, jaxpr.out_avals, n_dim_args)
 
 
 def wire() -> None:

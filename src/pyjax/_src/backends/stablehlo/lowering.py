@@ -17,6 +17,7 @@ import numpy as np
 from pyjax._src import core, dtypes
 from pyjax._src.backends.stablehlo.builder import Builder
 from pyjax._src.backends.stablehlo.ir import TOKEN, Module, TensorType, Value
+from pyjax._src.backends.stablehlo.sharding import constrain_outputs
 from pyjax._src.jaxpr import Jaxpr, Literal
 
 LOWERINGS: dict[core.Primitive, Callable] = {}
@@ -84,6 +85,7 @@ class ModuleContext:
         self.global_constant_args = False  # (functions called by export's @main: arguments jax.global_constant = "")
         # False for IREE 3.13, whose `select_and_scatter` rejects overlapping windows and breaks ties unlike XLA
         self.select_and_scatter_op = True
+        self.shardings = True  # Shardy annotations of sharded types (sharding.py); False for IREE
 
 
 def ordered_effects(effects) -> list:
@@ -162,7 +164,10 @@ def lower_jaxpr(mod: ModuleContext, b: Builder, jaxpr: Jaxpr, args: Sequence[Val
             raise LoweringError(
                 f"MLIR translation rule for primitive '{eqn.primitive.name}' not found for platform cpu"
                 + (f" (pyjax: {reason})" if reason else ""))
-        outs = rule(RuleContext(mod, b, eqn, tokens), *ins, **eqn.params)
+        ctx = RuleContext(mod, b, eqn, tokens)
+        outs = rule(ctx, *ins, **eqn.params)
+        if mod.shardings:  # (JAX's rules constrain their results to the types' shardings)
+            outs = constrain_outputs(ctx, outs)
         for v, o in zip(eqn.outvars, outs, strict=True):
             env[v] = o
     return [read(v) for v in jaxpr.outvars]

@@ -10,6 +10,7 @@ import numpy as np
 from pyjax._src.backends.stablehlo.builder import Builder, print_generic
 from pyjax._src.backends.stablehlo.ir import TOKEN, Block, TensorType
 from pyjax._src.backends.stablehlo.lowering import aval_type, lower_jaxpr, ordered_effects, register_lowering, token_for
+from pyjax._src.backends.stablehlo.sharding import constrain
 from pyjax._src.backends.stablehlo.rules.reductions import reduce_monoid, region_return
 
 
@@ -226,7 +227,7 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
         outs = bb.call(lower_to_func(ctx.mod, jaxpr, "closed_call"), dim_operands(ctx.mod) + toks + list(operands),
                        [TOKEN] * nt + body_types)
         toks[:] = outs[:nt]
-        return outs[nt:]
+        return [constrain(ctx.mod, bb, o, v.aval) for o, v in zip(outs[nt:], jaxpr.outvars)]
 
     body_types = [aval_type(v.aval) for v in jaxpr.outvars]
     b = ctx.b
@@ -284,6 +285,9 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
 
         outs = emit_while(ctx, toks + xss + consts + [i0] + carry + yss, cond_fn, body_fn)
         toks[:], outs = outs[:nt], outs[nt:]
+        if unroll == 1:  # (JAX's while constrains each sharded result)
+            avals = [None] * (len(xss) + len(consts) + 1) + ctx.avals_out
+            outs = [constrain(ctx.mod, b, o, a) for o, a in zip(outs, avals)]
         carry = list(outs[n_body + 1:n_body + 1 + n_carry])
         ys_out = list(outs[n_body + 1 + n_carry:])
         if unroll != 1:

@@ -6,6 +6,7 @@ import numpy as np
 
 from pyjax._src.backends.stablehlo.ir import TensorType
 from pyjax._src.backends.stablehlo.lowering import aval_type, register_lowering
+from pyjax._src.backends.stablehlo.sharding import constrain
 
 # pyjax primitive -> StableHLO op (same operand and result types, or the
 # result type the abstract eval gives: is_finite, real, imag, abs of complex)
@@ -40,8 +41,16 @@ def _unary(op_name):
 
 
 def _broadcast_all(ctx, args):
-    shape = ctx.avals_out[0].shape
-    return [ctx.b.broadcast_to(a, shape) for a in args]
+    # A broadcast operand (or one of another sharding) is constrained to the
+    # result's sharding, as JAX's multi_broadcast_in_dim does.
+    out = ctx.avals_out[0]
+    outs = []
+    for a, aval in zip(args, ctx.avals_in):
+        x = ctx.b.broadcast_to(a, out.shape)
+        if x is not a or getattr(aval, "sharding", None) != getattr(out, "sharding", None):
+            x = constrain(ctx.mod, ctx.b, x, out)
+        outs.append(x)
+    return outs
 
 
 def _binary(op_name, dialect="stablehlo"):
@@ -90,12 +99,13 @@ def _round(ctx, x, *, rounding_method, **params):
 
 def _logistic(ctx, x, **params):
     b = ctx.b
-    neg = b.elementwise("stablehlo.negate", [x])
-    e = b.elementwise("stablehlo.exponential", [neg])
-    one = b.broadcast_to(b.constant(1, x.dtype), x.shape)
-    den = b.elementwise("stablehlo.add", [one, e])
-    one2 = b.broadcast_to(b.constant(1, x.dtype), x.shape)
-    return [b.elementwise("stablehlo.divide", [one2, den])]
+    c = lambda v: constrain(ctx.mod, b, v, ctx.avals_out[0])  # noqa: E731  (JAX's lower_fun: each op's rule constrains)
+    neg = c(b.elementwise("stablehlo.negate", [x]))
+    e = c(b.elementwise("stablehlo.exponential", [neg]))
+    one = c(b.broadcast_to(b.constant(1, x.dtype), x.shape))
+    den = c(b.elementwise("stablehlo.add", [one, e]))
+    one2 = c(b.broadcast_to(b.constant(1, x.dtype), x.shape))
+    return [c(b.elementwise("stablehlo.divide", [one2, den]))]
 
 
 def _integer_pow(ctx, x, *, y):

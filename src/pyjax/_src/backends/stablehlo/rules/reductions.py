@@ -11,6 +11,7 @@ from pyjax._src import dtypes
 from pyjax._src.backends.stablehlo.builder import Builder, print_generic, print_reduce
 from pyjax._src.backends.stablehlo.ir import Block, Module, TensorType, dense_attr, i64_array, int_list
 from pyjax._src.backends.stablehlo.lowering import aval_type, register_lowering
+from pyjax._src.backends.stablehlo.sharding import constrain
 
 _MONOIDS = {  # primitive -> (stablehlo op, identity kind)
     "reduce_sum": ("add", "zero"), "reduce_prod": ("multiply", "one"), "reduce_max": ("maximum", "lowest"),
@@ -75,7 +76,7 @@ def _arg_reduce(which):
     def lower_body(ctx, x, axes, index_dtype):
         b = ctx.b
         (axis,) = axes
-        idx = b.iota(x.shape, index_dtype, axis)
+        idx = constrain(ctx.mod, b, b.iota(x.shape, index_dtype, axis), ctx.avals_in[0])
         init = b.constant(identity("lowest" if which == "max" else "highest", x.dtype))
         zero = b.constant(np.zeros((), index_dtype))
         tv, ti = TensorType((), x.dtype), TensorType((), index_dtype)
@@ -94,7 +95,7 @@ def _arg_reduce(which):
         out_shape = ctx.avals_out[0].shape
         outs = b.emit("stablehlo.reduce", [x, idx, init, zero], [TensorType(out_shape, x.dtype), TensorType(out_shape, index_dtype)],
                       print_reduce, regions=[block], dimensions=[axis])
-        return [outs[1]]
+        return [constrain(ctx.mod, b, o, ctx.avals_out[0]) for o in outs][1:]
 
     def rule(ctx, x, *, axes, index_dtype):
         return cached_private(ctx, "arg" + which, (x.type, tuple(axes), np.dtype(index_dtype).name), [x],

@@ -1,0 +1,137 @@
+"""Shardy annotations of sharded programs, as JAX 0.11 prints them.
+
+A jitted program over Explicit-sharded types carries its mesh as
+`sdy.mesh @mesh` (and `mhlo.num_partitions` = the mesh's size), each
+argument and result of `@main` its `sdy.sharding`, and after the ops whose
+JAX lowering rule applies the type's sharding (`lower_with_sharding_in_types`
+in JAX: elementwise ops, reductions, dot_general, broadcasts, reshapes,
+reshard, calls, ...) an `sdy.sharding_constraint` of the result's sharding.
+Types on a mesh with no Explicit axis (all Auto, or all Manual inside
+shard_map) get no constraint, as in JAX.
+
+The IREE backend lowers with `ModuleContext.shardings = False`: IREE has
+no Shardy dialect, and one device needs none of it.
+"""
+
+from __future__ import annotations
+
+from pyjax._src.backends.stablehlo.ir import Module
+
+# Primitives whose JAX lowering constrains every result to its type's sharding.
+CONSTRAINED = frozenset("""
+neg sin cos exp log tanh sqrt rsqrt cbrt tan abs floor ceil expm1 log1p not is_finite real imag population_count clz
+add add_any sub mul div max min pow atan2 rem and or xor shift_left shift_right_arithmetic shift_right_logical
+erf erfc erf_inv lgamma digamma asin acos atan sinh cosh asinh acosh atanh bessel_i1e nextafter polygamma zeta
+integer_pow convert_element_type bitcast_convert_type select_n clamp complex reduce_precision optimization_barrier
+dot_general broadcast_in_dim concatenate pad squeeze reshape rev transpose split tile iota
+reduce_sum reduce_prod reduce_max reduce_min reduce_and reduce_or reduce_xor sort top_k
+slice dynamic_slice dynamic_update_slice gather scatter scatter_add scatter_mul scatter_min scatter_max
+conv_general_dilated reshard jit closed_call remat2 cond while
+""".split())
+
+MESH_NAME = "mesh"
+
+
+def _axis_types(mesh) -> list[str]:
+    return [getattr(t, "name", str(t)) for t in getattr(mesh, "axis_types", ())]
+
+
+def typed_sharding(aval):
+    """The sharding of `aval`'s type when JAX constrains to it (a mesh with
+    an Explicit axis), else None."""
+    sharding = getattr(aval, "sharding", None)
+    mesh = getattr(sharding, "mesh", None)
+    if mesh is None or getattr(mesh, "empty", True):
+        return None
+    kinds = _axis_types(mesh)
+    if all(k == "Manual" for k in kinds) or all(k == "Auto" for k in kinds):
+        return None
+    return sharding
+
+
+def dims_text(spec, ndim: int) -> str:
+    """`[{"x"}, {}]`: one entry per dimension (closed; `{?}` unconstrained)."""
+    entries = []
+    for i in range(ndim):
+        part = spec[i] if i < len(spec) else None
+        if part is None:
+            entries.append("{}")
+        elif _unconstrained(part):
+            entries.append("{?}")
+        else:
+            names = part if isinstance(part, tuple) else (part,)
+            entries.append("{" + ", ".join(f'"{n}"' for n in names) + "}")
+    return "[" + ", ".join(entries) + "]"
+
+
+def _unconstrained(part) -> bool:
+    from pyjax._src.sharding.partition_spec import UNCONSTRAINED
+
+    return part is UNCONSTRAINED
+
+
+def mesh_decl(name: str, mesh) -> str:
+    axes = list(zip(mesh.axis_names, mesh.axis_sizes))
+    short = ", ".join(f'"{n}"={s}' for n, s in axes)
+    long = ", ".join(f'{{name = "{n}", size = {s} : i64}}' for n, s in axes)
+    return f"sdy.mesh @{name} = <[{short}]> {{stablehlo.mesh = {{axes = [{long}]}}}}"
+
+
+def use_mesh(module: Module, mesh) -> str:
+    """Declares `mesh` as the module's `@mesh` (once) and sets
+    `mhlo.num_partitions` to its size; returns the symbol."""
+    decl = mesh_decl(MESH_NAME, mesh)
+    if decl not in module.preamble:
+        module.preamble.insert(0, decl)
+        size = 1
+        for s in mesh.axis_sizes:
+            size *= s
+        module.attributes = module.attributes.replace("mhlo.num_partitions = 1 ", f"mhlo.num_partitions = {size} ")
+    return MESH_NAME
+
+
+def sharding_text(module: Module, sharding, ndim: int) -> str:
+    """`<@mesh, [{"x"}, {}]>`"""
+    return f"<@{use_mesh(module, sharding.mesh)}, {dims_text(sharding.spec, ndim)}>"
+
+
+def _print_constraint(op, p, indent, in_func):
+    return f"sdy.sharding_constraint {p.v(op.operands[0])} {op.attrs['sharding']} : {op.results[0].type}"
+
+
+def constrain(mod, b, value, aval, sharding=None):
+    """`value` under an `sdy.sharding_constraint` of `aval`'s typed sharding
+    (or `sharding`), when JAX emits one."""
+    if not getattr(mod, "shardings", False) or getattr(value, "type", None) is None:
+        return value
+    sharding = sharding if sharding is not None else typed_sharding(aval)
+    if sharding is None:
+        return value
+    text = sharding_text(mod.module, sharding, len(value.shape))
+    return b.emit1("sdy.sharding_constraint", [value], [value.type], _print_constraint, sharding=text)
+
+
+def constrain_outputs(ctx, outs):
+    """A rule's results constrained as JAX's rule for the primitive does."""
+    if not getattr(ctx.mod, "shardings", False) or ctx.eqn.primitive.name not in CONSTRAINED:
+        return outs
+    return [constrain(ctx.mod, ctx.b, o, a) for o, a in zip(outs, ctx.avals_out)]
+
+
+def annotate_entry(mod, main, in_avals, out_avals, n_lead: int = 0) -> None:
+    """`sdy.sharding` on `@main`'s arguments and results of typed shardings."""
+    if not getattr(mod, "shardings", False):
+        return
+    for i, aval in enumerate(in_avals):
+        s = typed_sharding(aval)
+        if s is not None:
+            k = n_lead + i
+            attr = f"sdy.sharding = #sdy.sharding{sharding_text(mod.module, s, len(main.args[k].shape))}"
+            main.arg_attrs[k] = attr if not main.arg_attrs[k] else f"{main.arg_attrs[k]}, {attr}"
+    n_res = len(main.result_types) - len(out_avals)
+    for i, aval in enumerate(out_avals):
+        s = typed_sharding(aval)
+        if s is not None:
+            k = n_res + i
+            attr = f"sdy.sharding = #sdy.sharding{sharding_text(mod.module, s, len(main.result_types[k].shape))}"
+            main.result_attrs[k] = attr if not main.result_attrs[k] else f"{main.result_attrs[k]}, {attr}"
