@@ -38,7 +38,7 @@ __all__ = ["NativeDirectConv", "direct_conv", "eligible"]
 MAX_K = 384
 # Products of at most this many multiply-adds go to OpenBLAS's small-matrix
 # kernels, which sum as one chain only for some shapes (`eligible`).
-SMALL_MACS = 1 << 20
+SMALL_MACS = 1_000_000
 
 _SOURCE = r"""#include <stdint.h>
 #include <string.h>
@@ -105,8 +105,11 @@ static void tile_##MR##_##NV(const float *restrict x, const float *restrict w, f
     }                                                                                             \
     _Pragma("GCC unroll 32") for (int i = 0; i < MR; i++) {                                        \
         if (i >= m) break;                                                                        \
-        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                      \
-            _mm512_mask_storeu_ps(out + i * O + ob + 16 * v, mk[v], acc[i][v]);                   \
+        _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) {                                    \
+            /* (past the small-matrix kernels sgemm adds the sum to a zeroed C: -0 becomes +0) */ \
+            __m512 sum = g[14] ? _mm512_add_ps(_mm512_setzero_ps(), acc[i][v]) : acc[i][v];        \
+            _mm512_mask_storeu_ps(out + i * O + ob + 16 * v, mk[v], sum);                         \
+        }                                                                                         \
     }                                                                                             \
 }
 TILE(12, 2)
@@ -254,8 +257,9 @@ def _geometry(shape: tuple, o: int, geometry: tuple) -> int:
 @functools.lru_cache(maxsize=256)
 def _geometry_array(shape: tuple, o: int, geometry: tuple) -> tuple:
     kernel, out_space, strides, dilation, padding = geometry
-    _, h, w, c = shape
-    g = np.array([h, w, c, *kernel, *out_space, *strides, *dilation, padding[0][0], padding[1][0], o], np.int64)
+    n, h, w, c = shape
+    big = n * out_space[0] * out_space[1] * kernel[0] * kernel[1] * c * o > SMALL_MACS
+    g = np.array([h, w, c, *kernel, *out_space, *strides, *dilation, padding[0][0], padding[1][0], o, big], np.int64)
     return g, g.ctypes.data  # (the array stays alive with its address)
 
 
@@ -281,12 +285,14 @@ def _differs(fn, pad_fn) -> str | None:
     rng = np.random.default_rng(0)
     for shape, kernel, strides, dilation, padding, o in _TEST_GEOMETRIES:
         x = rng.standard_normal(shape).astype(np.float32)
-        x[0, 0] = 0.0  # (zero rows: the chain's signed zeros)
+        x[0, 0] = 0.0  # (zero rows, and sums of -0 below: the chain's signed zeros)
         out_space = tuple((d + lo + hi - (k - 1) * r - 1) // s + 1 for d, k, r, s, (lo, hi)
                           in zip(shape[1:3], kernel, dilation, strides, padding))
         geometry = (kernel, out_space, strides, dilation, padding)
         patches = numpy_im2col(x, *geometry)
         weights = rng.standard_normal((patches.shape[1], o)).astype(np.float32)
+        x[-1], weights[:, 0] = 1e-30, -1e-30  # (products underflow to -0: the last image's sums are -0 in the chain)
+        patches = numpy_im2col(x, *geometry)
         if not eligible(patches.shape[0], patches.shape[1], o):
             continue
         want = np.matmul(patches, weights)
