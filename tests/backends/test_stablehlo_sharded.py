@@ -33,10 +33,6 @@ PROGRAMS = {p.name: p for p in stablehlo_sharded_programs.PROGRAMS}
 KNOWN_GAPS = {
     "scan_xs": "a scan over sharded xs: JAX's constraints inside @dynamic_index_in_dim / "
                "@dynamic_update_index_in_dim and on the zero ys are not emitted yet",
-    "wsc": "with_sharding_constraint on an Auto mesh: no sdy.sharding_constraint, no argument sharding yet",
-    "wsc_unconstrained": "with_sharding_constraint with P.UNCONSTRAINED on an Auto mesh: not emitted yet",
-    "auto_mesh": "an argument placed on an Auto mesh: its sdy.sharding on @main is not printed yet",
-    "in_shardings": "jit's in_shardings/out_shardings: not printed on @main yet",
     "shard_map_psum": "shard_map: sdy.manual_computation and the collectives are not lowered yet",
 }
 
@@ -74,11 +70,18 @@ def _sharded_sin_sum():
     return (lambda v: jnp.sin(v).sum(1)), x
 
 
-def test_iree_module_of_a_sharded_program_has_no_shardy():
+def _constrained_on_auto_mesh():
+    mesh = pyjax.make_mesh((4, 2), ("x", "y"), axis_types=(pyjax.sharding.AxisType.Auto,) * 2)
+    s = pyjax.sharding.NamedSharding(mesh, pyjax.sharding.PartitionSpec("x"))
+    return (lambda v: lax.with_sharding_constraint(v * 2, s)), pyjax.device_put(np.ones((8, 4), np.float32), s)
+
+
+@pytest.mark.parametrize("make", [_sharded_sin_sum, _constrained_on_auto_mesh])
+def test_iree_module_of_a_sharded_program_has_no_shardy(make):
     # IREE has no Shardy dialect: its module is lowered without the annotations.
     from pyjax._src.backends.iree.compile import module_text
 
-    f, x = _sharded_sin_sum()
+    f, x = make()
     traced = pyjax.jit(f).trace(x)
     assert "sdy.sharding_constraint" in traced.lower().as_text()
     text, _ = module_text(traced.jaxpr, "f", traced.out_tree)

@@ -519,7 +519,12 @@ class JitWrapped:
         dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
         _, in_tree = tree_flatten((dyn_args, dyn_kwargs))
         args_info = make_args_info(in_tree, entry.jaxpr.in_avals, self._donated_flags(flat_args))
-        return Traced(self, entry.jaxpr, in_tree, entry.out_tree, args_info, self.__name__)
+        traced = Traced(self, entry.jaxpr, in_tree, entry.out_tree, args_info, self.__name__)
+        if len(flat_args) == len(entry.jaxpr.invars):
+            from pyjax._src.backends.stablehlo.sharding import entry_shardings
+
+            traced.entry_shardings = entry_shardings(self, args, kwargs, entry.out_tree, flat_args)
+        return traced
 
     def lower(self, *args, **kwargs):
         """Traces and lowers for these arguments: a `Lowered` stage."""

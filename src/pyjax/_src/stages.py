@@ -125,6 +125,7 @@ class Traced:
         self.out_tree = out_tree
         self.args_info = args_info
         self.fun_name = fun_name
+        self.entry_shardings = None  # (per flat argument, per result: the call's own shardings, for StableHLO)
 
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
@@ -192,8 +193,9 @@ class Lowered:
             traced = self._traced
             donated = [bool(getattr(info, "donated", False)) for info in tree_flatten(traced.args_info)[0]]
             keep_unused = bool(getattr(traced._wrapped, "_keep_unused", False))
+            extra = {"entry_shardings": traced.entry_shardings} if traced.entry_shardings is not None else {}
             module = self._stablehlo = _stablehlo_lowering(traced.jaxpr, traced.fun_name, traced.out_tree,
-                                                             donated, keep_unused)
+                                                             donated, keep_unused, **extra)
         return module
 
     def cost_analysis(self) -> dict[str, float]:

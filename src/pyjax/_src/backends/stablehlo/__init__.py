@@ -84,7 +84,8 @@ def result_names(out_tree) -> list[str]:
 def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[bool] = (),
                           keep_unused: bool = False, host_callbacks: bool = True,
                           select_and_scatter_op: bool = True, threefry_barrier: bool = False,
-                          stable_sort_iota: bool = False, shardings: bool = True) -> Module:
+                          stable_sort_iota: bool = False, shardings: bool = True,
+                          entry_shardings: tuple | None = None) -> Module:
     """The StableHLO module of a jitted function's jaxpr: `@main` (public,
     with `jax.result_info` per output and `tf.aliasing_output` /
     `jax.buffer_donor` on donated inputs) and the private functions it calls.
@@ -97,7 +98,9 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     `threefry_barrier`, threefry's arguments pass an optimization_barrier
     (rules/random.py: for IREE); with `stable_sort_iota`, a stable sort
     breaks ties with an iota key (rules/sorting.py: for IREE). Without
-    `shardings`, sharded types get no Shardy annotations (sharding.py: for IREE)."""
+    `shardings`, sharded types get no Shardy annotations (sharding.py: for IREE).
+    `entry_shardings` (per flat argument, per result) are the jitted call's
+    own shardings (sharding.entry_shardings), printed on `@main`."""
     install()
     from pyjax._src.interpreters.dce import dce_jaxpr
 
@@ -105,6 +108,8 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     if not keep_unused:
         jaxpr, used = dce_jaxpr(jaxpr, prune_invars=True, prune_bodies=True)
         donated = [d for d, u in zip(donated, used) if u]
+        if entry_shardings is not None:
+            entry_shardings = ([s for s, u in zip(entry_shardings[0], used) if u], entry_shardings[1])
     module = Module(_sanitize(f"jit({name})"))
     main = module.add_func("main", [aval_type(a) for a in jaxpr.in_avals], public=True)
     mod = ModuleContext(module, host_callbacks)
@@ -112,6 +117,7 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     mod.threefry_barrier = threefry_barrier
     mod.stable_sort_iota = stable_sort_iota
     mod.shardings = shardings
+    mod.entry_shardings = entry_shardings
     lower_entry(mod, main, jaxpr, out_tree, donated)
     return module
 
@@ -150,7 +156,7 @@ def lower_entry(mod: ModuleContext, main, jaxpr, out_tree, donated: Sequence[boo
     names = result_names(out_tree) if out_tree is not None else ["result"] * len(outs)
     main.result_attrs = ["jax.token = true"] * len(effects) + [f'jax.result_info = "{n}"' for n in names]
     b.ret([token_env[e] for e in effects] + outs)
-    annotate_entry(mod, main, jaxpr.in_avals, jaxpr.out_avals, n_dim_args)
+    annotate_entry(mod, main, jaxpr.in_avals, jaxpr.out_avals, n_dim_args, getattr(mod, "entry_shardings", None))
 
 
 def wire() -> None:

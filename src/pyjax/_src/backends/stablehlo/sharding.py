@@ -118,20 +118,43 @@ def constrain_outputs(ctx, outs):
     return [constrain(ctx.mod, ctx.b, o, a) for o, a in zip(outs, ctx.avals_out)]
 
 
-def annotate_entry(mod, main, in_avals, out_avals, n_lead: int = 0) -> None:
-    """`sdy.sharding` on `@main`'s arguments and results of typed shardings."""
+def entry_shardings(jitted, args: tuple, kwargs: dict, out_tree, flat_args) -> tuple[list, list] | None:
+    """Per flat argument and result of a jitted call, the sharding JAX prints
+    on `@main` beyond the types': jit's `in_shardings`/`out_shardings`
+    entries, else an argument's own NamedSharding (on an Auto mesh too).
+    None when there is none."""
+    from pyjax._src.sharding.named import NamedSharding
+
+    placement = jitted._placement(args, kwargs, out_tree) if getattr(jitted, "_placement", None) else {}
+    given_in = list(placement.get("in_shardings", ())) or [None] * len(flat_args)
+    ins = [s if isinstance(s, NamedSharding) else getattr(a, "sharding", None)
+           for s, a in zip(given_in, flat_args)]
+    ins = [s if isinstance(s, NamedSharding) else None for s in ins]
+    outs = [s if isinstance(s, NamedSharding) else None for s in placement.get("out_shardings", ())]
+    return (ins, outs) if any(ins) or any(outs) else None
+
+
+def annotate_entry(mod, main, in_avals, out_avals, n_lead: int = 0, given=None) -> None:
+    """`sdy.sharding` on `@main`'s arguments and results: `given` (the
+    jitted call's, `entry_shardings`) else their types' shardings."""
     if not getattr(mod, "shardings", False):
         return
-    for i, aval in enumerate(in_avals):
-        s = typed_sharding(aval)
-        if s is not None:
-            k = n_lead + i
-            attr = f"sdy.sharding = #sdy.sharding{sharding_text(mod.module, s, len(main.args[k].shape))}"
-            main.arg_attrs[k] = attr if not main.arg_attrs[k] else f"{main.arg_attrs[k]}, {attr}"
+    given_in, given_out = given if given is not None else ([], [])
     n_res = len(main.result_types) - len(out_avals)
+    for i, aval in enumerate(in_avals):
+        k = n_lead + i
+        _annotate(mod, main.arg_attrs, k, main.args[k].type, _pick(given_in, i) or typed_sharding(aval))
     for i, aval in enumerate(out_avals):
-        s = typed_sharding(aval)
-        if s is not None:
-            k = n_res + i
-            attr = f"sdy.sharding = #sdy.sharding{sharding_text(mod.module, s, len(main.result_types[k].shape))}"
-            main.result_attrs[k] = attr if not main.result_attrs[k] else f"{main.result_attrs[k]}, {attr}"
+        k = n_res + i
+        _annotate(mod, main.result_attrs, k, main.result_types[k], _pick(given_out, i) or typed_sharding(aval))
+
+
+def _pick(entries, i):
+    return entries[i] if i < len(entries) else None
+
+
+def _annotate(mod, attrs: list, k: int, type_, sharding) -> None:
+    if sharding is None:
+        return
+    attr = f"sdy.sharding = #sdy.sharding{sharding_text(mod.module, sharding, len(type_.shape))}"
+    attrs[k] = attr if not attrs[k] else f"{attrs[k]}, {attr}"
