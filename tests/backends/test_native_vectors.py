@@ -145,6 +145,31 @@ def test_the_pairwise_sum_is_numpys(dtype, monkeypatch):
     assert f"pyjax_sums_agree_{suffix}" in source
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rows_cut_into_equal_blocks_sum_them_side_by_side_in_numpys_order(dtype, monkeypatch):
+    # Rows of 136 to 512 that NumPy sums as two or four blocks of at most
+    # 128 (attention's 512) add the blocks in interleaved chains; the check
+    # against NumPy's kernel covers those lengths: folding the blocks in
+    # another order fails it.
+    monkeypatch.setattr(native_vectors, "_pairwise_checked", {})
+    src = native_csource._Source()
+    native_vectors._vector_reduction(src, np.add, np.dtype(dtype))
+    suffix = native_vectors._VECTOR_TYPES[np.dtype(dtype)][1]
+    source = "\n".join(["#include <stdint.h>", "#include <string.h>", native_vectors._VECTOR_PRELUDE,
+                         *src.helpers.values(), ""])
+    assert f"return pj_psum_blocks_{suffix}(x, n, n > 256 ? 4 : 2);" in source
+    for length in (144, 256, 384, 512):
+        assert f" {length}," in source  # (a length the check sums)
+    native_vectors._enable_sums(native_build._build(source), source)
+    assert native_vectors._pairwise_checked[np.dtype(dtype)] is True
+    monkeypatch.setattr(native_vectors, "_pairwise_checked", {})
+    fold = f"pj_fold_{suffix}(r[0]) + pj_fold_{suffix}(r[1]);"
+    other = source.replace(fold, f"pj_fold_{suffix}(r[0] + r[1]);")
+    assert other != source
+    native_vectors._enable_sums(native_build._build(other), other)
+    assert native_vectors._pairwise_checked[np.dtype(dtype)] is False
+
+
 def test_vector_paths_are_used_where_the_machine_has_wide_vectors():
     assert wide_vectors() == (platform.machine().lower() in ("aarch64", "arm64") or "avx2" in cpu_flags())
 
@@ -213,7 +238,8 @@ def test_a_compiler_refusing_the_vector_cost_model_builds_without_it(tmp_path, e
     xs = jnp.asarray(rng.standard_normal((12, 64)).astype(np.float32))
     held = natives()  # alive: an id alone could be reused by a new object
     before = {id(o) for o in held}
-    jf = pyjax.jit(lambda xs: rows_body(xs, xs * 3.0))
+    # (a short row loop: the flag is asked for sources under _VECTOR_MAX_LINES)
+    jf = pyjax.jit(lambda xs: lax.scan(lambda c, x: (c, (x * 3.0 - jnp.max(x), jnp.sum(x))), 0.0, xs)[1])
     jf(xs)  # the checked call
     made = [o for o in natives() if id(o) not in before]
     assert made and all(m.state == native_tiering.LIVE for m in made), [m.failure for m in made]

@@ -216,14 +216,16 @@ static int {name}(char *o, const char *p0, const char *p1, intptr_t n, char *acc
     {ctype} *z = ({ctype} *)o; {decls};
     intptr_t i = 0; int nan = 0;
     if (n < {lanes}) return 3;
-    pj_{suffix}m bad = {{0}}, take; pj_{suffix}v best;
-    {{ {vector_r} best = r; }}
+    pj_{suffix}m bad = {{0}}, take; pj_{suffix}v best, best2;
+    {{ {vector_r} best = best2 = r; }}
     for (; i + {lanes} <= n; i += {lanes}) {{
         {vector_r}
         bad |= r != r; memcpy(z + i, &r, sizeof r);
-        take = r {cmp} best;
-        best = (pj_{suffix}v)((take & (pj_{suffix}m)r) | (~take & (pj_{suffix}m)best));
+        {_keep_extremum("best", cmp, suffix)}
+        if (i + 2 * {lanes} > n) continue; i += {lanes};
+        {{ {vector_r} bad |= r != r; memcpy(z + i, &r, sizeof r); {_keep_extremum("best2", cmp, suffix)} }}
     }}
+    {_keep_extremum("best", cmp, suffix, "best2")}
     {ctype} m = best[0];
     for (int j = 0; j < {lanes}; j++) {{ nan |= bad[j] != 0; m = best[j] {cmp} m ? best[j] : m; }}
     for (; i < n; i++) {{ {scalar_r} nan |= r != r; z[i] = r; m = r {cmp} m ? r : m; }}
@@ -233,6 +235,16 @@ static int {name}(char *o, const char *p0, const char *p1, intptr_t n, char *acc
     return 0;
 #endif
 }}"""
+
+
+def _keep_extremum(best: str, cmp: str, suffix: str, value: str = "r") -> str:
+    # `best` = `value` where `value` is beyond it, lane by lane. A max (min)
+    # is the same whatever the order its values are met in, but for NaNs
+    # and zeros, which the callers hand to NumPy's kernel: the rows keep two
+    # running extrema, each a chain of compares half as long.
+    mask = f"pj_{suffix}m"
+    return (f"take = {value} {cmp} {best}; "
+            f"{best} = (pj_{suffix}v)((take & ({mask}){value}) | (~take & ({mask}){best}));")
 
 
 def _vector_reduction(src: _Source, ufunc, dtype) -> str | None:
@@ -255,13 +267,15 @@ static int {name}(const char *p, intptr_t n, char *acc) {{
     const {ctype} *x = (const {ctype} *)p;
     {ctype} m = x[0]; int bad = m != m; intptr_t i = 1;
     if (n >= 2 * {lanes}) {{
-        pj_{suffix}v best, v; pj_{suffix}m nan;
-        memcpy(&best, x, sizeof best); nan = best != best;
+        pj_{suffix}v best, best2, v; pj_{suffix}m nan, take;
+        memcpy(&best, x, sizeof best); nan = best != best; best2 = best;
         for (i = {lanes}; i + {lanes} <= n; i += {lanes}) {{
             memcpy(&v, x + i, sizeof v); nan |= v != v;
-            pj_{suffix}m take = v {cmp} best;
-            best = (pj_{suffix}v)((take & (pj_{suffix}m)v) | (~take & (pj_{suffix}m)best));
+            {_keep_extremum("best", cmp, suffix, "v")}
+            if (i + 2 * {lanes} > n) continue; i += {lanes};
+            memcpy(&v, x + i, sizeof v); nan |= v != v; {_keep_extremum("best2", cmp, suffix, "v")}
         }}
+        {_keep_extremum("best", cmp, suffix, "best2")}
         for (int j = 0; j < {lanes}; j++) {{ bad |= nan[j] != 0; m = best[j] {cmp} m ? best[j] : m; }}
     }}
     for (; i < n; i++) {{ {ctype} v = x[i]; bad |= v != v; m = v {cmp} m ? v : m; }}
@@ -323,10 +337,25 @@ def _pairwise_source(dtype) -> str:
     # NumPy's pairwise sum of a contiguous row. pj_sum_* adds it to *acc once
     # `pyjax_sums_*(1)` said it is NumPy's (`_enable_sums`, after
     # `pyjax_sums_agree_*` compared it with NumPy's kernel).
+    # Rows of 136 to 512 that NumPy cuts into two or four equal blocks of at
+    # most 128 (attention's 512) sum their blocks side by side: the same
+    # additions, in independent chains the core overlaps.
     ctype, suffix = _VECTOR_TYPES[dtype]
     return f"""\
+#ifdef PJ_VEC
+static inline {ctype} pj_fold_{suffix}(pj_{suffix}p r) {{ return ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7])); }}
+static {ctype} pj_psum_blocks_{suffix}(const {ctype} *x, intptr_t n, int k) {{  /* k = 2 or 4 blocks of n / k */
+    intptr_t q = n / k; pj_{suffix}p r[4], u; for (int b = 0; b < k; b++) memcpy(&r[b], x + b * q, sizeof u);
+    for (intptr_t i = 8; i < q; i += 8) for (int b = 0; b < k; b++) {{ memcpy(&u, x + b * q + i, sizeof u); r[b] += u; }}
+    {ctype} lo = pj_fold_{suffix}(r[0]) + pj_fold_{suffix}(r[1]);
+    return k == 2 ? lo : lo + (pj_fold_{suffix}(r[2]) + pj_fold_{suffix}(r[3]));
+}}
+#endif
 static {ctype} pj_psum_{suffix}(const {ctype} *x, intptr_t n) {{
     if (n < 8) {{ {ctype} res = 0; for (intptr_t i = 0; i < n; i++) res += x[i]; return res; }}
+#ifdef PJ_VEC
+    if (n > 128 && n <= 512 && n % (n > 256 ? 32 : 16) == 0) return pj_psum_blocks_{suffix}(x, n, n > 256 ? 4 : 2);
+#endif
     if (n <= 128) {{
         intptr_t i, end = n - n % 8;
 #ifdef PJ_VEC
@@ -405,5 +434,6 @@ def _same_sums(agree, dtype) -> bool:
 # The row lengths the in-line sum is checked on: every short one, and
 # around NumPy's blocks of 8 and 128 and its halvings.
 _CHECK_VALUES = 4099
-_CHECK_LENGTHS = ", ".join(map(str, (*range(1, 40), 63, 64, 65, 127, 128, 129, 130, 136, 255, 256, 257, 383, 511,
+_CHECK_LENGTHS = ", ".join(map(str, (*range(1, 40), 63, 64, 65, 127, 128, 129, 130, 136, 144, 160, 192, 240, 255,
+                                     256, 257, 288, 320, 383, 384, 416, 448, 480, 511,
                                      512, 513, 1000, 1024, 1031, _CHECK_VALUES)))
