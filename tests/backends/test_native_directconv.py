@@ -44,6 +44,13 @@ def calls(monkeypatch):
         def padded(self, *args):
             return real.padded(*args)
 
+        def grad_ready(self, *args):
+            return real.grad_ready(*args)
+
+        def grad(self, x, cot, geometry):
+            counted.append(("grad", cot.shape[0]))
+            return real.grad(x, cot, geometry)
+
         def __call__(self, *args):
             counted.append(args[4] - args[3])
             return real(*args)
@@ -150,3 +157,48 @@ def test_the_padded_copy_gives_the_same_rows():
     assert direct_lib.direct_conv(x, weights, got, 0, 40, geometry)
     assert direct_lib.direct_conv(xp, weights, from_padded, 0, 40, inside)
     assert got.tobytes() == want.tobytes() == from_padded.tobytes()
+
+
+@pytest.mark.parametrize("lhs_shape,rhs_shape,strides,dilation,padding", [
+    ((8, 16, 16, 32), (3, 3, 32, 32), (1, 1), (1, 1), "SAME"),      # five blocks of the sum, the last two halved
+    ((8, 14, 14, 8), (3, 3, 8, 16), (1, 1), (1, 1), "SAME"),        # the small CNN's second layer
+    ((2, 7, 6, 3), (3, 3, 3, 40), (1, 1), (1, 1), "SAME"),          # small-matrix kernel: one chain
+    ((6, 11, 13, 5), (3, 2, 5, 10), (2, 1), (1, 2), ((2, 0), (0, 3))),
+])
+def test_kernel_gradients_are_the_patch_paths(lhs_shape, rhs_shape, strides, dilation, padding, calls, monkeypatch):
+    x = jnp.asarray(rng.standard_normal(lhs_shape).astype(np.float32))
+    w = jnp.asarray(rng.standard_normal(rhs_shape).astype(np.float32))
+
+    def f(w, x):
+        out = lax.conv_general_dilated(x, w, strides, padding, rhs_dilation=dilation,
+                                       dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return jnp.sum(jnp.sin(out))
+
+    pyjax.clear_caches()
+    fast = np.asarray(pyjax.jit(pyjax.grad(f))(w, x))
+    assert any(c[0] == "grad" for c in calls if isinstance(c, tuple))
+    monkeypatch.setattr(conv_impl, "_direct_kernel", [None])
+    pyjax.clear_caches()
+    patch_way = np.asarray(pyjax.jit(pyjax.grad(f))(w, x))
+    assert fast.tobytes() == patch_way.tobytes()
+
+
+def test_the_sums_blocks_are_sgemms():
+    assert direct_lib.sum_blocks(288, 2048, 32) == [0, 448, 896, 1344, 1696, 2048]
+    assert direct_lib.sum_blocks(288, 512, 32) == [0, 256, 512]
+    assert direct_lib.sum_blocks(9, 100, 8) == [0, 100]  # (small-matrix kernel: one chain)
+    assert direct_lib.grad_eligible(72, 1568, 16, transposed=True)
+    assert not direct_lib.grad_eligible(9, 6272, 8, transposed=False)  # a small copy of patches^T: another order
+    assert direct_lib.grad_eligible(9, 65536, 32, transposed=False)
+    assert not direct_lib.grad_eligible(288, 2048, 1, transposed=True)
+
+
+def test_a_gradient_that_differs_fails_its_build_check():
+    real = direct_lib.direct_conv.grad_fn
+
+    def wrong(x, cot, out, g, b, blocks):  # the sum's blocks in one chain
+        whole = np.array([0, np.frombuffer((ctypes.c_int64 * (blocks + 1)).from_address(b), np.int64)[-1]], np.int64)
+        real(x, cot, out, g, whole.ctypes.data, 1)
+
+    assert direct_lib._grad_differs(real, direct_lib.direct_conv.pad_fn) is None
+    assert "kernel gradient" in direct_lib._grad_differs(wrong, direct_lib.direct_conv.pad_fn)

@@ -25,6 +25,7 @@ def kernel(monkeypatch):
     """The process's kernel, built now, its calls counted."""
     monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
     assert im2col_lib.im2col.ready(1 << 20) and im2col_lib.im2col.live
+    monkeypatch.setattr(conv_impl, "_direct_kernel", [None])  # (the patch path: native/directconv.py's tests)
     calls = []
     real = conv_impl._patch_kernel[0]
 

@@ -171,6 +171,12 @@ def _conv_batch_minor(lhs, rhs, dimension_numbers, window_strides, padding, lhs_
     out_space = tuple(max(0, (d - (k - 1) * r - 1) // s + 1)
                       for d, k, r, s in zip(dims, ks, rhs_dilation, window_strides, strict=True))
     patches = None
+    direct = _direct_grad(x, kernel, out_space, ks, dimension_numbers, window_strides, padding, lhs_dilation,
+                          rhs_dilation)
+    if direct is not None:
+        result = direct.reshape(*out_space, b, o)
+        axis_of = (spatial, spatial + 1, *range(spatial))
+        return np.transpose(result, tuple(axis_of[i] for i in np.argsort(out_spec)))
     if math.prod(out_space) and b * x.itemsize > _SHORT_RUN_BYTES and _native_geometry(x, lhs_dilation, padding):
         # Q is the patch matrix of x with the output's positions as its kernel.
         geometry = (out_space, ks, tuple(rhs_dilation), tuple(window_strides), tuple(map(tuple, padding)))
@@ -204,6 +210,24 @@ def _conv_batch_minor(lhs, rhs, dimension_numbers, window_strides, padding, lhs_
     # `spatial + 1`, spatial dim i axis i; out_spec's inverse places them.
     axis_of = (spatial, spatial + 1, *range(spatial))
     return np.transpose(result, tuple(axis_of[i] for i in np.argsort(out_spec)))
+
+
+def _direct_grad(x, cot, out_space, ks, dimension_numbers, window_strides, padding, lhs_dilation,
+                 rhs_dilation) -> np.ndarray | None:
+    """A float32 kernel gradient (x (F, spatial..., B), cot (F, ks..., O))
+    by native/directconv.py, (prod(out_space) * B, O), when it serves this
+    one: the patch path's product's bits (see `_conv_batch_minor`)."""
+    direct = _direct_kernel[0]
+    if direct is None or x.dtype != np.float32 or cot.dtype != np.float32 or not math.prod(out_space):
+        return None
+    if not _native_geometry(x, lhs_dilation, padding):
+        return None
+    f, b, o = x.shape[0], x.shape[-1], cot.shape[-1]
+    k, rows = math.prod(out_space) * b, f * math.prod(ks)
+    if _split(k, rows, o) or not direct.grad_ready(k, rows, o, b * x.itemsize > _SHORT_RUN_BYTES):
+        return None
+    geometry = (out_space, ks, tuple(rhs_dilation), tuple(window_strides), tuple(map(tuple, padding)))
+    return direct.grad(x, np.ascontiguousarray(cot).reshape(rows, o), geometry)
 
 
 @functools.lru_cache(maxsize=512)

@@ -130,9 +130,81 @@ void pyjax_direct_conv(const float *restrict x, const float *restrict w, float *
         }
     }
 }
+
+/* The kernel's gradient, rows k0 .. k0 + m (m <= MK) of out (KH * KW * C, O),
+   columns ob .. ob + 16 * NV: out[k, o] sums, over the output positions r,
+   x[position r's window, tap and feature of k] * cot[r, o], x padded (every
+   window inside). The sum over r runs in the blocks [b[j], b[j + 1]) (sgemm's
+   K blocks), each a chain from +0, added in order to +0 when g[14] (sgemm
+   past its small-matrix kernels adds to a zeroed C); else one chain. */
+#define GRAD_TILE(MK, NV)                                                                         \
+static void grad_##MK##_##NV(const float *restrict x, const float *restrict cot, float *restrict out, \
+                             int64_t k0, int64_t m, int64_t ob, const int64_t *g, const int64_t *b,  \
+                             int64_t blocks) {                                                    \
+    int64_t H = g[0], W = g[1], C = g[2], KW = g[4], OH = g[5], OW = g[6];                        \
+    int64_t sh = g[7], sw = g[8], dh = g[9], dw = g[10], O = g[13];                               \
+    int64_t off[MK];                                                                              \
+    for (int j = 0; j < MK; j++) {                                                                \
+        int64_t k = k0 + (j < m ? j : 0), tap = k / C;                                            \
+        off[j] = ((tap / KW) * dh * W + (tap % KW) * dw) * C + k % C;                             \
+    }                                                                                             \
+    __mmask16 mk[NV];                                                                             \
+    for (int v = 0; v < NV; v++) {                                                                \
+        int64_t left = O - ob - 16 * v;                                                           \
+        mk[v] = left >= 16 ? (__mmask16)0xFFFF : left <= 0 ? 0 : (__mmask16)((1u << left) - 1);   \
+    }                                                                                             \
+    __m512 total[MK][NV];                                                                         \
+    for (int64_t blk = 0; blk < blocks; blk++) {                                                  \
+        __m512 acc[MK][NV];                                                                       \
+        _Pragma("GCC unroll 32") for (int j = 0; j < MK; j++)                                      \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++) acc[j][v] = _mm512_setzero_ps(); \
+        int64_t r = b[blk], ow = r % OW, oh = r / OW % OH, n = r / OW / OH;                       \
+        const float *row = x + ((n * H + oh * sh) * W + ow * sw) * C;                             \
+        for (; r < b[blk + 1]; r++) {                                                             \
+            __m512 c[NV];                                                                         \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                  \
+                c[v] = _mm512_maskz_loadu_ps(mk[v], cot + r * O + ob + 16 * v);                   \
+            _Pragma("GCC unroll 32") for (int j = 0; j < MK; j++) {                                \
+                __m512 a = _mm512_set1_ps(row[off[j]]);                                           \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                              \
+                    acc[j][v] = _mm512_fmadd_ps(a, c[v], acc[j][v]);                              \
+            }                                                                                     \
+            row += sw * C;                                                                        \
+            if (++ow == OW) {                                                                     \
+                ow = 0;                                                                           \
+                if (++oh == OH) { oh = 0; n++; }                                                  \
+                row = x + ((n * H + oh * sh) * W) * C;                                            \
+            }                                                                                     \
+        }                                                                                         \
+        _Pragma("GCC unroll 32") for (int j = 0; j < MK; j++)                                      \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                                  \
+                total[j][v] = !g[14] ? acc[j][v]                                                  \
+                    : _mm512_add_ps(blk ? total[j][v] : _mm512_setzero_ps(), acc[j][v]);          \
+    }                                                                                             \
+    for (int j = 0; j < m; j++)                                                                   \
+        for (int v = 0; v < NV; v++) _mm512_mask_storeu_ps(out + (k0 + j) * O + ob + 16 * v, mk[v], total[j][v]); \
+}
+GRAD_TILE(12, 2)
+GRAD_TILE(16, 1)
+
+/* The kernel's gradient, (KH * KW * C, O), from the padded x and the
+   cotangent (N * OH * OW, O); `b`: the bounds of the sum's blocks. */
+void pyjax_direct_grad(const float *restrict x, const float *restrict cot, float *restrict out,
+                       const int64_t *g, const int64_t *b, int64_t blocks) {
+    int64_t O = g[13], K = g[3] * g[4] * g[2];
+    for (int64_t ob = 0; ob < O; ob += 32) {
+        if (O - ob > 16) {
+            for (int64_t k = 0; k < K; k += 12) grad_12_2(x, cot, out, k, K - k < 12 ? K - k : 12, ob, g, b, blocks);
+        } else {
+            for (int64_t k = 0; k < K; k += 16) grad_16_1(x, cot, out, k, K - k < 16 ? K - k : 16, ob, g, b, blocks);
+        }
+    }
+}
 #else
 int pyjax_conv_width(void) { return 0; }
 void pyjax_direct_conv(const float *x, const float *w, float *out, int64_t r0, int64_t r1, const int64_t *g) {}
+void pyjax_direct_grad(const float *x, const float *cot, float *out, const int64_t *g, const int64_t *b,
+                       int64_t blocks) {}
 #endif
 
 /* x (N, H, W, C) into out (N, H + t + b, W + l + r, C), zeros around it; cb: bytes a position. */
@@ -163,6 +235,36 @@ def eligible(rows: int, k: int, o: int) -> bool:
             and (rows * k * o > SMALL_MACS or o % 16 == 0 or k <= 32))
 
 
+# OpenBLAS's K blocking of sgemm on this machine's kernels (GEMM_Q, and the
+# unroll its halved last blocks round to; found by trying, checked at build).
+GEMM_Q, GEMM_UNROLL = 448, 16
+
+
+def sum_blocks(k: int, rows: int, o: int) -> list:
+    """The bounds of the blocks sgemm sums a product with a contraction of
+    `rows` in (one block in its small-matrix kernels)."""
+    if k * rows * o <= SMALL_MACS:
+        return [0, rows]
+    bounds = [0]
+    while bounds[-1] < rows:
+        size = rows - bounds[-1]
+        if size >= 2 * GEMM_Q:
+            size = GEMM_Q
+        elif size > GEMM_Q:
+            size = -(-(size // 2) // GEMM_UNROLL) * GEMM_UNROLL
+        bounds.append(bounds[-1] + size)
+    return bounds
+
+
+def grad_eligible(k: int, rows: int, o: int, transposed: bool) -> bool:
+    """Whether the patch path's kernel gradient, patches^T (k, rows) @
+    cotangent (rows, o), is summed as `sum_blocks` says: BLAS's transposed
+    operand (the patches as they are) always; a contiguous copy of
+    patches^T (the path's choice for one or two features) only past the
+    small-matrix kernels, which sum that one otherwise (found by trying)."""
+    return k >= 2 and o >= 2 and rows >= 1 and (transposed or k * rows * o > SMALL_MACS)
+
+
 class NativeDirectConv(Tiering):
     """`kernel(x, weights, out, r0, r1, geometry)`: rows [r0, r1) of the
     convolution of the C-contiguous float32 NHWC `x` with `weights` (the
@@ -176,8 +278,8 @@ class NativeDirectConv(Tiering):
 
     def __init__(self):
         super().__init__("direct convolution")
-        self.fn = self.pad_fn = None
-        self._rechecks = Rechecks(calls=0)
+        self.fn = self.pad_fn = self.grad_fn = None
+        self._rechecks, self._grad_rechecks = Rechecks(calls=0), Rechecks(calls=0)
 
     def ready(self, rows: int, k: int, o: int) -> bool:
         """Whether the kernel serves this product now (starting its build at the first one)."""
@@ -200,6 +302,34 @@ class NativeDirectConv(Tiering):
                 return False
         return True
 
+    def grad_ready(self, k: int, rows: int, o: int, transposed: bool) -> bool:
+        """Whether `grad` serves this kernel gradient now (`grad_eligible`; starts the build)."""
+        if not grad_eligible(k, rows, o, transposed):
+            return False
+        if self.grad_fn is None and self.state == COLD:
+            self.start(wait=settings.AFTER_STEPS == 0)
+        return self.grad_fn is not None
+
+    def grad(self, x: np.ndarray, cot: np.ndarray, geometry: tuple) -> np.ndarray | None:
+        """The kernel's gradient (KH * KW * C, O) of the convolution with
+        `geometry` of the C-contiguous float32 NHWC `x`, its output's
+        cotangent `cot` (N * OH * OW, O) C-contiguous float32: the patch
+        path's patches^T @ cot, bit for bit; None when not built."""
+        fn = self.grad_fn
+        if fn is None:
+            return None
+        xp, inside = _padded(self.pad_fn, x, geometry)
+        rows, o = cot.shape
+        k = geometry[0][0] * geometry[0][1] * x.shape[-1]
+        bounds = np.array(sum_blocks(k, rows, o), np.int64)
+        out = np.empty((k, o), np.float32)
+        fn(xp.ctypes.data, cot.ctypes.data, out.ctypes.data, _geometry(xp.shape, o, inside), bounds.ctypes.data,
+           len(bounds) - 1)
+        if self._grad_rechecks.due() and not same_bits(np.matmul(numpy_im2col(x, *geometry).T, cot), out):
+            self.drop("its kernel gradient differed from the patch path's on a re-check")
+            return None
+        return out
+
     def padded(self, x: np.ndarray, geometry: tuple) -> tuple:
         """`x` padded (zeros) so that every window lies inside, and the
         geometry without padding: few features a position make the border
@@ -213,18 +343,19 @@ class NativeDirectConv(Tiering):
         lib = _build(_SOURCE, opt="-O2")
         if lib.pyjax_conv_width() != 16:
             raise RuntimeError("the compiler does not target AVX-512 here")
-        fn, pad = lib.pyjax_direct_conv, lib.pyjax_pad_nhwc
+        fn, pad, grad = lib.pyjax_direct_conv, lib.pyjax_pad_nhwc, lib.pyjax_direct_grad
         fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
                        ctypes.c_void_p]
         pad.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-        fn.restype = pad.restype = None
-        why = _differs(fn, pad)
+        grad.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int64]
+        fn.restype = pad.restype = grad.restype = None
+        why = _differs(fn, pad) or _grad_differs(grad, pad)
         if why:
             raise RuntimeError(f"its outputs differ from the patch path's ({why})")
-        self.fn, self.pad_fn = fn, pad
+        self.fn, self.pad_fn, self.grad_fn = fn, pad, grad
 
     def dropped(self) -> None:
-        self.fn = None
+        self.fn = self.grad_fn = None
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
@@ -309,3 +440,40 @@ def _differs(fn, pad_fn) -> str | None:
 
 
 direct_conv = NativeDirectConv()
+
+
+# (input shape, kernel, strides, dilation, padding, output features) of the
+# gradient's check: one block and several (halved last blocks), sums of -0.
+_GRAD_GEOMETRIES = [
+    ((2, 7, 6, 3), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), 40),
+    ((8, 16, 16, 4), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), 32),
+    ((4, 16, 16, 8), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), 16),
+    ((2, 16, 16, 32), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), 32),
+    ((3, 11, 13, 5), (3, 2), (2, 1), (1, 2), ((2, 0), (0, 3)), 10),
+    ((8, 28, 28, 1), (3, 3), (1, 1), (1, 1), ((1, 1), (1, 1)), 8),
+]
+
+
+def _grad_differs(grad_fn, pad_fn) -> str | None:
+    """Why the kernel's gradients differ from NumPy's patches^T @ cotangent
+    on the test geometries (None when they are all the same bits)."""
+    rng = np.random.default_rng(1)
+    for shape, kernel, strides, dilation, padding, o in _GRAD_GEOMETRIES:
+        x = rng.standard_normal(shape).astype(np.float32)
+        out_space = tuple((d + lo + hi - (k - 1) * r - 1) // s + 1 for d, k, r, s, (lo, hi)
+                          in zip(shape[1:3], kernel, dilation, strides, padding))
+        geometry = (kernel, out_space, strides, dilation, padding)
+        cot = rng.standard_normal((shape[0] * out_space[0] * out_space[1], o)).astype(np.float32)
+        x[..., 0], cot[:, 0] = 1e-30, -1e-30  # (products underflow to -0: sums of -0 in the chain)
+        patches = numpy_im2col(x, *geometry)
+        if not grad_eligible(patches.shape[1], patches.shape[0], o, x.shape[-1] * x.itemsize > 8):
+            continue
+        want = np.matmul(patches.T, cot)
+        xp, inside = _padded(pad_fn, x, geometry)
+        bounds = np.array(sum_blocks(patches.shape[1], patches.shape[0], o), np.int64)
+        got = np.full_like(want, np.nan)
+        grad_fn(xp.ctypes.data, cot.ctypes.data, got.ctypes.data, _geometry(xp.shape, o, inside), bounds.ctypes.data,
+                len(bounds) - 1)
+        if not same_bits(want, got):
+            return f"the kernel gradient of input {shape}, kernel {kernel}, {o} features"
+    return None
