@@ -3,8 +3,9 @@ programs over Explicit-sharded arrays on a 4x2 mesh against the text JAX
 0.11.0 prints on 8 CPU devices (tests/golden/stablehlo_sharded.json,
 recorded by tests/golden/record_stablehlo_sharded.py), compared exactly:
 the `sdy.mesh`, `mhlo.num_partitions`, @main's `sdy.sharding`s and the
-`sdy.sharding_constraint`s after each result JAX's rules constrain. And the
-IREE backend's module of such a program, which carries none of it."""
+`sdy.sharding_constraint`s after each result JAX's rules constrain;
+shard_map's `sdy.manual_computation` with the collectives in its body. And
+the IREE backend's module of such a program, which carries none of it."""
 
 from __future__ import annotations
 
@@ -33,7 +34,6 @@ PROGRAMS = {p.name: p for p in stablehlo_sharded_programs.PROGRAMS}
 KNOWN_GAPS = {
     "scan_xs": "a scan over sharded xs: JAX's constraints inside @dynamic_index_in_dim / "
                "@dynamic_update_index_in_dim and on the zero ys are not emitted yet",
-    "shard_map_psum": "shard_map: sdy.manual_computation and the collectives are not lowered yet",
 }
 
 
@@ -93,3 +93,16 @@ def test_sharded_program_runs_on_iree():
     f, x = _sharded_sin_sum()
     got = pyjax.jit(f, backend="iree")(x)
     np.testing.assert_allclose(np.asarray(got), np.sin(np.arange(32, dtype=np.float32).reshape(8, 4)).sum(1), atol=1e-5)
+
+
+@pytest.mark.parametrize("collective,name", [(lambda x: lax.psum(x, "i"), "psum"),
+                                             (lambda x: x + lax.axis_index("i"), "axis_index"),
+                                             (lambda x: lax.ppermute(x, "i", [(0, 1), (1, 0)]), "ppermute")])
+def test_collective_outside_shard_map_names_the_primitive(collective, name):
+    # A collective over an axis no shard_map provides (here a bare axis
+    # environment) has no mesh to lower over: a LoweringError, not a module.
+    from pyjax._src.backends.stablehlo import LoweringError, lower_jaxpr_to_module
+
+    closed = pyjax.make_jaxpr(collective, axis_env=[("i", 2)])(np.ones(3, np.int32))
+    with pytest.raises(LoweringError, match=f"primitive '{name}'.*no mesh"):
+        lower_jaxpr_to_module(closed.jaxpr, "f")

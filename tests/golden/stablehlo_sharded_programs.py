@@ -8,7 +8,8 @@ a 4x2 mesh unless it says otherwise; `jit_kwargs`, and `ctx` a context to
 lower under, when given) and keeps
 ``jax.jit(f, **jit_kwargs).lower(*args).as_text(debug_info=False)``: the
 module's `sdy.mesh`, the `sdy.sharding` of @main's arguments and results and
-the `sdy.sharding_constraint`s JAX's lowering rules put after their results.
+the `sdy.sharding_constraint`s JAX's lowering rules put after their results;
+for shard_map (`sm`), `sdy.manual_computation` and the collectives inside.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def put(v, *spec): return jax.device_put(v, NS(mesh, P(*spec)))
 A = put(np.ones((8, 4), np.float32), 'x', 'y')
 B = put(np.ones((4, 6), np.float32), 'y', None)
 R = put(np.ones((8, 4), np.float32))
+def sm(body, i, o, **kw): return jax.shard_map(body, mesh=mesh, in_specs=i, out_specs=o, **kw)
 jit_kwargs, ctx = {}, None
 """
 
@@ -88,4 +90,31 @@ lowered('in_shardings_none', "f = lambda x, y: x @ y\njit_kwargs = dict(in_shard
 lowered('in_shardings_auto', "am = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)\nf = lambda x: jnp.sin(x)\njit_kwargs = dict(in_shardings=NS(am, P(('x', 'y'))), out_shardings=NS(am, P()))\nargs = (np.ones((8,4),np.float32),)")
 lowered('out_shardings_only', "f = lambda x: jnp.sin(x)\njit_kwargs = dict(out_shardings=NS(mesh, P('x')))\nargs = (np.ones((8,4),np.float32),)")
 lowered('wsc_auto_inside_explicit_arg', "am = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)\nf = lambda x: jax.lax.with_sharding_constraint(x, NS(am, P('x')))\nargs = (np.ones((8,4),np.float32),)")
-lowered('shard_map_psum', "f = jax.shard_map(lambda x: jax.lax.psum(x, 'x'), mesh=mesh, in_specs=P('x','y'), out_specs=P(None,'y'))\nargs = (A,)")
+# shard_map: sdy.manual_computation and the collectives in its body
+lowered('sm_psum', "f = sm(lambda x: jax.lax.psum(x, 'x'), P('x','y'), P(None,'y'))\nargs = (A,)")
+lowered('sm_all_gather', "f = sm(lambda x: jax.lax.all_gather(x, 'x', tiled=True), P('x','y'), P(None,'y'), check_vma=False)\nargs = (A,)")
+lowered('sm_all_gather_untiled', "f = sm(lambda x: jax.lax.all_gather(x, 'y', axis=1), P('x','y'), P('x'), check_vma=False)\nargs = (A,)")
+lowered('sm_all_to_all', "f = sm(lambda x: jax.lax.all_to_all(x, 'x', 1, 0, tiled=True), P('x', None), P(None, 'x'))\nargs = (put(np.ones((8, 8), np.float32), 'x', None),)")
+lowered('sm_auto_mesh', "am = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)\nf = jax.shard_map(lambda x: jax.lax.psum(x, 'x'), mesh=am, in_specs=P('x'), out_specs=P())\nargs = (jax.device_put(np.ones((8,4),np.float32), NS(am, P('x'))),)")
+lowered('sm_axis_index', "f = sm(lambda x: x + jax.lax.axis_index('x').astype(jnp.float32), P('x','y'), P('x','y'))\nargs = (A,)")
+lowered('sm_axis_index_y', "f = sm(lambda x: x * jax.lax.axis_index('y'), P('x','y'), P('x','y'))\nargs = (put(np.ones((8,4),np.int32), 'x', 'y'),)")
+lowered('sm_cond_inside', "f = sm(lambda x: jax.lax.cond(jax.lax.axis_index('x') == 0, lambda v: v + 1, lambda v: v * 2, x), P('x','y'), P('x','y'))\nargs = (A,)")
+lowered('sm_elementwise', "f = sm(lambda x: jnp.sin(x) * 2, P('x','y'), P('x','y'))\nargs = (A,)")
+lowered('sm_grad', "f = jax.grad(lambda x: sm(lambda v: jax.lax.psum(jnp.sin(v).sum(), ('x', 'y')), P('x','y'), P())(x))\nargs = (A,)")
+lowered('sm_in_jit_ops', "g = sm(lambda x: jax.lax.psum(x, 'y'), P('x','y'), P('x'))\nf = lambda x: g(jnp.cos(x)) + 1\nargs = (A,)")
+lowered('sm_multi_out', "f = sm(lambda x: (jnp.cos(x), jax.lax.psum(x, ('x', 'y'))), P('x','y'), (P('x','y'), P()))\nargs = (A,)")
+lowered('sm_nested_jit', "g = jax.jit(lambda v: jax.lax.psum(v * 2, 'x'))\nf = sm(lambda x: g(x), P('x','y'), P(None,'y'))\nargs = (A,)")
+lowered('sm_no_vma', "f = sm(lambda x: jax.lax.psum(x, 'x'), P('x','y'), P(None,'y'), check_vma=False)\nargs = (A,)")
+lowered('sm_partial', "f = sm(lambda x: jax.lax.psum(x, 'x'), P('x'), P(), axis_names={'x'})\nargs = (put(np.ones((8,4),np.float32), 'x'),)")
+lowered('sm_pmax', "f = sm(lambda x: jax.lax.pmax(x, 'y'), P('x','y'), P('x', None))\nargs = (A,)")
+lowered('sm_pmean', "f = sm(lambda x: jax.lax.pmean(x, 'x'), P('x','y'), P(None,'y'))\nargs = (A,)")
+lowered('sm_ppermute', "f = sm(lambda x: jax.lax.ppermute(x, 'x', [(i, (i + 1) % 4) for i in range(4)]), P('x','y'), P('x','y'))\nargs = (A,)")
+lowered('sm_ppermute_both', "f = sm(lambda x: jax.lax.ppermute(x, ('x', 'y'), [(i, (i + 3) % 8) for i in range(8)]), P('x','y'), P('x','y'))\nargs = (A,)")
+lowered('sm_ppermute_y', "f = sm(lambda x: jax.lax.ppermute(x, 'y', [(0, 1), (1, 0)]), P('x','y'), P('x','y'))\nargs = (A,)")
+lowered('sm_psum_both', "f = sm(lambda x: jax.lax.psum(x, ('x', 'y')), P('x','y'), P())\nargs = (A,)")
+lowered('sm_psum_int', "f = sm(lambda x: jax.lax.psum(x, 'x'), P('x'), P())\nargs = (put(np.ones((8,), np.int32), 'x'),)")
+lowered('sm_psum_scatter', "f = sm(lambda x: jax.lax.psum_scatter(x, 'x', tiled=True), P(None,'y'), P('x','y'))\nargs = (put(np.ones((8, 4), np.float32), None, 'y'),)")
+lowered('sm_pvary', "f = sm(lambda x, r: x + jax.lax.pcast(r, ('x', 'y'), to='varying'), (P('x','y'), P()), P('x','y'))\nargs = (A, put(np.ones((2, 2), np.float32)))")
+lowered('sm_replicated_in', "f = sm(lambda x, w: x @ w, (P('x', None), P()), P('x', None))\nargs = (put(np.ones((8, 4), np.float32), 'x', None), put(np.ones((4, 3), np.float32)))")
+lowered('sm_two_collectives', "f = sm(lambda x: jax.lax.pmax(jax.lax.psum(x, 'x'), 'y'), P('x','y'), P())\nargs = (A,)")
+lowered('sm_two_outputs', "f = sm(lambda x: (x, jax.lax.psum(x.sum(), ('x', 'y'))), P('x','y'), (P('x','y'), P()))\nargs = (A,)")

@@ -3,8 +3,7 @@
 JAX lowers the linear-algebra primitives on the CPU to `stablehlo.custom_call`s
 of LAPACK kernels (`lapack_sgetrf_ffi` ...) whose names, layouts and
 operand conventions belong to jaxlib; host callbacks to custom calls that
-hold a Python function; collectives need a mesh (shard_map/pmap lowering,
-the sharding issue). Until pyjax produces those, a program using one of
+hold a Python function. Until pyjax produces those, a program using one of
 these primitives raises `LoweringError` naming it, never a wrong module.
 """
 
@@ -17,8 +16,7 @@ _REASONS = {
         "cholesky", "cholesky_update", "eig", "eigh", "geqp3", "geqrf", "hessenberg", "householder_product", "lu",
         "lu_pivots_to_permutation", "ormqr", "qr", "schur", "svd", "symmetric_product", "triangular_solve",
         "tridiagonal", "tridiagonal_solve"),
-    "collective over named mesh axes: lowered with shard_map/pmap (sharding issue), not yet": (
-        "all_gather", "all_to_all", "axis_index", "pmax", "pmin", "ppermute", "psum", "reduce_scatter",
+    "collective over named mesh axes: not lowered yet (rules/collectives.py lowers the others inside shard_map)": (
         "ragged_all_to_all", "all_gather_invariant"),
     "JAX's series expansion of this special function is not reproduced yet": (
         "regularized_incomplete_beta",),
@@ -31,9 +29,8 @@ _REASONS = {
     "checkify's checks: JAX discharges them (checkify) before lowering; not produced": ("float_check", "check"),
     "mutable array references: JAX discharges them into functional updates before lowering; not yet": (
         "addupdate", "empty_ref", "free_ref", "freeze", "get", "new_ref", "swap"),
-    "shard_map and its varying-axes casts: lowered with sdy.manual_computation (per-device program), not yet": (
-        "shard_map", "psum_invariant", "pvary", "global_array_to_host_local_array",
-        "host_local_array_to_global_array"),
+    "multi-process array conversions: not lowered yet": (
+        "global_array_to_host_local_array", "host_local_array_to_global_array"),
     "XLA's rng_uniform / select_and_scatter HLO ops and pyjax's markers (dce_sink, stage, xla_metadata): not "
     "lowered yet": ("rng_uniform", "select_and_scatter", "dce_sink", "stage", "xla_metadata_call",
                     "xla_metadata_value"),
