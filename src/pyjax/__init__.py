@@ -85,7 +85,6 @@ default_prng_impl = _config_module.default_prng_impl
 from pyjax import dtypes, errors, lax, numpy, tree, tree_util  # noqa: E402
 from pyjax import stages, typing  # noqa: E402
 from pyjax._src.api_context import ensure_compile_time_eval, named_call, named_scope  # noqa: E402
-from pyjax._src.lax.identity import device_put  # noqa: E402
 
 
 from pyjax import sharding  # noqa: E402
@@ -226,6 +225,7 @@ _install_lazy(globals(), {
     "custom_gradient": "pyjax._src.custom_gradient",
     **_names_from("pyjax.ad_checkpoint", "checkpoint checkpoint_policies remat"),
     "pure_callback": "pyjax._src.lax.callbacks",
+    "device_put": "pyjax._src.lax.identity",
     "install_as_jax": "pyjax._src.install",
     "ad": "pyjax._src.grad_sentinels",
     "reshard": "pyjax._src.sharding.api",

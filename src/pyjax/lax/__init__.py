@@ -15,15 +15,6 @@ from pyjax._src.lax.dot import DotAlgorithm, DotAlgorithmPreset, DotDimensionNum
 from pyjax._src.lax.slicing import *  # noqa: F401,F403
 from pyjax._src.lax.special import *  # noqa: F401,F403
 from pyjax._src.lax.stack import stack, stack_p, tile, tile_p, unstack, unstack_p  # noqa: E402,F401
-from pyjax._src.lax.identity import optimization_barrier, optimization_barrier_p  # noqa: E402,F401
-from pyjax._src.lax.tokens import after_all, after_all_p, create_token, create_token_p  # noqa: E402,F401
-from pyjax._src.lax.rng import RandomAlgorithm, rng_bit_generator, rng_bit_generator_p  # noqa: E402,F401
-from pyjax._src.lax.rng import rng_uniform, rng_uniform_p  # noqa: E402,F401
-from pyjax._src.lax.convenience import (  # noqa: E402,F401
-    batch_matmul, broadcast_like, broadcast_shapes, broadcast_to_rank, collapse, dtype, empty, full_like,
-    shape_as_value,
-)
-from pyjax._src.lax.identity import device_put_p  # noqa: E402,F401
 
 # The less common families load on first use (pyjax._src.lazy_names): their
 # primitives exist once their module is imported (as with any import of it).
@@ -58,5 +49,12 @@ _install_lazy(globals(), {
     **_names_from("pyjax._src.lax.sorting", "approx_max_k approx_min_k approx_top_k_p sort sort_key_val sort_p top_k top_k_p"),
     **_names_from("pyjax._src.lax.control_flow", (
         "associative_scan cond cond_p fori_loop map scan scan_p switch while_loop while_p")),
+    **_names_from("pyjax._src.lax.identity", "device_put_p optimization_barrier optimization_barrier_p"),
+    **_names_from("pyjax._src.lax.tokens", "after_all after_all_p create_token create_token_p"),
+    **_names_from("pyjax._src.lax.rng", (
+        "RandomAlgorithm rng_bit_generator rng_bit_generator_p rng_uniform rng_uniform_p")),
+    **_names_from("pyjax._src.lax.convenience", (
+        "batch_matmul broadcast_like broadcast_shapes broadcast_to_rank collapse dtype empty full_like "
+        "shape_as_value")),
     "linalg": "pyjax.lax.linalg:",
 })
