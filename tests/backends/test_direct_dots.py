@@ -110,3 +110,18 @@ def test_products_the_impl_keeps(case):
     source = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers()).source
     assert "matmul" not in source and "_dot_general" in source, source
 
+
+
+def test_a_loop_writes_a_batched_product_straight_into_its_stacked_output():
+    # A scan's ys are written in place (`ys[i]`) by the product itself.
+    a = _random((6, 3, 5, 7), np.float32)
+    b = _random((3, 7, 4), np.float32)
+
+    def f(a, b):
+        return pyjax.lax.scan(lambda c, x: (c, dot_lax.dot_general(x, b, (((2,), (1,)), ((0,), (0,))))), 0.0, a)[1]
+
+    jaxpr = pyjax.make_jaxpr(f)(a, b)
+    compiled = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers())
+    assert "_np_matmul" in compiled.source and ", out=" in compiled.source, compiled.source
+    step = _jaxpr(a[0], b, ((2,), (1,)))
+    _assert_bitwise(compiled(a, b)[0], np.stack([_impl(step, x, b) for x in a]))

@@ -212,6 +212,8 @@ def test_a_region_with_products_has_smaller_blocks(tiling, monkeypatch):
     x = rng.standard_normal((8, 16, 16)).astype(np.float32)
     elementwise, _ = _compile(lambda x: jnp.exp(x * 2.0) + x, x)
     assert [r.blocks for r in made] == [[(i, i + 1) for i in range(8)], [(0, 4), (4, 8)]]
+    # the last product writes each head straight into the result (no copy)
+    assert made[0].programs[1][1] == {0}
     _assert_bitwise(compiled(q, k, v), _untiled(_attention, q, k, v))
     _assert_bitwise(elementwise(x), _untiled(lambda x: jnp.exp(x * 2.0) + x, x))
 

@@ -745,13 +745,15 @@ def _dead_buffer(instr: _Instr, i: int) -> _Value | None:
 
 
 def _write_outputs_in_place(instrs: list[_Instr], outs: list[_Value], targets: Sequence[str | None]) -> set[int]:
-    """Redirects the ufuncs computing outputs into their targets (see
-    `ProgramBuilder.block`); returns the indices of the outputs redirected.
+    """Redirects the ufuncs (and direct products, dots.py) computing outputs
+    into their targets (see `ProgramBuilder.block`); returns the indices of
+    the outputs redirected.
 
     Only a ufunc result with at least one dimension qualifies (a 0-d ufunc
     result is a NumPy scalar), returned once, whose buffer no other output
     may share: otherwise a carry could end up a view of the stacked ys."""
-    producers = {id(out): instr for instr in instrs if instr.ufunc is not None for out in instr.outs}
+    producers = {id(out): instr for instr in instrs for out in instr.outs
+                 if instr.ufunc is not None or getattr(instr.render, "writes_target", False)}
     written = set()
     for k, (value, target) in enumerate(zip(outs, targets, strict=True)):
         instr = producers.get(id(value))
@@ -824,6 +826,8 @@ def _instr_lines(instr: _Instr) -> list[str]:
         names = [v.name for v in instr.ins], [v.name for v in instr.outs]
         if instr.out_buffer is not None:
             return list(instr.render(*names, out_buffer=instr.out_buffer.name))
+        if instr.out_target is not None:  # (a direct product: dots.py)
+            return list(instr.render(*names, out_target=instr.out_target))
         return list(instr.render(*names))
     args = [v.name for v in instr.ins]
     if instr.out_target is not None:

@@ -13,8 +13,8 @@ so the results are bitwise the impl's:
 - a product of two rank-3 operands batched over their leading axes (vmapped
   attention heads, per-head products inside a tiled block): `np.matmul` on
   (batch, M, K) and (batch, K, N) views, or `split.matmul`, as the impl
-  calls it. Products with nothing to sum (K = 1: the impl multiplies) or an
-  empty axis keep the impl.
+  calls it (`out=` a tiled block's output slot). Products with nothing to
+  sum (K = 1: the impl multiplies) or an empty axis keep the impl.
 """
 
 from __future__ import annotations
@@ -48,10 +48,15 @@ def direct_dot(builder, eqn, in_avals: list) -> Callable | None:
     split = builder.tiers.split.matmul(rows, contract, cols, lhs.shape[0]) if builder.tiers.split else None
     fn = builder._function(split if split is not None else np.matmul, "split_matmul" if split else "np_matmul")
 
-    def render(in_names, out_names):
+    def render(in_names, out_names, out_target=None):
         a, b = (f"{n}.transpose(0, 2, 1)" if t else n for n, t in zip(in_names, (lhs_t, rhs_t), strict=True))
-        return [f"{out_names[0]} = {fn}({a}, {b})"]
+        out = f", out={out_target}" if out_target is not None else ""
+        return [f"{out_names[0]} = {fn}({a}, {b}{out})"]
 
+    # np.matmul writes a block's output straight into its slice of the
+    # region's result (compile.py `_write_outputs_in_place`: a C-contiguous
+    # slot, so BLAS stores the same values there).
+    render.writes_target = split is None
     return render
 
 
