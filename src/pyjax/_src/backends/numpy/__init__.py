@@ -67,9 +67,10 @@ def _wire(limit: int | None) -> None:
     from pyjax._src.backends.numpy.codegen import control_flow, kernels
     from pyjax._src.backends.numpy.impls import IMPLS, lazy_scipy
     from pyjax._src.backends.numpy import native
-    from pyjax._src.backends.numpy.impls import convolution, slicing
+    from pyjax._src.backends.numpy.impls import convolution, slicing, windowed
     from pyjax._src.backends.numpy.native import directconv as native_directconv
     from pyjax._src.backends.numpy.native import im2col as native_im2col
+    from pyjax._src.backends.numpy.native import pooling as native_pooling
     from pyjax._src.backends.numpy.native import rows, scatter as native_scatter, threefry as native_threefry
     from pyjax._src.backends.numpy.parallel import blas, split, tile
     from pyjax._src.random import threefry
@@ -112,6 +113,8 @@ def _wire(limit: int | None) -> None:
     convolution.set_patch_kernel(native_im2col.im2col)
     # float32 convolutions straight from the input in C once built (the patches until then).
     convolution.set_direct_kernel(native_directconv.direct_conv)
+    # max pooling over non-overlapping windows and its gradient in C once built.
+    windowed.set_pool_kernel(native_pooling.pooling)
 
 
 def _table_entries(table: dict, early: dict, dispatch) -> None:

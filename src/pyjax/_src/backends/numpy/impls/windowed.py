@@ -32,6 +32,7 @@ from pyjax._src.backends.numpy.impls.convolution import dilate_and_pad, window_v
 from pyjax._src.backends.numpy.impls.interpreter import run_jaxpr
 from pyjax._src.jaxpr import Jaxpr, Literal
 from pyjax._src.lax import reduce as reduce_lax
+from pyjax._src.lax.elementwise import ge_p as lax_ge_p
 from pyjax._src.lax import select_and_scatter as sas_lax
 from pyjax._src.lax import windowed as win
 
@@ -114,8 +115,51 @@ def combiner(jaxpr: Jaxpr, consts: Sequence, out_dtypes: Sequence[np.dtype]) -> 
 WINDOW_TAP_LOOP_MAX = 256
 
 
+# native/pooling.py's kernels, once install() sets them (NumPy's loops until then).
+_pool_kernel: list = [None]
+
+
+def set_pool_kernel(kernel) -> None:
+    kernel.reference[:] = [_numpy_max_pool, _numpy_max_pool_grad]
+    _pool_kernel[0] = kernel
+
+
+def _numpy_max_pool(x: np.ndarray, window: tuple) -> np.ndarray:
+    params = _pool_params(window)
+    return _NUMPY_WINDOW["max"](x, base_dilation=(1,) * 4, window_dilation=(1,) * 4, **params)
+
+
+def _numpy_max_pool_grad(x: np.ndarray, s: np.ndarray, window: tuple) -> np.ndarray:
+    return _numpy_select_and_scatter_add(s, x, select_prim=lax_ge_p, **_pool_params(window))
+
+
+def _pool_params(window: tuple) -> dict:
+    return {"window_dimensions": (1, *window, 1), "window_strides": (1, *window, 1), "padding": ((0, 0),) * 4}
+
+
+def _native_pool(x, window_dimensions, window_strides, padding, *dilations):
+    """The native kernels when they take this pooling (native/pooling.py), else None."""
+    kernel = _pool_kernel[0]
+    if kernel is not None and kernel.takes(x, window_dimensions, window_strides, padding, *dilations):
+        return kernel if kernel.ready() else None
+    return None
+
+
+_NUMPY_WINDOW: dict = {}
+
+
 def _monoid_window(kind: str):
     def impl(operand, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
+        if kind == "max":
+            x = np.asarray(operand)
+            kernel = _native_pool(x, window_dimensions, window_strides, padding, base_dilation, window_dilation)
+            out = kernel.max_pool(x, tuple(window_dimensions[1:3])) if kernel is not None else None
+            if out is not None:
+                return out
+        return numpy_impl(operand, window_dimensions=window_dimensions, window_strides=window_strides,
+                          padding=padding, base_dilation=base_dilation, window_dilation=window_dilation)
+
+    def numpy_impl(operand, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
         x = np.asarray(operand)
         out_shape = win.reduce_window_shape_tuple(x.shape, window_dimensions, window_strides, padding,
                                                   base_dilation, window_dilation)
@@ -153,6 +197,7 @@ def _monoid_window(kind: str):
                 out = impls.ordered_zeros(out, won, kind == "max")
         return np.asarray(out).astype(x.dtype, copy=False)
 
+    _NUMPY_WINDOW[kind] = numpy_impl
     return impl
 
 
@@ -354,6 +399,17 @@ def _select_and_gather_add(tangents, operand, *, select_prim, window_dimensions,
 
 
 def _select_and_scatter_add(source, operand, *, select_prim, window_dimensions, window_strides, padding):
+    if select_prim.name == "ge":
+        x, s = np.asarray(operand), np.asarray(source)
+        kernel = _native_pool(x, window_dimensions, window_strides, padding) if s.dtype == np.float32 else None
+        out = kernel.max_pool_grad(x, s, tuple(window_dimensions[1:3])) if kernel is not None else None
+        if out is not None:
+            return out
+    return _numpy_select_and_scatter_add(source, operand, select_prim=select_prim, window_dimensions=window_dimensions,
+                                         window_strides=window_strides, padding=padding)
+
+
+def _numpy_select_and_scatter_add(source, operand, *, select_prim, window_dimensions, window_strides, padding):
     # XLA's SelectAndScatter with an add scatter: every window picks one
     # element of the operand (padded with the select's identity, as JAX's
     # CPU lowering pads it) and adds its source value there.

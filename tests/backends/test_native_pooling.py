@@ -1,0 +1,121 @@
+"""Max pooling over non-overlapping windows and its gradient in C
+(native/pooling.py): the NumPy impls' bits, NaNs, infinities and signed
+zeros included."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax import lax
+from pyjax._src.backends.numpy import native
+from pyjax._src.backends.numpy.impls import windowed
+from pyjax._src.backends.numpy.native import pooling as pooling_lib
+from pyjax._src.backends.numpy.native import settings as native_settings
+
+
+def _built() -> bool:
+    if native.compiler() is None or not native_settings.ENABLED:
+        return False
+    jnp.ones(1)  # (the backend wires the kernel)
+    pooling_lib.pooling.start(wait=True)
+    return pooling_lib.pooling.fns is not None
+
+
+pytestmark = pytest.mark.skipif(not _built(), reason="native code needs a C compiler")
+
+rng = np.random.default_rng(53)
+
+
+def special(shape):
+    x = rng.standard_normal(shape).astype(np.float32)
+    flat = x.reshape(-1)
+    for value, share in ((0.0, 6), (-0.0, 6), (np.nan, 15), (np.inf, 20), (-np.inf, 20)):
+        flat[rng.integers(0, flat.size, flat.size // share)] = value
+    flat[1::5] = flat[::5][:flat[1::5].size]  # ties
+    return x
+
+
+def same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool(np.all((a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))))
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    calls = []
+    real = windowed._pool_kernel[0]
+    assert real is pooling_lib.pooling and real.live
+
+    class Counted:
+        takes = staticmethod(real.takes)
+        ready = real.ready
+
+        def max_pool(self, *args):
+            calls.append("max")
+            return real.max_pool(*args)
+
+        def max_pool_grad(self, *args):
+            calls.append("grad")
+            return real.max_pool_grad(*args)
+
+    monkeypatch.setattr(windowed, "_pool_kernel", [Counted()])
+    return calls
+
+
+@pytest.mark.parametrize("shape,window", [((8, 28, 28, 8), (2, 2)), ((3, 9, 7, 5), (2, 3)), ((2, 6, 8, 70), (3, 2)),
+                                          ((2, 5, 5, 1), (1, 1))])
+@pytest.mark.parametrize("specials", [False, True])
+def test_pooling_and_its_gradient_are_numpys(shape, window, specials, counted, monkeypatch):
+    x = jnp.asarray(special(shape) if specials else rng.standard_normal(shape).astype(np.float32))
+    dims = (1, *window, 1)
+
+    def f(x):
+        y = lax.reduce_window(x, -jnp.inf, lax.max, dims, dims, "VALID")
+        return jnp.sum(y * jnp.arange(y.size, dtype=jnp.float32).reshape(y.shape) - 0.5), y
+
+    def run():
+        pyjax.clear_caches()
+        with np.errstate(all="ignore"):
+            (_, y), g = pyjax.jit(pyjax.value_and_grad(f, has_aux=True))(x)
+        return np.asarray(y), np.asarray(g)
+
+    fast = run()
+    assert "max" in counted and "grad" in counted
+    monkeypatch.setattr(windowed, "_pool_kernel", [None])
+    numpy_way = run()
+    assert all(same(a, b) for a, b in zip(fast, numpy_way, strict=True))
+
+
+def test_poolings_it_does_not_take():
+    x = np.zeros((2, 8, 8, 3), np.float32)
+    ones = ((1, 1, 1, 1),)
+    assert pooling_lib.takes(x, (1, 2, 2, 1), (1, 2, 2, 1), ((0, 0),) * 4, *ones)
+    assert not pooling_lib.takes(x, (1, 2, 2, 1), (1, 1, 1, 1), ((0, 0),) * 4, *ones)          # overlapping
+    assert not pooling_lib.takes(x, (1, 2, 2, 1), (1, 2, 2, 1), ((0, 0), (1, 0), (0, 0), (0, 0)), *ones)
+    assert not pooling_lib.takes(x, (2, 2, 2, 1), (2, 2, 2, 1), ((0, 0),) * 4, *ones)          # over the batch
+    assert not pooling_lib.takes(x.astype(np.float64), (1, 2, 2, 1), (1, 2, 2, 1), ((0, 0),) * 4, *ones)
+    assert not pooling_lib.takes(x, (1, 2, 2, 1), (1, 2, 2, 1), ((0, 0),) * 4, (1, 2, 1, 1))
+
+
+def test_a_kernel_that_differs_fails_the_build_check_or_a_recheck(monkeypatch):
+    real = pooling_lib.pooling.fns
+
+    def wrong_grad(x, s, grad, p):  # the last of equal maxima instead of the first
+        real[1](x, s, grad, p)
+        np.frombuffer((ctypes.c_float * 1).from_address(grad), np.float32)[0] += 1.0
+
+    assert pooling_lib._differs(real, pooling_lib.pooling.reference) is None
+    assert "gradient" in pooling_lib._differs((real[0], wrong_grad), pooling_lib.pooling.reference)
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
+    tier = pooling_lib.NativePooling()
+    assert tier.ready() and tier.live
+    tier.fns = (tier.fns[0], wrong_grad)
+    x = np.ones((1, 4, 4, 2), np.float32)  # (every window ties: the first tap is chosen)
+    s = np.ones((1, 2, 2, 2), np.float32)
+    results = [tier.max_pool_grad(x, s, (2, 2)) for _ in range(3)]
+    assert tier.dead and results[-1] is None and "differed" in tier.failure
