@@ -32,8 +32,8 @@ PROGRAMS = {p.name: p for p in stablehlo_sharded_programs.PROGRAMS}
 
 # Recorded programs whose text pyjax does not reproduce yet, with why.
 KNOWN_GAPS = {
-    "scan_xs": "a scan over sharded xs: JAX's constraints inside @dynamic_index_in_dim / "
-               "@dynamic_update_index_in_dim and on the zero ys are not emitted yet",
+    "scan_unroll": "an unrolled scan over sharded values: JAX's constraints on the reshaped xs, the zero ys, "
+                   "the static slices and the stacked outputs are not emitted yet",
 }
 
 

@@ -95,6 +95,18 @@ def sharding_text(module: Module, sharding, ndim: int) -> str:
     return f"<@{use_mesh(module, sharding.mesh)}, {dims_text(sharding.spec, ndim)}>"
 
 
+def respec(aval, change):
+    """`aval`'s typed sharding with its spec (one entry per dimension)
+    changed by `change` (the sharding of a slice or a grown value), or None."""
+    from types import SimpleNamespace
+
+    s = typed_sharding(aval)
+    if s is None:
+        return None
+    spec = tuple(s.spec) + (None,) * (len(aval.shape) - len(s.spec))
+    return SimpleNamespace(mesh=s.mesh, spec=change(spec))
+
+
 def _print_constraint(op, p, indent, in_func):
     return f"sdy.sharding_constraint {p.v(op.operands[0])} {op.attrs['sharding']} : {op.results[0].type}"
 

@@ -10,7 +10,7 @@ import numpy as np
 from pyjax._src.backends.stablehlo.builder import Builder, print_generic
 from pyjax._src.backends.stablehlo.ir import TOKEN, Block, TensorType
 from pyjax._src.backends.stablehlo.lowering import aval_type, lower_jaxpr, ordered_effects, register_lowering, token_for
-from pyjax._src.backends.stablehlo.sharding import constrain
+from pyjax._src.backends.stablehlo.sharding import constrain, respec
 from pyjax._src.backends.stablehlo.rules.reductions import reduce_monoid, region_return
 
 
@@ -104,11 +104,12 @@ def register(prims: dict) -> None:
 # static slices; the leftover steps run after the loop.
 
 
-def _index_helper(ctx, b, x, i):
-    """`func.call @dynamic_index_in_dim(x, i)`: x[i] along axis 0."""
-    from pyjax._src.backends.stablehlo.rules.reductions import cached_private
-
+def _index_helper(ctx, b, x, i, aval=None):
+    """`func.call @dynamic_index_in_dim(x, i)`: x[i] along axis 0 (`aval`
+    x's, whose sharding JAX constrains the piece and the result to)."""
     out = TensorType(x.shape[1:], x.dtype)
+    piece_s = respec(aval, lambda spec: (None,) + spec[1:])
+    out_s = respec(aval, lambda spec: spec[1:])
 
     def body(c, args):
         arr, idx = args
@@ -118,24 +119,37 @@ def _index_helper(ctx, b, x, i):
 
         piece = c.b.emit1("stablehlo.dynamic_slice", [arr, *starts], [TensorType((1,) + arr.shape[1:], arr.dtype)],
                           print_with_attr, text=f"sizes = {int_list((1,) + arr.shape[1:])}")
-        return [c.b.reshape(piece, arr.shape[1:])]
+        piece = constrain(c.mod, c.b, piece, None, piece_s)
+        return [constrain(c.mod, c.b, c.b.reshape(piece, arr.shape[1:]), None, out_s)]
 
-    return _call_helper(ctx, b, "dynamic_index_in_dim", (x.type, i.type), [x, i], [out], body)
+    key = (x.type, i.type, _spec_key(piece_s))
+    return constrain(ctx.mod, b, _call_helper(ctx, b, "dynamic_index_in_dim", key, [x, i], [out], body), None, out_s)
 
 
-def _update_helper(ctx, b, acc, upd, i):
-    """`func.call @dynamic_update_index_in_dim(acc, upd, i)`: acc[i] = upd."""
+def _spec_key(s):
+    return None if s is None else (tuple(s.mesh.axis_names), tuple(s.spec))
+
+
+def _update_helper(ctx, b, acc, upd, i, aval=None):
+    """`func.call @dynamic_update_index_in_dim(acc, upd, i)`: acc[i] = upd
+    (`aval` acc's, whose sharding JAX constrains the grown update and the
+    result to)."""
+    grown_s = respec(aval, lambda spec: (None,) + spec[1:])
+    acc_s = respec(aval, lambda spec: spec)
 
     def body(c, args):
         arr, u, idx = args
         grown = c.b.broadcast_in_dim(u, (1,) + u.shape, list(range(1, len(u.shape) + 1)))
+        grown = constrain(c.mod, c.b, grown, None, grown_s)
         starts = [idx] + [c.b.constant(np.zeros((), idx.dtype)) for _ in u.shape]
         from pyjax._src.backends.stablehlo.rules.shapes import _print_dus
 
-        return [c.b.emit1("stablehlo.dynamic_update_slice", [arr, grown, *starts], [arr.type], _print_dus)]
+        out = c.b.emit1("stablehlo.dynamic_update_slice", [arr, grown, *starts], [arr.type], _print_dus)
+        return [constrain(c.mod, c.b, out, None, acc_s)]
 
-    return _call_helper(ctx, b, "dynamic_update_index_in_dim", (acc.type, upd.type, i.type), [acc, upd, i],
-                        [acc.type], body)
+    key = (acc.type, upd.type, i.type, _spec_key(acc_s))
+    out = _call_helper(ctx, b, "dynamic_update_index_in_dim", key, [acc, upd, i], [acc.type], body)
+    return constrain(ctx.mod, b, out, None, acc_s)
 
 
 def _call_helper(ctx, b, name, key, args, out_types, body):
@@ -250,6 +264,8 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
         return carry, stacked
 
     xss, yss, xs_rem, ys_empty = _scan_blocks(b, xs, y_avals, length, trips, unroll, rem, reverse)
+    if unroll == 1:  # (the zero outputs typed as the scan's)
+        yss = [constrain(ctx.mod, b, y, a) for y, a in zip(yss, ctx.avals_out[n_carry:])]
     consts_in = consts
     # No trips (a zero-length scan): the outputs are the empty ones made above.
     ys_out = [] if trips else (yss if unroll == 1 else ys_empty)
@@ -271,7 +287,8 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
             if reverse:
                 t = bb.elementwise("stablehlo.subtract", [_trips_value(bb, trips), i_])
                 i = bb.elementwise("stablehlo.subtract", [t, bb.constant(np.array(1, np.int32))])
-            x = [_index_helper(ctx, bb, blk, i) for blk in loop_xss]
+            x_avals = ctx.avals_in[len(consts) + n_carry:] if unroll == 1 else [None] * len(loop_xss)
+            x = [_index_helper(ctx, bb, blk, i, a) for blk, a in zip(loop_xss, x_avals)]
             saved, consts_in = consts_in, loop_consts
             if unroll == 1:
                 outs = call_body(bb, loop_consts + loop_carry + x)
@@ -279,7 +296,8 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
             else:
                 new_carry, ys = steps(bb, unroll, loop_carry, x)
             consts_in = saved
-            new_yss = [_update_helper(ctx, bb, acc, y, i) for acc, y in zip(loop_yss, ys)]
+            y_out = ctx.avals_out[n_carry:] if unroll == 1 else [None] * len(loop_yss)
+            new_yss = [_update_helper(ctx, bb, acc, y, i, a) for acc, y, a in zip(loop_yss, ys, y_out)]
             nxt = bb.elementwise("stablehlo.add", [i_, bb.constant(np.array(1, np.int32))])
             return toks + loop_xss + loop_consts + [nxt] + list(new_carry) + new_yss
 
