@@ -149,6 +149,9 @@ def programs(jax, jnp, export) -> dict:
                                                              export.symbolic_shape("a, b, 2*max(a, b - 1) + 1")]),
         "spec_floordiv_mod": (lambda x, y, z: y.sum() + z.sum(),
                               [spec((d,)) for d in export.symbolic_shape("b, floordiv(b, 2), mod(b, 3) + b")]),
+        # (jnp's @floor_divide on two weak dimension values, and the names @main's functions get)
+        "spec_floordiv_two_vars": (lambda x, y, z: z * 2.0,
+                                   [spec((d,)) for d in export.symbolic_shape("a, b, floordiv(a, b)")]),
         "spec_constraints": (lambda x, y: x.sum() + y.sum(),
                              [spec((d,)) for d in export.symbolic_shape("a, b", constraints=["a + b >= 4",
                                                                                              "b >= 2"])]),
@@ -233,6 +236,8 @@ def programs(jax, jnp, export) -> dict:
         "bessel_i0e_float64": (lambda x: jax.lax.bessel_i0e(x) + 1.0, [spec((3,), jnp.float64)]),
         "igamma_grad_a_float64": (lambda a, x: jax.lax.igamma_grad_a(a, x),
                                   [spec((3,), jnp.float64), spec((3,), jnp.float64)]),
+        "betainc_static": (lambda a, b, x: jax.scipy.special.betainc(a, b, x), [spec((3,))] * 3),
+        "betainc_symbolic": (lambda a, b, x: jax.scipy.special.betainc(a, b, x * 0.5), [b4] * 3),
         # float64 erf, erfc, erf_inv on symbolic shapes (under x64: their float64 expansions)
         "erf_family_float64_symbolic": (lambda x: [jax.lax.erf(x), jax.lax.erfc(x), jax.lax.erf_inv(x * 0.5)],
                                         [spec("b, 4", jnp.float64)]),
@@ -247,7 +252,7 @@ X64 = ("elementwise", "reshape_flat", "dim_as_value_mul", "arange", "dim_expr_in
        "bessel_i1e_float64", "erf_inv_float64", "zeta_polygamma_float64", "composite_sinh_symbolic",
        "lgamma_digamma_symbolic", "top_k_symbolic", "zeta_polygamma_symbolic", "bessel_i0e_symbolic",
        "igamma_family_symbolic", "random_gamma_grad_symbolic", "bessel_i0e_float64", "igamma_grad_a_float64",
-       "erf_family_float64_symbolic")
+       "erf_family_float64_symbolic", "betainc_static", "betainc_symbolic")
 
 
 def lowered(jax, jnp, np) -> dict:

@@ -56,6 +56,14 @@ lowered("igamma_family", "def f(a, x): return (lax.igamma(a, x), lax.igammac(a, 
         f"{A5}, {X5}")
 lowered("igamma_float16", "def f(a, x): return lax.igamma(a, x)", f"{A5}.astype(jnp.float16), {X5}.astype(jnp.float16)")
 lowered("random_gamma_grad", "def f(a, x): return lax.random_gamma_grad(a, x)", f"jnp.float32(2.5), {X5}")
+lowered("betainc", "def f(a, b, x): return (jax.scipy.special.betainc(a, b, x), jax.grad(lambda x: jax.scipy.special.betainc(a, b, x).sum())(x))",
+        f"{A5}, {X5}, jnp.array([0.05, 0.3, 0.5, 0.7, 0.95], jnp.float32)")
+lowered("betainc_float16", "def f(a, b, x): return jax.scipy.special.betainc(a, b, x)",
+        f"{A5}.astype(jnp.float16), {X5}.astype(jnp.float16), jnp.array([0.05, 0.3, 0.5, 0.7, 0.95], jnp.float16)")
+lowered("convert_to_bool_scalar", "def f(x, i, m): return (x.astype(bool), i.astype(bool), jnp.logical_and(m > 1, m < 4))",
+        "jnp.float32(0.5), jnp.int32(2), 3")
+lowered("weak_int_floor_mod", "def f(x, n): k = lax.broadcast_in_dim(n, x.shape, []); return (k % lax.full_like(k, 2), (k - 1) // lax.full_like(k, 2), x)",
+        f"{X5}, 7")
 lowered("gammainc_grad", "def f(a, x): return jax.grad(lambda a, x: jax.scipy.special.gammainc(a, x).sum(), (0, 1))(a, x)",
         f"{A5}, {X5}")
 lowered("nn_activations", "def f(x): return (jax.nn.relu(x), jax.nn.sigmoid(x), jax.nn.gelu(x, approximate=True), jax.nn.softplus(x))", V)

@@ -45,10 +45,11 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] |
     fill_shape = _shape(x) if shape is None else canonicalize_shape(shape)
     weak_type = dtype is None and dtypes.is_weakly_typed(x)
     dtype = dtypes.dtype(dtype if dtype is not None else x, canonicalize=True)
-    val = full(fill_shape, fill_value, dtype, sharding=sharding)
-    if weak_type:
-        val = _convert_element_type(val, dtype, True)
-    return val
+    if isinstance(dtype, dtypes.ExtendedDType):
+        return full(fill_shape, fill_value, dtype, sharding=sharding)
+    # (the value converted first, weakly typed when x is, then broadcast: no
+    # convert after the broadcast, as JAX 0.11 builds it)
+    return full(fill_shape, _convert_element_type(fill_value, dtype, weak_type), sharding=sharding)
 
 
 def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:

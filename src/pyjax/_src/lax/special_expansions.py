@@ -306,3 +306,94 @@ LOWERED = {
     "random_gamma_grad": _upcast_and_broadcast(
         lambda a, x, dtype: _gamma_derivative(a, x, dtype, _SAMPLE_DERIVATIVE)),
 }
+
+
+def _lentz(*, steps, small, threshold, numerator, denominator, inputs):
+    """The continued fraction b0 + a1/(b1 + a2/(b2 + ...)) by the modified
+    Lentz method: carries (step, unconverged, C, D, value), stopping after
+    `steps` or when every factor is within `threshold` of 1."""
+    lax = _lax()
+
+    def cond(v):
+        return lax.bitwise_and(lax.lt(v[0], steps), v[1])
+
+    def body(v):
+        step = v[0]
+        num, den = numerator(step, *inputs), denominator(step, *inputs)
+        c = lax.add(den, lax.div(num, v[2]))
+        tiny = lax.full_like(c, small)
+        c = lax.select(lax.lt(lax.abs(c), tiny), tiny, c)
+        d = lax.add(den, lax.mul(num, v[3]))
+        d = lax.select(lax.lt(lax.abs(d), tiny), tiny, d)
+        d = lax.reciprocal(d)
+        delta = lax.mul(c, d)
+        h = lax.mul(v[4], delta)
+        step = step + 1
+        unconverged = _any(lax.ge(lax.abs(lax.sub(delta, _scalar(delta, 1.0))), threshold))
+        return [step, unconverged, c, d, h]
+
+    den0 = denominator(0, *inputs)
+    h = lax.select(lax.lt(lax.abs(den0), small), lax.broadcast_in_dim(small, den0.shape, ()), den0)
+    return lax.while_loop(cond, body, [1, True, h, lax.full_like(h, 0), h])[4]
+
+
+def _betainc_terms(shape, dtype):
+    lax = _lax()
+
+    def numerator(step, a, b, x):
+        # DLMF 8.17.E23's partial numerators (the first is 1)
+        n = lax.broadcast_in_dim(step, shape, [])
+        even = lax.eq(n % lax.full_like(n, 2), lax.full_like(n, 0))
+        first = lax.eq(n, lax.full_like(n, 1))
+        n_less_one = n - lax.full_like(n, 1)
+        m = n_less_one // lax.full_like(n_less_one, 2)
+        m_zero = lax.eq(m, lax.full_like(m, 0))
+        m = lax.convert_element_type(m, dtype)
+        one, two = lax.full_like(a, 1), lax.full_like(a, 2.0)
+        at_zero = -(a + b) * x / (a + one)  # (m == 0 apart: exact when a is tiny)
+        even_term = lax.select(m_zero, at_zero, -(a + m) * (a + b + m) * x / ((a + two * m) * (a + two * m + one)))
+        odd_term = m * (b - m) * x / ((a + two * m - one) * (a + two * m))
+        one_term = lax.full_like(x, 1.0)
+        return lax.select(first, one_term, lax.select(even, even_term, odd_term))
+
+    def denominator(step, a, b, x):
+        n = lax.broadcast_in_dim(step, shape, [])
+        return lax.select(lax.eq(n, lax.full_like(n, 0)), lax.full_like(x, 0), lax.full_like(x, 1))
+
+    return numerator, denominator
+
+
+def _betainc(a, b, x, *, dtype):
+    lax = _lax()
+    a_zero = lax.bitwise_or(lax.eq(a, lax.full_like(a, 0)), lax.eq(b, lax.full_like(b, float('inf'))))
+    b_zero = lax.bitwise_or(lax.eq(b, lax.full_like(b, 0)), lax.eq(a, lax.full_like(a, float('inf'))))
+    x_zero, x_one = lax.eq(x, lax.full_like(x, 0)), lax.eq(x, lax.full_like(x, 1))
+    x_not_zero, x_not_one = lax.bitwise_not(x_zero), lax.bitwise_not(x_one)
+    is_nan = lax.bitwise_or(lax.bitwise_or(_isnan(a), _isnan(b)), _isnan(x))
+    zero = lax.bitwise_or(lax.bitwise_and(b_zero, x_not_one), lax.bitwise_and(a_zero, x_zero))
+    one = lax.bitwise_or(lax.bitwise_and(a_zero, x_not_zero), lax.bitwise_and(b_zero, x_one))
+    nan = lax.bitwise_or(lax.bitwise_or(lax.bitwise_or(lax.lt(a, lax.full_like(a, 0)), lax.lt(b, lax.full_like(b, 0))),
+                                        lax.lt(x, lax.full_like(x, 0))), lax.gt(x, lax.full_like(x, 1)))
+    nan = lax.bitwise_or(nan, lax.bitwise_or(lax.bitwise_and(a_zero, b_zero), is_nan))
+    # the fraction converges fast below (a+1)/(a+b+2); above, I_x(a, b) = 1 - I_{1-x}(b, a) (DLMF 8.17.E4)
+    direct = lax.lt(x, (a + lax.full_like(a, 1)) / (a + b + lax.full_like(b, 2.0)))
+    a, b = lax.select(direct, a, b), lax.select(direct, b, a)
+    x = lax.select(direct, x, lax.sub(lax.full_like(x, 1), x))
+    eps = (dtypes.finfo(dtype).eps / 2).astype(dtype)
+    numerator, denominator = _betainc_terms(a.shape, dtype)
+    fraction = _lentz(steps=200 if dtype == np.float32 else 600, small=eps, threshold=eps,
+                      numerator=numerator, denominator=denominator, inputs=[a, b, x])
+    very_small = (dtypes.finfo(dtype).tiny * 2).astype(dtype)
+    lbeta_small_a = lax.lgamma(b) - lax.lgamma(a + b)  # (a Gamma(a) -> 1 as a -> 0)
+    lbeta = lax.lgamma(a) + lbeta_small_a
+    factor = lax.select(lax.lt(a, lax.full_like(a, very_small)),
+                        lax.exp(lax.log1p(-x) * b - lbeta_small_a),
+                        lax.exp(lax.log(x) * a + lax.log1p(-x) * b - lbeta) / a)
+    out = fraction * factor
+    out = lax.select(direct, out, lax.sub(lax.full_like(out, 1), out))
+    out = lax.select(zero, lax.full_like(a, 0), out)
+    out = lax.select(one, lax.full_like(a, 1), out)
+    return lax.select(nan, lax.full_like(a, float('nan')), out)
+
+
+LOWERED["regularized_incomplete_beta"] = _upcast_and_broadcast(_betainc)

@@ -93,6 +93,9 @@ def _lower_main(exp, mod, main, wrapped, names, dtype) -> None:
         raise unsolvable_error(solution, pending, specs)
     env = dynamic.DimEnv(list(sizes), list(sizes.values()), dtype, mod)
     mod.global_constant_args = True  # (JAX marks the arguments of functions called here jax.global_constant = "")
+    # (JAX builds this @main in a module of its own: its functions' names are
+    # made unique against the lowered body's with a counter from 0 again)
+    mod.module._counter = 0
     try:
         with dynamic.dim_env(env):
             for cmp, left, right, pieces in constraints:

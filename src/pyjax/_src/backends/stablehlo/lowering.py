@@ -177,14 +177,16 @@ def lower_to_func(mod: ModuleContext, jaxpr: Jaxpr, name: str) -> str:
     """`jaxpr` as a private function of the module (once per function, as
     JAX caches the lowering of a jitted call); returns its symbol. A call is
     the same function when its name, its jaxpr's text and its constants
-    are (JAX keys on the traced jaxpr, which pyjax may trace anew per caller).
+    are and its operands are weakly typed alike (JAX keys on the traced
+    jaxpr, which pyjax may trace anew per caller).
     In a shape-polymorphic module the function takes the dimension
     variables first, as JAX's functions there do; then one token per
     ordered effect of its body (returned first, updated)."""
     from pyjax._src.backends.stablehlo import dynamic
 
     env = dynamic.current()
-    key = (name, str(jaxpr), tuple(id(c) for c in jaxpr.consts), env is None, mod.global_constant_args)
+    weak = tuple(getattr(a, "weak_type", False) for a in jaxpr.in_avals)  # (JAX's trace cache keys on them too)
+    key = (name, str(jaxpr), weak, tuple(id(c) for c in jaxpr.consts), env is None, mod.global_constant_args)
     hit = mod.func_cache.get(key)
     if hit is not None:
         return hit[0]

@@ -18,8 +18,6 @@ _REASONS = {
         "tridiagonal", "tridiagonal_solve"),
     "collective over named mesh axes: not lowered yet (rules/collectives.py lowers the others inside shard_map)": (
         "ragged_all_to_all", "all_gather_invariant"),
-    "JAX's series expansion of this special function is not reproduced yet": (
-        "regularized_incomplete_beta",),
     "not lowered yet": ("approx_top_k", "fft", "select_and_gather_add", "random_gamma", "cumlogsumexp", "reduce",
                         "custom_vmap_call", "linear_call", "mulhi", "empty2"),
     "token type (`!stablehlo.token`): not produced yet": ("after_all", "create_token"),

@@ -142,8 +142,8 @@ def _convert(ctx, x, *, new_dtype, **params):
     out = ctx.out_types[0]
     if np.dtype(x.dtype).kind == "c" and out.dtype.kind != "c":
         x = b.elementwise("stablehlo.real", [x], TensorType(x.shape, np.dtype(f"f{x.dtype.itemsize // 2}")))
-    if out.dtype == np.bool_ and x.dtype != np.bool_:
-        zero = b.broadcast_to(b.constant(0, x.dtype), x.shape)
+    if out.dtype == np.bool_:  # (JAX compares with a broadcast 0 even for a bool or scalar operand)
+        zero = b.broadcast_in_dim(b.constant(0, x.dtype), x.shape, [])
         x = b.compare("NE", x, zero)
     return [b.convert(x, out.dtype)]
 
