@@ -30,11 +30,8 @@ import stablehlo_sharded_programs  # noqa: E402
 GOLDEN = json.loads((GOLDEN_DIR / "stablehlo_sharded.json").read_text(encoding="utf-8"))
 PROGRAMS = {p.name: p for p in stablehlo_sharded_programs.PROGRAMS}
 
-# Recorded programs whose text pyjax does not reproduce yet, with why.
-KNOWN_GAPS = {
-    "scan_unroll": "an unrolled scan over sharded values: JAX's constraints on the reshaped xs, the zero ys, "
-                   "the static slices and the stacked outputs are not emitted yet",
-}
+# Recorded programs whose text pyjax does not reproduce yet, with why (none now).
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def test_recording_is_from_the_reference_on_eight_devices():

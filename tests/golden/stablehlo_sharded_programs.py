@@ -77,6 +77,8 @@ lowered('scan_xs', "f = lambda c, xs: jax.lax.scan(lambda c, x: (c + x, c * x), 
 lowered('scan_reverse_consts', "W = put(np.ones((4,), np.float32), 'y')\nf = lambda c, xs: jax.lax.scan(lambda c, x: (c * W + x, jnp.sin(c)), c, xs, reverse=True)\nargs = (put(np.ones((4,), np.float32), 'y'), put(np.ones((3, 4), np.float32), None, 'y'))")
 lowered('scan_2d_ys', "f = lambda c, xs: jax.lax.scan(lambda c, x: (c + x.sum(), x * 2), c, xs)\nargs = (put(np.float32(0)), put(np.ones((3, 8, 4), np.float32), None, 'x', 'y'))")
 lowered('scan_unroll', "f = lambda c, xs: jax.lax.scan(lambda c, x: (c + x, c * x), c, xs, unroll=2)\nargs = (put(np.ones((4,), np.float32), 'y'), put(np.ones((4, 4), np.float32), None, 'y'))")
+lowered('scan_unroll_rem', "f = lambda c, xs: jax.lax.scan(lambda c, x: (c + x, c * x), c, xs, unroll=2, reverse=True)\nargs = (put(np.ones((4,), np.float32), 'y'), put(np.ones((5, 4), np.float32), None, 'y'))")
+lowered('scan_unroll_full', "f = lambda c, xs: jax.lax.scan(lambda c, x: (c + x, c * x), c, xs, unroll=True)\nargs = (put(np.ones((4,), np.float32), 'y'), put(np.ones((3, 4), np.float32), None, 'y'))")
 lowered('while_loop', 'f = lambda x: jax.lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]\nargs = (A,)')
 lowered('nested_jit', 'g = jax.jit(lambda x: jnp.sin(x))\nf = lambda x: g(x) * 2\nargs = (A,)')
 lowered('grad', 'f = jax.grad(lambda x: jnp.sin(x).sum())\nargs = (A,)')

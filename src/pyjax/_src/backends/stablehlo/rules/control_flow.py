@@ -5,6 +5,8 @@ updating the stacked outputs through private functions)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from pyjax._src.backends.stablehlo.builder import Builder, print_generic
@@ -104,12 +106,20 @@ def register(prims: dict) -> None:
 # static slices; the leftover steps run after the loop.
 
 
-def _index_helper(ctx, b, x, i, aval=None):
-    """`func.call @dynamic_index_in_dim(x, i)`: x[i] along axis 0 (`aval`
-    x's, whose sharding JAX constrains the piece and the result to)."""
+def _lead(ctx, b, v, elem):
+    """`v` constrained to `elem` (the sharding of one step's element, or
+    None) behind unsharded leading dimensions, as JAX's scan types its
+    blocks, pieces and stacked outputs."""
+    if elem is None or ctx is None:
+        return v
+    return constrain(ctx.mod, b, v, None, SimpleNamespace(mesh=elem.mesh, spec=(None,) * (len(v.shape) - len(elem.spec))
+                                                           + tuple(elem.spec)))
+
+
+def _index_helper(ctx, b, x, i, elem=None):
+    """`func.call @dynamic_index_in_dim(x, i)`: x[i] along axis 0 (`elem`
+    the sharding of one step's element, which JAX constrains to)."""
     out = TensorType(x.shape[1:], x.dtype)
-    piece_s = respec(aval, lambda spec: (None,) + spec[1:])
-    out_s = respec(aval, lambda spec: spec[1:])
 
     def body(c, args):
         arr, idx = args
@@ -119,37 +129,34 @@ def _index_helper(ctx, b, x, i, aval=None):
 
         piece = c.b.emit1("stablehlo.dynamic_slice", [arr, *starts], [TensorType((1,) + arr.shape[1:], arr.dtype)],
                           print_with_attr, text=f"sizes = {int_list((1,) + arr.shape[1:])}")
-        piece = constrain(c.mod, c.b, piece, None, piece_s)
-        return [constrain(c.mod, c.b, c.b.reshape(piece, arr.shape[1:]), None, out_s)]
+        piece = _lead(c, c.b, piece, elem)
+        return [_lead(c, c.b, c.b.reshape(piece, arr.shape[1:]), elem)]
 
-    key = (x.type, i.type, _spec_key(piece_s))
-    return constrain(ctx.mod, b, _call_helper(ctx, b, "dynamic_index_in_dim", key, [x, i], [out], body), None, out_s)
+    key = (x.type, i.type, _spec_key(elem))
+    return _lead(ctx, b, _call_helper(ctx, b, "dynamic_index_in_dim", key, [x, i], [out], body), elem)
 
 
 def _spec_key(s):
     return None if s is None else (tuple(s.mesh.axis_names), tuple(s.spec))
 
 
-def _update_helper(ctx, b, acc, upd, i, aval=None):
+def _update_helper(ctx, b, acc, upd, i, elem=None):
     """`func.call @dynamic_update_index_in_dim(acc, upd, i)`: acc[i] = upd
-    (`aval` acc's, whose sharding JAX constrains the grown update and the
-    result to)."""
-    grown_s = respec(aval, lambda spec: (None,) + spec[1:])
-    acc_s = respec(aval, lambda spec: spec)
+    (`elem` as for _index_helper)."""
 
     def body(c, args):
         arr, u, idx = args
         grown = c.b.broadcast_in_dim(u, (1,) + u.shape, list(range(1, len(u.shape) + 1)))
-        grown = constrain(c.mod, c.b, grown, None, grown_s)
+        grown = _lead(c, c.b, grown, elem)
         starts = [idx] + [c.b.constant(np.zeros((), idx.dtype)) for _ in u.shape]
         from pyjax._src.backends.stablehlo.rules.shapes import _print_dus
 
         out = c.b.emit1("stablehlo.dynamic_update_slice", [arr, grown, *starts], [arr.type], _print_dus)
-        return [constrain(c.mod, c.b, out, None, acc_s)]
+        return [_lead(c, c.b, out, elem)]
 
-    key = (acc.type, upd.type, i.type, _spec_key(acc_s))
-    out = _call_helper(ctx, b, "dynamic_update_index_in_dim", key, [acc, upd, i], [acc.type], body)
-    return constrain(ctx.mod, b, out, None, acc_s)
+    key = (acc.type, upd.type, i.type, _spec_key(elem))
+    return _lead(ctx, b, _call_helper(ctx, b, "dynamic_update_index_in_dim", key, [acc, upd, i], [acc.type], body),
+                 elem)
 
 
 def _call_helper(ctx, b, name, key, args, out_types, body):
@@ -164,28 +171,30 @@ def _call_helper(ctx, b, name, key, args, out_types, body):
     return b.call(symbol, dim_operands(ctx.mod) + list(args), out_types)[0]
 
 
-def _static_index(b, x, k):
+def _static_index(b, x, k, ctx=None, elem=None):
     """x[k] along axis 0 with a static k: a slice and a reshape."""
-    piece = b.slice(x, [k] + [0] * (len(x.shape) - 1), [k + 1] + list(x.shape[1:]))
-    return b.reshape(piece, x.shape[1:])
+    piece = _lead(ctx, b, b.slice(x, [k] + [0] * (len(x.shape) - 1), [k + 1] + list(x.shape[1:])), elem)
+    return _lead(ctx, b, b.reshape(piece, x.shape[1:]), elem)
 
 
-def _stack(b, values):
-    grown = [b.broadcast_in_dim(v, (1,) + v.shape, list(range(1, len(v.shape) + 1))) for v in values]
+def _stack(b, values, ctx=None, elem=None):
+    grown = [_lead(ctx, b, b.broadcast_in_dim(v, (1,) + v.shape, list(range(1, len(v.shape) + 1))), elem)
+             for v in values]
     if len(grown) == 1:
         return grown[0]
     from pyjax._src.backends.stablehlo.builder import print_with_attr
 
     shape = (sum(g.shape[0] for g in grown),) + grown[0].shape[1:]
-    return b.emit1("stablehlo.concatenate", grown, [TensorType(shape, grown[0].dtype)], print_with_attr, text="dim = 0")
+    return _lead(ctx, b, b.emit1("stablehlo.concatenate", grown, [TensorType(shape, grown[0].dtype)], print_with_attr,
+                                 text="dim = 0"), elem)
 
 
-def _concat0(b, values):
+def _concat0(b, values, ctx=None, elem=None):
     from pyjax._src.backends.stablehlo.builder import print_with_attr
 
     shape = (sum(v.shape[0] for v in values),) + values[0].shape[1:]
-    return b.emit1("stablehlo.concatenate", list(values), [TensorType(shape, values[0].dtype)], print_with_attr,
-                   text="dim = 0")
+    return _lead(ctx, b, b.emit1("stablehlo.concatenate", list(values), [TensorType(shape, values[0].dtype)],
+                                 print_with_attr, text="dim = 0"), elem)
 
 
 def _trips_value(bb, trips):
@@ -197,31 +206,36 @@ def _trips_value(bb, trips):
     return bb.constant(np.array(trips, np.int32))
 
 
-def _scan_blocks(b, xs, y_avals, length, trips, unroll, rem, reverse):
+def _scan_blocks(b, xs, y_avals, length, trips, unroll, rem, reverse, ctx=None, x_elems=None, y_elems=None):
     """The scanned inputs as the loop reads them (in (trips, unroll) blocks
     when unrolled, the remainder's steps apart), and the zero outputs the loop
-    fills: (xss, yss, xs_rem, ys_empty)."""
+    fills: (xss, yss, xs_rem, ys_empty); each constrained to its element's
+    sharding (`x_elems`, `y_elems`) behind the leading dimensions."""
     xs_rem, ys_empty = [], []
+    x_elems, y_elems = x_elems or [None] * len(xs), y_elems or [None] * len(y_avals)
+
+    def zeros(a, e, lead):
+        return _lead(ctx, b, b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (*lead, *a.shape), []), e)
+
     if unroll == 1:
-        yss = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (length, *a.shape), []) for a in y_avals]
-        return xs, yss, xs_rem, ys_empty
+        return xs, [zeros(a, e, (length,)) for a, e in zip(y_avals, y_elems)], xs_rem, ys_empty
     main = []
-    for x in xs:
+    for x, e in zip(xs, x_elems):
         if rem:
             cut = rem if reverse else trips * unroll
-            lo = b.slice(x, [0] * len(x.shape), [cut] + list(x.shape[1:]))
-            hi = b.slice(x, [cut] + [0] * (len(x.shape) - 1), list(x.shape))
+            lo = _lead(ctx, b, b.slice(x, [0] * len(x.shape), [cut] + list(x.shape[1:])), e)
+            hi = _lead(ctx, b, b.slice(x, [cut] + [0] * (len(x.shape) - 1), list(x.shape)), e)
             part_main, part_rem = (hi, lo) if reverse else (lo, hi)
             xs_rem.append(part_rem)
             main.append(part_main)
         else:
             main.append(x)
-    xss = [b.reshape(x, (trips, unroll) + x.shape[1:]) for x in main] if trips else []
+    xss = [_lead(ctx, b, b.reshape(x, (trips, unroll) + x.shape[1:]), e) for x, e in zip(main, x_elems)] if trips else []
     if trips:
-        yss = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (trips, unroll, *a.shape), []) for a in y_avals]
+        yss = [zeros(a, e, (trips, unroll)) for a, e in zip(y_avals, y_elems)]
     else:  # fully unrolled: the (empty) outputs of no trips, joined with the steps' below
         yss = []
-        ys_empty = [b.broadcast_in_dim(b.constant(np.zeros((), a.dtype)), (0, *a.shape), []) for a in y_avals]
+        ys_empty = [zeros(a, e, (0,)) for a, e in zip(y_avals, y_elems)]
     return xss, yss, xs_rem, ys_empty
 
 
@@ -254,18 +268,18 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
         ys = []
         for s in range(n):
             k = n - s - 1 if reverse else s
-            x = [_static_index(bb, blk, k) for blk in blocks]
+            x = [_static_index(bb, blk, k, ctx, e) for blk, e in zip(blocks, x_elems)]
             outs = call_body(bb, consts_in + carry + x)
             carry, y = outs[:n_carry], outs[n_carry:]
             ys.append(y)
         if reverse:
             ys.reverse()
-        stacked = [_stack(bb, [y[j] for y in ys]) for j in range(len(y_avals))]
+        stacked = [_stack(bb, [y[j] for y in ys], ctx, y_elems[j]) for j in range(len(y_avals))]
         return carry, stacked
 
-    xss, yss, xs_rem, ys_empty = _scan_blocks(b, xs, y_avals, length, trips, unroll, rem, reverse)
-    if unroll == 1:  # (the zero outputs typed as the scan's)
-        yss = [constrain(ctx.mod, b, y, a) for y, a in zip(yss, ctx.avals_out[n_carry:])]
+    x_elems = [respec(a, lambda spec: spec[1:]) for a in ctx.avals_in[len(consts) + n_carry:]]
+    y_elems = [respec(a, lambda spec: spec[1:]) for a in ctx.avals_out[n_carry:]]
+    xss, yss, xs_rem, ys_empty = _scan_blocks(b, xs, y_avals, length, trips, unroll, rem, reverse, ctx, x_elems, y_elems)
     consts_in = consts
     # No trips (a zero-length scan): the outputs are the empty ones made above.
     ys_out = [] if trips else (yss if unroll == 1 else ys_empty)
@@ -287,8 +301,7 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
             if reverse:
                 t = bb.elementwise("stablehlo.subtract", [_trips_value(bb, trips), i_])
                 i = bb.elementwise("stablehlo.subtract", [t, bb.constant(np.array(1, np.int32))])
-            x_avals = ctx.avals_in[len(consts) + n_carry:] if unroll == 1 else [None] * len(loop_xss)
-            x = [_index_helper(ctx, bb, blk, i, a) for blk, a in zip(loop_xss, x_avals)]
+            x = [_index_helper(ctx, bb, blk, i, e) for blk, e in zip(loop_xss, x_elems)]
             saved, consts_in = consts_in, loop_consts
             if unroll == 1:
                 outs = call_body(bb, loop_consts + loop_carry + x)
@@ -296,24 +309,21 @@ def _scan(ctx, *args, reverse, length, jaxpr, ft_in, ft_out, unroll, **params):
             else:
                 new_carry, ys = steps(bb, unroll, loop_carry, x)
             consts_in = saved
-            y_out = ctx.avals_out[n_carry:] if unroll == 1 else [None] * len(loop_yss)
-            new_yss = [_update_helper(ctx, bb, acc, y, i, a) for acc, y, a in zip(loop_yss, ys, y_out)]
+            new_yss = [_update_helper(ctx, bb, acc, y, i, e) for acc, y, e in zip(loop_yss, ys, y_elems)]
             nxt = bb.elementwise("stablehlo.add", [i_, bb.constant(np.array(1, np.int32))])
             return toks + loop_xss + loop_consts + [nxt] + list(new_carry) + new_yss
 
         outs = emit_while(ctx, toks + xss + consts + [i0] + carry + yss, cond_fn, body_fn)
         toks[:], outs = outs[:nt], outs[nt:]
-        if unroll == 1:  # (JAX's while constrains each sharded result)
-            avals = [None] * (len(xss) + len(consts) + 1) + ctx.avals_out
-            outs = [constrain(ctx.mod, b, o, a) for o, a in zip(outs, avals)]
-        carry = list(outs[n_body + 1:n_body + 1 + n_carry])
-        ys_out = list(outs[n_body + 1 + n_carry:])
+        # (JAX's while constrains each sharded result: the carry and the outputs)
+        carry = [constrain(ctx.mod, b, o, a) for o, a in zip(outs[n_body + 1:n_body + 1 + n_carry], ctx.avals_out)]
+        ys_out = [_lead(ctx, b, y, e) for y, e in zip(outs[n_body + 1 + n_carry:], y_elems)]
         if unroll != 1:
-            ys_out = [b.reshape(y, (trips * unroll,) + y.shape[2:]) for y in ys_out]
+            ys_out = [_lead(ctx, b, b.reshape(y, (trips * unroll,) + y.shape[2:]), e) for y, e in zip(ys_out, y_elems)]
     if unroll != 1 and rem:
         carry, ys_rem = steps(b, rem, carry, xs_rem)
         if ys_out:
-            ys_out = [_concat0(b, [r, m] if reverse else [m, r]) for m, r in zip(ys_out, ys_rem)]
+            ys_out = [_concat0(b, [r, m] if reverse else [m, r], ctx, e) for m, r, e in zip(ys_out, ys_rem, y_elems)]
         else:
             ys_out = ys_rem
     ctx.tokens.update(zip(effects, toks))
