@@ -682,8 +682,8 @@ def _dot_general(lhs, rhs, *, dimension_numbers, precision, preferred_element_ty
     batch_shape = [lhs.shape[d] for d in lb]
     lhs_free_shape = [lhs.shape[d] for d in lhs_free]
     rhs_free_shape = [rhs.shape[d] for d in rhs_free]
-    contract = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
-    batch = int(np.prod(batch_shape, dtype=np.int64))
+    contract = math.prod(lhs.shape[d] for d in lc)  # (math.prod: np.prod costs ~4 us a call here)
+    batch = math.prod(batch_shape)
     views = _matrix_views(lhs, rhs, lhs_free, rhs_free, lc, rc, lb, rb, batch_shape, contract) if contract > 1 else None
     if views is not None:
         a, b = views
