@@ -102,6 +102,7 @@ lowered('sm_all_gather', "f = sm(lambda x: jax.lax.all_gather(x, 'x', tiled=True
 lowered('sm_all_gather_untiled', "f = sm(lambda x: jax.lax.all_gather(x, 'y', axis=1), P('x','y'), P('x'), check_vma=False)\nargs = (A,)")
 lowered('sm_all_to_all', "f = sm(lambda x: jax.lax.all_to_all(x, 'x', 1, 0, tiled=True), P('x', None), P(None, 'x'))\nargs = (put(np.ones((8, 8), np.float32), 'x', None),)")
 lowered('sm_auto_mesh', "am = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)\nf = jax.shard_map(lambda x: jax.lax.psum(x, 'x'), mesh=am, in_specs=P('x'), out_specs=P())\nargs = (jax.device_put(np.ones((8,4),np.float32), NS(am, P('x'))),)")
+lowered('sm_all_to_all_untiled', "f = sm(lambda x: jax.lax.all_to_all(x, 'x', 0, 0), P(None, 'y'), P('x', 'y'))\nargs = (put(np.ones((4, 4), np.float32), None, 'y'),)")
 lowered('sm_axis_index', "f = sm(lambda x: x + jax.lax.axis_index('x').astype(jnp.float32), P('x','y'), P('x','y'))\nargs = (A,)")
 lowered('sm_axis_index_y', "f = sm(lambda x: x * jax.lax.axis_index('y'), P('x','y'), P('x','y'))\nargs = (put(np.ones((8,4),np.int32), 'x', 'y'),)")
 lowered('sm_cond_inside', "f = sm(lambda x: jax.lax.cond(jax.lax.axis_index('x') == 0, lambda v: v + 1, lambda v: v * 2, x), P('x','y'), P('x','y'))\nargs = (A,)")

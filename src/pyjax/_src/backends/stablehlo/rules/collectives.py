@@ -151,8 +151,9 @@ def _reduce_scatter(ctx, x, *, scatter_dimension, axis_name, tiled, **params):
 
 
 def _all_to_all(ctx, x, *, split_axis, concat_axis, axis_name, tiled, **params):
-    if not tiled:
-        raise LoweringError("pyjax lowers all_to_all with tiled=True only")
+    if not tiled and (split_axis != concat_axis or ctx.out_types[0] != x.type):
+        # (untiled over one axis is the same op; JAX reshapes around it otherwise)
+        raise LoweringError("pyjax lowers an untiled all_to_all only with split_axis == concat_axis")
     mesh = _current_mesh(ctx)
     names = (axis_name,) if isinstance(axis_name, str) else tuple(axis_name)
     count = int(np.prod([dict(zip(mesh.axis_names, mesh.axis_sizes))[n] for n in names]))
