@@ -49,19 +49,38 @@ def typed_sharding(aval):
     return sharding
 
 
-def dims_text(spec, ndim: int) -> str:
-    """`[{"x"}, {}]`: one entry per dimension (closed; `{?}` unconstrained)."""
+def dims_text(spec, ndim: int, open_dims: bool = False) -> str:
+    """`[{"x"}, {}]`: one entry per dimension (closed; `{?}` unconstrained;
+    each open, `{"x", ?}`, with `open_dims`)."""
     entries = []
     for i in range(ndim):
         part = spec[i] if i < len(spec) else None
-        if part is None:
-            entries.append("{}")
-        elif _unconstrained(part):
+        if _unconstrained(part) or (part is None and open_dims):
             entries.append("{?}")
+        elif part is None:
+            entries.append("{}")
         else:
             names = part if isinstance(part, tuple) else (part,)
-            entries.append("{" + ", ".join(f'"{n}"' for n in names) + "}")
+            entries.append("{" + ", ".join(f'"{n}"' for n in names) + (", ?" if open_dims else "") + "}")
     return "[" + ", ".join(entries) + "]"
+
+
+def has_auto_axes(mesh) -> bool:
+    return "Auto" in _axis_types(mesh)
+
+
+def _typed_text(sharding, ndim: int) -> str:
+    # A type on a mesh with Auto axes leaves every dimension open to the
+    # partitioner and lists the Explicit axes it does not use as replicated
+    # (JAX's `_to_sdy_sharding(modify_wrt_axis_types=True)`).
+    if not has_auto_axes(sharding.mesh):
+        return dims_text(sharding.spec, ndim)
+    used = {n for part in sharding.spec if part is not None and not _unconstrained(part)
+            for n in (part if isinstance(part, tuple) else (part,))}
+    kinds = dict(zip(sharding.mesh.axis_names, _axis_types(sharding.mesh)))
+    replicated = [n for n in sharding.mesh.axis_names if kinds[n] == "Explicit" and n not in used]
+    text = dims_text(sharding.spec, ndim, open_dims=True)
+    return text + (", replicated={" + ", ".join(f'"{n}"' for n in replicated) + "}" if replicated else "")
 
 
 def _unconstrained(part) -> bool:
@@ -90,9 +109,10 @@ def use_mesh(module: Module, mesh) -> str:
     return MESH_NAME
 
 
-def sharding_text(module: Module, sharding, ndim: int) -> str:
-    """`<@mesh, [{"x"}, {}]>`"""
-    return f"<@{use_mesh(module, sharding.mesh)}, {dims_text(sharding.spec, ndim)}>"
+def sharding_text(module: Module, sharding, ndim: int, typed: bool = False) -> str:
+    """`<@mesh, [{"x"}, {}]>` (`typed`: a type's sharding, open on a mesh with Auto axes)."""
+    dims = _typed_text(sharding, ndim) if typed else dims_text(sharding.spec, ndim)
+    return f"<@{use_mesh(module, sharding.mesh)}, {dims}>"
 
 
 def respec(aval, change):
@@ -116,10 +136,11 @@ def constrain(mod, b, value, aval, sharding=None):
     (or `sharding`), when JAX emits one."""
     if not getattr(mod, "shardings", False) or getattr(value, "type", None) is None:
         return value
+    typed = sharding is None
     sharding = sharding if sharding is not None else typed_sharding(aval)
     if sharding is None:
         return value
-    text = sharding_text(mod.module, sharding, len(value.shape))
+    text = sharding_text(mod.module, sharding, len(value.shape), typed)
     return b.emit1("sdy.sharding_constraint", [value], [value.type], _print_constraint, sharding=text)
 
 
@@ -155,10 +176,16 @@ def annotate_entry(mod, main, in_avals, out_avals, n_lead: int = 0, given=None) 
     n_res = len(main.result_types) - len(out_avals)
     for i, aval in enumerate(in_avals):
         k = n_lead + i
-        _annotate(mod, main.arg_attrs, k, main.args[k].type, _pick(given_in, i) or typed_sharding(aval))
+        _annotate(mod, main.arg_attrs, k, main.args[k].type, _pick(given_in, i) or _entry_typed(aval))
     for i, aval in enumerate(out_avals):
         k = n_res + i
-        _annotate(mod, main.result_attrs, k, main.result_types[k], _pick(given_out, i) or typed_sharding(aval))
+        _annotate(mod, main.result_attrs, k, main.result_types[k], _pick(given_out, i) or _entry_typed(aval))
+
+
+def _entry_typed(aval):
+    # (on a mesh with Auto axes JAX leaves @main's shardings unspecified)
+    s = typed_sharding(aval)
+    return None if s is None or has_auto_axes(s.mesh) else s
 
 
 def _pick(entries, i):
