@@ -44,6 +44,13 @@ pytestmark = pytest.mark.skipif(IREE_COMPILE is None,
                                 reason="IREE is not installed (pip install -e '.[iree]' for iree-base-compiler)")
 
 
+# JAX's text holds an XLA op IREE 3.13 does not legalize (the IREE backend lowers these
+# programs otherwise, or refuses them: test_iree_parity.py): program -> the op it must name.
+XLA_ONLY = {"fft_complex": "stablehlo.fft", "fft_real": "stablehlo.fft", "tokens": "stablehlo.create_token",
+            "approx_top_k": "stablehlo.custom_call", "rng_uniform": "stablehlo.rng",
+            "select_and_scatter": "stablehlo.select_and_scatter"}
+
+
 def test_every_emitted_module_is_accepted_by_iree_compile():
     rejected, compiled = [], 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -59,6 +66,10 @@ def test_every_emitted_module_is_accepted_by_iree_compile():
             run = subprocess.run([IREE_COMPILE, "--iree-hal-target-backends=llvm-cpu", "--compile-to=input", path,
                                   "-o", os.devnull], capture_output=True, text=True)
             compiled += 1
+            if program.name in XLA_ONLY:
+                assert run.returncode and f"failed to legalize operation '{XLA_ONLY[program.name]}'" in run.stderr, (
+                    program.name, run.stderr[:300])
+                continue
             if run.returncode:
                 rejected.append(f"{program.name}: {run.stderr.strip()[:300]}")
     assert not rejected, "\n".join(rejected)

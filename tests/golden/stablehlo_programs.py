@@ -178,3 +178,25 @@ lowered("exp2_asin", "def f(x): return (lax.exp2(x), jnp.arcsin(x), jnp.sinh(x),
 lowered("split_unstack", "def f(x): return (jnp.split(x, 2, axis=1), jnp.unstack(x))", X)
 lowered("zero_outputs", "def f(x): return None", V)
 lowered("constant_output", "def f(): return jnp.float32(1.0)", "")
+
+# --- fft, generic reduce, windows' JVP, tokens and the rest --------------------
+Z = "(jnp.arange(12.0, dtype=jnp.float32).reshape(3, 4) * lax.complex(1.0, 0.5)).astype(jnp.complex64)"
+lowered("fft_complex", "def f(z): return (jnp.fft.fft(z), jnp.fft.ifft(z, axis=0), jnp.fft.fft2(z), jnp.fft.ifftn(z))", Z)
+lowered("fft_real", "def f(x): return (jnp.fft.rfft(x), jnp.fft.irfft(jnp.fft.rfft(x)), jnp.fft.rfftn(x.reshape(3, 2, 2)), jnp.fft.fft(x), jnp.fft.irfft2(jnp.fft.rfft2(x), s=(3, 4)))",
+        "(jnp.arange(12.0, dtype=jnp.float32).reshape(3, 4) + 1) ** 1.5")
+lowered("reduce_custom", "def f(x, i): return (lax.reduce((x, i), (0.0, 0), lambda a, b: (a[0] + b[0] * 2, jnp.maximum(a[1], b[1])), (0,)), lax.reduce(x, 1.0, lambda a, b: a * b + 1, (1,)), lax.reduce(x, 0.0, lambda a, b: a + b, (0,)), lax.reduce(x, 0.0, lambda a, b: b + a, (1,)), lax.reduce(x, 0.0, lambda a, b: a - b, (0, 1)))",
+        "jnp.arange(12.0, dtype=jnp.float32).reshape(3, 4) / 7, jnp.arange(12, dtype=jnp.int32).reshape(3, 4) % 5")
+lowered("cumlogsumexp", "def f(x): return (lax.cumlogsumexp(x, 1), lax.cumlogsumexp(x, 0, reverse=True), lax.cumlogsumexp(x.astype(jnp.float16), 1))",
+        "jnp.arange(12.0, dtype=jnp.float32).reshape(3, 4) - 6")
+lowered("mulhi", "def f(a, b): return (lax.mulhi(a, b), lax.mulhi(a.astype(jnp.uint32), b.astype(jnp.uint32)), lax.mulhi(a.astype(jnp.int8), b.astype(jnp.int8)))",
+        "jnp.array([[1, -7, 123456789], [2**31 - 1, -2**31, 65537]], jnp.int32), jnp.array([[3, 9, 987654321], [2**31 - 1, 3, 65536]], jnp.int32)")
+lowered("max_pool_jvp", "def f(x, t): return (jax.jvp(lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (2, 2), (2, 2), 'VALID'), (x,), (t,)), jax.jvp(lambda x: lax.reduce_window(x, jnp.inf, lax.min, (2, 3), (1, 1), 'SAME'), (x,), (t,)))",
+        "jnp.sin(jnp.arange(16.0, dtype=jnp.float32)).reshape(4, 4), jnp.arange(16.0, dtype=jnp.float32).reshape(4, 4)")
+lowered("custom_vmap_linear_call", "@jax.custom_batching.custom_vmap\ndef g(x): return jnp.sin(x)\ng.def_vmap(lambda n, b, x: (jnp.cos(x), b[0]))\ndef f(x): return (g(x) * 2, jax.custom_derivatives.linear_call(lambda r, t: t * r, lambda r, t: t / r, 2.0, x))", X)
+lowered("tokens", "def f(x): t = lax.after_all(lax.create_token(), lax.create_token()); return (lax.after_all(t), lax.after_all(), x)", V)
+lowered("approx_top_k", "def f(x): return (lax.approx_max_k(x, 2), lax.approx_max_k(x, 3), lax.approx_min_k(x.astype(jnp.bfloat16), 1, reduction_dimension=0, recall_target=0.9, aggregate_to_topk=False))",
+        "jnp.sin(jnp.arange(12.0, dtype=jnp.float32)).reshape(3, 4)")
+lowered("rng_uniform", "def f(a): return (lax.rng_uniform(a, a + 1, (2, 3)), lax.rng_uniform(jnp.int32(0), jnp.int32(9), (4,)))", "jnp.float32(0.5)")
+lowered("select_and_scatter", "import importlib\ntry:\n  sas = importlib.import_module(jax.__name__ + '._src.lax.windowed_reductions')._select_and_scatter\nexcept (ImportError, AttributeError):\n  sas = importlib.import_module(jax.__name__ + '._src.lax.select_and_scatter')._select_and_scatter\ndef f(x, s): return (sas(x, lax.ge, (2, 2), (2, 2), ((0, 0), (1, 1)), s, 0.0, lax.add), sas(x, lambda a, b: a < b * 2, (3, 1), (1, 1), ((1, 1), (0, 0)), x * 0.5, 1.0, lambda a, b: a * b + 1))",
+        "jnp.sin(jnp.arange(16.0, dtype=jnp.float32)).reshape(4, 4), jnp.arange(6.0, dtype=jnp.float32).reshape(2, 3)")
+lowered("cond_grad_residuals", "def f(x): return jax.grad(lambda x: lax.cond(x.sum() > 0, lambda x: jnp.sin(x).sum(), lambda x: (x * jnp.cos(x)).sum(), x))(x)", V)

@@ -58,7 +58,7 @@ def module_text(jaxpr, name: str, out_tree=None, keep_unused: bool = False) -> t
     try:
         text = str(lower_jaxpr_to_module(jaxpr, name, out_tree, keep_unused=True, host_callbacks=False,
                                          select_and_scatter_op=False, threefry_barrier=True,
-                                         stable_sort_iota=True, shardings=False))
+                                         stable_sort_iota=True, shardings=False, xla_ops=False))
     except LoweringError as e:
         raise IreeUnsupportedError(
             f"jit({name}) cannot run on the IREE backend: primitive '{_primitive_named(str(e))}' has no "

@@ -85,7 +85,7 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
                           keep_unused: bool = False, host_callbacks: bool = True,
                           select_and_scatter_op: bool = True, threefry_barrier: bool = False,
                           stable_sort_iota: bool = False, shardings: bool = True,
-                          entry_shardings: tuple | None = None) -> Module:
+                          entry_shardings: tuple | None = None, xla_ops: bool = True) -> Module:
     """The StableHLO module of a jitted function's jaxpr: `@main` (public,
     with `jax.result_info` per output and `tf.aliasing_output` /
     `jax.buffer_donor` on donated inputs) and the private functions it calls.
@@ -100,7 +100,10 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     breaks ties with an iota key (rules/sorting.py: for IREE). Without
     `shardings`, sharded types get no Shardy annotations (sharding.py: for IREE).
     `entry_shardings` (per flat argument, per result) are the jitted call's
-    own shardings (sharding.entry_shardings), printed on `@main`."""
+    own shardings (sharding.entry_shardings), printed on `@main`. Without
+    `xla_ops`, what IREE cannot compile is spelled out or refused: `fft` as
+    DFT matrix products (rules/fft.py), `approx_top_k` as a sort, tokens
+    (rules/calls.py) refused."""
     install()
     from pyjax._src.interpreters.dce import dce_jaxpr
 
@@ -118,6 +121,7 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     mod.stable_sort_iota = stable_sort_iota
     mod.shardings = shardings
     mod.entry_shardings = entry_shardings
+    mod.xla_ops = xla_ops
     lower_entry(mod, main, jaxpr, out_tree, donated)
     return module
 

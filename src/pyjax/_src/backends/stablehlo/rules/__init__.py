@@ -5,4 +5,4 @@ primitives pyjax defines) when the backend is first used."""
 from __future__ import annotations
 
 FAMILIES = ("elementwise", "shapes", "reductions", "calls", "control_flow", "indexing", "windows",
-            "sorting", "random", "sparse", "callbacks", "special", "shardy", "collectives", "declared")
+            "sorting", "random", "sparse", "callbacks", "special", "shardy", "collectives", "fft", "declared")

@@ -28,7 +28,7 @@ CHLO_UNARY = {
     "square": "square", "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
     "asinh": "asinh", "acosh": "acosh", "atanh": "atanh", "bessel_i1e": "bessel_i1e",
 }
-CHLO_BINARY = {"nextafter": "next_after", "polygamma": "polygamma", "zeta": "zeta"}
+CHLO_BINARY = {"nextafter": "next_after", "polygamma": "polygamma", "zeta": "zeta", "mulhi": "mulhi"}
 COMPARISONS = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 TOTAL_ORDER = {"eq_to": "EQ", "lt_to": "LT", "le_to": "LE"}
 

@@ -36,6 +36,20 @@ def _rng_bit_generator(ctx, key, *, shape, dtype, algorithm, **params):
     return [new_state, bits]
 
 
+def _rng_uniform(ctx, a, b, *, shape):
+    # XLA's stateful generator (`stablehlo.rng`); IREE has none to draw from
+    if not getattr(ctx.mod, "xla_ops", True):
+        raise LoweringError("primitive 'rng_uniform' is XLA's stateful `stablehlo.rng`, which IREE does not compile")
+    shape_const = ctx.b.constant(np.asarray(shape, np.int64))
+    return [ctx.b.emit1("stablehlo.rng", [a, b, shape_const], ctx.out_types, _print_rng_uniform)]
+
+
+def _print_rng_uniform(op, p, indent, in_func):
+    from pyjax._src.backends.stablehlo.builder import _types_sig
+
+    return f"stablehlo.rng {p.vs(op.operands)}, distribution = UNIFORM : {_types_sig(op.operands, op.results)}"
+
+
 def _identity(ctx, x, **params):
     return [x]  # a key array is its key data in the module
 
@@ -73,6 +87,8 @@ def register(prims: dict) -> None:
     register_lowering(prims["random_split"], _random_split)
     register_lowering(prims["random_fold_in"], _random_fold_in)
     register_lowering(prims["rng_bit_generator"], _rng_bit_generator)
+    if "rng_uniform" in prims:
+        register_lowering(prims["rng_uniform"], _rng_uniform)
 
 
 # --- threefry (JAX's CPU lowering: jitted helpers around a 5-trip loop) --------

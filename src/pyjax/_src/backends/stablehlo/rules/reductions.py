@@ -120,7 +120,7 @@ def cached_private(ctx, name: str, key, args, body) -> list:
 
 
 def reduce_window(b: Builder, x, init, op_name: str, window, strides, padding, base_dilation=None,
-                  window_dilation=None, out_type=None):
+                  window_dilation=None, out_type=None, body: Block | None = None):
     n = len(x.shape)
     base_dilation = base_dilation or [1] * n
     window_dilation = window_dilation or [1] * n
@@ -129,7 +129,7 @@ def reduce_window(b: Builder, x, init, op_name: str, window, strides, padding, b
              f"window_dilations = {i64_array(window_dilation)}, window_dimensions = {i64_array(window)}, "
              f"window_strides = {i64_array(strides)}")
     return b.emit1("stablehlo.reduce_window", [x, init], [out_type or x.type], print_generic,
-                   regions=[scalar_body(op_name, x.dtype)], props=props)
+                   regions=[body or scalar_body(op_name, x.dtype)], props=props)
 
 
 def dynamic_reduce_window(ctx, x, init, op_name: str, reducer_name: str, window, strides, padding,
@@ -200,6 +200,65 @@ def _cumulative(name):
     return rule
 
 
+def _logaddexp_body(dtype) -> Block:
+    """cumlogsumexp's window body as JAX traces its `logaddexp` (the sum
+    where the difference is NaN: both infinite alike, or a NaN operand)."""
+    t = TensorType((), dtype)
+    block = Block([t, t])
+    b = Builder(block)
+    x, y = block.args
+    big = b.elementwise("stablehlo.maximum", [x, y])
+    delta = b.elementwise("stablehlo.subtract", [x, y])
+    nan = b.compare("NE", delta, delta)
+    total = b.elementwise("stablehlo.add", [x, y])
+    tail = b.elementwise("stablehlo.exponential", [b.elementwise("stablehlo.negate",
+                                                                 [b.elementwise("stablehlo.abs", [delta])])])
+    out = b.elementwise("stablehlo.add", [big, b.elementwise("stablehlo.log_plus_one", [tail])])
+    region_return(b, [b.select(nan, total, out)])
+    return block
+
+
+def _cumlogsumexp(ctx, x, *, axis, reverse):
+    def inner(c, xs):
+        (x,) = xs
+        n = x.shape[axis]
+        window = [1] * len(x.shape)
+        window[axis] = n
+        padding = [[0, 0] for _ in x.shape]
+        padding[axis] = [0, n - 1] if reverse else [n - 1, 0]
+        init = c.b.constant(identity("lowest", x.dtype))
+        return [reduce_window(c.b, x, init, "", window, [1] * len(x.shape), padding, body=_logaddexp_body(x.dtype))]
+
+    if hasattr(x.shape[axis], "get_vars"):
+        from pyjax._src.backends.stablehlo.lowering import LoweringError
+
+        raise LoweringError("cumlogsumexp over a symbolic dimension: not lowered yet")
+    return cached_private(ctx, "cumlogsumexp", (x.type, axis, reverse), [x], inner)
+
+
+_COMMUTATIVE = {"stablehlo." + n for n in ("add", "multiply", "maximum", "minimum", "and", "or", "xor")}
+
+
+def _reduce(ctx, *args, computation, jaxpr, dimensions):
+    """lax.reduce with the user's computation: its jaxpr is the region (the
+    accumulators first, then the elements), printed in MLIR's compact form
+    when the body is one commutative op on the two arguments in order."""
+    from pyjax._src.backends.stablehlo.lowering import lower_jaxpr
+
+    n = len(args) // 2
+    scalars = [TensorType((), x.dtype) for x in args[:n]]
+    block = Block(scalars + scalars)
+    rb = Builder(block)
+    region_return(rb, lower_jaxpr(ctx.mod, rb, jaxpr, block.args))
+    ops = block.ops
+    compact = None
+    if (n == 1 and len(ops) == 2 and ops[0].name in _COMMUTATIVE and ops[0].operands == block.args
+            and ops[1].operands == ops[0].results):
+        compact = ops[0].name
+    return ctx.b.emit("stablehlo.reduce", list(args), ctx.out_types, print_reduce, regions=[block],
+                      dimensions=list(dimensions), compact=compact)
+
+
 def _precision_name(p) -> str:
     if p is None:
         return "DEFAULT"
@@ -238,3 +297,5 @@ def register(prims: dict) -> None:
     for name in _CUMULATIVE:
         register_lowering(prims[name], _cumulative(name))
     register_lowering(prims["dot_general"], _dot_general)
+    register_lowering(prims["cumlogsumexp"], _cumlogsumexp)
+    register_lowering(prims["reduce"], _reduce)

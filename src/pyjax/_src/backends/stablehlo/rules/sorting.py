@@ -78,6 +78,75 @@ def _top_k(ctx, x, *, k, axis=-1, **params):
     return ctx.b.emit("chlo.top_k", [x], ctx.out_types, _print_top_k, k=k, result_hints=("values", "indices"))
 
 
+def _approx_top_k(ctx, x, *, k, reduction_dimension, recall_target, is_max_k, reduction_input_size_override,
+                  aggregate_to_topk):
+    """approx_top_k as JAX lowers it off TPU: XLA's `ApproxTopK` custom call
+    with `is_fallback` (an exact top-k by sorting), the positions an iota,
+    its comparator a function put first in the module."""
+    from pyjax._src.backends.stablehlo.builder import _types_sig
+    from pyjax._src.backends.stablehlo.ir import _symbol, format_float
+    from pyjax._src.backends.stablehlo.rules.reductions import identity
+
+    b = ctx.b
+    dim = reduction_dimension % len(x.shape)
+    direction = "GT" if is_max_k else "LT"
+    if not getattr(ctx.mod, "xla_ops", True):
+        return _exact_top_k(ctx, x, dim, direction)
+    scalar, index = TensorType((), x.dtype), TensorType((), np.int32)
+    module = ctx.mod.module
+    name = f"top_k_{direction.lower()}_{str(scalar)[len('tensor<'):-1]}_comparator"
+    func = module.add_func(name, [scalar, scalar, index, index])
+    module.funcs.remove(func)
+    module.funcs.insert(module.head, func)
+    func.public = None  # (printed without a visibility)
+    fb = Builder(func.body)
+    # (XLA's comparator: a compare without its `compare_type`)
+    region_return(fb, [fb.emit1("stablehlo.compare", func.args[:2], [TensorType((), np.bool_)], _print_untyped_compare,
+                                direction=direction)])
+    func.result_types, func.result_attrs = [TensorType((), np.bool_)], [None]
+    iota = b.iota(x.shape, np.int32, dim)
+    minus_one = b.constant(np.int32(-1))
+    init = b.constant(identity("lowest" if is_max_k else "highest", x.dtype))
+    config = (f"aggregate_to_topk = {str(bool(aggregate_to_topk)).lower()}, is_fallback = true, recall_target = "
+              f"{format_float(recall_target, np.float32)} : f32, reduction_dim = {dim} : i64, "
+              f"reduction_input_size_override = {reduction_input_size_override} : i64, top_k = {k} : i64")
+
+    def printer(op, p, indent, in_func):
+        return (f"stablehlo.custom_call @ApproxTopK({p.vs(op.operands)}) {{backend_config = \"\", called_computations = "
+                f"[{_symbol(func.name)}], mhlo.backend_config = {{{config}}}}} : {_types_sig(op.operands, op.results)}")
+
+    return b.emit("stablehlo.custom_call", [x, iota, init, minus_one], ctx.out_types, printer)
+
+
+def _exact_top_k(ctx, x, dim: int, direction: str):
+    """What XLA's CPU fallback computes, for IREE (which has no `ApproxTopK`):
+    (values, positions) sorted along `dim` by the IEEE comparison, equal
+    values in their order (the positions break ties), cut to the result's size."""
+    b = ctx.b
+    iota = b.iota(x.shape, np.int32, dim)
+    scalar, index = TensorType((), x.dtype), TensorType((), np.int32)
+    block = Block([scalar, scalar, index, index])
+    rb = Builder(block)
+    xa, xb, ia, ib = block.args
+    first = rb.compare(direction, xa, xb)
+    tie = rb.elementwise("stablehlo.and", [rb.compare("EQ", xa, xb), rb.compare("LT", ia, ib)])
+    region_return(rb, [rb.elementwise("stablehlo.or", [first, tie])])
+    props = f"dimension = {dim} : i64, is_stable = true"
+    outs = b.emit("stablehlo.sort", [x, iota], [x.type, iota.type], print_generic, regions=[block], props=props)
+    size = ctx.out_types[0].shape[dim]
+    limit = list(x.shape)
+    limit[dim] = size
+    return [b.slice(o, [0] * len(x.shape), limit) for o in outs]
+
+
+def _print_untyped_compare(op, p, indent, in_func):
+    from pyjax._src.backends.stablehlo.builder import _types_sig
+
+    return f"stablehlo.compare {op.attrs['direction']}, {p.vs(op.operands)} : {_types_sig(op.operands, op.results)}"
+
+
 def register(prims: dict) -> None:
     register_lowering(prims["sort"], _sort)
+    if "approx_top_k" in prims:
+        register_lowering(prims["approx_top_k"], _approx_top_k)
     register_lowering(prims["top_k"], _top_k)

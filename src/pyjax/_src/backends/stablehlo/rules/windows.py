@@ -110,6 +110,51 @@ def _select_and_scatter_add(ctx, source, operand, *, select_prim, window_dimensi
     return [b.slice(out, lo, [l + d for l, d in zip(lo, operand.shape)])]
 
 
+def _select_and_scatter(ctx, operand, source, init, *, select_jaxpr, select_consts, scatter_jaxpr, scatter_consts,
+                        window_dimensions, window_strides, padding):
+    # (the primitive itself, with the user's select and scatter; IREE 3.13's op rejects overlapping
+    # windows and breaks ties unlike XLA: refused there, naming the primitive)
+    if not ctx.mod.select_and_scatter_op:
+        from pyjax._src.backends.stablehlo.lowering import LoweringError
+
+        raise LoweringError("primitive 'select_and_scatter' with a user's select and scatter is not lowered for IREE")
+    scalar = TensorType((), operand.dtype)
+    regions = []
+    for jaxpr in (select_jaxpr, scatter_jaxpr):
+        block = Block([scalar, scalar])
+        rb = Builder(block)
+        region_return(rb, lower_jaxpr(ctx.mod, rb, jaxpr, block.args))
+        regions.append(block)
+    n = len(operand.shape)
+    props = (f"padding = {dense_attr(np.asarray(padding, np.int64).reshape(n, 2))} : tensor<{n}x2xi64>, "
+             f"window_dimensions = {i64_array(window_dimensions)}, window_strides = {i64_array(window_strides)}")
+    return ctx.b.emit("stablehlo.select_and_scatter", [operand, source, init], ctx.out_types, print_generic,
+                      regions=regions, props=props)
+
+
+def _select_and_gather_add(ctx, tangents, operand, *, select_prim, window_dimensions, window_strides, padding,
+                           base_dilation, window_dilation):
+    """The JVP of max/min pooling, as JAX lowers it off TPU and GPU: a
+    reduce_window over (operand, tangent) pairs keeping the pair whose
+    operand the select prefers; the tangent half is the result."""
+    b = ctx.b
+    ge = select_prim.name in ("ge", "gt")
+    inits = [b.constant(identity("lowest" if ge else "highest", operand.dtype)),
+             b.constant(np.zeros((), tangents.dtype))]
+    scalars = [TensorType((), operand.dtype), TensorType((), tangents.dtype)]
+    block = Block(scalars + scalars)
+    rb = Builder(block)
+    ka, va, kb, vb = block.args
+    which = rb.compare(select_prim.name.upper(), ka, kb)
+    region_return(rb, [rb.select(which, ka, kb), rb.select(which, va, vb)])
+    props = _window_props(len(operand.shape), window_dimensions, window_strides, padding, base_dilation,
+                          window_dilation)
+    out_type = ctx.out_types[0]
+    outs = b.emit("stablehlo.reduce_window", [operand, tangents, *inits],
+                  [TensorType(out_type.shape, operand.dtype), out_type], print_generic, regions=[block], props=props)
+    return [outs[1]]
+
+
 def _unrolled_select_and_scatter(b, padded, source, zero, direction, window, strides):
     """`select_and_scatter` (add) from slices, selects and pads, one window
     position at a time in the row-major order XLA visits them. IREE 3.13
@@ -146,3 +191,6 @@ def register(prims: dict) -> None:
         register_lowering(prims[name], _monoid_window(op, kind))
     register_lowering(prims["reduce_window"], _reduce_window)
     register_lowering(prims["select_and_scatter_add"], _select_and_scatter_add)
+    register_lowering(prims["select_and_gather_add"], _select_and_gather_add)
+    if "select_and_scatter" in prims:
+        register_lowering(prims["select_and_scatter"], _select_and_scatter)
