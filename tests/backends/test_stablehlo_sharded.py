@@ -88,6 +88,7 @@ def test_iree_module_of_a_sharded_program_has_no_shardy(make):
 def test_sharded_program_runs_on_iree():
     pytest.importorskip("iree.compiler")
     f, x = _sharded_sin_sum()
+    assert "sdy.mesh @mesh" in pyjax.jit(f).lower(x).as_text()  # (what IREE must be spared)
     got = pyjax.jit(f, backend="iree")(x)
     np.testing.assert_allclose(np.asarray(got), np.sin(np.arange(32, dtype=np.float32).reshape(8, 4)).sum(1), atol=1e-5)
 
@@ -103,3 +104,16 @@ def test_collective_outside_shard_map_names_the_primitive(collective, name):
     closed = pyjax.make_jaxpr(collective, axis_env=[("i", 2)])(np.ones(3, np.int32))
     with pytest.raises(LoweringError, match=f"primitive '{name}'.*no mesh"):
         lower_jaxpr_to_module(closed.jaxpr, "f")
+
+
+def test_rules_install_in_a_fresh_process():
+    # `import pyjax` loads modules at first use; installing the rules loads
+    # those that define primitives first (a first IREE compile in a fresh
+    # process failed with KeyError: 'cumsum' before).
+    import subprocess
+
+    code = ("import pyjax\nfrom pyjax._src.backends.stablehlo import install, primitives_by_name\n"
+            "names = primitives_by_name()\nassert 'cumsum' in names and 'custom_vjp_call' in names, sorted(names)\n"
+            "install()\nprint('ok')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
