@@ -171,3 +171,24 @@ def test_a_placed_operation_first_loads_the_per_device_path():
             "print(before, 'pyjax._src.spmd_eager' in sys.modules, y.sharding.spec,\n"
             "      np.allclose(np.asarray(y), np.sin(np.arange(8.0))))\n")
     assert _run(code).strip() == "False True P('x',) True"
+
+
+def test_threads_reading_lazy_names_at_once_get_one_object_each():
+    # The first reads race in 8 threads: the import lock makes the others
+    # wait for the module, and each name ends bound to one object (random's
+    # samplers wrapped once).
+    code = ("import threading, pyjax, pyjax.numpy as jnp\n"
+            "names = [(pyjax.random, 'randint'), (pyjax.random, 'beta'), (jnp, 'median'), (pyjax.lax, 'scan'),\n"
+            "         (pyjax, 'jacrev'), (jnp.linalg, 'det')]\n"
+            "seen = [[] for _ in names]\n"
+            "start = threading.Barrier(8)\n"
+            "def read():\n"
+            "    start.wait()\n"
+            "    for i, (ns, name) in enumerate(names):\n"
+            "        seen[i].append(getattr(ns, name))\n"
+            "threads = [threading.Thread(target=read) for _ in range(8)]\n"
+            "[t.start() for t in threads]; [t.join() for t in threads]\n"
+            "from pyjax._src.random import discrete\n"
+            "print([len({id(v) for v in s}) for s in seen], pyjax.random.randint is discrete.randint,\n"
+            "      int(pyjax.random.randint(pyjax.random.key(0), (), 5, 6)))\n")
+    assert _run(code).strip() == "[1, 1, 1, 1, 1, 1] True 5"

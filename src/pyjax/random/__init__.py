@@ -46,6 +46,8 @@ from pyjax._src.random.keys import (
     wrap_key_data,
 )
 from pyjax._src.random.prng import random_clone_p, random_gamma_p
+import threading as _threading
+
 from pyjax._src.lazy_names import install as _install_lazy, names_from as _names_from
 from pyjax._src.random import key_reuse as _key_reuse  # noqa: F401  (jax_debug_key_reuse's eager checks)
 
@@ -71,9 +73,15 @@ _LAZY = {
     **_names_from("pyjax._src.random.multivariate", "multivariate_normal orthogonal"),
 }
 _WRAPPERS: dict = {}  # id(a sampler) -> the sampler taking out_sharding= (kept alive with it)
+_PLACING = _threading.RLock()  # (two threads' first reads wrap each sampler once)
 
 
 def _place_samplers() -> None:
+    with _PLACING:
+        _place_loaded_samplers()
+
+
+def _place_loaded_samplers() -> None:
     # out_sharding= places a sample (random/sampler_sharding.py's wrapper
     # around each sampler): every public sampler loaded so far is wrapped,
     # once, here and in the modules that define and call it.
