@@ -243,7 +243,6 @@ def test_approx_top_k_ties_follow_xla_cpu():
     check_close(lax.approx_min_k(np.array([3, 3, 3, -0.0, 0.0], np.float32), 1)[1], np.array([4], np.int32))
 
 
-@pytest.mark.numpy_backend("approx_top_k is declared, not lowered, for IREE")
 def test_approx_top_k_unaggregated_shape_and_values():
     x = np.random.default_rng(7).permutation(2 * 5000).reshape(2, 5000).astype(np.float32)
     values, _ = lax.approx_max_k(x, 10, recall_target=0.9, aggregate_to_topk=False)

@@ -454,7 +454,6 @@ def test_general_primitives_abstract_eval_matches_impl():
                                      jaxpr=jaxpr, dimensions=(0,))
 
 
-@pytest.mark.numpy_backend("the generic reduce and cumlogsumexp are declared, not lowered, for IREE")
 def test_jit_matches_eager():
     x = jnp.asarray(np.random.default_rng(9).standard_normal((4, 6)).astype(np.float32))
 

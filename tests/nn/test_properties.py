@@ -74,7 +74,6 @@ def test_stats_broadcasting(x_shape, loc_shape, seed):
     np.testing.assert_allclose(np.asarray(out), ss.norm.logpdf(x, loc, 1.5), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.numpy_backend("fft is declared, not lowered, for IREE")
 @SETTINGS
 @given(array_and_axes(min_dims=1))
 def test_fft_round_trip(data):

@@ -102,8 +102,8 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     `entry_shardings` (per flat argument, per result) are the jitted call's
     own shardings (sharding.entry_shardings), printed on `@main`. Without
     `xla_ops`, what IREE cannot compile is spelled out or refused: `fft` as
-    DFT matrix products (rules/fft.py), `approx_top_k` as a sort, tokens
-    (rules/calls.py) refused."""
+    DFT matrix products (rules/fft.py), `approx_top_k` as a sort; tokens
+    (rules/calls.py) and `rng_uniform` refused."""
     install()
     from pyjax._src.interpreters.dce import dce_jaxpr
 
