@@ -19,6 +19,10 @@ def _fft(ctx, x, *, fft_type, fft_lengths):
     from pyjax._src.lax.fft import FftType
 
     kind = FftType(fft_type)
+    if any(type(n) is not int for n in fft_lengths) or any(hasattr(d, "get_vars") for d in x.shape):
+        from pyjax._src.backends.stablehlo.lowering import LoweringError
+
+        raise LoweringError("primitive 'fft' over a symbolic dimension: not lowered yet")
     if not getattr(ctx.mod, "xla_ops", True):
         return [_dft(ctx.b, x, kind.name, tuple(fft_lengths), ctx.out_types[0])]
     text = f"type = {kind.name}, length = {int_list(fft_lengths)}"
