@@ -521,7 +521,7 @@ class JitWrapped:
         args_info = make_args_info(in_tree, entry.jaxpr.in_avals, self._donated_flags(flat_args))
         traced = Traced(self, entry.jaxpr, in_tree, entry.out_tree, args_info, self.__name__)
         if len(flat_args) == len(entry.jaxpr.invars):
-            from pyjax._src.backends.stablehlo.sharding import entry_shardings
+            from pyjax._src.stages import entry_shardings
 
             traced.entry_shardings = entry_shardings(self, args, kwargs, entry.out_tree, flat_args)
         return traced

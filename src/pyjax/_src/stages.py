@@ -115,6 +115,22 @@ def memory_analysis(jaxpr: Jaxpr, source: str) -> CompiledMemoryStats:
     )
 
 
+def entry_shardings(jitted, args: tuple, kwargs: dict, out_tree, flat_args) -> tuple[list, list] | None:
+    """Per flat argument and result of a jitted call, the sharding JAX prints
+    on `@main` beyond the types': jit's `in_shardings`/`out_shardings`
+    entries, else an argument's own NamedSharding (on an Auto mesh too).
+    None when there is none."""
+    from pyjax._src.sharding.named import NamedSharding
+
+    placement = jitted._placement(args, kwargs, out_tree) if getattr(jitted, "_placement", None) else {}
+    given_in = list(placement.get("in_shardings", ())) or [None] * len(flat_args)
+    ins = [s if isinstance(s, NamedSharding) else getattr(a, "sharding", None)
+           for s, a in zip(given_in, flat_args)]
+    ins = [s if isinstance(s, NamedSharding) else None for s in ins]
+    outs = [s if isinstance(s, NamedSharding) else None for s in placement.get("out_shardings", ())]
+    return (ins, outs) if any(ins) or any(outs) else None
+
+
 class Traced:
     """A function traced for given argument types: its jaxpr and output types."""
 
