@@ -192,3 +192,17 @@ def test_threads_reading_lazy_names_at_once_get_one_object_each():
             "print([len({id(v) for v in s}) for s in seen], pyjax.random.randint is discrete.randint,\n"
             "      int(pyjax.random.randint(pyjax.random.key(0), (), 5, 6)))\n")
     assert _run(code).strip() == "[1, 1, 1, 1, 1, 1] True 5"
+
+
+def test_rule_tables_list_the_lazily_loaded_families_primitives():
+    # jax.interpreters.ad.primitive_jvps & co. enumerate every primitive:
+    # iterating one loads what `import pyjax` leaves to first use, so the
+    # tables list what they listed when `import pyjax` imported it all.
+    code = ("import pyjax\n"
+            "from pyjax.interpreters import ad\n"
+            "jvps = {p.name for p in ad.primitive_jvps}\n"
+            "transposes = {p.name for p in ad.primitive_transposes}\n"
+            "print(sorted({'cholesky', 'conv_general_dilated', 'cumsum', 'scan', 'sort', 'psum', 'fft',\n"
+            "              'random_bits', 'get', 'shard_map'} - jvps),\n"
+            "      sorted({'triangular_solve', 'conv_general_dilated', 'cumsum', 'psum', 'fft'} - transposes))\n")
+    assert _run(code).strip() == "[] []"

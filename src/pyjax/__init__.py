@@ -200,9 +200,7 @@ from pyjax._src.ref_types import Ref, ds  # noqa: E402  (mutable array reference
 # Submodules imported by their first attribute read (`pyjax.export`,
 # `pyjax.nn`, ...), not by `import pyjax`: nothing else needs them, and they
 # are a share of the import's time (docs/performance.md).
-_LAZY_SUBMODULES = frozenset({"ad_checkpoint", "core", "custom_batching", "custom_derivatives", "debug", "dlpack",
-                              "experimental", "export", "image", "interpreters", "nn", "ops", "profiler", "random",
-                              "ref", "scipy"})
+_LAZY_SUBMODULES = frozenset({"debug", "experimental", "export", "image", "interpreters", "nn", "profiler", "scipy"})
 
 
 # Likewise the names of the SPMD transformations (issue 22; docs/shard_map.md):
@@ -213,12 +211,16 @@ from pyjax._src.lazy_names import install as _install_lazy  # noqa: E402
 
 # And what is used by fewer programs than jit/grad/vmap and jax.numpy: the
 # Jacobians, the rarer custom-derivative forms, checkpointing, callbacks,
-# references, the extension API (jax.core, jax.custom_derivatives).
+# references, the extension API (jax.core, jax.custom_derivatives), and
+# submodules `import pyjax` imported until session 13.
 from pyjax._src.lazy_names import names_from as _names_from  # noqa: E402
 
 _install_lazy(globals(), {
     "shard_map": "pyjax._src.shard_map", "smap": "pyjax._src.shard_map", "pmap": "pyjax._src.pmap",
     **{name: f"pyjax.{name}:" for name in _LAZY_SUBMODULES},
+    **{name: f"pyjax.{name}:" for name in (
+        "ad_checkpoint", "core", "custom_batching", "custom_derivatives", "dlpack", "ops", "random", "ref")},
+    "_debug_nans": "pyjax._src.debug_nans:", "_spmd_eager": "pyjax._src.spmd_eager:",
     **_names_from("pyjax._src.api_jac", "closure_convert hessian jacfwd jacobian jacrev linear_transpose"),
     "custom_vjp": "pyjax._src.custom_derivatives",
     "custom_remat": "pyjax._src.custom_remat",
@@ -233,4 +235,4 @@ _install_lazy(globals(), {
     "make_array_from_process_local_data": "pyjax._src.sharding.process_local",
     **_names_from("pyjax._src.api_extras", "Inline fwd_and_bwd print_environment_info"),
     **_names_from("pyjax.ref", "empty_ref free_ref freeze new_ref"),
-})
+}, unloaded=_LAZY_SUBMODULES)  # (lazy_names.load_all leaves these out, as `import pyjax` always did)

@@ -67,6 +67,9 @@ class _SlotView(MutableMapping):
         setattr(primitive, self.slot, None)
 
     def __iter__(self) -> Iterator:
+        from pyjax._src import lazy_names
+
+        lazy_names.load_all()  # (the primitives of families `import pyjax` leaves to their first use)
         return (p for p in list(core._all_primitives) if self._read(p) is not None)
 
     def __len__(self) -> int:

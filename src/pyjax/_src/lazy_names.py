@@ -15,10 +15,14 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
+# (the globals of each namespace served lazily, the names load_all reads there)
+_NAMESPACES: list[tuple[dict, list[str]]] = []
+
+
 
 def install(namespace: dict, table: dict[str, str],
             fallback: Callable[[str], Any] | None = None,
-            on_load: Callable[[str, Any], Any] | None = None) -> None:
+            on_load: Callable[[str, Any], Any] | None = None, unloaded: frozenset = frozenset()) -> None:
     """Serve `table` (public name -> "module" or "module:attribute") lazily
     from the module whose globals are `namespace`.
 
@@ -26,7 +30,8 @@ def install(namespace: dict, table: dict[str, str],
     whose target is the module itself is written "module:" (a submodule).
     `fallback(name)` answers names not in the table (default: the usual
     AttributeError); `on_load(name, value)` may replace a loaded value
-    before it is bound (random's samplers are wrapped so)."""
+    before it is bound (random's samplers are wrapped so). `load_all`
+    skips the names in `unloaded`."""
     module_name = namespace["__name__"]
 
     def __getattr__(name: str):
@@ -51,6 +56,17 @@ def install(namespace: dict, table: dict[str, str],
 
     namespace["__getattr__"] = __getattr__
     namespace["__dir__"] = __dir__
+    _NAMESPACES.append((namespace, [name for name in table if name not in unloaded]))
+
+
+def load_all() -> None:
+    """Read every lazily served name: what `import pyjax` used to import
+    (every primitive it defined exists then), for views that enumerate all
+    primitives (jax.interpreters.ad.primitive_jvps, ...)."""
+    for namespace, names in list(_NAMESPACES):
+        for name in names:
+            if name not in namespace:
+                namespace["__getattr__"](name)
 
 
 def names_from(module: str, names: str) -> dict[str, str]:
