@@ -31,6 +31,9 @@ os.environ.pop("JAX_ENABLE_X64", None)
 # Eight CPU devices, as the sharding goldens were recorded with (the count is
 # fixed when the devices are first used, so it is set before any test runs).
 os.environ.setdefault("JAX_NUM_CPU_DEVICES", "8")
+# Every test process builds its native code itself (tests of builds, tiering and their failures must
+# see them); the cross-process library cache has its own tests (tests/backends/test_native_cache.py).
+os.environ.setdefault("PYJAX_NATIVE_CACHE_DIR", "")
 if os.environ.get("PYJAX_ENABLE_CHECKS"):
     os.environ.setdefault("JAX_ENABLE_CHECKS", os.environ["PYJAX_ENABLE_CHECKS"])
 

@@ -1,7 +1,8 @@
 """The one builder of native code: the system C compiler (`$CC`, else `cc`)
 run with a timeout in its own process group, libraries cached by source
-digest, and native_call.c's `NativeCall` type built once per process
-against this Python's and this NumPy's headers.
+digest (in the process, and across processes: cache.py), and native_call.c's
+`NativeCall` type built once per process against this Python's and this
+NumPy's headers.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import threading
 import numpy as np
 
 from pyjax._src.backends.numpy import fpenv
+from pyjax._src.backends.numpy.native import cache as native_cache
 from pyjax._src.backends.numpy.native import settings
 from pyjax._src.backends.numpy.native.tiering import log as _log
 from pyjax._src.backends.numpy.native.vectors import _enable_sums
@@ -200,9 +202,6 @@ def _native_call_type():
 
 
 def _build_native_call():
-    import importlib.machinery
-    import importlib.util
-
     dirs, cc = _headers(), compiler_command()
     if dirs is None or cc is None:
         raise RuntimeError("no Python or NumPy headers" if cc else "no C compiler")
@@ -216,6 +215,14 @@ def _build_native_call():
     # inputs for special values (input_classes) is vectorised then; at -O2
     # GCC leaves it scalar, several times slower on a large input.
     base = [*cc, "-O3", "-shared", "-fPIC", *platform_flags, *(f"-I{d}" for d in dirs), "-o", so_path, source]
+    with open(source) as f:
+        entry = native_cache.key("native_call", f.read(), cc, base[len(cc):-3], extension=True)
+    cached = native_cache.lookup(entry)
+    if cached is not None:
+        try:
+            return _load_native_call(name, cached)
+        except (ImportError, OSError):
+            pass
     code, err = 1, ""
     if " ".join(cc) not in _arch_refused:
         code, err = _run_compiler([*base[:len(cc) + 1], *_ARCH_FLAGS, *base[len(cc) + 1:]])
@@ -225,7 +232,16 @@ def _build_native_call():
         code, err = _run_compiler(base)
     if code:
         raise RuntimeError(f"{' '.join(base)} failed: {err.strip()[:500]}")
-    loader = importlib.machinery.ExtensionFileLoader(name, so_path)
+    native_call = _load_native_call(name, so_path)
+    native_cache.store(entry, so_path)
+    return native_call
+
+
+def _load_native_call(name: str, path: str):
+    import importlib.machinery
+    import importlib.util
+
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
     module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
     loader.exec_module(module)  # (multi-phase initialisation: its exec slot adds NativeCall)
     fpenv.use_c(module)
@@ -248,6 +264,18 @@ def _build(source: str, straight_line: bool = False, opt: str | None = None) -> 
         cc = compiler_command()
         if cc is None:
             raise RuntimeError("no C compiler")
+        flags = (opt or opt_level(source, straight_line)).split()
+        entry = native_cache.key("loop", source, cc, flags)
+        cached = native_cache.lookup(entry)  # (built by an earlier process: cache.py)
+        if cached is not None:
+            try:
+                lib = ctypes.CDLL(cached)
+            except OSError:
+                lib = None
+            if lib is not None:
+                _enable_sums(lib, source)
+                _built[digest] = lib
+                return lib
         c_path, so_path = _build_path(f"loop_{digest}", ".c"), _build_path(f"loop_{digest}", ".so")
         with open(c_path, "w") as f:
             f.write(source)
@@ -259,13 +287,13 @@ def _build(source: str, straight_line: bool = False, opt: str | None = None) -> 
         # 1000-step RNN: 1.7 s to build at -O1, 0.75 s at -O0). A short
         # source is vectorised (`_VECTOR_MAX_LINES`).
         # (Flags in $CC come first: ours, after them, win.)
-        flags = (opt or opt_level(source, straight_line)).split()
         rest = ["-shared", "-fPIC", "-ffp-contract=off", "-o", so_path, c_path, "-lm"]
         done = _compile(cc, flags, rest)
         _remove(c_path)  # (the library stays: it is loaded from there)
         if done[1]:
             raise RuntimeError(f"{' '.join(done[0])} failed: {done[2].strip()[:500]}")
         lib = ctypes.CDLL(so_path)  # (its directory stays until the process exits: build_dir)
+        native_cache.store(entry, so_path)
         _enable_sums(lib, source)
         _built[digest] = lib
         return lib
