@@ -50,12 +50,14 @@ def _assert_bitwise(got, want):
 @pytest.mark.parametrize("lhs_shape, rhs_shape, contract", LAYOUTS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
 def test_batched_product_calls_matmul_and_is_bitwise_the_impl(lhs_shape, rhs_shape, contract, dtype):
-    jaxpr = _jaxpr(np.ones(lhs_shape, dtype), np.ones(rhs_shape, dtype), contract)
-    compiled = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers())
-    assert "_np_matmul" in compiled.source and "_dot_general" not in compiled.source, compiled.source
-    for _ in range(3):
-        a, b = _random(lhs_shape, dtype), _random(rhs_shape, dtype)
-        _assert_bitwise(compiled(a, b)[0], _impl(jaxpr, a, b))
+    with pyjax.enable_x64(np.dtype(dtype) in (np.dtype(np.float64), np.dtype(np.complex128))):  # (their own jaxprs)
+        jaxpr = _jaxpr(np.ones(lhs_shape, dtype), np.ones(rhs_shape, dtype), contract)
+        assert jaxpr.jaxpr.outvars[0].aval.dtype == dtype
+        compiled = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers())
+        assert "_np_matmul" in compiled.source and "_dot_general" not in compiled.source, compiled.source
+        for _ in range(3):
+            a, b = _random(lhs_shape, dtype), _random(rhs_shape, dtype)
+            _assert_bitwise(compiled(a, b)[0], _impl(jaxpr, a, b))
 
 
 @pytest.mark.parametrize("lhs_shape, rhs_shape, contract", LAYOUTS[:4])
