@@ -41,6 +41,7 @@ def test_blocked_convolution_has_the_unblocked_bits(dn, lhs_shape, rhs_shape, gr
     def run():
         return [np.asarray(v) for v in pyjax.jit(pyjax.value_and_grad(f, argnums=(0, 1)))(x, w)[1]]
 
+    monkeypatch.setattr(conv_impl, "_direct_kernel", [None])  # (the patch path; native/directconv.py has its tests)
     made = []
     real_row_blocks = conv_impl._row_blocks
     monkeypatch.setattr(conv_impl, "_row_blocks", lambda *a: made.append(real_row_blocks(*a)) or made[-1])
@@ -69,6 +70,7 @@ def test_convolution_split_across_cores_has_the_whole_bits(workers, monkeypatch)
         pyjax.clear_caches()
         return [np.asarray(v) for v in pyjax.jit(pyjax.value_and_grad(f, argnums=(0, 1)))(x, w)[1]]
 
+    monkeypatch.setattr(conv_impl, "_direct_kernel", [None])  # (the patch path; native/directconv.py has its tests)
     calls = []
     real_run_all = split_lib.run_all
     monkeypatch.setattr(split_lib, "run_all", lambda fns: (calls.append(len(fns)), real_run_all(fns)))
@@ -103,6 +105,7 @@ def test_kernel_gradients_with_batch_minor_patches(dn, lhs_shape, rhs_shape, str
         out = lax.conv_general_dilated(x, w, strides, padding, rhs_dilation=dilation, dimension_numbers=dn)
         return jnp.sum(jnp.sin(out))
 
+    monkeypatch.setattr(conv_impl, "_direct_kernel", [None])  # (the patch path; native/directconv.py has its tests)
     taken = []
     real = conv_impl._conv_batch_minor
     monkeypatch.setattr(conv_impl, "_conv_batch_minor", lambda *a: taken.append(1) or real(*a))
