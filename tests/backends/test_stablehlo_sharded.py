@@ -9,7 +9,6 @@ the IREE backend's module of such a program, which carries none of it."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import sys
 from pathlib import Path
@@ -24,8 +23,8 @@ from pyjax import lax
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
 sys.path.insert(0, str(GOLDEN_DIR))
 
-import programs_core  # noqa: E402
 import stablehlo_sharded_programs  # noqa: E402
+import stablehlo_text  # noqa: E402  (tests/backends: what the golden tests share)
 
 GOLDEN = json.loads((GOLDEN_DIR / "stablehlo_sharded.json").read_text(encoding="utf-8"))
 PROGRAMS = {p.name: p for p in stablehlo_sharded_programs.PROGRAMS}
@@ -42,22 +41,9 @@ def test_recording_is_from_the_reference_on_eight_devices():
     assert pyjax.device_count() == 8  # (tests/conftest.py sets the device count)
 
 
-def _params():
-    for name in PROGRAMS:
-        reason = KNOWN_GAPS.get(name)
-        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-        yield pytest.param(name, marks=marks, id=name)
-
-
-@pytest.mark.parametrize("name", _params())
+@pytest.mark.parametrize("name", stablehlo_text.params(PROGRAMS, KNOWN_GAPS))
 def test_text_matches_jax(name):
-    record = programs_core.run_program(PROGRAMS[name], pyjax, jnp, lax)
-    want = GOLDEN["programs"][name]["text"]
-    assert record["kind"] == "text", f"{name}: {record}"
-    got = record["text"]
-    if got != want:
-        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "jax 0.11.0", "pyjax"))
-        pytest.fail(f"{name}: StableHLO text differs\n{diff}")
+    stablehlo_text.check_text(PROGRAMS[name], GOLDEN["programs"][name]["text"])
 
 
 def _sharded_sin_sum():

@@ -36,12 +36,14 @@ REFERENCE_VERSION = "0.11.0"
 OUTPUT = HERE / "stablehlo.json"
 
 
-def main() -> int:
+def record(programs, output: Path, recorded_by: str, **meta) -> int:
+  """Runs `programs` on JAX 0.11.0 and writes their texts to `output`
+  (shared with record_stablehlo_sharded.py; `meta` adds to the file's meta)."""
   if jax.__version__ != REFERENCE_VERSION:
     print(f"refusing to record: jax {jax.__version__}, need {REFERENCE_VERSION}", file=sys.stderr)
     return 1
   records = {}
-  for program in stablehlo_programs.PROGRAMS:
+  for program in programs:
     record = programs_core.run_program(program, jax, jnp, lax)
     if record["kind"] != "text":
       print(f"{program.name}: expected text, got {record}", file=sys.stderr)
@@ -50,12 +52,16 @@ def main() -> int:
     records[program.name] = record
   document = {
       "meta": {"jax_version": jax.__version__, "platform": jax.default_backend(),
-               "x64": bool(jax.config.read("jax_enable_x64")), "recorded_by": "tests/golden/record_stablehlo.py"},
+               "x64": bool(jax.config.read("jax_enable_x64")), "recorded_by": recorded_by, **meta},
       "programs": records,
   }
-  OUTPUT.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-  print(f"recorded {len(records)} programs to {OUTPUT}")
+  output.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+  print(f"recorded {len(records)} programs to {output}")
   return 0
+
+
+def main() -> int:
+  return record(stablehlo_programs.PROGRAMS, OUTPUT, "tests/golden/record_stablehlo.py")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ tests/test_golden.py leaves it to tests/backends/test_stablehlo_sharded.py.)
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -22,42 +21,17 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-os.environ["JAX_PLATFORMS"] = "cpu"
 os.environ["JAX_NUM_CPU_DEVICES"] = "8"  # (read when JAX's backend starts)
-os.environ.pop("JAX_ENABLE_X64", None)
 
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-from jax import lax  # noqa: E402
-
-import programs_core  # noqa: E402
+import record_stablehlo  # noqa: E402  (sets the platform, imports JAX)
 import stablehlo_sharded_programs  # noqa: E402
 
-REFERENCE_VERSION = "0.11.0"
 OUTPUT = HERE / "stablehlo_sharded.json"
 
 
 def main() -> int:
-  if jax.__version__ != REFERENCE_VERSION:
-    print(f"refusing to record: jax {jax.__version__}, need {REFERENCE_VERSION}", file=sys.stderr)
-    return 1
-  records = {}
-  for program in stablehlo_sharded_programs.PROGRAMS:
-    record = programs_core.run_program(program, jax, jnp, lax)
-    if record["kind"] != "text":
-      print(f"{program.name}: expected text, got {record}", file=sys.stderr)
-      return 1
-    record["source"] = program.source
-    records[program.name] = record
-  document = {
-      "meta": {"jax_version": jax.__version__, "platform": jax.default_backend(),
-               "x64": bool(jax.config.read("jax_enable_x64")), "recorded_by": "tests/golden/record_stablehlo_sharded.py",
-               "devices": jax.device_count()},
-      "programs": records,
-  }
-  OUTPUT.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-  print(f"recorded {len(records)} programs to {OUTPUT}")
-  return 0
+  return record_stablehlo.record(stablehlo_sharded_programs.PROGRAMS, OUTPUT, "tests/golden/record_stablehlo_sharded.py",
+                                 devices=record_stablehlo.jax.device_count())
 
 
 if __name__ == "__main__":
