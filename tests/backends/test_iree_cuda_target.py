@@ -24,6 +24,7 @@ GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
 sys.path.insert(0, str(GOLDEN_DIR))
 
 import stablehlo_programs  # noqa: E402
+from test_iree_parity import UNSUPPORTED  # noqa: E402  (the programs IREE refuses, with the primitive named)
 
 pytestmark = pytest.mark.skipif(not iree_backend.available(),
                                 reason="IREE is not installed (pip install -e '.[iree]')")
@@ -74,10 +75,12 @@ PROGRAMS = list(stablehlo_programs.PROGRAMS)
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.name for p in PROGRAMS])
 def test_the_program_compiles_for_cuda(program, cuda_target):
-    try:
-        _compile(program)
-    except iree_backend.IreeUnsupportedError:
-        pytest.skip("not lowered for IREE on any target (test_iree_parity checks the error)")
+    if program.name in UNSUPPORTED:  # (refused for IREE on every target, by name)
+        with pytest.raises(iree_backend.IreeUnsupportedError, match=f"primitive '{UNSUPPORTED[program.name]}'"):
+            _compile(program)
+        assert not cuda_target
+        return
+    _compile(program)
     assert len(cuda_target) == 1
     vmfb = cuda_target[0]
     assert b"embedded-elf" not in vmfb  # no host executable
