@@ -23,20 +23,8 @@ from pyjax._src.jaxpr import Jaxpr, subjaxprs
 
 def holds_shard_map(jaxpr: Jaxpr) -> bool:
     """Whether a shard_map equation appears in `jaxpr` (nested bodies too)."""
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "shard_map" or any(holds_shard_map(sub) for sub in _bodies(eqn.params)):
-            return True
-    return False
-
-
-def _bodies(params: dict):
-    for sub in subjaxprs(params):
-        yield sub
-    for value in params.values():  # (closed jaxprs: cond branches, loop bodies)
-        for item in value if type(value) in (tuple, list) else (value,):
-            inner = getattr(item, "jaxpr", None)
-            if type(inner) is Jaxpr:
-                yield inner
+    return any(eqn.primitive.name == "shard_map" or any(holds_shard_map(sub) for sub in subjaxprs(eqn.params))
+               for eqn in jaxpr.eqns)
 
 
 def executable(jaxpr: Jaxpr, name: str):
@@ -63,5 +51,4 @@ def compile_run(jaxpr: Jaxpr):
     def fn(*arrays):
         return [np.asarray(out).astype(dtype, copy=False) for out, dtype in zip(program(arrays), out_dtypes)]
 
-    fn.iree_program = program
     return fn
