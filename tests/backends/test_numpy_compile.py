@@ -727,3 +727,21 @@ def test_a_dot_general_result_is_reused_in_place_and_inputs_are_untouched():
     np.testing.assert_allclose(np.asarray(f(q, k)), expected, rtol=1e-6)
     np.testing.assert_array_equal(np.asarray(q), q_before)
     np.testing.assert_array_equal(np.asarray(k), k_before)
+
+
+def test_slices_are_subscripts_with_their_index_built_once():
+    # jnp.roll's slices and concatenate, strides, and a slice of a buffer a
+    # later ufunc may not write into while the view is read.
+    def f(x):
+        a = sh.slice(x, (1, 0), (4, 3), (2, 1))
+        b = sh.slice(x, (0, 1), (4, 3))
+        c = ew.exp(x)
+        d = sh.slice(c, (0, 0), (4, 2))
+        e = ew.add(c, c)  # c is dead after this: may be written in place only if no view of it is live
+        return [sh.concatenate([b, d], 0), a, ew.add(d, d), e]
+
+    jaxpr = trace(f, aval((4, 3)))
+    compiled, _ = assert_matches_eval(jaxpr, [rand((4, 3))])
+    assert "_slice" not in compiled.source and "[_index" in compiled.source
+    index = compiled.fn.__globals__[compiled.source.split("[")[1].split("]")[0]]
+    assert index == (slice(1, 4, 2), slice(0, 3, 1))

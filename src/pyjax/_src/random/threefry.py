@@ -82,11 +82,13 @@ def threefry2x32_numpy(k0, k1, x0, x1) -> tuple[np.ndarray, np.ndarray]:
     result words have the broadcast shape.
     """
     k0, k1, x0, x1 = (np.asarray(a, _U32) for a in (k0, k1, x0, x1))
-    shape = np.broadcast_shapes(k0.shape, k1.shape, x0.shape, x1.shape)
+    shapes = {k0.shape, k1.shape, x0.shape, x1.shape}
+    shapes.discard(())
+    shape = shapes.pop() if len(shapes) == 1 else () if not shapes else np.broadcast_shapes(
+        k0.shape, k1.shape, x0.shape, x1.shape)
     size = math.prod(shape)
     # Fresh flat copies of the counters: the hash overwrites them.
-    y0 = np.array(np.broadcast_to(x0, shape), _U32).reshape(size)
-    y1 = np.array(np.broadcast_to(x1, shape), _U32).reshape(size)
+    y0, y1 = _flat_copy(x0, shape, size), _flat_copy(x1, shape, size)
     keys = []
     for k in (k0, k1):
         keys.append(k.reshape(())[()] if k.size == 1 else np.broadcast_to(k, shape).reshape(size))
@@ -105,6 +107,15 @@ def threefry2x32_numpy(k0, k1, x0, x1) -> tuple[np.ndarray, np.ndarray]:
 
     _run_ranges[0](hash_range, size)
     return y0.reshape(shape), y1.reshape(shape)
+
+
+def _flat_copy(x: np.ndarray, shape: tuple, size: int) -> np.ndarray:
+    # A new C-ordered uint32 array of `size` elements: x broadcast to `shape`.
+    if x.shape == shape:
+        return np.array(x, _U32, order="C").reshape(size)
+    out = np.empty(size, _U32)
+    out.reshape(shape)[...] = x
+    return out
 
 
 def _sequential(hash_range, size: int) -> None:

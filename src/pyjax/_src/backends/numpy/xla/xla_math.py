@@ -64,8 +64,7 @@ def _horner(acc64: np.ndarray, x64: np.ndarray, coeffs, acc32: np.ndarray) -> No
     # each step; the float64 buffers are updated in place.
     for c in coeffs:
         np.multiply(acc64, x64, out=acc64)
-        np.add(acc64, c, out=acc64)
-        np.copyto(acc32, acc64, casting="unsafe")
+        np.add(acc64, c, out=acc32, casting="unsafe")  # the float64 sum, rounded once on output
         np.copyto(acc64, acc32)
 
 
