@@ -1,4 +1,4 @@
-"""Elementwise ops between an array of short rows and one row broadcast to all.
+"""Elementwise ops over short rows that NumPy walks a row at a time.
 
 A CNN's batch norm multiplies, subtracts and adds per-feature vectors
 (shape (1, 1, 1, C)) to NHWC activations whose rows hold 8 to 64 features.
@@ -7,9 +7,17 @@ features at a time: (8, 28, 28, 8) * (1, 1, 1, 8) takes 2.3x the time of a
 product of two whole arrays. Viewed as rows of k whole feature rows
 (`wide`, ~1024 elements) against the vector repeated k times, the same
 product makes 1/k as many inner-loop calls over the same elements in the
-same order. Only ufuncs that are one IEEE operation (or an exact
-comparison, or integer/bit arithmetic) per element are taken: their bits
-cannot depend on how NumPy walks the operands.
+same order.
+
+Two operands broadcast along different leading axes (`x[:, None, :] -
+x[None, :, :]` over 3 coordinates, as shapes (n, 1, 3) and (1, n, 3) or as
+full-shape views with zero strides) cannot be merged into long rows at
+all: NumPy calls the inner loop on every 3-element row. Computed one lane
+(last-axis position) at a time instead, each call walks a whole plane.
+
+Only ufuncs that are one IEEE operation (or an exact comparison, or
+integer/bit arithmetic) per element are taken: their bits cannot depend on
+how NumPy walks the operands.
 """
 
 from __future__ import annotations
@@ -31,13 +39,18 @@ MAX_ROW = 128
 _WIDE = 1024
 # Smaller arrays: the reshapes and the repeated vector cost more than they save.
 MIN_ELEMENTS = 4096
+# Lane by lane only for rows this short and arrays this large.
+MAX_LANES = 4
+MIN_LANE_ELEMENTS = 1 << 14
 
 
 @functools.lru_cache(maxsize=1024)
 def column_ufunc(ufunc, in_shapes: list, out_shape: tuple):
     """A callable `(x, y[, out])` computing `ufunc(x, y[, out])` for an array
     of `out_shape` and a row (1, ..., 1, L) or (L,) broadcast along it, by
-    wide rows; or None when the operands are not such a pair."""
+    wide rows; for two operands broadcast to `out_shape` along its leading
+    axes, with rows of at most `MAX_LANES`, lane by lane (columns.py's
+    second case); else None."""
     if ufunc not in _EXACT or len(in_shapes) != 2 or len(out_shape) < 2:
         return None
     length = out_shape[-1]
@@ -50,6 +63,8 @@ def column_ufunc(ufunc, in_shapes: list, out_shape: tuple):
         full = 0
     elif shapes[1] == tuple(out_shape) and shapes[0] in row:
         full = 1
+    elif length <= MAX_LANES and size >= MIN_LANE_ELEMENTS and all(_lanes_of(s, out_shape) for s in shapes):
+        return _lane_call(ufunc, length, always=shapes[0] != shapes[1])
     else:
         return None
     rows = size // length
@@ -73,4 +88,33 @@ def _wide_call(ufunc, full: int, k: int, length: int, wide_rows: int, out_shape:
         return result.reshape(out_shape)
 
     call.__name__ = f"wide_{ufunc.__name__}"
+    return call
+
+
+def _lanes_of(shape: tuple, out_shape: tuple) -> bool:
+    """Whether `shape` broadcasts to `out_shape` along its leading axes only."""
+    return (len(shape) == len(out_shape) and shape[-1] == out_shape[-1]
+            and all(d in (1, o) for d, o in zip(shape, out_shape)))
+
+
+def _broadcast_view(a) -> bool:
+    """An array with a zero stride outside its last axis (a broadcast view)."""
+    return type(a) is np.ndarray and 0 in a.strides[:-1] and a.size > 0
+
+
+def _lane_call(ufunc, length: int, always: bool):
+    """Lane by lane: `always` where the shapes broadcast (NumPy could never
+    merge the rows), else only when an operand is a broadcast view."""
+    lanes = tuple(range(length))
+
+    def call(x, y, *out):
+        if not (always or _broadcast_view(x) or _broadcast_view(y)):
+            return ufunc(x, y, *out)
+        target = out[0] if out else np.empty(np.broadcast_shapes(x.shape, y.shape),
+                                             ufunc.resolve_dtypes((x.dtype, y.dtype, None))[-1])
+        for k in lanes:
+            ufunc(x[..., k], y[..., k], out=target[..., k])
+        return target
+
+    call.__name__ = f"lanes_{ufunc.__name__}"
     return call

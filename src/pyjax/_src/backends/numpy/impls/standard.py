@@ -541,6 +541,8 @@ def _reduction(ufunc, identity, *, accumulate_in_own_dtype: bool = False):
             return np.full(out_shape, identity(x.dtype), x.dtype)
         if ufunc is np.add and x.dtype in _EINSUM_SUMS and _leading_rows(x, axes):
             return _sum_leading_rows(x, len(axes))
+        if ufunc is np.add and _short_last_axis(x, axes):
+            return _sum_short_rows(x)
         # (dtype: NumPy would sum small ints in the default int.)
         return split_lib.reduce(ufunc, x, axes, x.dtype if accumulate_in_own_dtype else None)
 
@@ -569,6 +571,32 @@ def _leading_rows(x: np.ndarray, axes) -> bool:
 def _sum_leading_rows(x: np.ndarray, k: int) -> np.ndarray:
     rest = x.shape[k:]
     return np.einsum("ij->j", x.reshape(-1, math.prod(rest))).reshape(rest)
+
+
+# A sum over a last axis of 2 to 7 elements (squared distances over 3
+# coordinates): `np.add.reduce` calls its inner loop once per short row.
+# Below 8 elements it adds a row's elements in order onto +0; the same adds
+# a lane at a time over whole planes give the same bits. Starting from the
+# first element instead differs only while the sum is a zero, in its sign,
+# which a final + 0 settles as the +0 start does (a sum from +0 is never
+# -0). Integer sums wrap the same way in any order.
+_SHORT_SUM_KINDS = frozenset("fiu")
+_MIN_SHORT_SUM_ROWS = 4096
+
+
+def _short_last_axis(x: np.ndarray, axes) -> bool:
+    return (x.ndim >= 2 and tuple(axes) == (x.ndim - 1,) and 2 <= x.shape[-1] <= 7
+            and x.dtype.kind in _SHORT_SUM_KINDS and x.dtype.itemsize >= 4
+            and x.size >= _MIN_SHORT_SUM_ROWS * x.shape[-1])
+
+
+def _sum_short_rows(x: np.ndarray) -> np.ndarray:
+    out = np.add(x[..., 0], x[..., 1])
+    for k in range(2, x.shape[-1]):
+        np.add(out, x[..., k], out=out)
+    if out.dtype.kind == "f":
+        np.add(out, out.dtype.type(0), out=out)
+    return out
 
 
 def _lowest(dtype):
