@@ -90,8 +90,51 @@ def test_row_wise_runs_go_live_bitwise(f, shape, monkeypatch):
 
 def test_layer_norm_with_scale_and_shift(monkeypatch):
     x, g, b = arr(256, 384, scale=3.0), arr(384), arr(384)
-    # g and b are per column (broadcast along axis 0): the run stops before them.
+    # rsqrt has no native kernel: the run stops there.
     _, _, made = run_both(layer_norm, x, g, b, monkeypatch=monkeypatch)
+    assert made and all(n.live for n in made)
+
+
+def after_last_region(text: str) -> list[str]:
+    """The generated lines after the last row region's Python code."""
+    lines = text.splitlines()
+    last = max(i for i, line in enumerate(lines) if ".check(" in line)
+    return [line.strip() for line in lines[last + 1:] if not line.strip().startswith("del ")]
+
+
+def test_a_layer_norm_with_its_scale_and_shift_is_one_region(monkeypatch):
+    # The scale and shift are columns (one value per feature, the same for
+    # every row): the loop reads them whole. The scalar 1/n and the
+    # columns' broadcasts, amid the run but not of it, go before it.
+    def ln(x, g, b):
+        m = jnp.mean(x, axis=-1, keepdims=True)
+        v = jnp.mean((x - m) ** 2, axis=-1, keepdims=True)
+        return g * (x - m) / jnp.sqrt(v + 1e-5) + b
+
+    x, g, b = arr(256, 384, scale=3.0), arr(384), arr(384)
+    text = pyjax.jit(ln).lower(x, g, b).as_text("python")
+    assert text.count("row-wise equations") == 1
+    assert after_last_region(text) == [f"return [{_region_output(text)}]"]
+    _, _, made = run_both(ln, x, g, b, monkeypatch=monkeypatch)
+    assert len(made) == 1 and made[0].live
+    assert [shape for shape, _ in made[0].in_specs].count((1, 384)) == 2  # g and b, read whole
+
+
+def _region_output(text: str) -> str:
+    import re
+
+    return re.findall(r"(\w+), = _nrr\d+\n", text)[-1]  # (the last region's one output)
+
+
+def test_a_softmax_gradient_is_one_region(monkeypatch):
+    # Reverse mode sums the cotangent of the kept row value over its axis of
+    # length 1 (the transpose of the broadcast that kept it): one value a
+    # row, so the run goes on through the rest of the gradient.
+    f = pyjax.grad(lambda s, w: jnp.sum(pyjax.nn.softmax(s, axis=-1) * w))
+    s, w = arr(4, 128, 256, scale=3.0), arr(4, 128, 256)
+    text = pyjax.jit(f).lower(s, w).as_text("python")
+    assert after_last_region(text) == [f"return [{_region_output(text)}]"]
+    _, _, made = run_both(f, s, w, monkeypatch=monkeypatch)
     assert made and all(n.live for n in made)
 
 

@@ -53,6 +53,11 @@ _MIN_PASSES = 6  # (a run without a reduction)
 # The four kinds of value in a region over arrays of shape (*R, L), and the
 # shape each has for one row.
 _ROW, _ROW_VALUE, _KEPT_ROW_VALUE, _SCALAR = "row", "row value", "kept row value", "scalar"
+# A fifth, read but never computed by a region: a column, one value per
+# position along the row, the same for every row ((L,) or (1, ..., 1, L):
+# a layer norm's scale, a bias), passed to the row loop whole, like a scalar.
+_COLUMN = "column"
+_CONSTANT_KINDS = frozenset({_SCALAR, _COLUMN})
 _LAYOUT_PRIMITIVES = frozenset({"broadcast_in_dim", "reshape"})
 _REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"})
 
@@ -63,8 +68,10 @@ class RowRegion:
     equations read as outputs), `native` its native tier."""
 
     def __init__(self, start: int, stop: int, jaxpr: Jaxpr, rows: int, native: native_lib.NativeLoop,
-                 after: tuple = ()):
+                 after: tuple = (), before: tuple = ()):
         self.start, self.stop, self.jaxpr, self.rows, self.native = start, stop, jaxpr, rows, native
+        # Equations amid the run that are not its own (`_hoistable`): written before it.
+        self.before = before
         # Broadcasts of scalars in the run that later equations read: written
         # after the region as views, not stored by it (`_spread_scalars`).
         self.after = after
@@ -91,6 +98,7 @@ class RowsTier:
                 continue
             region = row_regions.get(item)
             if region is not None and untiled.issuperset(range(item, region.stop)):
+                planned.extend(region.before)
                 planned.append((self, region))
                 planned.extend(region.after)
                 skip_to = region.stop
@@ -166,20 +174,27 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
             or (not short and length < MIN_ROW) or (not in_block and elements >= split_lib.MIN_ELEMENTS)):
         return None, start + 1
     kinds = ({tuple(shape): _ROW, (): _SCALAR} if len(shape) == 1 else
-             {tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR})
+             {(length,): _COLUMN, (1,) * (len(shape) - 1) + (length,): _COLUMN,
+              tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR})
     defined: dict[Var, str] = {}  # values of the region -> their kind
-    stop = start
-    for eqn in jaxpr.eqns[start:]:
+    stop, hoisted = start, []
+    for i in range(start, len(jaxpr.eqns)):
+        eqn = jaxpr.eqns[i]
         out_kind = _out_kind(eqn, kinds, length)
-        if out_kind is None or not native_lib.plausible_eqn(eqn, impls):
+        if out_kind is not None and native_lib.plausible_eqn(eqn, impls):
+            for v in eqn.outvars:
+                defined[v] = out_kind
+            stop = i + 1
+        elif _hoistable(eqn, defined, length):
+            hoisted.append(i)
+        else:
             break
-        for v in eqn.outvars:
-            defined[v] = out_kind
-        stop += 1
-    if stop - start < _MIN_EQNS or not (in_block or _worth_fusing(jaxpr.eqns[start:stop])):
+    hoisted = tuple(i for i in hoisted if i < stop)
+    own = [e for i, e in enumerate(jaxpr.eqns[start:stop], start) if i not in hoisted]
+    if len(own) < _MIN_EQNS or not (in_block or _worth_fusing(own)):
         return None, stop
     steps = rows
-    eqns, after = _spread_scalars(jaxpr, start, stop, defined, kinds, spreads(), last_read())
+    eqns, after = _spread_scalars(own, start, stop, defined, kinds, spreads(), last_read(), jaxpr)
     inputs = list(dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined))
     if short:
         # A run of short rows (a CNN's NHWC activations, rows of 8-64
@@ -193,20 +208,20 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
                 return None, stop
         else:
             steps, length, rows = rows, chunk, elements // chunk
-    # Scalars first: they are the row loop's constants, the others its xs.
-    inputs.sort(key=lambda v: kinds[tuple(v.aval.shape)] != _SCALAR)
+    # Scalars and columns first: they are the row loop's constants, the others its xs.
+    inputs.sort(key=lambda v: kinds[tuple(v.aval.shape)] not in _CONSTANT_KINDS)
     spread = {jaxpr.eqns[i].outvars[0] for i in after}
-    outputs = [v for e in jaxpr.eqns[start:stop] for v in e.outvars
+    outputs = [v for e in own for v in e.outvars
                if type(v) is not DropVar and v not in spread and last_read().get(v, -1) >= stop]
     if not outputs:
         return None, stop
     region = Jaxpr([], inputs, outputs, eqns)
     body = _row_jaxpr(region, kinds, length)
-    consts = sum(kinds[tuple(v.aval.shape)] == _SCALAR for v in inputs)
+    consts = sum(kinds[tuple(v.aval.shape)] in _CONSTANT_KINDS for v in inputs)
     native = native_lib.native_rows(body, consts, rows, region, impls)
     if native is None:
         return None, stop
-    region = RowRegion(start, stop, region, rows, native, after)
+    region = RowRegion(start, stop, region, rows, native, after, hoisted)
     region.steps = steps  # (what tiers up is the work: the array's own rows, chunked or not)
     return region, stop
 
@@ -219,15 +234,16 @@ def _scalar_spreads(jaxpr: Jaxpr) -> dict:
             and type(eqn.outvars[0]) is not DropVar}
 
 
-def _spread_scalars(jaxpr: Jaxpr, start: int, stop: int, defined: dict, kinds: dict, spreads: dict,
-                    last_read: dict) -> tuple:
+def _spread_scalars(own: list, start: int, stop: int, defined: dict, kinds: dict, spreads: dict,
+                    last_read: dict, jaxpr: Jaxpr) -> tuple:
     """(the region's equations, the indices of its scalar broadcasts read
-    after it). A broadcast scalar (a max's derivative's ones and zeros) is
-    a view to NumPy but a full array to native code, which copies its
-    inputs contiguous and stores its outputs: the region computes the
-    broadcasts it reads itself (one made before it is made again inside),
-    and those read after it are written after it, as views."""
-    eqns = list(jaxpr.eqns[start:stop])
+    after it; `own`: its equations in `jaxpr.eqns[start:stop]`). A
+    broadcast scalar (a max's derivative's ones and zeros) is a view to
+    NumPy but a full array to native code, which copies its inputs
+    contiguous and stores its outputs: the region computes the broadcasts
+    it reads itself (one made before it is made again inside), and those
+    read after it are written after it, as views."""
+    eqns = list(own)
     inputs = dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined)
     again = [jaxpr.eqns[spreads[v]] for v in inputs
              if spreads.get(v, stop) < start and kinds.get(tuple(v.aval.shape)) == _ROW]
@@ -235,6 +251,15 @@ def _spread_scalars(jaxpr: Jaxpr, start: int, stop: int, defined: dict, kinds: d
         defined[eqn.outvars[0]] = _ROW
     after = tuple(spreads[v] for v in defined if start <= spreads.get(v, -1) < stop and last_read.get(v, -1) >= stop)
     return again + eqns, after
+
+
+def _hoistable(eqn: JaxprEqn, defined: dict, length: int) -> bool:
+    """Whether an equation amid a run, not row-wise itself, may run before
+    the region instead: it reads nothing the region computes and makes
+    small values (a scalar's arithmetic, a layer norm's scale broadcast to
+    a column), so it neither ends the run nor is some other region's work."""
+    return (not eqn.effects and not any(type(v) is not Literal and v in defined for v in eqn.invars)
+            and all(math.prod(v.aval.shape) <= length for v in eqn.outvars))
 
 
 def _worth_fusing(eqns: list) -> bool:
@@ -264,15 +289,21 @@ def _out_kind(eqn: JaxprEqn, kinds: dict, length: int) -> str | None:
         return None
     ins = [kinds.get(tuple(v.aval.shape)) for v in eqn.invars]
     out = kinds.get(tuple(eqn.outvars[0].aval.shape))
-    if out is None or out == _SCALAR or None in ins:
-        return None  # (a scalar result would be computed once a row, and has no rows to store)
+    if out in (None, _SCALAR, _COLUMN) or None in ins:
+        return None  # (a scalar or column result would be computed once a row, and has no rows to store)
     name = eqn.primitive.name
     if name in _REDUCTIONS:
+        # Over the row, or over the length-1 axis of a kept row value (reverse
+        # mode's transpose of the broadcast that kept it: one value a row).
         ndim = len(eqn.invars[0].aval.shape)
-        return _ROW_VALUE if ins == [_ROW] and tuple(eqn.params["axes"]) == (ndim - 1,) else None
+        return _ROW_VALUE if ins in ([_ROW], [_KEPT_ROW_VALUE]) and tuple(eqn.params["axes"]) == (ndim - 1,) else None
     if name == "broadcast_in_dim":
-        # A row value (or a scalar) spread along its row: dims keep the leading axes.
+        # A row value (or a scalar) spread along its row: dims keep the leading
+        # axes; a column spread over the rows: its last axis stays the last.
         (kind,) = ins
+        if kind == _COLUMN:
+            dims = eqn.params["broadcast_dimensions"]
+            return out if out == _ROW and dims[-1] == len(eqn.outvars[0].aval.shape) - 1 else None
         keep = len(eqn.invars[0].aval.shape) if kind != _SCALAR else 0
         if tuple(eqn.params["broadcast_dimensions"]) != tuple(range(keep)) or out not in (_ROW, _KEPT_ROW_VALUE):
             return None
@@ -281,14 +312,14 @@ def _out_kind(eqn: JaxprEqn, kinds: dict, length: int) -> str | None:
         return out if ins == [_ROW_VALUE] and out == _KEPT_ROW_VALUE and eqn.params.get("dimensions") is None else None
     if tile_lib.elementwise(eqn.primitive):
         # Operands of the result's kind, or broadcast along the row (a kept
-        # row value next to rows), or scalars.
-        allowed = {out, _SCALAR} | ({_KEPT_ROW_VALUE} if out == _ROW else set())
+        # row value next to rows), or across the rows (a column), or scalars.
+        allowed = {out, _SCALAR} | ({_KEPT_ROW_VALUE, _COLUMN} if out == _ROW else set())
         return out if set(ins) <= allowed else None
     return None
 
 
 _ROW_SHAPES = {_SCALAR: lambda length: (), _ROW_VALUE: lambda length: (), _KEPT_ROW_VALUE: lambda length: (1,),
-               _ROW: lambda length: (length,)}
+               _ROW: lambda length: (length,), _COLUMN: lambda length: (length,)}
 
 
 def _row_jaxpr(region: Jaxpr, kinds: dict, length: int) -> Jaxpr:
