@@ -1,4 +1,4 @@
-"""Batched products the compiled code hands to BLAS itself (codegen/dots.py):
+"""Products the compiled code hands to BLAS itself (codegen/dots.py):
 `np.matmul` (or split.matmul) on the views the dot_general impl would make,
 bitwise the impl's results, and the impl kept where its path differs."""
 
@@ -112,6 +112,51 @@ def test_products_the_impl_keeps(case):
     source = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers()).source
     assert "matmul" not in source and "_dot_general" in source, source
 
+
+# Products without batch axes of N-d operands or several contracting axes:
+# (lhs shape, rhs shape, contracting dims).
+FLAT_LAYOUTS = [
+    ((4, 5, 7), (7, 3), ((2,), (0,))),  # activations @ weight
+    ((4, 5, 7), (3, 7), ((2,), (1,))),  # activations @ weight.T (a projection's input gradient)
+    ((4, 5, 7), (4, 5, 3), ((0, 1), (0, 1))),  # a weight's gradient, summed over batch and sequence
+    ((7, 4, 5), (3, 7), ((0,), (1,))),  # contracting axis first
+    ((2, 3, 4), (3, 4, 2, 5), ((1, 2), (0, 1))),  # two contracting axes into an N-d rhs
+    ((6,), (2, 6, 3), ((0,), (1,))),  # a vector against an N-d operand
+]
+
+
+@pytest.mark.parametrize("lhs_shape, rhs_shape, contract", FLAT_LAYOUTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+def test_unbatched_nd_product_calls_matmul_and_is_bitwise_the_impl(lhs_shape, rhs_shape, contract, dtype):
+    with pyjax.enable_x64(np.dtype(dtype) in (np.dtype(np.float64), np.dtype(np.complex128))):
+        jaxpr = _jaxpr(np.ones(lhs_shape, dtype), np.ones(rhs_shape, dtype), contract, batch=((), ()))
+        compiled = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers())
+        assert "_np_matmul" in compiled.source and "_dot_general" not in compiled.source, compiled.source
+        for _ in range(3):
+            a, b = _random(lhs_shape, dtype), _random(rhs_shape, dtype)
+            _assert_bitwise(compiled(a, b)[0], _impl(jaxpr, a, b))
+        # strided views, whose axes do not merge: the impl's copies, the same bits
+        a = _random(lhs_shape[:-1] + (2 * lhs_shape[-1],), dtype)[..., ::2]
+        b = _random(rhs_shape[::-1], dtype).transpose(tuple(range(len(rhs_shape)))[::-1])
+        _assert_bitwise(compiled(a, b)[0], _impl(jaxpr, a, b))
+
+
+def test_a_large_unbatched_product_is_split_as_the_impl_splits_it(monkeypatch):
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    lhs, rhs = _random((4, 128, 256), np.float32), _random((256, 128), np.float32)
+    jaxpr = _jaxpr(lhs, rhs, ((2,), (0,)), batch=((), ()))
+    calls = []
+    real = split_lib._run_blocks
+    monkeypatch.setattr(split_lib, "_run_blocks", lambda fn, blocks: calls.append(len(blocks)) or real(fn, blocks))
+    compiled = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers(split=split_lib.SplitTier()))
+    assert "_split_matmul" in compiled.source and "_dot_general" not in compiled.source, compiled.source
+    got = compiled(lhs, rhs)[0]
+    assert calls == [2]
+    _assert_bitwise(got, _impl(jaxpr, lhs, rhs))
+    # nothing to sum (K = 1): the impl multiplies, and stays
+    k1 = _jaxpr(lhs[..., :1], rhs[:1], ((2,), (0,)), batch=((), ()))
+    source = compile_jaxpr(k1, IMPLS, tiers=tiers_lib.Tiers(split=split_lib.SplitTier())).source
+    assert "matmul" not in source and "_dot_general" in source, source
 
 
 def test_a_loop_writes_a_batched_product_straight_into_its_stacked_output():

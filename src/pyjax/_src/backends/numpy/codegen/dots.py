@@ -10,6 +10,10 @@ so the results are bitwise the impl's:
   where the contracting axes ask for them (`ndarray.dot` skips even
   `np.matmul`'s dispatch, ~0.5 us: it matters in a loop body run thousands
   of times), or `split.matmul` when the product is large enough to share;
+- a product without batch axes of N-d operands or over several axes (a
+  projection of (batch, seq, features) activations, a weight's gradient):
+  the impl's transposes and (1, M, K) @ (1, K, N) reshapes (views where
+  the axes merge, else the same copies) and its `split.matmul` call;
 - a product of two rank-3 operands batched over their leading axes (vmapped
   attention heads, per-head products inside a tiled block): `np.matmul` on
   (batch, M, K) and (batch, K, N) views, or `split.matmul`, as the impl
@@ -19,6 +23,7 @@ so the results are bitwise the impl's:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -33,10 +38,14 @@ def direct_dot(builder, eqn, in_avals: list) -> Callable | None:
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     lhs, rhs = in_avals
     out_aval = eqn.outvars[0].aval
-    if len(lc) != 1 or not lhs.dtype == rhs.dtype == out_aval.dtype or lhs.dtype not in BLAS_DTYPES:
+    if not lc or not lhs.dtype == rhs.dtype == out_aval.dtype or lhs.dtype not in BLAS_DTYPES:
         return None
+    if not lb and lhs.ndim in (1, 2) and rhs.ndim in (1, 2) and len(lc) == 1:
+        return _matrix_dot(builder, lhs, rhs, lc[0], rc[0])
     if not lb:
-        return _matrix_dot(builder, lhs, rhs, lc[0], rc[0]) if lhs.ndim in (1, 2) and rhs.ndim in (1, 2) else None
+        return _flat_dot(builder, lhs, rhs, tuple(lc), tuple(rc), out_aval.shape)
+    if len(lc) != 1:
+        return None
     if tuple(lb) != (0,) or tuple(rb) != (0,) or lhs.ndim != 3 or rhs.ndim != 3:
         return None
     if 0 in lhs.shape or 0 in rhs.shape or lhs.shape[lc[0]] == 1:
@@ -76,5 +85,35 @@ def _matrix_dot(builder, lhs, rhs, lc: int, rc: int) -> Callable:
         # results; only scalars are NumPy scalars or literals).
         a, b = (f"{n}.T" if t else n for n, t in zip(in_names, (lhs_t, rhs_t), strict=True))
         return [f"{out_names[0]} = {split_fn}({a}, {b})" if split else f"{out_names[0]} = {a}.dot({b})"]
+
+    return render
+
+
+def _flat_dot(builder, lhs, rhs, lc: tuple, rc: tuple, out_shape: tuple) -> Callable | None:
+    # No batch axes, N-d operands or several contracting axes (a projection
+    # of (batch, seq, features) activations, a weight's gradient summed over
+    # batch and sequence): the impl's general path, its transposes and its
+    # (1, M, K) @ (1, K, N) reshapes (views where the axes merge, else the
+    # same copies), then `split.matmul` as the impl calls it.
+    if 0 in lhs.shape or 0 in rhs.shape:
+        return None
+    lhs_free = [d for d in range(lhs.ndim) if d not in lc]
+    rhs_free = [d for d in range(rhs.ndim) if d not in rc]
+    contract = math.prod(lhs.shape[d] for d in lc)
+    if contract == 1:
+        return None  # (the impl multiplies)
+    rows, cols = math.prod(lhs.shape[d] for d in lhs_free), math.prod(rhs.shape[d] for d in rhs_free)
+    lhs_perm, rhs_perm = (*lhs_free, *lc), (*rc, *rhs_free)
+    split = builder.tiers.split.matmul(rows, contract, cols, 1) if builder.tiers.split else None
+    fn = builder._function(split if split is not None else np.matmul, "split_matmul" if split else "np_matmul")
+
+    def operand(name: str, perm: tuple, shape: tuple) -> str:
+        moved = f"{name}.transpose({perm})" if perm != tuple(range(len(perm))) else name
+        return f"{moved}.reshape({shape})"
+
+    def render(in_names, out_names):
+        a = operand(in_names[0], lhs_perm, (1, rows, contract))
+        b = operand(in_names[1], rhs_perm, (1, contract, cols))
+        return [f"{out_names[0]} = {fn}({a}, {b}).reshape({tuple(out_shape)})"]
 
     return render
