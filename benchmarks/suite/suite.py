@@ -3,8 +3,9 @@
     REF_PY=/tmp/jax-ref/bin/python IMPL_PY=python3 IMPL_PATH=src \
         python3 ../shared/bench/compare.py --extra benchmarks/suite/suite.py --only <names>
 
-`python3 benchmarks/suite/perf_table.py` runs exactly that for every workload here and
-writes the table into docs/performance.md. Workloads are modelled on what users write
+`python3 benchmarks/suite/perf_table.py` runs exactly that for every workload here, on
+the NumPy backend and again on the IREE backend, and writes both tables into
+docs/performance.md. Workloads are modelled on what users write
 (never tuned for pyjax); each has a small budget so that one implementation's pass takes
 a few minutes. The workloads live in nets.py (networks) and science.py (sampling, linear
 algebra, ODEs, indexing, sorting, FFT, log densities); this file only loads them.
