@@ -79,7 +79,11 @@ enum { C_NAN = 1, C_PINF = 2, C_NINF = 4, C_PZERO = 8, C_NZERO = 16, C_SUB = 32 
 /* The classes of IEEE values in n elements of `bits` (exponent field
  * `emask`, mantissa `mmask`, sign `smask`), stopping once `want` are all
  * seen. Blocks are scanned branch-free first (the compiler vectorises the
- * OR of their exponent tests): an ordinary block costs a few cycles. */
+ * OR of their exponent tests): an ordinary block costs a few cycles. A
+ * block with zeros, subnormals or non-finite values is scanned again,
+ * branch-free, for the classes still wanted: one whose zeros were seen
+ * before (attention's masked probabilities: every block holds +0) is not
+ * walked element by element again. */
 #define CLASSES(T, name)                                                                         \
     static unsigned name(const T *x, npy_intp n, T emask, T mmask, T smask, unsigned want) {      \
         unsigned seen = 0;                                                                       \
@@ -91,6 +95,17 @@ enum { C_NAN = 1, C_PINF = 2, C_NINF = 4, C_PZERO = 8, C_NZERO = 16, C_SUB = 32 
                 special |= (e == 0) | (e == emask);                                              \
             }                                                                                    \
             if (!special)                                                                        \
+                continue;                                                                        \
+            /* Only a class still wanted sends the block element by element. */                 \
+            unsigned left = want & ~seen;                                                        \
+            int top = 0, zero = 0, sub = 0;                                                      \
+            for (npy_intp j = 0; j < m; j++) {                                                   \
+                T v = x[i + j], e = v & emask;                                                   \
+                top |= e == emask;                                                               \
+                zero |= (left & C_PZERO ? v == 0 : 0) | (left & C_NZERO ? v == smask : 0);      \
+                sub |= (e == 0) & ((v & mmask) != 0);                                            \
+            }                                                                                    \
+            if (!((top & ((left & (C_NAN | C_PINF | C_NINF)) != 0)) | zero | (sub & ((left & C_SUB) != 0)))) \
                 continue;                                                                        \
             for (npy_intp j = 0; j < m; j++) {                                                   \
                 T v = x[i + j], e = v & emask, neg = v & smask;                                  \
