@@ -67,7 +67,8 @@ def _wire(limit: int | None) -> None:
     from pyjax._src.backends.numpy.codegen import control_flow, kernels
     from pyjax._src.backends.numpy.impls import IMPLS, lazy_scipy
     from pyjax._src.backends.numpy import native
-    from pyjax._src.backends.numpy.impls import convolution, slicing, windowed
+    from pyjax._src.backends.numpy.impls import convolution, slicing, standard, windowed
+    from pyjax._src.backends.numpy.native import colsums as native_colsums
     from pyjax._src.backends.numpy.native import directconv as native_directconv
     from pyjax._src.backends.numpy.native import im2col as native_im2col
     from pyjax._src.backends.numpy.native import pooling as native_pooling
@@ -115,6 +116,8 @@ def _wire(limit: int | None) -> None:
     convolution.set_direct_kernel(native_directconv.direct_conv)
     # max pooling over non-overlapping windows and its gradient in C once built.
     windowed.set_pool_kernel(native_pooling.pooling)
+    # sums over leading axes (batch norm's statistics) in C once built (einsum until then).
+    standard.set_column_sums(native_colsums.column_sums)
 
 
 def _table_entries(table: dict, early: dict, dispatch) -> None:

@@ -570,7 +570,23 @@ def _leading_rows(x: np.ndarray, axes) -> bool:
 
 def _sum_leading_rows(x: np.ndarray, k: int) -> np.ndarray:
     rest = x.shape[k:]
-    return np.einsum("ij->j", x.reshape(-1, math.prod(rest))).reshape(rest)
+    rows = x.reshape(-1, math.prod(rest))
+    kernel = _column_sums[0]
+    if kernel is not None and x.size >= _NATIVE_SUM_MIN:
+        out = kernel.sums(rows)  # (the same adds in the same order: native/colsums.py)
+        if out is not None:
+            return out.reshape(rest)
+    return np.einsum("ij->j", rows).reshape(rest)
+
+
+# native/colsums.py's kernel, once install() sets it (einsum until it is built),
+# and the size from which it takes a sum (below, its call costs what it saves).
+_column_sums: list = [None]
+_NATIVE_SUM_MIN = 1 << 14
+
+
+def set_column_sums(kernel) -> None:
+    _column_sums[0] = kernel
 
 
 # A sum over a last axis of 2 to 7 elements (squared distances over 3
