@@ -89,8 +89,15 @@ def _pad(operand, padding_value, *, padding_config):
 
 
 def _split(operand, *, sizes, axis):
+    # Basic slices along `axis`: the views np.split makes, without its ~40 us
+    # of Python (a transformer's q, k, v split off one projection).
     x = _array(operand)
-    return np.split(x, np.cumsum(sizes[:-1], dtype=np.int64), axis=axis) if sizes else []
+    index, outs, start = [slice(None)] * x.ndim, [], 0
+    for size in sizes:
+        index[axis] = slice(start, start + size)
+        outs.append(x[tuple(index)])
+        start += size
+    return outs
 
 
 IMPLS[sl.pad_p] = _pad
