@@ -195,8 +195,9 @@ def test_select_n_blend_is_np_where(dtype, layout, monkeypatch):
     if layout in ("case_broadcast", "both_broadcast"):
         b = np.broadcast_to(np.asarray(-1e4 if np.issubdtype(dtype, np.floating) else 7, dtype), shape)
     taken = []
-    real = standard_impl._blend
-    monkeypatch.setattr(standard_impl, "_blend", lambda *args: taken.append(1) or real(*args))
+    for name in ("_blend", "_blend_value"):  # (one case a single value: _blend_value)
+        real = getattr(standard_impl, name)
+        monkeypatch.setattr(standard_impl, name, lambda *args, real=real: taken.append(1) or real(*args))
     got = standard_impl.IMPLS[ew.select_n_p](which, b, a)
     assert taken
     assert got.dtype == dtype and got.tobytes() == np.where(which, a, b).tobytes()

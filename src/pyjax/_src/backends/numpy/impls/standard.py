@@ -848,6 +848,8 @@ def _select_n_fast(which, *cases):
                 out ^= b_bits
                 return out.view(a.dtype)
             if a.shape == b.shape == which.shape:
+                if not any(b.strides) or not any(a.strides):
+                    return _blend_value(which, a, b, bits)
                 return _blend(which, a, b, bits)
     return _select_n(which, *cases)
 
@@ -866,6 +868,25 @@ def _blend(which, a, b, bits):
     out = np.bitwise_xor(a_bits, b_bits)
     out = np.bitwise_and(out, mask, out=out if out.shape == which.shape else None)
     return np.bitwise_xor(out, b_bits, out=out).view(a.dtype)
+
+
+def _blend_value(which, a, b, bits):
+    """The blend where one case is a single value broadcast (a triangle of
+    a matrix and zeros elsewhere): v ^ ((x ^ v) & m), with m all ones where
+    the other case x is taken; a zero v leaves x & m, two passes."""
+    keep_a = not any(b.strides)
+    x, v = (a, b) if keep_a else (b, a)
+    mask = _compact(which).astype(bits)
+    if keep_a:
+        np.negative(mask, out=mask)  # 1 -> all ones
+    else:
+        np.subtract(mask, bits.type(1), out=mask)  # 0 -> all ones
+    value = v.reshape(-1)[:1].view(bits)[0]
+    out = mask if mask.shape == which.shape else None
+    if value == 0:
+        return np.bitwise_and(x.view(bits), mask, out=out).view(a.dtype)
+    out = np.bitwise_and(np.bitwise_xor(x.view(bits), value), mask, out=out)
+    return np.bitwise_xor(out, value, out=out).view(a.dtype)
 
 
 IMPLS[ew.select_n_p] = _select_n_fast
