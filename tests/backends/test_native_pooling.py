@@ -63,6 +63,12 @@ def counted(monkeypatch):
             calls.append("grad")
             return real.max_pool_grad(*args)
 
+        takes_sum = staticmethod(real.takes_sum)
+
+        def window_sum(self, *args):
+            calls.append("sum")
+            return real.window_sum(*args)
+
     monkeypatch.setattr(windowed, "_pool_kernel", [Counted()])
     return calls
 
@@ -91,6 +97,24 @@ def test_pooling_and_its_gradient_are_numpys(shape, window, specials, counted, m
     assert all(same(a, b) for a, b in zip(fast, numpy_way, strict=True))
 
 
+@pytest.mark.parametrize("shape,window,strides", [((8, 14, 14, 16), (2, 2), (2, 2)), ((8, 15, 15, 16), (2, 2), (1, 1)),
+                                                  ((3, 9, 7, 13), (3, 2), (2, 1)), ((2, 6, 8, 70), (3, 3), (1, 3))])
+@pytest.mark.parametrize("specials", [False, True])
+def test_window_sums_are_numpys(shape, window, strides, specials, counted, monkeypatch):
+    x = jnp.asarray(special(shape) if specials else rng.standard_normal(shape).astype(np.float32))
+
+    def run():
+        pyjax.clear_caches()
+        with np.errstate(all="ignore"):
+            return np.asarray(pyjax.jit(lambda x: lax.reduce_window(x, 0.0, lax.add, (1, *window, 1), (1, *strides, 1),
+                                                                    "VALID"))(x))
+
+    fast = run()
+    assert counted == ["sum"]
+    monkeypatch.setattr(windowed, "_pool_kernel", [None])
+    assert same(fast, run())
+
+
 def test_poolings_it_does_not_take():
     x = np.zeros((2, 8, 8, 3), np.float32)
     ones = ((1, 1, 1, 1),)
@@ -100,6 +124,11 @@ def test_poolings_it_does_not_take():
     assert not pooling_lib.takes(x, (2, 2, 2, 1), (2, 2, 2, 1), ((0, 0),) * 4, *ones)          # over the batch
     assert not pooling_lib.takes(x.astype(np.float64), (1, 2, 2, 1), (1, 2, 2, 1), ((0, 0),) * 4, *ones)
     assert not pooling_lib.takes(x, (1, 2, 2, 1), (1, 2, 2, 1), ((0, 0),) * 4, (1, 2, 1, 1))
+    assert pooling_lib.takes_sum(x, (1, 2, 2, 1), (1, 1, 1, 1), ((0, 0),) * 4, *ones)        # sums may overlap
+    assert not pooling_lib.takes_sum(x, (1, 2, 2, 1), (1, 1, 1, 1), ((0, 0), (1, 0), (0, 0), (0, 0)), *ones)
+    assert not pooling_lib.takes_sum(x, (1, 2, 2, 2), (1, 1, 1, 1), ((0, 0),) * 4, *ones)       # over the features
+    assert not pooling_lib.takes_sum(x.astype(np.float64), (1, 2, 2, 1), (1, 1, 1, 1), ((0, 0),) * 4, *ones)
+    assert not pooling_lib.takes_sum(x.transpose(0, 2, 1, 3), (1, 2, 2, 1), (1, 1, 1, 1), ((0, 0),) * 4, *ones)
 
 
 def test_a_kernel_that_differs_fails_the_build_check_or_a_recheck(monkeypatch):
@@ -109,8 +138,14 @@ def test_a_kernel_that_differs_fails_the_build_check_or_a_recheck(monkeypatch):
         real[1](x, s, grad, p)
         np.frombuffer((ctypes.c_float * 1).from_address(grad), np.float32)[0] += 1.0
 
+    def wrong_sum(x, out, p):  # the taps added from +0 (a window of -0 sums to +0)
+        real[2](x, out, p)
+        sums = np.frombuffer((ctypes.c_float * 4).from_address(out), np.float32)
+        sums += np.float32(0.0)
+
     assert pooling_lib._differs(real, pooling_lib.pooling.reference) is None
-    assert "gradient" in pooling_lib._differs((real[0], wrong_grad), pooling_lib.pooling.reference)
+    assert "gradient" in pooling_lib._differs((real[0], wrong_grad, real[2]), pooling_lib.pooling.reference)
+    assert "window sums" in pooling_lib._differs((real[0], real[1], wrong_sum), pooling_lib.pooling.reference)
     monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
     tier = pooling_lib.NativePooling()
     assert tier.ready() and tier.live

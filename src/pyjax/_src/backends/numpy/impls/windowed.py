@@ -120,7 +120,7 @@ _pool_kernel: list = [None]
 
 
 def set_pool_kernel(kernel) -> None:
-    kernel.reference[:] = [_numpy_max_pool, _numpy_max_pool_grad]
+    kernel.reference[:] = [_numpy_max_pool, _numpy_max_pool_grad, _numpy_window_sum]
     _pool_kernel[0] = kernel
 
 
@@ -133,14 +133,20 @@ def _numpy_max_pool_grad(x: np.ndarray, s: np.ndarray, window: tuple) -> np.ndar
     return _numpy_select_and_scatter_add(s, x, select_prim=lax_ge_p, **_pool_params(window))
 
 
+def _numpy_window_sum(x: np.ndarray, window: tuple, strides: tuple) -> np.ndarray:
+    return _NUMPY_WINDOW["sum"](x, window_dimensions=(1, *window, 1), window_strides=(1, *strides, 1),
+                                padding=((0, 0),) * 4, base_dilation=(1,) * 4, window_dilation=(1,) * 4)
+
+
 def _pool_params(window: tuple) -> dict:
     return {"window_dimensions": (1, *window, 1), "window_strides": (1, *window, 1), "padding": ((0, 0),) * 4}
 
 
-def _native_pool(x, window_dimensions, window_strides, padding, *dilations):
+def _native_pool(x, window_dimensions, window_strides, padding, *dilations, kind: str = "max"):
     """The native kernels when they take this pooling (native/pooling.py), else None."""
     kernel = _pool_kernel[0]
-    if kernel is not None and kernel.takes(x, window_dimensions, window_strides, padding, *dilations):
+    if kernel is not None and (kernel.takes if kind == "max" else kernel.takes_sum)(
+            x, window_dimensions, window_strides, padding, *dilations):
         return kernel if kernel.ready() else None
     return None
 
@@ -150,10 +156,13 @@ _NUMPY_WINDOW: dict = {}
 
 def _monoid_window(kind: str):
     def impl(operand, *, window_dimensions, window_strides, padding, base_dilation, window_dilation):
-        if kind == "max":
+        if kind != "min":
             x = np.asarray(operand)
-            kernel = _native_pool(x, window_dimensions, window_strides, padding, base_dilation, window_dilation)
-            out = kernel.max_pool(x, tuple(window_dimensions[1:3])) if kernel is not None else None
+            kernel = _native_pool(x, window_dimensions, window_strides, padding, base_dilation, window_dilation,
+                                  kind=kind)
+            window = tuple(window_dimensions[1:3])
+            out = None if kernel is None else kernel.max_pool(x, window) if kind == "max" else kernel.window_sum(
+                x, window, tuple(window_strides[1:3]))
             if out is not None:
                 return out
         return numpy_impl(operand, window_dimensions=window_dimensions, window_strides=window_strides,

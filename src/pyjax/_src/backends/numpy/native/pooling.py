@@ -40,31 +40,95 @@ static inline float xla_max(float m, float v) {
     int take = (m == m) & ((v != v) | (v > m) | ((v == m) & (mb < 0) & (vb >= 0)));
     return take ? v : m;
 }
+/* The same over 8 features at once (GCC's vector types; a cast between
+   them keeps the bits): every comparison and select as xla_max's. */
+typedef float f8 __attribute__((vector_size(32)));
+typedef int32_t i8 __attribute__((vector_size(32)));
+static inline f8 load8(const float *p) { f8 v; memcpy(&v, p, sizeof v); return v; }
+static inline void store8(float *p, f8 v) { memcpy(p, &v, sizeof v); }
+static inline f8 blend8(i8 take, f8 v, f8 m) { return (f8)(((i8)v & take) | ((i8)m & ~take)); }
+static inline f8 xla_max8(f8 m, f8 v) {
+    i8 take = (m == m) & ((v != v) | (v > m) | ((v == m) & ((i8)m < 0) & ((i8)v >= 0)));
+    return blend8(take, v, m);
+}
 void pyjax_max_pool(const float *restrict x, float *restrict out, const int64_t *p) {
     int64_t N = p[0], H = p[1], W = p[2], C = p[3], a = p[4], b = p[5], OH = H / a, OW = W / b;
+    int64_t vec = C - C % 8;
     for (int64_t n = 0; n < N; n++)
         for (int64_t oh = 0; oh < OH; oh++)
             for (int64_t ow = 0; ow < OW; ow++, out += C) {
                 const float *w0 = x + ((n * H + oh * a) * W + ow * b) * C;
-                for (int64_t c = 0; c < C; c++) out[c] = w0[c];
+                for (int64_t c = 0; c < vec; c += 8) {
+                    f8 m = load8(w0 + c);
+                    for (int64_t i = 0; i < a; i++)
+                        for (int64_t j = (i == 0); j < b; j++) m = xla_max8(m, load8(w0 + (i * W + j) * C + c));
+                    store8(out + c, m);
+                }
+                for (int64_t c = vec; c < C; c++) out[c] = w0[c];
                 for (int64_t i = 0; i < a; i++)
                     for (int64_t j = (i == 0); j < b; j++) {
                         const float *t = w0 + (i * W + j) * C;
-                        for (int64_t c = 0; c < C; c++) out[c] = xla_max(out[c], t[c]);
+                        for (int64_t c = vec; c < C; c++) out[c] = xla_max(out[c], t[c]);
                     }
+            }
+}
+/* Window sums (reduce_window_sum): out (N, OH, OW, C) with windows a x b
+   every sh rows and sw columns (they may overlap), each element the first
+   tap plus the others in row-major order, as the NumPy impl adds them. */
+void pyjax_window_sum(const float *restrict x, float *restrict out, const int64_t *p) {
+    int64_t N = p[0], H = p[1], W = p[2], C = p[3], a = p[4], b = p[5], sh = p[6], sw = p[7];
+    int64_t OH = (H - a) / sh + 1, OW = (W - b) / sw + 1, taps = a * b;
+    int64_t off[taps];  /* (each tap's offset from the window's first element, row-major) */
+    for (int64_t t = 0; t < taps; t++) off[t] = ((t / b) * W + t % b) * C;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++, out += C) {
+                const float *w0 = x + ((n * H + oh * sh) * W + ow * sw) * C;
+                int64_t c = 0;
+                for (; c + 8 <= C; c += 8) {  /* (8 features at a time, the sum in a register) */
+                    f8 acc, t;
+                    __builtin_memcpy(&acc, w0 + c, sizeof acc);
+                    for (int64_t k = 1; k < taps; k++) {
+                        __builtin_memcpy(&t, w0 + off[k] + c, sizeof t);
+                        acc += t;
+                    }
+                    __builtin_memcpy(out + c, &acc, sizeof acc);
+                }
+                for (; c < C; c++) {
+                    float acc = w0[c];
+                    for (int64_t k = 1; k < taps; k++) acc += w0[off[k] + c];
+                    out[c] = acc;
+                }
             }
 }
 /* grad (N, H, W, C): 0 + s at the tap the select keeps, +0 everywhere else. */
 void pyjax_max_pool_grad(const float *restrict x, const float *restrict s, float *restrict grad, const int64_t *p) {
     int64_t N = p[0], H = p[1], W = p[2], C = p[3], a = p[4], b = p[5], OH = H / a, OW = W / b;
     memset(grad, 0, (size_t)(N * H * W * C) * sizeof(float));
+    int64_t vec = C - C % 8;
     float best[64];
     int32_t at[64];
     for (int64_t n = 0; n < N; n++)
         for (int64_t oh = 0; oh < OH; oh++)
             for (int64_t ow = 0; ow < OW; ow++, s += C) {
                 int64_t first = ((n * H + oh * a) * W + ow * b) * C;
-                for (int64_t c0 = 0; c0 < C; c0 += 64) {
+                for (int64_t c = 0; c < vec; c += 8) {  /* (8 features at once, as the loops below) */
+                    const float *w0 = x + first + c;
+                    f8 m = load8(w0);
+                    i8 k8 = {0};
+                    for (int64_t i = 0; i < a; i++)
+                        for (int64_t j = (i == 0); j < b; j++) {
+                            f8 v = load8(w0 + (i * W + j) * C);
+                            i8 move = ~(m >= v);
+                            m = blend8(move, v, m);
+                            k8 = (move & (int32_t)(i * b + j)) | (k8 & ~move);
+                        }
+                    f8 z = (f8){0} + load8(s + c);
+                    for (int64_t i = 0; i < a; i++)
+                        for (int64_t j = 0; j < b; j++)
+                            store8(grad + first + c + (i * W + j) * C, (f8)((i8)z & (k8 == (int32_t)(i * b + j))));
+                }
+                for (int64_t c0 = vec; c0 < C; c0 += 64) {
                     int64_t cn = C - c0 < 64 ? C - c0 : 64;
                     const float *w0 = x + first + c0;
                     for (int64_t c = 0; c < cn; c++) { best[c] = w0[c]; at[c] = 0; }
@@ -90,6 +154,16 @@ void pyjax_max_pool_grad(const float *restrict x, const float *restrict s, float
 """
 
 
+def takes_sum(x: np.ndarray, window_dimensions, window_strides, padding, *dilations) -> bool:
+    """Whether `window_sum` computes this reduce_window_sum: float32 4-d
+    C-contiguous, a window over axes 1 and 2 only (any strides there), no
+    padding, no dilation."""
+    return (x.dtype == np.float32 and x.ndim == 4 and x.size > 0 and x.flags.c_contiguous
+            and window_dimensions[0] == window_dimensions[3] == 1 and window_strides[0] == window_strides[3] == 1
+            and all(lo == 0 and hi == 0 for lo, hi in padding) and all(d == 1 for ds in dilations for d in ds)
+            and x.shape[1] >= window_dimensions[1] and x.shape[2] >= window_dimensions[2])
+
+
 def takes(x: np.ndarray, window_dimensions, window_strides, padding, *dilations) -> bool:
     """Whether the kernels compute this max pooling: float32 NHWC-like 4-d,
     a window over axes 1 and 2 only, strides equal to it, no padding, no
@@ -108,7 +182,8 @@ class NativePooling(Tiering):
 
     verified_by_build = True
     thread_name = "pyjax-native-pooling"
-    reference: list = [None, None]  # (max pool, its gradient), each (x[, s], window) -> array
+    # (max pool, its gradient, window sums): (x[, s], window[, strides]) -> array
+    reference: list = [None, None, None]
 
     def __init__(self):
         super().__init__("max pooling")
@@ -118,6 +193,10 @@ class NativePooling(Tiering):
     @staticmethod
     def takes(*args) -> bool:
         return takes(*args)
+
+    @staticmethod
+    def takes_sum(*args) -> bool:
+        return takes_sum(*args)
 
     def ready(self) -> bool:
         if self.fns is None and self.state == COLD:
@@ -135,6 +214,16 @@ class NativePooling(Tiering):
             return None
         return out
 
+    def window_sum(self, x: np.ndarray, window: tuple, strides: tuple) -> np.ndarray | None:
+        fns = self.fns
+        if fns is None:
+            return None
+        out = _window_sum(fns[2], x, window, strides)
+        if self._rechecks.due() and not _same(self.reference[2](x, window, strides), out):
+            self.drop("its window sums differed from NumPy's on a re-check")
+            return None
+        return out
+
     def max_pool_grad(self, x: np.ndarray, s: np.ndarray, window: tuple) -> np.ndarray | None:
         fns = self.fns
         if fns is None:
@@ -147,16 +236,16 @@ class NativePooling(Tiering):
         return out
 
     def prepare(self) -> str | None:
-        if self.reference[0] is None:
+        if None in self.reference:
             return "no NumPy reference to check against"
         return None if available() else "native code is off or there is no C compiler"
 
     def build(self) -> None:
         lib = _build(_SOURCE)  # (-O2 with the dynamic vector cost model: the feature loops vectorised)
-        fns = (lib.pyjax_max_pool, lib.pyjax_max_pool_grad)
-        fns[0].argtypes = [ctypes.c_void_p] * 3
+        fns = (lib.pyjax_max_pool, lib.pyjax_max_pool_grad, lib.pyjax_window_sum)
+        fns[0].argtypes = fns[2].argtypes = [ctypes.c_void_p] * 3
         fns[1].argtypes = [ctypes.c_void_p] * 4
-        fns[0].restype = fns[1].restype = None
+        fns[0].restype = fns[1].restype = fns[2].restype = None
         why = _differs(fns, self.reference)
         if why:
             raise RuntimeError(why)
@@ -174,6 +263,13 @@ def _max_pool(fn, x: np.ndarray, window: tuple) -> np.ndarray:
     n, h, w, c = x.shape
     out = np.empty((n, h // window[0], w // window[1], c), np.float32)
     fn(x.ctypes.data, out.ctypes.data, _sizes(x, window).ctypes.data)
+    return out
+
+
+def _window_sum(fn, x: np.ndarray, window: tuple, strides: tuple) -> np.ndarray:
+    n, h, w, c = x.shape
+    out = np.empty((n, (h - window[0]) // strides[0] + 1, (w - window[1]) // strides[1] + 1, c), np.float32)
+    fn(x.ctypes.data, out.ctypes.data, np.array([*x.shape, *window, *strides], np.int64).ctypes.data)
     return out
 
 
@@ -208,6 +304,9 @@ def _differs(fns, reference) -> str | None:
                 return f"its max pooling of {shape} by {window} differs from NumPy's"
             if not _same(reference[1](x, s, window), _max_pool_grad(fns[1], x, s, window)):
                 return f"its max pooling gradient of {shape} by {window} differs from NumPy's"
+            for strides in (window, (1, 1), (2, 1)):
+                if not _same(reference[2](x, window, strides), _window_sum(fns[2], x, window, strides)):
+                    return f"its window sums of {shape} by {window} every {strides} differ from NumPy's"
     return None
 
 
