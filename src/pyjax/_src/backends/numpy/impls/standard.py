@@ -365,13 +365,13 @@ def power_by_squaring(x, n: int):
     NumPy's power of floats is the libm/SVML pow, which differs in the last
     bit (x ** 3: 30% of float32 values) and takes a slow path for negative
     bases."""
-    acc = None
+    acc, fresh = None, False
     while n:
-        if n & 1:
-            acc = x.copy() if acc is None else np.multiply(acc, x)
+        if n & 1:  # (a square computed here is ours: no copy)
+            acc = (x if fresh else x.copy()) if acc is None else np.multiply(acc, x)
         n >>= 1
         if n:
-            x = np.multiply(x, x)
+            x, fresh = np.multiply(x, x), True
     return acc
 
 
