@@ -88,3 +88,24 @@ def test_sort_tie_break_is_only_in_the_module_iree_compiles():
     text = str(lower_jaxpr_to_module(jaxpr, "f", stable_sort_iota=True))
     assert "stablehlo.iota dim = 0 : tensor<5x2xi32>" in text
     assert "(tensor<5x2xi32>, tensor<5x2xi32>, tensor<5x2xf32>)" in text  # (keys, positions, values)
+
+
+@pytest.mark.parametrize("name", ["rows_of_4096", "argsort_4096", "argsort_beside_its_operand"])
+def test_sort_of_long_rows_compiles_and_matches(name):
+    # (IREE 3.13 sorted an operand whose result was dead, the tie-break positions, in a copy on
+    # the dispatch's stack: "exceeded stack allocation limit of 32768 bytes" from a row of 4096;
+    # argsort's own positions and the tie-break iota were one value to IREE, sorted twice in place)
+    import pyjax.numpy as jnp
+
+    x = np.random.RandomState(0).randn(32, 4096).astype(np.float32)  # (32 rows: IREE's tile of 2 rows)
+    x[1, :300] = 0.5  # (ties)
+    x[0, 100:200] = -1.0
+    fun = {
+        "rows_of_4096": lambda x: jnp.sort(x, axis=-1),
+        "argsort_4096": lambda x: jnp.argsort(x[0]),
+        "argsort_beside_its_operand": lambda x: (x[0] * 1, jnp.argsort(x[0])),
+    }[name]
+    want = pyjax.tree_util.tree_leaves(pyjax.jit(fun)(x))
+    got = pyjax.tree_util.tree_leaves(_on_iree(fun, x))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))

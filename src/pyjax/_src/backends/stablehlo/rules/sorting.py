@@ -56,15 +56,50 @@ def comparator(operand_types, num_keys: int) -> Block:
 def _sort(ctx, *operands, dimension, is_stable, num_keys):
     props = f"dimension = {dimension} : i64, is_stable = {'true' if is_stable else 'false'}"
     operands = list(operands)
-    tie_break = is_stable and getattr(ctx.mod, "stable_sort_iota", False)
-    if tie_break:
-        # (for IREE 3.13, whose stable sort permutes equal keys: the positions, an iota
-        # along the dimension, as the last key; its result is dropped; docs/iree.md)
-        operands.insert(num_keys, ctx.b.iota(operands[0].shape, np.int32, dimension))
-        num_keys += 1
-    outs = ctx.b.emit("stablehlo.sort", operands, [o.type for o in operands], print_generic,
-                      regions=[comparator([o.type for o in operands], num_keys)], props=props)
-    return outs[:num_keys - 1] + outs[num_keys:] if tie_break else outs
+    for_iree = getattr(ctx.mod, "stable_sort_iota", False)
+    if not (is_stable and for_iree):
+        emit = _sort_for_iree if for_iree else _emit_sort
+        return emit(ctx.b, operands, comparator([o.type for o in operands], num_keys), props)
+    # (for IREE 3.13, whose stable sort permutes equal keys: the positions, an iota along
+    # the dimension, as the last key; docs/iree.md. An operand that is already that iota,
+    # argsort's, becomes the key; else a new one is added and its result dropped. Two
+    # equal iotas would be one value to IREE, sorted as two operands in place: wrong.)
+    found = [i for i in range(num_keys, len(operands)) if _is_positions(operands[i], dimension)]
+    order = list(range(num_keys)) + found[:1] + [i for i in range(num_keys, len(operands)) if i not in found[:1]]
+    keyed = [operands[i] for i in order]
+    if not found:
+        keyed.insert(num_keys, ctx.b.iota(operands[0].shape, np.int32, dimension))
+    outs = _sort_for_iree(ctx.b, keyed, comparator([o.type for o in keyed], num_keys + 1), props)
+    if not found:
+        return outs[:num_keys] + outs[num_keys + 1:]
+    return [outs[order.index(i)] for i in range(len(operands))]
+
+
+def _is_positions(value, dimension: int) -> bool:
+    # an iota of signed integers along the sorted dimension, large enough to count its length
+    op = value.op
+    dtype = np.dtype(value.dtype)
+    return (op is not None and op.name == "stablehlo.iota" and op.attrs.get("dim") == dimension
+            and dtype.kind == "i" and value.shape[dimension] <= np.iinfo(dtype).max)
+
+
+def _emit_sort(b: Builder, operands, region: Block, props: str):
+    return b.emit("stablehlo.sort", operands, [o.type for o in operands], print_generic, regions=[region], props=props)
+
+
+def _sort_for_iree(b: Builder, operands, region: Block, props: str):
+    """The sort with its results passed through a barrier, so that IREE 3.13
+    sees every result used. It sorts in place, and an operand whose result is
+    dead is bound read-only and sorted in a copy on the dispatch's stack: past
+    IREE's 32 KiB stack limit (a row of 4096 floats and its positions) the
+    module fails to compile. (A barrier on the operands too would also keep a
+    slice of an input from being sorted in a stack copy, but IREE then sorts
+    in place a buffer it shares with another result: wrong values.)"""
+    from pyjax._src.backends.stablehlo.rules.elementwise import _print_barrier
+
+    types = [o.type for o in operands]
+    outs = _emit_sort(b, operands, region, props)
+    return b.emit("stablehlo.optimization_barrier", list(outs), types, _print_barrier)
 
 
 def _print_top_k(op, p, indent, in_func):
@@ -132,7 +167,7 @@ def _exact_top_k(ctx, x, dim: int, direction: str):
     tie = rb.elementwise("stablehlo.and", [rb.compare("EQ", xa, xb), rb.compare("LT", ia, ib)])
     region_return(rb, [rb.elementwise("stablehlo.or", [first, tie])])
     props = f"dimension = {dim} : i64, is_stable = true"
-    outs = b.emit("stablehlo.sort", [x, iota], [x.type, iota.type], print_generic, regions=[block], props=props)
+    outs = _sort_for_iree(b, [x, iota], block, props)
     size = ctx.out_types[0].shape[dim]
     limit = list(x.shape)
     limit[dim] = size
