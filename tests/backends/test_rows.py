@@ -260,6 +260,24 @@ def test_short_rows_without_row_values_run_in_chunks(monkeypatch):
     assert made and all(n.live for n in made)
 
 
+def test_short_rows_after_columns_still_run_in_chunks(monkeypatch):
+    # A batch norm's per-feature scale and shift (columns) before a relu's
+    # derivative over rows of 8: the run through the columns could not be
+    # cut into chunks, so the region stops before them and its elementwise
+    # rest goes in chunks, as without the columns.
+    def f(x, g, b):
+        def loss(x):
+            h = (x - jnp.mean(x, axis=(0, 1, 2))) * g + b
+            return jnp.sum(jnp.maximum(h, 0.0) * x)
+        return pyjax.grad(loss)(x)
+
+    x, g, b = arr(8, 28, 28, 8), arr(8), arr(8)
+    text = pyjax.jit(f).lower(x, g, b).as_text("python")
+    assert "row-wise equations over 28 rows" in text  # (6272 rows of 8 in chunks of 224)
+    _, _, made = run_both(f, x, g, b, monkeypatch=monkeypatch)
+    assert made and all(n.live for n in made)
+
+
 def test_broadcast_scalars_are_neither_inputs_nor_outputs_of_row_loops():
     # The derivative's ones and zeros: native code would copy a broadcast
     # input whole and store a broadcast output whole. A region makes those

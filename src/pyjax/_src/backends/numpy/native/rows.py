@@ -148,7 +148,7 @@ def _anchor_shape(eqn: JaxprEqn) -> tuple | None:
 
 
 def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Callable[[], dict], impls: dict,
-          in_block: bool) -> tuple:
+          in_block: bool, columns: bool = True) -> tuple:
     """(the region starting at equation `start`, or None; where to look
     next). A run that does not qualify is skipped whole: any run starting
     inside it ends where it ends, with fewer equations and reductions."""
@@ -174,8 +174,9 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
             or (not short and length < MIN_ROW) or (not in_block and elements >= split_lib.MIN_ELEMENTS)):
         return None, start + 1
     kinds = ({tuple(shape): _ROW, (): _SCALAR} if len(shape) == 1 else
-             {(length,): _COLUMN, (1,) * (len(shape) - 1) + (length,): _COLUMN,
-              tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR})
+             {tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR})
+    if len(shape) > 1 and columns:
+        kinds.update({(length,): _COLUMN, (1,) * (len(shape) - 1) + (length,): _COLUMN})
     defined: dict[Var, str] = {}  # values of the region -> their kind
     stop, hoisted = start, []
     for i in range(start, len(jaxpr.eqns)):
@@ -203,6 +204,11 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
         # each kernel in one call (the same elements, in the same order).
         used = {*defined.values(), *(kinds[tuple(v.aval.shape)] for v in inputs)}
         chunk = _chunk(elements) if used <= {_ROW, _SCALAR} else None
+        if chunk is None and _COLUMN in used and not used & {_ROW_VALUE, _KEPT_ROW_VALUE}:
+            # Elementwise but for its columns: without them the run stops
+            # before the first and goes in chunks (a CNN's relu derivative
+            # after its batch norm), a kernel call a chunk instead of a row.
+            return _grow(jaxpr, start, last_read, spreads, impls, in_block, columns=False)
         if chunk is None:
             if length < MIN_ROW or elements < MIN_ELEMENTS:
                 return None, stop
