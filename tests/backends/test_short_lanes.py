@@ -57,6 +57,13 @@ def test_lanes_are_taken_only_for_short_rows_of_large_arrays():
     assert columns.column_ufunc(np.subtract, ((96, 1, 5), (1, 200, 5)), (96, 200, 5)) is None
     assert columns.column_ufunc(np.subtract, ((8, 1, 3), (1, 8, 3)), (8, 8, 3)) is None
     assert columns.column_ufunc(np.power, ((96, 1, 3), (1, 200, 3)), (96, 200, 3)) is None
+    assert columns.column_ufunc(np.subtract, ((1, 200, 3), (96, 200, 3)), (96, 200, 3)) is None  # rows merge
+    assert columns.column_ufunc(np.subtract, ((4096, 1, 3), (1, 4, 3)), (4096, 4, 3)) is None  # short lanes
+    # Full shapes: lanes only for operands repeated along the next-to-last axis.
+    call = columns.column_ufunc(np.subtract, ((96, 200, 3),) * 2, (96, 200, 3))
+    a, b = specials((1, 200, 3), np.float32), specials((96, 200, 3), np.float32)
+    with np.errstate(all="ignore"):
+        assert call(np.broadcast_to(a, b.shape), b).tobytes() == np.subtract(a, b).tobytes()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint32])

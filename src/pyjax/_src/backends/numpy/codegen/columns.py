@@ -42,6 +42,7 @@ MIN_ELEMENTS = 4096
 # Lane by lane only for rows this short and arrays this large.
 MAX_LANES = 4
 MIN_LANE_ELEMENTS = 1 << 14
+MIN_LANE_ROWS = 8  # (a lane's inner loop runs along the next-to-last axis)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -63,8 +64,11 @@ def column_ufunc(ufunc, in_shapes: list, out_shape: tuple):
         full = 0
     elif shapes[1] == tuple(out_shape) and shapes[0] in row:
         full = 1
-    elif length <= MAX_LANES and size >= MIN_LANE_ELEMENTS and all(_lanes_of(s, out_shape) for s in shapes):
-        return _lane_call(ufunc, length, always=shapes[0] != shapes[1])
+    elif (length <= MAX_LANES and size >= MIN_LANE_ELEMENTS and out_shape[-2] >= MIN_LANE_ROWS
+          and all(_lanes_of(s, out_shape) for s in shapes)):
+        if any(s[-2] == 1 for s in shapes):
+            return _lane_call(ufunc, length, always=True)
+        return _lane_call(ufunc, length, always=False) if shapes[0] == shapes[1] else None
     else:
         return None
     rows = size // length
@@ -98,13 +102,16 @@ def _lanes_of(shape: tuple, out_shape: tuple) -> bool:
 
 
 def _broadcast_view(a) -> bool:
-    """An array with a zero stride outside its last axis (a broadcast view)."""
-    return type(a) is np.ndarray and 0 in a.strides[:-1] and a.size > 0
+    """An array repeated along its next-to-last axis (a zero stride there):
+    NumPy cannot merge its rows into longer ones."""
+    return type(a) is np.ndarray and a.strides[-2] == 0 and a.size > 0
 
 
 def _lane_call(ufunc, length: int, always: bool):
-    """Lane by lane: `always` where the shapes broadcast (NumPy could never
-    merge the rows), else only when an operand is a broadcast view."""
+    """Lane by lane: `always` where an operand's shape repeats it along the
+    next-to-last axis, else only when an operand is such a view. (Operands
+    whose rows are whole, as (1, n, 3) against (m, n, 3), keep NumPy's call:
+    it merges their rows.)"""
     lanes = tuple(range(length))
 
     def call(x, y, *out):
