@@ -40,7 +40,7 @@ def cuda_target(monkeypatch):
     from pyjax._src.backends.iree import compile as compile_lib
     from pyjax._src.backends.iree import runtime
 
-    cuda = runtime.Target("cuda", "cuda", runtime._COMMON_FLAGS + ("--iree-cuda-target=sm_80",))
+    cuda = runtime.Target("cuda", "cuda", runtime._COMMON_FLAGS + runtime._CUDA_FLAGS + ("--iree-cuda-target=sm_80",))
     monkeypatch.setattr(runtime, "target", lambda: cuda)
     built: list[bytes] = []
 

@@ -36,11 +36,17 @@ class Target:
 
 
 # f64 stays f64 (jax_enable_x64): IREE's input pipeline may demote it otherwise.
-# Data tiling packs matmul operands into the target's tile layout (docs/iree.md: measured).
 # No const-eval: it compiles and runs a second program inside every compile to fold
 # constant expressions, which the hoisted initializers compute once at load anyway
 # (docs/iree.md, "Compile time").
-_COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false", "--iree-opt-data-tiling=true", "--iree-opt-const-eval=false")
+_COMMON_FLAGS = ("--iree-input-demote-f64-to-f32=false", "--iree-opt-const-eval=false")
+# Data tiling packs matmul operands into the target's tile layout (docs/iree.md: measured).
+# On the CPU it starts in the global-optimization phase: IREE 3.13's default path (from
+# dispatch creation) fails to vectorize a dispatch that unpacks a matmul's result and packs
+# it again for a later matmul as the other operand ("operations with large vector sizes"):
+# a transformer's gradient. Both paths give the same bits and speed where both compile.
+_CPU_FLAGS = ("--iree-opt-data-tiling=false", "--iree-global-opt-data-tiling=true", "--iree-llvmcpu-target-cpu=host")
+_CUDA_FLAGS = ("--iree-opt-data-tiling=true",)
 
 
 def _user_flags() -> tuple[str, ...]:
@@ -59,10 +65,9 @@ def _choose_target(rt) -> Target:
     wanted = os.environ.get("PYJAX_IREE_DRIVER")
     if wanted == "cuda" or (wanted is None and _cuda_has_devices(rt)):
         cuda_target = os.environ.get("PYJAX_IREE_CUDA_TARGET")
-        flags = _COMMON_FLAGS + ((f"--iree-cuda-target={cuda_target}",) if cuda_target else ())
+        flags = _COMMON_FLAGS + _CUDA_FLAGS + ((f"--iree-cuda-target={cuda_target}",) if cuda_target else ())
         return Target("cuda", "cuda", flags + _user_flags())
-    return Target(wanted or "local-task", "llvm-cpu",
-                  _COMMON_FLAGS + ("--iree-llvmcpu-target-cpu=host",) + _user_flags())
+    return Target(wanted or "local-task", "llvm-cpu", _COMMON_FLAGS + _CPU_FLAGS + _user_flags())
 
 
 def target() -> Target:
