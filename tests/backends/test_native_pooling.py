@@ -154,3 +154,26 @@ def test_a_kernel_that_differs_fails_the_build_check_or_a_recheck(monkeypatch):
     s = np.ones((1, 2, 2, 2), np.float32)
     results = [tier.max_pool_grad(x, s, (2, 2)) for _ in range(3)]
     assert tier.dead and results[-1] is None and "differed" in tier.failure
+
+
+@pytest.mark.parametrize("call", ["max", "grad", "sum"])
+def test_the_sizes_array_is_alive_while_the_kernel_reads_it(call):
+    # A kernel reads its sizes through a pointer while other threads run
+    # (ctypes releases the GIL): the array must still be alive then, or an
+    # allocation on another thread takes its memory (a crash seen in the
+    # build check: garbage strides, a division by zero).
+    seen = []
+
+    def kernel(*pointers):
+        junk = [np.full(n, -1, np.int64) for n in (6, 8) for _ in range(4)]  # (reuses freed blocks)
+        seen.append(np.frombuffer((ctypes.c_int64 * 6).from_address(pointers[-1]), np.int64).copy())
+        del junk
+
+    x = np.zeros((1, 4, 4, 2), np.float32)
+    if call == "max":
+        pooling_lib._max_pool(kernel, x, (2, 2))
+    elif call == "grad":
+        pooling_lib._max_pool_grad(kernel, x, np.zeros((1, 2, 2, 2), np.float32), (2, 2))
+    else:
+        pooling_lib._window_sum(kernel, x, (2, 2), (1, 1))
+    assert seen[0].tolist() == [1, 4, 4, 2, 2, 2]

@@ -262,20 +262,23 @@ def _sizes(x: np.ndarray, window: tuple) -> np.ndarray:
 def _max_pool(fn, x: np.ndarray, window: tuple) -> np.ndarray:
     n, h, w, c = x.shape
     out = np.empty((n, h // window[0], w // window[1], c), np.float32)
-    fn(x.ctypes.data, out.ctypes.data, _sizes(x, window).ctypes.data)
+    sizes = _sizes(x, window)  # (held while the kernel reads it: a temporary's memory is reused at once)
+    fn(x.ctypes.data, out.ctypes.data, sizes.ctypes.data)
     return out
 
 
 def _window_sum(fn, x: np.ndarray, window: tuple, strides: tuple) -> np.ndarray:
     n, h, w, c = x.shape
     out = np.empty((n, (h - window[0]) // strides[0] + 1, (w - window[1]) // strides[1] + 1, c), np.float32)
-    fn(x.ctypes.data, out.ctypes.data, np.array([*x.shape, *window, *strides], np.int64).ctypes.data)
+    sizes = np.array([*x.shape, *window, *strides], np.int64)
+    fn(x.ctypes.data, out.ctypes.data, sizes.ctypes.data)
     return out
 
 
 def _max_pool_grad(fn, x: np.ndarray, s: np.ndarray, window: tuple) -> np.ndarray:
     out = np.empty(x.shape, np.float32)
-    fn(x.ctypes.data, s.ctypes.data, out.ctypes.data, _sizes(x, window).ctypes.data)
+    sizes = _sizes(x, window)
+    fn(x.ctypes.data, s.ctypes.data, out.ctypes.data, sizes.ctypes.data)
     return out
 
 
