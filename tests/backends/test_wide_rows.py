@@ -78,3 +78,22 @@ def test_batch_norm_of_nhwc_activations_runs_by_wide_rows():
         want = plain(x, g, b)
     columns.column_ufunc.cache_clear()
     assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+
+
+def test_a_row_broadcast_in_the_program_is_read_as_the_row():
+    # Reverse mode spreads a per-feature vector to the activations' shape
+    # (broadcast_in_dim) before multiplying: the product reads the vector
+    # itself, by wide rows, with NumPy's bits.
+    def f(x, g):
+        return (jnp.multiply(pyjax.lax.broadcast_in_dim(g * 2.0, x.shape, (3,)), x),
+                x - pyjax.lax.broadcast_in_dim(g.reshape(1, 1, 1, 8), x.shape, (0, 1, 2, 3)))
+
+    x, g = specials((8, 28, 28, 8), np.float32), specials((8,), np.float32)
+    for a in (x, g):
+        a[(np.abs(a) < 1e-30) & (a != 0)] = 0.5  # (no denormals: pyjax flushes them, as XLA)
+    text = pyjax.jit(f).lower(x, g).as_text("python")
+    assert text.count("_wide_multiply") == 1 and text.count("_wide_subtract") == 1
+    with np.errstate(all="ignore"):
+        want = np.multiply(np.broadcast_to(g * np.float32(2.0), x.shape), x), x - g
+    got = pyjax.jit(f)(x, g)
+    assert all(np.asarray(a).tobytes() == b.tobytes() for a, b in zip(got, want, strict=True))

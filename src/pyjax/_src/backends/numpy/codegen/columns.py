@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-__all__ = ["column_ufunc"]
+__all__ = ["column_spread", "column_ufunc"]
 
 _EXACT = frozenset(np.__dict__[name] for name in (
     "add", "subtract", "multiply", "divide", "true_divide", "maximum", "minimum", "fmax", "fmin",
@@ -43,6 +43,17 @@ MIN_ELEMENTS = 4096
 MAX_LANES = 4
 MIN_LANE_ELEMENTS = 1 << 14
 MIN_LANE_ROWS = 8  # (a lane's inner loop runs along the next-to-last axis)
+
+
+def column_spread(eqn) -> bool:
+    """Whether `eqn` broadcasts one row ((L,) or (1, ..., 1, L): batch norm's
+    per-feature vector) along the leading axes of its result: an op reading
+    the result may read the row itself instead, by wide rows."""
+    if eqn.primitive.name != "broadcast_in_dim":
+        return False
+    shape, out = tuple(eqn.invars[0].aval.shape), tuple(eqn.outvars[0].aval.shape)
+    return (len(out) >= 2 and len(shape) in (1, len(out)) and shape[-1:] == out[-1:]
+            and all(d == 1 for d in shape[:-1]) and eqn.params["broadcast_dimensions"][-1] == len(out) - 1)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -53,7 +53,7 @@ from pyjax._src.array import Array
 from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy import tiers as tiers_lib
 from pyjax._src.backends.numpy.codegen import dots
-from pyjax._src.backends.numpy.codegen.columns import column_ufunc
+from pyjax._src.backends.numpy.codegen.columns import column_spread, column_ufunc
 from pyjax._src.backends.numpy.codegen.eager import fill_eager_program
 from pyjax._src.backends.numpy.codegen.kernels import IDENTITIES, backend_impl, ufunc_of
 from pyjax._src.dispatch import check_outputs
@@ -312,6 +312,7 @@ class ProgramBuilder:
         self.impls = impls
         self.tiers = tiers
         self.instrs: list[_Instr] = []
+        self._spreads: dict[_Value, _Value] = {}  # a row broadcast along leading axes -> the row
         if parent is not None:
             self.checks = parent.checks
             # A block inlined into `parent`'s function: one namespace, one
@@ -465,8 +466,13 @@ class ProgramBuilder:
                 self.instrs.append(_Instr(None, list(ins), outs, render=operator))
                 return outs
             split = self.tiers.split.ufunc(ufunc, out_avals[0].shape, out_avals[0].dtype) if self.tiers.split else None
-            column = None if split is not None else column_ufunc(ufunc, tuple(v.aval.shape for v in ins),
-                                                                 tuple(out_avals[0].shape))
+            column = None
+            for operands in ([self._spreads.get(v, v) for v in ins], ins) if split is None else ():
+                # (an operand spread from a row is read as the row itself where that makes a wide op)
+                column = column_ufunc(ufunc, tuple(v.aval.shape for v in operands), tuple(out_avals[0].shape))
+                if column is not None:
+                    ins = operands
+                    break
             if split is not None:
                 # A large elementwise op runs by blocks on every core (parallel/split.py).
                 fn = self._function(split, "split_" + ufunc.__name__)
@@ -493,6 +499,8 @@ class ProgramBuilder:
                                             p["strides"] or (1,) * len(p["start_indices"]))), "index")
             return self.statement(lambda ins_, outs_: [f"{outs_[0]} = {ins_[0]}[{index}]"], ins, out_avals)
         outs = self.call(impl, ins, out_avals, eqn.params, primitive.multiple_results, hint=primitive.name)
+        if is_default and column_spread(eqn):
+            self._spreads[outs[0]] = ins[0]
         if getattr(impl, "fresh_result", False) and not primitive.multiple_results and out_avals[0].shape:
             # The impl declares it always returns a new buffer of its own:
             # later ufuncs may write into it once it is dead.
