@@ -93,6 +93,7 @@ def test_a_row_broadcast_in_the_program_is_read_as_the_row():
         a[(np.abs(a) < 1e-30) & (a != 0)] = 0.5  # (no denormals: pyjax flushes them, as XLA)
     text = pyjax.jit(f).lower(x, g).as_text("python")
     assert text.count("_wide_multiply") == 1 and text.count("_wide_subtract") == 1
+    assert "_broadcast_in_dim" not in text  # (read by nothing else: not made at all)
     with np.errstate(all="ignore"):
         want = np.multiply(np.broadcast_to(g * np.float32(2.0), x.shape), x), x - g
     got = pyjax.jit(f)(x, g)

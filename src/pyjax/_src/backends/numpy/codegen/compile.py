@@ -245,7 +245,7 @@ class _Instr:
     `render(in_names, out_names)`."""
 
     __slots__ = ("fn", "ins", "outs", "kwargs", "multiple_results", "ufunc", "render", "out_buffer",
-                 "out_target", "fresh", "writes_input")
+                 "out_target", "fresh", "writes_input", "pure")
 
     def __init__(self, fn, ins, outs, kwargs="", multiple_results=False, ufunc=None, render=None,
                  fresh=False, writes_input=False):
@@ -264,6 +264,7 @@ class _Instr:
         # `writes_input`: a custom statement that may write its first output
         # into a dead input buffer (`render(..., out_buffer=name)`).
         self.writes_input = writes_input
+        self.pure = False  # (raises nothing at run time: left out when its result is unused)
 
 
 def _local_names() -> Callable[[], str]:
@@ -501,6 +502,7 @@ class ProgramBuilder:
         outs = self.call(impl, ins, out_avals, eqn.params, primitive.multiple_results, hint=primitive.name)
         if is_default and column_spread(eqn):
             self._spreads[outs[0]] = ins[0]
+            self.instrs[-1].pure = True
         if getattr(impl, "fresh_result", False) and not primitive.multiple_results and out_avals[0].shape:
             # The impl declares it always returns a new buffer of its own:
             # later ufuncs may write into it once it is dead.
@@ -855,7 +857,7 @@ def _instr_lines(instr: _Instr) -> list[str]:
     call = f"{instr.fn}({', '.join(args)})"
     used = [v.last_use != _NEVER for v in instr.outs]
     if not any(used):
-        return [call]  # run for its errors; the result is dropped at once
+        return [] if instr.pure else [call]  # run for its errors; the result is dropped at once
     if not instr.multiple_results:
         return [f"{instr.outs[0].name} = {call}"]
     targets = [v.name if u else "_" for v, u in zip(instr.outs, used, strict=True)]
