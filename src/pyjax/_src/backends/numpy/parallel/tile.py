@@ -141,6 +141,7 @@ def plan(jaxpr: Jaxpr) -> list | None:
         else:
             items.extend(hoisted)
             items.append(region)
+            items.extend(_spreads_after(region, eqns, i, end, last_use))
             found = True
         i = end
     return items if found else None
@@ -192,13 +193,28 @@ def _grow(eqns: list, start: int, last_use: dict):
             if type(v) is not DropVar:
                 defined[v] = role
     end = members[-1] + 1
-    outs = [v for v in defined if last_use.get(v, -1) >= end]
+    spreads = {eqns[i].outvars[0] for i in members if _scalar_spread(eqns[i])}
+    outs = [v for v in defined if last_use.get(v, -1) >= end and v not in spreads]
     if not outs:
         return refused
     invars = list(roles)
     region = Region(size, [eqns[i] for i in members], invars, [roles[v] for v in invars], outs,
                     [defined[v] for v in outs])
     return region, [i for i in hoisted if i < end], end
+
+
+def _scalar_spread(eqn: JaxprEqn) -> bool:
+    # One value broadcast (the zeros a select masks with): a NumPy view
+    # where it stands alone, but a whole array written when a region exports it.
+    return eqn.primitive.name == "broadcast_in_dim" and not eqn.invars[0].aval.shape
+
+
+def _spreads_after(region: Region, eqns: list, start: int, end: int, last_use: dict) -> list:
+    """The indices of the region's scalar broadcasts read after it: run
+    again after the region, as views, instead of exported by it."""
+    members = {id(e) for e in region.eqns}
+    return [i for i in range(start, end) if id(eqns[i]) in members and _scalar_spread(eqns[i])
+            and last_use.get(eqns[i].outvars[0], -1) >= end]
 
 
 def _scan(eqns: list, start: int, size: int) -> tuple[list, list]:
