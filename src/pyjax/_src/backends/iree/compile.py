@@ -57,7 +57,7 @@ def module_text(jaxpr, name: str, out_tree=None, keep_unused: bool = False) -> t
         jaxpr, kept = dce_jaxpr(jaxpr, prune_invars=True, prune_bodies=True)
     try:
         text = str(lower_jaxpr_to_module(jaxpr, name, out_tree, keep_unused=True, host_callbacks=False,
-                                         select_and_scatter_op=False, threefry_barrier=True,
+                                         select_and_scatter_op=False, threefry_unrolled=True,
                                          stable_sort_iota=True, shardings=False, xla_ops=False))
     except LoweringError as e:
         raise IreeUnsupportedError(

@@ -83,7 +83,7 @@ def result_names(out_tree) -> list[str]:
 
 def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[bool] = (),
                           keep_unused: bool = False, host_callbacks: bool = True,
-                          select_and_scatter_op: bool = True, threefry_barrier: bool = False,
+                          select_and_scatter_op: bool = True, threefry_unrolled: bool = False,
                           stable_sort_iota: bool = False, shardings: bool = True,
                           entry_shardings: tuple | None = None, xla_ops: bool = True) -> Module:
     """The StableHLO module of a jitted function's jaxpr: `@main` (public,
@@ -95,8 +95,8 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     cannot run them: the lowering then names the primitive). Without
     `select_and_scatter_op`, select_and_scatter_add is spelled out in
     slices, selects and pads (rules/windows.py: for IREE). With
-    `threefry_barrier`, threefry's arguments pass an optimization_barrier
-    (rules/random.py: for IREE); with `stable_sort_iota`, a stable sort
+    `threefry_unrolled`, threefry's five rounds are emitted in line instead of
+    a `while` (rules/random.py: for IREE); with `stable_sort_iota`, a stable sort
     breaks ties with an iota key (rules/sorting.py: for IREE). Without
     `shardings`, sharded types get no Shardy annotations (sharding.py: for IREE).
     `entry_shardings` (per flat argument, per result) are the jitted call's
@@ -117,7 +117,7 @@ def lower_jaxpr_to_module(jaxpr, name: str, out_tree=None, donated: Sequence[boo
     main = module.add_func("main", [aval_type(a) for a in jaxpr.in_avals], public=True)
     mod = ModuleContext(module, host_callbacks)
     mod.select_and_scatter_op = select_and_scatter_op
-    mod.threefry_barrier = threefry_barrier
+    mod.threefry_unrolled = threefry_unrolled
     mod.stable_sort_iota = stable_sort_iota
     mod.shardings = shardings
     mod.entry_shardings = entry_shardings

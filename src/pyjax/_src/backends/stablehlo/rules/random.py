@@ -143,13 +143,6 @@ def _threefry_body(c, args):
 
     b = c.b
     k0, k1, x0, x1 = args
-    if getattr(c.mod, "threefry_barrier", False):
-        # (for IREE 3.13: a key word it can fold to a constant, a seed's high word 0 or
-        # the xor of two equal words, makes its runtime fail in copy_buffer; a barrier
-        # on the arguments hides them from its folder; docs/iree.md)
-        from pyjax._src.backends.stablehlo.rules.elementwise import _optimization_barrier
-
-        k0, k1, x0, x1 = _optimization_barrier(c, k0, k1, x0, x1)
     r0 = b.constant(np.array([13, 15, 26, 6], _U32))
     r1 = b.constant(np.array([17, 29, 16, 24], _U32))
     k2 = b.elementwise("stablehlo.xor", [b.elementwise("stablehlo.xor", [k0, k1]), b.constant(np.array(0x1BD11BDA, _U32))])
@@ -157,6 +150,15 @@ def _threefry_body(c, args):
     x1 = b.elementwise("stablehlo.add", [x1, b.broadcast_to(k1, x1.shape)])
     j0 = b.constant(np.array(0, np.int32))
     i0 = b.constant(np.array(0, np.int32))
+    if getattr(c.mod, "threefry_unrolled", False):
+        # (for IREE: a loop's condition is read back to the host each turn, a sync per
+        # round of every draw; the five rounds in line are the same operations. Without
+        # the loop, IREE 3.13's runtime no longer fails when it folds a key word to a
+        # constant (a seed's high word 0), as it did in copy_buffer; docs/iree.md)
+        vals = [j0, x0, x1, k1, k2, k0, r0, r1]
+        for _ in range(5):
+            vals = _rounds_body(c, vals)
+        return vals[1:3]
 
     def cond_fn(cb, vals):
         return cb.compare("LT", vals[0], cb.constant(np.array(5, np.int32)))

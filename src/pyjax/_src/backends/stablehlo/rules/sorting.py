@@ -8,6 +8,7 @@ import numpy as np
 from pyjax._src.backends.stablehlo.builder import Builder, print_generic
 from pyjax._src.backends.stablehlo.ir import Block, TensorType
 from pyjax._src.backends.stablehlo.lowering import LoweringError, register_lowering
+from pyjax._src.backends.stablehlo.rules import sorting_network
 from pyjax._src.backends.stablehlo.rules.reductions import region_return
 
 
@@ -16,18 +17,37 @@ def _is_float(dtype) -> bool:
     return dtype.kind in "fc" or dtype.name == "bfloat16" or dtype.name.startswith("float8")
 
 
+def _splat(b: Builder, value, like):
+    # (a scalar constant, broadcast when `like` is a tensor: the network sort's comparisons)
+    return b.broadcast_to(b.constant(np.array(value, like.dtype)), like.shape)
+
+
 def _canonical(b: Builder, x):
-    zero = b.constant(np.zeros((), x.dtype))
+    zero = _splat(b, 0, x)
     is_zero = b.compare("EQ", x, zero)
-    x2 = b.select(is_zero, b.constant(np.zeros((), x.dtype)), x)
+    x2 = b.select(is_zero, _splat(b, 0, x), x)
     is_nan = b.compare("NE", x, x)
-    return b.select(is_nan, b.constant(np.array(np.nan, x.dtype)), x2)
+    return b.select(is_nan, _splat(b, np.nan, x), x2)
 
 
 def _less(b: Builder, x, y):
     if _is_float(x.dtype):
         return b.compare("LT", _canonical(b, x), _canonical(b, y), "TOTALORDER")
     return b.compare("LT", x, y)
+
+
+def keys_less(b: Builder, pairs):
+    """x < y over the keys' (x, y) pairs, lexicographic: x < y, or x == y and the
+    rest decide (scalars in the comparator region, whole tensors in the network)."""
+    result = None
+    for x, y in reversed(pairs):
+        lt = _less(b, x, y)
+        if result is None:
+            result = lt
+        else:
+            eq = b.compare("EQ", x, y, "TOTALORDER" if _is_float(x.dtype) else None)
+            result = b.elementwise("stablehlo.or", [lt, b.elementwise("stablehlo.and", [eq, result])])
+    return result
 
 
 def comparator(operand_types, num_keys: int) -> Block:
@@ -38,18 +58,7 @@ def comparator(operand_types, num_keys: int) -> Block:
     block = Block(args)
     b = Builder(block)
     pairs = [(block.args[2 * k], block.args[2 * k + 1]) for k in range(len(operand_types))]
-    if num_keys == 1:
-        result = _less(b, *pairs[0])
-    else:  # lexicographic over the keys: x < y, or x == y and the rest decide
-        result = None
-        for x, y in reversed(pairs[:num_keys]):
-            lt = _less(b, x, y)
-            if result is None:
-                result = lt
-            else:
-                eq = b.compare("EQ", x, y, "TOTALORDER" if _is_float(x.dtype) else None)
-                result = b.elementwise("stablehlo.or", [lt, b.elementwise("stablehlo.and", [eq, result])])
-    region_return(b, [result])
+    region_return(b, [keys_less(b, pairs[:num_keys])])
     return block
 
 
@@ -57,6 +66,8 @@ def _sort(ctx, *operands, dimension, is_stable, num_keys):
     props = f"dimension = {dimension} : i64, is_stable = {'true' if is_stable else 'false'}"
     operands = list(operands)
     for_iree = getattr(ctx.mod, "stable_sort_iota", False)
+    if for_iree and operands[0].shape[dimension] >= sorting_network.NETWORK_MIN:
+        return sorting_network.bitonic_sort(ctx.b, operands, num_keys, dimension)
     if not (is_stable and for_iree):
         emit = _sort_for_iree if for_iree else _emit_sort
         return emit(ctx.b, operands, comparator([o.type for o in operands], num_keys), props)
