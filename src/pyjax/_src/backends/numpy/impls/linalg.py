@@ -93,8 +93,8 @@ def _one_matrix(fn: Callable, operands: Sequence[np.ndarray], out_cores: Sequenc
 
 
 # LAPACK's column-major copies and back: NumPy's copy between the two
-# orders walks one side a whole row apart (0.83 ms for an 800x800 float32
-# matrix); by bands of rows that stay in cache, 0.36 ms. The same values,
+# orders walks one side a whole row apart; by bands of rows that stay in
+# cache it is about twice as fast (docs/performance.md). The same values,
 # so the same matrix for LAPACK and the same bits out.
 _BAND = 128
 _MIN_BANDED = 1 << 16
