@@ -153,12 +153,15 @@ print(json.dumps(dict(inside=seen, after_first=after_first, after_second=threads
 
 def test_scipy_blas_loaded_on_first_use_is_limited_too():
     # SciPy (and its own OpenBLAS) is imported at its first use, after pyjax:
-    # its thread count is limited inside later computations and restored after.
+    # its thread count is limited inside later computations and restored after,
+    # and inside the call that loaded it too (OpenBLAS's LAPACK sums depend on
+    # its threads: a first call would give other bits than the later ones).
     env = {k: v for k, v in os.environ.items() if k not in ("PYJAX_BLAS_THREADS", "OPENBLAS_NUM_THREADS")}
     out = subprocess.run([sys.executable, "-c", _CODE_SCIPY], capture_output=True, text=True, env=env, timeout=180)
     assert out.returncode == 0, out.stderr
     r = json.loads(out.stdout)
     assert len(r["inside"]) == 2
+    assert set(r["inside"][0]) == set(r["after_first"]) and set(r["inside"][0].values()) == {1}
     assert set(r["inside"][1]) == set(r["after_first"])
     assert set(r["inside"][1].values()) == {1}
     assert r["after_second"] == r["after_first"]

@@ -84,7 +84,15 @@ def _wire(limit: int | None) -> None:
 
     def more_blas():  # SciPy's OpenBLAS, loaded by its first use; appended (a call in flight restores by index)
         known = {blas.address(get) for get, _ in controls}
-        controls.extend(c for c in blas.thread_controls() if blas.address(c[0]) not in known)
+        new = [c for c in blas.thread_controls() if blas.address(c[0]) not in known]
+        if limit is not None:
+            # Limited at once: the call in flight that loaded it runs its
+            # LAPACK with as many threads as later calls (OpenBLAS's sums
+            # depend on them), though it saved no count to restore.
+            for get, set_ in new:
+                if get() != limit:
+                    set_(limit)
+        controls.extend(new)
         fpenv.use_blas(limit, controls)
         split.configure(limit if controls else None)
 

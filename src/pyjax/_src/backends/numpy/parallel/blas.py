@@ -15,7 +15,12 @@ user's own NumPy and SciPy, between pyjax calls, keep the threads they had.
 leave BLAS as it is (a large idle machine doing big matmuls may be faster
 with more threads). The limit applies to the OpenBLAS libraries loaded when
 pyjax is imported (NumPy's and SciPy's wheels ship one each), found with
-`threadpoolctl`; another BLAS (MKL, BLIS, Accelerate) is left as it is. With
+`threadpoolctl`, and to SciPy's when pyjax first uses SciPy's LAPACK or BLAS
+(SciPy is imported then, not with pyjax): that one is limited at once, since
+the call that loads it must run its LAPACK with the threads later calls use
+(OpenBLAS's sums depend on them), and it keeps the limit between calls
+(there was no caller's count to restore). Another BLAS (MKL, BLIS,
+Accelerate) is left as it is. With
 one BLAS thread, large matmuls are split across the cores by the backend
 itself (split.py).
 """
