@@ -9,21 +9,16 @@ import pytest
 
 import pyjax
 import pyjax.numpy as jnp
-from pyjax._src.backends.numpy import native
 from pyjax._src.backends.numpy.impls import standard
 from pyjax._src.backends.numpy.native import colsums as colsums_lib
 from pyjax._src.backends.numpy.native import settings as native_settings
 
-
-def _built() -> bool:
-    if native.compiler() is None or not native_settings.ENABLED:
-        return False
-    jnp.ones(1)  # (the backend wires the kernel)
-    colsums_lib.column_sums.start(wait=True)
-    return colsums_lib.column_sums.fns is not None
+import native_kernels  # noqa: E402  (tests/backends: whether a kernel builds)
 
 
-pytestmark = pytest.mark.skipif(not _built(), reason="native code needs a C compiler")
+
+
+pytestmark = pytest.mark.skipif(not native_kernels.built(colsums_lib.column_sums), reason="native code needs a C compiler")
 
 rng = np.random.default_rng(59)
 

@@ -11,21 +11,17 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
-from pyjax._src.backends.numpy import native
 from pyjax._src.backends.numpy.impls import convolution as conv_impl
 from pyjax._src.backends.numpy.native import directconv as direct_lib
 from pyjax._src.backends.numpy.native import im2col as im2col_lib
 from pyjax._src.backends.numpy.native import settings as native_settings
 
-
-def _built() -> bool:
-    if native.compiler() is None or not native_settings.ENABLED:
-        return False
-    direct_lib.direct_conv.start(wait=True)
-    return direct_lib.direct_conv.fn is not None
+import native_kernels  # noqa: E402  (tests/backends: whether a kernel builds)
 
 
-pytestmark = pytest.mark.skipif(not _built(), reason="the direct kernel needs a C compiler and AVX-512")
+
+
+pytestmark = pytest.mark.skipif(not native_kernels.built(direct_lib.direct_conv, "fn"), reason="the direct kernel needs a C compiler and AVX-512")
 
 rng = np.random.default_rng(52)
 

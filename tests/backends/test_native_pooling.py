@@ -12,21 +12,16 @@ import pytest
 import pyjax
 import pyjax.numpy as jnp
 from pyjax import lax
-from pyjax._src.backends.numpy import native
 from pyjax._src.backends.numpy.impls import windowed
 from pyjax._src.backends.numpy.native import pooling as pooling_lib
 from pyjax._src.backends.numpy.native import settings as native_settings
 
-
-def _built() -> bool:
-    if native.compiler() is None or not native_settings.ENABLED:
-        return False
-    jnp.ones(1)  # (the backend wires the kernel)
-    pooling_lib.pooling.start(wait=True)
-    return pooling_lib.pooling.fns is not None
+import native_kernels  # noqa: E402  (tests/backends: whether a kernel builds)
 
 
-pytestmark = pytest.mark.skipif(not _built(), reason="native code needs a C compiler")
+
+
+pytestmark = pytest.mark.skipif(not native_kernels.built(pooling_lib.pooling), reason="native code needs a C compiler")
 
 rng = np.random.default_rng(53)
 
