@@ -91,7 +91,7 @@ def test_a_large_batched_product_is_split_as_the_impl_splits_it(monkeypatch):
     assert "_np_matmul" in compile_jaxpr(small, IMPLS, tiers=tiers_lib.Tiers(split=split_lib.SplitTier())).source
 
 
-@pytest.mark.parametrize("case", ["k1", "empty", "int", "preferred", "two_batch_axes", "batch_not_leading"])
+@pytest.mark.parametrize("case", ["k1", "empty", "int", "preferred", "two_batch_axes_k1", "batch_not_leading"])
 def test_products_the_impl_keeps(case):
     # K = 1 (the impl multiplies: no BLAS sum and its zero signs), empty
     # axes, integer and cast products, and other batch layouts stay the impl's.
@@ -105,8 +105,8 @@ def test_products_the_impl_keeps(case):
     elif case == "preferred":
         jaxpr = _jaxpr(np.ones((3, 5, 4), np.float16), np.ones((3, 4, 2), np.float16), ((2,), (1,)),
                        preferred=np.float32)
-    elif case == "two_batch_axes":
-        jaxpr = _jaxpr(np.ones((2, 3, 5, 4), f32), np.ones((2, 3, 4, 2), f32), ((3,), (2,)), ((0, 1), (0, 1)))
+    elif case == "two_batch_axes_k1":
+        jaxpr = _jaxpr(np.ones((2, 3, 5, 1), f32), np.ones((2, 3, 1, 2), f32), ((3,), (2,)), ((0, 1), (0, 1)))
     else:
         jaxpr = _jaxpr(np.ones((5, 3, 4), f32), np.ones((3, 4, 2), f32), ((2,), (1,)), ((1,), (0,)))
     source = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers()).source
@@ -172,3 +172,44 @@ def test_a_loop_writes_a_batched_product_straight_into_its_stacked_output():
     assert "_np_matmul" in compiled.source and ", out=" in compiled.source, compiled.source
     step = _jaxpr(a[0], b, ((2,), (1,)))
     _assert_bitwise(compiled(a, b)[0], np.stack([_impl(step, x, b) for x in a]))
+
+
+# Products batched over two axes (attention's (batch, heads)): (lhs shape,
+# rhs shape, contracting dims, batch dims).
+HEAD_LAYOUTS = [
+    ((2, 3, 5, 4), (2, 3, 6, 4), ((3,), (3,)), ((0, 1), (0, 1))),  # q @ k.T
+    ((2, 3, 5, 6), (2, 3, 6, 4), ((3,), (2,)), ((0, 1), (0, 1))),  # probabilities @ v
+    ((2, 3, 6, 5), (2, 3, 6, 4), ((2,), (2,)), ((0, 1), (0, 1))),  # probabilities.T @ a gradient
+    ((2, 3, 6, 4), (2, 3, 5, 6), ((2,), (3,)), ((0, 1), (0, 1))),  # lhs (B, H, K, M), rhs (B, H, N, K)
+    ((5, 2, 3, 4), (2, 4, 3, 6), ((3,), (1,)), ((1, 2), (0, 2))),  # batch axes elsewhere
+    ((2, 2, 128, 96), (2, 2, 96, 128), ((3,), (2,)), ((0, 1), (0, 1))),  # past the small-matrix kernels
+]
+
+
+def _head_view(shape, dtype):
+    # (B, H, M, K) as attention's heads arrive: a window of a (B, M, H*K)
+    # projection, reshaped and transposed (its batch axes do not merge).
+    b, h, m, k = shape
+    return _random((b, m, 2 * h * k), dtype)[..., :h * k].reshape(b, m, h, k).transpose(0, 2, 1, 3)
+
+
+@pytest.mark.parametrize("lhs_shape, rhs_shape, contract, batch", HEAD_LAYOUTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_a_product_batched_over_two_axes_calls_matmul_and_is_bitwise_the_impl(lhs_shape, rhs_shape, contract,
+                                                                                batch, dtype):
+    with pyjax.enable_x64(np.dtype(dtype) == np.dtype(np.float64)):
+        jaxpr = _jaxpr(np.ones(lhs_shape, dtype), np.ones(rhs_shape, dtype), contract, batch)
+        compiled = compile_jaxpr(jaxpr, IMPLS, tiers=tiers_lib.Tiers())
+        assert "_np_matmul" in compiled.source and "_dot_general" not in compiled.source, compiled.source
+        operands = [(_random(lhs_shape, dtype), _random(rhs_shape, dtype))]
+        if batch[0] == (0, 1):  # strided head views, one or both, and the transposes of contiguous arrays
+            operands += [(_head_view(lhs_shape, dtype), _head_view(rhs_shape, dtype)),
+                         (_head_view(lhs_shape, dtype), _random(rhs_shape, dtype)),
+                         (_random(lhs_shape, dtype), _head_view(rhs_shape, dtype)),
+                         (_random(lhs_shape[:2] + lhs_shape[:1:-1], dtype).transpose(0, 1, 3, 2),
+                          _random(rhs_shape[:2] + rhs_shape[:1:-1], dtype).transpose(0, 1, 3, 2))]
+        if lhs_shape == rhs_shape:  # one head view on both sides (q @ q.T)
+            q = _head_view(lhs_shape, dtype)
+            operands.append((q, q))
+        for a, b in operands:
+            _assert_bitwise(compiled(a, b)[0], _impl(jaxpr, a, b))

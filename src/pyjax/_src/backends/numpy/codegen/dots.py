@@ -18,7 +18,11 @@ so the results are bitwise the impl's:
   attention heads, per-head products inside a tiled block): `np.matmul` on
   (batch, M, K) and (batch, K, N) views, or `split.matmul`, as the impl
   calls it (`out=` a tiled block's output slot). Products with nothing to
-  sum (K = 1: the impl multiplies) or an empty axis keep the impl.
+  sum (K = 1: the impl multiplies) or an empty axis keep the impl;
+- a product batched over several axes (attention's (batch, heads) products,
+  their operands strided head views): the views are the impl's own
+  (`transposed_views`, decided on each call's strides), with the transposes
+  and sizes fixed here, then `np.matmul` or `split.matmul`.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+
+from pyjax._src.backends.numpy.impls.standard import transposed_views
 
 # dtypes ndarray.dot and np.matmul hand to BLAS alike.
 BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
@@ -44,6 +50,8 @@ def direct_dot(builder, eqn, in_avals: list) -> Callable | None:
         return _matrix_dot(builder, lhs, rhs, lc[0], rc[0])
     if not lb:
         return _flat_dot(builder, lhs, rhs, tuple(lc), tuple(rc), out_aval.shape)
+    if len(lb) > 1:
+        return _multi_batch_dot(builder, lhs, rhs, (tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)), out_aval.shape)
     if len(lc) != 1:
         return None
     if tuple(lb) != (0,) or tuple(rb) != (0,) or lhs.ndim != 3 or rhs.ndim != 3:
@@ -115,5 +123,36 @@ def _flat_dot(builder, lhs, rhs, lc: tuple, rc: tuple, out_shape: tuple) -> Call
         a = operand(in_names[0], lhs_perm, (1, rows, contract))
         b = operand(in_names[1], rhs_perm, (1, contract, cols))
         return [f"{out_names[0]} = {fn}({a}, {b}).reshape({tuple(out_shape)})"]
+
+    return render
+
+
+def _multi_batch_dot(builder, lhs, rhs, contracting: tuple, batching: tuple, out_shape: tuple) -> Callable | None:
+    # Several batch axes: the impl's transposes to (*batch, M, K) and
+    # (*batch, K, N), its views of them (apart where the batch axes do not
+    # merge, chosen on each call's strides) or its (batch, M, K) reshapes.
+    (lc, rc), (lb, rb) = contracting, batching
+    if 0 in lhs.shape or 0 in rhs.shape:
+        return None
+    lhs_free = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
+    rhs_free = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
+    contract = math.prod(lhs.shape[d] for d in lc)
+    if contract == 1:
+        return None  # (the impl multiplies)
+    batch_shape = tuple(lhs.shape[d] for d in lb)
+    rows, cols = math.prod(lhs.shape[d] for d in lhs_free), math.prod(rhs.shape[d] for d in rhs_free)
+    lhs_perm, rhs_perm, batch = (*lb, *lhs_free, *lc), (*rb, *rc, *rhs_free), math.prod(batch_shape)
+
+    def views(lhs, rhs):
+        a, b = lhs.transpose(lhs_perm), rhs.transpose(rhs_perm)
+        apart = transposed_views(a, b, batch_shape, batch, rows, contract, cols)
+        return apart if apart is not None else (a.reshape(batch, rows, contract), b.reshape(batch, contract, cols))
+
+    split = builder.tiers.split.matmul(rows, contract, cols, batch) if builder.tiers.split else None
+    fn = builder._function(split if split is not None else np.matmul, "split_matmul" if split else "np_matmul")
+    views_fn = builder._function(views, "head_views")
+
+    def render(in_names, out_names):
+        return [f"{out_names[0]} = {fn}(*{views_fn}({in_names[0]}, {in_names[1]})).reshape({tuple(out_shape)})"]
 
     return render

@@ -756,9 +756,14 @@ def _matrix_views(lhs, rhs, lhs_free, rhs_free, lc, rc, lb, rb, batch_shape, con
         return None
     rows = math.prod(lhs.shape[d] for d in lhs_free)
     cols = math.prod(rhs.shape[d] for d in rhs_free)
-    batch = math.prod(batch_shape)
-    large = rows * cols * contract > split_lib.SMALL_MNK
     lhs_t, rhs_t = np.transpose(lhs, [*lb, *lhs_free, *lc]), np.transpose(rhs, [*rb, *rc, *rhs_free])
+    return transposed_views(lhs_t, rhs_t, batch_shape, math.prod(batch_shape), rows, contract, cols)
+
+
+def transposed_views(lhs_t, rhs_t, batch_shape, batch, rows, contract, cols):
+    # `_matrix_views` of operands transposed to (*batch, M, K) and (*batch,
+    # K, N) (codegen/dots.py calls it with its static sizes: the same views).
+    large = rows * cols * contract > split_lib.SMALL_MNK
     a, a_apart = _matrix_view(lhs_t, batch, batch_shape, rows, contract, large)
     b, b_apart = _matrix_view(rhs_t, batch, batch_shape, contract, cols, large)
     if not (a_apart or b_apart) or (a_apart and b_apart and _address(a) == _address(b)):
