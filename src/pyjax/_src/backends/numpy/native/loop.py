@@ -19,16 +19,8 @@ from pyjax._src.backends.numpy.native.tiering import BUILT, COLD, FIRST_RECHECK,
 
 # Live re-checks also watch for the first call whose float inputs hold a
 # NaN, +inf, -inf, +0, -0 or a subnormal (native_call.c's class bits), once
-# per class: the inputs are scanned on the first _WATCH_ALL calls, then on
-# every _WATCH_EVERY-th (native_call.c's WATCH_ALL, WATCH_EVERY).
+# per class.
 _ALL_CLASSES = 0x3F
-_WATCH_ALL, _WATCH_EVERY = 64, 16
-
-
-def _watched(calls: int) -> bool:
-    # Whether call number `calls` (the first is 1) scans its inputs.
-    return calls <= _WATCH_ALL or calls % _WATCH_EVERY == 0
-
 
 def _no_outputs(*inputs) -> None:
     return None
@@ -78,7 +70,7 @@ class NativeLoop(Tiering):
     The checked call runs the native code on copies of the inputs (a tier
     that writes into an input is dropped), and so do re-checks of the live
     tier: calls 2, 4, 8, ... and the first call whose float inputs hold
-    each class of IEEE special value (of the calls `_watched` scans). A re-checked call returns the Python
+    each class of IEEE special value. A re-checked call returns the Python
     code's outputs; on any difference the tier is dropped for good."""
 
     def __init__(self, make: Callable[[], tuple[str, list[int], int]], in_avals: list, out_avals: list,
@@ -123,7 +115,7 @@ class NativeLoop(Tiering):
     def _due(self, inputs) -> bool:
         # Whether this live call through ctypes is re-checked (as native_call.c decides).
         due = self._rechecks.due()
-        if self._watch and _watched(self._rechecks.calls):
+        if self._watch:
             seen = _value_classes(inputs, self._watch)
             if seen:
                 self._watch &= ~seen

@@ -22,15 +22,10 @@
  *
  * Re-checks (native.py's sampling): while `sampler` is set, the call
  * numbered `next_check` (counted in `calls`; `next_check` then doubles) and
- * the first scanned call whose float inputs hold a class of value still in
- * `watch` (bits: NaN, +inf, -inf, +0, -0, subnormal; each bit cleared once
- * seen) are handed to `sampler(*args)` instead, which returns what the call
- * returns. `next_check` 0 hands every call to it (a dropped tier). The
- * inputs are scanned on the first WATCH_ALL calls, then on every
- * WATCH_EVERY-th: a full scan of every call doubled the memory traffic of
- * memory-bound programs for ever, since never all classes are seen; a class
- * that stays (a diverged state's NaNs) is still caught within WATCH_EVERY
- * calls (docs/performance.md, helper H62).
+ * the first call whose float inputs hold a class of value still in `watch`
+ * (bits: NaN, +inf, -inf, +0, -0, subnormal; each bit cleared once seen)
+ * are handed to `sampler(*args)` instead, which returns what the call
+ * returns. `next_check` 0 hands every call to it (a dropped tier).
  *
  * A call with inputs of the expected dtypes and shapes returns the list of
  * outputs (new arrays); otherwise None, and the caller runs its Python code.
@@ -59,10 +54,6 @@ typedef void (*program_t)(char **, void **, char *);
 
 /* Inputs and outputs together: a program with more is called through ctypes. */
 #define MAX_ARGS 256
-
-/* The value-class watch's schedule (loop.py's `_watched` mirrors it). */
-#define WATCH_ALL 64
-#define WATCH_EVERY 16
 
 typedef struct {
     PyObject_HEAD
@@ -243,7 +234,7 @@ static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t n
         int due = ++self->calls >= self->next_check;
         if (due)
             self->next_check = self->next_check ? 2 * self->next_check : 0;
-        if (self->watch && (self->calls <= WATCH_ALL || self->calls % WATCH_EVERY == 0)) {
+        if (self->watch) {
             unsigned seen = input_classes(self, held, ptrs);
             if (seen) {
                 self->watch &= ~seen;
