@@ -38,7 +38,8 @@ def live(made):
 def run_both(f, *args, monkeypatch):
     """(native outputs, Python outputs, the NativeLoops made) of jit(f), as
     test_native_loops.py: the checked call, a native one, the Python code alone."""
-    old = {id(o) for o in natives()}
+    held = natives()  # alive: an id alone could be reused by a new object
+    old = {id(o) for o in held}
     jf = pyjax.jit(lambda *a: f(*a))
     first, second = jf(*args), jf(*args)
     made = [n for n in natives() if id(n) not in old]
