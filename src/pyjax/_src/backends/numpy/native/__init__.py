@@ -99,6 +99,10 @@ The package, by job:
     lapack.py     cholesky and triangular_solve: SciPy's potrf/trsm by pointer
     points.py     one-element gathers and scatter-adds, large integer iotas
     level1.py     ndarray.dot's vector paths (sdot, a column times a row), outer products
+    im2col.py, directconv.py   convolutions' patches and direct float32 convolutions (impls call them)
+    pooling.py    window sums, max pooling and its gradient (impls/windowed.py calls them)
+    colsums.py    sums over leading axes, einsum's order (impls/standard.py calls it)
+    cache.py      built libraries kept across processes (~/.cache/pyjax/native)
 """
 
 from __future__ import annotations
