@@ -43,6 +43,9 @@ def calls(monkeypatch):
         def grad_ready(self, *args):
             return real.grad_ready(*args)
 
+        def shares(self, *args):
+            return real.shares(*args)
+
         def grad(self, x, cot, geometry):
             counted.append(("grad", cot.shape[0]))
             return real.grad(x, cot, geometry)
@@ -198,3 +201,37 @@ def test_a_gradient_that_differs_fails_its_build_check():
 
     assert direct_lib._grad_differs(real, direct_lib.direct_conv.pad_fn) is None
     assert "kernel gradient" in direct_lib._grad_differs(wrong, direct_lib.direct_conv.pad_fn)
+
+
+@pytest.mark.parametrize("chunk", [12, 36, 48, 1000])
+def test_shared_calls_give_the_one_thread_kernels_bits(chunk):
+    tier = direct_lib.direct_conv
+    if not tier.run_shared:
+        pytest.skip("one core here: the kernel runs on one thread")
+    x = rng.standard_normal((8, 16, 16, 32)).astype(np.float32)
+    x[0, 1, 2, :3] = [np.inf, np.nan, -0.0]
+    geometry = ((3, 3), (16, 16), (1, 1), (1, 1), ((1, 1), (1, 1)))
+    xp, inside = tier.padded(x, geometry)
+    weights = rng.standard_normal((288, 32)).astype(np.float32)
+    g = direct_lib._geometry(xp.shape, 32, inside)
+    one, shared = np.empty((2000, 32), np.float32), np.full((2000, 32), 7.0, np.float32)
+    with np.errstate(invalid="ignore"):
+        tier.fn(xp.ctypes.data, weights.ctypes.data, one.ctypes.data, 37, 2037, g)
+        tier.conv_shared(tier.run_shared, xp.ctypes.data, weights.ctypes.data, shared.ctypes.data, 37, 2037, g, chunk)
+    assert direct_lib.same_bits(one, shared)
+    cot = rng.standard_normal((2048, 32)).astype(np.float32)
+    bounds = np.array(direct_lib.sum_blocks(288, 2048, 32), np.int64)
+    one, shared = np.empty((288, 32), np.float32), np.full((288, 32), 7.0, np.float32)
+    with np.errstate(invalid="ignore"):
+        tier.grad_fn(xp.ctypes.data, cot.ctypes.data, one.ctypes.data, g, bounds.ctypes.data, len(bounds) - 1)
+        tier.grad_shared(tier.run_shared, xp.ctypes.data, cot.ctypes.data, shared.ctypes.data, g, bounds.ctypes.data,
+                         len(bounds) - 1, chunk)
+    assert direct_lib.same_bits(one, shared)
+
+
+def test_the_resnet_blocks_convolutions_share_their_rows():
+    tier = direct_lib.direct_conv
+    if not tier.run_shared:
+        pytest.skip("one core here: the kernel runs on one thread")
+    assert tier.shares(2048 * 288 * 32)           # the ResNet block's: ~19M multiply-adds
+    assert not tier.shares(6272 * 9 * 8)          # the small CNN's first layer: too little to hand off

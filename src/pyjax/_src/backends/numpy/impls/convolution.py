@@ -356,7 +356,9 @@ def _direct_conv(direct, x: np.ndarray, weights: np.ndarray, rows: int, geometry
         done.append(direct(x, weights, out[lo:hi], lo, hi, geometry))
 
     cores = min(split_lib.num_workers(), rows // 8)
-    if cores > 1 and _split(rows, *weights.shape):
+    if cores > 1 and direct.shares(rows * weights.size):
+        run(0, rows)  # (its rows shared among the cores inside the kernel)
+    elif cores > 1 and _split(rows, *weights.shape):
         split_lib.run_all([functools.partial(run, lo, hi) for lo, hi in _even_ranges(rows, cores)])
     else:
         run(0, rows)

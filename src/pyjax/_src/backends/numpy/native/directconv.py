@@ -26,7 +26,7 @@ import functools
 
 import numpy as np
 
-from pyjax._src.backends.numpy.native import settings
+from pyjax._src.backends.numpy.native import settings, threads
 from pyjax._src.backends.numpy.native.build import _build, available
 from pyjax._src.backends.numpy.native.im2col import numpy_im2col
 from pyjax._src.backends.numpy.native.tiering import COLD, Rechecks, Tiering
@@ -36,6 +36,10 @@ __all__ = ["NativeDirectConv", "direct_conv", "eligible"]
 # The longest contraction (KH * KW * C) the kernel takes: within OpenBLAS's
 # single K block, where sgemm's sum is one chain (the build checks it).
 MAX_K = 384
+# A call of at least this many multiply-adds shares its output rows among
+# the cores (threads.py): about 0.1 ms of one core's work, several hand-offs.
+SHARE_MACS = 1 << 22
+_CHUNKS_PER_THREAD = 4
 # Products of at most this many multiply-adds go to OpenBLAS's small-matrix
 # kernels, which sum as one chain only for some shapes (`eligible`).
 SMALL_MACS = 1_000_000
@@ -200,11 +204,54 @@ void pyjax_direct_grad(const float *restrict x, const float *restrict cot, float
         }
     }
 }
+
+/* The same two, their rows shared among the cores by threads.py's runtime
+   `run` (chunks of `chunk` output rows, or of `chunk` rows of the kernel's
+   gradient): every element is computed as above, whichever thread takes it. */
+typedef void (*pyjax_parallel_for_t)(void (*)(void *, int64_t, int64_t, int), void *, int64_t, int64_t);
+struct shared { const float *x, *w; float *out; int64_t r0; const int64_t *g, *b; int64_t blocks; };
+
+static void conv_chunk(void *c, int64_t lo, int64_t hi, int slot) {
+    struct shared *j = c;
+    (void)slot;
+    pyjax_direct_conv(j->x, j->w, j->out + lo * j->g[13], j->r0 + lo, j->r0 + hi, j->g);
+}
+
+void pyjax_direct_conv_shared(void *run, const float *x, const float *w, float *out, int64_t r0, int64_t r1,
+                              const int64_t *g, int64_t chunk) {
+    struct shared j = {x, w, out, r0, g, 0, 0};
+    ((pyjax_parallel_for_t)run)(conv_chunk, &j, r1 - r0, chunk);
+}
+
+static void grad_chunk(void *c, int64_t lo, int64_t hi, int slot) {
+    struct shared *j = c;
+    (void)slot;
+    int64_t O = j->g[13];
+    for (int64_t ob = 0; ob < O; ob += 32) {
+        if (O - ob > 16) {
+            for (int64_t k = lo; k < hi; k += 12)
+                grad_12_2(j->x, j->w, j->out, k, hi - k < 12 ? hi - k : 12, ob, j->g, j->b, j->blocks);
+        } else {
+            for (int64_t k = lo; k < hi; k += 16)
+                grad_16_1(j->x, j->w, j->out, k, hi - k < 16 ? hi - k : 16, ob, j->g, j->b, j->blocks);
+        }
+    }
+}
+
+void pyjax_direct_grad_shared(void *run, const float *x, const float *cot, float *out, const int64_t *g,
+                              const int64_t *b, int64_t blocks, int64_t chunk) {
+    struct shared j = {x, cot, out, 0, g, b, blocks};
+    ((pyjax_parallel_for_t)run)(grad_chunk, &j, g[3] * g[4] * g[2], chunk);
+}
 #else
 int pyjax_conv_width(void) { return 0; }
 void pyjax_direct_conv(const float *x, const float *w, float *out, int64_t r0, int64_t r1, const int64_t *g) {}
 void pyjax_direct_grad(const float *x, const float *cot, float *out, const int64_t *g, const int64_t *b,
                        int64_t blocks) {}
+void pyjax_direct_conv_shared(void *run, const float *x, const float *w, float *out, int64_t r0, int64_t r1,
+                              const int64_t *g, int64_t chunk) {}
+void pyjax_direct_grad_shared(void *run, const float *x, const float *cot, float *out, const int64_t *g,
+                              const int64_t *b, int64_t blocks, int64_t chunk) {}
 #endif
 
 /* x (N, H, W, C) into out (N, H + t + b, W + l + r, C), zeros around it; cb: bytes a position. */
@@ -279,6 +326,8 @@ class NativeDirectConv(Tiering):
     def __init__(self):
         super().__init__("direct convolution")
         self.fn = self.pad_fn = self.grad_fn = None
+        self.conv_shared = self.grad_shared = None
+        self.run_shared = 0  # threads.py's runtime, or 0: calls run on one thread
         self._rechecks, self._grad_rechecks = Rechecks(calls=0), Rechecks(calls=0)
 
     def ready(self, rows: int, k: int, o: int) -> bool:
@@ -289,12 +338,21 @@ class NativeDirectConv(Tiering):
             self.start(wait=settings.AFTER_STEPS == 0)
         return self.fn is not None
 
+    def shares(self, macs: int) -> bool:
+        """Whether a call of this many multiply-adds shares its rows among the cores."""
+        return self.run_shared != 0 and macs >= SHARE_MACS
+
     def __call__(self, x: np.ndarray, weights: np.ndarray, out: np.ndarray, r0: int, r1: int,
                  geometry: tuple) -> bool:
         fn = self.fn
         if fn is None:
             return False
-        fn(x.ctypes.data, weights.ctypes.data, out.ctypes.data, r0, r1, _geometry(x.shape, weights.shape[1], geometry))
+        g = _geometry(x.shape, weights.shape[1], geometry)
+        if self.shares((r1 - r0) * weights.size):
+            chunk = _chunk(r1 - r0, 48)  # (whole tiles of 12 and 16 rows)
+            self.conv_shared(self.run_shared, x.ctypes.data, weights.ctypes.data, out.ctypes.data, r0, r1, g, chunk)
+        else:
+            fn(x.ctypes.data, weights.ctypes.data, out.ctypes.data, r0, r1, g)
         if self._rechecks.due():
             want = np.matmul(numpy_im2col(x, *geometry), weights)[r0:r1]
             if not same_bits(want, out[:r1 - r0]):
@@ -323,8 +381,12 @@ class NativeDirectConv(Tiering):
         k = geometry[0][0] * geometry[0][1] * x.shape[-1]
         bounds = np.array(sum_blocks(k, rows, o), np.int64)
         out = np.empty((k, o), np.float32)
-        fn(xp.ctypes.data, cot.ctypes.data, out.ctypes.data, _geometry(xp.shape, o, inside), bounds.ctypes.data,
-           len(bounds) - 1)
+        g = _geometry(xp.shape, o, inside)
+        if self.shares(k * rows * o):
+            self.grad_shared(self.run_shared, xp.ctypes.data, cot.ctypes.data, out.ctypes.data, g,
+                             bounds.ctypes.data, len(bounds) - 1, _chunk(k, 48))
+        else:
+            fn(xp.ctypes.data, cot.ctypes.data, out.ctypes.data, g, bounds.ctypes.data, len(bounds) - 1)
         if self._grad_rechecks.due() and not same_bits(np.matmul(numpy_im2col(x, *geometry).T, cot), out):
             self.drop("its kernel gradient differed from the patch path's on a re-check")
             return None
@@ -349,13 +411,43 @@ class NativeDirectConv(Tiering):
         pad.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
         grad.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int64]
         fn.restype = pad.restype = grad.restype = None
+        conv_shared, grad_shared = lib.pyjax_direct_conv_shared, lib.pyjax_direct_grad_shared
+        conv_shared.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64]
+        grad_shared.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_int64, ctypes.c_int64]
+        conv_shared.restype = grad_shared.restype = None
+        run = threads.address()
         why = _differs(fn, pad) or _grad_differs(grad, pad)
+        if not why and run:
+            # (the shared calls cut the rows into chunks of 12 rows: the same elements, checked too)
+            why = (_differs(_shared_conv(conv_shared, run), pad)
+                   or _grad_differs(_shared_grad(grad_shared, run), pad))
         if why:
             raise RuntimeError(f"its outputs differ from the patch path's ({why})")
-        self.fn, self.pad_fn, self.grad_fn = fn, pad, grad
+        self.conv_shared, self.grad_shared = conv_shared, grad_shared
+        self.fn, self.pad_fn, self.grad_fn, self.run_shared = fn, pad, grad, run
 
     def dropped(self) -> None:
         self.fn = self.grad_fn = None
+        self.run_shared = 0
+
+
+def _chunk(size: int, unit: int) -> int:
+    # About four chunks a thread, each a whole number of `unit`s.
+    per = -(-size // (threads.slots() * _CHUNKS_PER_THREAD))
+    return max(unit, -(-per // unit) * unit)
+
+
+def _shared_conv(conv_shared, run):
+    # The shared forward kernel as `pyjax_direct_conv` is called, in chunks of 12 rows.
+    def call(x, w, out, r0, r1, g):
+        conv_shared(run, x, w, out, r0, r1, g, 12)
+    return call
+
+
+def _shared_grad(grad_shared, run):
+    def call(x, cot, out, g, b, blocks):
+        grad_shared(run, x, cot, out, g, b, blocks, 12)
+    return call
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:

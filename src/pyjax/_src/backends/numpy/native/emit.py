@@ -26,7 +26,8 @@ from pyjax._src.backends.numpy.native.ops import (
     _row_dot_lines, _scatter_row_lines, _sign_lines, _single_row_scatter, _stack_lines, _update_slice_lines, _window,
     reshaped,
 )
-from pyjax._src.backends.numpy.native.settings import _MAX_VALUE_BYTES, MAX_CONST_BYTES
+from pyjax._src.backends.numpy.native import threads
+from pyjax._src.backends.numpy.native.settings import _MAX_SCRATCH_BYTES, _MAX_VALUE_BYTES, MAX_CONST_BYTES
 
 from pyjax._src.backends.numpy.native.special import erf_inv_lines
 from pyjax._src.backends.numpy.native.vectors import (
@@ -94,19 +95,24 @@ def _next_carries(src: _Source, outs: list) -> list[str]:
     return lines
 
 
+def _prelude(src: _Source) -> list[str]:
+    """The includes, types, literals and helpers a function's source starts with."""
+    blas = "int64_t" if _Blas.int64 else "int"
+    return ["#include <math.h>", "#include <stdint.h>", "#include <string.h>",
+            "typedef void (*loop_t)(char **, const intptr_t *, const intptr_t *, void *);",
+            f"typedef {blas} blasint;",
+            *(f"typedef void (*{p}gemv_t)(int, int, blasint, blasint, {t}, const void *, blasint, "
+              f"const void *, blasint, {t}, void *, blasint);" for p, t in (("s", "float"), ("d", "double"))),
+            *(f"typedef void (*{p}gemm_t)(int, int, int, blasint, blasint, blasint, {t}, const void *, "
+              f"blasint, const void *, blasint, {t}, void *, blasint);" for p, t in (("s", "float"), ("d", "double"))),
+            *src.statics,
+            *((_VECTOR_PRELUDE, *src.helpers.values()) if src.helpers else ())]
+
+
 def _program(src: _Source, carry_avals: list, init_at: int, out_at: int, loop: list[str]) -> str:
     """The C function: carries copied in from `a[init_at:]`, `loop`, and
     copied out to `a[out_at:]`."""
-    blas = "int64_t" if _Blas.int64 else "int"
-    lines = ["#include <math.h>", "#include <stdint.h>", "#include <string.h>",
-             "typedef void (*loop_t)(char **, const intptr_t *, const intptr_t *, void *);",
-             f"typedef {blas} blasint;",
-             *(f"typedef void (*{p}gemv_t)(int, int, blasint, blasint, {t}, const void *, blasint, "
-               f"const void *, blasint, {t}, void *, blasint);" for p, t in (("s", "float"), ("d", "double"))),
-             *(f"typedef void (*{p}gemm_t)(int, int, int, blasint, blasint, blasint, {t}, const void *, "
-               f"blasint, const void *, blasint, {t}, void *, blasint);" for p, t in (("s", "float"), ("d", "double"))),
-             *src.statics,
-             *((_VECTOR_PRELUDE, *src.helpers.values()) if src.helpers else ()),
+    lines = [*_prelude(src),
              f"#define NC {max(len(carry_avals), 1)}",
              "void pyjax_loop(char **a, void **k, char *s) {"]
     # Two banks for the carries, in scratch after the temporaries.
@@ -122,10 +128,12 @@ def _program(src: _Source, carry_avals: list, init_at: int, out_at: int, loop: l
     return "\n".join(lines) + "\n"
 
 
-def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse: bool, impls: dict):
+def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse: bool, impls: dict,
+                 parallel: bool = False):
     """(C source, kernel pointers, scratch bytes) of the scan of `body`;
     raises _Unsupported. Arguments `a`: consts, initial carries, xs, final
-    carries, ys."""
+    carries, ys. `parallel` (a scan without carries: a row loop) shares its
+    steps among the cores (threads.py)."""
     src = _Source()
     _check_values([body])
     invars, outvars = body.invars, body.outvars
@@ -146,15 +154,57 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
         if y is not row:
             step += _copy_lines(src, row, y)
     step += _next_carries(src, outs[:carry_n])
+    xs = [f"    char *x{j} = a[{consts_n + carry_n + j}] + r * {_nbytes(v.aval)};"
+          for j, v in enumerate(invars[consts_n + carry_n:])]
+    if parallel and not carry_n:
+        elements = max(v.aval.size for v in (*invars[consts_n:], *outvars))
+        source = _parallel_rows(src, length, elements, ["int64_t r = t;", *xs, *("    " + ln for ln in step)])
+        return source, src.kernels, src.scratch
     loop = [f"for (int64_t t = 0; t < {length}; t++) {{",
             f"    int64_t r = {f'{length - 1} - t' if reverse else 't'};",
-            *(f"    char *x{j} = a[{consts_n + carry_n + j}] + r * {_nbytes(v.aval)};"
-              for j, v in enumerate(invars[consts_n + carry_n:])),
+            *xs,
             *("    " + line for line in step),
             "}"]
     carry_avals = [v.aval for v in invars[consts_n:consts_n + carry_n]]
     source = _program(src, carry_avals, consts_n, consts_n + carry_n + xs_n, loop)
     return source, src.kernels, src.scratch
+
+
+# A parallel row loop's chunks: at least this many elements (a hand-off to a
+# worker costs about as much as a few thousand elements' work), and about
+# this many chunks a thread (a worker that wakes late still gets a share).
+_CHUNK_ELEMENTS = 1 << 14
+_CHUNKS_PER_THREAD = 4
+
+
+def _parallel_rows(src: _Source, length: int, elements: int, step: list[str]) -> str:
+    """The C function of a row loop (`step`: one row `t`'s lines) whose rows
+    the runtime of threads.py shares among the cores, each thread with its
+    own scratch; on one thread when the runtime is not there."""
+    slots = threads.slots()
+    run = src.kernel(threads.address())
+    slot_bytes = -(-max(src.scratch, 1) // 64) * 64
+    if slot_bytes * slots > _MAX_SCRATCH_BYTES:
+        raise _Unsupported("more scratch than a native program may take")
+    src.scratch = slot_bytes * slots
+    chunk = max(-(-_CHUNK_ELEMENTS // max(elements, 1)), -(-length // (slots * _CHUNKS_PER_THREAD)), 1)
+    lines = [*_prelude(src), threads.PARALLEL_FOR_TYPEDEF,
+             "struct pj_rows { char **a; void **k; char *s; };",
+             "static void pyjax_rows(void *c, int64_t lo, int64_t hi, int slot) {",
+             "    char **a = ((struct pj_rows *)c)->a;",
+             "    void **k = ((struct pj_rows *)c)->k;",
+             f"    char *s = ((struct pj_rows *)c)->s + (int64_t)slot * {slot_bytes};",
+             "    (void)a; (void)k; (void)s;",
+             "    for (int64_t t = lo; t < hi; t++) {",
+             *("        " + line for line in step),
+             "    }",
+             "}",
+             "void pyjax_loop(char **a, void **k, char *s) {",
+             "    struct pj_rows c = {a, k, s};",
+             f"    if ({run}) ((pyjax_parallel_for_t){run})(pyjax_rows, &c, {length}, {chunk});",
+             f"    else pyjax_rows(&c, 0, {length}, 0);",
+             "}"]
+    return "\n".join(lines) + "\n"
 
 
 def _while_source(cond: Jaxpr, body: Jaxpr, cond_n: int, body_n: int, impls: dict):

@@ -117,14 +117,16 @@ def _inlined_eqns(jaxpr: Jaxpr) -> int:
     return n
 
 
-def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dict) -> NativeLoop | None:
+def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dict,
+                parallel: bool = False) -> NativeLoop | None:
     """The native tier of a row region (rows.py): `region` run as a loop of
     `body` over its `rows` rows (its first `consts_n` inputs are scalars,
     the others and its outputs are read and written a row at a time), or
-    None. Its steps are rows."""
+    None. Its steps are rows; `parallel`: shared among the cores."""
     if not available() or not _plain(region.invars, region.outvars) or not _plausible([body], impls):
         return None
-    return NativeLoop(lambda: _scan_source(body, consts_n, 0, rows, False, impls), [v.aval for v in region.invars],
+    return NativeLoop(lambda: _scan_source(body, consts_n, 0, rows, False, impls, parallel),
+                      [v.aval for v in region.invars],
                       [v.aval for v in region.outvars], "row loop")
 
 

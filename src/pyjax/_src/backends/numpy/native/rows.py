@@ -224,7 +224,9 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
     region = Jaxpr([], inputs, outputs, eqns)
     body = _row_jaxpr(region, kinds, length)
     consts = sum(kinds[tuple(v.aval.shape)] in _CONSTANT_KINDS for v in inputs)
-    native = native_lib.native_rows(body, consts, rows, region, impls)
+    # Outside a tiled block (which has one core), the loop's rows are shared
+    # among the cores (threads.py).
+    native = native_lib.native_rows(body, consts, rows, region, impls, parallel=not in_block)
     if native is None:
         return None, stop
     region = RowRegion(start, stop, region, rows, native, after, hoisted)

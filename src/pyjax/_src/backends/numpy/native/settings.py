@@ -42,6 +42,26 @@ AFTER_STEPS = _after_steps()
 AFTER_SECONDS = math.inf if (os.environ.get("PYJAX_NATIVE_LOOPS_AFTER") or "").strip() else 0.25
 ENABLED = os.environ.get("PYJAX_NATIVE_LOOPS", "1").strip().lower() not in ("0", "off", "false", "no")
 
+
+
+def _threads() -> int:
+    # PYJAX_NATIVE_THREADS: the threads a native call may share its work
+    # among (threads.py); unset or 0: as many as split.py's blocks.
+    value = (os.environ.get("PYJAX_NATIVE_THREADS") or "0").strip()
+    try:
+        threads = int(value)
+    except ValueError:
+        threads = -1
+    if threads < 0:
+        import warnings
+        warnings.warn(f"PYJAX_NATIVE_THREADS must be a non-negative number of threads, got {value!r}; "
+                      "using the cores", RuntimeWarning, stacklevel=2)
+        return 0
+    return threads
+
+
+THREADS = _threads()
+
 # A body value larger than this (in bytes) is not worth a native loop: its
 # NumPy calls cost more than their dispatch.
 _MAX_VALUE_BYTES = 1 << 16

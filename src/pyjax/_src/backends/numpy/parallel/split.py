@@ -72,6 +72,12 @@ def configure(blas_threads: int | None) -> None:
     _state["workers"] = cores if blas_threads == 1 else 1
 
 
+def workers() -> int:
+    """The blocks a split makes outside a tiled region's block: the cores,
+    or 1 with BLAS left multi-threaded."""
+    return _state["workers"]
+
+
 def worth_splitting(rows: int, contract: int, cols: int, batch: int = 1) -> bool:
     """Whether `matmul` would split a (batch, rows, contract) @ (batch, contract, cols) product."""
     workers = num_workers()
