@@ -149,3 +149,50 @@ def test_one_native_thread_when_asked():
     slots, address, total = out.stdout.split()
     assert (slots, address) == ("1", "0")
     assert abs(float(total) - 64.0) < 1e-3
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((512, 128), (128, 512)),        # rows
+    ((128, 512), (512, 600)),        # columns (more than rows)
+    ((1000, 300), (300, 77)),
+    ((3, 600, 70), (3, 70, 90)),     # fewer batch entries than pieces: rows of each
+    ((16, 128, 32), (16, 32, 128)),  # batch entries
+])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_products_share_their_blocks_with_the_pools_bits(a_shape, b_shape, transposed, monkeypatch):
+    from pyjax._src.backends.numpy.parallel import split as split_lib
+    runtime()
+    for _ in range(500):  # (the runtime's product is bound once its build, started by a first product, is done)
+        if threads.matmul_runner() is not None:
+            break
+        threads.prepare()
+        time.sleep(0.01)
+    rng = np.random.default_rng(sum(a_shape) + transposed)
+    a = rng.standard_normal(a_shape).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    if transposed:  # (BLAS reads a transposed operand in place)
+        a = np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
+    rows, contract, cols = a_shape[-2], a_shape[-1], b_shape[-1]
+    assert split_lib.worth_splitting(rows, contract, cols, a_shape[0] if len(a_shape) == 3 else 1)
+    chunks = threads.worker_chunks()
+    calls = []
+    real = threads.matmul_runner()
+    monkeypatch.setitem(threads._state, "matmul", lambda *args: calls.append(args) or real(*args))
+    shared = [fpenv.run(split_lib.matmul, a, b) for _ in range(20)]
+    assert len(calls) == 20
+    monkeypatch.setitem(threads._state, "matmul", None)
+    pool = fpenv.run(split_lib.matmul, a, b)
+    whole = fpenv.run(np.matmul, a, b)
+    for out in shared:
+        assert out.tobytes() == pool.tobytes() == whole.tobytes()
+    assert threads.worker_chunks() > chunks
+
+
+def test_chunks_of_a_product_stay_past_openblass_small_matrix_kernels():
+    from pyjax._src.backends.numpy.parallel import split as split_lib
+    small = split_lib._SMALL_MNK
+    for size, per_line, pieces in [(512, 65536, 4), (600, 6300, 4), (77, 300 * 1000, 4), (100, 12000, 4)]:
+        chunk = split_lib._chunk(size, per_line, pieces)
+        cuts = [min(chunk, size - lo) for lo in range(0, size, chunk)]
+        assert len(cuts) <= pieces and sum(cuts) == size
+        assert all(c * per_line > small for c in cuts) or size * per_line <= small

@@ -14,6 +14,14 @@ from pyjax import lax
 from pyjax._src.backends.numpy.parallel import split as split_lib
 
 
+@pytest.fixture(autouse=True)
+def pool_only(monkeypatch):
+    # These check the pool's blocks; native/threads.py's runtime, which
+    # calls NumPy's matmul loop on the same blocks, is checked against
+    # them in test_native_threads.py.
+    monkeypatch.setattr(split_lib, "_native_matmul", lambda *args: False)
+
+
 @pytest.fixture
 def two_workers(monkeypatch):
     monkeypatch.setitem(split_lib._state, "workers", 2)

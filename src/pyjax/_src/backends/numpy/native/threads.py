@@ -34,7 +34,7 @@ from pyjax._src.backends.numpy.native.build import _build, available
 from pyjax._src.backends.numpy.native.tiering import log
 from pyjax._src.backends.numpy.parallel import split as split_lib
 
-__all__ = ["PARALLEL_FOR_TYPEDEF", "address", "slots", "worker_chunks"]
+__all__ = ["PARALLEL_FOR_TYPEDEF", "address", "matmul_runner", "prepare", "slots", "worker_chunks"]
 
 _SOURCE = r"""#include <fenv.h>
 #include <pthread.h>
@@ -159,6 +159,56 @@ void pyjax_parallel_for(pyjax_task_t fn, void *ctx, int64_t n, int64_t chunk) {
     pthread_mutex_unlock(&lock);
     pthread_mutex_unlock(&caller);
 }
+
+/* A product by NumPy's matmul inner loop `loop` (a gufunc loop: dimensions
+   {outer, m, k, n}, steps {3 outer, a's 2, b's 2, out's 2}) with its
+   outer entries (axis 0), rows (1) or columns (3) cut into chunks: each
+   chunk is the loop's call on that part, as np.matmul on slices makes it. */
+typedef void (*gufunc_loop_t)(char **, const intptr_t *, const intptr_t *, void *);
+struct cut_job {
+    gufunc_loop_t loop;
+    void *data;
+    char *args[3];
+    intptr_t dims[4], steps[9];
+    int axis;
+};
+
+static void cut_chunk(void *c, int64_t lo, int64_t hi, int slot) {
+    struct cut_job *j = c;
+    (void)slot;
+    char *args[3] = {j->args[0], j->args[1], j->args[2]};
+    intptr_t dims[4] = {j->dims[0], j->dims[1], j->dims[2], j->dims[3]};
+    if (j->axis == 0) {
+        for (int i = 0; i < 3; i++)
+            args[i] += lo * j->steps[i];
+        dims[0] = hi - lo;
+    } else if (j->axis == 1) {
+        args[0] += lo * j->steps[3];
+        args[2] += lo * j->steps[7];
+        dims[1] = hi - lo;
+    } else {
+        args[1] += lo * j->steps[6];
+        args[2] += lo * j->steps[8];
+        dims[3] = hi - lo;
+    }
+    j->loop(args, dims, j->steps, j->data);
+}
+
+void pyjax_parallel_matmul(void *loop, void *data, char *a, char *b, char *out, const int64_t *dims_steps,
+                           int axis, int64_t chunk) {
+    struct cut_job j;
+    j.loop = (gufunc_loop_t)loop;
+    j.data = data;
+    j.args[0] = a;
+    j.args[1] = b;
+    j.args[2] = out;
+    for (int i = 0; i < 4; i++)
+        j.dims[i] = (intptr_t)dims_steps[i];
+    for (int i = 0; i < 9; i++)
+        j.steps[i] = (intptr_t)dims_steps[4 + i];
+    j.axis = axis;
+    pyjax_parallel_for(cut_chunk, &j, j.dims[axis], chunk);
+}
 """
 
 # How generated sources call it (the address comes in their kernel table).
@@ -176,6 +226,22 @@ def slots() -> int:
         if "slots" not in _state:
             _state["slots"] = settings.THREADS or max(1, split_lib.workers())
         return _state["slots"]
+
+
+def prepare() -> None:
+    """Starts building the runtime on a background thread, once (a product
+    to share calls this; until it is built, products run as before)."""
+    with _lock:
+        if "address" in _state or _state.get("preparing"):
+            return
+        _state["preparing"] = True
+    threading.Thread(target=address, name="pyjax-native-threads", daemon=True).start()
+
+
+def matmul_runner():
+    """`pyjax_parallel_matmul` once the runtime is built and running on
+    more than one thread, else None."""
+    return _state.get("matmul")
 
 
 def worker_chunks() -> int:
@@ -205,7 +271,10 @@ def address() -> int:
             start.argtypes, start.restype = [ctypes.c_int], ctypes.c_int
             if start(n) > 1:
                 fn = ctypes.cast(lib.pyjax_parallel_for, ctypes.c_void_p).value
-                _state["lib"] = lib
+                matmul = lib.pyjax_parallel_matmul
+                matmul.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_int, ctypes.c_int64]
+                matmul.restype = None
+                _state["lib"], _state["matmul"] = lib, matmul
         except Exception as e:  # noqa: BLE001  (then native calls run on one thread)
             log(f"Native calls run on one thread: {e}", False)
     with _lock:

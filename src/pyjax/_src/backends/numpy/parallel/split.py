@@ -109,6 +109,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if len(cut) < 2:
             return np.matmul(a, b)
     out = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (rows, cols), np.result_type(a, b))
+    if _native_matmul(a, b, out, workers):
+        return out
     if batched and a.shape[0] >= workers:
         blocks = [(a[i:j], b[i:j], out[i:j]) for i, j in cut]
     elif rows >= cols:
@@ -117,6 +119,68 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         blocks = [(a, b[..., i:j], out[..., i:j]) for i, j in cut]
     _run_blocks(np.matmul, blocks)
     return out
+
+
+def _native_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, workers: int) -> bool:
+    """Whether the product went to native/threads.py's runtime, which calls
+    NumPy's own matmul loop on blocks as `matmul` cuts them (each block an
+    sgemm call past OpenBLAS's small-matrix kernels, so the same bits),
+    its threads claiming a few chunks each: the pool's thread must wake and
+    take the GIL before it starts its block, and the calling thread then
+    waited for it; a worker that starts late here takes fewer chunks.
+    float32, 2-D or 3-D operands; until the runtime is built (on a
+    background thread, started here), the pool serves."""
+    if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim > 3 or not (a.flags.aligned and b.flags.aligned):
+        return False
+    native_threads = _native_threads()
+    run = native_threads.matmul_runner()
+    if run is None:
+        native_threads.prepare()
+        return False
+    loop = _matmul_loop()
+    if loop is None:
+        return False
+    batch, rows, contract, cols = (a.shape[0] if a.ndim == 3 else 1), a.shape[-2], a.shape[-1], b.shape[-1]
+    if a.ndim == 3 and batch >= workers:
+        axis, chunk = 0, -(-batch // (workers * _CHUNKS_PER_WORKER))  # (whole products: any cut is exact)
+    else:
+        axis = 1 if rows >= cols else 3
+        size = rows if axis == 1 else cols
+        chunk = _chunk(size, rows * cols * contract // size, workers * _CHUNKS_PER_WORKER)
+    outer = (a.strides[0], b.strides[0], out.strides[0]) if a.ndim == 3 else (0, 0, 0)
+    dims_steps = np.array([batch, rows, contract, cols, *outer, *a.strides[-2:], *b.strides[-2:], *out.strides[-2:]],
+                          np.int64)
+    run(loop[0], loop[1], a.ctypes.data, b.ctypes.data, out.ctypes.data, dims_steps.ctypes.data, axis, chunk)
+    return True
+
+
+# Chunks a worker's share is cut into: a core that starts late takes fewer;
+# each chunk packs the operand it does not cut again, so not many.
+_CHUNKS_PER_WORKER = 2
+
+
+@functools.cache
+def _native_threads():
+    from pyjax._src.backends.numpy.native import threads  # (not at import: native/ imports this module)
+    return threads
+
+
+@functools.cache
+def _matmul_loop():
+    from pyjax._src.backends.numpy.native.discovery import ufunc_loop
+    return ufunc_loop(np.matmul, (np.dtype(np.float32),) * 3)
+
+
+def _chunk(size: int, per_line: int, pieces: int) -> int:
+    # Lines a chunk of `size` lines of `per_line` multiply-adds, in at most
+    # `pieces` chunks: every chunk, the last too, past _SMALL_MNK when the
+    # whole product is (else their kernels would sum in another order).
+    least = 1 if size * per_line <= _SMALL_MNK else _SMALL_MNK // per_line + 1
+    for count in range(min(pieces, size // least), 1, -1):
+        chunk = -(-size // count)
+        if size - (-(-size // chunk) - 1) * chunk >= least:
+            return chunk
+    return size
 
 
 # OpenBLAS (SkylakeX) multiplies products of at most this many multiply-adds
