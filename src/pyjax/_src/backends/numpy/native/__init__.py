@@ -102,6 +102,8 @@ The package, by job:
     im2col.py, directconv.py   convolutions' patches and direct float32 convolutions (impls call them)
     pooling.py    window sums, max pooling and its gradient (impls/windowed.py calls them)
     colsums.py    sums over leading axes, einsum's order (impls/standard.py calls it)
+    threads.py    a parallel for-loop over the cores: row loops, direct convolutions
+                  and split.py's float32 products share their work through it
     cache.py      built libraries kept across processes (~/.cache/pyjax/native)
 """
 

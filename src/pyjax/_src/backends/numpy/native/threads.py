@@ -3,14 +3,19 @@ chunks of one native call's independent work.
 
 XLA:CPU runs a large fused loop on every core. A native row loop (rows.py)
 or a direct convolution (directconv.py) is one C call, which ran on the
-calling thread alone. This runtime gives such a call the other cores: a
+calling thread alone; a large float32 product (parallel/split.py) had its
+blocks run by a Python thread pool, whose thread must wake and take the
+GIL before it starts, while the caller waits for it. This runtime gives
+such calls the other cores: a
 small pool of worker threads (one fewer than split.py's blocks, so the
 calling thread is the other one) that sleep on a condition variable. A
 call hands the pool a job (a function of a chunk `[lo, hi)` and of the
 thread's slot), and every thread, the caller included, claims chunks from
 one atomic counter until none is left. A worker that wakes late (a busy
-machine) takes fewer chunks or none, and the caller waits only for chunks
-a worker has claimed, never for a worker still asleep. Nothing spins.
+machine, or a core idle long enough for the hypervisor to halt it: ~150 us
+to wake here) takes fewer chunks or none, and the caller waits only for
+chunks a worker has claimed, never for a worker still asleep. Nothing
+spins (workers kept awake between jobs burned CPU for no measured gain).
 
 Each chunk computes what the whole call computes on its part (rows,
 output positions, output features), through the same kernels in the same
