@@ -12,6 +12,14 @@ from pyjax._src.backends.numpy.impls import IMPLS
 from pyjax._src.backends.numpy.parallel import split as split_lib
 from pyjax._src.lax import dot as dot_lax
 
+
+@pytest.fixture(autouse=True)
+def pool_blocks(monkeypatch):
+    # The split products here are checked as the pool cuts them; native/
+    # threads.py's runtime, which calls NumPy's loop on the same blocks, is
+    # checked against the pool in test_native_threads.py.
+    monkeypatch.setattr(split_lib, "_native_matmul", lambda *args: False)
+
 rng = np.random.default_rng(11)
 
 # (lhs shape, rhs shape, contracting dims): every placement of the

@@ -4,6 +4,8 @@ bits as the same matrix in a batch of one), without its allocations."""
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -91,6 +93,55 @@ def test_split_float32_solve_has_the_whole_bits(workers, left_side, lower, trans
     whole = solve()
     assert calls == [workers]
     assert split.flags.c_contiguous and split.tobytes() == whole.tobytes()
+
+
+def test_split_solve_blocks_call_strsm_without_the_gil(monkeypatch):
+    # SciPy's f2py trsm holds the GIL for the whole solve, so the pool's
+    # blocks ran one after the other; each block now calls the same strsm
+    # through ctypes, which lets other threads run meanwhile.
+    import threading
+
+    from pyjax._src.backends.numpy.parallel import split as split_lib
+
+    trsm = linalg_impl._strsm_without_gil()
+    assert trsm is not None
+    n, free = 800, 800  # (a few ms: longer than the counting thread takes to wake)
+    a = np.asfortranarray(np.tril(_spd(n, np.float32)))
+    progress, stop = [0], threading.Event()
+
+    def count():
+        while not stop.is_set():
+            progress[0] += 1
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        during = []
+        for _ in range(5):
+            b = np.asfortranarray(rng.standard_normal((n, free)).astype(np.float32))
+            before = progress[0]
+            trsm("L", "L", "N", "N", ctypes.byref(ctypes.c_int(n)), ctypes.byref(ctypes.c_int(free)),
+                 ctypes.byref(ctypes.c_float(1.0)), a.ctypes.data, ctypes.byref(ctypes.c_int(n)), b.ctypes.data,
+                 ctypes.byref(ctypes.c_int(n)))
+            during.append(progress[0] - before)
+    finally:
+        stop.set()
+        counter.join()
+    assert max(during) > 0
+    # The split solve goes through it, with one call's bits.
+    used = []
+    monkeypatch.setattr(linalg_impl, "_strsm", [lambda *args: used.append(args[:4]) or trsm(*args)])
+    monkeypatch.setitem(split_lib._state, "workers", 2)
+    b = rng.standard_normal((n, free)).astype(np.float32)
+
+    def solve():
+        return linalg_impl._triangular_solve(a, b, left_side=True, lower=True, transpose_a=True,
+                                             conjugate_a=False, unit_diagonal=False)
+
+    split = solve()
+    assert used == [("L", "L", "T", "N")] * 2
+    monkeypatch.setitem(split_lib._state, "workers", 1)
+    assert split.tobytes() == solve().tobytes()
 
 
 def test_one_matrix_outputs_are_distinct_buffers():

@@ -71,6 +71,7 @@ def test_convolution_split_across_cores_has_the_whole_bits(workers, monkeypatch)
         return [np.asarray(v) for v in pyjax.jit(pyjax.value_and_grad(f, argnums=(0, 1)))(x, w)[1]]
 
     monkeypatch.setattr(conv_impl, "_direct_kernel", [None])  # (the patch path; native/directconv.py has its tests)
+    monkeypatch.setattr(split_lib, "_native_matmul", lambda *args: False)  # (the pool's blocks)
     calls = []
     real_run_all = split_lib.run_all
     monkeypatch.setattr(split_lib, "run_all", lambda fns: (calls.append(len(fns)), real_run_all(fns)))

@@ -15,6 +15,7 @@ LAPACK is reproduced here:
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Callable, Sequence
 from functools import partial
 
@@ -511,33 +512,69 @@ def _triangular_solve(a, b, *, left_side: bool, lower: bool, transpose_a: bool, 
                      trans_a=trans, diag=int(unit_diagonal), overwrite_b=1),)
 
     if not batch and b.dtype == np.float32 and 2 * b.size * a.shape[-1] >= split_lib.MIN_FLOPS:
-        split = _split_solve(one, a, b, left_side)
+        codes = ("L" if left_side else "R", "L" if lower else "U", "NTC"[trans], "U" if unit_diagonal else "N")
+        split = _split_solve(one, a, b, left_side, codes)
         if split is not None:
             return split.astype(dtype, copy=False)
     return _map_matrices(one, [a, b], [2, 2], [b.shape[-2:]], [b.dtype])[0].astype(dtype, copy=False)
 
 
-def _split_solve(one: Callable, a: np.ndarray, b: np.ndarray, left_side: bool) -> np.ndarray | None:
+def _split_solve(one: Callable, a: np.ndarray, b: np.ndarray, left_side: bool, codes: tuple) -> np.ndarray | None:
     """A large float32 solve on every core (split.py's pool), or None: the
     right-hand sides are independent (columns of b for a left-side solve,
     rows for a right-side one), and each block's result is bitwise its part
     of the whole solve's (OpenBLAS's strsm: the same kernels over the same
-    triangle; float64's dtrsm is not, as dgemm is not)."""
+    triangle; float64's dtrsm is not, as dgemm is not). Each block calls
+    strsm by SciPy's cython_blas pointer, as its f2py wrapper does (`codes`:
+    side, uplo, transa and diag as it passes them), but through ctypes,
+    which lets go of the GIL: the wrapper holds it for the whole solve, so
+    the blocks ran one after the other."""
     n, free = a.shape[-1], b.shape[1 if left_side else 0]
     workers = split_lib.num_workers()
     if not split_lib.worth_splitting(free, n, n) or free < workers * _MIN_SPLIT_RHS:
         return None
     out = np.empty(b.shape, b.dtype)
     a = _fortran(a)  # (once, not in every block)
+    trsm = _strsm_without_gil()
 
     def block(i: int, j: int) -> None:
-        if left_side:
-            _copy_into(out[:, i:j], one(a, b[:, i:j])[0])
+        rhs = b[:, i:j] if left_side else b[i:j]
+        if trsm is None:
+            solved = one(a, rhs)[0]
         else:
-            _copy_into(out[i:j], one(a, b[i:j])[0])
+            solved = _reorder(rhs, "F")  # (the copy f2py makes, which trsm overwrites)
+            m, k = solved.shape
+            trsm(*codes, ctypes.byref(ctypes.c_int(m)), ctypes.byref(ctypes.c_int(k)),
+                 ctypes.byref(ctypes.c_float(1.0)), a.ctypes.data, ctypes.byref(ctypes.c_int(a.shape[0])),
+                 solved.ctypes.data, ctypes.byref(ctypes.c_int(m)))
+        _copy_into(out[:, i:j] if left_side else out[i:j], solved)
 
     split_lib.run_all([partial(block, i, j) for i, j in split_lib.ranges(free)])
     return out
+
+
+_strsm: list = []
+
+
+def _strsm_without_gil():
+    """SciPy's strsm (the routine its f2py `trsm` calls) as a ctypes
+    function, or None where SciPy does not publish it as expected."""
+    if not _strsm:
+        from pyjax._src.backends.numpy.native import lapack as native_lapack  # (the capsule reader; native/ imports impls)
+        found = native_lapack.routine("trsm", np.float32)
+        char, int_p, float_p = ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_float)
+        fn = None
+        if found is not None:
+            fn = ctypes.CFUNCTYPE(None, char, char, char, char, int_p, int_p, float_p, ctypes.c_void_p, int_p,
+                                  ctypes.c_void_p, int_p)(found[0])
+            # (ctypes passes a str argument of c_char_p as bytes)
+            fn = partial(_call_with_codes, fn)
+        _strsm.append(fn)
+    return _strsm[0]
+
+
+def _call_with_codes(fn, side, uplo, transa, diag, *rest):
+    fn(side.encode(), uplo.encode(), transa.encode(), diag.encode(), *rest)
 
 
 _MIN_SPLIT_RHS = 64  # right-hand sides a block solves at the least
