@@ -76,20 +76,7 @@ for _name in ("eager_jnp_calls_tier_up_bitwise", "eager_mean_runs_its_native_cal
         "reads eager Site plans' native tier, which checking mode replaces by checked calls")
 
 # Found by checking mode, outside the checks themselves (issue 19's report).
-# Eager key-reuse checking wraps only a plain EvalTrace, as checking mode does:
-# with jax_enable_checks on, debug_key_reuse installs nothing and eager reuse
-# goes unreported (random/key_reuse.py `_on_change`, dispatch.py `sync_checks`).
-_KEY_REUSE_UNDER_CHECKS = "eager key-reuse checking is not installed over checking mode's eval trace"
 _FOUND_BY_CHECKS = {
-    "tests/random/test_key_reuse.py::test_case_matches_jax[eager_grad]": _KEY_REUSE_UNDER_CHECKS,
-    "tests/random/test_key_reuse.py::test_case_matches_jax[eager_index]": _KEY_REUSE_UNDER_CHECKS,
-    "tests/random/test_key_reuse.py::test_case_matches_jax[eager_split]": _KEY_REUSE_UNDER_CHECKS,
-    "tests/random/test_key_reuse.py::test_case_matches_jax[eager_unpack]": _KEY_REUSE_UNDER_CHECKS,
-    "tests/random/test_key_reuse.py::test_case_matches_jax[eager_vmap]": _KEY_REUSE_UNDER_CHECKS,
-    "tests/random/test_key_reuse.py::test_case_matches_jax[eager_vmap_twice]": _KEY_REUSE_UNDER_CHECKS,
-    "tests/random/test_key_reuse.py::test_the_checking_trace_is_installed_only_while_the_option_is_on": _KEY_REUSE_UNDER_CHECKS,
-    "tests/random/test_key_reuse.py::test_eager_error_names_where_the_key_was_first_consumed": _KEY_REUSE_UNDER_CHECKS,
-    "tests/random/test_key_reuse.py::test_partly_consumed_key_arrays_keep_an_element_mask": _KEY_REUSE_UNDER_CHECKS,
     "tests/test_vmap.py::test_vmap_of_jit_collective_under_grad_and_jit":
         "the transposed jit of a psum under vmap returns f32[3,2] where its jaxpr declares f32[1,2]",
     "tests/test_golden.py::test_program_matches_jax[collectives:vmap_grad_all_gather_mixed_value]":

@@ -28,6 +28,8 @@ from test_extend_golden import as_pyjax  # noqa: E402
 
 import pyjax as jax  # noqa: E402
 from pyjax._src import core  # noqa: E402
+from pyjax._src.dispatch import CheckingEvalTrace, EvalTrace  # noqa: E402
+from pyjax._src.random import key_reuse as key_reuse_lib  # noqa: E402
 from pyjax._src.random.key_reuse import KeyReuseEvalTrace  # noqa: E402
 from pyjax.errors import KeyReuseError  # noqa: E402
 from pyjax.experimental.key_reuse._core import (  # noqa: E402
@@ -70,13 +72,30 @@ def test_case_matches_jax(namespace, name):
 
 def test_the_checking_trace_is_installed_only_while_the_option_is_on():
     plain = core._default_trace[0]
-    assert type(plain) is not KeyReuseEvalTrace
+    checking = KeyReuseEvalTrace if type(plain) is EvalTrace else key_reuse_lib._checking_class(type(plain))
+    assert not isinstance(plain, key_reuse_lib._KeyReuseChecks)
     with jax.debug_key_reuse(True):
-        assert type(core._default_trace[0]) is KeyReuseEvalTrace
+        assert type(core._default_trace[0]) is checking
         with jax.debug_key_reuse(False):
             assert core._default_trace[0] is plain
-        assert type(core._default_trace[0]) is KeyReuseEvalTrace
+        assert type(core._default_trace[0]) is checking
     assert core._default_trace[0] is plain
+
+
+def test_key_reuse_is_checked_over_jax_enable_checks_trace():
+    # jax_enable_checks installs its own eager trace (each impl's output
+    # checked against its abstract value); key reuse goes on top of it.
+    with jax.enable_checks(True):
+        under_checks = core._default_trace[0]
+        assert type(under_checks) is CheckingEvalTrace
+        with jax.debug_key_reuse(True):
+            trace = core._default_trace[0]
+            assert isinstance(trace, CheckingEvalTrace) and isinstance(trace, key_reuse_lib._KeyReuseChecks)
+            key = jax.random.key(0)
+            jax.random.normal(key)
+            with pytest.raises(KeyReuseError, match="Previously-consumed key"):
+                jax.random.normal(key)
+        assert core._default_trace[0] is under_checks
 
 
 def test_a_function_jitted_before_the_option_is_checked_after():

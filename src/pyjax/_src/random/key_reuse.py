@@ -47,17 +47,35 @@ def _eager_signature(primitive, args, params) -> tuple[key_reuse.KeyReuseSignatu
     return key_reuse.jaxpr_type_signature(jaxpr), (), primitive.name
 
 
-class KeyReuseEvalTrace(EvalTrace):
-    """The eager trace while key reuse is checked: primitives that declare how
-    they use keys are checked against, and update, their key operands."""
+class _KeyReuseChecks:
+    """Mixed into the eager trace in force (a plain EvalTrace, or
+    jax_enable_checks' CheckingEvalTrace): primitives that declare how they
+    use keys are checked against, and update, their key operands; every
+    primitive then runs as that trace runs it."""
 
     def process_primitive(self, primitive, args, params):
+        run = super().process_primitive
         if primitive.key_reuse is None or not config.debug_key_reuse.value:
-            return super().process_primitive(primitive, args, params)
+            return run(primitive, args, params)
         signature, consts, funcname = _eager_signature(primitive, args, params)
-        return key_reuse.call_checked(signature, funcname, args, consts,
-                            lambda: super(KeyReuseEvalTrace, self).process_primitive(primitive, args, params),
-                            primitive.multiple_results)
+        return key_reuse.call_checked(signature, funcname, args, consts, lambda: run(primitive, args, params),
+                                      primitive.multiple_results)
+
+
+class KeyReuseEvalTrace(_KeyReuseChecks, EvalTrace):
+    """The eager trace while key reuse is checked (over a plain EvalTrace)."""
+
+
+_checking_classes: dict[type, type] = {EvalTrace: KeyReuseEvalTrace}
+
+
+def _checking_class(cls: type) -> type:
+    # The key-reuse trace over another eager trace (CheckingEvalTrace): the
+    # checks first, then that trace's own way of running the primitive.
+    if cls not in _checking_classes:
+        _checking_classes[cls] = type(f"KeyReuse{cls.__name__}", (_KeyReuseChecks, cls),
+                                      {"__doc__": f"Key-reuse checks over {cls.__name__}."})
+    return _checking_classes[cls]
 
 
 _plain_trace: list[EvalTrace | None] = [None]
@@ -68,12 +86,12 @@ def _on_change() -> None:
     # on every call, so a thread with it off is not checked.
     current = core._default_trace[0]
     if config.debug_key_reuse.value:
-        if type(current) is EvalTrace:
+        if isinstance(current, EvalTrace) and not isinstance(current, _KeyReuseChecks):
             _plain_trace[0] = current
-            checking = KeyReuseEvalTrace.__new__(KeyReuseEvalTrace)
+            checking = _checking_class(type(current)).__new__(_checking_class(type(current)))
             checking.__dict__.update(current.__dict__)
             core.set_default_trace(checking)
-    elif isinstance(current, KeyReuseEvalTrace) and _plain_trace[0] is not None:
+    elif isinstance(current, _KeyReuseChecks) and _plain_trace[0] is not None:
         core.set_default_trace(_plain_trace[0])
 
 
