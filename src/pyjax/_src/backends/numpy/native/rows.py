@@ -25,8 +25,11 @@ one call (native.py's tiering); without a C compiler nothing changes.
 
 A region is found only where it pays: at least `MIN_ELEMENTS` elements,
 rows of at least `MIN_ROW`, and, outside a tiled region's block (tile.py),
-below split.py's threshold for sharing one call among the cores (a native
-loop runs on one core).
+below split.py's threshold for sharing one call among the cores (larger
+runs are tiled regions' work). Outside a tiled block the loop's rows are
+shared among the cores by threads.py's runtime, each chunk of rows
+computed as the whole loop computes it; inside one (a core's block) it
+runs on its thread.
 """
 
 from __future__ import annotations
