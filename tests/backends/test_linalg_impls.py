@@ -120,7 +120,7 @@ def test_split_solve_blocks_call_strsm_without_the_gil(monkeypatch):
         for _ in range(5):
             b = np.asfortranarray(rng.standard_normal((n, free)).astype(np.float32))
             before = progress[0]
-            trsm("L", "L", "N", "N", ctypes.byref(ctypes.c_int(n)), ctypes.byref(ctypes.c_int(free)),
+            trsm(b"L", b"L", b"N", b"N", ctypes.byref(ctypes.c_int(n)), ctypes.byref(ctypes.c_int(free)),
                  ctypes.byref(ctypes.c_float(1.0)), a.ctypes.data, ctypes.byref(ctypes.c_int(n)), b.ctypes.data,
                  ctypes.byref(ctypes.c_int(n)))
             during.append(progress[0] - before)
@@ -139,7 +139,7 @@ def test_split_solve_blocks_call_strsm_without_the_gil(monkeypatch):
                                              conjugate_a=False, unit_diagonal=False)
 
     split = solve()
-    assert used == [("L", "L", "T", "N")] * 2
+    assert used == [(b"L", b"L", b"T", b"N")] * 2
     monkeypatch.setitem(split_lib._state, "workers", 1)
     assert split.tobytes() == solve().tobytes()
 

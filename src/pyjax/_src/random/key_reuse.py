@@ -88,7 +88,8 @@ def _on_change() -> None:
     if config.debug_key_reuse.value:
         if isinstance(current, EvalTrace) and not isinstance(current, _KeyReuseChecks):
             _plain_trace[0] = current
-            checking = _checking_class(type(current)).__new__(_checking_class(type(current)))
+            cls = _checking_class(type(current))
+            checking = cls.__new__(cls)
             checking.__dict__.update(current.__dict__)
             core.set_default_trace(checking)
     elif isinstance(current, _KeyReuseChecks) and _plain_trace[0] is not None:

@@ -512,7 +512,8 @@ def _triangular_solve(a, b, *, left_side: bool, lower: bool, transpose_a: bool, 
                      trans_a=trans, diag=int(unit_diagonal), overwrite_b=1),)
 
     if not batch and b.dtype == np.float32 and 2 * b.size * a.shape[-1] >= split_lib.MIN_FLOPS:
-        codes = ("L" if left_side else "R", "L" if lower else "U", "NTC"[trans], "U" if unit_diagonal else "N")
+        codes = (b"L" if left_side else b"R", b"L" if lower else b"U", b"NTC"[trans:trans + 1],
+                 b"U" if unit_diagonal else b"N")
         split = _split_solve(one, a, b, left_side, codes)
         if split is not None:
             return split.astype(dtype, copy=False)
@@ -563,18 +564,10 @@ def _strsm_without_gil():
         from pyjax._src.backends.numpy.native import lapack as native_lapack  # (the capsule reader; native/ imports impls)
         found = native_lapack.routine("trsm", np.float32)
         char, int_p, float_p = ctypes.c_char_p, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_float)
-        fn = None
-        if found is not None:
-            fn = ctypes.CFUNCTYPE(None, char, char, char, char, int_p, int_p, float_p, ctypes.c_void_p, int_p,
-                                  ctypes.c_void_p, int_p)(found[0])
-            # (ctypes passes a str argument of c_char_p as bytes)
-            fn = partial(_call_with_codes, fn)
-        _strsm.append(fn)
+        _strsm.append(None if found is None else ctypes.CFUNCTYPE(
+            None, char, char, char, char, int_p, int_p, float_p, ctypes.c_void_p, int_p, ctypes.c_void_p, int_p)(
+            found[0]))
     return _strsm[0]
-
-
-def _call_with_codes(fn, side, uplo, transa, diag, *rest):
-    fn(side.encode(), uplo.encode(), transa.encode(), diag.encode(), *rest)
 
 
 _MIN_SPLIT_RHS = 64  # right-hand sides a block solves at the least

@@ -39,7 +39,6 @@ MAX_K = 384
 # A call of at least this many multiply-adds shares its output rows among
 # the cores (threads.py): about 0.1 ms of one core's work, several hand-offs.
 SHARE_MACS = 1 << 22
-_CHUNKS_PER_THREAD = 4
 # Products of at most this many multiply-adds go to OpenBLAS's small-matrix
 # kernels, which sum as one chain only for some shapes (`eligible`).
 SMALL_MACS = 1_000_000
@@ -349,7 +348,7 @@ class NativeDirectConv(Tiering):
             return False
         g = _geometry(x.shape, weights.shape[1], geometry)
         if self.shares((r1 - r0) * weights.size):
-            chunk = _chunk(r1 - r0, 48)  # (whole tiles of 12 and 16 rows)
+            chunk = threads.chunk(r1 - r0, unit=48)  # (whole tiles of 12 and 16 rows)
             self.conv_shared(self.run_shared, x.ctypes.data, weights.ctypes.data, out.ctypes.data, r0, r1, g, chunk)
         else:
             fn(x.ctypes.data, weights.ctypes.data, out.ctypes.data, r0, r1, g)
@@ -384,7 +383,7 @@ class NativeDirectConv(Tiering):
         g = _geometry(xp.shape, o, inside)
         if self.shares(k * rows * o):
             self.grad_shared(self.run_shared, xp.ctypes.data, cot.ctypes.data, out.ctypes.data, g,
-                             bounds.ctypes.data, len(bounds) - 1, _chunk(k, 48))
+                             bounds.ctypes.data, len(bounds) - 1, threads.chunk(k, unit=48))
         else:
             fn(xp.ctypes.data, cot.ctypes.data, out.ctypes.data, g, bounds.ctypes.data, len(bounds) - 1)
         if self._grad_rechecks.due() and not same_bits(np.matmul(numpy_im2col(x, *geometry).T, cot), out):
@@ -429,12 +428,6 @@ class NativeDirectConv(Tiering):
     def dropped(self) -> None:
         self.fn = self.grad_fn = None
         self.run_shared = 0
-
-
-def _chunk(size: int, unit: int) -> int:
-    # About four chunks a thread, each a whole number of `unit`s.
-    per = -(-size // (threads.slots() * _CHUNKS_PER_THREAD))
-    return max(unit, -(-per // unit) * unit)
 
 
 def _shared_conv(conv_shared, run):

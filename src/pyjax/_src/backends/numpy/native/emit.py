@@ -154,27 +154,24 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
         if y is not row:
             step += _copy_lines(src, row, y)
     step += _next_carries(src, outs[:carry_n])
-    xs = [f"    char *x{j} = a[{consts_n + carry_n + j}] + r * {_nbytes(v.aval)};"
+    xs = [f"char *x{j} = a[{consts_n + carry_n + j}] + r * {_nbytes(v.aval)};"
           for j, v in enumerate(invars[consts_n + carry_n:])]
     if parallel and not carry_n:
         elements = max(v.aval.size for v in (*invars[consts_n:], *outvars))
-        source = _parallel_rows(src, length, elements, ["int64_t r = t;", *xs, *("    " + ln for ln in step)])
+        source = _parallel_rows(src, length, elements, ["int64_t r = t;", *xs, *step])
         return source, src.kernels, src.scratch
     loop = [f"for (int64_t t = 0; t < {length}; t++) {{",
             f"    int64_t r = {f'{length - 1} - t' if reverse else 't'};",
-            *xs,
-            *("    " + line for line in step),
+            *("    " + line for line in (*xs, *step)),
             "}"]
     carry_avals = [v.aval for v in invars[consts_n:consts_n + carry_n]]
     source = _program(src, carry_avals, consts_n, consts_n + carry_n + xs_n, loop)
     return source, src.kernels, src.scratch
 
 
-# A parallel row loop's chunks: at least this many elements (a hand-off to a
-# worker costs about as much as a few thousand elements' work), and about
-# this many chunks a thread (a worker that wakes late still gets a share).
+# A parallel row loop's chunks hold at least this many elements (a hand-off
+# to a worker costs about as much as a few thousand elements' work).
 _CHUNK_ELEMENTS = 1 << 14
-_CHUNKS_PER_THREAD = 4
 
 
 def _parallel_rows(src: _Source, length: int, elements: int, step: list[str]) -> str:
@@ -187,7 +184,7 @@ def _parallel_rows(src: _Source, length: int, elements: int, step: list[str]) ->
     if slot_bytes * slots > _MAX_SCRATCH_BYTES:
         raise _Unsupported("more scratch than a native program may take")
     src.scratch = slot_bytes * slots
-    chunk = max(-(-_CHUNK_ELEMENTS // max(elements, 1)), -(-length // (slots * _CHUNKS_PER_THREAD)), 1)
+    chunk = threads.chunk(length, least=-(-_CHUNK_ELEMENTS // max(elements, 1)))
     lines = [*_prelude(src), threads.PARALLEL_FOR_TYPEDEF,
              "struct pj_rows { char **a; void **k; char *s; };",
              "static void pyjax_rows(void *c, int64_t lo, int64_t hi, int slot) {",

@@ -22,6 +22,7 @@ from pyjax._src.backends.numpy.native.tiering import BUILT, COLD, FIRST_RECHECK,
 # per class.
 _ALL_CLASSES = 0x3F
 
+
 def _no_outputs(*inputs) -> None:
     return None
 

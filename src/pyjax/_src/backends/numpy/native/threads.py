@@ -39,7 +39,8 @@ from pyjax._src.backends.numpy.native.build import _build, available
 from pyjax._src.backends.numpy.native.tiering import log
 from pyjax._src.backends.numpy.parallel import split as split_lib
 
-__all__ = ["PARALLEL_FOR_TYPEDEF", "address", "matmul_runner", "prepare", "slots", "worker_chunks"]
+__all__ = ["CHUNKS_PER_THREAD", "PARALLEL_FOR_TYPEDEF", "address", "chunk", "matmul_runner", "prepare", "slots",
+           "worker_chunks"]
 
 _SOURCE = r"""#include <fenv.h>
 #include <pthread.h>
@@ -249,15 +250,22 @@ def matmul_runner():
     return _state.get("matmul")
 
 
+# About this many chunks a thread: a worker that wakes late still gets a share.
+CHUNKS_PER_THREAD = 4
+
+
+def chunk(size: int, least: int = 1, unit: int = 1) -> int:
+    """The length of a job's chunks over `size` items: about
+    `CHUNKS_PER_THREAD` a thread, at least `least` items, whole `unit`s."""
+    per = max(least, -(-size // (slots() * CHUNKS_PER_THREAD)), 1)
+    return -(-per // unit) * unit
+
+
 def worker_chunks() -> int:
     """How many chunks the runtime's workers have run in this process (0
     without the runtime)."""
     lib = _state.get("lib")
-    if lib is None:
-        return 0
-    fn = lib.pyjax_parallel_worker_chunks
-    fn.restype = ctypes.c_int64
-    return fn()
+    return 0 if lib is None else lib.pyjax_parallel_worker_chunks()
 
 
 def address() -> int:
@@ -279,6 +287,7 @@ def address() -> int:
                 matmul = lib.pyjax_parallel_matmul
                 matmul.argtypes = [ctypes.c_void_p] * 6 + [ctypes.c_int, ctypes.c_int64]
                 matmul.restype = None
+                lib.pyjax_parallel_worker_chunks.restype = ctypes.c_int64
                 _state["lib"], _state["matmul"] = lib, matmul
         except Exception as e:  # noqa: BLE001  (then native calls run on one thread)
             log(f"Native calls run on one thread: {e}", False)
