@@ -12,8 +12,8 @@ import numpy as np
 from pyjax._src.jaxpr import DropVar, Jaxpr, Literal
 from pyjax._src.backends.numpy.codegen import kernels
 from pyjax._src.backends.numpy.native.csource import (
-    _C_SCALARS, _Source, _Unsupported, _View, _c_strides, _contiguous_view, _copy_lines, _element_lines, _nbytes,
-    _ufunc_lines,
+    _C_SCALARS, _C_TYPES, _Source, _Unsupported, _View, _c_strides, _contiguous, _contiguous_view, _copy_lines,
+    _element_lines, _nbytes, _ufunc_lines,
 )
 from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
 from pyjax._src.backends.numpy.native.lapack import LAPACK_OPS
@@ -129,20 +129,38 @@ def _program(src: _Source, carry_avals: list, init_at: int, out_at: int, loop: l
 
 
 def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse: bool, impls: dict,
-                 parallel: bool = False):
+                 parallel: bool = False, tiles: dict | None = None, sums: int = 0, sum_rows: int = 1):
     """(C source, kernel pointers, scratch bytes) of the scan of `body`;
     raises _Unsupported. Arguments `a`: consts, initial carries, xs, final
-    carries, ys. `parallel` (a scan without carries: a row loop) shares its
-    steps among the cores (threads.py)."""
+    carries, ys, then `sums` column sums. `parallel` (a scan without carries
+    or sums: a row loop) shares its steps among the cores (threads.py).
+
+    A row loop's extras (rows.py): `tiles` maps a const's index to how many
+    times its value repeats in the body's (a column spread over a chunk of
+    rows), and the body's last `sums` outputs, `sum_rows` rows each, are
+    not stored: their rows are added in order into column sums that start
+    at +0, each column's running sum rounded after every row."""
     src = _Source()
     _check_values([body])
     invars, outvars = body.invars, body.outvars
     xs_n = len(invars) - consts_n - carry_n
-    in_views = ([_contiguous_view(f"a[{j}]", v.aval) for j, v in enumerate(invars[:consts_n])]
+    ys_n = len(outvars) - carry_n - sums
+    tiles = tiles or {}
+    prologue, const_views = [], []
+    for j, v in enumerate(invars[:consts_n]):
+        if j in tiles:
+            # A column spread over the chunk's rows: copied once a call.
+            view, piece = src.temp(v.aval), _nbytes(v.aval) // tiles[j]
+            prologue.append(f"for (int64_t q = 0; q < {tiles[j]}; q++) memcpy({view.ptr} + q * {piece}, a[{j}], {piece});")
+            const_views.append(view)
+        else:
+            const_views.append(_contiguous_view(f"a[{j}]", v.aval))
+    in_views = (const_views
                 + [_contiguous_view(f"cur[{j}]", v.aval) for j, v in enumerate(invars[consts_n:consts_n + carry_n])]
                 + [_contiguous_view(f"x{j}", v.aval) for j, v in enumerate(invars[consts_n + carry_n:])])
-    rows = [_contiguous_view(f"(a[{consts_n + 2 * carry_n + xs_n + j}] + r * {_nbytes(v.aval)})", v.aval)
-            for j, v in enumerate(outvars[carry_n:])]
+    ys_at = consts_n + 2 * carry_n + xs_n
+    rows = [_contiguous_view(f"(a[{ys_at + j}] + r * {_nbytes(v.aval)})", v.aval)
+            for j, v in enumerate(outvars[carry_n:carry_n + ys_n])]
     # The body's last equation may write its y row in place (a row loop's
     # softmax: its final multiply), when that y is not also a carry.
     last = body.eqns[-1].outvars if body.eqns else []
@@ -150,17 +168,21 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
                  and v not in outvars[:carry_n]), None)
     step, outs = _body(src, body, in_views, impls, into)
     # ys rows first: a y may be a carry's old value.
-    for row, y in zip(rows, outs[carry_n:], strict=True):
+    for row, y in zip(rows, outs[carry_n:carry_n + ys_n], strict=True):
         if y is not row:
             step += _copy_lines(src, row, y)
+    for j, x in enumerate(outs[carry_n + ys_n:]):
+        prologue.append(f"memset(a[{ys_at + ys_n + j}], 0, {x.size // sum_rows * x.dtype.itemsize});")
+        step += _column_sum_lines(src, x, sum_rows, f"a[{ys_at + ys_n + j}]")
     step += _next_carries(src, outs[:carry_n])
     xs = [f"char *x{j} = a[{consts_n + carry_n + j}] + r * {_nbytes(v.aval)};"
           for j, v in enumerate(invars[consts_n + carry_n:])]
-    if parallel and not carry_n:
+    if parallel and not carry_n and not sums:
         elements = max(v.aval.size for v in (*invars[consts_n:], *outvars))
-        source = _parallel_rows(src, length, elements, ["int64_t r = t;", *xs, *step])
+        source = _parallel_rows(src, length, elements, ["int64_t r = t;", *xs, *step], prologue)
         return source, src.kernels, src.scratch
-    loop = [f"for (int64_t t = 0; t < {length}; t++) {{",
+    loop = [*prologue,
+            f"for (int64_t t = 0; t < {length}; t++) {{",
             f"    int64_t r = {f'{length - 1} - t' if reverse else 't'};",
             *("    " + line for line in (*xs, *step)),
             "}"]
@@ -169,15 +191,30 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
     return source, src.kernels, src.scratch
 
 
+def _column_sum_lines(src: _Source, x: _View, rows: int, out: str) -> list[str]:
+    """C lines adding the `rows` rows of `x` in order into the column sums
+    at `out` (the impl's `np.einsum("ij->j")` order: native/colsums.py)."""
+    if x.dtype not in _C_TYPES:
+        raise _Unsupported(f"a column sum of {x.dtype}")
+    x, lines = _contiguous(src, x)
+    ctype, cols = _C_TYPES[x.dtype], x.size // rows
+    lines = [*lines,
+             f"{{ {ctype} *restrict pj_acc = ({ctype} *){out}; const {ctype} *restrict pj_x = (const {ctype} *){x.ptr};",
+             f"  for (int64_t q = 0; q < {rows}; q++, pj_x += {cols})",
+             f"    for (int64_t c = 0; c < {cols}; c++) pj_acc[c] += pj_x[c]; }}"]
+    return lines
+
+
 # A parallel row loop's chunks hold at least this many elements (a hand-off
 # to a worker costs about as much as a few thousand elements' work).
 _CHUNK_ELEMENTS = 1 << 14
 
 
-def _parallel_rows(src: _Source, length: int, elements: int, step: list[str]) -> str:
-    """The C function of a row loop (`step`: one row `t`'s lines) whose rows
-    the runtime of threads.py shares among the cores, each thread with its
-    own scratch; on one thread when the runtime is not there."""
+def _parallel_rows(src: _Source, length: int, elements: int, step: list[str], prologue: list[str] = ()) -> str:
+    """The C function of a row loop (`step`: one row `t`'s lines, after
+    `prologue` in each chunk) whose rows the runtime of threads.py shares
+    among the cores, each thread with its own scratch; on one thread when
+    the runtime is not there."""
     slots = threads.slots()
     run = src.kernel(threads.address())
     slot_bytes = -(-max(src.scratch, 1) // 64) * 64
@@ -192,6 +229,7 @@ def _parallel_rows(src: _Source, length: int, elements: int, step: list[str]) ->
              "    void **k = ((struct pj_rows *)c)->k;",
              f"    char *s = ((struct pj_rows *)c)->s + (int64_t)slot * {slot_bytes};",
              "    (void)a; (void)k; (void)s;",
+             *("    " + line for line in prologue),
              "    for (int64_t t = lo; t < hi; t++) {",
              *("        " + line for line in step),
              "    }",

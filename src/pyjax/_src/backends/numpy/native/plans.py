@@ -118,14 +118,18 @@ def _inlined_eqns(jaxpr: Jaxpr) -> int:
 
 
 def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dict,
-                parallel: bool = False) -> NativeLoop | None:
+                parallel: bool = False, tiles: dict | None = None, sums: int = 0,
+                sum_rows: int = 1) -> NativeLoop | None:
     """The native tier of a row region (rows.py): `region` run as a loop of
-    `body` over its `rows` rows (its first `consts_n` inputs are scalars,
-    the others and its outputs are read and written a row at a time), or
-    None. Its steps are rows; `parallel`: shared among the cores."""
+    `body` over its `rows` rows (its first `consts_n` inputs are scalars
+    and columns, the others and its outputs are read and written a row at a
+    time; `tiles` and the last `sums` outputs, column sums: emit.py
+    `_scan_source`), or None. Its steps are rows; `parallel`: shared among
+    the cores (not with column sums, which add the rows in order)."""
     if not available() or not _plain(region.invars, region.outvars) or not _plausible([body], impls):
         return None
-    return NativeLoop(lambda: _scan_source(body, consts_n, 0, rows, False, impls, parallel),
+    return NativeLoop(lambda: _scan_source(body, consts_n, 0, rows, False, impls, parallel and not sums,
+                                           tiles, sums, sum_rows),
                       [v.aval for v in region.invars],
                       [v.aval for v in region.outvars], "row loop")
 

@@ -39,6 +39,8 @@ import itertools
 import math
 from collections.abc import Callable
 
+import numpy as np
+
 from pyjax._src.backends.numpy import native as native_lib
 from pyjax._src.backends.numpy.parallel import split as split_lib
 from pyjax._src.backends.numpy.parallel import tile as tile_lib
@@ -51,6 +53,7 @@ MIN_ROW = 16
 # cut into chunks from this many elements on.
 MIN_FLAT_ELEMENTS = 1 << 12
 _MIN_EQNS = 3
+_MIN_COLUMN_EQNS = 2
 _MIN_PASSES = 6  # (a run without a reduction)
 
 # The four kinds of value in a region over arrays of shape (*R, L), and the
@@ -61,6 +64,13 @@ _ROW, _ROW_VALUE, _KEPT_ROW_VALUE, _SCALAR = "row", "row value", "kept row value
 # a layer norm's scale, a bias), passed to the row loop whole, like a scalar.
 _COLUMN = "column"
 _CONSTANT_KINDS = frozenset({_SCALAR, _COLUMN})
+# A sixth, computed but never read by a region: a column sum, the sum over
+# every row of a row value (batch norm's statistics over N, H and W of an
+# NHWC activation, and their gradients). The loop adds each row into it in
+# the rows' order onto +0 (the impl's order: impls/standard.py
+# `_sum_leading_rows`); what reads it (a mean, a variance) waits for the
+# whole loop, so it is written after the region (`_sinkable`).
+_COLUMN_SUM = "column sum"
 _LAYOUT_PRIMITIVES = frozenset({"broadcast_in_dim", "reshape"})
 _REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"})
 
@@ -71,13 +81,16 @@ class RowRegion:
     equations read as outputs), `native` its native tier."""
 
     def __init__(self, start: int, stop: int, jaxpr: Jaxpr, rows: int, native: native_lib.NativeLoop,
-                 after: tuple = (), before: tuple = ()):
+                 after: tuple = (), before: tuple = (), sunk: tuple = ()):
         self.start, self.stop, self.jaxpr, self.rows, self.native = start, stop, jaxpr, rows, native
         # Equations amid the run that are not its own (`_hoistable`): written before it.
         self.before = before
         # Broadcasts of scalars in the run that later equations read: written
         # after the region as views, not stored by it (`_spread_scalars`).
         self.after = after
+        # Equations amid the run that read its column sums: written after it.
+        self.sunk = sunk
+        self.sums = frozenset()  # (its outputs that are column sums)
         self.steps = rows
 
 
@@ -104,6 +117,7 @@ class RowsTier:
                 planned.extend(region.before)
                 planned.append((self, region))
                 planned.extend(region.after)
+                planned.extend(region.sunk)
                 skip_to = region.stop
                 continue
             planned.append(item)
@@ -181,23 +195,35 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
     if len(shape) > 1 and columns:
         kinds.update({(length,): _COLUMN, (1,) * (len(shape) - 1) + (length,): _COLUMN})
     defined: dict[Var, str] = {}  # values of the region -> their kind
-    stop, hoisted = start, []
+    stop, hoisted, sunk, late = start, [], [], set()  # (late: column sums and what sunk equations make)
     for i in range(start, len(jaxpr.eqns)):
         eqn = jaxpr.eqns[i]
-        out_kind = _out_kind(eqn, kinds, length)
+        reads_late = any(type(v) is not Literal and v in late for v in eqn.invars)
+        out_kind = None if reads_late else _out_kind(eqn, kinds, length)
         if out_kind is not None and native_lib.plausible_eqn(eqn, impls):
             for v in eqn.outvars:
                 defined[v] = out_kind
+                if out_kind == _COLUMN_SUM:
+                    late.add(v)
             stop = i + 1
-        elif _hoistable(eqn, defined, length):
+        elif not reads_late and _hoistable(eqn, defined, length):
             hoisted.append(i)
+        elif reads_late and _sinkable(eqn, defined, length):
+            sunk.append(i)
+            late.update(eqn.outvars)
         else:
             break
     hoisted = tuple(i for i in hoisted if i < stop)
-    own = [e for i, e in enumerate(jaxpr.eqns[start:stop], start) if i not in hoisted]
-    if len(own) < _MIN_EQNS or not (in_block or _worth_fusing(own)):
+    sunk = tuple(i for i in sunk if i < stop)
+    own = [e for i, e in enumerate(jaxpr.eqns[start:stop], start) if i not in hoisted and i not in sunk]
+    # Over short rows, an op with a column is one NumPy kernel call a row
+    # (a batch norm's `x - mean`): two such equations are worth a loop.
+    spreads_columns = short and any(kinds.get(tuple(v.aval.shape)) == _COLUMN
+                                    for e in own for v in e.invars if type(v) is not Literal)
+    if len(own) < (_MIN_COLUMN_EQNS if spreads_columns else _MIN_EQNS) or not (
+            in_block or spreads_columns or _worth_fusing(own)):
         return None, stop
-    steps = rows
+    steps, per_chunk = rows, 1
     eqns, after = _spread_scalars(own, start, stop, defined, kinds, spreads(), last_read(), jaxpr)
     inputs = list(dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined))
     if short:
@@ -206,7 +232,16 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
         # alone, its rows need not be rows: chunks of whole rows go through
         # each kernel in one call (the same elements, in the same order).
         used = {*defined.values(), *(kinds[tuple(v.aval.shape)] for v in inputs)}
-        chunk = _chunk(elements) if used <= {_ROW, _SCALAR} else None
+        if used <= {_ROW, _SCALAR}:
+            chunk = _chunk(elements)
+        elif used <= {_ROW, _SCALAR, _COLUMN, _COLUMN_SUM}:
+            # Columns and column sums too: chunks of whole rows, each column
+            # spread over a chunk's rows once a call (emit.py `tiles`).
+            chunk = _row_chunk(rows, length)
+            if chunk is not None:
+                per_chunk = chunk // length
+        else:
+            chunk = None
         if chunk is None and _COLUMN in used and not used & {_ROW_VALUE, _KEPT_ROW_VALUE}:
             # Elementwise but for its columns: without them the run stops
             # before the first and goes in chunks (a CNN's relu derivative
@@ -220,29 +255,46 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
     # Scalars and columns first: they are the row loop's constants, the others its xs.
     inputs.sort(key=lambda v: kinds[tuple(v.aval.shape)] not in _CONSTANT_KINDS)
     spread = {jaxpr.eqns[i].outvars[0] for i in after}
+    read_by_sunk = {v for i in sunk for v in jaxpr.eqns[i].invars if type(v) is not Literal}
     outputs = [v for e in own for v in e.outvars
-               if type(v) is not DropVar and v not in spread and last_read().get(v, -1) >= stop]
+               if type(v) is not DropVar and v not in spread and (last_read().get(v, -1) >= stop or v in read_by_sunk)]
+    # Rows first, column sums last (the loop's ys, then its sums).
+    outputs.sort(key=lambda v: defined[v] == _COLUMN_SUM)
+    sums = sum(defined[v] == _COLUMN_SUM for v in outputs)
     if not outputs:
         return None, stop
     region = Jaxpr([], inputs, outputs, eqns)
-    body = _row_jaxpr(region, kinds, length)
+    body = _row_jaxpr(region, kinds, length, defined)
     consts = sum(kinds[tuple(v.aval.shape)] in _CONSTANT_KINDS for v in inputs)
+    tiles = {j: per_chunk for j, v in enumerate(inputs[:consts])
+             if kinds[tuple(v.aval.shape)] == _COLUMN and per_chunk > 1}
     # Outside a tiled block (which has one core), the loop's rows are shared
     # among the cores (threads.py).
-    native = native_lib.native_rows(body, consts, rows, region, impls, parallel=not in_block)
+    native = native_lib.native_rows(body, consts, rows, region, impls, parallel=not in_block, tiles=tiles,
+                                    sums=sums, sum_rows=per_chunk)
     if native is None:
         return None, stop
-    region = RowRegion(start, stop, region, rows, native, after, hoisted)
+    region = RowRegion(start, stop, region, rows, native, after, hoisted, sunk)
+    region.sums = frozenset(v for v in outputs if defined[v] == _COLUMN_SUM)
     region.steps = steps  # (what tiers up is the work: the array's own rows, chunked or not)
     return region, stop
 
 
 def _scalar_spreads(jaxpr: Jaxpr) -> dict:
     """Index of each equation that broadcasts a scalar (a literal or a 0-d
-    value) to an array, by its result."""
+    value) to an array, or a vector along an array's last axis (a column
+    spread over the rows: batch norm's mean), by its result."""
     return {eqn.outvars[0]: i for i, eqn in enumerate(jaxpr.eqns)
-            if eqn.primitive.name == "broadcast_in_dim" and not eqn.invars[0].aval.shape
-            and type(eqn.outvars[0]) is not DropVar}
+            if eqn.primitive.name == "broadcast_in_dim" and type(eqn.outvars[0]) is not DropVar
+            and (not eqn.invars[0].aval.shape or _column_spread(eqn))}
+
+
+def _column_spread(eqn: JaxprEqn) -> bool:
+    # A 1-D value (or (1, ..., 1, L)) along the result's last axis.
+    shape, out = eqn.invars[0].aval.shape, eqn.outvars[0].aval.shape
+    dims = eqn.params["broadcast_dimensions"]
+    return (len(out) >= 2 and shape[-1:] == out[-1:] and math.prod(shape) == out[-1]
+            and dims[-1] == len(out) - 1)
 
 
 def _spread_scalars(own: list, start: int, stop: int, defined: dict, kinds: dict, spreads: dict,
@@ -257,7 +309,8 @@ def _spread_scalars(own: list, start: int, stop: int, defined: dict, kinds: dict
     eqns = list(own)
     inputs = dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined)
     again = [jaxpr.eqns[spreads[v]] for v in inputs
-             if spreads.get(v, stop) < start and kinds.get(tuple(v.aval.shape)) == _ROW]
+             if spreads.get(v, stop) < start and kinds.get(tuple(v.aval.shape)) == _ROW
+             and kinds.get(tuple(jaxpr.eqns[spreads[v]].invars[0].aval.shape)) in _CONSTANT_KINDS]
     for eqn in again:
         defined[eqn.outvars[0]] = _ROW
     after = tuple(spreads[v] for v in defined if start <= spreads.get(v, -1) < stop and last_read.get(v, -1) >= stop)
@@ -270,6 +323,16 @@ def _hoistable(eqn: JaxprEqn, defined: dict, length: int) -> bool:
     small values (a scalar's arithmetic, a layer norm's scale broadcast to
     a column), so it neither ends the run nor is some other region's work."""
     return (not eqn.effects and not any(type(v) is not Literal and v in defined for v in eqn.invars)
+            and all(math.prod(v.aval.shape) <= length for v in eqn.outvars))
+
+
+def _sinkable(eqn: JaxprEqn, defined: dict, length: int) -> bool:
+    """Whether an equation amid a run that reads its column sums (or what
+    such equations make) may run after the region instead: it reads no other
+    value of the region and makes small values (a mean, a variance, their
+    reshapes), so the run goes on past it."""
+    return (not eqn.effects
+            and all(defined[v] == _COLUMN_SUM for v in eqn.invars if type(v) is not Literal and v in defined)
             and all(math.prod(v.aval.shape) <= length for v in eqn.outvars))
 
 
@@ -287,6 +350,21 @@ def _worth_fusing(eqns: list) -> bool:
 _CHUNK_RANGE = (256, 2048)
 
 
+# A run over short rows with columns keeps more values a chunk (the spread
+# columns, the column sums' operands): its chunks are at most this long, so
+# that they stay in L1 (docs/performance.md, session 16).
+_COLUMN_CHUNK_MAX = 512
+
+
+def _row_chunk(rows: int, length: int) -> int | None:
+    """The chunk length of a run of `rows` short rows of `length` with
+    columns: the most whole rows from `_CHUNK_RANGE`'s least up to
+    `_COLUMN_CHUNK_MAX` elements (a divisor of `rows`), or None."""
+    low, high = _CHUNK_RANGE[0], _COLUMN_CHUNK_MAX
+    return next((m * length for m in range(min(high // length, rows // 2), 0, -1)
+                 if rows % m == 0 and m * length >= low), None)
+
+
 def _chunk(size: int) -> int | None:
     """The chunk length of a 1-D run of `size` elements, or None when no
     length in `_CHUNK_RANGE` divides it."""
@@ -300,9 +378,12 @@ def _out_kind(eqn: JaxprEqn, kinds: dict, length: int) -> str | None:
         return None
     ins = [kinds.get(tuple(v.aval.shape)) for v in eqn.invars]
     out = kinds.get(tuple(eqn.outvars[0].aval.shape))
+    name = eqn.primitive.name
+    if (name == "reduce_sum" and out == _COLUMN and ins == [_ROW] and eqn.outvars[0].aval.dtype in _SUM_DTYPES
+            and tuple(eqn.params["axes"]) == tuple(range(len(eqn.invars[0].aval.shape) - 1))):
+        return _COLUMN_SUM  # (over every row: one value a column, the loop's running sum)
     if out in (None, _SCALAR, _COLUMN) or None in ins:
         return None  # (a scalar or column result would be computed once a row, and has no rows to store)
-    name = eqn.primitive.name
     if name in _REDUCTIONS:
         # Over the row, or over the length-1 axis of a kept row value (reverse
         # mode's transpose of the broadcast that kept it: one value a row).
@@ -329,12 +410,17 @@ def _out_kind(eqn: JaxprEqn, kinds: dict, length: int) -> str | None:
     return None
 
 
+# Column sums the loop keeps (emit.py `_column_sum_lines`): the impl's
+# einsum order for these dtypes.
+_SUM_DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+
 _ROW_SHAPES = {_SCALAR: lambda length: (), _ROW_VALUE: lambda length: (), _KEPT_ROW_VALUE: lambda length: (1,),
                _ROW: lambda length: (length,), _COLUMN: lambda length: (length,)}
 
 
-def _row_jaxpr(region: Jaxpr, kinds: dict, length: int) -> Jaxpr:
-    """`region` as it acts on one row."""
+def _row_jaxpr(region: Jaxpr, kinds: dict, length: int, defined: dict) -> Jaxpr:
+    """`region` as it acts on one row (or chunk of rows): a column sum is
+    not computed by it, its operand is an output (the loop adds it up)."""
     new: dict[Var, Var] = {}
 
     def row_var(v: Var) -> Var:
@@ -346,8 +432,11 @@ def _row_jaxpr(region: Jaxpr, kinds: dict, length: int) -> Jaxpr:
     def operand(v):
         return v if type(v) is Literal else row_var(v)
 
-    eqns = []
+    eqns, summed = [], {}
     for eqn in region.eqns:
+        if defined.get(eqn.outvars[0]) == _COLUMN_SUM:
+            summed[eqn.outvars[0]] = operand(eqn.invars[0])
+            continue
         params = dict(eqn.params)
         name = eqn.primitive.name
         out = row_var(eqn.outvars[0])
@@ -360,7 +449,8 @@ def _row_jaxpr(region: Jaxpr, kinds: dict, length: int) -> Jaxpr:
             params["new_sizes"] = out.aval.shape
         eqns.append(JaxprEqn(eqn.primitive, [operand(v) for v in eqn.invars], [out], params, eqn.effects,
                              eqn.source_info))
-    return Jaxpr([], [row_var(v) for v in region.invars], [row_var(v) for v in region.outvars], eqns)
+    outs = [summed[v] if v in summed else row_var(v) for v in region.outvars]
+    return Jaxpr([], [row_var(v) for v in region.invars], outs, eqns)
 
 
 _ids = itertools.count()
@@ -382,6 +472,9 @@ def emit(builder, region: RowRegion, env: dict) -> None:
         buffers = [out_buffer, *["None"] * (len(out_names) - 1)] if out_buffer else []
         return with_native_tier(native_name, f"r{n}", str(region.steps), lines, in_names, out_names, buffers)
 
-    outs = builder.statement(render, ins, [v.aval for v in region.jaxpr.outvars], writes_input=True)
+    # (A column sum, first when it is the only kind of output, is zeroed
+    # before the loop reads a column that may share its buffer.)
+    first_row = region.jaxpr.outvars[0] not in region.sums
+    outs = builder.statement(render, ins, [v.aval for v in region.jaxpr.outvars], writes_input=first_row)
     for var, value in zip(region.jaxpr.outvars, outs, strict=True):
         env[var] = value
