@@ -260,11 +260,11 @@ def test_short_rows_without_row_values_run_in_chunks(monkeypatch):
     assert made and all(n.live for n in made)
 
 
-def test_short_rows_after_columns_still_run_in_chunks(monkeypatch):
+def test_short_rows_with_columns_run_in_chunks_of_whole_rows(monkeypatch):
     # A batch norm's per-feature scale and shift (columns) before a relu's
-    # derivative over rows of 8: the run through the columns could not be
-    # cut into chunks, so the region stops before them and its elementwise
-    # rest goes in chunks, as without the columns.
+    # derivative over rows of 8: the run goes through the columns in chunks
+    # of 64 whole rows, each column spread over a chunk once a call, not a
+    # kernel call a row of 8.
     def f(x, g, b):
         def loss(x):
             h = (x - jnp.mean(x, axis=(0, 1, 2))) * g + b
@@ -273,9 +273,11 @@ def test_short_rows_after_columns_still_run_in_chunks(monkeypatch):
 
     x, g, b = arr(8, 28, 28, 8), arr(8), arr(8)
     text = pyjax.jit(f).lower(x, g, b).as_text("python")
-    assert "row-wise equations over 28 rows" in text  # (6272 rows of 8 in chunks of 224)
+    first = text.split("row-wise equations")[1]
+    assert "over 98 rows" in first and "_wide_subtract" in first.split(".check(")[0]  # (6272 rows of 8)
     _, _, made = run_both(f, x, g, b, monkeypatch=monkeypatch)
     assert made and all(n.live for n in made)
+    assert any((1, 1, 1, 8) in [shape for shape, _ in n.in_specs] for n in made)  # a column, read whole
 
 
 def test_broadcast_scalars_are_neither_inputs_nor_outputs_of_row_loops():
@@ -295,3 +297,91 @@ def test_broadcast_scalars_are_neither_inputs_nor_outputs_of_row_loops():
     assert len(first_outs) == 2  # the max and its derivative, not a broadcast one
     between = text.split(f"{second} = ")[0].rsplit(".check(", 1)[1]
     assert "_broadcast_in_dim" in between  # the one read later, as a view after the region
+
+
+def batch_norm_relu_grad(x, g, b):
+    def loss(x, g, b):
+        mean = jnp.mean(x, axis=(0, 1, 2))
+        var = jnp.var(x, axis=(0, 1, 2))
+        h = g * (x - mean) / jnp.sqrt(var + 1e-5) + b
+        return jnp.sum(jnp.maximum(h, 0.0) * x)
+    return pyjax.value_and_grad(loss, argnums=(0, 1, 2))(x, g, b)
+
+
+def column_sum_loops(made):
+    return [n for n in made if n.source is not None and "pj_acc" in n.source]
+
+
+def test_batch_norm_statistics_and_their_gradients_are_summed_in_row_loops(monkeypatch):
+    # Sums over N, H and W of an NHWC activation (a variance, the scale's
+    # and the input's gradients) are column sums: the loop adds each chunk's
+    # rows into them instead of storing the summed values for a pass of
+    # their own.
+    x, g, b = arr(8, 16, 16, 32, scale=3.0), arr(32), arr(32)
+    text = pyjax.jit(batch_norm_relu_grad).lower(x, g, b).as_text("python")
+    in_regions = [part.split(".check(")[0] for part in text.split("row-wise equations")[1:]]
+    assert sum(part.count("axes=(0, 1, 2)") for part in in_regions) >= 3
+    _, _, made = run_both(batch_norm_relu_grad, x, g, b, monkeypatch=monkeypatch)
+    assert made and all(n.live for n in made)
+    assert len(column_sum_loops(made)) >= 2
+
+
+def _sequential_column_sums(y: np.ndarray) -> np.ndarray:
+    acc = np.zeros(y.shape[-1], y.dtype)
+    for row in y.reshape(-1, y.shape[-1]):
+        acc = acc + row
+    return acc
+
+
+@pytest.mark.parametrize("special", [None, "nan", "inf", "negative zero"])
+def test_column_sums_add_the_rows_in_order(special, monkeypatch):
+    # Large and small values whose float32 sum depends on the order: the
+    # loop's sums are the impl's (each column's running sum rounded after
+    # every row, from +0), whatever the chunks.
+    x = np.asarray(arr(16, 32, 16, scale=1.0)) * np.float32(1e-3)
+    x[::7] += np.float32(3e4)
+    x[3::7] -= np.float32(3e4)
+    c = np.array(arr(16))
+    if special == "nan":
+        x[5, 3, 2] = np.nan
+    elif special == "inf":
+        x[2, 1, 4], x[9, 9, 9] = np.inf, -np.inf
+    elif special == "negative zero":
+        x[..., 7], c[7] = -0.0, 0.0
+
+    def f(x, c):
+        d = x - c
+        return jnp.sum((d + 1.0) * d, axis=(0, 1)), d * 2.0  # (no product then sum: no fma)
+
+    text = pyjax.jit(f).lower(x, c).as_text("python")
+    assert text.count("row-wise equations") == 1
+    outs, _, made = run_both(f, jnp.asarray(x), jnp.asarray(c), monkeypatch=monkeypatch)
+    sums = outs[-1][0]
+    assert len(column_sum_loops(made)) == 1 and made[0].live
+    d = x - c
+    with np.errstate(invalid="ignore"):
+        expect = _sequential_column_sums((d + np.float32(1.0)) * d)
+    sums = np.asarray(sums)
+    np.testing.assert_array_equal(sums, expect)  # (NaN where NaN, whatever its sign bit)
+    finite = ~np.isnan(expect)
+    assert sums[finite].tobytes() == expect[finite].tobytes()
+    if special == "negative zero":
+        assert not np.signbit(np.asarray(sums)[7])  # (from +0: a sum of -0s is +0)
+
+
+def test_what_reads_a_column_sum_runs_after_its_region(monkeypatch):
+    # The mean needs every row: it is written after the loop, and the row
+    # equations after it in the program stay in the same region.
+    def f(x, c):
+        s = jnp.sum(x * c, axis=(0, 1))
+        m = s / 100.0
+        y = x * 3.0 + c
+        return m, y * y - x
+
+    x, c = arr(16, 64, 32), arr(32)
+    text = pyjax.jit(f).lower(x, c).as_text("python")
+    assert text.count("row-wise equations") == 1
+    after = text.split(".check(")[1]
+    assert "_np_divide" in after or "_np_multiply" in after  # (the mean: s / 100 or s * 0.01)
+    _, _, made = run_both(f, x, c, monkeypatch=monkeypatch)
+    assert len(made) == 1 and made[0].live and "pj_acc" in made[0].source
