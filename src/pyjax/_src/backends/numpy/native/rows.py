@@ -30,6 +30,16 @@ runs are tiled regions' work). Outside a tiled block the loop's rows are
 shared among the cores by threads.py's runtime, each chunk of rows
 computed as the whole loop computes it; inside one (a core's block) it
 runs on its thread.
+
+Batch norm over NHWC activations is the same kind of run the other way
+round: rows of 8 to 64 features, per-feature columns (a mean, a scale)
+spread over them, and sums over every row (the statistics and their
+gradients). A region over short rows runs in chunks of whole rows, each
+column spread over a chunk once a call, and keeps such sums itself: each
+chunk's rows are added in order into them from +0, as the impl adds them,
+so the loop runs on one thread. What reads a sum (the mean, the variance,
+their cotangents) waits for the whole loop: it is written after the region,
+and the row equations after it in the program stay in the region.
 """
 
 from __future__ import annotations
@@ -194,27 +204,7 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
              {tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR})
     if len(shape) > 1 and columns:
         kinds.update({(length,): _COLUMN, (1,) * (len(shape) - 1) + (length,): _COLUMN})
-    defined: dict[Var, str] = {}  # values of the region -> their kind
-    stop, hoisted, sunk, late = start, [], [], set()  # (late: column sums and what sunk equations make)
-    for i in range(start, len(jaxpr.eqns)):
-        eqn = jaxpr.eqns[i]
-        reads_late = any(type(v) is not Literal and v in late for v in eqn.invars)
-        out_kind = None if reads_late else _out_kind(eqn, kinds, length)
-        if out_kind is not None and native_lib.plausible_eqn(eqn, impls):
-            for v in eqn.outvars:
-                defined[v] = out_kind
-                if out_kind == _COLUMN_SUM:
-                    late.add(v)
-            stop = i + 1
-        elif not reads_late and _hoistable(eqn, defined, length):
-            hoisted.append(i)
-        elif reads_late and _sinkable(eqn, defined, length):
-            sunk.append(i)
-            late.update(eqn.outvars)
-        else:
-            break
-    hoisted = tuple(i for i in hoisted if i < stop)
-    sunk = tuple(i for i in sunk if i < stop)
+    defined, stop, hoisted, sunk = _run(jaxpr, start, kinds, length, impls)
     own = [e for i, e in enumerate(jaxpr.eqns[start:stop], start) if i not in hoisted and i not in sunk]
     # Over short rows, an op with a column is one NumPy kernel call a row
     # (a batch norm's `x - mean`): two such equations are worth a loop.
@@ -278,6 +268,32 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
     region.sums = frozenset(v for v in outputs if defined[v] == _COLUMN_SUM)
     region.steps = steps  # (what tiers up is the work: the array's own rows, chunked or not)
     return region, stop
+
+
+def _run(jaxpr: Jaxpr, start: int, kinds: dict, length: int, impls: dict) -> tuple:
+    """(the kind of each value the run from equation `start` defines, where
+    it stops, the indices of the equations amid it written before it and of
+    those written after it)."""
+    defined: dict[Var, str] = {}
+    stop, hoisted, sunk, late = start, [], [], set()  # (late: column sums and what sunk equations make)
+    for i in range(start, len(jaxpr.eqns)):
+        eqn = jaxpr.eqns[i]
+        reads_late = any(type(v) is not Literal and v in late for v in eqn.invars)
+        out_kind = None if reads_late else _out_kind(eqn, kinds, length)
+        if out_kind is not None and native_lib.plausible_eqn(eqn, impls):
+            for v in eqn.outvars:
+                defined[v] = out_kind
+                if out_kind == _COLUMN_SUM:
+                    late.add(v)
+            stop = i + 1
+        elif not reads_late and _hoistable(eqn, defined, length):
+            hoisted.append(i)
+        elif reads_late and _sinkable(eqn, defined, length):
+            sunk.append(i)
+            late.update(eqn.outvars)
+        else:
+            break
+    return defined, stop, tuple(i for i in hoisted if i < stop), tuple(i for i in sunk if i < stop)
 
 
 def _scalar_spreads(jaxpr: Jaxpr) -> dict:
