@@ -204,11 +204,11 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
              {tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR})
     if len(shape) > 1 and columns:
         kinds.update({(length,): _COLUMN, (1,) * (len(shape) - 1) + (length,): _COLUMN})
-    defined, stop, hoisted, sunk = _run(jaxpr, start, kinds, length, impls)
+    defined, stop, hoisted, sunk = _run(jaxpr, start, kinds, length, impls, in_block)
     own = [e for i, e in enumerate(jaxpr.eqns[start:stop], start) if i not in hoisted and i not in sunk]
     # Over short rows, an op with a column is one NumPy kernel call a row
     # (a batch norm's `x - mean`): two such equations are worth a loop.
-    spreads_columns = short and any(kinds.get(tuple(v.aval.shape)) == _COLUMN
+    spreads_columns = short and not in_block and any(kinds.get(tuple(v.aval.shape)) == _COLUMN
                                     for e in own for v in e.invars if type(v) is not Literal)
     if len(own) < (_MIN_COLUMN_EQNS if spreads_columns else _MIN_EQNS) or not (
             in_block or spreads_columns or _worth_fusing(own)):
@@ -224,9 +224,11 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
         used = {*defined.values(), *(kinds[tuple(v.aval.shape)] for v in inputs)}
         if used <= {_ROW, _SCALAR}:
             chunk = _chunk(elements)
-        elif used <= {_ROW, _SCALAR, _COLUMN, _COLUMN_SUM}:
+        elif not in_block and used <= {_ROW, _SCALAR, _COLUMN, _COLUMN_SUM}:
             # Columns and column sums too: chunks of whole rows, each column
-            # spread over a chunk's rows once a call (emit.py `tiles`).
+            # spread over a chunk's rows once a call (emit.py `tiles`). (A
+            # tiled block's values are in the caches already: its elementwise
+            # run stops before the columns, below, and goes in long chunks.)
             chunk = _row_chunk(rows, length)
             if chunk is not None:
                 per_chunk = chunk // length
@@ -270,16 +272,19 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
     return region, stop
 
 
-def _run(jaxpr: Jaxpr, start: int, kinds: dict, length: int, impls: dict) -> tuple:
+def _run(jaxpr: Jaxpr, start: int, kinds: dict, length: int, impls: dict, in_block: bool) -> tuple:
     """(the kind of each value the run from equation `start` defines, where
     it stops, the indices of the equations amid it written before it and of
-    those written after it)."""
+    those written after it). A tiled block's rows are some of the array's:
+    no column sums there."""
     defined: dict[Var, str] = {}
     stop, hoisted, sunk, late = start, [], [], set()  # (late: column sums and what sunk equations make)
     for i in range(start, len(jaxpr.eqns)):
         eqn = jaxpr.eqns[i]
         reads_late = any(type(v) is not Literal and v in late for v in eqn.invars)
         out_kind = None if reads_late else _out_kind(eqn, kinds, length)
+        if out_kind == _COLUMN_SUM and in_block:
+            out_kind = None
         if out_kind is not None and native_lib.plausible_eqn(eqn, impls):
             for v in eqn.outvars:
                 defined[v] = out_kind
