@@ -16,6 +16,7 @@ from pyjax._src.backends.numpy.native.csource import (
     _element_lines, _nbytes, _ufunc_lines,
 )
 from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
+from pyjax._src.backends.numpy.native.fused import fused_run
 from pyjax._src.backends.numpy.native.lapack import LAPACK_OPS
 from pyjax._src.backends.numpy.native.points import POINT_OPS, iota_lines
 from pyjax._src.backends.numpy.native.keys import (
@@ -48,11 +49,12 @@ def _check_values(jaxprs) -> None:
 
 
 def _body(src: _Source, jaxpr: Jaxpr, in_views: list, impls: dict,
-          last_into: _View | None = None) -> tuple[list[str], list]:
+          last_into: _View | None = None, fuse: bool = False) -> tuple[list[str], list]:
     """C lines computing `jaxpr` from `in_views`; the views of its outputs.
     `last_into`: where the last equation may write its result, when it is
     an elementwise NumPy call (which reads each element before writing it,
-    so the place may even be one of its operands)."""
+    so the place may even be one of its operands). `fuse` (a row loop's
+    chunk): runs of exact elementwise equations are one loop (fused.py)."""
     views = dict(zip(jaxpr.invars, in_views, strict=True))
 
     def view(v) -> _View:
@@ -65,8 +67,24 @@ def _body(src: _Source, jaxpr: Jaxpr, in_views: list, impls: dict,
     last = eqns[-1] if eqns else None
     done: set = set()  # equations emitted early (by index)
     readers = _first_readers(eqns)
+    last_read = {v: k for k, e in enumerate(eqns) for v in e.invars if type(v) is not Literal}
+    outputs = {v for v in jaxpr.outvars if type(v) is not Literal}
+
+    def later(v, stop: int) -> bool:
+        return v in outputs or last_read.get(v, -1) >= stop
+
+    def emit_one(eqn, ins, step):
+        return _emit(src, eqn, ins, impls, step)
+
+    skip_to = 0
     for k, eqn in enumerate(eqns):
-        if k in done:
+        if k in done or k < skip_to:
+            continue
+        run = fused_run(src, eqns, k, view, later, done, impls, emit_one) if fuse and eqn is not last else None
+        if run is not None:
+            run_lines, stored, skip_to = run
+            lines += run_lines
+            views.update(stored)
             continue
         # An op whose result's first reader takes its max or min: both in
         # one pass, now (the reduction's operand is ready, and it is pure).
@@ -129,7 +147,8 @@ def _program(src: _Source, carry_avals: list, init_at: int, out_at: int, loop: l
 
 
 def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse: bool, impls: dict,
-                 parallel: bool = False, tiles: dict | None = None, sums: int = 0, sum_rows: int = 1):
+                 parallel: bool = False, tiles: dict | None = None, sums: int = 0, sum_rows: int = 1,
+                 fuse: bool = False):
     """(C source, kernel pointers, scratch bytes) of the scan of `body`;
     raises _Unsupported. Arguments `a`: consts, initial carries, xs, final
     carries, ys, then `sums` column sums. `parallel` (a scan without carries
@@ -139,7 +158,8 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
     times its value repeats in the body's (a column spread over a chunk of
     rows), and the body's last `sums` outputs, `sum_rows` rows each, are
     not stored: their rows are added in order into column sums that start
-    at +0, each column's running sum rounded after every row."""
+    at +0, each column's running sum rounded after every row. `fuse`:
+    runs of exact elementwise equations are one loop (fused.py)."""
     src = _Source()
     _check_values([body])
     invars, outvars = body.invars, body.outvars
@@ -166,7 +186,7 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
     last = body.eqns[-1].outvars if body.eqns else []
     into = next((row for v, row in zip(outvars[carry_n:], rows) if len(last) == 1 and v is last[0]
                  and v not in outvars[:carry_n]), None)
-    step, outs = _body(src, body, in_views, impls, into)
+    step, outs = _body(src, body, in_views, impls, into, fuse)
     # ys rows first: a y may be a carry's old value.
     for row, y in zip(rows, outs[carry_n:carry_n + ys_n], strict=True):
         if y is not row:

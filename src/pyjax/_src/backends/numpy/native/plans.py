@@ -129,7 +129,7 @@ def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dic
     if not available() or not _plain(region.invars, region.outvars) or not _plausible([body], impls):
         return None
     return NativeLoop(lambda: _scan_source(body, consts_n, 0, rows, False, impls, parallel and not sums,
-                                           tiles, sums, sum_rows),
+                                           tiles, sums, sum_rows, fuse=True),
                       [v.aval for v in region.invars],
                       [v.aval for v in region.outvars], "row loop")
 
