@@ -385,3 +385,42 @@ def test_what_reads_a_column_sum_runs_after_its_region(monkeypatch):
     assert "_np_divide" in after or "_np_multiply" in after  # (the mean: s / 100 or s * 0.01)
     _, _, made = run_both(f, x, c, monkeypatch=monkeypatch)
     assert len(made) == 1 and made[0].live and "pj_acc" in made[0].source
+
+
+def fused_loops(made):
+    return [n for n in made if n.source is not None and "pj_nan" in n.source]
+
+
+def relu_derivative_run(s):
+    # A max's derivative and arithmetic around it: compares, selects, a
+    # divide, products, all exact in C.
+    return jnp.where(s > 0, s * 2.0, s / 3.0) * jnp.maximum(s, -1.0) + jnp.where(s == 0, 0.5, 1.0)
+
+
+def test_exact_elementwise_runs_are_one_c_loop(monkeypatch):
+    x = arr(128, 512, scale=2.0)
+    _, _, made = run_both(relu_derivative_run, x, monkeypatch=monkeypatch)
+    assert made and all(n.live for n in made)
+    (loop,) = fused_loops(made)
+    assert loop.source.count("for (intptr_t i = 0;") == 1  # (the run's one loop; no kernel call but the NaN path's)
+
+
+@pytest.mark.parametrize("special", ["nan", "zero over zero", "inf"])
+def test_a_chunk_with_nans_is_computed_by_numpys_kernels(special, monkeypatch):
+    # NaNs' bits (their payloads, a max's NaN operand) are NumPy's: the
+    # chunks that make or read one are computed again a kernel call an
+    # equation, the others in the fused loop; the outputs are the Python
+    # code's bit for bit, NaNs included.
+    def f(s, t):
+        return jnp.maximum(s * 2.0 - t, t) / (s + 1.0), jnp.minimum(s, t) * 3.0
+
+    x, y = np.array(arr(128, 512, scale=2.0)), np.array(arr(128, 512))
+    if special == "nan":
+        x[3, 5], y[70, 1] = np.nan, -np.nan  # (two payloads' signs)
+    elif special == "zero over zero":
+        x[10, :8] = -1.0  # (s + 1 = 0, and 2s - t = t: 0/0 where t = -1)
+        y[10, :8] = -1.0
+    else:
+        x[100, 3], y[5, 5] = np.inf, -np.inf
+    _, _, made = run_both(f, jnp.asarray(x), jnp.asarray(y), monkeypatch=monkeypatch)
+    assert fused_loops(made) and all(n.live for n in made)
