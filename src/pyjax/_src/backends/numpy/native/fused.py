@@ -115,7 +115,7 @@ def _c_type(dtype) -> str:
     return "unsigned char" if dtype == _BOOL else _C_TYPES[dtype]
 
 
-def fused_run(src: _Source, eqns: list, start: int, view, later: dict, done: set, impls: dict,
+def fused_run(src: _Source, eqns: list, start: int, view, later, done: set, impls: dict,
               emit) -> tuple[list[str], dict, int] | None:
     """(C lines, the views of the values read after it, the index after it)
     of the fused run of `eqns` from `start`, or None when fewer than
@@ -143,9 +143,11 @@ def fused_run(src: _Source, eqns: list, start: int, view, later: dict, done: set
     if not stored:
         return None
 
-    # Operands from before the run: arrays read through a restrict pointer,
-    # single values loaded once.
-    head, names, arrays = [], {}, {}
+    # The loop is a function of its own: GCC honours `restrict` on a
+    # function's parameters (on a block's pointers it proves nothing, and
+    # the loop may stay scalar). Operands from
+    # before the run: arrays through restrict pointers, single values passed.
+    params, args, names, arrays = [], [], {}, {}
 
     def operand(v) -> str:
         if type(v) is not Literal and v in names:
@@ -153,43 +155,48 @@ def fused_run(src: _Source, eqns: list, start: int, view, later: dict, done: set
         x = view(v)
         ctype = _c_type(x.dtype)
         if _single(x):
-            name = f"pj_s{len(head)}"
-            head.append(f"const {ctype} {name} = *(const {ctype} *){x.ptr};")
+            name = f"pj_s{len(params)}"
+            params.append(f"const {ctype} {name}")
+            args.append(f"*(const {ctype} *){x.ptr}")
             if type(v) is not Literal:
                 names[v] = name
             return name
         if x.ptr not in arrays:
-            arrays[x.ptr] = f"pj_p{len(head)}"
-            head.append(f"const {ctype} *restrict {arrays[x.ptr]} = (const {ctype} *){x.ptr};")
+            arrays[x.ptr] = f"pj_p{len(params)}"
+            params.append(f"const {ctype} *restrict {arrays[x.ptr]}")
+            args.append(f"(const {ctype} *){x.ptr}")
         names[v] = f"{arrays[x.ptr]}[i]"
         return names[v]
 
     body, checks, outs = [], [], {}
     for j, eqn in enumerate(run):
-        args = [operand(v) for v in eqn.invars]
-        expr, check = _expression(eqn, impls, args)
+        expr, check = _expression(eqn, impls, [operand(v) for v in eqn.invars])
         out = eqn.outvars[0]
-        dtype = out.aval.dtype
         local = f"pj_t{j}"
-        body.append(f"const {_c_type(dtype)} {local} = {expr};")
+        body.append(f"const {_c_type(out.aval.dtype)} {local} = {expr};")
         if check:
             checks.append(check)
         if type(out) is not DropVar:
             names[out] = local
-    lines = ["{", *("    " + line for line in head)]
     for j, v in enumerate(stored):
         outs[v] = src.temp(v.aval)
         ctype = _c_type(v.aval.dtype)
-        lines.append(f"    {ctype} *restrict pj_o{j} = ({ctype} *){outs[v].ptr};")
+        params.append(f"{ctype} *restrict pj_o{j}")
+        args.append(f"({ctype} *){outs[v].ptr}")
         body.append(f"pj_o{j}[i] = {names[v]};")
         if v.aval.dtype != _BOOL:
             checks.append(f"({names[v]} != {names[v]})")
-    lines += ["    int pj_nan = 0;",
-              f"    for (intptr_t i = 0; i < {size}; i++) {{",
-              *("        " + line for line in body),
-              # (a count, not an or: GCC vectorises the loop with an int sum)
-              f"        pj_nan += {' + '.join(dict.fromkeys(checks)) or '0'};",
-              "    }"]
+    name = f"pj_fused_{len(src.helpers)}"
+    src.helpers[name] = "\n".join([
+        f"__attribute__((noinline)) static int {name}({', '.join(params)}) {{",
+        "    int pj_nan = 0;",
+        f"    for (intptr_t i = 0; i < {size}; i++) {{",
+        *("        " + line for line in body),
+        # (a count, not an or: GCC vectorises the loop with an int sum)
+        f"        pj_nan += {' + '.join(dict.fromkeys(checks)) or '0'};",
+        "    }",
+        "    return pj_nan;",
+        "}"])
     # The chunk again, a kernel call an equation: its stored values are
     # the run's where a NaN is made or read.
     again: list[str] = []
@@ -201,5 +208,5 @@ def fused_run(src: _Source, eqns: list, start: int, view, later: dict, done: set
                 mine[v] = r
     for v in stored:
         again += _copy_lines(src, outs[v], mine[v])
-    lines += ["    if (pj_nan) {", *("        " + line for line in again), "    }", "}"]
+    lines = [f"if ({name}({', '.join(args)})) {{", *("    " + line for line in again), "}"]
     return lines, outs, stop
