@@ -401,6 +401,7 @@ def _out_kind(eqn: JaxprEqn, kinds: dict, length: int) -> str | None:
     out = kinds.get(tuple(eqn.outvars[0].aval.shape))
     name = eqn.primitive.name
     if (name == "reduce_sum" and out == _COLUMN and ins == [_ROW] and eqn.outvars[0].aval.dtype in _SUM_DTYPES
+            and length >= 2  # (a single column the impl sums its own way)
             and tuple(eqn.params["axes"]) == tuple(range(len(eqn.invars[0].aval.shape) - 1))):
         return _COLUMN_SUM  # (over every row: one value a column, the loop's running sum)
     if out in (None, _SCALAR, _COLUMN) or None in ins:
