@@ -116,7 +116,18 @@ def test_row_loops_share_their_rows_with_the_python_codes_bits(shape, eager_tier
     for out in outs:
         for a, b in zip(out, reference, strict=True):
             assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
-    assert threads.worker_chunks() > chunks, "the workers ran none of the rows"
+    same = lambda: all(np.asarray(a).tobytes() == np.asarray(b).tobytes() for a, b in zip(f(x), reference))
+    assert _until_a_worker_runs(chunks, same), "the workers ran none of the rows"
+
+
+def _until_a_worker_runs(chunks: int, call_matches, seconds: float = 20.0) -> bool:
+    # A worker asleep when a job is posted may wake after the caller has run
+    # every chunk (the caller never waits for it): on a loaded machine it can
+    # miss many calls. More calls, each checked, until one takes a chunk.
+    deadline = time.monotonic() + seconds
+    while threads.worker_chunks() <= chunks and time.monotonic() < deadline:
+        assert call_matches()
+    return threads.worker_chunks() > chunks
 
 
 def test_row_loops_in_a_tiled_block_stay_on_its_thread():
@@ -185,7 +196,7 @@ def test_products_share_their_blocks_with_the_pools_bits(a_shape, b_shape, trans
     whole = fpenv.run(np.matmul, a, b)
     for out in shared:
         assert out.tobytes() == pool.tobytes() == whole.tobytes()
-    assert threads.worker_chunks() > chunks
+    assert _until_a_worker_runs(chunks, lambda: fpenv.run(split_lib.matmul, a, b).tobytes() == whole.tobytes())
 
 
 def test_chunks_of_a_product_stay_past_openblass_small_matrix_kernels():
