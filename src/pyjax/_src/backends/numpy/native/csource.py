@@ -25,6 +25,10 @@ _C_SCALARS = {np.dtype(np.bool_): "unsigned char", np.dtype(np.int8): "int8_t", 
               np.dtype(np.uint16): "uint16_t", np.dtype(np.uint32): "uint32_t", np.dtype(np.uint64): "uint64_t",
               **_C_TYPES}
 
+# The impl's max and min of two zeros (impls.py `_zero_extremum`): XLA's
+# order, -0.0 below +0.0, as C on the operands {0} and {1}.
+ZERO_EXTREMUM = {"max": "({0} + {1})", "min": "(-((-{0}) + (-{1})))"}
+
 
 class _Unsupported(Exception):
     pass

@@ -67,14 +67,15 @@ def _body(src: _Source, jaxpr: Jaxpr, in_views: list, impls: dict,
     last = eqns[-1] if eqns else None
     done: set = set()  # equations emitted early (by index)
     readers = _first_readers(eqns)
-    last_read = {v: k for k, e in enumerate(eqns) for v in e.invars if type(v) is not Literal}
-    outputs = {v for v in jaxpr.outvars if type(v) is not Literal}
+    if fuse:
+        last_read = {v: k for k, e in enumerate(eqns) for v in e.invars if type(v) is not Literal}
+        outputs = {v for v in jaxpr.outvars if type(v) is not Literal}
 
-    def later(v, stop: int) -> bool:
-        return v in outputs or last_read.get(v, -1) >= stop
+        def later(v, stop: int) -> bool:
+            return v in outputs or last_read.get(v, -1) >= stop
 
-    def emit_one(eqn, ins, step):
-        return _emit(src, eqn, ins, impls, step)
+        def emit_one(eqn, ins, step):
+            return _emit(src, eqn, ins, impls, step)
 
     skip_to = 0
     for k, eqn in enumerate(eqns):
@@ -213,7 +214,9 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
 
 def _column_sum_lines(src: _Source, x: _View, rows: int, out: str) -> list[str]:
     """C lines adding the `rows` rows of `x` in order into the column sums
-    at `out` (the impl's `np.einsum("ij->j")` order: native/colsums.py)."""
+    at `out` (the impl's `np.einsum("ij->j")` order, as native/colsums.py's
+    kernel adds them; that kernel starts its sums at +0 each call, these go
+    on from the chunk before)."""
     if x.dtype not in _C_TYPES:
         raise _Unsupported(f"a column sum of {x.dtype}")
     x, lines = _contiguous(src, x)

@@ -29,13 +29,14 @@ from __future__ import annotations
 import numpy as np
 
 from pyjax._src.backends.numpy.codegen import kernels
-from pyjax._src.backends.numpy.native.csource import _C_TYPES, _Source, _View, _copy_lines
+from pyjax._src.backends.numpy.native.csource import _C_TYPES, ZERO_EXTREMUM, _Source, _View, _copy_lines
+from pyjax._src.backends.numpy.native.vectors import _VECTOR_OPS
 from pyjax._src.jaxpr import DropVar, JaxprEqn, Literal
 
 __all__ = ["fused_run"]
 
 _BOOL = np.dtype(np.bool_)
-_BINARY = {np.add: "+", np.subtract: "-", np.multiply: "*", np.divide: "/"}
+_BINARY = {ufunc: op for ufunc, (op, _) in _VECTOR_OPS.items()}
 _COMPARES = {np.equal: "==", np.not_equal: "!=", np.less: "<", np.less_equal: "<=", np.greater: ">",
              np.greater_equal: ">="}
 _UNARY = {np.negative: "-{0}", np.square: "{0} * {0}"}
@@ -43,9 +44,10 @@ _UNARY = {np.negative: "-{0}", np.square: "{0} * {0}"}
 MIN_RUN = 2
 
 
-def _op(eqn: JaxprEqn, impls: dict) -> str | None:
-    """The kind of C expression `eqn` is written as, or None where it is not
-    one this module writes (or its impl is not the backend's own)."""
+def _op(eqn: JaxprEqn, impls: dict):
+    """What `eqn` is written as (its primitive's name, or the ufunc its impl
+    calls), or None where it is not one this module writes (or its impl is
+    not the backend's own)."""
     if eqn.effects or len(eqn.outvars) != 1 or eqn.primitive.multiple_results:
         return None
     impl = kernels.backend_impl(impls, eqn.primitive)
@@ -66,15 +68,16 @@ def _op(eqn: JaxprEqn, impls: dict) -> str | None:
         return name if out in _C_TYPES and ins == [out] else None
     ufunc = kernels.c_ufunc_of(eqn, impl)
     if ufunc in _BINARY or ufunc in _UNARY:
-        return "ufunc" if out in _C_TYPES and all(d == out for d in ins) else None
+        return ufunc if out in _C_TYPES and all(d == out for d in ins) else None
     if ufunc in _COMPARES:
-        return "ufunc" if out == _BOOL and len(ins) == 2 and ins[0] == ins[1] and ins[0] in _C_TYPES else None
+        return ufunc if out == _BOOL and len(ins) == 2 and ins[0] == ins[1] and ins[0] in _C_TYPES else None
     return None
 
 
-def _expression(eqn: JaxprEqn, impls: dict, args: list[str]) -> tuple[str, str]:
+def _expression(eqn: JaxprEqn, op, args: list[str]) -> tuple[str, str]:
     """(the C expression of `eqn`'s result from its operands `args`, an
-    expression that is nonzero where the chunk must be computed again)."""
+    expression that is nonzero where the chunk must be computed again);
+    `op`: what `_op` found it is."""
     name = eqn.primitive.name
     out = eqn.outvars[0].aval.dtype
     if name == "broadcast_in_dim":
@@ -84,7 +87,7 @@ def _expression(eqn: JaxprEqn, impls: dict, args: list[str]) -> tuple[str, str]:
         # The impl: NumPy's max (min), then XLA's order of zeros where both
         # are zeros; a NaN operand is NumPy's to pass on.
         pick = f"({a} > {b} ? {a} : {b})" if name == "max" else f"({a} < {b} ? {a} : {b})"
-        zero = f"({a} + {b})" if name == "max" else f"(-((-{a}) + (-{b})))"
+        zero = ZERO_EXTREMUM[name].format(a, b)
         return f"(({a} == 0 & {b} == 0) ? {zero} : {pick})", f"({a} != {a}) + ({b} != {b})"
     if name == "select_n":
         p, c0, c1 = args
@@ -93,12 +96,11 @@ def _expression(eqn: JaxprEqn, impls: dict, args: list[str]) -> tuple[str, str]:
         return f"({_C_TYPES[out]})({args[0]})", ""
     if name == "abs":
         return f"{'fabsf' if out == np.float32 else 'fabs'}({args[0]})", ""
-    ufunc = kernels.c_ufunc_of(eqn, kernels.backend_impl(impls, eqn.primitive))
-    if ufunc in _BINARY:
-        return f"({args[0]} {_BINARY[ufunc]} {args[1]})", ""
-    if ufunc in _COMPARES:
-        return f"({args[0]} {_COMPARES[ufunc]} {args[1]})", ""
-    return "(" + _UNARY[ufunc].format(*args) + ")", ""
+    if op in _BINARY:
+        return f"({args[0]} {_BINARY[op]} {args[1]})", ""
+    if op in _COMPARES:
+        return f"({args[0]} {_COMPARES[op]} {args[1]})", ""
+    return "(" + _UNARY[op].format(*args) + ")", ""
 
 
 def _fits(x: _View, size: int) -> bool:
@@ -127,14 +129,16 @@ def fused_run(src: _Source, eqns: list, start: int, view, later, done: set, impl
     if first is None or not first.shape:
         return None
     size = first.size
-    run, defined = [], set()
+    run, ops, defined = [], [], set()
     for k in range(start, len(eqns)):
         eqn = eqns[k]
-        if k in done or _op(eqn, impls) is None or eqn.outvars[0].aval.size != size:
+        op = None if k in done else _op(eqn, impls)
+        if op is None or eqn.outvars[0].aval.size != size:
             break
         if not all(type(v) is Literal or v in defined or _fits(view(v), size) for v in eqn.invars):
             break
         run.append(eqn)
+        ops.append(op)
         defined.update(v for v in eqn.outvars if type(v) is not DropVar)
     if len(run) < MIN_RUN:
         return None
@@ -169,8 +173,8 @@ def fused_run(src: _Source, eqns: list, start: int, view, later, done: set, impl
         return names[v]
 
     body, checks, outs = [], [], {}
-    for j, eqn in enumerate(run):
-        expr, check = _expression(eqn, impls, [operand(v) for v in eqn.invars])
+    for j, (eqn, op) in enumerate(zip(run, ops)):
+        expr, check = _expression(eqn, op, [operand(v) for v in eqn.invars])
         out = eqn.outvars[0]
         local = f"pj_t{j}"
         body.append(f"const {_c_type(out.aval.dtype)} {local} = {expr};")

@@ -15,7 +15,8 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy.xla import fma as fma_impl
 from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.backends.numpy.native.csource import (
-    _C_SCALARS, _C_TYPES, _Source, _Unsupported, _View, _c_strides, _contiguous, _copy_lines, _element_lines, _ufunc_lines,
+    _C_SCALARS, _C_TYPES, ZERO_EXTREMUM, _Source, _Unsupported, _View, _c_strides, _contiguous, _copy_lines,
+    _element_lines, _ufunc_lines,
 )
 from pyjax._src.backends.numpy.native.discovery import _Blas, ufunc_loop
 from pyjax._src.backends.numpy.native.keys import bitcast_view, unstack_views
@@ -83,7 +84,7 @@ def _minmax_lines(src: _Source, name: str, a: _View, b: _View, out: _View) -> li
     ufunc = np.maximum if name == "max" else np.minimum
     lines = _ufunc_lines(src, *ufunc_loop(ufunc, (out.dtype,) * 3), [a, b], out)
     if out.dtype.kind == "f":
-        zero = "{0} + {1}" if name == "max" else "-((-{0}) + (-{1}))"
+        zero = ZERO_EXTREMUM[name]
         lines += _element_lines(src, out.shape, [a, b, out], lambda r: (
             f"if ({r[0]} == 0 && {r[1]} == 0) {r[2]} = {zero.format(r[0], r[1])};"))
     return lines

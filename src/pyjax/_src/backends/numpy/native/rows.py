@@ -91,16 +91,16 @@ class RowRegion:
     equations read as outputs), `native` its native tier."""
 
     def __init__(self, start: int, stop: int, jaxpr: Jaxpr, rows: int, native: native_lib.NativeLoop,
-                 after: tuple = (), before: tuple = (), sunk: tuple = ()):
+                 after: tuple = (), before: tuple = (), sunk: tuple = (), sums: frozenset = frozenset()):
         self.start, self.stop, self.jaxpr, self.rows, self.native = start, stop, jaxpr, rows, native
         # Equations amid the run that are not its own (`_hoistable`): written before it.
         self.before = before
         # Broadcasts of scalars in the run that later equations read: written
-        # after the region as views, not stored by it (`_spread_scalars`).
+        # after the region as views, not stored by it (`_spread`).
         self.after = after
         # Equations amid the run that read its column sums: written after it.
         self.sunk = sunk
-        self.sums = frozenset()  # (its outputs that are column sums)
+        self.sums = sums  # (its outputs that are column sums)
         self.steps = rows
 
 
@@ -155,7 +155,7 @@ def plan(jaxpr: Jaxpr, impls: dict, in_block: bool = False) -> dict[int, RowRegi
     if not native_lib.available():
         return {}
     last_read = functools.cache(lambda: tile_lib.last_uses(jaxpr))  # only once a run is found
-    spreads = functools.cache(lambda: _scalar_spreads(jaxpr))
+    spreads = functools.cache(lambda: _spreads(jaxpr))
     regions, i = {}, 0
     while i < len(jaxpr.eqns):
         region, stop = _grow(jaxpr, i, last_read, spreads, impls, in_block)
@@ -214,7 +214,7 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
             in_block or spreads_columns or _worth_fusing(own)):
         return None, stop
     steps, per_chunk = rows, 1
-    eqns, after = _spread_scalars(own, start, stop, defined, kinds, spreads(), last_read(), jaxpr)
+    eqns, after = _spread(own, start, stop, defined, kinds, spreads(), last_read(), jaxpr)
     inputs = list(dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined))
     if short:
         # A run of short rows (a CNN's NHWC activations, rows of 8-64
@@ -266,8 +266,8 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
                                     sums=sums, sum_rows=per_chunk)
     if native is None:
         return None, stop
-    region = RowRegion(start, stop, region, rows, native, after, hoisted, sunk)
-    region.sums = frozenset(v for v in outputs if defined[v] == _COLUMN_SUM)
+    region = RowRegion(start, stop, region, rows, native, after, hoisted, sunk,
+                       frozenset(v for v in outputs if defined[v] == _COLUMN_SUM))
     region.steps = steps  # (what tiers up is the work: the array's own rows, chunked or not)
     return region, stop
 
@@ -301,7 +301,7 @@ def _run(jaxpr: Jaxpr, start: int, kinds: dict, length: int, impls: dict, in_blo
     return defined, stop, tuple(i for i in hoisted if i < stop), tuple(i for i in sunk if i < stop)
 
 
-def _scalar_spreads(jaxpr: Jaxpr) -> dict:
+def _spreads(jaxpr: Jaxpr) -> dict:
     """Index of each equation that broadcasts a scalar (a literal or a 0-d
     value) to an array, or a vector along an array's last axis (a column
     spread over the rows: batch norm's mean), by its result."""
@@ -318,15 +318,16 @@ def _column_spread(eqn: JaxprEqn) -> bool:
             and dims[-1] == len(out) - 1)
 
 
-def _spread_scalars(own: list, start: int, stop: int, defined: dict, kinds: dict, spreads: dict,
-                    last_read: dict, jaxpr: Jaxpr) -> tuple:
-    """(the region's equations, the indices of its scalar broadcasts read
-    after it; `own`: its equations in `jaxpr.eqns[start:stop]`). A
-    broadcast scalar (a max's derivative's ones and zeros) is a view to
-    NumPy but a full array to native code, which copies its inputs
+def _spread(own: list, start: int, stop: int, defined: dict, kinds: dict, spreads: dict,
+            last_read: dict, jaxpr: Jaxpr) -> tuple:
+    """(the region's equations, the indices of its broadcasts read after it;
+    `own`: its equations in `jaxpr.eqns[start:stop]`). A broadcast scalar (a
+    max's derivative's ones and zeros) or column (batch norm's mean) is a
+    view to NumPy but a full array to native code, which copies its inputs
     contiguous and stores its outputs: the region computes the broadcasts
-    it reads itself (one made before it is made again inside), and those
-    read after it are written after it, as views."""
+    it reads itself (one made before it is made again inside, from its
+    scalar or column), and those read after it are written after it, as
+    views."""
     eqns = list(own)
     inputs = dict.fromkeys(v for e in eqns for v in e.invars if type(v) is not Literal and v not in defined)
     again = [jaxpr.eqns[spreads[v]] for v in inputs

@@ -17,7 +17,7 @@ import numpy as np
 
 from pyjax._src.jaxpr import Literal
 from pyjax._src.backends.numpy.codegen import kernels
-from pyjax._src.backends.numpy.native.csource import _C_TYPES, _Source, _Unsupported, _View, _ufunc_lines
+from pyjax._src.backends.numpy.native.csource import _C_TYPES, ZERO_EXTREMUM, _Source, _Unsupported, _View, _ufunc_lines
 from pyjax._src.backends.numpy.native.discovery import ufunc_loop
 from pyjax._src.backends.numpy.native.tiering import log as _log
 
@@ -42,8 +42,7 @@ def _reduce_lines(src: _Source, ufunc, x: _View, axes: tuple, out: _View, vector
     if ufunc in (np.maximum, np.minimum) and x.dtype.kind in "fV":
         if x.dtype not in _C_TYPES:
             raise _Unsupported(f"a {ufunc.__name__} reduction of {x.dtype}")
-        zero_order = ((lambda a, v: f"{a} + {v}") if ufunc is np.maximum
-                      else (lambda a, v: f"-((-{a}) + (-{v}))"))
+        zero_order = ZERO_EXTREMUM["max" if ufunc is np.maximum else "min"].format
     isz, ndim = x.dtype.itemsize, len(x.shape)
     identity = src.literal(ufunc.identity, x.dtype) if ufunc.identity is not None else None
     if axes == tuple(range(ndim)) or axes == (ndim - 1,):
