@@ -185,7 +185,6 @@ def test_products_share_their_blocks_with_the_pools_bits(a_shape, b_shape, trans
         a = np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
     rows, contract, cols = a_shape[-2], a_shape[-1], b_shape[-1]
     assert split_lib.worth_splitting(rows, contract, cols, a_shape[0] if len(a_shape) == 3 else 1)
-    chunks = threads.worker_chunks()
     calls = []
     real = threads.matmul_runner()
     monkeypatch.setitem(threads._state, "matmul", lambda *args: calls.append(args) or real(*args))
@@ -196,7 +195,28 @@ def test_products_share_their_blocks_with_the_pools_bits(a_shape, b_shape, trans
     whole = fpenv.run(np.matmul, a, b)
     for out in shared:
         assert out.tobytes() == pool.tobytes() == whole.tobytes()
-    assert _until_a_worker_runs(chunks, lambda: fpenv.run(split_lib.matmul, a, b).tobytes() == whole.tobytes())
+    # Cut into chunks for the threads (which thread runs one is the host's
+    # timing: test_workers_take_chunks_of_a_large_product).
+    *_, axis, chunk = calls[0]
+    assert ((a_shape[0] if len(a_shape) == 3 else 1), rows, contract, cols)[axis] > chunk
+
+
+def test_workers_take_chunks_of_a_large_product():
+    # Chunks of milliseconds: a worker asleep when the job is posted wakes
+    # in time for some, even on a loaded machine.
+    from pyjax._src.backends.numpy.parallel import split as split_lib
+    runtime()
+    for _ in range(500):
+        if threads.matmul_runner() is not None:
+            break
+        threads.prepare()
+        time.sleep(0.01)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((1024, 512)).astype(np.float32)
+    b = rng.standard_normal((512, 1024)).astype(np.float32)
+    whole = fpenv.run(np.matmul, a, b)
+    assert _until_a_worker_runs(threads.worker_chunks(),
+                                lambda: fpenv.run(split_lib.matmul, a, b).tobytes() == whole.tobytes())
 
 
 def test_chunks_of_a_product_stay_past_openblass_small_matrix_kernels():
