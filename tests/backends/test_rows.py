@@ -424,3 +424,19 @@ def test_a_chunk_with_nans_is_computed_by_numpys_kernels(special, monkeypatch):
         x[100, 3], y[5, 5] = np.inf, -np.inf
     _, _, made = run_both(f, jnp.asarray(x), jnp.asarray(y), monkeypatch=monkeypatch)
     assert fused_loops(made) and all(n.live for n in made)
+
+
+def test_a_column_sum_of_an_input_is_not_summed_over_the_output_written_there(monkeypatch):
+    # A layer norm's backward run sums its input's rows (the shift's
+    # gradient: the matmul's cotangent, dead after the run). The loop adds a
+    # row into the sums after writing the row's outputs, so its first output
+    # does not go into that input's buffer. (The checked call writes into a
+    # copy of a dead input as the live call would: a loop that read its own
+    # output there is dropped, not taken live.)
+    def f(x, w, g, b):
+        return jnp.sum((layer_norm(x @ w, g, b) @ w.T) ** 2)
+
+    x, w, g, b = arr(4, 128, 256), arr(256, 128, scale=1 / 16), arr(128), arr(128)
+    grad = pyjax.grad(f, argnums=(0, 1, 2, 3))
+    _, _, made = run_both(grad, x, w, g, b, monkeypatch=monkeypatch, calls=4)
+    assert column_sum_loops(made) and all(n.live for n in made)

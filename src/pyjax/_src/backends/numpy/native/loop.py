@@ -97,18 +97,18 @@ class NativeLoop(Tiering):
         self._local = threading.local()  # .pending: the native outputs of this thread's checked call
         self._rechecks, self._watch = Rechecks(), _ALL_CLASSES  # (through ctypes)
 
-    def _tiering(self, *inputs):
+    def _tiering(self, *args):
         # (Output buffers after the inputs are for live native code only: the
-        # checked call's outputs must not overwrite what the Python code reads.)
-        inputs = inputs[:len(self.in_specs)]
+        # checked call writes into copies, `_checked_run`.)
+        inputs, buffers = args[:len(self.in_specs)], args[len(self.in_specs):]
         state = self.state
         if state == LIVE:  # (through ctypes: a NativeCall re-checks in C)
-            return self._sample(*inputs) if self._due(inputs) else self._run(inputs)
+            return self._sample(*args) if self._due(inputs) else self._run(inputs)
         if state == COLD and settings.AFTER_STEPS == 0:  # build now, and check on this call
             self.start(wait=True)  # (a build that takes longer goes on behind Python calls)
             state = self.state
         if state == BUILT:
-            self._local.pending = self._checked_run(inputs)
+            self._local.pending = self._checked_run(inputs, buffers)
         elif state == COLD:
             self._local.started = time.perf_counter()  # (`check` adds the Python run's time)
         return None
@@ -123,16 +123,22 @@ class NativeLoop(Tiering):
                 due = True
         return due
 
-    def _checked_run(self, inputs) -> list | None:
+    def _checked_run(self, inputs, buffers=()) -> list | None:
         # The native outputs computed from copies of `inputs` (the Python code
         # reads the originals), or None: inputs of other dtypes or shapes, or
-        # a tier that wrote into a copy, dropped.
+        # a tier that wrote into a copy, dropped. An output the live call
+        # writes into a dead input (`buffers`, after the inputs) goes into
+        # that input's copy here, so that a loop reading an input after
+        # writing an output over it computes here what it computes live.
         copies = [np.array(x, copy=True) for x in inputs]
-        outs = self._run(copies)
+        given = [next((c for x, c in zip(inputs, copies) if x is b), None) if b is not None else None
+                 for b in buffers]
+        written = {id(c) for c in given if c is not None}
+        outs = self._call(*copies, *given) if written and self._call is not None else self._run(copies)
         if outs is None:
             return None
         for i, (x, copy) in enumerate(zip(inputs, copies, strict=True)):
-            if np.asarray(x).tobytes() != copy.tobytes():
+            if id(copy) not in written and np.asarray(x).tobytes() != copy.tobytes():
                 self.drop(f"it wrote into its input {i}")
                 return None
         return outs
@@ -141,7 +147,7 @@ class NativeLoop(Tiering):
         # A re-checked live call: the native code on copies now, compared with
         # the Python code's outputs in `check`; the Python code's are returned.
         if self.state == LIVE:
-            pending = self._checked_run(args[:len(self.in_specs)])
+            pending = self._checked_run(args[:len(self.in_specs)], args[len(self.in_specs):])
             if pending is not None:
                 self._local.pending = pending
         return None

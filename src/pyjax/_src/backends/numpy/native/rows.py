@@ -495,9 +495,9 @@ def emit(builder, region: RowRegion, env: dict) -> None:
         buffers = [out_buffer, *["None"] * (len(out_names) - 1)] if out_buffer else []
         return with_native_tier(native_name, f"r{n}", str(region.steps), lines, in_names, out_names, buffers)
 
-    # (A column sum, first when it is the only kind of output, is zeroed
-    # before the loop reads a column that may share its buffer.)
-    first_row = region.jaxpr.outvars[0] not in region.sums
-    outs = builder.statement(render, ins, [v.aval for v in region.jaxpr.outvars], writes_input=first_row)
+    # Not with column sums: the loop adds a row into them after writing the
+    # row's outputs, and a sum of an input's rows (a bias's gradient) would
+    # add the output written over them.
+    outs = builder.statement(render, ins, [v.aval for v in region.jaxpr.outvars], writes_input=not region.sums)
     for var, value in zip(region.jaxpr.outvars, outs, strict=True):
         env[var] = value
