@@ -440,3 +440,21 @@ def test_a_column_sum_of_an_input_is_not_summed_over_the_output_written_there(mo
     grad = pyjax.grad(f, argnums=(0, 1, 2, 3))
     _, _, made = run_both(grad, x, w, g, b, monkeypatch=monkeypatch, calls=4)
     assert column_sum_loops(made) and all(n.live for n in made)
+
+
+def gelu_matmul_grad(x, w):
+    # The tanh GELU's forward run, a matmul, and back: reverse mode keeps
+    # `1 - t`, `0.5 * (1 + t)`, `3 * x ** 2` and the like for the backward run.
+    return pyjax.grad(lambda x, w: jnp.sum((pyjax.nn.gelu(x) @ w) ** 2), argnums=(0, 1))(x, w)
+
+
+def test_cheap_residuals_are_recomputed_after_the_matmuls(monkeypatch):
+    # remat.py: the backward run recomputes the cheap residuals from the
+    # input and the tanh, which it reads anyway, so the forward loop stores
+    # the GELU (the matmuls read it) and the tanh, not five arrays.
+    x, w = arr(256, 512), arr(512, 128, scale=0.05)
+    _, _, made = run_both(gelu_matmul_grad, x, w, monkeypatch=monkeypatch)
+    assert len(made) == 2 and all(n.live for n in made)
+    forward, backward = sorted(made, key=lambda n: len(n.in_specs))
+    assert [shape for shape, _ in forward.out_specs] == [(256, 512)] * 2
+    assert [shape for shape, _ in backward.in_specs] == [(256, 512)] * 3  # x, the tanh, the cotangent

@@ -12,7 +12,10 @@ tier for its plan instead of importing it:
   equation indices into one where runs the tier takes are replaced by its
   region objects (parallel/tile.py: tiled regions on the cores;
   native/rows.py: row-wise runs as native row loops), and
-  `emit(builder, region, env)` writes a region's code;
+  `emit(builder, region, env)` writes a region's code; a region tier may
+  also define `prepare(builder, jaxpr) -> jaxpr`, a rewrite of the
+  equations applied before any tier plans (native/remat.py: cheap values
+  recomputed where a later row loop reads them);
 - a *split* tier: `ufunc(ufunc, shape, dtype)` and `matmul(m, k, n, batch=1)` ->
   a callable running the operation across the cores, or None
   (parallel/split.py).

@@ -393,7 +393,12 @@ class ProgramBuilder:
         for var, value in zip(jaxpr.invars, in_values, strict=True):
             env[var] = value
         # The region tiers replace runs of equations by regions they run
-        # (tiers.py): block by block on the cores, row by row as C.
+        # (tiers.py): block by block on the cores, row by row as C. A tier
+        # may first rewrite the equations for its regions (`prepare`).
+        for tier in self.tiers.regions:
+            prepare = getattr(tier, "prepare", None)
+            if prepare is not None:
+                jaxpr = prepare(self, jaxpr)
         items: list = list(range(len(jaxpr.eqns)))
         for tier in self.tiers.regions:
             items = tier.plan(self, jaxpr, items) or items

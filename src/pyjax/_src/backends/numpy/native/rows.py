@@ -52,6 +52,7 @@ from collections.abc import Callable
 import numpy as np
 
 from pyjax._src.backends.numpy import native as native_lib
+from pyjax._src.backends.numpy.native import remat as remat_lib
 from pyjax._src.backends.numpy.parallel import split as split_lib
 from pyjax._src.backends.numpy.parallel import tile as tile_lib
 from pyjax._src.backends.numpy.codegen.control_flow import _assign, with_native_tier
@@ -110,6 +111,12 @@ class RowsTier:
 
     name = "rows"
 
+    def prepare(self, builder, jaxpr: Jaxpr) -> Jaxpr:
+        """`jaxpr` with cheap values recomputed where later regions read them (remat.py)."""
+        if builder.tiers.in_block or not native_lib.available():
+            return jaxpr
+        return remat_lib.rematerialize(jaxpr, _row_wise, _region_sized)
+
     def plan(self, builder, jaxpr: Jaxpr, items: list) -> list | None:
         row_regions = plan(jaxpr, builder.impls, builder.tiers.in_block)
         if not row_regions:
@@ -163,6 +170,17 @@ def plan(jaxpr: Jaxpr, impls: dict, in_block: bool = False) -> dict[int, RowRegi
             regions[i] = region
         i = max(stop, i + 1)
     return regions
+
+
+def _row_wise(eqn: JaxprEqn) -> bool:
+    # Whether a row region may take `eqn` (remat.py's barriers are the others).
+    return _anchor_shape(eqn) is not None or eqn.primitive.name in _LAYOUT_PRIMITIVES
+
+
+def _region_sized(v: Var) -> bool:
+    # Whether a value is of the size a row region outside a tiled block takes.
+    shape = v.aval.shape
+    return len(shape) >= 2 and MIN_ELEMENTS <= math.prod(shape) < split_lib.MIN_ELEMENTS
 
 
 def _anchor_shape(eqn: JaxprEqn) -> tuple | None:

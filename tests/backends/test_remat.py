@@ -1,0 +1,88 @@
+"""The rows tier's rematerialization (backends/numpy/native/remat.py): cheap
+elementwise values read past a barrier are recomputed there from operands
+live there anyway; nothing else moves."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import pyjax
+import pyjax.numpy as jnp
+from pyjax._src.backends.numpy.native import remat
+from pyjax._src.jaxpr import eval_jaxpr
+
+
+def row_wise(eqn):
+    return eqn.primitive.name != "dot_general"
+
+
+def sized(v):
+    return v.aval.shape == (64, 32)
+
+
+def _rewrite(f, *args):
+    jaxpr = pyjax.make_jaxpr(f)(*args).jaxpr
+    return jaxpr, remat.rematerialize(jaxpr, row_wise, sized)
+
+
+def _names(jaxpr):
+    return [e.primitive.name for e in jaxpr.eqns]
+
+
+x, w = np.ones((64, 32), np.float32), np.ones((32, 32), np.float32)
+
+
+def test_a_cheap_value_read_past_a_matmul_is_computed_again_there():
+    def f(x, w):
+        t = jnp.tanh(x)
+        r = 1.0 - t           # cheap, read only after the matmul
+        y = (t @ w) * r * t   # (the tanh is read after it anyway)
+        return y
+
+    before, after = _rewrite(f, x, w)
+    assert _names(before) == ["tanh", "sub", "dot_general", "mul", "mul"]
+    assert _names(after) == ["tanh", "dot_general", "sub", "mul", "mul"]
+    sub = after.eqns[2]
+    assert sub.invars[1] is after.eqns[0].outvars[0]  # from the tanh itself
+    assert after.eqns[3].invars[1] is sub.outvars[0]
+
+
+def test_operands_dead_there_are_recomputed_too_when_cheap():
+    def f(x, w):
+        c = 3.0 * (x * x)     # x * x is read by nothing after the matmul
+        return (x @ w) * c + x
+
+    _, after = _rewrite(f, x, w)
+    assert _names(after) == ["dot_general", "mul", "mul", "mul", "add"]
+
+
+def test_nothing_moves_past_an_expensive_operand_that_died():
+    def f(x, w):
+        r = jnp.exp(x) + 1.0  # the exp is not read after the matmul
+        return (x @ w) * r
+
+    before, after = _rewrite(f, x, w)
+    assert after is before
+
+
+def test_a_value_a_barrier_reads_stays_where_it_is():
+    def f(x, w):
+        h = x * 2.0           # the matmul reads it: stored anyway
+        return (h @ w) * h
+
+    before, after = _rewrite(f, x, w)
+    assert after is before
+
+
+def test_the_rewritten_program_computes_the_same_bits():
+    def f(x, w):
+        t = jnp.tanh(x)
+        r, c = 1.0 - t, 3.0 * (x * x)
+        return ((t @ w) * r * c).sum()
+
+    xs = np.random.default_rng(0).standard_normal((64, 32)).astype(np.float32)
+    before, after = _rewrite(f, xs, w)
+    assert after is not before
+    a = eval_jaxpr(before, [], xs, w)
+    b = eval_jaxpr(after, [], xs, w)
+    assert all(np.asarray(u).tobytes() == np.asarray(v).tobytes() for u, v in zip(a, b))
