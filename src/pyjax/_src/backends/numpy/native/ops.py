@@ -83,6 +83,15 @@ def _minmax_lines(src: _Source, name: str, a: _View, b: _View, out: _View) -> li
     # order of zeros (-0.0 below +0.0) where both operands are zeros.
     ufunc = np.maximum if name == "max" else np.minimum
     lines = _ufunc_lines(src, *ufunc_loop(ufunc, (out.dtype,) * 3), [a, b], out)
+    if out.size == 1 and out.dtype in _C_TYPES and out.dtype.kind == "f":
+        # One value (a row's max against a literal): in line unless a NaN
+        # (whose payload is the kernel's choice); the kernel call on one
+        # element costs more than the row's other work, and NumPy's
+        # maximum clears the FP flags after each call.
+        ctype, cmp = _C_TYPES[out.dtype], ">=" if name == "max" else "<="
+        lines = [f"{{ const {ctype} pj_a = *(const {ctype} *){a.ptr}, pj_b = *(const {ctype} *){b.ptr}; "
+                 f"if (pj_a == pj_a && pj_b == pj_b) *({ctype} *){out.ptr} = pj_a {cmp} pj_b ? pj_a : pj_b; "
+                 f"else {{ {' '.join(lines)} }} }}"]
     if out.dtype.kind == "f":
         zero = ZERO_EXTREMUM[name]
         lines += _element_lines(src, out.shape, [a, b, out], lambda r: (
