@@ -461,15 +461,16 @@ def test_cheap_residuals_are_recomputed_after_the_matmuls(monkeypatch):
 
 
 @pytest.mark.parametrize("special", ["plain", "nan rows", "zero rows"])
-def test_a_row_values_max_with_a_literal_is_computed_in_line(special, monkeypatch):
-    # A masked softmax's `max(row max, -inf)` is one value a row: C compares
-    # it in line (a NumPy kernel call on one element cost more than the
+def test_a_row_values_max_and_power_are_computed_in_line(special, monkeypatch):
+    # A masked softmax's `max(row max, -inf)` and a `1 / sum ** 2` are one
+    # value a row: C computes them in line (a NumPy kernel call on one element cost more than the
     # row's other work); a NaN goes to NumPy's kernel for its payload, and
     # zeros get XLA's order of signs either way.
     def f(s):
         m = jnp.maximum(jnp.max(s, axis=-1, keepdims=True), -jnp.inf)
         n = jnp.minimum(jnp.min(s, axis=-1, keepdims=True), 0.0)
-        return jnp.exp(s - m) * n
+        k = pyjax.lax.integer_pow(jnp.sum(s, axis=-1, keepdims=True), -3)  # (its products, and 1 / them)
+        return jnp.exp(s - m) * n + k
 
     x = np.array(arr(512, 128, scale=2.0))
     if special == "nan rows":
@@ -478,4 +479,4 @@ def test_a_row_values_max_with_a_literal_is_computed_in_line(special, monkeypatc
         x[9, :], x[10, :] = -0.0, 0.0
     _, _, made = run_both(f, jnp.asarray(x), monkeypatch=monkeypatch)
     assert made and all(n.live for n in made)
-    assert any("pj_a == pj_a" in n.source for n in made)
+    assert any("pj_a == pj_a" in n.source and "(1 / (pj_x * (pj_x * pj_x)))" in n.source for n in made)

@@ -469,6 +469,10 @@ def _integer_pow_lines(src: _Source, y: int, ins: list, out: _View) -> list[str]
     # by repeated squaring (`power_by_squaring`, NumPy's multiply loop), for
     # integers np.power(x, |y|, dtype=x.dtype) (|y| cast to the dtype, as a
     # broadcast scalar); then np.reciprocal for y < 0.
+    if out.size == 1 and out.dtype in _C_TYPES and out.dtype.kind == "f":
+        # One value (a row's 1 / sum ** 2): the same products and division in line.
+        return [f"{{ {_C_TYPES[out.dtype]} pj_x = *(const {_C_TYPES[out.dtype]} *){ins[0].ptr}; "
+                f"*({_C_TYPES[out.dtype]} *){out.ptr} = {_squaring_expression('pj_x', abs(y), y < 0)}; }}"]
     if out.dtype.kind in "fc":
         lines = _squaring_lines(src, abs(y), ins[0], out)
     else:
@@ -480,6 +484,19 @@ def _integer_pow_lines(src: _Source, y: int, ins: list, out: _View) -> list[str]
             raise _Unsupported("reciprocal loop")
         lines += _ufunc_lines(src, *loop, [out], out)
     return lines
+
+
+def _squaring_expression(x: str, n: int, reciprocal: bool) -> str:
+    # `_squaring_lines`' products as one C expression, in its order (each
+    # product rounded: native code is built with -ffp-contract=off).
+    acc = None
+    while n:
+        if n & 1:
+            acc = x if acc is None else f"({acc} * {x})"
+        n >>= 1
+        if n:
+            x = f"({x} * {x})"
+    return f"(1 / {acc})" if reciprocal else acc
 
 
 def _squaring_lines(src: _Source, n: int, x: _View, out: _View) -> list[str]:
