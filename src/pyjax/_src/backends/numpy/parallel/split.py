@@ -125,9 +125,9 @@ def _native_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, workers: int) 
     """Whether the product went to native/threads.py's runtime, which calls
     NumPy's own matmul loop on blocks as `matmul` cuts them (each block an
     sgemm call past OpenBLAS's small-matrix kernels, so the same bits),
-    its threads claiming a few chunks each: the pool's thread must wake and
-    take the GIL before it starts its block, and the calling thread then
-    waited for it; a worker that starts late here takes fewer chunks.
+    its threads claiming chunks: the pool's thread must wake and take the
+    GIL before it starts its block, and the calling thread then waited for
+    it; a chunk a late worker has not claimed is the caller's.
     float32, 2-D or 3-D operands; until the runtime is built (on a
     background thread, started here), the pool serves."""
     if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim > 3 or not (a.flags.aligned and b.flags.aligned):
@@ -154,9 +154,11 @@ def _native_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray, workers: int) 
     return True
 
 
-# Chunks a worker's share is cut into: a core that starts late takes fewer;
-# each chunk packs the operand it does not cut again, so not many.
-_CHUNKS_PER_WORKER = 2
+# Chunks a worker's share is cut into. Each chunk packs the operand it does
+# not cut again: one a worker (a late worker's chunk is the caller's once
+# it is done with its own). Two a worker measured 3% slower on
+# mlp_train_step, in interleaved runs inside pyjax's calls (docs/performance.md).
+_CHUNKS_PER_WORKER = 1
 
 
 @functools.cache
