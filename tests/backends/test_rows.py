@@ -480,3 +480,33 @@ def test_a_row_values_max_and_power_are_computed_in_line(special, monkeypatch):
     _, _, made = run_both(f, jnp.asarray(x), monkeypatch=monkeypatch)
     assert made and all(n.live for n in made)
     assert any("pj_a == pj_a" in n.source and "(1 / (pj_x * (pj_x * pj_x)))" in n.source for n in made)
+
+
+def transformer_block_grad(p, x):
+    # A pre-LN block as users write it (causal attention, tanh GELU), and its
+    # gradient: layer norms, softmaxes, their gradients and the bias and
+    # shift gradients' column sums all in row loops around the matmuls.
+    def block(p, x):
+        g1, b1, wqkv, wo, g2, b2, w1, c1, w2, c2 = p
+        B, T, D = x.shape
+        q, k, v = jnp.split(layer_norm(x, g1, b1) @ wqkv, 3, axis=-1)
+        q, k, v = (t.reshape(B, T, 4, D // 4).transpose(0, 2, 1, 3) for t in (q, k, v))
+        s = jnp.einsum("bhqd,bhkd->bhqk", q, k) / jnp.sqrt(jnp.float32(D // 4))
+        a = pyjax.nn.softmax(jnp.where(jnp.tril(jnp.ones((T, T), dtype=bool)), s, -1e9), axis=-1)
+        x = x + jnp.einsum("bhqk,bhkd->bhqd", a, v).transpose(0, 2, 1, 3).reshape(B, T, D) @ wo
+        return x + pyjax.nn.gelu(layer_norm(x, g2, b2) @ w1 + c1) @ w2 + c2
+
+    return pyjax.value_and_grad(lambda p, x: jnp.mean(block(p, x) ** 2))(p, x)
+
+
+def test_a_transformer_blocks_gradient_runs_live_bitwise_on_every_call(monkeypatch):
+    # Every call (the checked first one, then live ones) gives the Python
+    # code's bits: a loop writing an output where it later reads an input
+    # gave a wrong shift gradient on every live call (fixed; the checked
+    # call now writes where the live one does).
+    d = 128
+    p = (arr(d), arr(d), arr(d, 3 * d, scale=d ** -0.5), arr(d, d, scale=d ** -0.5), arr(d), arr(d),
+         arr(d, 4 * d, scale=d ** -0.5), arr(4 * d), arr(4 * d, d, scale=(4 * d) ** -0.5), arr(d))
+    _, _, made = run_both(transformer_block_grad, p, arr(4, 128, d), monkeypatch=monkeypatch, calls=5)
+    assert len(made) >= 8 and all(n.live for n in made)
+    assert column_sum_loops(made)
