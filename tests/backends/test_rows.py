@@ -510,3 +510,21 @@ def test_a_transformer_blocks_gradient_runs_live_bitwise_on_every_call(monkeypat
     _, _, made = run_both(transformer_block_grad, p, arr(4, 128, d), monkeypatch=monkeypatch, calls=5)
     assert len(made) >= 8 and all(n.live for n in made)
     assert column_sum_loops(made)
+
+
+def test_a_causal_mask_amid_the_scores_run_goes_before_it(monkeypatch):
+    # The mask (iota, compare, select over one head's scores, then its
+    # broadcast over batch and heads) reads nothing the run computes: it is
+    # written before the region, and the scores' scaling joins the run
+    # instead of a pass of its own.
+    def f(q, k):
+        s = jnp.einsum("bhqd,bhkd->bhqk", q, k) * 0.125
+        return pyjax.nn.softmax(jnp.where(jnp.tril(jnp.ones((128, 128), dtype=bool)), s, -1e9), axis=-1)
+
+    q, k = arr(4, 4, 128, 32), arr(4, 4, 128, 32)
+    text = pyjax.jit(f).lower(q, k).as_text("python")
+    assert text.count("row-wise equations") == 1
+    before = text[:text.index("_nrr0 = ")]
+    assert "multiply" not in before and "iota" in before
+    _, _, made = run_both(f, q, k, monkeypatch=monkeypatch)
+    assert len(made) == 1 and made[0].live

@@ -66,6 +66,9 @@ MIN_FLAT_ELEMENTS = 1 << 12
 _MIN_EQNS = 3
 _MIN_COLUMN_EQNS = 2
 _MIN_PASSES = 6  # (a run without a reduction)
+# Independent work amid a run goes before it when its values are at most
+# this share of the run's (a causal mask amid attention's scores).
+_HOISTED_SHARE = 4
 
 # The four kinds of value in a region over arrays of shape (*R, L), and the
 # shape each has for one row.
@@ -297,6 +300,8 @@ def _run(jaxpr: Jaxpr, start: int, kinds: dict, length: int, impls: dict, in_blo
     no column sums there."""
     defined: dict[Var, str] = {}
     stop, hoisted, sunk, late = start, [], [], set()  # (late: column sums and what sunk equations make)
+    elements = math.prod(next(shape for shape, kind in kinds.items() if kind == _ROW))
+    small = max(length, elements // _HOISTED_SHARE)
     for i in range(start, len(jaxpr.eqns)):
         eqn = jaxpr.eqns[i]
         reads_late = any(type(v) is not Literal and v in late for v in eqn.invars)
@@ -309,7 +314,7 @@ def _run(jaxpr: Jaxpr, start: int, kinds: dict, length: int, impls: dict, in_blo
                 if out_kind == _COLUMN_SUM:
                     late.add(v)
             stop = i + 1
-        elif not reads_late and _hoistable(eqn, defined, length):
+        elif not reads_late and _hoistable(eqn, defined, small):
             hoisted.append(i)
         elif reads_late and _sinkable(eqn, defined, length):
             sunk.append(i)
@@ -357,13 +362,19 @@ def _spread(own: list, start: int, stop: int, defined: dict, kinds: dict, spread
     return again + eqns, after
 
 
-def _hoistable(eqn: JaxprEqn, defined: dict, length: int) -> bool:
+def _hoistable(eqn: JaxprEqn, defined: dict, small: int) -> bool:
     """Whether an equation amid a run, not row-wise itself, may run before
     the region instead: it reads nothing the region computes and makes
-    small values (a scalar's arithmetic, a layer norm's scale broadcast to
-    a column), so it neither ends the run nor is some other region's work."""
-    return (not eqn.effects and not any(type(v) is not Literal and v in defined for v in eqn.invars)
-            and all(math.prod(v.aval.shape) <= length for v in eqn.outvars))
+    values of at most `small` elements (a scalar's arithmetic, a layer
+    norm's scale broadcast to a column, a causal mask over one head's
+    scores), so it neither ends the run nor is some other region's work;
+    or it only spreads such a value (the mask's broadcast over batch and
+    heads: a NumPy view)."""
+    if eqn.effects or any(type(v) is not Literal and v in defined for v in eqn.invars):
+        return False
+    if eqn.primitive.name == "broadcast_in_dim":
+        return True
+    return all(math.prod(v.aval.shape) <= small for v in eqn.outvars)
 
 
 def _sinkable(eqn: JaxprEqn, defined: dict, length: int) -> bool:
