@@ -528,3 +528,12 @@ def test_a_causal_mask_amid_the_scores_run_goes_before_it(monkeypatch):
     assert "multiply" not in before and "iota" in before
     _, _, made = run_both(f, q, k, monkeypatch=monkeypatch)
     assert len(made) == 1 and made[0].live
+
+
+def test_a_run_over_a_column_vector_compiles(monkeypatch):
+    # Rows of one element: the kept row value's shape is the row's own
+    # (its kinds collide), and the run's size comes from its shape.
+    def f(x):
+        return jnp.tanh(x * 2.0 + 1.0) * x - x * x
+
+    run_both(f, arr(8192, 1), monkeypatch=monkeypatch)

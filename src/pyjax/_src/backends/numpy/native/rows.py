@@ -225,7 +225,7 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
              {tuple(shape): _ROW, tuple(outer): _ROW_VALUE, (*outer, 1): _KEPT_ROW_VALUE, (): _SCALAR})
     if len(shape) > 1 and columns:
         kinds.update({(length,): _COLUMN, (1,) * (len(shape) - 1) + (length,): _COLUMN})
-    defined, stop, hoisted, sunk = _run(jaxpr, start, kinds, length, impls, in_block)
+    defined, stop, hoisted, sunk = _run(jaxpr, start, kinds, length, impls, in_block, elements)
     own = [e for i, e in enumerate(jaxpr.eqns[start:stop], start) if i not in hoisted and i not in sunk]
     # Over short rows, an op with a column is one NumPy kernel call a row
     # (a batch norm's `x - mean`): two such equations are worth a loop.
@@ -293,15 +293,14 @@ def _grow(jaxpr: Jaxpr, start: int, last_read: Callable[[], dict], spreads: Call
     return region, stop
 
 
-def _run(jaxpr: Jaxpr, start: int, kinds: dict, length: int, impls: dict, in_block: bool) -> tuple:
+def _run(jaxpr: Jaxpr, start: int, kinds: dict, length: int, impls: dict, in_block: bool, elements: int) -> tuple:
     """(the kind of each value the run from equation `start` defines, where
     it stops, the indices of the equations amid it written before it and of
     those written after it). A tiled block's rows are some of the array's:
-    no column sums there."""
+    no column sums there. `elements`: the size of the run's arrays."""
+    small = max(length, elements // _HOISTED_SHARE)
     defined: dict[Var, str] = {}
     stop, hoisted, sunk, late = start, [], [], set()  # (late: column sums and what sunk equations make)
-    elements = math.prod(next(shape for shape, kind in kinds.items() if kind == _ROW))
-    small = max(length, elements // _HOISTED_SHARE)
     for i in range(start, len(jaxpr.eqns)):
         eqn = jaxpr.eqns[i]
         reads_late = any(type(v) is not Literal and v in late for v in eqn.invars)
