@@ -86,3 +86,36 @@ def test_the_rewritten_program_computes_the_same_bits():
     a = eval_jaxpr(before, [], xs, w)
     b = eval_jaxpr(after, [], xs, w)
     assert all(np.asarray(u).tobytes() == np.asarray(v).tobytes() for u, v in zip(a, b))
+
+
+def test_each_segment_past_a_barrier_recomputes_its_own_copy():
+    def f(x, w):
+        t = jnp.tanh(x)
+        r = 1.0 - t
+        a = (t @ w) * r * t      # read past the first matmul
+        return (a @ w) * r * t   # and past the second (the tanh too)
+
+    _, after = _rewrite(f, x, w)
+    assert _names(after) == ["tanh", "dot_general", "sub", "mul", "mul", "dot_general", "sub", "mul", "mul"]
+    first, second = after.eqns[2], after.eqns[6]
+    assert after.eqns[3].invars[1] is first.outvars[0] and after.eqns[7].invars[1] is second.outvars[0]
+
+
+def test_nothing_is_recomputed_where_one_later_segment_cannot_be():
+    def f(x, w):
+        t = jnp.tanh(x)
+        r = 1.0 - t
+        a = (t @ w) * r * t      # the tanh is read here,
+        return (a @ w) * r       # not here: r must be stored for this one anyway
+
+    before, after = _rewrite(f, x, w)
+    assert after is before
+
+
+def test_an_output_is_never_recomputed():
+    def f(x, w):
+        r = x * 2.0
+        return (x @ w) * r, r
+
+    before, after = _rewrite(f, x, w)
+    assert after is before
