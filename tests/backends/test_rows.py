@@ -449,7 +449,7 @@ def gelu_matmul_grad(x, w):
 
 
 def test_cheap_residuals_are_recomputed_after_the_matmuls(monkeypatch):
-    # remat.py: the backward run recomputes the cheap residuals from the
+    # interpreters/recompute.py: the backward run recomputes the cheap residuals from the
     # input and the tanh, which it reads anyway, so the forward loop stores
     # the GELU (the matmuls read it) and the tanh, not five arrays.
     x, w = arr(256, 512), arr(512, 128, scale=0.05)

@@ -14,7 +14,7 @@ tier for its plan instead of importing it:
   native/rows.py: row-wise runs as native row loops), and
   `emit(builder, region, env)` writes a region's code; a region tier may
   also define `prepare(builder, jaxpr) -> jaxpr`, a rewrite of the
-  equations applied before any tier plans (native/remat.py: cheap values
+  equations applied before any tier plans (interpreters/recompute.py: cheap values
   recomputed where a later row loop reads them);
 - a *split* tier: `ufunc(ufunc, shape, dtype)` and `matmul(m, k, n, batch=1)` ->
   a callable running the operation across the cores, or None
@@ -36,7 +36,8 @@ __all__ = ["RegionTier", "SplitTier", "Tiers", "register", "registered"]
 
 
 class RegionTier(Protocol):
-    """A tier that takes runs of equations (see the module docstring)."""
+    """A tier that takes runs of equations (see the module docstring); it may
+    also define `prepare(builder, jaxpr) -> jaxpr`, looked up with getattr."""
 
     name: str
 

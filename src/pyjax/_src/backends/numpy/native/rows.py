@@ -52,10 +52,10 @@ from collections.abc import Callable
 import numpy as np
 
 from pyjax._src.backends.numpy import native as native_lib
-from pyjax._src.backends.numpy.native import remat as remat_lib
 from pyjax._src.backends.numpy.parallel import split as split_lib
 from pyjax._src.backends.numpy.parallel import tile as tile_lib
 from pyjax._src.backends.numpy.codegen.control_flow import _assign, with_native_tier
+from pyjax._src.interpreters.recompute import recompute_past_barriers
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 
 MIN_ELEMENTS = 1 << 16
@@ -115,10 +115,11 @@ class RowsTier:
     name = "rows"
 
     def prepare(self, builder, jaxpr: Jaxpr) -> Jaxpr:
-        """`jaxpr` with cheap values recomputed where later regions read them (remat.py)."""
+        """`jaxpr` with cheap values recomputed where later regions read them
+        (interpreters/recompute.py)."""
         if builder.tiers.in_block or not native_lib.available():
             return jaxpr
-        return remat_lib.rematerialize(jaxpr, _row_wise, _region_sized)
+        return recompute_past_barriers(jaxpr, _row_wise, _region_sized)
 
     def plan(self, builder, jaxpr: Jaxpr, items: list) -> list | None:
         row_regions = plan(jaxpr, builder.impls, builder.tiers.in_block)
@@ -176,7 +177,7 @@ def plan(jaxpr: Jaxpr, impls: dict, in_block: bool = False) -> dict[int, RowRegi
 
 
 def _row_wise(eqn: JaxprEqn) -> bool:
-    # Whether a row region may take `eqn` (remat.py's barriers are the others).
+    # Whether a row region may take `eqn` (recompute.py's barriers are the others).
     return _anchor_shape(eqn) is not None or eqn.primitive.name in _LAYOUT_PRIMITIVES
 
 

@@ -1,4 +1,4 @@
-"""The rows tier's rematerialization (backends/numpy/native/remat.py): cheap
+"""interpreters/recompute.py (the NumPy rows tier's `prepare`): cheap
 elementwise values read past a barrier are recomputed there from operands
 live there anyway; nothing else moves."""
 
@@ -8,11 +8,11 @@ import numpy as np
 
 import pyjax
 import pyjax.numpy as jnp
-from pyjax._src.backends.numpy.native import remat
-from pyjax._src.jaxpr import eval_jaxpr
+from pyjax._src.interpreters.recompute import recompute_past_barriers
+from pyjax._src.jaxpr import Literal, eval_jaxpr
 
 
-def row_wise(eqn):
+def fusible(eqn):
     return eqn.primitive.name != "dot_general"
 
 
@@ -22,7 +22,7 @@ def sized(v):
 
 def _rewrite(f, *args):
     jaxpr = pyjax.make_jaxpr(f)(*args).jaxpr
-    return jaxpr, remat.rematerialize(jaxpr, row_wise, sized)
+    return jaxpr, recompute_past_barriers(jaxpr, fusible, sized)
 
 
 def _names(jaxpr):
@@ -150,7 +150,7 @@ def test_random_programs_keep_their_values_and_their_order():
         moved += after is not before
         defined = set(after.invars)
         for eqn in after.eqns:
-            assert all(type(v).__name__ == "Literal" or v in defined for v in eqn.invars)
+            assert all(type(v) is Literal or v in defined for v in eqn.invars)
             defined.update(eqn.outvars)
         for a, b in zip(eval_jaxpr(before, [], xs, ws), eval_jaxpr(after, [], xs, ws), strict=True):
             assert np.asarray(a).tobytes() == np.asarray(b).tobytes()

@@ -1,28 +1,29 @@
-"""Cheap elementwise values recomputed where a later row region reads them.
+"""Cheap elementwise values recomputed past a barrier instead of kept.
 
 A reverse-mode program computes a forward elementwise run (a GELU, a
 softmax) and, after the matmuls between them, a backward run that reads
 the forward run's intermediate values: `1 - tanh(u)`, `0.5 * (1 + t)`,
-`c * x * x`. Each row region (rows.py) stores the values later equations
-read and loads them back, so every such residual costs a write and a read
-of the whole array (at 262K float32 values, 1 MB each way, past the
-cores' L2 for a handful of them). XLA's fusion duplicates cheap producers
-into their consumers' fusions instead: the backward fusion recomputes
-`1 - t` from `t`, which it reads anyway.
+`c * x * x`. A backend that fuses each run into one loop (the NumPy
+backend's row loops, native/rows.py) stores what later equations read and
+loads it back, so every such residual costs a write and a read of the
+whole array. XLA's fusion duplicates cheap producers into their consumers'
+fusions instead: the backward fusion recomputes `1 - t` from `t`, which it
+reads anyway.
 
-This pass does the same on the jaxpr the rows tier plans: an equation whose
+`recompute_past_barriers` does the same to a jaxpr: an equation whose
 primitive declares itself cheap (`Primitive.cost`, as XLA's IsExpensive),
-elementwise, with one output of a row region's size, that is read across a
-barrier (an equation no row region takes: a matmul, a convolution) only by
-row-wise equations, is written again just before its first reader past each
-barrier, from operands that are live there anyway (read at or after that
-point by the original program) or are themselves recomputed so. The forward
-region then stores fewer values and the backward one loads fewer. The
-recomputed equation is the same equation on the same operands, so its
+elementwise, with one output the caller's `sized` accepts, read across a
+barrier (an equation the caller's `fusible` rejects: a matmul, a
+convolution) only by fusible equations, is written again just before its
+first reader past each barrier, from operands live there anyway (read at or
+after that point by the original program) or recomputed so themselves.
+The forward run then stores fewer values and the backward one loads fewer.
+The recomputed equation is the same equation on the same operands, so its
 results are the same bits.
 
-Only where native row loops run (the rows tier asks for it): in NumPy's
-whole-array calls a recomputed value is one more pass, not one fewer.
+Only worth it where runs are fused: in whole-array calls a recomputed
+value is one more pass, not one fewer (the rows tier calls it when native
+row loops run: its `prepare`, tiers.py).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import math
 from pyjax._src.interpreters.dce import dce_jaxpr
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 
-# Equations that recompute for nothing (NumPy views, a row loop's spreads).
+# Equations that recompute for nothing (layout only: views, a fused loop's spreads).
 _VIEWS = frozenset({"broadcast_in_dim", "reshape"})
 # How many equations deep a recomputed value's operands may be recomputed too.
 _MAX_DEPTH = 3
@@ -45,15 +46,16 @@ def _cheap(eqn: JaxprEqn) -> bool:
             and len(eqn.outvars) == 1 and type(eqn.outvars[0]) is not DropVar)
 
 
-def rematerialize(jaxpr: Jaxpr, row_wise, sized) -> Jaxpr:
-    """`jaxpr` with cheap values recomputed past barriers (module docstring).
+def recompute_past_barriers(jaxpr: Jaxpr, fusible, sized) -> Jaxpr:
+    """`jaxpr` with cheap values recomputed past barriers (module docstring),
+    or `jaxpr` itself when nothing moves.
 
-    `row_wise(eqn)`: whether a row region may take `eqn` (else it is a
-    barrier); `sized(var)`: whether `var` is of a row region's size."""
+    `fusible(eqn)`: whether a fused run may take `eqn` (else it is a
+    barrier); `sized(var)`: whether a value is worth not storing."""
     eqns = jaxpr.eqns
     if len(eqns) < 3:
         return jaxpr
-    barriers = [i for i, e in enumerate(eqns) if not row_wise(e)]
+    barriers = [i for i, e in enumerate(eqns) if not fusible(e)]
     if not barriers:
         return jaxpr
     producer: dict = {}
@@ -103,7 +105,7 @@ def rematerialize(jaxpr: Jaxpr, row_wise, sized) -> Jaxpr:
         if v in outputs or not sized(v):
             continue
         late = [c for c in readers.get(v, ()) if segment(c) > segment(i + 1)]  # (a barrier between)
-        if not late or any(not row_wise(eqns[c]) for c in readers[v]):
+        if not late or any(not fusible(eqns[c]) for c in readers[v]):
             continue  # (a barrier reads it: it is stored anyway)
         groups: dict = {}
         for c in late:
@@ -130,7 +132,7 @@ def rematerialize(jaxpr: Jaxpr, row_wise, sized) -> Jaxpr:
     for i, e in enumerate(eqns):
         out.extend(insert_at.get(i, ()))
         s = segment(i)
-        if s in at and i >= at[s] and row_wise(e):
+        if s in at and i >= at[s] and fusible(e):
             invars = [u if type(u) is Literal else dup.get((s, u), u) for u in e.invars]
             if any(a is not b for a, b in zip(invars, e.invars)):
                 e = e.replace(invars=invars)
