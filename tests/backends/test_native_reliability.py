@@ -353,3 +353,86 @@ def test_a_value_class_first_seen_late_is_still_rechecked_at_once(monkeypatch):
     want = python_result(lambda x, y: fn(x, y), special, y, monkeypatch=monkeypatch)
     assert bits(f(special, y)) == bits(want)  # call 71: two new classes
     assert tier.live and tier.rechecks == 7
+
+
+# A row loop over 256 rows of 512 (512 KB of float32): large enough to scan
+# its inputs' classes of value itself as it reads them (plans.py
+# REPORT_MIN_BYTES), and it writes its output into the product, a dead input.
+def softmax_of_product(a, b):
+    return pyjax.nn.softmax(a @ b, axis=-1)
+
+
+def product_operands(seed: int, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((256, 64)).astype(dtype), rng.standard_normal((64, 512)).astype(dtype) / 8
+
+
+@needs_native_call
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_row_loop_reports_each_new_class_wherever_it_is_and_that_call_is_rechecked(dtype, monkeypatch):
+    # Each call brings one class of value not seen before, at a block
+    # boundary of the loop's scan (256 elements) or a row's end; each is
+    # re-checked on that very call, after the loop ran, and returns the
+    # Python code's bits.
+    with pyjax.enable_x64(dtype == np.float64):
+        _report_each_new_class(dtype, monkeypatch)
+
+
+def _report_each_new_class(dtype, monkeypatch):
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
+    fn = lambda x: jnp.exp(x * 0.5) * 3.0 - jnp.sum(x, axis=-1, keepdims=True)  # noqa: E731
+    f = pyjax.jit(fn)
+    x = np.random.default_rng(0).standard_normal((256, 512)).astype(dtype) + 4
+    _, (tier,) = made_by(lambda: f(x))
+    assert tier.kind == "row loop" and tier.reports and tier.live, tier.failure
+    assert {spec[1] for spec in tier.in_specs} == {np.dtype(dtype)}
+    for _ in range(69):  # calls 2..70
+        f(x)
+    assert tier.live and tier.rechecks == 6  # calls 2, 4, ..., 64
+    tiny = np.finfo(dtype).smallest_subnormal
+    specials = [(0.0, (7, 300)), (np.nan, (0, 0)), (np.inf, (3, 255)), (-np.inf, (5, 256)), (-0.0, (255, 511)),
+                (tiny, (100, 511))]
+    for k, (value, at) in enumerate(specials):
+        y = x.copy()
+        y[at] = value
+        want = python_result(fn, y, monkeypatch=monkeypatch)
+        assert bits(f(y)) == bits(want), value
+        assert tier.live and tier.rechecks == 7 + k, (value, at)
+    for value, at in specials:
+        y[at] = value
+    assert bits(f(y)) == bits(python_result(fn, y, monkeypatch=monkeypatch))
+    assert tier.rechecks == 12  # call 77: no class new
+
+
+@needs_native_call
+def test_a_row_loop_watching_for_new_classes_leaves_its_dead_input_intact(monkeypatch):
+    # The loop may write its output into the product (dead after it); a call
+    # whose NaN it reports is handed to the re-check after it ran, which
+    # needs the product as it was: while it watches, the loop writes a
+    # fresh output instead.
+    monkeypatch.setattr(native_settings, "AFTER_STEPS", 0)
+    f = pyjax.jit(softmax_of_product)
+    a, b = product_operands(1)
+    _, (tier,) = made_by(lambda: f(a, b))
+    assert tier.kind == "row loop" and tier.reports and tier.live, tier.failure
+    for _ in range(4):  # calls 2..5
+        f(a, b)
+    a[9, 3] = np.nan
+    want = python_result(softmax_of_product, a, b, monkeypatch=monkeypatch)
+    assert bits(f(a, b)) == bits(want)  # call 6: the first NaN, re-checked
+    assert tier.live and tier.rechecks == 3
+
+
+@needs_native_call
+def test_a_row_loop_wrong_for_nans_is_caught_on_the_first_nan(faulty_cc, monkeypatch):
+    faulty_cc("nan", out=1)
+    f = pyjax.jit(lambda a, b: softmax_of_product(a, b) * 1.0)  # a new function: nothing cached
+    a, b = product_operands(2)
+    _, (tier,) = made_by(lambda: f(a, b))
+    assert tier.kind == "row loop" and tier.reports and tier.live, tier.failure
+    f(*product_operands(3))  # call 2: re-checked, agrees
+    assert tier.live and tier.rechecks == 1
+    a[0, 0] = np.nan  # the product's first row: NaN
+    got = f(a, b)  # call 3: not a power of two, but the first NaN
+    assert bits(got) == bits(python_result(softmax_of_product, a, b, monkeypatch=monkeypatch))
+    assert tier.dead and "re-checked" in tier.failure

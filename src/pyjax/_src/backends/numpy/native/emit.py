@@ -152,7 +152,9 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
                  fuse: bool = False):
     """(C source, kernel pointers, scratch bytes) of the scan of `body`;
     raises _Unsupported. Arguments `a`: consts, initial carries, xs, final
-    carries, ys, then `sums` column sums. `parallel` (a scan without carries
+    carries, ys, then `sums` column sums, then native_call.c's `Watch`: the
+    loop reports the classes of its float inputs' values as it reads them
+    (`_watch_lines`). `parallel` (a scan without carries
     or sums: a row loop) shares its steps among the cores (threads.py).
 
     A row loop's extras (rows.py): `tiles` maps a const's index to how many
@@ -198,18 +200,61 @@ def _scan_source(body: Jaxpr, consts_n: int, carry_n: int, length: int, reverse:
     step += _next_carries(src, outs[:carry_n])
     xs = [f"char *x{j} = a[{consts_n + carry_n + j}] + r * {_nbytes(v.aval)};"
           for j, v in enumerate(invars[consts_n + carry_n:])]
+    watch_at = consts_n + 2 * carry_n + xs_n + ys_n + sums
+    whole = [(f"a[{j}]", v.aval) for j, v in enumerate(invars[:consts_n + carry_n])]
+    per_row = [(f"x{j}", v.aval) for j, v in enumerate(invars[consts_n + carry_n:])]
+    # The xs are scanned a block of rows at a time (a row of 16 features is
+    # not worth a call), each block just before the loop reads it; a
+    # reversed scan's, a step at a time.
+    block = 1 if reverse else max(1, _WATCH_BLOCK // max(1, max((aval.size for _, aval in per_row), default=1)))
+    start, scan_rows, end = _watch_lines(watch_at, per_row, block)
+    scan_whole = _watch_lines(watch_at, whole)[1]
+    src.statics.append(_WATCH_TYPEDEF)
     if parallel and not carry_n and not sums:
         elements = max(v.aval.size for v in (*invars[consts_n:], *outvars))
-        source = _parallel_rows(src, length, elements, ["int64_t r = t;", *xs, *step], prologue)
+        source = _parallel_rows(src, length, elements, ["int64_t r = t;", *xs, *scan_rows, *step],
+                                [*start, *prologue], end, [*start, *scan_whole, *end] if scan_whole else [])
         return source, src.kernels, src.scratch
-    loop = [*prologue,
+    loop = [*prologue, *start, *scan_whole, f"const int64_t lo = 0, hi = {length};",
             f"for (int64_t t = 0; t < {length}; t++) {{",
             f"    int64_t r = {f'{length - 1} - t' if reverse else 't'};",
-            *("    " + line for line in (*xs, *step)),
-            "}"]
+            *("    " + line for line in (*xs, *scan_rows, *step)),
+            "}", *end]
     carry_avals = [v.aval for v in invars[consts_n:consts_n + carry_n]]
     source = _program(src, carry_avals, consts_n, consts_n + carry_n + xs_n, loop)
     return source, src.kernels, src.scratch
+
+
+# native_call.c's `Watch`, the last argument of a scan's or a row loop's
+# function.
+_WATCH_TYPEDEF = ("typedef struct { unsigned want, seen; unsigned (*f16)(const void *, intptr_t, unsigned), "
+                  "(*f32)(const void *, intptr_t, unsigned), (*f64)(const void *, intptr_t, unsigned); } pj_watch_t;")
+_SCANNERS = {np.dtype(np.float16): "f16", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+# The elements of a row input scanned at a time (16 KB of float32: in L1
+# still when the loop reads them).
+_WATCH_BLOCK = 4096
+
+
+def _watch_lines(at: int, values: list, block: int = 1) -> tuple[list[str], list[str], list[str]]:
+    """(the lines that start a loop's, or a chunk's, report of the classes of
+    its inputs' values; those that scan `values`, (pointer, aval) pairs:
+    values read whole, or with `block` > 1 a row's, then scanned for the
+    next `block` rows of the chunk `[lo, hi)` at every `block`-th row `t`,
+    each pass over a few KB just before the loop reads them; those that
+    hand the classes seen to the caller's `Watch`, `a[at]`). NumPy's float
+    types only, as native_call.c scans them."""
+    start = [f"pj_watch_t *const pj_w = (pj_watch_t *)a[{at}];",
+             "const unsigned pj_want = pj_w->want;",
+             "unsigned pj_seen = 0;"]
+    count = f"pj_rows * {{}}" if block > 1 else "{}"
+    scans = [f"pj_seen |= pj_w->{_SCANNERS[aval.dtype]}({ptr}, {count.format(aval.size)}, pj_want);"
+             for ptr, aval in values if aval.dtype in _SCANNERS and aval.size]
+    if scans and block > 1:
+        scans.insert(0, f"const int64_t pj_rows = hi - t < {block} ? hi - t : {block};")
+    when = f" && (t - lo) % {block} == 0" if block > 1 else ""
+    scan = [f"if (pj_want{when}) {{ {' '.join(scans)} }}"] if scans else []
+    end = ["if (pj_seen) __atomic_fetch_or(&pj_w->seen, pj_seen, __ATOMIC_RELAXED);"]
+    return start, scan, end
 
 
 def _column_sum_lines(src: _Source, x: _View, rows: int, out: str) -> list[str]:
@@ -233,11 +278,13 @@ def _column_sum_lines(src: _Source, x: _View, rows: int, out: str) -> list[str]:
 _CHUNK_ELEMENTS = 1 << 14
 
 
-def _parallel_rows(src: _Source, length: int, elements: int, step: list[str], prologue: list[str] = ()) -> str:
+def _parallel_rows(src: _Source, length: int, elements: int, step: list[str], prologue: list[str] = (),
+                   epilogue: list[str] = (), once: list[str] = ()) -> str:
     """The C function of a row loop (`step`: one row `t`'s lines, after
-    `prologue` in each chunk) whose rows the runtime of threads.py shares
-    among the cores, each thread with its own scratch; on one thread when
-    the runtime is not there."""
+    `prologue` and before `epilogue` in each chunk) whose rows the runtime
+    of threads.py shares among the cores, each thread with its own scratch;
+    on one thread when the runtime is not there. `once`: lines before the
+    chunks, in a block of their own."""
     slots = threads.slots()
     run = src.kernel(threads.address())
     slot_bytes = -(-max(src.scratch, 1) // 64) * 64
@@ -256,9 +303,11 @@ def _parallel_rows(src: _Source, length: int, elements: int, step: list[str], pr
              "    for (int64_t t = lo; t < hi; t++) {",
              *("        " + line for line in step),
              "    }",
+             *("    " + line for line in epilogue),
              "}",
              "void pyjax_loop(char **a, void **k, char *s) {",
              "    struct pj_rows c = {a, k, s};",
+             *(("    {", *("        " + line for line in once), "    }") if once else ()),
              f"    if ({run}) ((pyjax_parallel_for_t){run})(pyjax_rows, &c, {length}, {chunk});",
              f"    else pyjax_rows(&c, 0, {length}, 0);",
              "}"]

@@ -21,6 +21,9 @@ from pyjax._src.backends.numpy.native.tiering import BUILT, COLD, FIRST_RECHECK,
 # NaN, +inf, -inf, +0, -0 or a subnormal (native_call.c's class bits), once
 # per class.
 _ALL_CLASSES = 0x3F
+# native_call.c's `Watch` wanting no classes (two unsigned ints, three
+# pointers), for reporting functions called through ctypes.
+_NO_WATCH = np.zeros(4, np.uint64)
 
 
 def _no_outputs(*inputs) -> None:
@@ -75,12 +78,15 @@ class NativeLoop(Tiering):
     code's outputs; on any difference the tier is dropped for good."""
 
     def __init__(self, make: Callable[[], tuple[str, list[int], int]], in_avals: list, out_avals: list,
-                 kind: str = "loop"):
+                 kind: str = "loop", reports: bool = False):
         # `make()` writes the C source (source, kernel pointers, scratch
         # bytes): on the build thread, so a loop that never gets hot costs
-        # no code generation.
+        # no code generation. `reports`: its function takes native_call.c's
+        # `Watch` after its arguments and reports its inputs' classes of
+        # value itself (emit.py `_scan_source`).
         super().__init__(kind)
         self._make = make
+        self.reports = reports
         self.source, self.kernels, self.scratch = None, None, 0
         self.in_specs = [(a.shape, a.dtype) for a in in_avals]
         self.out_specs = [(a.shape, a.dtype) for a in out_avals]
@@ -230,10 +236,10 @@ class NativeLoop(Tiering):
         args = (ctypes.cast(self._fn, ctypes.c_void_p).value, ctypes.addressof(self.kernels), ins, outs,
                 self.scratch, self.kind != "program")  # a loop runs without the GIL, as through ctypes
         keep = (self._fn, self.kernels)
-        self._call = native_call(*args, False, keep)
-        self._live = self._sampled(native_call(*args, False, keep), self._sample)
+        self._call = native_call(*args, False, keep, self.reports)
+        self._live = self._sampled(native_call(*args, False, keep, self.reports), self._sample)
         if len(outs) == 1 and self.python is not None:
-            self.call1 = self._sampled(native_call(*args, True, keep), self._sample1)
+            self.call1 = self._sampled(native_call(*args, True, keep, self.reports), self._sample1)
 
     @staticmethod
     def _sampled(call, sampler):
@@ -262,8 +268,11 @@ class NativeLoop(Tiering):
             arrays.append(x)
         outs = [np.empty(shape, dtype) for shape, dtype in self.out_specs]
         scratch = np.empty(self.scratch + 64, np.uint8)
-        ptrs = (ctypes.c_void_p * (len(arrays) + len(outs)))(
-            *[a.__array_interface__["data"][0] for a in (*arrays, *outs)])
+        # (A reporting function's Watch: nothing wanted. Through ctypes, `_due`
+        # scans the inputs before the call.)
+        watch = [_NO_WATCH.ctypes.data] if self.reports else []
+        ptrs = (ctypes.c_void_p * (len(arrays) + len(outs) + len(watch)))(
+            *[a.__array_interface__["data"][0] for a in (*arrays, *outs)], *watch)
         base = scratch.__array_interface__["data"][0]
         self._fn(ptrs, self.kernels, base + (-base % 64))
         return outs

@@ -10,7 +10,7 @@
  * gains from its native code.
  *
  * NativeCall(program, kernels, in_specs, out_specs, scratch, release_gil,
- *            single, keep)
+ *            single, keep[, reports])
  *   program, kernels: addresses (ints);
  *   in_specs, out_specs: tuples of (dtype, shape);
  *   scratch: bytes of scratch per call;
@@ -18,7 +18,9 @@
  *   single: return the one output itself, and raise TypeError on inputs of
  *     other dtypes or shapes (the caller guarantees them);
  *   keep: any object to hold while this one lives (the library and the
- *     kernel table the addresses point into).
+ *     kernel table the addresses point into);
+ *   reports: the program reports the classes of its inputs' values itself
+ *     (below).
  *
  * Re-checks (native.py's sampling): while `sampler` is set, the call
  * numbered `next_check` (counted in `calls`; `next_check` then doubles) and
@@ -26,6 +28,16 @@
  * (bits: NaN, +inf, -inf, +0, -0, subnormal; each bit cleared once seen)
  * are handed to `sampler(*args)` instead, which returns what the call
  * returns. `next_check` 0 hands every call to it (a dropped tier).
+ *
+ * Scanning the inputs before the call is a pass through memory of its own
+ * (a tenth of a training step's time, most of it on the row loops' large
+ * inputs), so a program that `reports` (a scan's or a row loop's, emit.py
+ * `_scan_source`) gets a `Watch` after its arguments instead and scans
+ * each row as it reads it, while the row is in the caches. A call that
+ * reports a class still in `watch` is handed to `sampler` after the
+ * program ran, its outputs dropped: while `watch` is not empty, such a
+ * program writes no output into a given buffer, so that the inputs are as
+ * they were when the sampler gets them.
  *
  * A call with inputs of the expected dtypes and shapes returns the list of
  * outputs (new arrays); otherwise None, and the caller runs its Python code.
@@ -72,48 +84,66 @@ typedef struct {
     PyObject *sampler;        /* NULL: no re-checks */
     unsigned long long calls, next_check;
     unsigned int watch;
+    int reports;
 } NativeCall;
 
 enum { C_NAN = 1, C_PINF = 2, C_NINF = 4, C_PZERO = 8, C_NZERO = 16, C_SUB = 32 };
 
+/* A reporting program's last argument (emit.py's `pj_watch_t` is the same
+ * struct): the classes wanted (0: it scans nothing), the classes it read,
+ * which its threads OR in, and the scanners of float16, float32 and
+ * float64 values. */
+typedef unsigned (*scanner_t)(const void *, npy_intp, unsigned);
+typedef struct {
+    unsigned want, seen;
+    scanner_t f16, f32, f64;
+} Watch;
+
 /* The classes of IEEE values in n elements of `bits` (exponent field
  * `emask`, mantissa `mmask`, sign `smask`), stopping once `want` are all
- * seen. Blocks are scanned branch-free first (the compiler vectorises the
- * OR of their exponent tests): an ordinary block costs a few cycles. A
- * block with zeros, subnormals or non-finite values is scanned again,
- * branch-free, for the classes still wanted: one whose zeros were seen
- * before (attention's masked probabilities: every block holds +0) is not
- * walked element by element again. */
+ * seen. Each block is tested first: adding the exponent's lowest bit to
+ * the exponent field carries out of it (or into nothing else) exactly
+ * when it is all ones (or all zeros), so a block holds a zero, a
+ * subnormal or a non-finite value when the least of those sums, its carry
+ * bits masked off, is 0 (a min the compiler vectorises: an ordinary block
+ * costs a few cycles). Such a block (after a relu, most blocks: they hold
+ * +0) is scanned again for its classes, also with mins and maxes: +0 is the
+ * least value, -0 the least after flipping the sign, a subnormal makes
+ * the least magnitude minus one smaller than the mantissa mask, a NaN the
+ * largest magnitude larger than infinity's; the block after such a block
+ * goes straight to that scan. Only a block with an infinity or a NaN, when
+ * an infinity is still wanted, is walked element by element. */
 #define CLASSES(T, name)                                                                         \
     static unsigned name(const T *x, npy_intp n, T emask, T mmask, T smask, unsigned want) {      \
         unsigned seen = 0;                                                                       \
+        int special = 0;                                                                         \
+        const T low = emask & (T)-emask, inner = emask - low, magnitude = emask | mmask;         \
         for (npy_intp i = 0; i < n; i += 256) {                                                  \
             npy_intp m = n - i < 256 ? n - i : 256;                                              \
-            int special = 0;                                                                     \
-            for (npy_intp j = 0; j < m; j++) {                                                   \
-                T e = x[i + j] & emask;                                                          \
-                special |= (e == 0) | (e == emask);                                              \
+            if (!special) {                                                                      \
+                T least = inner;                                                                 \
+                for (npy_intp j = 0; j < m; j++) {                                               \
+                    T carried = (T)((T)((x[i + j] & emask) + low) & inner);                      \
+                    least = carried < least ? carried : least;                                   \
+                }                                                                                \
+                if (least)                                                                       \
+                    continue;                                                                    \
             }                                                                                    \
-            if (!special)                                                                        \
-                continue;                                                                        \
-            /* Only a class still wanted sends the block element by element. */                 \
-            unsigned left = want & ~seen;                                                        \
-            int top = 0, zero = 0, sub = 0;                                                      \
+            T least_v = (T)-1, least_flipped = (T)-1, least_below = (T)-1, most = 0;              \
             for (npy_intp j = 0; j < m; j++) {                                                   \
-                T v = x[i + j], e = v & emask;                                                   \
-                top |= e == emask;                                                               \
-                zero |= (left & C_PZERO ? v == 0 : 0) | (left & C_NZERO ? v == smask : 0);      \
-                sub |= (e == 0) & ((v & mmask) != 0);                                            \
+                T v = x[i + j], a = v & magnitude, flipped = v ^ smask, below = (T)(a - 1);       \
+                least_v = v < least_v ? v : least_v;                                             \
+                least_flipped = flipped < least_flipped ? flipped : least_flipped;               \
+                least_below = below < least_below ? below : least_below;                         \
+                most = a > most ? a : most;                                                      \
             }                                                                                    \
-            if (!((top & ((left & (C_NAN | C_PINF | C_NINF)) != 0)) | zero | (sub & ((left & C_SUB) != 0)))) \
-                continue;                                                                        \
-            for (npy_intp j = 0; j < m; j++) {                                                   \
-                T v = x[i + j], e = v & emask, neg = v & smask;                                  \
-                if (e == emask)                                                                  \
-                    seen |= (v & mmask) ? C_NAN : neg ? C_NINF : C_PINF;                         \
-                else if (e == 0)                                                                 \
-                    seen |= (v & mmask) ? C_SUB : neg ? C_NZERO : C_PZERO;                       \
-            }                                                                                    \
+            seen |= (least_v == 0 ? C_PZERO : 0) | (least_flipped == 0 ? C_NZERO : 0)             \
+                    | (least_below < mmask ? C_SUB : 0) | (most > emask ? C_NAN : 0);             \
+            special = least_v == 0 || least_flipped == 0 || least_below < mmask || most >= emask; \
+            if (most >= emask && (want & ~seen & (C_PINF | C_NINF)))                             \
+                for (npy_intp j = 0; j < m; j++)                                                 \
+                    if ((x[i + j] & magnitude) == emask)                                         \
+                        seen |= x[i + j] & smask ? C_NINF : C_PINF;                              \
             if ((seen & want) == want)                                                           \
                 break;                                                                           \
         }                                                                                        \
@@ -123,6 +153,17 @@ CLASSES(uint16_t, classes16)
 CLASSES(uint32_t, classes32)
 CLASSES(uint64_t, classes64)
 
+static unsigned scan16(const void *x, npy_intp n, unsigned want) {
+    return classes16((const uint16_t *)x, n, 0x7c00u, 0x3ffu, 0x8000u, want) & want;
+}
+static unsigned scan32(const void *x, npy_intp n, unsigned want) {
+    return classes32((const uint32_t *)x, n, 0x7f800000u, 0x7fffffu, 0x80000000u, want) & want;
+}
+static unsigned scan64(const void *x, npy_intp n, unsigned want) {
+    return classes64((const uint64_t *)x, n, 0x7ff0000000000000ull, 0xfffffffffffffull, 0x8000000000000000ull,
+                     want) & want;
+}
+
 /* The watched classes of value among the float inputs. */
 static unsigned input_classes(NativeCall *self, PyArrayObject **held, char **ptrs) {
     unsigned seen = 0, want = self->watch;
@@ -130,14 +171,13 @@ static unsigned input_classes(NativeCall *self, PyArrayObject **held, char **ptr
         npy_intp n = PyArray_SIZE(held[i]);
         switch (self->in_type[i]) {
         case NPY_HALF:
-            seen |= classes16((const uint16_t *)ptrs[i], n, 0x7c00u, 0x3ffu, 0x8000u, want);
+            seen |= scan16(ptrs[i], n, want);
             break;
         case NPY_FLOAT:
-            seen |= classes32((const uint32_t *)ptrs[i], n, 0x7f800000u, 0x7fffffu, 0x80000000u, want);
+            seen |= scan32(ptrs[i], n, want);
             break;
         case NPY_DOUBLE:
-            seen |= classes64((const uint64_t *)ptrs[i], n, 0x7ff0000000000000ull, 0xfffffffffffffull,
-                              0x8000000000000000ull, want);
+            seen |= scan64(ptrs[i], n, want);
             break;
         default:
             break;
@@ -212,8 +252,9 @@ static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t n
     }
     PyObject *const *given = nargs == self->n_in ? NULL : args + self->n_in;
     PyArrayObject *held[MAX_ARGS];
-    char *ptrs[MAX_ARGS];
+    char *ptrs[MAX_ARGS + 1];  /* (a reporting program's Watch last) */
     PyObject *outs[MAX_ARGS];
+    Watch watch = {0, 0, scan16, scan32, scan64};
     Py_ssize_t n_in = self->n_in, n_out = self->n_out, taken = 0, made = 0;
     PyObject *result = NULL;
     memset(held, 0, n_in * sizeof(*held));
@@ -234,7 +275,9 @@ static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t n
         int due = ++self->calls >= self->next_check;
         if (due)
             self->next_check = self->next_check ? 2 * self->next_check : 0;
-        if (self->watch) {
+        if (self->watch && self->reports) {
+            watch.want = self->watch;
+        } else if (self->watch) {
             unsigned seen = input_classes(self, held, ptrs);
             if (seen) {
                 self->watch &= ~seen;
@@ -260,7 +303,7 @@ static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t n
     }
     const npy_intp *dims = self->out_dims;
     for (; made < n_out; made++) {
-        if (given != NULL && given[made] != Py_None) {
+        if (given != NULL && given[made] != Py_None && !watch.want) {
             if (!fits(self, made, dims, given[made])) {
                 if (self->single) {
                     PyErr_SetString(PyExc_TypeError, "a native program's output buffer does not fit");
@@ -283,6 +326,7 @@ static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t n
         ptrs[n_in + made] = PyArray_BYTES((PyArrayObject *)outs[made]);
         dims += self->out_ndim[made];
     }
+    ptrs[n_in + n_out] = (char *)&watch;
     char *scratch = malloc(self->scratch + 64);
     if (scratch == NULL) {
         PyErr_NoMemory();
@@ -297,6 +341,16 @@ static PyObject *native_call(PyObject *callable, PyObject *const *args, size_t n
         self->program(ptrs, self->kernels, aligned);
     }
     free(scratch);
+    if (watch.seen & self->watch) {  /* (a sampler is set: `watch.want` was) */
+        self->watch &= ~watch.seen;
+        for (Py_ssize_t j = 0; j < made; j++)
+            Py_CLEAR(outs[j]);
+        PyObject *sampler = self->sampler;
+        Py_INCREF(sampler);
+        result = PyObject_Vectorcall(sampler, args, nargs, NULL);
+        Py_DECREF(sampler);
+        goto done;
+    }
     if (self->single) {
         result = outs[0];
         outs[0] = NULL;
@@ -399,9 +453,9 @@ static PyObject *native_call_new(PyTypeObject *type, PyObject *args, PyObject *k
     unsigned long long program, kernels;
     PyObject *in_specs, *out_specs, *keep;
     Py_ssize_t scratch;
-    int release_gil, single;
-    if (!PyArg_ParseTuple(args, "KKOOnppO", &program, &kernels, &in_specs, &out_specs, &scratch, &release_gil,
-                          &single, &keep))
+    int release_gil, single, reports = 0;
+    if (!PyArg_ParseTuple(args, "KKOOnppO|p", &program, &kernels, &in_specs, &out_specs, &scratch, &release_gil,
+                          &single, &keep, &reports))
         return NULL;
     NativeCall *self = (NativeCall *)type->tp_alloc(type, 0);
     if (self == NULL)
@@ -412,6 +466,7 @@ static PyObject *native_call_new(PyTypeObject *type, PyObject *args, PyObject *k
     self->scratch = (size_t)scratch;
     self->release_gil = release_gil;
     self->single = single;
+    self->reports = reports;
     Py_INCREF(keep);
     self->keep = keep;
     PyArray_Descr **in_descr = NULL;

@@ -131,7 +131,23 @@ def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dic
     return NativeLoop(lambda: _scan_source(body, consts_n, 0, rows, False, impls, parallel and not sums,
                                            tiles, sums, sum_rows, fuse=True),
                       [v.aval for v in region.invars],
-                      [v.aval for v in region.outvars], "row loop")
+                      [v.aval for v in region.outvars], "row loop",
+                      reports=parallel and not sums and _reports(region.invars))
+
+
+# Float inputs of at least this many bytes in all are scanned for new
+# classes of value by the loop itself as it reads them (native_call.c,
+# emit.py `_watch_lines`): a scan before the call would be a pass through
+# memory of its own. Smaller ones stay in L2 from that scan to the loop,
+# where native_call.c's scan costs less than the loop's (which also keeps
+# the loop from writing into a dead input while it watches): measured in
+# docs/performance.md (session 18).
+REPORT_MIN_BYTES = 1 << 18
+
+
+def _reports(invars) -> bool:
+    return sum(v.aval.size * v.aval.dtype.itemsize for v in invars
+               if isinstance(v.aval.dtype, np.dtype) and v.aval.dtype.kind == "f") >= REPORT_MIN_BYTES
 
 
 # Equations the C code may be written for (`_emit` decides for sure, on the
