@@ -94,11 +94,11 @@ def test_imports_sit_at_the_top_of_each_module():
 
 def test_the_registered_tiers():
     registered = tiers.registered()
-    assert [r.name for r in registered.regions] == ["tile", "rows"]
+    assert [r.name for r in registered.regions] == ["tile", "rows", "glue"]
     assert registered.program is not None and registered.loop is not None and registered.split is not None
     block = registered.for_block()
-    assert [r.name for r in block.regions] == ["rows"] and block.split is None and block.in_block
-    assert [r.name for r in registered.without("rows").regions] == ["tile"]
+    assert [r.name for r in block.regions] == ["rows", "glue"] and block.split is None and block.in_block
+    assert [r.name for r in registered.without("rows").regions] == ["tile", "glue"]
 
 
 def test_one_tiering_state_machine():

@@ -36,7 +36,7 @@ _WIRED = (
     "      while_p in IMPLS, reshard_p in IMPLS, [r.name for r in t.regions], t.program is not None,\n"
     "      t.split is not None, len(lazy_scipy.after_import), dispatch._backend_loader[0])\n"
 )
-_LOADED = "True True True True ['tile', 'rows'] True True 1 None"
+_LOADED = "True True True True ['tile', 'rows', 'glue'] True True 1 None"
 
 
 def test_the_first_eager_call_loads_the_backend_once():

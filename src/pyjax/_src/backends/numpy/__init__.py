@@ -72,7 +72,7 @@ def _wire(limit: int | None) -> None:
     from pyjax._src.backends.numpy.native import directconv as native_directconv
     from pyjax._src.backends.numpy.native import im2col as native_im2col
     from pyjax._src.backends.numpy.native import pooling as native_pooling
-    from pyjax._src.backends.numpy.native import rows, scatter as native_scatter, threefry as native_threefry
+    from pyjax._src.backends.numpy.native import glue, rows, scatter as native_scatter, threefry as native_threefry
     from pyjax._src.backends.numpy.parallel import blas, split, tile
     from pyjax._src.random import threefry
     from pyjax._src.sharding import api as sharding_api
@@ -112,6 +112,7 @@ def _wire(limit: int | None) -> None:
     tiers.register(split=split.SplitTier())
     tiers.register(region=tile.TileTier())
     tiers.register(region=rows.RowsTier())
+    tiers.register(region=glue.GlueTier())
     tiers.register(program=native.native_program, loop=native.native_loop)
     # threefry2x32's hash: large ranges on every core, in C once built.
     threefry.set_range_runner(split.run_ranges)

@@ -314,6 +314,7 @@ class ProgramBuilder:
         self.tiers = tiers
         self.instrs: list[_Instr] = []
         self._spreads: dict[_Value, _Value] = {}  # a row broadcast along leading axes -> the row
+        self.parent = parent  # (a block's builder: the function's)
         if parent is not None:
             self.checks = parent.checks
             # A block inlined into `parent`'s function: one namespace, one

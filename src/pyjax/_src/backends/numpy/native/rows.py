@@ -107,6 +107,11 @@ class RowRegion:
         self.sums = sums  # (its outputs that are column sums)
         self.steps = rows
 
+    @property
+    def invars(self) -> list:
+        """The values the region reads (as every tier's regions name them)."""
+        return self.jaxpr.invars
+
 
 class RowsTier:
     """The region tier (tiers.py) of row regions: after tiling, a row region
