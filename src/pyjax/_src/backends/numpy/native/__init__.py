@@ -96,6 +96,7 @@ The package, by job:
     threefry.py   threefry2x32 in C, tiering like the rest
     scatter.py    scatter-add's sums in C (the kernel impls/slicing.py calls), tiering likewise
     rows.py       row regions: runs of row-wise equations as native row loops
+    glue.py       runs of small-value equations amid a large program as native programs
     lapack.py     cholesky and triangular_solve: SciPy's potrf/trsm by pointer
     points.py     one-element gathers and scatter-adds, large integer iotas
     level1.py     ndarray.dot's vector paths (sdot, a column times a row), outer products

@@ -27,6 +27,7 @@ import numpy as np
 
 from pyjax._src.backends.numpy import native as native_lib
 from pyjax._src.backends.numpy.codegen.control_flow import _assign, with_native_tier
+from pyjax._src.backends.numpy.native.csource import _Unsupported
 from pyjax._src.backends.numpy.native.keys import physical
 from pyjax._src.backends.numpy.native.settings import _MAX_VALUE_BYTES
 from pyjax._src.jaxpr import DropVar, Jaxpr, Literal
@@ -103,7 +104,10 @@ def _small(v) -> bool:
     # As emit.py `_check_values` sizes a native program's values (a key: its words).
     if type(v) is Literal:
         return True
-    aval = physical(v.aval)
+    try:
+        aval = physical(v.aval)
+    except _Unsupported:  # (keys native code does not take: rbg's)
+        return False
     return isinstance(aval.dtype, np.dtype) and aval.size * aval.dtype.itemsize <= _MAX_VALUE_BYTES
 
 
