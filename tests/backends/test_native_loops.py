@@ -737,3 +737,18 @@ def test_without_native_call_programs_go_through_ctypes(eager_tier, monkeypatch)
     _, _, made = run_both(chain, arr(16), arr(16), monkeypatch=monkeypatch)
     (tier,) = live(made)
     assert tier._call is None and tier.call1 is None and tier.run == tier._tiering
+
+
+def test_without_native_call_scans_and_row_loops_go_through_ctypes(eager_tier, monkeypatch):
+    # Their functions read a Watch after the buffers: through ctypes, one
+    # wanting nothing (the inputs are scanned in Python before the call).
+    monkeypatch.setattr(native_build, "_caller_state", [None])
+    monkeypatch.setattr(native_settings, "MIN_CTYPES_PROGRAM_EQNS", 10**6)  # (no program tier in the way)
+
+    def f(W, xs, h, big):
+        return rnn(W, xs, h), pyjax.nn.softmax(big * 2.0, axis=-1)
+
+    _, _, made = run_both(f, arr(16, 16) * 0.3, arr(50, 16), arr(16), arr(256, 512), monkeypatch=monkeypatch)
+    kinds = sorted(t.kind for t in live(made))
+    assert kinds == ["row loop", "scan"], [(t.kind, t.failure) for t in made]
+    assert all(t._call is None for t in made)

@@ -22,7 +22,7 @@ from pyjax._src.backends.numpy.native.tiering import BUILT, COLD, FIRST_RECHECK,
 # per class.
 _ALL_CLASSES = 0x3F
 # native_call.c's `Watch` wanting no classes (two unsigned ints, three
-# pointers), for reporting functions called through ctypes.
+# pointers), for scans and row loops called through ctypes.
 _NO_WATCH = np.zeros(4, np.uint64)
 
 
@@ -81,9 +81,10 @@ class NativeLoop(Tiering):
                  kind: str = "loop", reports: bool = False):
         # `make()` writes the C source (source, kernel pointers, scratch
         # bytes): on the build thread, so a loop that never gets hot costs
-        # no code generation. `reports`: its function takes native_call.c's
-        # `Watch` after its arguments and reports its inputs' classes of
-        # value itself (emit.py `_scan_source`).
+        # no code generation. `reports`: a scan's or row loop's function
+        # (which takes native_call.c's `Watch` after its arguments) reports
+        # its inputs' classes of value itself, instead of native_call.c
+        # scanning them before the call (emit.py `_watch_lines`).
         super().__init__(kind)
         self._make = make
         self.reports = reports
@@ -268,11 +269,11 @@ class NativeLoop(Tiering):
             arrays.append(x)
         outs = [np.empty(shape, dtype) for shape, dtype in self.out_specs]
         scratch = np.empty(self.scratch + 64, np.uint8)
-        # (A reporting function's Watch: nothing wanted. Through ctypes, `_due`
-        # scans the inputs before the call.)
-        watch = [_NO_WATCH.ctypes.data] if self.reports else []
-        ptrs = (ctypes.c_void_p * (len(arrays) + len(outs) + len(watch)))(
-            *[a.__array_interface__["data"][0] for a in (*arrays, *outs)], *watch)
+        # After the buffers, as native_call.c passes it, a Watch wanting
+        # nothing (a scan's or row loop's function reads it; through ctypes,
+        # `_due` scans the inputs before the call).
+        ptrs = (ctypes.c_void_p * (len(arrays) + len(outs) + 1))(
+            *[a.__array_interface__["data"][0] for a in (*arrays, *outs)], _NO_WATCH.ctypes.data)
         base = scratch.__array_interface__["data"][0]
         self._fn(ptrs, self.kernels, base + (-base % 64))
         return outs

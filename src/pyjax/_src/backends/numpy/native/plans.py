@@ -135,13 +135,14 @@ def native_rows(body: Jaxpr, consts_n: int, rows: int, region: Jaxpr, impls: dic
                       reports=parallel and not sums and _reports(region.invars))
 
 
-# Float inputs of at least this many bytes in all are scanned for new
-# classes of value by the loop itself as it reads them (native_call.c,
-# emit.py `_watch_lines`): a scan before the call would be a pass through
-# memory of its own. Smaller ones stay in L2 from that scan to the loop,
-# where native_call.c's scan costs less than the loop's (which also keeps
-# the loop from writing into a dead input while it watches): measured in
-# docs/performance.md (session 18).
+# A row loop shared among the cores whose float inputs hold at least this
+# many bytes scans them for new classes of value itself, each block of rows
+# as it reads them (native_call.c, emit.py `_watch_lines`): native_call.c's
+# scan before the call would be a pass through memory of its own, on one
+# core. Smaller inputs stay in the caches from that scan to the loop, and a
+# loop on one core gains nothing; both keep native_call.c's scan, and with
+# it their output written into a dead input (a reporting loop writes a
+# fresh one while it watches). Measured in docs/performance.md (session 18).
 REPORT_MIN_BYTES = 1 << 18
 
 
