@@ -13,10 +13,10 @@ like any other (native/loop.py): the run's Python code runs until the
 program is built and has matched it bitwise on one call, and a call whose
 inputs differ in dtype or shape runs the Python code.
 
-Only a program's own body is planned, and only one computing a large
-value (else the program tier takes it whole): not a loop's or a branch's body
-(their loop tier takes them whole), not a tiled region's block (large
-values), and not the Python code of another region.
+Only a compiled function's own body is planned, and only one computing a
+large value (else the program tier takes it whole): not a block written in
+line into another function (a loop's body, which the loop tier takes whole,
+or another region's Python code), and not a tiled region's block.
 """
 
 from __future__ import annotations

@@ -30,10 +30,13 @@
  * returns. `next_check` 0 hands every call to it (a dropped tier).
  *
  * Scanning the inputs before the call is a pass through memory of its own
- * (a tenth of a training step's time, most of it on the row loops' large
- * inputs), so a program that `reports` (a scan's or a row loop's, emit.py
- * `_scan_source`) gets a `Watch` after its arguments instead and scans
- * each row as it reads it, while the row is in the caches. A call that
+ * on one core (up to a tenth of a training step's time, most of it on the
+ * row loops' large inputs), so a program that `reports` (a large row loop
+ * shared among the cores: plans.py REPORT_MIN_BYTES) scans each block of
+ * rows as it reads it, while the rows are in the caches, into the `Watch`
+ * passed after its arguments (every scan's and row loop's function takes
+ * one, emit.py `_scan_source`; one wanting nothing when the call scans
+ * before). A call that
  * reports a class still in `watch` is handed to `sampler` after the
  * program ran, its outputs dropped: while `watch` is not empty, such a
  * program writes no output into a given buffer, so that the inputs are as
