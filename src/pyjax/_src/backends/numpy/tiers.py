@@ -11,7 +11,9 @@ tier for its plan instead of importing it:
 - *region* tiers, in order: `plan(jaxpr, items, tiers)` turns a list of
   equation indices into one where runs the tier takes are replaced by its
   region objects (parallel/tile.py: tiled regions on the cores;
-  native/rows.py: row-wise runs as native row loops), and
+  native/rows.py: row-wise runs as native row loops; native/glue.py:
+  runs of small-value equations as native programs), each region naming
+  the values it reads as `invars` (a later tier plans around them), and
   `emit(builder, region, env)` writes a region's code; a region tier may
   also define `prepare(builder, jaxpr) -> jaxpr`, a rewrite of the
   equations applied before any tier plans (interpreters/recompute.py: cheap values

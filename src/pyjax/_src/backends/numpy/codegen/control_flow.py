@@ -314,6 +314,33 @@ def with_native_tier(native_name: str, n: int | str, steps: str, lines: list[str
             *_indent(lines + [f"{native_name}.check({steps}, {', '.join(out_names)})"])]
 
 
+_region_ids = itertools.count()
+
+
+def emit_native_region(builder, jaxpr: Jaxpr, native, env: dict, *, name: str, what: str, steps: int, tag: str,
+                       tiers, writes_input: bool = False) -> None:
+    """Emits `jaxpr` (a region's equations: its invars bound in `env`, its
+    outvars bound there after) as a region tier writes it: the native tier
+    `native` first, else the equations' Python code (compiled with `tiers`,
+    under a `# what` comment), which then reports `steps` to it. With
+    `writes_input`, the live tier may write its first output into an input
+    this function owns and reads nowhere after (`builder.statement`).
+    `name` names the tier's constant, `tag` the result (`_nr<tag><n>`)."""
+    ins = [env[v] for v in jaxpr.invars]
+    block = builder.block(jaxpr, [None] * len(ins), tiers=tiers)
+    native_name = builder.constant(native, name)
+    n = next(_region_ids)
+
+    def render(in_names, out_names, out_buffer=None):
+        lines = [f"# {what}", *_assign(block.in_names, in_names), *block.lines, *_assign(out_names, block.out_names)]
+        buffers = [out_buffer, *["None"] * (len(out_names) - 1)] if out_buffer else []
+        return with_native_tier(native_name, f"{tag}{n}", str(steps), lines, in_names, out_names, buffers)
+
+    outs = builder.statement(render, ins, [v.aval for v in jaxpr.outvars], writes_input=writes_input)
+    for var, value in zip(jaxpr.outvars, outs, strict=True):
+        env[var] = value
+
+
 def _targets(names: list[str]) -> str:
     # An assignment target list; `()` (valid Python) unpacks no values.
     return ", ".join(names) + "," if names else "()"

@@ -360,19 +360,12 @@ def _integer_pow(x, y):
 
 
 def power_by_squaring(x, n: int):
-    """x ** n (n >= 1) as XLA computes integer_pow: products by repeated
-    squaring, `acc * x` where bit k of n is set, x squared between bits.
-    NumPy's power of floats is the libm/SVML pow, which differs in the last
-    bit (x ** 3: 30% of float32 values) and takes a slow path for negative
-    bases."""
-    acc, fresh = None, False
-    while n:
-        if n & 1:  # (a square computed here is ours: no copy)
-            acc = (x if fresh else x.copy()) if acc is None else np.multiply(acc, x)
-        n >>= 1
-        if n:
-            x, fresh = np.multiply(x, x), True
-    return acc
+    """x ** n (n >= 1) as XLA computes integer_pow (xla_math.by_squaring), a
+    new array. NumPy's power of floats is the libm/SVML pow, which differs
+    in the last bit (x ** 3: 30% of float32 values) and takes a slow path
+    for negative bases."""
+    result = xla_math.by_squaring(x, n, np.multiply)
+    return result.copy() if result is x else result  # (a square computed here is ours: no copy)
 
 
 def _population_count(x):

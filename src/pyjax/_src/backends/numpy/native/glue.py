@@ -21,12 +21,10 @@ or another region's Python code), and not a tiled region's block.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from pyjax._src.backends.numpy import native as native_lib
-from pyjax._src.backends.numpy.codegen.control_flow import _assign, with_native_tier
+from pyjax._src.backends.numpy.codegen.control_flow import emit_native_region
 from pyjax._src.backends.numpy.native.csource import _Unsupported
 from pyjax._src.backends.numpy.native.keys import physical
 from pyjax._src.backends.numpy.native.settings import _MAX_VALUE_BYTES
@@ -39,9 +37,6 @@ __all__ = ["GlueTier"]
 MIN_EQNS = 3
 # Equations that are views or renamings to NumPy: no call to save.
 _FREE = frozenset({"reshape", "squeeze", "expand_dims", "broadcast_in_dim", "transpose", "copy", "copy_p"})
-
-_ids = itertools.count()
-
 
 class GlueRegion:
     """Equations `jaxpr.eqns` of a program, computed by `native` (a
@@ -84,20 +79,9 @@ class GlueTier:
     def emit(self, builder, region: GlueRegion, env: dict) -> None:
         """Emits `region` into `builder` (compile.py): its native program
         first, else its equations' Python code, which then reports to it."""
-        ins = [env[v] for v in region.jaxpr.invars]
-        block = builder.block(region.jaxpr, [None] * len(ins), tiers=builder.tiers.without("glue"))
-        native_name = builder.constant(region.native, "native_glue")
-        n = next(_ids)
-        steps = region.native.steps_per_call
-
-        def render(in_names, out_names):
-            lines = [f"# {len(region.jaxpr.eqns)} equations on small values",
-                     *_assign(block.in_names, in_names), *block.lines, *_assign(out_names, block.out_names)]
-            return with_native_tier(native_name, f"g{n}", str(steps), lines, in_names, out_names)
-
-        outs = builder.statement(render, ins, [v.aval for v in region.jaxpr.outvars])
-        for var, value in zip(region.jaxpr.outvars, outs, strict=True):
-            env[var] = value
+        emit_native_region(builder, region.jaxpr, region.native, env, name="native_glue", tag="g",
+                           what=f"{len(region.jaxpr.eqns)} equations on small values",
+                           steps=region.native.steps_per_call, tiers=builder.tiers.without("glue"))
 
 
 def _small(v) -> bool:

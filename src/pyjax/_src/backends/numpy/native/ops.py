@@ -487,15 +487,9 @@ def _integer_pow_lines(src: _Source, y: int, ins: list, out: _View) -> list[str]
 
 
 def _squaring_expression(x: str, n: int, reciprocal: bool) -> str:
-    # `_squaring_lines`' products as one C expression, in its order (each
-    # product rounded: native code is built with -ffp-contract=off).
-    acc = None
-    while n:
-        if n & 1:
-            acc = x if acc is None else f"({acc} * {x})"
-        n >>= 1
-        if n:
-            x = f"({x} * {x})"
+    # The impl's products as one C expression, in its order (each product
+    # rounded: native code is built with -ffp-contract=off).
+    acc = xla_math.by_squaring(x, n, lambda a, b: f"({a} * {b})")
     return f"(1 / {acc})" if reciprocal else acc
 
 
@@ -507,18 +501,11 @@ def _squaring_lines(src: _Source, n: int, x: _View, out: _View) -> list[str]:
     if x.shape != out.shape or not x.contiguous:
         x, lines = _contiguous(src, _View(x.ptr, out.shape, x.aligned(out.shape), x.dtype), force=True)
     aval = ShapedArray(out.shape, out.dtype)
-    acc = None
-    while n:
-        if n & 1:
-            if acc is None:
-                acc = x
-            else:
-                product = src.temp(aval)
-                lines += _ufunc_lines(src, *loop, [acc, x], product)
-                acc = product
-        n >>= 1
-        if n:
-            square = src.temp(aval)
-            lines += _ufunc_lines(src, *loop, [x, x], square)
-            x = square
+
+    def multiply(a: _View, b: _View) -> _View:
+        product = src.temp(aval)
+        lines.extend(_ufunc_lines(src, *loop, [a, b], product))
+        return product
+
+    acc = xla_math.by_squaring(x, n, multiply)
     return lines + _copy_lines(src, out, acc)

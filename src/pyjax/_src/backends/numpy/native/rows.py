@@ -45,7 +45,6 @@ and the row equations after it in the program stay in the region.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from collections.abc import Callable
 
@@ -54,7 +53,7 @@ import numpy as np
 from pyjax._src.backends.numpy import native as native_lib
 from pyjax._src.backends.numpy.parallel import split as split_lib
 from pyjax._src.backends.numpy.parallel import tile as tile_lib
-from pyjax._src.backends.numpy.codegen.control_flow import _assign, with_native_tier
+from pyjax._src.backends.numpy.codegen.control_flow import emit_native_region
 from pyjax._src.interpreters.recompute import recompute_past_barriers
 from pyjax._src.jaxpr import DropVar, Jaxpr, JaxprEqn, Literal, Var
 
@@ -160,7 +159,7 @@ def _drop_unread_spreads(jaxpr: Jaxpr, planned: list, tier: RowsTier) -> list:
         return planned  # (another tier's regions: their reads are their own)
     after = {i for item in planned if type(item) is not int for i in item[1].after}
     read = {v for item in planned if item not in after
-            for v in (jaxpr.eqns[item].invars if type(item) is int else item[1].jaxpr.invars)}
+            for v in (jaxpr.eqns[item].invars if type(item) is int else item[1].invars)}
     read.update(jaxpr.outvars)
     return [item for item in planned if item not in after or jaxpr.eqns[item].outvars[0] in read]
 
@@ -510,28 +509,15 @@ def _row_jaxpr(region: Jaxpr, kinds: dict, length: int, defined: dict) -> Jaxpr:
     return Jaxpr([], [row_var(v) for v in region.invars], outs, eqns)
 
 
-_ids = itertools.count()
-
-
 def emit(builder, region: RowRegion, env: dict) -> None:
     """Emits `region` into `builder` (compile.py): its native tier first,
     else its equations' Python code, which then reports to the tier."""
-    ins = [env[v] for v in region.jaxpr.invars]
-    block = builder.block(region.jaxpr, [None] * len(ins), tiers=builder.tiers.without("rows"))  # (no regions in it)
-    native_name = builder.constant(region.native, "native_rows")
-    n = next(_ids)
-
-    def render(in_names, out_names, out_buffer=None):
-        lines = [f"# {region.stop - region.start} row-wise equations over {region.rows} rows",
-                 *_assign(block.in_names, in_names), *block.lines, *_assign(out_names, block.out_names)]
-        # Once live, the loop writes its first output into a dead input
-        # (attention's scores: no fresh 4 MB, and its page faults, a call).
-        buffers = [out_buffer, *["None"] * (len(out_names) - 1)] if out_buffer else []
-        return with_native_tier(native_name, f"r{n}", str(region.steps), lines, in_names, out_names, buffers)
-
-    # Not with column sums: the loop adds a row into them after writing the
+    # Once live, the loop writes its first output into a dead input
+    # (attention's scores: no fresh 4 MB, and its page faults, a call); not
+    # with column sums: the loop adds a row into them after writing the
     # row's outputs, and a sum of an input's rows (a bias's gradient) would
     # add the output written over them.
-    outs = builder.statement(render, ins, [v.aval for v in region.jaxpr.outvars], writes_input=not region.sums)
-    for var, value in zip(region.jaxpr.outvars, outs, strict=True):
-        env[var] = value
+    emit_native_region(builder, region.jaxpr, region.native, env, name="native_rows", tag="r",
+                       what=f"{region.stop - region.start} row-wise equations over {region.rows} rows",
+                       steps=region.steps, tiers=builder.tiers.without("rows"),  # (no regions in it)
+                       writes_input=not region.sums)
