@@ -22,6 +22,7 @@ from pyjax._src import remat as remat_lib
 from pyjax._src.ad_util import add_any_p as _add_any_p
 from pyjax._src.backends.numpy.impls.interpreter import run_jaxpr
 from pyjax._src.backends.numpy.parallel import split as split_lib
+from pyjax._src.backends.numpy.xla import fma as fma_lib
 from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.lax import dot as dot_lax
 from pyjax._src.lax import elementwise as ew
@@ -360,11 +361,11 @@ def _integer_pow(x, y):
 
 
 def power_by_squaring(x, n: int):
-    """x ** n (n >= 1) as XLA computes integer_pow (xla_math.by_squaring), a
+    """x ** n (n >= 1) as XLA computes integer_pow (fma_lib.by_squaring), a
     new array. NumPy's power of floats is the libm/SVML pow, which differs
     in the last bit (x ** 3: 30% of float32 values) and takes a slow path
     for negative bases."""
-    result = xla_math.by_squaring(x, n, np.multiply)
+    result = fma_lib.by_squaring(x, n, np.multiply)
     return result.copy() if result is x else result  # (a square computed here is ours: no copy)
 
 

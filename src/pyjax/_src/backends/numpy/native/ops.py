@@ -489,7 +489,7 @@ def _integer_pow_lines(src: _Source, y: int, ins: list, out: _View) -> list[str]
 def _squaring_expression(x: str, n: int, reciprocal: bool) -> str:
     # The impl's products as one C expression, in its order (each product
     # rounded: native code is built with -ffp-contract=off).
-    acc = xla_math.by_squaring(x, n, lambda a, b: f"({a} * {b})")
+    acc = fma_impl.by_squaring(x, n, lambda a, b: f"({a} * {b})")
     return f"(1 / {acc})" if reciprocal else acc
 
 
@@ -507,5 +507,5 @@ def _squaring_lines(src: _Source, n: int, x: _View, out: _View) -> list[str]:
         lines.extend(_ufunc_lines(src, *loop, [a, b], product))
         return product
 
-    acc = xla_math.by_squaring(x, n, multiply)
+    acc = fma_impl.by_squaring(x, n, multiply)
     return lines + _copy_lines(src, out, acc)

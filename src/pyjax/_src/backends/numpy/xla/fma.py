@@ -18,6 +18,10 @@ The impl is exact, elementwise and vectorised:
   error Knuth's two-sum gives), which makes the second rounding the single
   correct one.
 - float64: xla_math's error-free emulation (Dekker's product, Knuth's sum).
+
+Also XLA's orders of other products: sums along rows (`row_dot`), tiny
+dots (`tiny_dot`), and integer_pow's squarings (`by_squaring`, which the
+impl and native code share).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from pyjax._src.avals import ShapedArray
 from pyjax._src.backends.numpy.xla import xla_math
 from pyjax._src.core import Primitive
 
-__all__ = ["complex_multiply", "fma_f32", "fma_p", "fused_multiply_add", "row_dot", "row_dot_p", "tiny_dot", "tiny_dot_p"]
+__all__ = ["by_squaring", "complex_multiply", "fma_f32", "fma_p", "fused_multiply_add", "row_dot", "row_dot_p", "tiny_dot", "tiny_dot_p"]
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -276,3 +280,18 @@ for _impl in (row_dot, tiny_dot):
     _impl.fresh_result = True
 
 IMPLS.update({row_dot_p: row_dot, tiny_dot_p: tiny_dot})
+
+
+def by_squaring(x, n: int, multiply):
+    """x ** n (n >= 1) in XLA's order of products for integer_pow, by
+    repeated squaring: `acc * x` where bit k of n is set, x squared between
+    bits; `multiply(a, b)` makes each product (NumPy's multiply in the impl;
+    kernel calls or C expressions in native code, native/ops.py)."""
+    acc = None
+    while n:
+        if n & 1:
+            acc = x if acc is None else multiply(acc, x)
+        n >>= 1
+        if n:
+            x = multiply(x, x)
+    return acc

@@ -1,6 +1,5 @@
 """XLA CPU's approximations of log, log1p, erf_inv, erf, rsqrt (float32) and
-exp (float64), bit for bit, and its order of integer_pow's products
-(`by_squaring`, which the impl and native code share).
+exp (float64), bit for bit.
 
 XLA on the CPU does not call libm for these: `log` is a Cephes-style
 polynomial on the mantissa (the one Eigen's `plog` uses), `log1p` is Cephes'
@@ -44,7 +43,7 @@ import numpy as np
 
 from pyjax._src.backends.numpy.parallel import split
 
-__all__ = ["by_squaring", "erf_f32", "erf_inv_f32", "erf_inv_f64", "fma_f64", "log1p_f32", "log1p_f64", "log_f32", "log_f64",
+__all__ = ["erf_f32", "erf_inv_f32", "erf_inv_f64", "fma_f64", "log1p_f32", "log1p_f64", "log_f32", "log_f64",
            "exp_f64", "pow_f64", "rsqrt_estimate_f32", "rsqrt_f32"]
 
 _F32, _F64, _U32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.uint32)
@@ -587,18 +586,3 @@ def _exp_f64(x: np.ndarray) -> np.ndarray:
 
 exp_f64 = _elementwise_f64(_exp_f64)
 exp_f64.__doc__ = """XLA CPU's float64 exponential (Cephes' Pade form, not the C library's)."""
-
-
-def by_squaring(x, n: int, multiply):
-    """x ** n (n >= 1) in XLA's order of products for integer_pow, by
-    repeated squaring: `acc * x` where bit k of n is set, x squared between
-    bits; `multiply(a, b)` makes each product (NumPy's multiply in the impl;
-    kernel calls or C expressions in native code, native/ops.py)."""
-    acc = None
-    while n:
-        if n & 1:
-            acc = x if acc is None else multiply(acc, x)
-        n >>= 1
-        if n:
-            x = multiply(x, x)
-    return acc
